@@ -1,0 +1,40 @@
+# actbridge: `make demo` runs the bridge against the simulated robot,
+# `make test` runs the whole suite. Both install what is missing first.
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+TEST_TIMEOUT ?= 15m
+
+.PHONY: all deps build demo demo-stop test lint fuzz bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build:
+	$(GO) build -o bin/ ./cmd/...
+
+demo: deps build
+	@scripts/demo.sh
+
+demo-stop:
+	@scripts/demo.sh stop
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# The whole suite: unit tests, tests against a real rosmaster/simrobot/
+# Prometheus (each test starts and stops its own), and short fuzz runs.
+test: deps lint build
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@scripts/fuzz.sh 3s
+
+fuzz:
+	@scripts/fuzz.sh $${FUZZTIME:-2m}
+
+bench: deps build
+	@scripts/bench.sh
+
+clean:
+	rm -rf bin .demo

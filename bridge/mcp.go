@@ -1,0 +1,168 @@
+package bridge
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Front serves the pipeline over MCP. One mcp.Server is shared by every
+// connection, so tools/list is identical on all of them.
+type Front struct {
+	Pipeline *Pipeline
+	Lazy     bool // list only core tools; the rest through tools_search/tools_invoke
+	Name     string
+	Version  string
+	// Instructions are sent to clients at initialization.
+	Instructions string
+	// OnSessionEnd is told when an MCP session closes (deadman for base_drive).
+	OnSessionEnd func(session string)
+
+	server *mcp.Server
+}
+
+// Server builds (once) the MCP server with every listed tool registered
+// through the low-level AddTool, so our error object survives intact.
+func (f *Front) Server() *mcp.Server {
+	if f.server != nil {
+		return f.server
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, &mcp.ServerOptions{Instructions: f.Instructions})
+	for _, t := range f.Pipeline.Registry.Tools() {
+		if f.Lazy && !f.Pipeline.Registry.IsCore(t.Name) {
+			continue
+		}
+		s.AddTool(MCPTool(t), f.handler(t.Name))
+	}
+	f.server = s
+	return s
+}
+
+// MCPTool renders a tool's contract as an MCP tool with annotations from
+// its tier.
+func MCPTool(t *Tool) *mcp.Tool {
+	in, _ := json.Marshal(t.Input)
+	out, _ := json.Marshal(OutputSchemaFor(t))
+	yes, no := true, false
+	ann := &mcp.ToolAnnotations{Title: t.Title, IdempotentHint: t.Idempotent, ReadOnlyHint: t.Tier == TierRead && !t.Delegates}
+	switch {
+	case t.Tier == TierIrreversible || t.Delegates:
+		ann.DestructiveHint = &yes
+	default:
+		ann.DestructiveHint = &no
+	}
+	if t.TouchesRobot || t.Delegates {
+		ann.OpenWorldHint = &yes
+	} else {
+		ann.OpenWorldHint = &no
+	}
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out), Annotations: ann}
+}
+
+func (f *Front) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		inv := Invocation{Role: RolePlanner}
+		if r, ok := roleFromContext(ctx); ok {
+			inv.Role = r
+		}
+		if req.Session != nil {
+			inv.Session = req.Session.ID()
+		}
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			sess := req.Session
+			inv.Progress = func(done, total float64, msg string) {
+				_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: done, Total: total, Message: msg})
+			}
+		}
+		out, err := f.Pipeline.Call(ctx, name, req.Params.Arguments, inv)
+		return ToolResult(out, err), nil
+	}
+}
+
+// ToolResult renders a pipeline outcome as an MCP result: the object in
+// structuredContent, the same JSON as text content, isError on failure.
+func ToolResult(out any, err *Error) *mcp.CallToolResult {
+	var v any = out
+	if err != nil {
+		v = err
+	}
+	b, merr := json.Marshal(v)
+	if merr != nil {
+		err = Errf(CodeInternal, "result not encodable: %v", merr)
+		b, _ = json.Marshal(err)
+		v = err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           err != nil,
+	}
+}
+
+type roleKey struct{}
+
+func roleFromContext(ctx context.Context) (Role, bool) {
+	r, ok := ctx.Value(roleKey{}).(Role)
+	return r, ok
+}
+
+// WithRole marks a context with the caller's role (set by authentication).
+func WithRole(ctx context.Context, r Role) context.Context {
+	return context.WithValue(ctx, roleKey{}, r)
+}
+
+// Tokens holds the bearer tokens; an empty token means that role needs none.
+type Tokens struct {
+	Planner  string
+	Operator string
+}
+
+// Any reports whether any token is configured.
+func (t Tokens) Any() bool { return t.Planner != "" || t.Operator != "" }
+
+// RoleFor maps an Authorization header to a role; ok is false when a token
+// is required and missing or wrong.
+func (t Tokens) RoleFor(h http.Header) (Role, bool) {
+	got, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	eq := func(want string) bool {
+		return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	}
+	switch {
+	case eq(t.Operator):
+		return RoleOperator, true
+	case eq(t.Planner):
+		return RolePlanner, true
+	case t.Planner == "":
+		return RolePlanner, true
+	}
+	return "", false
+}
+
+// HTTPHandler serves streamable HTTP MCP with a body limit and bearer
+// authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
+func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
+	srv := f.Server()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		role, ok := tokens.RoleFor(r.Header)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="actbridge"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_ = json.NewEncoder(w).Encode(Errf(CodePermissionDenied, "a valid bearer token is required (Authorization: Bearer <planner token>)"))
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(WithRole(r.Context(), role)))
+	})
+}
+
+// ServeStdio runs MCP over stdin/stdout until ctx ends or the client leaves.
+func (f *Front) ServeStdio(ctx context.Context) error {
+	return f.Server().Run(WithRole(ctx, RolePlanner), &mcp.StdioTransport{})
+}

@@ -1,0 +1,261 @@
+package bridge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Idempotency remembers results of reversible writes by key and argument
+// digest; Lookup returns an *Error (invalid_argument) when a key is reused
+// with different arguments.
+type Idempotency interface {
+	Lookup(key, digest string) (json.RawMessage, bool, error)
+	Remember(ctx context.Context, key, digest string, result json.RawMessage) error
+}
+
+// Observer sees every finished call (metrics, audit). It must not block.
+type Observer interface {
+	ObserveCall(rec CallRecord)
+}
+
+// CallRecord is what the pipeline reports about one call.
+type CallRecord struct {
+	Tool       string
+	Tier       Tier
+	Role       Role
+	Session    string
+	Outcome    string // ok, error, replay
+	Code       Code
+	Layer      Layer
+	Latency    time.Duration
+	ArgsDigest string
+	Args       json.RawMessage
+	MotionID   string
+	Started    time.Time
+}
+
+// Pipeline runs every call through the same steps: decode, schema (layer 1),
+// semantics (layer 2), resources (layer 3), the per-resource lock, the
+// idempotency store for writes, then the tool; it reports each call once.
+type Pipeline struct {
+	Registry *Registry
+	Locks    *Locks
+	Idem     Idempotency // may be nil: writes then run without replay
+	Observer Observer    // may be nil
+	LockWait time.Duration
+
+	streakMu sync.Mutex
+	streaks  map[string]streak
+}
+
+type streak struct {
+	code Code
+	n    int
+}
+
+// StreakHint is added when the same tool fails with the same code this many
+// times in a row in one session.
+const StreakHint = 3
+
+// NewPipeline wires a registry with fresh locks.
+func NewPipeline(r *Registry) *Pipeline {
+	return &Pipeline{Registry: r, Locks: NewLocks(), LockWait: 2 * time.Second, streaks: map[string]streak{}}
+}
+
+// Invocation carries who calls and how to report progress.
+type Invocation struct {
+	Role     Role
+	Session  string
+	Progress func(done, total float64, message string)
+}
+
+// Call runs one tool call. It never panics on input: a panic inside a tool
+// becomes an internal error.
+func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, inv Invocation) (result any, err *Error) {
+	start := time.Now()
+	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
+	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress}
+	if c.Progress == nil {
+		c.Progress = func(float64, float64, string) {}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
+		}
+		rec.Latency = time.Since(start)
+		rec.MotionID = c.MotionID
+		switch {
+		case err != nil:
+			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
+			p.noteFailure(inv.Session, name, err)
+		case c.Replay:
+			rec.Outcome = "replay"
+			p.noteSuccess(inv.Session, name)
+		default:
+			rec.Outcome = "ok"
+			p.noteSuccess(inv.Session, name)
+		}
+		if p.Observer != nil {
+			p.Observer.ObserveCall(rec)
+		}
+	}()
+
+	t, ok := p.Registry.Lookup(name)
+	if !ok {
+		return nil, p.Registry.NotFound(name).WithLayer(LayerSchema)
+	}
+	c.Tool = t
+	rec.Tier = t.Tier
+	values, derr := DecodeArgs(raw)
+	if derr != nil {
+		return nil, derr
+	}
+	if verr := t.Input.Validate(values); verr != nil {
+		return nil, verr
+	}
+	canon := canonicalJSON(values)
+	c.Args, c.Values = canon, values
+	rec.Args = canon
+	rec.ArgsDigest = Digest(canon)
+	if !t.allows(inv.Role) {
+		return nil, RuleError(CodePermissionDenied, "role_allowed", "",
+			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(inv.Role))).
+			WithHint("ask the operator (console) to do this")
+	}
+	if t.Semantic != nil {
+		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {
+			return nil, e
+		}
+	}
+	if t.Ready != nil {
+		if e := tag(t.Ready(ctx, c), LayerResource); e != nil {
+			return nil, e
+		}
+	}
+	if key := t.resourceFor(c); key != "" && (t.Tier == TierWrite || t.Tier == TierIrreversible) {
+		release, lerr := p.Locks.Acquire(ctx, key, t.Name, p.LockWait)
+		if lerr != nil {
+			return nil, lerr
+		}
+		defer release()
+	}
+	idemKey, _ := values["idempotency_key"].(string)
+	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
+		prev, found, lerr := p.Idem.Lookup(idemKey, rec.ArgsDigest)
+		if lerr != nil {
+			return nil, tag(lerr, LayerSemantic)
+		}
+		if found {
+			c.Replay = true
+			return json.RawMessage(prev), nil
+		}
+	}
+	out, cerr := t.Call(ctx, c)
+	if cerr != nil {
+		return nil, tag(cerr, LayerExecution)
+	}
+	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
+		b, merr := json.Marshal(out)
+		if merr == nil {
+			if rerr := p.Idem.Remember(ctx, idemKey, rec.ArgsDigest, b); rerr != nil {
+				// The write happened; only its replay record failed. Say so
+				// rather than pretend the write failed.
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+func roleName(r Role) string {
+	if r == "" {
+		return "anonymous"
+	}
+	return string(r)
+}
+
+func tag(err error, l Layer) *Error {
+	if err == nil {
+		return nil
+	}
+	e := AsError(err)
+	if e.layer == LayerNone {
+		e.layer = l
+	}
+	return e
+}
+
+func (p *Pipeline) noteFailure(session, tool string, e *Error) {
+	p.streakMu.Lock()
+	defer p.streakMu.Unlock()
+	k := session + "\x00" + tool
+	s := p.streaks[k]
+	if s.code == e.Code {
+		s.n++
+	} else {
+		s = streak{code: e.Code, n: 1}
+	}
+	p.streaks[k] = s
+	if s.n >= StreakHint {
+		e.Hint = fmt.Sprintf("%s has failed with %s %d times in a row: change approach instead of retrying with small variations (read state with robot_describe or joints_read first)", tool, e.Code, s.n) + hintTail(e.Hint)
+	}
+	if len(p.streaks) > 10000 { // bounded: forget the oldest generation wholesale
+		p.streaks = map[string]streak{k: s}
+	}
+}
+
+func hintTail(h string) string {
+	if h == "" {
+		return ""
+	}
+	return "; " + h
+}
+
+func (p *Pipeline) noteSuccess(session, tool string) {
+	p.streakMu.Lock()
+	delete(p.streaks, session+"\x00"+tool)
+	p.streakMu.Unlock()
+}
+
+// canonicalJSON renders decoded arguments with sorted keys and normalised
+// numbers, so equal arguments always have equal digests.
+func canonicalJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(normalize(v))
+	return b
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = normalize(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = normalize(e)
+		}
+		return a
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return string(x)
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return v
+}
+
+// Digest is the hex SHA-256 of canonical arguments.
+func Digest(canon []byte) string {
+	s := sha256.Sum256(canon)
+	return hex.EncodeToString(s[:])
+}

@@ -1,0 +1,106 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Tier is a tool's side-effect class; it decides gating and annotations.
+type Tier string
+
+// Tiers: read never changes anything; write is reversible; irreversible
+// moves hardware and always goes through a preview; stop is never gated.
+const (
+	TierRead         Tier = "read"
+	TierWrite        Tier = "write"
+	TierIrreversible Tier = "irreversible"
+	TierStop         Tier = "stop"
+)
+
+// Role is who is calling: the planner over MCP or the operator.
+type Role string
+
+// Roles known to the bridge.
+const (
+	RolePlanner  Role = "planner"
+	RoleOperator Role = "operator"
+)
+
+// Tool is one contract the planner sees: stable name, description, strict
+// input schema, declared result shape, its error codes, and one Call.
+// Tiers, locks, audit and metrics wrap Call in the pipeline; tools do not
+// repeat them.
+type Tool struct {
+	Name        string
+	Group       string
+	Title       string
+	Tier        Tier
+	Description string
+	Input       *Schema
+	Output      *Schema // shape of a successful result (an object)
+	Errors      []Code
+	// Resource names the actuator a write holds while it runs ("arm",
+	// "gripper", "base"); empty for none. ResourceOf overrides it per call.
+	Resource   string
+	ResourceOf func(c *Call) string
+	// Roles that may call; empty means every role.
+	Roles []Role
+	// Idempotent is true when repeating the call has no further effect.
+	Idempotent bool
+	// Delegates marks tools that run other tools (their effects are those).
+	Delegates bool
+	// TouchesRobot marks tools that read or act on the robot (openWorldHint).
+	TouchesRobot bool
+
+	// Semantic is layer 2: rules of the robot model (joint exists, cursor valid).
+	Semantic func(ctx context.Context, c *Call) error
+	// Ready is layer 3: resources (controller online, e-stop clear).
+	Ready func(ctx context.Context, c *Call) error
+	// Call executes; its result is marshalled as structured content.
+	Call func(ctx context.Context, c *Call) (any, error)
+}
+
+// Call is one invocation as a tool sees it after schema validation.
+type Call struct {
+	Tool    *Tool
+	Args    json.RawMessage
+	Values  map[string]any // decoded, schema-checked arguments
+	Role    Role
+	Session string
+	// Progress reports progress to the client when it asked for it; never nil.
+	Progress func(done, total float64, message string)
+	// MotionID is set by tools that start or refer to a motion, for audit.
+	MotionID string
+	// Replay is set when the result was served from the idempotency store.
+	Replay bool
+}
+
+// Decode unmarshals the validated arguments into v.
+func (c *Call) Decode(v any) error {
+	if len(c.Args) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(c.Args, v); err != nil {
+		return FieldError("(arguments)", "arguments matching the schema", clipRunes(err.Error(), 120), "arguments could not be decoded")
+	}
+	return nil
+}
+
+func (t *Tool) resourceFor(c *Call) string {
+	if t.ResourceOf != nil {
+		return t.ResourceOf(c)
+	}
+	return t.Resource
+}
+
+func (t *Tool) allows(r Role) bool {
+	if len(t.Roles) == 0 {
+		return true
+	}
+	for _, x := range t.Roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what actbridge needs on a Debian 12 machine and is missing:
+# the ROS 1 master and tools (Debian's ROS packages), Prometheus, and checks Go.
+# Idempotent: installs nothing when everything is already there.
+set -euo pipefail
+
+packages=(
+  python3-rosmaster python3-rostopic python3-rosservice python3-rosnode
+  python3-roslaunch python3-rospy python3-rosparam python3-rosmsg
+  python3-actionlib python3-genpy python3-genmsg
+  python3-std-srvs python3-move-base-msgs python3-trajectory-msgs
+  python3-sensor-msgs python3-geometry-msgs python3-nav-msgs
+  ros-robot-state-publisher
+  prometheus
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  # Debian starts services on install where it can; actbridge's tests start their own.
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  echo "deps: go is at /usr/local/go/bin; add it to PATH" >&2
+fi
+command -v go >/dev/null 2>&1 || { echo "deps: Go 1.26 or newer is required (go not found on PATH)" >&2; exit 1; }
