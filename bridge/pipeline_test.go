@@ -85,7 +85,7 @@ func newFixture(t *testing.T) *fixture {
 				return map[string]any{"ok": true, "n": f.writes.Load()}, nil
 			}},
 		&Tool{Name: "demo_check", Group: "demo", Tier: TierRead, Description: desc,
-			Input: Object("", map[string]*Schema{"joint": Str("Joint name.", 32)}, "joint"),
+			Input:  Object("", map[string]*Schema{"joint": Str("Joint name.", 32)}, "joint"),
 			Output: okOut(), Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
 			Semantic: func(_ context.Context, c *Call) error {
 				if c.Values["joint"] != "j1" {
