@@ -1,0 +1,69 @@
+package bridge
+
+import "github.com/actbridge/actbridge/spline"
+
+// JointImpact is one joint's line in a preview.
+type JointImpact struct {
+	Joint          string  `json:"joint"`
+	From           float64 `json:"from"`
+	To             float64 `json:"to"`
+	Delta          float64 `json:"delta"`
+	PeakVelocity   float64 `json:"peak_velocity"`
+	Limit          float64 `json:"limit"`
+	PercentOfLimit float64 `json:"percent_of_limit"`
+}
+
+// Violation is one limit a motion would break: which joint (or rule), when
+// along the motion, the value and the limit.
+type Violation struct {
+	Joint string  `json:"joint,omitempty"`
+	Kind  string  `json:"kind"` // position, velocity, acceleration, effort, geofence, speed_cap, step_cap
+	TimeS float64 `json:"time_s"`
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+}
+
+// ArmCheck is the safety analysis of one arm trajectory.
+type ArmCheck struct {
+	Joints     []JointImpact
+	Violations []Violation
+	Warnings   []string
+	Duration   float64
+	// Plot holds a few samples per joint for the operator console.
+	Plot map[string][][2]float64
+}
+
+// ArmGuard is what the arm tools need from the safety package: limits,
+// the shortest safe duration, and a full trajectory check.
+type ArmGuard interface {
+	// Range is a joint's allowed position range; limited is false for
+	// continuous joints.
+	Range(joint string) (lo, hi float64, limited bool, ok bool)
+	MinDuration(joints []string, from, to []float64, scale float64) float64
+	// Describe lists every arm joint with its limits, in joint order.
+	Describe() []JointLimits
+	Check(joints []string, start []spline.State, points []spline.Point) (ArmCheck, error)
+}
+
+// BaseGuard is what the base tools need: speed caps and a geofence.
+type BaseGuard interface {
+	Caps() (maxLinear, maxAngular float64)
+	// CheckGoal refuses goals outside the fence.
+	CheckGoal(frame string, x, y float64) []Violation
+	// CheckDrive refuses twists over the caps and drives whose predicted end
+	// pose leaves the fence; it returns the predicted end pose.
+	CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation)
+}
+
+// JointLimits is one joint as robot_describe lists it. Zero limits with the
+// matching has-flag false mean "none".
+type JointLimits struct {
+	Name            string   `json:"name"`
+	Type            string   `json:"type"`
+	Lower           *float64 `json:"lower,omitempty"`
+	Upper           *float64 `json:"upper,omitempty"`
+	MaxVelocity     float64  `json:"max_velocity"`
+	MaxAcceleration *float64 `json:"max_acceleration,omitempty"`
+	MaxEffort       float64  `json:"max_effort"`
+	Source          string   `json:"source,omitempty"`
+}

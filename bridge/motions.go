@@ -1,0 +1,348 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// MotionStore is the part of the in-flight store the motion tools use.
+type MotionStore interface {
+	PutPreview(ctx context.Context, p inflight.Preview) error
+	GetPreview(id string) (inflight.Preview, error)
+	ConfirmPreview(ctx context.Context, previewID string, m inflight.Motion) (inflight.Motion, bool, error)
+	Transition(ctx context.Context, id string, to inflight.State, mutate func(*inflight.Motion)) (inflight.Motion, error)
+	Get(id string) (inflight.Motion, error)
+	NonTerminal() ([]inflight.Motion, error)
+	List(f inflight.Filter, cursor string, limit int) ([]inflight.Motion, int, string, error)
+	Healthy() error
+}
+
+// Motions owns the life of every motion after its preview: confirmation,
+// dispatch (durable record first, then the goal), tracking from goal
+// updates, status, cancel. Previews are built by the actuator tools.
+type Motions struct {
+	Robot  Robot
+	Store  MotionStore
+	Signer PreviewSigner
+	Now    func() time.Time
+	// Confirmer says, per actuator, who may confirm: planner or operator.
+	Confirmer func(actuator string) Role
+	// ConsoleURL is where an operator approves previews (for hints).
+	ConsoleURL string
+	// Restate re-reads the robot and says why a preview's start state no
+	// longer holds ("" when it does).
+	Restate func(p inflight.Preview) string
+	// EStop reports whether the e-stop is latched, and which event.
+	EStop func() (latched bool, event uint64, reason string)
+	// Changed is called after every motion state change (events, metrics).
+	Changed func(m inflight.Motion)
+
+	mu      sync.Mutex
+	active  map[string]string   // actuator → non-terminal motion id
+	waiters map[string][]chan struct{}
+}
+
+// Start re-attaches to every motion a previous run left non-terminal and
+// begins receiving goal updates. A dispatching record whose goal may or may
+// not have been published is tracked like a sent one: if the server never
+// reports it, it becomes unknown; it is never resent.
+func (m *Motions) Start() error {
+	m.mu.Lock()
+	m.active = map[string]string{}
+	m.waiters = map[string][]chan struct{}{}
+	m.mu.Unlock()
+	m.Robot.SetObserver(m.onUpdate)
+	open, err := m.Store.NonTerminal()
+	if err != nil {
+		return fmt.Errorf("reading in-flight motions: %w", err)
+	}
+	for _, mo := range open {
+		if mo.State == inflight.StateConfirmed {
+			continue
+		}
+		m.setActive(mo.Actuator, mo.ID)
+		if mo.Tool == "base_drive" {
+			// A drive is a stream of twists owned by the process that died;
+			// the base stopped on its command timeout.
+			m.transition(context.Background(), mo.ID, inflight.StateUnknown, "bridge restarted during a drive; the base's command timeout stopped it")
+			continue
+		}
+		m.Robot.Track(mo.Actuator, mo.ID)
+	}
+	return nil
+}
+
+func (m *Motions) setActive(actuator, id string) {
+	m.mu.Lock()
+	m.active[actuator] = id
+	m.mu.Unlock()
+}
+
+// ActiveOn returns the non-terminal motion on an actuator, if any.
+func (m *Motions) ActiveOn(actuator string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.active[actuator]
+	return id, ok
+}
+
+// actionlib state names → motion states.
+var updateStates = map[string]inflight.State{
+	"pending":    inflight.StateSent,
+	"active":     inflight.StateActive,
+	"preempting": inflight.StateActive,
+	"recalling":  inflight.StateSent,
+	"succeeded":  inflight.StateSucceeded,
+	"aborted":    inflight.StateAborted,
+	"preempted":  inflight.StatePreempted,
+	"rejected":   inflight.StateRejected,
+	"recalled":   inflight.StateRecalled,
+	"lost":       inflight.StateUnknown,
+}
+
+func (m *Motions) onUpdate(u GoalUpdate) {
+	to, ok := updateStates[u.State]
+	if !ok {
+		return
+	}
+	cur, err := m.Store.Get(u.GoalID)
+	if err != nil {
+		return // not ours (a hold goal, another client's goal)
+	}
+	if cur.State == to && u.Progress <= cur.Progress && u.Result == nil {
+		return
+	}
+	if cur.State == to || !inflight.CanTransition(cur.State, to) {
+		if cur.State == to && !inflight.IsTerminal(to) && u.Progress > cur.Progress {
+			// progress only
+			m.transitionWith(context.Background(), u.GoalID, to, "", func(mo *inflight.Motion) { mo.Progress = u.Progress })
+		}
+		return
+	}
+	m.transitionWith(context.Background(), u.GoalID, to, u.Text, func(mo *inflight.Motion) {
+		if u.Progress > mo.Progress {
+			mo.Progress = u.Progress
+		}
+		if to == inflight.StateSucceeded {
+			mo.Progress = 1
+		}
+		if u.Result != nil {
+			if b, err := json.Marshal(u.Result); err == nil {
+				mo.Result = b
+			}
+		}
+		if to != inflight.StateSucceeded && u.Text != "" {
+			mo.ErrorText = u.Text
+		}
+	})
+}
+
+func (m *Motions) transition(ctx context.Context, id string, to inflight.State, note string) {
+	m.transitionWith(ctx, id, to, note, nil)
+}
+
+func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.State, note string, mutate func(*inflight.Motion)) (inflight.Motion, error) {
+	mo, err := m.Store.Transition(ctx, id, to, func(mo *inflight.Motion) {
+		mo.Note = note
+		if mutate != nil {
+			mutate(mo)
+		}
+	})
+	if err != nil {
+		return mo, err
+	}
+	m.mu.Lock()
+	if inflight.IsTerminal(mo.State) || mo.State == inflight.StateUnknown {
+		if m.active[mo.Actuator] == id {
+			delete(m.active, mo.Actuator)
+		}
+	}
+	ws := m.waiters[id]
+	delete(m.waiters, id)
+	m.mu.Unlock()
+	for _, w := range ws {
+		close(w)
+	}
+	if m.Changed != nil {
+		m.Changed(mo)
+	}
+	return mo, nil
+}
+
+// Wait blocks until motion id changes state or d passes or ctx ends.
+func (m *Motions) Wait(ctx context.Context, id string, d time.Duration) {
+	ch := make(chan struct{})
+	m.mu.Lock()
+	m.waiters[id] = append(m.waiters[id], ch)
+	m.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// storeUnavailable maps a store failure to the refusal irreversible calls get.
+func storeUnavailable(err error) *Error {
+	return StateError(CodeUnavailable, "motion store unavailable: "+err.Error(),
+		"when the store is writable again (disk space, permissions, lock); reads keep working",
+		"irreversible actions are refused while motions cannot be recorded durably")
+}
+
+// Confirm executes exactly the previewed goal: it checks the signed id, the
+// policy, the e-stop, the actuator, the robot's state against the preview,
+// then commits the motion record durably and only then publishes the goal.
+// A confirm of a preview that already ran returns that motion unchanged.
+func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[string]any, error) {
+	pid, perr := parsePreviewID(previewID)
+	if perr != nil {
+		return nil, perr
+	}
+	pv, err := m.Store.GetPreview(pid.UUID)
+	if err != nil {
+		if errors.Is(err, inflight.ErrNotFound) {
+			e := RuleError(CodeInvalidArgument, "preview_id_authentic", "preview_id", "no preview with this id: it was never issued here, or was compacted away")
+			e.Expected, e.Actual = "a preview_id returned by a preview tool", quote(previewID)
+			return nil, e.WithHint("call the motion tool again to get a fresh preview")
+		}
+		return nil, storeUnavailable(err)
+	}
+	if verr := m.Signer.Verify(pid, previewBinding{Tool: pv.Tool, ArgsDigest: pv.ArgsDigest, StateDigest: pv.StateDigest}); verr != nil {
+		return nil, verr
+	}
+	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
+	c.MotionID = motionID
+	if pv.UsedBy != "" {
+		return m.replay(pv.UsedBy)
+	}
+	if !m.Now().Before(pv.ExpiresAt) {
+		e := RuleError(CodePreviewExpired, "preview_fresh", "preview_id",
+			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
+		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
+	}
+	if who := m.Confirmer(pv.Actuator); who == RoleOperator && c.Role != RoleOperator {
+		e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
+			"policy: "+pv.Actuator+" motions are confirmed by an operator, not the planner; nothing was sent")
+		return nil, e.WithHint("ask the operator to approve preview " + previewID + " at " + m.ConsoleURL + "; then poll motion_status")
+	}
+	if err := m.Store.Healthy(); err != nil {
+		return nil, storeUnavailable(err)
+	}
+	if latched, ev, reason := m.EStop(); latched {
+		return nil, StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
+			"an operator calls estop_reset for that event", "e-stop is latched; nothing was sent")
+	}
+	if e := m.actuatorReady(pv.Actuator); e != nil {
+		return nil, e
+	}
+	if holder, busy := m.ActiveOn(pv.Actuator); busy {
+		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
+			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
+	}
+	if why := m.Restate(pv); why != "" {
+		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,
+			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
+		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")
+	}
+	mo, created, err := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
+		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
+	})
+	switch {
+	case errors.Is(err, inflight.ErrPreviewUsed):
+		return m.replay(mo.ID)
+	case errors.Is(err, inflight.ErrPreviewExpired):
+		return nil, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
+	case err != nil:
+		return nil, storeUnavailable(err)
+	case !created:
+		return m.replay(mo.ID)
+	}
+	// The record is durable: only now may the goal go out.
+	m.setActive(pv.Actuator, motionID)
+	if serr := m.send(ctx, pv); serr != nil {
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
+		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
+			"when the action server is connected again", "nothing was sent; the preview is used up")
+		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	}
+	mo, err = m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
+	if err != nil {
+		// The goal is out; tracking continues from status updates.
+		mo, _ = m.Store.Get(motionID)
+	}
+	return motionResult(mo, false), nil
+}
+
+func (m *Motions) replay(id string) (map[string]any, error) {
+	mo, err := m.Store.Get(id)
+	if err != nil {
+		return nil, storeUnavailable(err)
+	}
+	return motionResult(mo, true), nil
+}
+
+func (m *Motions) actuatorReady(name string) *Error {
+	if !m.Robot.MasterReachable() {
+		return StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again; the bridge re-registers within 5 s", "cannot reach the robot; nothing was sent")
+	}
+	for _, a := range m.Robot.Actuators() {
+		if a.Name == name {
+			if !a.Connected {
+				return StateError(CodeUnavailable, name+" offline: "+a.Detail, "when its controller reports status again", name+" is offline; nothing was sent")
+			}
+			return nil
+		}
+	}
+	return StateError(CodeUnavailable, name+" is not configured", "never: the robot config has no such actuator", "unknown actuator")
+}
+
+// send publishes the stored goal exactly as previewed.
+func (m *Motions) send(ctx context.Context, pv inflight.Preview) error {
+	id := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
+	var g storedGoal
+	if err := json.Unmarshal(pv.Goal, &g); err != nil {
+		return fmt.Errorf("stored goal unreadable: %w", err)
+	}
+	switch {
+	case g.Trajectory != nil:
+		return m.Robot.SendTrajectory(ctx, id, g.Trajectory.Joints, g.Trajectory.Points)
+	case g.Gripper != nil:
+		return m.Robot.SendGripper(ctx, id, g.Gripper.Position, g.Gripper.MaxEffort)
+	case g.Navigate != nil:
+		return m.Robot.SendNavigate(ctx, id, *g.Navigate)
+	case g.Drive != nil:
+		return m.Robot.Drive(ctx, id, g.Drive.Linear, g.Drive.Angular, time.Duration(g.Drive.DurationS*float64(time.Second)))
+	}
+	return errors.New("stored goal is empty")
+}
+
+// motionResult is the shape motion_confirm and motion_status return.
+func motionResult(mo inflight.Motion, replay bool) map[string]any {
+	out := map[string]any{
+		"motion_id": mo.ID, "state": string(mo.State), "actuator": mo.Actuator, "tool": mo.Tool,
+		"progress": mo.Progress, "terminal": inflight.IsTerminal(mo.State),
+		"created_at": mo.CreatedAt.UTC().Format(time.RFC3339Nano), "updated_at": mo.UpdatedAt.UTC().Format(time.RFC3339Nano),
+	}
+	if replay {
+		out["replay"] = true
+		out["note"] = "this preview was already confirmed; this is that motion, not a new one"
+	}
+	if len(mo.Result) > 0 {
+		out["result"] = mo.Result
+	}
+	if mo.ErrorText != "" {
+		out["error"] = mo.ErrorText
+	}
+	if mo.State == inflight.StateUnknown {
+		out["note"] = "the robot no longer reports this goal; read state (joints_read) and preview again; it is never resent automatically"
+	}
+	return out
+}

@@ -1,0 +1,327 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// Restate compares the live robot with the state a preview was computed
+// on; it returns why they differ, or "" when the preview still holds.
+func (p *Previewer) Restate(pv inflight.Preview) string {
+	var g storedGoal
+	if err := json.Unmarshal(pv.Goal, &g); err != nil {
+		return "stored preview unreadable"
+	}
+	if g.Navigate != nil || g.Drive != nil {
+		pose, ok := p.Robot.Odom()
+		if !ok {
+			return "no odometry"
+		}
+		if d := math.Hypot(pose.X-g.Start["x"], pose.Y-g.Start["y"]); d > p.PoseTolerance {
+			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, p.PoseTolerance)
+		}
+		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > p.PoseTolerance {
+			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, p.PoseTolerance)
+		}
+		return ""
+	}
+	cur, err := p.joints()
+	if err != nil {
+		return err.State
+	}
+	for j, v := range g.Start {
+		r, ok := cur[j]
+		if !ok {
+			return "joint " + j + " no longer reported"
+		}
+		if d := math.Abs(r.Position - v); d > p.StartTolerance {
+			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, p.StartTolerance)
+		}
+	}
+	return ""
+}
+
+func motionOut() *Schema {
+	return &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
+		"motion_id": {Type: "string", Description: "The motion's id (also its ROS GoalID)."},
+		"state":     Enum("Motion state.", "confirmed", "dispatching", "sent", "active", "succeeded", "aborted", "preempted", "rejected", "recalled", "unknown"),
+		"actuator":  {Type: "string", Description: "arm, gripper or base."},
+		"progress":  {Type: "number", Description: "0..1 when known."},
+		"terminal":  {Type: "boolean", Description: "True when the motion is over."},
+		"replay":    {Type: "boolean", Description: "True when this answers a repeated confirm: no new motion was started."},
+		"result":    {Description: "The action's result when terminal."},
+		"error":     {Type: "string", Description: "Why it failed, when it did."},
+	}, Required: []string{"motion_id", "state"}}
+}
+
+// MotionTools are the tools that act on motions and the robot as a whole.
+func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
+	confirm := &Tool{
+		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true,
+		ResourceOf: func(c *Call) string {
+			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
+				if pv, err := m.Store.GetPreview(pid.UUID); err == nil {
+					return pv.Actuator
+				}
+			}
+			return ""
+		},
+		Description: Describe("Runs exactly the motion a preview showed, after checking the robot has not moved since and that nothing blocks it. Confirming the same preview again returns the motion it started (replay: true); it never runs twice.",
+			"you have shown or checked a preview and want it executed.",
+			"anything not previewed (call a preview tool first); changing the motion (preview again).",
+			"moves the robot (irreversible); the motion is recorded durably before its goal is sent.",
+			"{motion_id, state, actuator, progress, terminal, replay} (under 500 bytes); poll motion_status(motion_id, wait_s) until terminal."),
+		Input: Object("", map[string]*Schema{
+			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(200)},
+		}, "preview_id"),
+		Output: motionOut(),
+		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeInternal},
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			return m.Confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]))
+		},
+	}
+	status := &Tool{
+		Name: "motion_status", Group: "motion", Tier: TierRead, Title: "Motion status", TouchesRobot: true, Idempotent: true,
+		Description: Describe("Returns a motion's state, progress and result, waiting up to wait_s for it to change if it is still running.",
+			"after motion_confirm, to follow a motion to its end; after a timeout or restart, to learn what happened.",
+			"starting or stopping motions.",
+			"none.",
+			"{motion_id, state, progress, terminal, result, error} (under 1 KB). States: sent, active, then succeeded, aborted, preempted, rejected, recalled, or unknown (read state and preview again)."),
+		Input: Object("", map[string]*Schema{
+			"motion_id": {Type: "string", Description: "The motion_id motion_confirm returned.", Pattern: `^[0-9a-f-]{36}$`},
+			"wait_s":    Num("Wait up to this many seconds for a change. Default 0 (answer now).", 0, 30),
+		}, "motion_id"),
+		Output: motionOut(),
+		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			var in struct {
+				MotionID string  `json:"motion_id"`
+				WaitS    float64 `json:"wait_s"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			c.MotionID = in.MotionID
+			mo, err := m.Store.Get(in.MotionID)
+			if err != nil {
+				return nil, notFoundMotion(in.MotionID)
+			}
+			deadline := time.Now().Add(time.Duration(in.WaitS * float64(time.Second)))
+			start := mo.State
+			for !inflight.IsTerminal(mo.State) && mo.State == start && time.Now().Before(deadline) && ctx.Err() == nil {
+				m.Wait(ctx, in.MotionID, time.Until(deadline))
+				if mo, err = m.Store.Get(in.MotionID); err != nil {
+					return nil, storeUnavailable(err)
+				}
+			}
+			return motionResult(mo, false), nil
+		},
+	}
+	cancel := &Tool{
+		Name: "motion_cancel", Group: "motion", Tier: TierStop, Title: "Cancel a motion", TouchesRobot: true, Idempotent: true,
+		Description: Describe("Cancels one running motion: the actuator stops where it is (the arm holds position). Never waits behind a lock; cancelling a finished motion is harmless and returns its state.",
+			"a motion should stop but the rest of the robot may keep working.",
+			"stopping everything at once (robot_stop).",
+			"stops that actuator's motion (reversible: preview a new one).",
+			"{motion_id, state, cancel_sent} (under 500 bytes)."),
+		Input: Object("", map[string]*Schema{
+			"motion_id": {Type: "string", Description: "The motion to cancel.", Pattern: `^[0-9a-f-]{36}$`},
+		}, "motion_id"),
+		Output: motionOut(),
+		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			id := fmt.Sprint(c.Values["motion_id"])
+			c.MotionID = id
+			mo, err := m.Store.Get(id)
+			if err != nil {
+				return nil, notFoundMotion(id)
+			}
+			out := motionResult(mo, false)
+			out["cancel_sent"] = false
+			if inflight.IsTerminal(mo.State) {
+				return out, nil
+			}
+			if err := m.Robot.Cancel(ctx, mo.Actuator, id); err != nil {
+				return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
+			}
+			out["cancel_sent"] = true
+			return out, nil
+		},
+	}
+	stop := &Tool{
+		Name: "robot_stop", Group: "robot", Tier: TierStop, Title: "Stop the robot", TouchesRobot: true, Idempotent: true,
+		Description: Describe("Stops everything now: cancels every goal on every actuator, sends a zero velocity to the base, and latches the e-stop so no new motion is accepted until an operator resets it. Never gated, never queued behind a lock; calling it again is harmless.",
+			"anything looks wrong, a person is in the way, or you are unsure what the robot is doing.",
+			"ending one motion normally (motion_cancel leaves the rest running and latches nothing).",
+			"stops all motion and latches the e-stop (an operator must call estop_reset).",
+			"{stopped, estop_event, cancelled_motions} (under 1 KB)."),
+		Input: Object("", map[string]*Schema{
+			"reason": Str("Why, for the operator and the audit log. Default empty.", 200),
+		}),
+		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
+			"stopped":     {Type: "boolean", Description: "True when the stop commands were sent."},
+			"estop_event": {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
+		}, Required: []string{"stopped", "estop_event"}},
+		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			reason, _ := c.Values["reason"].(string)
+			ev := estop.Latch("robot_stop by " + string(c.Role) + ": " + reason)
+			err := m.Robot.StopAll(ctx)
+			out := map[string]any{"stopped": err == nil, "estop_event": ev}
+			if err != nil {
+				out["error"] = err.Error()
+			}
+			return out, nil
+		},
+	}
+	reset := &Tool{
+		Name: "estop_reset", Group: "estop", Tier: TierWrite, Title: "Reset the e-stop", Roles: []Role{RoleOperator}, TouchesRobot: true,
+		Description: Describe("Releases a latched e-stop, naming the event being reset: a newer stop is never released by an older approval. Operator only.",
+			"the operator has checked the robot is safe after a robot_stop.",
+			"the planner (refused with permission_denied); resuming motions (preview them again).",
+			"allows new motions; moves nothing.",
+			"{latched, event} (under 200 bytes)."),
+		Input: Object("", map[string]*Schema{
+			"event": Integer("The estop_event to reset (from robot_stop or robot_describe).", 1, 1<<53),
+		}, "event"),
+		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
+			"latched": {Type: "boolean", Description: "False after a successful reset."},
+			"event":   {Type: "integer", Description: "The current e-stop event."},
+		}, Required: []string{"latched"}},
+		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeInternal},
+		Call: func(_ context.Context, c *Call) (any, error) {
+			var in struct {
+				Event uint64 `json:"event"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			if err := estop.Reset(in.Event); err != nil {
+				e := RuleError(CodeInvalidArgument, "estop_event_current", "event", err.Error())
+				_, ev, _ := estop.State()
+				e.Expected, e.Actual = fmt.Sprintf("the current event %d", ev), fmt.Sprint(in.Event)
+				return nil, e
+			}
+			latched, ev, _ := estop.State()
+			return map[string]any{"latched": latched, "event": ev}, nil
+		},
+	}
+	speed := &Tool{
+		Name: "speed_scale_set", Group: "speed", Tier: TierWrite, Title: "Set the speed scale",
+		Description: Describe("Caps the speed of future previews to a fraction of the joint velocity and acceleration limits. Reversible: set it back any time. Give an idempotency_key to make retries safe.",
+			"motions should be slower (people nearby, delicate task) or back to normal.",
+			"changing a motion already previewed or running (it keeps its timing).",
+			"changes the default duration of later previews; moves nothing.",
+			"{scale, previous} (under 100 bytes)."),
+		Input: Object("", map[string]*Schema{
+			"scale":           Num("Fraction of the limits, 0.05 to 1.", 0.05, 1),
+			"idempotency_key": {Type: "string", Description: "A key naming this change (e.g. the task step); a retry with the same key and arguments returns the first result. Default none (then read robot_describe before retrying).", Pattern: `^[A-Za-z0-9_.:-]{1,128}$`},
+		}, "scale"),
+		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
+			"scale":    {Type: "number", Description: "The new scale."},
+			"previous": {Type: "number", Description: "The scale before, to undo."},
+		}, Required: []string{"scale", "previous"}},
+		Errors: []Code{CodeInvalidArgument, CodeInternal},
+		Call: func(_ context.Context, c *Call) (any, error) {
+			var in struct {
+				Scale float64 `json:"scale"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			prev := scale.Set(in.Scale)
+			return map[string]any{"scale": in.Scale, "previous": prev}, nil
+		},
+	}
+	list := &Tool{
+		Name: "motions_list", Group: "motion", Tier: TierRead, Title: "List motions", Idempotent: true,
+		Description: Describe("Lists recorded motions, newest last, optionally filtered by state or actuator, paginated.",
+			"you lost track of motion ids (after a restart or a long gap), or need to know what is still running.",
+			"one motion you know (motion_status is cheaper).",
+			"none.",
+			"{items: [{motion_id, state, actuator, tool, progress, ...}], total, next_cursor}; at most `limit` (default 20) per page."),
+		Input: Object("", map[string]*Schema{
+			"state":    Enum("Only motions in this state. Default any.", "dispatching", "sent", "active", "succeeded", "aborted", "preempted", "rejected", "recalled", "unknown"),
+			"actuator": Str("Only motions of this actuator. Default any.", 32),
+			"limit":    Integer("Items per page. Default 20.", 1, 100),
+			"cursor":   Str("next_cursor from the previous page. Default first page.", 512),
+		}),
+		Output: pageOut("Motions, in creation order."),
+		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
+		Call: func(_ context.Context, c *Call) (any, error) {
+			var in struct {
+				State, Actuator, Cursor string
+				Limit                   int
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			if in.Limit == 0 {
+				in.Limit = 20
+			}
+			f := inflight.Filter{Actuator: in.Actuator}
+			if in.State != "" {
+				f.States = []inflight.State{inflight.State(in.State)}
+			}
+			items, total, next, err := m.Store.List(f, in.Cursor, in.Limit)
+			if err != nil {
+				e := RuleError(CodeInvalidArgument, "cursor_valid", "cursor", "invalid cursor: "+err.Error())
+				return nil, e.WithHint("omit the cursor to start from the first page")
+			}
+			out := make([]map[string]any, len(items))
+			for i, mo := range items {
+				out[i] = motionResult(mo, false)
+			}
+			return map[string]any{"items": out, "total": total, "next_cursor": next}, nil
+		},
+	}
+	desc := &Tool{
+		Name: "robot_describe", Group: "robot", Tier: TierRead, Title: "Describe the robot", TouchesRobot: true, Idempotent: true,
+		Description: Describe("Describes the robot: actuators and their connectivity, every joint with its limits, the tiers and confirmation policy, the speed scale and the e-stop state.",
+			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
+			"live joint values (joints_read); motion progress (motion_status).",
+			"none.",
+			"{actuators, joints: [{name, type, lower, upper, max_velocity, max_acceleration, max_effort}], gripper, base, policy, speed_scale, estop, master_reachable} (about 2-3 KB)."),
+		Input:  Object("", map[string]*Schema{}),
+		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{"joints": {Type: "array", Description: "Every joint with name and limits."}, "actuators": {Type: "array", Description: "Connectivity per actuator."}}, Required: []string{"joints", "actuators"}},
+		Errors: []Code{CodeInvalidArgument, CodeInternal},
+		Call:   func(context.Context, *Call) (any, error) { return describe(), nil },
+	}
+	return []*Tool{confirm, status, cancel, stop, reset, speed, list, desc}
+}
+
+func notFoundMotion(id string) *Error {
+	e := RuleError(CodeNotFound, "motion_exists", "motion_id", "no motion with this id")
+	e.Actual = quote(id)
+	e.Expected = "a motion_id returned by motion_confirm or motions_list"
+	return e
+}
+
+// EStopLatch is the e-stop as the tools use it.
+type EStopLatch interface {
+	Latch(reason string) uint64
+	Reset(event uint64) error
+	State() (latched bool, event uint64, reason string)
+}
+
+// SpeedScale is the process-wide speed fraction for new previews.
+type SpeedScale struct{ v atomic.Uint64 }
+
+// NewSpeedScale starts at s.
+func NewSpeedScale(s float64) *SpeedScale {
+	x := &SpeedScale{}
+	x.v.Store(math.Float64bits(s))
+	return x
+}
+
+// Get returns the current scale.
+func (s *SpeedScale) Get() float64 { return math.Float64frombits(s.v.Load()) }
+
+// Set changes the scale and returns the previous one.
+func (s *SpeedScale) Set(v float64) float64 { return math.Float64frombits(s.v.Swap(math.Float64bits(v))) }

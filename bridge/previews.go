@@ -1,0 +1,414 @@
+package bridge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/spline"
+)
+
+// storedGoal is the exact goal a preview will publish, kept in the store so
+// confirm sends what was shown and nothing else.
+type storedGoal struct {
+	Trajectory *struct {
+		Joints []string       `json:"joints"`
+		Points []spline.Point `json:"points"`
+	} `json:"trajectory,omitempty"`
+	Gripper *struct {
+		Position  float64 `json:"position"`
+		MaxEffort float64 `json:"max_effort"`
+	} `json:"gripper,omitempty"`
+	Navigate *Pose2D `json:"navigate,omitempty"`
+	Drive    *struct {
+		Linear    float64 `json:"linear"`
+		Angular   float64 `json:"angular"`
+		DurationS float64 `json:"duration_s"`
+	} `json:"drive,omitempty"`
+	// Start is the robot state the preview was computed from; confirm
+	// compares the live state with it.
+	Start map[string]float64 `json:"start"`
+}
+
+// ArmModel is the arm as the tools know it.
+type ArmModel struct {
+	Name   string
+	Joints []string
+	Guard  ArmGuard
+}
+
+// GripperModel is the gripper as the tools know it.
+type GripperModel struct {
+	Name               string
+	Joint              string
+	Min, Max           float64 // finger position range
+	MaxEffort, SpeedMS float64
+}
+
+// BaseModel is the base as the tools know it.
+type BaseModel struct {
+	Name      string
+	Frame     string
+	MaxDriveS float64
+	Guard     BaseGuard
+}
+
+// Previewer builds previews: it reads the robot, computes what would move
+// and checks every limit; violations refuse the preview; otherwise the
+// preview is stored and a signed preview_id returned. Nothing moves.
+type Previewer struct {
+	Robot      Robot
+	Store      MotionStore
+	Signer     PreviewSigner
+	Motions    *Motions
+	Arm        *ArmModel
+	Gripper    *GripperModel
+	Base       *BaseModel
+	TTL        time.Duration
+	StaleAfter time.Duration
+	// StartTolerance is how far (rad or m) a joint may drift between preview
+	// and confirm before the preview is stale.
+	StartTolerance float64
+	PoseTolerance  float64
+	SpeedScale     func() float64
+	Now            func() time.Time
+	// LargeMotion and LongDuration trigger warnings.
+	LargeMotion  float64
+	LongDuration float64
+}
+
+func (p *Previewer) joints() (map[string]JointReading, *Error) {
+	snap := p.Robot.Joints()
+	if snap.Received.IsZero() {
+		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
+	}
+	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
+		return nil, StateError(CodeUnavailable, fmt.Sprintf("joint states are %.1f s old", age.Seconds()), "when /joint_states is fresh again", "cannot preview from stale state")
+	}
+	m := make(map[string]JointReading, len(snap.Joints))
+	for _, j := range snap.Joints {
+		m[j.Name] = j
+	}
+	return m, nil
+}
+
+// stateDigest hashes the start state the preview depends on.
+func stateDigest(start map[string]float64) string {
+	keys := make([]string, 0, len(start))
+	for k := range start {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%.4f;", k, start[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// issue stores the preview and returns the planner-facing result.
+func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (map[string]any, error) {
+	goal.Start = roundMap(goal.Start)
+	gb, err := json.Marshal(goal)
+	if err != nil {
+		return nil, Errf(CodeInternal, "goal not encodable: %v", err)
+	}
+	now := p.Now()
+	b := previewBinding{Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
+		Expires: now.Add(p.TTL).Truncate(time.Second).Add(time.Second)}
+	id := p.Signer.Sign(&b)
+	requires := p.Motions.Confirmer(actuator)
+	summary["preview_id"] = id
+	summary["tool"] = c.Tool.Name
+	summary["actuator"] = actuator
+	summary["state_digest"] = b.StateDigest
+	summary["expires_at"] = b.Expires.UTC().Format(time.RFC3339)
+	summary["confirm_with"] = "motion_confirm"
+	summary["confirmed_by"] = string(requires)
+	if _, ok := summary["warnings"]; !ok {
+		summary["warnings"] = []string{}
+	}
+	sb, _ := json.Marshal(summary)
+	if err := p.Store.PutPreview(ctx, inflight.Preview{ID: b.ID, Tool: c.Tool.Name, Actuator: actuator,
+		ArgsDigest: b.ArgsDigest, Args: c.Args, Goal: gb, StateDigest: b.StateDigest, Summary: sb,
+		Role: string(requires), CreatedAt: now, ExpiresAt: b.Expires}); err != nil {
+		return nil, storeUnavailable(err)
+	}
+	delete(summary, "plot")
+	return summary, nil
+}
+
+func roundMap(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = round6(v)
+	}
+	return out
+}
+
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+
+func violationError(tool string, vs []Violation) *Error {
+	parts := make([]string, 0, 3)
+	for i, v := range vs {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(vs)-3))
+			break
+		}
+		who := v.Joint
+		if who == "" {
+			who = "base"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %.4g over limit %.4g at t=%.2fs", who, v.Kind, v.Value, v.Limit, v.TimeS))
+	}
+	e := RuleError(CodeLimitViolation, "within_limits", "", "motion would break limits: "+strings.Join(parts, "; ")+"; no preview issued, nothing moves")
+	e.Retryable = false
+	return e.WithDetails(map[string]any{"violations": vs}).WithHint("change the targets or make the motion slower (longer duration_s), then preview again")
+}
+
+func previewOut(extra map[string]*Schema) *Schema {
+	props := map[string]*Schema{
+		"preview_id":   {Type: "string", Description: "Pass to motion_confirm to run exactly this motion. Single use."},
+		"tool":         {Type: "string", Description: "The tool that made the preview."},
+		"actuator":     {Type: "string", Description: "arm, gripper or base."},
+		"duration_s":   {Type: "number", Description: "Planned duration."},
+		"warnings":     {Type: "array", Description: "Near-limit, large or long motion warnings."},
+		"impact":       {Type: "object", Description: "joints_moved, actuators_touched."},
+		"state_digest": {Type: "string", Description: "Digest of the robot state the preview was computed on."},
+		"expires_at":   {Type: "string", Description: "RFC 3339 time after which confirm refuses the preview."},
+		"confirmed_by": {Type: "string", Description: "Who must confirm: planner or operator."},
+		"confirm_with": {Type: "string", Description: "Always motion_confirm."},
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	return &Schema{Type: "object", Open: true, Properties: props,
+		Required: []string{"preview_id", "actuator", "duration_s", "warnings", "impact", "expires_at", "state_digest"}}
+}
+
+var previewErrors = []Code{CodeInvalidArgument, CodeLimitViolation, CodeNotFound, CodeEstopLatched, CodeUnavailable, CodeInternal}
+
+func (p *Previewer) estopReady(context.Context, *Call) error {
+	if latched, ev, reason := p.Motions.EStop(); latched {
+		return StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
+			"an operator calls estop_reset for that event", "e-stop is latched: no motion can be previewed")
+	}
+	return nil
+}
+
+// ArmMoveJoints previews a point-to-point joint move.
+func (p *Previewer) ArmMoveJoints() *Tool {
+	props := map[string]*Schema{}
+	for _, j := range p.Arm.Joints {
+		lo, hi, limited, _ := p.Arm.Guard.Range(j)
+		if !limited {
+			lo, hi = -100, 100
+		}
+		props[j] = Num(fmt.Sprintf("Target of %s in rad (or m for prismatic).", j), round6(lo), round6(hi))
+	}
+	return &Tool{
+		Name: "arm_move_joints", Group: "arm", Tier: TierIrreversible, Resource: p.Arm.Name, Title: "Preview an arm joint move", TouchesRobot: true,
+		Description: Describe("Previews moving arm joints to target positions (a subset is allowed: unnamed joints hold). Computes the trajectory from the current state and checks position, velocity and acceleration limits. Nothing moves: run it with motion_confirm(preview_id).",
+			"you want the arm at given joint positions.",
+			"Cartesian goals; multi-waypoint paths (use arm_follow_trajectory); the gripper (gripper_move).",
+			"none until confirmed; the confirmed motion moves the arm (irreversible).",
+			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken."),
+		Input: Object("", map[string]*Schema{
+			"positions": {Type: "object", Description: "Joint name → target position. Only these joints move.", Properties: props, MinLength: nil},
+			"duration_s": Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale.", 0.1, 120),
+			"speed_fraction": Num("Fraction of the allowed speed when duration_s is not given. Default 1.", 0.05, 1),
+		}, "positions"),
+		Output:   previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
+		Errors:   previewErrors,
+		Ready:    p.estopReady,
+		Call:     p.armMoveJoints,
+	}
+}
+
+func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
+	var in struct {
+		Positions     map[string]float64 `json:"positions"`
+		DurationS     float64            `json:"duration_s"`
+		SpeedFraction float64            `json:"speed_fraction"`
+	}
+	if err := c.Decode(&in); err != nil {
+		return nil, err
+	}
+	if len(in.Positions) == 0 {
+		e := FieldError("positions", "at least one joint: "+strings.Join(p.Arm.Joints, ", "), "empty object", "no joint to move")
+		return nil, e
+	}
+	cur, jerr := p.joints()
+	if jerr != nil {
+		return nil, jerr
+	}
+	from := make([]float64, len(p.Arm.Joints))
+	to := make([]float64, len(p.Arm.Joints))
+	start := make([]spline.State, len(p.Arm.Joints))
+	startMap := map[string]float64{}
+	for i, j := range p.Arm.Joints {
+		r, ok := cur[j]
+		if !ok {
+			return nil, StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
+		}
+		from[i], to[i] = r.Position, r.Position
+		start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
+		startMap[j] = r.Position
+		if t, ok := in.Positions[j]; ok {
+			to[i] = t
+		}
+	}
+	if in.SpeedFraction == 0 {
+		in.SpeedFraction = 1
+	}
+	dur := in.DurationS
+	if dur == 0 {
+		dur = p.Arm.Guard.MinDuration(p.Arm.Joints, from, to, in.SpeedFraction*p.SpeedScale())
+	}
+	pt := spline.Point{Positions: to, Velocities: make([]float64, len(to)), Accelerations: make([]float64, len(to)), Time: dur}
+	return p.previewTrajectory(ctx, c, start, startMap, []spline.Point{pt}, in.Positions)
+}
+
+func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spline.State, startMap map[string]float64, points []spline.Point, named map[string]float64) (any, error) {
+	chk, err := p.Arm.Guard.Check(p.Arm.Joints, start, points)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if len(chk.Violations) > 0 {
+		return nil, violationError(c.Tool.Name, chk.Violations)
+	}
+	moved := 0
+	var impacts []JointImpact
+	targets := map[string]float64{}
+	for _, ji := range chk.Joints {
+		targets[ji.Joint] = round6(ji.To)
+		if math.Abs(ji.Delta) > 1e-6 {
+			moved++
+		}
+		ji.From, ji.To, ji.Delta = round6(ji.From), round6(ji.To), round6(ji.Delta)
+		ji.PeakVelocity, ji.PercentOfLimit = round6(ji.PeakVelocity), math.Round(ji.PercentOfLimit*10)/10
+		impacts = append(impacts, ji)
+	}
+	warnings := append([]string{}, chk.Warnings...)
+	if p.LongDuration > 0 && chk.Duration > p.LongDuration {
+		warnings = append(warnings, fmt.Sprintf("long motion: %.1f s", chk.Duration))
+	}
+	g := storedGoal{Start: startMap}
+	g.Trajectory = &struct {
+		Joints []string       `json:"joints"`
+		Points []spline.Point `json:"points"`
+	}{Joints: p.Arm.Joints, Points: points}
+	summary := map[string]any{
+		"joints": impacts, "targets": targets, "duration_s": round6(chk.Duration), "warnings": warnings,
+		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{p.Arm.Name}},
+		"plot":   chk.Plot,
+	}
+	_ = named
+	return p.issue(ctx, c, p.Arm.Name, g, summary)
+}
+
+// ArmFollowTrajectory previews a multi-waypoint joint trajectory.
+func (p *Previewer) ArmFollowTrajectory() *Tool {
+	return &Tool{
+		Name: "arm_follow_trajectory", Group: "arm", Tier: TierIrreversible, Resource: p.Arm.Name, Title: "Preview an arm trajectory", TouchesRobot: true,
+		Description: Describe("Previews a joint trajectory through timed waypoints, interpolated as joint_trajectory_controller does (cubic with velocities, quintic with accelerations, linear with positions only), and checks every limit along it. Nothing moves: run it with motion_confirm(preview_id).",
+			"you need the arm to pass through several configurations with timing.",
+			"a single target (arm_move_joints is simpler and picks a safe duration).",
+			"none until confirmed; the confirmed motion moves the arm (irreversible).",
+			"a preview as for arm_move_joints (about 1-2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit)."),
+		Input: Object("", map[string]*Schema{
+			"joints": {Type: "array", Description: "Joint names, in the order of every point's values; must be all arm joints or a subset.", MinItems: Int(1), MaxItems: Int(16), Items: Enum("An arm joint.", p.Arm.Joints...)},
+			"points": {Type: "array", Description: "Waypoints in increasing time.", MinItems: Int(1), MaxItems: Int(1000), Items: Object("A waypoint.", map[string]*Schema{
+				"positions":       Array("Position per joint, in the order of joints.", Num("rad or m.", -100, 100), 16),
+				"velocities":      Array("Velocity per joint. Default: none (then interpolation is linear).", Num("rad/s or m/s.", -100, 100), 16),
+				"accelerations":   Array("Acceleration per joint. Default: none.", Num("rad/s² or m/s².", -1000, 1000), 16),
+				"time_from_start": Num("Seconds from the start of the motion.", 0.001, 600),
+			}, "positions", "time_from_start")},
+		}, "joints", "points"),
+		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}}),
+		Errors: previewErrors,
+		Ready:  p.estopReady,
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			var in struct {
+				Joints []string `json:"joints"`
+				Points []struct {
+					Positions     []float64 `json:"positions"`
+					Velocities    []float64 `json:"velocities"`
+					Accelerations []float64 `json:"accelerations"`
+					Time          float64   `json:"time_from_start"`
+				} `json:"points"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			idx := map[string]int{}
+			for i, j := range in.Joints {
+				if _, dup := idx[j]; dup {
+					e := RuleError(CodeInvalidArgument, "joints_unique", "joints", "joint "+j+" is listed twice")
+					e.Expected, e.Actual = "each joint at most once", quote(j)
+					return nil, e
+				}
+				idx[j] = i
+			}
+			cur, jerr := p.joints()
+			if jerr != nil {
+				return nil, jerr
+			}
+			n := len(p.Arm.Joints)
+			start := make([]spline.State, n)
+			startMap := map[string]float64{}
+			for i, j := range p.Arm.Joints {
+				r, ok := cur[j]
+				if !ok {
+					return nil, StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
+				}
+				start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
+				startMap[j] = r.Position
+			}
+			points := make([]spline.Point, len(in.Points))
+			prevT := 0.0
+			for k, ip := range in.Points {
+				f := "points[" + strconv.Itoa(k) + "]"
+				for name, arr := range map[string][]float64{"positions": ip.Positions, "velocities": ip.Velocities, "accelerations": ip.Accelerations} {
+					if arr != nil && len(arr) != len(in.Joints) {
+						return nil, FieldError(f+"."+name, fmt.Sprintf("%d values (one per joint)", len(in.Joints)), fmt.Sprintf("%d values", len(arr)), "length does not match joints")
+					}
+				}
+				if ip.Time <= prevT {
+					return nil, FieldError(f+".time_from_start", fmt.Sprintf("greater than %g", prevT), strconv.FormatFloat(ip.Time, 'g', -1, 64), "times must strictly increase")
+				}
+				prevT = ip.Time
+				pt := spline.Point{Positions: make([]float64, n), Time: ip.Time}
+				if ip.Velocities != nil {
+					pt.Velocities = make([]float64, n)
+				}
+				if ip.Accelerations != nil {
+					pt.Accelerations = make([]float64, n)
+				}
+				for i, j := range p.Arm.Joints {
+					if src, ok := idx[j]; ok {
+						pt.Positions[i] = ip.Positions[src]
+						if ip.Velocities != nil {
+							pt.Velocities[i] = ip.Velocities[src]
+						}
+						if ip.Accelerations != nil {
+							pt.Accelerations[i] = ip.Accelerations[src]
+						}
+					} else {
+						pt.Positions[i] = start[i].Pos // unnamed joints hold
+					}
+				}
+				points[k] = pt
+			}
+			return p.previewTrajectory(ctx, c, start, startMap, points, nil)
+		},
+	}
+}

@@ -1,0 +1,177 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// GripperMove previews moving the gripper fingers.
+func (p *Previewer) GripperMove() *Tool {
+	g := p.Gripper
+	return &Tool{
+		Name: "gripper_move", Group: "gripper", Tier: TierIrreversible, Resource: g.Name, Title: "Preview a gripper move", TouchesRobot: true,
+		Description: Describe("Previews opening or closing the gripper to a finger position with an effort cap. Nothing moves: run it with motion_confirm(preview_id).",
+			"you want to open the hand, close it on an object, or release one.",
+			"moving the arm or base.",
+			"none until confirmed; the confirmed motion moves the fingers and may squeeze an object (irreversible).",
+			"a preview: preview_id, from, to, max_effort, duration_s, warnings, expires_at (under 1 KB)."),
+		Input: Object("", map[string]*Schema{
+			"position":   Num(fmt.Sprintf("Finger position in m: %g is closed, %g fully open.", g.Min, g.Max), g.Min, g.Max),
+			"max_effort": Num(fmt.Sprintf("Effort cap in N. Default %g.", g.MaxEffort), 0, g.MaxEffort),
+		}, "position"),
+		Output: previewOut(map[string]*Schema{"from": {Type: "number", Description: "Current finger position."}, "to": {Type: "number", Description: "Target."}}),
+		Errors: previewErrors,
+		Ready:  p.estopReady,
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			var in struct {
+				Position  float64  `json:"position"`
+				MaxEffort *float64 `json:"max_effort"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			eff := g.MaxEffort
+			if in.MaxEffort != nil {
+				eff = *in.MaxEffort
+			}
+			cur, jerr := p.joints()
+			if jerr != nil {
+				return nil, jerr
+			}
+			r, ok := cur[g.Joint]
+			if !ok {
+				return nil, StateError(CodeUnavailable, "joint "+g.Joint+" missing from /joint_states", "when the gripper reports its state", "no gripper state")
+			}
+			delta := in.Position - r.Position
+			dur := math.Abs(delta)/g.SpeedMS + 0.2
+			var warn []string
+			if eff > 0.95*g.MaxEffort {
+				warn = append(warn, fmt.Sprintf("effort %.1f N is within 5%% of the gripper's maximum", eff))
+			}
+			goal := storedGoal{Start: map[string]float64{g.Joint: r.Position}}
+			goal.Gripper = &struct {
+				Position  float64 `json:"position"`
+				MaxEffort float64 `json:"max_effort"`
+			}{in.Position, eff}
+			return p.issue(ctx, c, g.Name, goal, map[string]any{
+				"from": round6(r.Position), "to": in.Position, "max_effort": eff, "duration_s": round6(dur), "warnings": warn,
+				"joints": []JointImpact{{Joint: g.Joint, From: round6(r.Position), To: in.Position, Delta: round6(delta), PeakVelocity: g.SpeedMS, Limit: g.SpeedMS, PercentOfLimit: 100}},
+				"impact": map[string]any{"joints_moved": boolInt(math.Abs(delta) > 1e-6), "actuators_touched": []string{g.Name}},
+			})
+		},
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (p *Previewer) pose() (Pose2D, *Error) {
+	pose, ok := p.Robot.Odom()
+	if !ok {
+		return Pose2D{}, StateError(CodeUnavailable, "no odometry received", "when the base publishes odometry", "cannot preview a base motion without its pose")
+	}
+	return pose, nil
+}
+
+// BaseNavigate previews a move_base goal.
+func (p *Previewer) BaseNavigate() *Tool {
+	b := p.Base
+	return &Tool{
+		Name: "base_navigate", Group: "base", Tier: TierIrreversible, Resource: b.Name, Title: "Preview a navigation goal", TouchesRobot: true,
+		Description: Describe("Previews sending the mobile base to a pose through move_base; the goal must lie inside the geofence. Nothing moves: run it with motion_confirm(preview_id).",
+			"you want the base at a pose in the map/odom frame.",
+			"short open-loop nudges (base_drive); arm motions.",
+			"none until confirmed; the confirmed motion drives the base (irreversible).",
+			"a preview: preview_id, from and to poses, distance_m, duration_s estimate, warnings, expires_at (under 1 KB); refused with limit_violation outside the geofence."),
+		Input: Object("", map[string]*Schema{
+			"x":     Num("Goal x in m.", -1000, 1000),
+			"y":     Num("Goal y in m.", -1000, 1000),
+			"yaw":   Num("Goal heading in rad. Default 0.", -math.Pi, math.Pi),
+			"frame": Enum("Frame of the goal. Default "+b.Frame+".", b.Frame),
+		}, "x", "y"),
+		Output: previewOut(map[string]*Schema{"distance_m": {Type: "number", Description: "Straight-line distance."}}),
+		Errors: previewErrors,
+		Ready:  p.estopReady,
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			var in struct{ X, Y, Yaw float64 }
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			if vs := b.Guard.CheckGoal(b.Frame, in.X, in.Y); len(vs) > 0 {
+				return nil, violationError(c.Tool.Name, vs)
+			}
+			cur, perr := p.pose()
+			if perr != nil {
+				return nil, perr
+			}
+			lin, ang := b.Guard.Caps()
+			dist := math.Hypot(in.X-cur.X, in.Y-cur.Y)
+			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
+			dur := dist/lin + turn/ang
+			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
+			goal.Navigate = &Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			var warn []string
+			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
+				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
+			}
+			return p.issue(ctx, c, b.Name, goal, map[string]any{
+				"from": cur, "to": goal.Navigate, "distance_m": round6(dist), "duration_s": round6(dur), "warnings": warn,
+				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
+			})
+		},
+	}
+}
+
+// BaseDrive previews a timed velocity command with a deadman.
+func (p *Previewer) BaseDrive() *Tool {
+	b := p.Base
+	lin, ang := b.Guard.Caps()
+	return &Tool{
+		Name: "base_drive", Group: "base", Tier: TierIrreversible, Resource: b.Name, Title: "Preview a timed drive", TouchesRobot: true,
+		Description: Describe("Previews driving the base at a linear and angular velocity for a bounded time (cmd_vel, republished with a deadman: the base stops at the end, on cancel, on robot_stop, or if this MCP session ends). Nothing moves: run it with motion_confirm(preview_id).",
+			"short open-loop moves: back off, turn in place, creep forward.",
+			"going to a pose (base_navigate plans around obstacles); long drives.",
+			"none until confirmed; the confirmed motion drives the base (irreversible).",
+			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the end pose leaves the geofence."),
+		Input: Object("", map[string]*Schema{
+			"linear":     Num(fmt.Sprintf("Forward speed in m/s (cap %g).", lin), -10, 10),
+			"angular":    Num(fmt.Sprintf("Turn rate in rad/s (cap %g). Default 0.", ang), -10, 10),
+			"duration_s": Num(fmt.Sprintf("How long to drive, at most %g s.", b.MaxDriveS), 0.1, b.MaxDriveS),
+		}, "linear", "duration_s"),
+		Output: previewOut(map[string]*Schema{"end_pose": {Type: "object", Description: "Predicted pose at the end."}}),
+		Errors: previewErrors,
+		Ready:  p.estopReady,
+		Call: func(ctx context.Context, c *Call) (any, error) {
+			var in struct {
+				Linear, Angular float64
+				DurationS       float64 `json:"duration_s"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			cur, perr := p.pose()
+			if perr != nil {
+				return nil, perr
+			}
+			end, vs := b.Guard.CheckDrive(cur, in.Linear, in.Angular, in.DurationS)
+			if len(vs) > 0 {
+				return nil, violationError(c.Tool.Name, vs)
+			}
+			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
+			goal.Drive = &struct {
+				Linear    float64 `json:"linear"`
+				Angular   float64 `json:"angular"`
+				DurationS float64 `json:"duration_s"`
+			}{in.Linear, in.Angular, in.DurationS}
+			return p.issue(ctx, c, b.Name, goal, map[string]any{
+				"from": cur, "end_pose": end, "linear": in.Linear, "angular": in.Angular, "duration_s": in.DurationS, "warnings": []string{},
+				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
+			})
+		},
+	}
+}
