@@ -44,7 +44,7 @@ type Motions struct {
 	Changed func(m inflight.Motion)
 
 	mu      sync.Mutex
-	active  map[string]string   // actuator → non-terminal motion id
+	active  map[string]string // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
 }
 

@@ -324,4 +324,6 @@ func NewSpeedScale(s float64) *SpeedScale {
 func (s *SpeedScale) Get() float64 { return math.Float64frombits(s.v.Load()) }
 
 // Set changes the scale and returns the previous one.
-func (s *SpeedScale) Set(v float64) float64 { return math.Float64frombits(s.v.Swap(math.Float64bits(v))) }
+func (s *SpeedScale) Set(v float64) float64 {
+	return math.Float64frombits(s.v.Swap(math.Float64bits(v)))
+}

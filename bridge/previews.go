@@ -222,14 +222,14 @@ func (p *Previewer) ArmMoveJoints() *Tool {
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
 			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken."),
 		Input: Object("", map[string]*Schema{
-			"positions": {Type: "object", Description: "Joint name → target position. Only these joints move.", Properties: props, MinLength: nil},
-			"duration_s": Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale.", 0.1, 120),
+			"positions":      {Type: "object", Description: "Joint name → target position. Only these joints move.", Properties: props, MinLength: nil},
+			"duration_s":     Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale.", 0.1, 120),
 			"speed_fraction": Num("Fraction of the allowed speed when duration_s is not given. Default 1.", 0.05, 1),
 		}, "positions"),
-		Output:   previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
-		Errors:   previewErrors,
-		Ready:    p.estopReady,
-		Call:     p.armMoveJoints,
+		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
+		Errors: previewErrors,
+		Ready:  p.estopReady,
+		Call:   p.armMoveJoints,
 	}
 }
 
