@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +32,19 @@ func (f *Front) Server() *mcp.Server {
 	if f.server != nil {
 		return f.server
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, &mcp.ServerOptions{Instructions: f.Instructions})
+	opts := &mcp.ServerOptions{Instructions: f.Instructions}
+	if f.OnSessionEnd != nil {
+		// The deadman for drives: when a planner's session ends, whatever it
+		// is driving stops. Wait returns when the session closes.
+		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
+			ss := req.Session
+			go func() {
+				_ = ss.Wait()
+				f.OnSessionEnd(ss.ID())
+			}()
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, opts)
 	for _, t := range f.Pipeline.Registry.Tools() {
 		if f.Lazy && !f.Pipeline.Registry.IsCore(t.Name) {
 			continue
@@ -148,7 +161,7 @@ func (t Tokens) RoleFor(h http.Header) (Role, bool) {
 func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	srv := f.Server()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody})
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		role, ok := tokens.RoleFor(r.Header)
 		if !ok {

@@ -44,7 +44,8 @@ type Motions struct {
 	Changed func(m inflight.Motion)
 
 	mu      sync.Mutex
-	active  map[string]string // actuator → non-terminal motion id
+	drives  map[string][]string // MCP session → drive motion ids (deadman)
+	active  map[string]string   // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
 }
 
@@ -55,6 +56,7 @@ type Motions struct {
 func (m *Motions) Start() error {
 	m.mu.Lock()
 	m.active = map[string]string{}
+	m.drives = map[string][]string{}
 	m.waiters = map[string][]chan struct{}{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
@@ -267,6 +269,11 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	// The record is durable: only now may the goal go out.
 	m.setActive(pv.Actuator, motionID)
+	if pv.Tool == "base_drive" && c.Session != "" {
+		m.mu.Lock()
+		m.drives[c.Session] = append(m.drives[c.Session], motionID)
+		m.mu.Unlock()
+	}
 	if serr := m.send(ctx, pv); serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
@@ -345,4 +352,20 @@ func motionResult(mo inflight.Motion, replay bool) map[string]any {
 		out["note"] = "the robot no longer reports this goal; read state (joints_read) and preview again; it is never resent automatically"
 	}
 	return out
+}
+
+// SessionEnded stops every drive the ended MCP session started: a planner
+// that lost its connection must not leave the base driving.
+func (m *Motions) SessionEnded(session string) {
+	m.mu.Lock()
+	ids := m.drives[session]
+	delete(m.drives, session)
+	m.mu.Unlock()
+	for _, id := range ids {
+		if mo, err := m.Store.Get(id); err == nil && !inflight.IsTerminal(mo.State) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = m.Robot.Cancel(ctx, mo.Actuator, id)
+			cancel()
+		}
+	}
 }

@@ -1,0 +1,265 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/spline"
+)
+
+// fakeRobot records every goal "on the wire" so tests can prove what
+// reached the robot; it reports updates only when told.
+type fakeRobot struct {
+	mu        sync.Mutex
+	joints    map[string]float64
+	pose      Pose2D
+	connected bool
+	sent      map[string]int // goal id → times published
+	order     []string
+	cancels   []string
+	stops     int
+	tracked   []string
+	obs       func(GoalUpdate)
+	sendDelay time.Duration
+}
+
+func newFakeRobot() *fakeRobot {
+	return &fakeRobot{joints: map[string]float64{"j1": 0, "j2": 0, "finger": 0.02}, connected: true,
+		sent: map[string]int{}, pose: Pose2D{Frame: "odom"}}
+}
+
+func (r *fakeRobot) Actuators() []ActuatorStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return []ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
+}
+
+func (r *fakeRobot) Joints() JointsSnapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var js []JointReading
+	for _, n := range []string{"j1", "j2", "finger"} {
+		js = append(js, JointReading{Name: n, Position: r.joints[n]})
+	}
+	return JointsSnapshot{Joints: js, Received: time.Now()}
+}
+
+func (r *fakeRobot) Odom() (Pose2D, bool) { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
+func (r *fakeRobot) MasterReachable() bool { return true }
+
+func (r *fakeRobot) record(id string) error {
+	if r.sendDelay > 0 {
+		time.Sleep(r.sendDelay)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.connected {
+		return errors.New("no subscriber on goal topic")
+	}
+	r.sent[id]++
+	r.order = append(r.order, id)
+	return nil
+}
+
+func (r *fakeRobot) SendTrajectory(_ context.Context, id string, _ []string, _ []spline.Point) error {
+	return r.record(id)
+}
+func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error { return r.record(id) }
+func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error    { return r.record(id) }
+func (r *fakeRobot) Drive(_ context.Context, id string, _, _ float64, _ time.Duration) error {
+	return r.record(id)
+}
+func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
+	r.mu.Lock()
+	r.cancels = append(r.cancels, id)
+	r.mu.Unlock()
+	return nil
+}
+func (r *fakeRobot) StopAll(context.Context) error { r.mu.Lock(); r.stops++; r.mu.Unlock(); return nil }
+func (r *fakeRobot) Track(_, id string)            { r.mu.Lock(); r.tracked = append(r.tracked, id); r.mu.Unlock() }
+func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
+func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
+	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
+}
+func (r *fakeRobot) SampleTopic(_ context.Context, topic string, n int, _ time.Duration) ([]any, error) {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"topic": topic, "seq": i}
+	}
+	return out, nil
+}
+
+func (r *fakeRobot) goalsSent() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.order)
+}
+
+// fakeArm: two joints in [-2, 2] with a 1 rad/s velocity limit, checked by
+// sampling the same spline the controller runs.
+type fakeArm struct{}
+
+func (fakeArm) Range(j string) (float64, float64, bool, bool) { return -2, 2, true, j == "j1" || j == "j2" }
+func (fakeArm) Describe() []JointLimits {
+	lo, hi := -2.0, 2.0
+	return []JointLimits{{Name: "j1", Type: "revolute", Lower: &lo, Upper: &hi, MaxVelocity: 1}, {Name: "j2", Type: "revolute", Lower: &lo, Upper: &hi, MaxVelocity: 1}}
+}
+func (fakeArm) MinDuration(_ []string, from, to []float64, scale float64) float64 {
+	d := 0.5
+	for i := range from {
+		d = math.Max(d, 1.875*math.Abs(to[i]-from[i])/(1*scale))
+	}
+	return d
+}
+func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) (ArmCheck, error) {
+	tr, err := spline.New(start, pts)
+	if err != nil {
+		return ArmCheck{}, RuleError(CodeInvalidArgument, "trajectory_valid", "points", err.Error())
+	}
+	out := ArmCheck{Duration: tr.Duration()}
+	st := make([]spline.State, len(joints))
+	peak := make([]float64, len(joints))
+	seen := map[string]bool{}
+	for k := 0; k <= 200; k++ {
+		t := tr.Duration() * float64(k) / 200
+		tr.At(t, st)
+		for i, s := range st {
+			peak[i] = math.Max(peak[i], math.Abs(s.Vel))
+			if math.Abs(s.Vel) > 1+1e-9 && !seen[joints[i]+"v"] {
+				seen[joints[i]+"v"] = true
+				out.Violations = append(out.Violations, Violation{Joint: joints[i], Kind: "velocity", TimeS: t, Value: math.Abs(s.Vel), Limit: 1})
+			}
+			if math.Abs(s.Pos) > 2 && !seen[joints[i]+"p"] {
+				seen[joints[i]+"p"] = true
+				out.Violations = append(out.Violations, Violation{Joint: joints[i], Kind: "position", TimeS: t, Value: s.Pos, Limit: 2})
+			}
+		}
+	}
+	last := pts[len(pts)-1]
+	for i, j := range joints {
+		out.Joints = append(out.Joints, JointImpact{Joint: j, From: start[i].Pos, To: last.Positions[i], Delta: last.Positions[i] - start[i].Pos, PeakVelocity: peak[i], Limit: 1, PercentOfLimit: peak[i] * 100})
+	}
+	return out, nil
+}
+
+type fakeBase struct{}
+
+func (fakeBase) Caps() (float64, float64) { return 0.5, 1 }
+func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
+	if math.Abs(x) > 5 || math.Abs(y) > 5 {
+		return []Violation{{Kind: "geofence", Value: math.Max(math.Abs(x), math.Abs(y)), Limit: 5}}
+	}
+	return nil
+}
+func (fakeBase) CheckDrive(s Pose2D, lin, ang, d float64) (Pose2D, []Violation) {
+	if math.Abs(lin) > 0.5 {
+		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
+	}
+	return Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
+}
+
+type fakeEStop struct {
+	mu      sync.Mutex
+	latched bool
+	event   uint64
+	reason  string
+}
+
+func (e *fakeEStop) Latch(r string) uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.latched {
+		e.event++
+		e.latched, e.reason = true, r
+	}
+	return e.event
+}
+func (e *fakeEStop) Reset(ev uint64) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ev != e.event {
+		return fmt.Errorf("event %d is not the current event %d", ev, e.event)
+	}
+	e.latched = false
+	return nil
+}
+func (e *fakeEStop) State() (bool, uint64, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.latched, e.event, e.reason
+}
+
+// rig is a full bridge over a fake robot and a real store.
+type rig struct {
+	robot    *fakeRobot
+	store    *inflight.Store
+	p        *Pipeline
+	m        *Motions
+	estop    *fakeEStop
+	operator bool // arm confirmed by operator
+	now      time.Time
+	nowMu    sync.Mutex
+}
+
+func (r *rig) clock() time.Time { r.nowMu.Lock(); defer r.nowMu.Unlock(); return r.now }
+func (r *rig) advance(d time.Duration) {
+	r.nowMu.Lock()
+	r.now = r.now.Add(d)
+	r.nowMu.Unlock()
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	r := &rig{robot: newFakeRobot(), estop: &fakeEStop{}, now: time.Now()}
+	st, err := inflight.Open(filepath.Join(t.TempDir(), "store.db"), inflight.Options{UnsafeNoSync: true, Now: r.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	r.store = st
+	signer := PreviewSigner{Key: []byte("test key")}
+	r.m = &Motions{Robot: r.robot, Store: st, Signer: signer, Now: r.clock, ConsoleURL: "http://127.0.0.1:8765/console",
+		Confirmer: func(a string) Role {
+			if r.operator && a == "arm" {
+				return RoleOperator
+			}
+			return RolePlanner
+		},
+		EStop: r.estop.State}
+	pv := &Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second,
+		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: r.clock,
+		Arm:     &ArmModel{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}},
+		Gripper: &GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
+		Base:    &BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
+	r.m.Restate = pv.Restate
+	if err := r.m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry()
+	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
+	reg.MustAdd(MotionTools(r.m, pv, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
+	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
+	r.p = NewPipeline(reg)
+	reg.MustAdd(DiscoveryTools(r.p)...)
+	return r
+}
+
+func (r *rig) call(t *testing.T, role Role, tool string, args string) (map[string]any, *Error) {
+	t.Helper()
+	out, e := r.p.Call(context.Background(), tool, json.RawMessage(args), Invocation{Role: role, Session: "s"})
+	if e != nil {
+		return nil, e
+	}
+	b, _ := json.Marshal(out)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m, nil
+}

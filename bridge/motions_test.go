@@ -1,0 +1,314 @@
+package bridge
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func preview(t *testing.T, r *rig, tool, args string) string {
+	t.Helper()
+	out, e := r.call(t, RolePlanner, tool, args)
+	if e != nil {
+		t.Fatalf("%s preview: %+v", tool, e)
+	}
+	id, _ := out["preview_id"].(string)
+	if id == "" {
+		t.Fatalf("no preview_id in %v", out)
+	}
+	return id
+}
+
+func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
+	r := newRig(t)
+	out, e := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":1}}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	if r.robot.goalsSent() != 0 {
+		t.Fatal("a preview reached the robot")
+	}
+	joints := out["joints"].([]any)
+	j1 := joints[0].(map[string]any)
+	if j1["joint"] != "j1" || j1["from"] != 0.0 || j1["to"] != 1.0 || j1["delta"] != 1.0 {
+		t.Fatalf("preview joint line: %v", j1)
+	}
+	if out["duration_s"].(float64) < 1.87 || out["impact"].(map[string]any)["joints_moved"] != 1.0 {
+		t.Fatalf("preview: %v", out)
+	}
+	id := out["preview_id"].(string)
+	c1, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	if c1["state"] != "sent" || r.robot.goalsSent() != 1 {
+		t.Fatalf("confirm: %v sent %d", c1, r.robot.goalsSent())
+	}
+	c2, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	if c2["motion_id"] != c1["motion_id"] || c2["replay"] != true || r.robot.goalsSent() != 1 {
+		t.Fatalf("second confirm resent: %v, sent %d", c2, r.robot.goalsSent())
+	}
+}
+
+func TestConcurrentIdenticalConfirmsPublishOneGoal(t *testing.T) {
+	r := newRig(t)
+	r.p.LockWait = 20 * time.Second
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j2":-0.5}}`)
+	var wg sync.WaitGroup
+	ids := make(chan string, 32)
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+			if e != nil {
+				t.Error(e)
+				return
+			}
+			ids <- out["motion_id"].(string)
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	first := ""
+	for m := range ids {
+		if first == "" {
+			first = m
+		}
+		if m != first {
+			t.Fatalf("two motion ids: %s %s", first, m)
+		}
+	}
+	if r.robot.goalsSent() != 1 {
+		t.Fatalf("%d goals on the wire", r.robot.goalsSent())
+	}
+}
+
+func TestRefusalsReachNothing(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, r *rig) (tool, args string)
+		code  Code
+	}{
+		{"over position limit (schema range)", func(*testing.T, *rig) (string, string) {
+			return "arm_move_joints", `{"positions":{"j1":2.5}}`
+		}, CodeInvalidArgument},
+		{"unknown joint", func(*testing.T, *rig) (string, string) {
+			return "arm_move_joints", `{"positions":{"elbow":1}}`
+		}, CodeInvalidArgument},
+		{"over velocity limit", func(*testing.T, *rig) (string, string) {
+			return "arm_move_joints", `{"positions":{"j1":1.5},"duration_s":0.5}`
+		}, CodeLimitViolation},
+		{"trajectory through a position limit", func(*testing.T, *rig) (string, string) {
+			return "arm_follow_trajectory", `{"joints":["j1"],"points":[{"positions":[1.9],"time_from_start":3},{"positions":[2.6],"time_from_start":6}]}`
+		}, CodeLimitViolation},
+		{"duplicate joint", func(*testing.T, *rig) (string, string) {
+			return "arm_follow_trajectory", `{"joints":["j1","j1"],"points":[{"positions":[1,1],"time_from_start":3}]}`
+		}, CodeInvalidArgument},
+		{"geofence", func(*testing.T, *rig) (string, string) { return "base_navigate", `{"x":9,"y":0}` }, CodeLimitViolation},
+		{"speed cap", func(*testing.T, *rig) (string, string) {
+			return "base_drive", `{"linear":0.9,"duration_s":1}`
+		}, CodeLimitViolation},
+		{"stale preview", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			r.robot.mu.Lock()
+			r.robot.joints["j1"] = 0.2
+			r.robot.mu.Unlock()
+			return "motion_confirm", `{"preview_id":"` + id + `"}`
+		}, CodeStalePreview},
+		{"expired", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			r.advance(2 * time.Minute)
+			return "motion_confirm", `{"preview_id":"` + id + `"}`
+		}, CodePreviewExpired},
+		{"forged", func(*testing.T, *rig) (string, string) {
+			return "motion_confirm", `{"preview_id":"pv1.8a1c2f4e-1111-4222-8333-944455556666.9999999999.AAAAAAAAAAAAAAAAAAAAAAAA"}`
+		}, CodeInvalidArgument},
+		{"altered", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			b := []byte(id)
+			b[len(b)-2] ^= 1
+			return "motion_confirm", `{"preview_id":"` + string(b) + `"}`
+		}, CodeInvalidArgument},
+		{"expiry altered", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			parts := strings.Split(id, ".")
+			parts[2] = "9999999999"
+			return "motion_confirm", `{"preview_id":"` + strings.Join(parts, ".") + `"}`
+		}, CodeInvalidArgument},
+		{"e-stop latched at confirm", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			r.estop.Latch("test")
+			return "motion_confirm", `{"preview_id":"` + id + `"}`
+		}, CodeEstopLatched},
+		{"e-stop latched at preview", func(t *testing.T, r *rig) (string, string) {
+			r.estop.Latch("test")
+			return "gripper_move", `{"position":0.05}`
+		}, CodeEstopLatched},
+		{"operator-only with planner", func(t *testing.T, r *rig) (string, string) {
+			r.operator = true
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			return "motion_confirm", `{"preview_id":"` + id + `"}`
+		}, CodePermissionDenied},
+		{"actuator offline", func(t *testing.T, r *rig) (string, string) {
+			id := preview(t, r, "gripper_move", `{"position":0.05}`)
+			r.robot.mu.Lock()
+			r.robot.connected = false
+			r.robot.mu.Unlock()
+			return "motion_confirm", `{"preview_id":"` + id + `"}`
+		}, CodeUnavailable},
+		{"estop_reset by planner", func(t *testing.T, r *rig) (string, string) {
+			r.estop.Latch("x")
+			return "estop_reset", `{"event":1}`
+		}, CodePermissionDenied},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			tool, args := c.setup(t, r)
+			_, e := r.call(t, RolePlanner, tool, args)
+			if e == nil || e.Code != c.code {
+				t.Fatalf("got %+v, want %s", e, c.code)
+			}
+			if e.Message == "" {
+				t.Fatal("empty message")
+			}
+			if r.robot.goalsSent() != 0 {
+				t.Fatalf("%d goals reached the robot", r.robot.goalsSent())
+			}
+		})
+	}
+}
+
+func TestLimitViolationListsEveryViolationWithJointTimeValueLimit(t *testing.T) {
+	r := newRig(t)
+	_, e := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":1.5,"j2":-1.5},"duration_s":0.5}`)
+	if e == nil || e.Code != CodeLimitViolation || e.Retryable {
+		t.Fatalf("%+v", e)
+	}
+	vs := e.Details.(map[string]any)["violations"].([]Violation)
+	if len(vs) != 2 || vs[0].Joint == vs[1].Joint || vs[0].Kind != "velocity" || vs[0].Limit != 1 || vs[0].Value <= 1 || vs[0].TimeS <= 0 {
+		t.Fatalf("%+v", vs)
+	}
+}
+
+func TestBusyActuatorRefusesSecondMotionUntilTheFirstEnds(t *testing.T) {
+	r := newRig(t)
+	a := preview(t, r, "gripper_move", `{"position":0.05}`)
+	b := preview(t, r, "gripper_move", `{"position":0.06}`)
+	m1, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+a+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	_, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+b+`"}`)
+	if e == nil || e.Code != CodeBusy || !strings.Contains(e.State, m1["motion_id"].(string)) || e.Release == "" {
+		t.Fatalf("%+v", e)
+	}
+	r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: m1["motion_id"].(string), State: "succeeded"})
+	if _, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+b+`"}`); e != nil {
+		t.Fatal(e)
+	}
+	if r.robot.goalsSent() != 2 {
+		t.Fatalf("sent %d", r.robot.goalsSent())
+	}
+}
+
+func TestMotionStatusWaitsForTheNextStateAndReportsTerminal(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "base_navigate", `{"x":1,"y":1}`)
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	mid := c["motion_id"].(string)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "active"})
+		time.Sleep(50 * time.Millisecond)
+		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "succeeded", Result: map[string]any{}})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, e := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+mid+`","wait_s":5}`)
+		if e != nil {
+			t.Fatal(e)
+		}
+		if s["state"] == "succeeded" {
+			if s["terminal"] != true || s["progress"] != 1.0 {
+				t.Fatalf("%v", s)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never succeeded: %v", s)
+		}
+	}
+}
+
+func TestRobotStopLatchesAndOnlyTheOperatorResetsTheCurrentEvent(t *testing.T) {
+	r := newRig(t)
+	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`)
+	if e != nil || s["estop_event"] != 1.0 || r.robot.stops != 1 {
+		t.Fatalf("%v %+v", s, e)
+	}
+	if _, e := r.call(t, RolePlanner, "robot_stop", `{}`); e != nil {
+		t.Fatal(e)
+	}
+	if _, e := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":0.5}}`); e == nil || e.Code != CodeEstopLatched {
+		t.Fatalf("%+v", e)
+	}
+	if _, e := r.call(t, RoleOperator, "estop_reset", `{"event":7}`); e == nil || e.Code != CodeInvalidArgument {
+		t.Fatalf("reset of another event: %+v", e)
+	}
+	if out, e := r.call(t, RoleOperator, "estop_reset", `{"event":1}`); e != nil || out["latched"] != false {
+		t.Fatalf("%v %+v", out, e)
+	}
+	preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+}
+
+func TestOperatorApprovalRunsTheExactPreview(t *testing.T) {
+	r := newRig(t)
+	r.operator = true
+	a := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	if out, e := r.call(t, RoleOperator, "motion_confirm", `{"preview_id":"`+a+`"}`); e != nil || out["state"] != "sent" {
+		t.Fatalf("%v %+v", out, e)
+	}
+}
+
+func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "base_drive", `{"linear":0.2,"duration_s":5}`)
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	r.m.SessionEnded("s")
+	r.robot.mu.Lock()
+	defer r.robot.mu.Unlock()
+	if len(r.robot.cancels) != 1 || r.robot.cancels[0] != c["motion_id"] {
+		t.Fatalf("cancels %v", r.robot.cancels)
+	}
+}
+
+func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	c, _ := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	robot2 := newFakeRobot()
+	m2 := &Motions{Robot: robot2, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	if err := m2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if len(robot2.tracked) != 1 || robot2.tracked[0] != c["motion_id"] || robot2.goalsSent() != 0 {
+		t.Fatalf("tracked %v sent %d", robot2.tracked, robot2.goalsSent())
+	}
+	robot2.obs(GoalUpdate{Actuator: "arm", GoalID: c["motion_id"].(string), State: "lost"})
+	mo, _ := r.store.Get(c["motion_id"].(string))
+	if mo.State != "unknown" {
+		t.Fatalf("state %s", mo.State)
+	}
+}
