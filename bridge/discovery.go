@@ -41,6 +41,11 @@ type ToolEntry struct {
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
+// stopWords carry no meaning for search.
+var stopWords = map[string]bool{"the": true, "a": true, "an": true, "to": true, "of": true, "and": true, "or": true,
+	"in": true, "on": true, "at": true, "is": true, "it": true, "for": true, "with": true, "my": true, "me": true,
+	"please": true, "can": true, "you": true, "i": true, "want": true, "this": true, "that": true, "by": true, "be": true}
+
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
@@ -50,7 +55,7 @@ func words(s string) []string {
 func (r *Registry) Search(query string, limit int) []GroupMatch {
 	var terms []string
 	for _, w := range words(query) {
-		if len(w) < 2 {
+		if len(w) < 2 || stopWords[w] {
 			continue
 		}
 		terms = append(terms, w)
@@ -76,7 +81,7 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 				}
 			}
 			for _, w := range desc {
-				if w == q {
+				if w == q && !stopWords[w] {
 					scores[t.Group]++
 				}
 			}

@@ -32,5 +32,26 @@ func ErrorSchema() *Schema {
 // OutputSchemaFor is the outputSchema a tool advertises: an object that is
 // either its result shape or the error object.
 func OutputSchemaFor(t *Tool) *Schema {
-	return &Schema{Type: "object", Open: true, AnyOf: []*Schema{t.Output, ErrorSchema()}}
+	return &Schema{Type: "object", Open: true, AnyOf: []*Schema{openShape(t.Output), ErrorSchema()}}
+}
+
+// openShape copies a result shape with every object open: results declare
+// the fields a planner relies on and may carry more.
+func openShape(s *Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	c := &Schema{Type: s.Type, Description: s.Description, Enum: s.Enum, Minimum: s.Minimum, Maximum: s.Maximum,
+		MinLength: s.MinLength, MaxLength: s.MaxLength, Pattern: s.Pattern, MinItems: s.MinItems, MaxItems: s.MaxItems,
+		Required: s.Required, Default: s.Default, Open: true, Items: openShape(s.Items), Additional: openShape(s.Additional)}
+	if s.Properties != nil {
+		c.Properties = make(map[string]*Schema, len(s.Properties))
+		for k, v := range s.Properties {
+			c.Properties[k] = openShape(v)
+		}
+	}
+	for _, a := range s.AnyOf {
+		c.AnyOf = append(c.AnyOf, openShape(a))
+	}
+	return c
 }

@@ -133,7 +133,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	summary["expires_at"] = b.Expires.UTC().Format(time.RFC3339)
 	summary["confirm_with"] = "motion_confirm"
 	summary["confirmed_by"] = string(requires)
-	if _, ok := summary["warnings"]; !ok {
+	if w, ok := summary["warnings"].([]string); !ok || w == nil {
 		summary["warnings"] = []string{}
 	}
 	sb, _ := json.Marshal(summary)

@@ -1,0 +1,127 @@
+package bridge
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/actbridge/actbridge/safety"
+	"github.com/actbridge/actbridge/spline"
+)
+
+// SafetyArm adapts the safety package's limits to ArmGuard.
+type SafetyArm struct {
+	Limits *safety.Limits
+	Opts   safety.CheckOptions
+	// PlotSamples is how many samples per joint the console plot gets.
+	PlotSamples int
+}
+
+// Range reports a joint's position range.
+func (s SafetyArm) Range(joint string) (float64, float64, bool, bool) {
+	j, ok := s.Limits.Joint(joint)
+	if !ok {
+		return 0, 0, false, false
+	}
+	if !j.HasPosition() {
+		return 0, 0, false, true
+	}
+	return j.MinPosition.Value, j.MaxPosition.Value, true, true
+}
+
+// MinDuration is the shortest safe duration of a point-to-point move.
+func (s SafetyArm) MinDuration(joints []string, from, to []float64, scale float64) float64 {
+	d, err := s.Limits.MinDuration(joints, from, to, scale)
+	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) {
+		return safety.MinMoveDuration
+	}
+	return d
+}
+
+// Describe lists the joints with their limits.
+func (s SafetyArm) Describe() []JointLimits {
+	var out []JointLimits
+	for _, n := range s.Limits.Names() {
+		j, _ := s.Limits.Joint(n)
+		jl := JointLimits{Name: n, Type: string(j.Type), MaxVelocity: j.MaxVelocity.Value, MaxEffort: j.MaxEffort.Value, Source: string(j.MaxVelocity.Source)}
+		if j.HasPosition() {
+			lo, hi := j.MinPosition.Value, j.MaxPosition.Value
+			jl.Lower, jl.Upper = &lo, &hi
+		}
+		if j.MaxAcceleration.Set() {
+			a := j.MaxAcceleration.Value
+			jl.MaxAcceleration = &a
+		}
+		out = append(out, jl)
+	}
+	return out
+}
+
+// Check runs the full trajectory check and converts the report.
+func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.Point) (ArmCheck, error) {
+	r, err := s.Limits.CheckTrajectory(joints, start, points, s.Opts)
+	if err != nil {
+		return ArmCheck{}, RuleError(CodeInvalidArgument, "trajectory_valid", "points", err.Error())
+	}
+	out := ArmCheck{Duration: r.Duration}
+	for _, v := range r.Violations {
+		out.Violations = append(out.Violations, Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit})
+	}
+	for _, j := range r.Joints {
+		out.Joints = append(out.Joints, JointImpact{Joint: j.Joint, From: j.From, To: j.To, Delta: j.Delta,
+			PeakVelocity: math.Abs(j.PeakVelocity), Limit: j.VelocityLimit, PercentOfLimit: j.PercentOfLimit})
+	}
+	for _, w := range r.Warnings {
+		who := w.Joint
+		if who == "" {
+			who = "motion"
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %s (%.4g against %.4g at t=%.2fs)", who, w.Kind, w.Value, w.Limit, w.Time))
+	}
+	if r.Trajectory != nil && s.PlotSamples > 1 {
+		out.Plot = map[string][][2]float64{}
+		st := make([]spline.State, len(joints))
+		for k := 0; k < s.PlotSamples; k++ {
+			t := r.Duration * float64(k) / float64(s.PlotSamples-1)
+			r.Trajectory.At(t, st)
+			for i, j := range joints {
+				out.Plot[j] = append(out.Plot[j], [2]float64{round6(t), round6(st[i].Pos)})
+			}
+		}
+	}
+	return out, nil
+}
+
+// SafetyBase adapts the safety package's base checks to BaseGuard.
+type SafetyBase struct{ Base *safety.Base }
+
+// Caps returns the speed caps.
+func (s SafetyBase) Caps() (float64, float64) {
+	c := s.Base.Config()
+	return c.MaxLinearSpeed, c.MaxAngularSpeed
+}
+
+func baseViolations(vs []safety.BaseViolation) []Violation {
+	out := make([]Violation, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, Violation{Joint: v.Field, Kind: v.Rule, Value: v.Value, Limit: v.Limit})
+	}
+	return out
+}
+
+// CheckGoal refuses goals outside the geofence.
+func (s SafetyBase) CheckGoal(frame string, x, y float64) []Violation {
+	vs, err := s.Base.CheckBaseGoal(frame, x, y)
+	if err != nil {
+		return []Violation{{Kind: "invalid_goal: " + err.Error()}}
+	}
+	return baseViolations(vs)
+}
+
+// CheckDrive refuses twists over the caps or leaving the fence.
+func (s SafetyBase) CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation) {
+	end, vs, err := s.Base.CheckDrive(start.Frame, safety.Pose2D{X: start.X, Y: start.Y, Theta: start.Yaw}, linear, angular, duration)
+	if err != nil {
+		return start, []Violation{{Kind: "invalid_drive: " + err.Error()}}
+	}
+	return Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
+}

@@ -1,0 +1,183 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// connect serves the rig over an in-memory MCP transport and returns a
+// client session.
+func connect(t *testing.T, r *rig, lazy bool) *mcp.ClientSession {
+	t.Helper()
+	front := &Front{Pipeline: r.p, Lazy: lazy, Name: "actbridge", Version: "test"}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := front.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// validateOutput checks structuredContent against the tool's advertised
+// outputSchema with an independent validator, as TypeScript-SDK clients do
+// even when isError is true.
+func validateOutput(t *testing.T, tool *mcp.Tool, res *mcp.CallToolResult) {
+	t.Helper()
+	b, _ := json.Marshal(tool.OutputSchema)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("%s: outputSchema is not a JSON schema: %v", tool.Name, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: outputSchema does not resolve: %v", tool.Name, err)
+	}
+	var v any
+	sb, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(sb, &v)
+	if err := rs.Validate(v); err != nil {
+		t.Fatalf("%s: structuredContent %s does not match outputSchema: %v", tool.Name, sb, err)
+	}
+}
+
+func TestEveryResultAndErrorFitsTheAdvertisedOutputSchema(t *testing.T) {
+	r := newRig(t)
+	cs := connect(t, r, false)
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range lt.Tools {
+		tools[tl.Name] = tl
+	}
+	if len(tools) != len(r.p.Registry.Tools()) {
+		t.Fatalf("listed %d of %d tools", len(tools), len(r.p.Registry.Tools()))
+	}
+	pid := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.3}}`)
+	calls := []struct {
+		tool    string
+		args    string
+		isError bool
+	}{
+		{"robot_describe", `{}`, false},
+		{"joints_read", `{}`, false},
+		{"joints_read", `{"joints":["nope"]}`, true},
+		{"topics_list", `{"limit":1}`, false},
+		{"topics_list", `{"cursor":"bad"}`, true},
+		{"topic_sample", `{"topic":"/odom","n":2}`, false},
+		{"arm_move_joints", `{"positions":{"j1":1}}`, false},
+		{"arm_move_joints", `{"positions":{"j1":1.5},"duration_s":0.2}`, true},
+		{"arm_move_joints", `{"positions":{"bogus":1}}`, true},
+		{"arm_move_joints", `{"extra":1}`, true},
+		{"arm_follow_trajectory", `{"joints":["j1"],"points":[{"positions":[0.2],"velocities":[0],"time_from_start":2}]}`, false},
+		{"gripper_move", `{"position":0.04}`, false},
+		{"base_navigate", `{"x":1,"y":0}`, false},
+		{"base_navigate", `{"x":50,"y":0}`, true},
+		{"base_drive", `{"linear":0.1,"duration_s":1}`, false},
+		{"motion_confirm", `{"preview_id":"` + pid + `"}`, false},
+		{"motion_confirm", `{"preview_id":"nonsense"}`, true},
+		{"motion_status", `{"motion_id":"00000000-0000-0000-0000-000000000000"}`, true},
+		{"motion_cancel", `{"motion_id":"00000000-0000-0000-0000-000000000000"}`, true},
+		{"motions_list", `{}`, false},
+		{"speed_scale_set", `{"scale":0.5,"idempotency_key":"k"}`, false},
+		{"speed_scale_set", `{"scale":2}`, true},
+		{"estop_reset", `{"event":1}`, true},
+		{"tools_search", `{"query":"open the hand"}`, false},
+		{"tools_invoke", `{"name":"joints_read","arguments":{}}`, false},
+		{"tools_invoke", `{"name":"joints_reed","arguments":{}}`, true},
+		{"tools_batch", `{"calls":[{"tool":"joints_read","arguments":{}},{"tool":"nope","arguments":{}}]}`, false},
+		{"output_read", `{"path":"/etc/passwd"}`, true},
+		{"robot_stop", `{"reason":"test"}`, false},
+		{"arm_move_joints", `{"positions":{"j1":1}}`, true}, // e-stop latched
+	}
+	for _, c := range calls {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatalf("%s %s: protocol error %v", c.tool, c.args, err)
+		}
+		if res.IsError != c.isError {
+			t.Fatalf("%s %s: isError=%v, want %v: %v", c.tool, c.args, res.IsError, c.isError, res.StructuredContent)
+		}
+		validateOutput(t, tools[c.tool], res)
+		if res.IsError {
+			m := res.StructuredContent.(map[string]any)
+			if _, ok := m["code"].(string); !ok {
+				t.Fatalf("%s: error without code: %v", c.tool, m)
+			}
+			if _, ok := m["retryable"].(bool); !ok {
+				t.Fatalf("%s: error without retryable: %v", c.tool, m)
+			}
+		}
+	}
+	if r.robot.goalsSent() != 1 {
+		t.Fatalf("goals sent %d, want 1 (the one confirm)", r.robot.goalsSent())
+	}
+}
+
+func TestLazyModeListsCoreToolsAndInvokeReachesTheRest(t *testing.T) {
+	r := newRig(t)
+	r.p.Registry.SetCore("tools_search", "tools_invoke", "tools_batch", "robot_stop")
+	cs := connect(t, r, true)
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Tools) != 4 {
+		t.Fatalf("lazy list has %d tools", len(lt.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tools_search", Arguments: map[string]any{"query": "open the hand"}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	groups := res.StructuredContent.(map[string]any)["groups"].([]any)
+	if groups[0].(map[string]any)["group"] != "gripper" {
+		t.Fatalf("first group %v", groups[0])
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tools_invoke", Arguments: map[string]any{"name": "gripper_move", "arguments": map[string]any{"position": 0.03}}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res.StructuredContent)
+	}
+	if _, ok := res.StructuredContent.(map[string]any)["preview_id"]; !ok {
+		t.Fatalf("%v", res.StructuredContent)
+	}
+}
+
+func TestToolListIsIdenticalOnEveryConnection(t *testing.T) {
+	r := newRig(t)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	var lists []string
+	for i := 0; i < 2; i++ {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := front.Server().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt, _ := cs.ListTools(context.Background(), nil)
+		b, _ := json.Marshal(lt.Tools)
+		lists = append(lists, string(b))
+		cs.Close()
+		ss.Close()
+	}
+	if lists[0] != lists[1] {
+		t.Fatal("tools/list differs between connections")
+	}
+}
