@@ -52,7 +52,7 @@ func (r *fakeRobot) Joints() JointsSnapshot {
 	return JointsSnapshot{Joints: js, Received: time.Now()}
 }
 
-func (r *fakeRobot) Odom() (Pose2D, bool) { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
+func (r *fakeRobot) Odom() (Pose2D, bool)  { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
 func (r *fakeRobot) MasterReachable() bool { return true }
 
 func (r *fakeRobot) record(id string) error {
@@ -72,8 +72,10 @@ func (r *fakeRobot) record(id string) error {
 func (r *fakeRobot) SendTrajectory(_ context.Context, id string, _ []string, _ []spline.Point) error {
 	return r.record(id)
 }
-func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error { return r.record(id) }
-func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error    { return r.record(id) }
+func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error {
+	return r.record(id)
+}
+func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error { return r.record(id) }
 func (r *fakeRobot) Drive(_ context.Context, id string, _, _ float64, _ time.Duration) error {
 	return r.record(id)
 }
@@ -84,7 +86,11 @@ func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
 	return nil
 }
 func (r *fakeRobot) StopAll(context.Context) error { r.mu.Lock(); r.stops++; r.mu.Unlock(); return nil }
-func (r *fakeRobot) Track(_, id string)            { r.mu.Lock(); r.tracked = append(r.tracked, id); r.mu.Unlock() }
+func (r *fakeRobot) Track(_, id string) {
+	r.mu.Lock()
+	r.tracked = append(r.tracked, id)
+	r.mu.Unlock()
+}
 func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
 func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
 	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
@@ -107,7 +113,9 @@ func (r *fakeRobot) goalsSent() int {
 // sampling the same spline the controller runs.
 type fakeArm struct{}
 
-func (fakeArm) Range(j string) (float64, float64, bool, bool) { return -2, 2, true, j == "j1" || j == "j2" }
+func (fakeArm) Range(j string) (float64, float64, bool, bool) {
+	return -2, 2, true, j == "j1" || j == "j2"
+}
 func (fakeArm) Describe() []JointLimits {
 	lo, hi := -2.0, 2.0
 	return []JointLimits{{Name: "j1", Type: "revolute", Lower: &lo, Upper: &hi, MaxVelocity: 1}, {Name: "j2", Type: "revolute", Lower: &lo, Upper: &hi, MaxVelocity: 1}}
