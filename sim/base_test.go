@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+)
+
+func twist(v, w float64) geometry_msgs.Twist {
+	return geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: v}, Angular: geometry_msgs.Vector3{Z: w}}
+}
+
+func TestCmdVelDrivesStraight(t *testing.T) {
+	r := newTestRobot(t)
+	for range 10 { // 0.2 m/s for 1 s, refreshed every 100 ms
+		r.CmdVel(twist(0.2, 0))
+		r.Advance(100 * time.Millisecond)
+	}
+	p := r.BasePose()
+	if math.Abs(p.X-0.2) > 1e-3 || math.Abs(p.Y) > 1e-9 || p.Yaw != 0 {
+		t.Errorf("pose %+v, want (0.2, 0, 0)", p)
+	}
+}
+
+func TestCmdVelTimeoutStopsBase(t *testing.T) {
+	r := newTestRobot(t) // cmd_vel timeout 0.5 s
+	r.CmdVel(twist(0.4, 0.2))
+	r.Advance(400 * time.Millisecond)
+	if v := r.BaseVelocity(); v.Linear != 0.4 || v.Angular != 0.2 {
+		t.Fatalf("velocity %+v before the timeout, want the command", v)
+	}
+	r.Advance(200 * time.Millisecond)
+	if v := r.BaseVelocity(); v != (Twist2D{}) {
+		t.Errorf("velocity %+v after 0.6 s without a command, want stopped", v)
+	}
+	stopped := r.BasePose()
+	r.Advance(time.Second)
+	if p := r.BasePose(); p != stopped {
+		t.Errorf("base moved after the timeout: %+v → %+v", stopped, p)
+	}
+}
+
+func TestCmdVelIsClampedToLimits(t *testing.T) {
+	r := newTestRobot(t)
+	r.CmdVel(twist(5, -5))
+	r.Advance(10 * time.Millisecond)
+	if v := r.BaseVelocity(); v.Linear != 0.5 || v.Angular != -1.0 {
+		t.Errorf("velocity %+v, want clamped to (0.5, -1.0)", v)
+	}
+	r.CmdVel(twist(math.NaN(), 0))
+	r.Advance(10 * time.Millisecond)
+	if v := r.BaseVelocity(); v.Linear != 0.5 {
+		t.Errorf("a NaN command replaced the last good one: %+v", v)
+	}
+}
+
+func TestArcIntegrationFollowsCircle(t *testing.T) {
+	// Half a turn at radius 1: from (0,0) facing +x to (0,2) facing -x.
+	p := Pose2D{}
+	for range 1000 {
+		p = integrateArc(p, Twist2D{Linear: math.Pi, Angular: math.Pi}, 0.001)
+	}
+	if math.Abs(p.X) > 1e-6 || math.Abs(p.Y-2) > 1e-6 || math.Abs(math.Abs(p.Yaw)-math.Pi) > 1e-6 {
+		t.Errorf("pose %+v, want (0, 2, ±pi)", p)
+	}
+}
+
+func TestOdomReportsPoseAndTwist(t *testing.T) {
+	r := newTestRobot(t)
+	r.CmdVel(twist(0.3, 0.1))
+	r.Advance(200 * time.Millisecond)
+	var last *nav_msgs.Odometry
+	n := 0
+	for _, m := range r.Drain() {
+		if o, ok := m.Msg.(*nav_msgs.Odometry); ok {
+			last, n = o, n+1
+		}
+	}
+	if n < 9 || n > 11 {
+		t.Errorf("%d odometry messages in 0.2 s, want 10 (50 Hz)", n)
+	}
+	if last == nil || last.Header.FrameId != "odom" || last.ChildFrameId != "base_footprint" ||
+		last.Twist.Twist.Linear.X != 0.3 || last.Twist.Twist.Angular.Z != 0.1 || last.Pose.Pose.Position.X <= 0 {
+		t.Errorf("odometry %+v", last)
+	}
+}

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	_ "embed"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// DefaultURDF is the sim's robot description; launch/simrobot.urdf is a copy.
+//
+//go:embed assets/simrobot.urdf
+var DefaultURDF string
+
+// DefaultJointLimits is the sim's joint_limits.yaml; launch/joint_limits.yaml
+// is a copy.
+//
+//go:embed assets/joint_limits.yaml
+var DefaultJointLimits string
+
+// Joint is one movable URDF joint.
+type Joint struct {
+	Name string
+	Type string // "revolute", "continuous" or "prismatic"
+	// Lower and Upper bound the position; both are zero for continuous joints.
+	Lower, Upper float64
+	Velocity     float64 // |velocity| limit
+	Effort       float64 // |effort| limit
+}
+
+// Continuous reports whether the joint has no position limits.
+func (j Joint) Continuous() bool { return j.Type == "continuous" }
+
+// clampPos keeps a position within the joint's limits, as Gazebo's joint
+// stops do.
+func (j Joint) clampPos(p float64) float64 {
+	if j.Continuous() {
+		return p
+	}
+	return math.Max(j.Lower, math.Min(j.Upper, p))
+}
+
+// ErrURDF is returned for a robot description simrobot cannot use.
+var ErrURDF = errors.New("sim: bad URDF")
+
+type urdfRobot struct {
+	Joints []struct {
+		Name  string `xml:"name,attr"`
+		Type  string `xml:"type,attr"`
+		Limit *struct {
+			Lower    float64 `xml:"lower,attr"`
+			Upper    float64 `xml:"upper,attr"`
+			Velocity float64 `xml:"velocity,attr"`
+			Effort   float64 `xml:"effort,attr"`
+		} `xml:"limit"`
+	} `xml:"joint"`
+}
+
+// ParseJoints returns the movable joints of a URDF in document order.
+func ParseJoints(urdf string) ([]Joint, error) {
+	var r urdfRobot
+	if err := xml.Unmarshal([]byte(urdf), &r); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrURDF, err)
+	}
+	var out []Joint
+	for _, j := range r.Joints {
+		switch j.Type {
+		case "fixed", "floating", "planar":
+			continue
+		case "revolute", "continuous", "prismatic":
+		default:
+			return nil, fmt.Errorf("%w: joint %q has unknown type %q", ErrURDF, j.Name, j.Type)
+		}
+		if j.Limit == nil && j.Type != "continuous" {
+			return nil, fmt.Errorf("%w: %s joint %q has no <limit>", ErrURDF, j.Type, j.Name)
+		}
+		jt := Joint{Name: j.Name, Type: j.Type}
+		if j.Limit != nil {
+			jt.Velocity, jt.Effort = j.Limit.Velocity, j.Limit.Effort
+			if j.Type != "continuous" {
+				jt.Lower, jt.Upper = j.Limit.Lower, j.Limit.Upper
+				if jt.Lower > jt.Upper {
+					return nil, fmt.Errorf("%w: joint %q lower %g > upper %g", ErrURDF, j.Name, jt.Lower, jt.Upper)
+				}
+			}
+		}
+		out = append(out, jt)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no movable joints", ErrURDF)
+	}
+	return out, nil
+}

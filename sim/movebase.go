@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+)
+
+// move_base goal, result and feedback contents: the target pose, nothing,
+// and the base's current pose.
+type (
+	navGoal     = geometry_msgs.PoseStamped
+	navResult   = struct{}
+	navFeedback = geometry_msgs.PoseStamped
+	navHandle   = goalHandle[navGoal, navResult, navFeedback]
+)
+
+// OdomFrame is the frame of /odom and of move_base goals; "map" and an
+// empty frame are taken as the same frame, since the sim's odometry is perfect.
+const OdomFrame = "odom"
+
+// MoveBaseConfig is when a move_base goal counts as reached.
+type MoveBaseConfig struct {
+	XYTolerance    float64 // m
+	YawTolerance   float64 // rad
+	FeedbackPeriod time.Duration
+}
+
+// moveBase drives the base to a goal pose: turn toward it, drive, turn to
+// the goal's yaw. It is a stand-in for the navigation stack on an empty floor.
+type moveBase struct {
+	cfg    MoveBaseConfig
+	faults *MoveBaseFaults
+	base   *base
+
+	active       *navHandle
+	target       Pose2D
+	xyReached    bool
+	started      time.Time
+	nextFeedback time.Time
+}
+
+func newMoveBase(cfg MoveBaseConfig, faults *MoveBaseFaults, b *base) *moveBase {
+	if cfg.FeedbackPeriod <= 0 {
+		cfg.FeedbackPeriod = 50 * time.Millisecond
+	}
+	return &moveBase{cfg: cfg, faults: faults, base: b}
+}
+
+// goal accepts every goal (preempting the current one, as move_base's
+// SimpleActionServer does) and aborts those it cannot pursue.
+func (m *moveBase) goal(now time.Time, h *navHandle) {
+	if m.active != nil {
+		_ = m.active.canceled(now, navResult{}, "preempted by a new goal")
+		m.active = nil
+	}
+	if err := h.accept(now, ""); err != nil {
+		return
+	}
+	g := h.Goal()
+	p, o := g.Pose.Position, g.Pose.Orientation
+	yaw, ok := yawFromQuaternion(o.X, o.Y, o.Z, o.W)
+	switch {
+	case g.Header.FrameId != "" && g.Header.FrameId != OdomFrame && g.Header.FrameId != "map" && g.Header.FrameId != "/"+OdomFrame:
+		_ = h.abort(now, navResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q", g.Header.FrameId, OdomFrame))
+		return
+	case !ok:
+		_ = h.abort(now, navResult{}, "Aborting on goal because it was sent with an invalid quaternion")
+		return
+	case !finite(p.X) || !finite(p.Y):
+		_ = h.abort(now, navResult{}, "goal position is not finite")
+		return
+	}
+	m.active, m.target, m.xyReached = h, Pose2D{X: p.X, Y: p.Y, Yaw: yaw}, false
+	m.started, m.nextFeedback = now, now
+}
+
+func (m *moveBase) cancel(now time.Time, h *navHandle) {
+	if h.Same(m.active) {
+		m.active = nil
+	}
+	_ = h.canceled(now, navResult{}, "canceled")
+}
+
+// step sets the base's command for this step; call it before base.step.
+func (m *moveBase) step(now time.Time) {
+	if m.active == nil {
+		return
+	}
+	if f := m.faults.AbortAfter; f > 0 && now.Sub(m.started) >= f {
+		_ = m.active.abort(now, navResult{}, fmt.Sprintf("simrobot fault: aborted after %s", f))
+		m.active = nil
+		return
+	}
+	pose := m.base.pose
+	dx, dy := m.target.X-pose.X, m.target.Y-pose.Y
+	dist := math.Hypot(dx, dy)
+	// Aim for half the tolerance so the result is well inside it; once
+	// reached, the position is latched, like latch_xy_goal_tolerance.
+	if dist <= m.cfg.XYTolerance/2 {
+		m.xyReached = true
+	}
+	cmd := Twist2D{}
+	if !m.xyReached {
+		e := wrapAngle(math.Atan2(dy, dx) - pose.Yaw)
+		cmd.Angular = 2.5 * e
+		if math.Abs(e) < 0.2 {
+			cmd.Linear = math.Max(dist, 0.05) * math.Cos(e)
+		}
+	} else {
+		e := wrapAngle(m.target.Yaw - pose.Yaw)
+		if math.Abs(e) <= m.cfg.YawTolerance/2 {
+			m.base.drive(Twist2D{})
+			_ = m.active.succeed(now, navResult{}, "Goal reached.")
+			m.active = nil
+			return
+		}
+		cmd.Angular = math.Copysign(math.Max(2.5*math.Abs(e), 0.1), e)
+	}
+	m.base.drive(cmd)
+	if !now.Before(m.nextFeedback) {
+		m.nextFeedback = now.Add(m.cfg.FeedbackPeriod)
+		m.active.feedback(now, poseStamped(now, pose))
+	}
+}
+
+func poseStamped(now time.Time, p Pose2D) geometry_msgs.PoseStamped {
+	x, y, z, w := quaternionFromYaw(p.Yaw)
+	return geometry_msgs.PoseStamped{
+		Header: std_msgs.Header{Stamp: now, FrameId: OdomFrame},
+		Pose: geometry_msgs.Pose{
+			Position:    geometry_msgs.Point{X: p.X, Y: p.Y},
+			Orientation: geometry_msgs.Quaternion{X: x, Y: y, Z: z, W: w},
+		},
+	}
+}

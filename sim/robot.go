@@ -1,0 +1,513 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+
+	"github.com/actbridge/actbridge/msgs"
+)
+
+// The names a gazebo_ros_control robot with these controllers offers.
+const (
+	TopicJointStates = "/joint_states"
+	TopicArmState    = "/arm_controller/state"
+	TopicCmdVel      = "/cmd_vel"
+	TopicOdom        = "/odom"
+	TopicTF          = "/tf"
+	ArmAction        = "/arm_controller/follow_joint_trajectory"
+	GripperAction    = "/gripper_controller/gripper_cmd"
+	MoveBaseAction   = "/move_base"
+	BaseFrame        = "base_footprint"
+)
+
+// Action short names, used by the goal log and the fault parameters.
+const (
+	Arm      = "arm"
+	Gripper  = "gripper"
+	MoveBase = "move_base"
+)
+
+// Config is the robot's shape, rates and behaviour. Start from
+// DefaultConfig; New checks but does not fill in fields.
+type Config struct {
+	URDF         string // robot description; movable joints other than GripperJoint form the arm
+	GripperJoint string
+	ArmInitial   []float64 // arm start positions, in URDF joint order; zeros when nil
+
+	Step      time.Duration // fixed physics step of simulated time
+	TimeScale float64       // simulated seconds per wall second when running
+	// MaxLag is how far simulated time may fall behind before missed time
+	// is dropped rather than replayed.
+	MaxLag time.Duration
+	Epoch  time.Time // simulated time at start; time.Now() when zero
+
+	JointStatesHz float64
+	OdomHz        float64
+	ArmStateHz    float64
+	StatusHz      float64
+	// StatusListTimeout keeps finished goals in the status list.
+	StatusListTimeout time.Duration
+
+	PathTolerance float64       // default per-joint path tolerance (rad)
+	GoalTolerance float64       // default per-joint goal tolerance (rad)
+	GoalTime      time.Duration // default goal_time_tolerance
+	// HoldOnAbort stops the arm when a goal aborts; off, the trajectory
+	// runs on after the abort as in ROS 1's joint_trajectory_controller.
+	HoldOnAbort bool
+
+	GripperSpeed         float64 // m/s
+	GripperGoalTolerance float64 // m
+	GripperStallTimeout  time.Duration
+
+	Base     BaseConfig
+	MoveBase MoveBaseConfig
+
+	// Wall is the clock the goal log stamps arrivals with; time.Now when nil.
+	Wall func() time.Time
+}
+
+// DefaultConfig is the robot launch/sim.launch starts.
+func DefaultConfig() Config {
+	return Config{
+		URDF:                 DefaultURDF,
+		GripperJoint:         "gripper_finger_joint",
+		Step:                 time.Millisecond,
+		TimeScale:            1,
+		MaxLag:               100 * time.Millisecond,
+		JointStatesHz:        100,
+		OdomHz:               50,
+		ArmStateHz:           50,
+		StatusHz:             10,
+		StatusListTimeout:    5 * time.Second,
+		PathTolerance:        0.2,
+		GoalTolerance:        0.02,
+		GoalTime:             500 * time.Millisecond,
+		GripperSpeed:         0.05,
+		GripperGoalTolerance: 0.002,
+		GripperStallTimeout:  500 * time.Millisecond,
+		Base:                 BaseConfig{MaxLinear: 0.5, MaxAngular: 1.0, CmdTimeout: 500 * time.Millisecond},
+		MoveBase:             MoveBaseConfig{XYTolerance: 0.05, YawTolerance: 0.05},
+	}
+}
+
+// ErrConfig is returned by New for a configuration it cannot run.
+var ErrConfig = errors.New("sim: bad config")
+
+// maxQueued bounds messages kept for a caller that never drains them.
+const maxQueued = 50000
+
+// Robot is the simulated robot. It is safe for concurrent use: ROS
+// callbacks, the Run loop and tests all go through its lock.
+type Robot struct {
+	mu    sync.Mutex
+	cfg   Config
+	clock *Clock
+	wall  func() time.Time
+
+	joints  []Joint // arm joints, then the gripper joint
+	arm     *arm
+	gripper *gripper
+	base    *base
+	nav     *moveBase
+	faults  Faults
+
+	armSrv  *actionServer[trajGoal, trajResult, trajFeedback]
+	gripSrv *actionServer[gripGoal, gripResult, gripFeedback]
+	navSrv  *actionServer[navGoal, navResult, navFeedback]
+	logs    map[string]*actionLog
+
+	nextJS, nextOdom, nextArmState time.Time
+	jsSeq, odomSeq                 uint32
+	queued                         []Message
+}
+
+// New builds a robot at rest at its initial positions.
+func New(cfg Config) (*Robot, error) {
+	switch {
+	case cfg.Step <= 0:
+		return nil, fmt.Errorf("%w: Step must be > 0", ErrConfig)
+	case !(cfg.TimeScale > 0) || math.IsInf(cfg.TimeScale, 0):
+		return nil, fmt.Errorf("%w: TimeScale must be > 0, got %g", ErrConfig, cfg.TimeScale)
+	case !(cfg.JointStatesHz > 0) || !(cfg.OdomHz > 0) || !(cfg.ArmStateHz > 0) || !(cfg.StatusHz > 0):
+		return nil, fmt.Errorf("%w: publish rates must be > 0", ErrConfig)
+	}
+	joints, err := ParseJoints(cfg.URDF)
+	if err != nil {
+		return nil, err
+	}
+	var armJoints []Joint
+	var grip *Joint
+	for _, j := range joints {
+		if j.Name == cfg.GripperJoint {
+			grip = &j
+			continue
+		}
+		armJoints = append(armJoints, j)
+	}
+	if grip == nil {
+		return nil, fmt.Errorf("%w: gripper joint %q not in the URDF", ErrConfig, cfg.GripperJoint)
+	}
+	if cfg.Epoch.IsZero() {
+		cfg.Epoch = time.Now()
+	}
+	r := &Robot{cfg: cfg, clock: NewClock(cfg.Epoch, cfg.Step), wall: cfg.Wall, logs: map[string]*actionLog{}}
+	if r.wall == nil {
+		r.wall = time.Now
+	}
+	r.faults = Faults{Arm: ArmFaults{AbortErrorCode: ErrorPathToleranceViolated}}
+	r.arm, err = newArm(ArmConfig{Joints: armJoints, Initial: cfg.ArmInitial, PathTolerance: cfg.PathTolerance,
+		GoalTolerance: cfg.GoalTolerance, GoalTime: cfg.GoalTime, HoldOnAbort: cfg.HoldOnAbort}, &r.faults.Arm)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	r.gripper = newGripper(GripperConfig{Joint: *grip, Initial: grip.Upper, Speed: cfg.GripperSpeed,
+		GoalTolerance: cfg.GripperGoalTolerance, StallTimeout: cfg.GripperStallTimeout}, &r.faults.Gripper)
+	r.base = newBase(cfg.Base)
+	r.nav = newMoveBase(cfg.MoveBase, &r.faults.MoveBase, r.base)
+	r.joints = append(armJoints, *grip)
+
+	statusPeriod := hz(cfg.StatusHz)
+	for name, ns := range map[string]string{Arm: ArmAction, Gripper: GripperAction, MoveBase: MoveBaseAction} {
+		r.logs[name] = newActionLog(ns)
+	}
+	r.armSrv = newActionServer(actionServerConfig[trajResult, trajFeedback]{
+		Name: Arm, NS: ArmAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
+		WrapResult: wrapTrajResult, WrapFeedback: wrapTrajFeedback,
+	}, armExec{r.arm}, r.logs[Arm])
+	r.gripSrv = newActionServer(actionServerConfig[gripResult, gripFeedback]{
+		Name: Gripper, NS: GripperAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
+		WrapResult: wrapGripResult, WrapFeedback: wrapGripFeedback,
+	}, gripExec{r.gripper}, r.logs[Gripper])
+	r.navSrv = newActionServer(actionServerConfig[navResult, navFeedback]{
+		Name: MoveBase, NS: MoveBaseAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
+		WrapResult: wrapNavResult, WrapFeedback: wrapNavFeedback,
+	}, navExec{r.nav}, r.logs[MoveBase])
+	r.applyServerFaults()
+	return r, nil
+}
+
+// The executors adapt each controller to its action server.
+type (
+	armExec  struct{ a *arm }
+	gripExec struct{ g *gripper }
+	navExec  struct{ m *moveBase }
+)
+
+func (e armExec) goal(now time.Time, h *trajHandle)    { e.a.goal(now, h) }
+func (e armExec) cancel(now time.Time, h *trajHandle)  { e.a.cancel(now, h) }
+func (e gripExec) goal(now time.Time, h *gripHandle)   { e.g.goal(now, h) }
+func (e gripExec) cancel(now time.Time, h *gripHandle) { e.g.cancel(now, h) }
+func (e navExec) goal(now time.Time, h *navHandle)     { e.m.goal(now, h) }
+func (e navExec) cancel(now time.Time, h *navHandle)   { e.m.cancel(now, h) }
+
+func hz(f float64) time.Duration { return time.Duration(float64(time.Second) / f) }
+
+// Config is the configuration the robot runs with.
+func (r *Robot) Config() Config { return r.cfg }
+
+// Now is the simulated time.
+func (r *Robot) Now() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.clock.Now()
+}
+
+// Joints lists the arm joints, then the gripper joint, as /joint_states does.
+func (r *Robot) Joints() []Joint { return append([]Joint(nil), r.joints...) }
+
+// ArmJoints lists the arm's joint names in controller order.
+func (r *Robot) ArmJoints() []string { return r.arm.names() }
+
+// Advance runs the physics for d of simulated time, in whole steps.
+// Messages it produces queue up for Drain.
+func (r *Robot) Advance(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for n := int(d / r.cfg.Step); n > 0; n-- {
+		r.stepLocked()
+	}
+}
+
+// Drain returns and forgets the messages produced since the last Drain.
+func (r *Robot) Drain() []Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.queued
+	r.queued = nil
+	return out
+}
+
+// Run steps the robot in simulated time paced by the wall clock (times
+// TimeScale) until ctx ends, handing each batch of messages to publish
+// outside the lock. publish may be nil.
+func (r *Robot) Run(ctx context.Context, publish func([]Message)) error {
+	wake := min(5*time.Millisecond, hz(r.cfg.JointStatesHz))
+	wake = max(time.Duration(float64(wake)/r.cfg.TimeScale), 200*time.Microsecond)
+	p := &pacer{scale: r.cfg.TimeScale, step: r.cfg.Step, maxLag: r.cfg.MaxLag}
+	t := time.NewTicker(wake)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		for n := p.due(time.Now(), r.clock.Elapsed()); n > 0; n-- {
+			r.stepLocked()
+		}
+		out := r.queued
+		r.queued = nil
+		r.mu.Unlock()
+		if publish != nil && len(out) > 0 {
+			publish(out)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// stepLocked advances every part by one fixed step and queues what is due.
+func (r *Robot) stepLocked() {
+	r.clock.Tick()
+	now, dt := r.clock.Now(), r.cfg.Step
+	r.nav.step(now)
+	r.base.step(now, dt)
+	r.arm.step(now, dt)
+	r.gripper.step(now, dt)
+
+	r.queue(r.armSrv.drain(now)...)
+	r.queue(r.gripSrv.drain(now)...)
+	r.queue(r.navSrv.drain(now)...)
+	if due(now, &r.nextJS, hz(r.cfg.JointStatesHz)) && !r.faults.MuteJointStates {
+		r.queue(Message{TopicJointStates, r.jointStateLocked(now)})
+	}
+	if due(now, &r.nextArmState, hz(r.cfg.ArmStateHz)) {
+		r.queue(Message{TopicArmState, r.arm.state(now)})
+	}
+	if due(now, &r.nextOdom, hz(r.cfg.OdomHz)) {
+		odom := r.odomLocked(now)
+		r.queue(Message{TopicOdom, odom}, Message{TopicTF, odomTF(odom)})
+	}
+}
+
+// due reports whether a periodic message is due and schedules the next one,
+// skipping (not bursting) periods that were missed.
+func due(now time.Time, next *time.Time, period time.Duration) bool {
+	if now.Before(*next) {
+		return false
+	}
+	*next = next.Add(period)
+	if !next.After(now) {
+		*next = now.Add(period)
+	}
+	return true
+}
+
+func (r *Robot) queue(ms ...Message) {
+	r.queued = append(r.queued, ms...)
+	if over := len(r.queued) - maxQueued; over > 0 {
+		r.queued = append(r.queued[:0], r.queued[over:]...)
+	}
+}
+
+func (r *Robot) jointStateLocked(now time.Time) *sensor_msgs.JointState {
+	r.jsSeq++
+	n := len(r.joints)
+	js := &sensor_msgs.JointState{
+		Header:   std_msgs.Header{Seq: r.jsSeq, Stamp: now},
+		Name:     make([]string, 0, n),
+		Position: make([]float64, 0, n),
+		Velocity: make([]float64, 0, n),
+		Effort:   make([]float64, 0, n),
+	}
+	for i, j := range r.arm.cfg.Joints {
+		js.Name = append(js.Name, j.Name)
+		js.Position = append(js.Position, r.arm.pos[i])
+		js.Velocity = append(js.Velocity, r.arm.vel[i])
+		js.Effort = append(js.Effort, 0)
+	}
+	js.Name = append(js.Name, r.gripper.cfg.Joint.Name)
+	js.Position = append(js.Position, r.gripper.pos)
+	js.Velocity = append(js.Velocity, r.gripper.vel)
+	js.Effort = append(js.Effort, r.gripper.effort)
+	return js
+}
+
+func (r *Robot) odomLocked(now time.Time) *nav_msgs.Odometry {
+	r.odomSeq++
+	ps := poseStamped(now, r.base.pose)
+	return &nav_msgs.Odometry{
+		Header:       std_msgs.Header{Seq: r.odomSeq, Stamp: now, FrameId: OdomFrame},
+		ChildFrameId: BaseFrame,
+		Pose:         geometry_msgs.PoseWithCovariance{Pose: ps.Pose},
+		Twist: geometry_msgs.TwistWithCovariance{Twist: geometry_msgs.Twist{
+			Linear:  geometry_msgs.Vector3{X: r.base.vel.Linear},
+			Angular: geometry_msgs.Vector3{Z: r.base.vel.Angular},
+		}},
+	}
+}
+
+// odomTF is the odom → base_footprint transform, as a base driver
+// broadcasts it next to /odom.
+func odomTF(o *nav_msgs.Odometry) *tf2_msgs.TFMessage {
+	p := o.Pose.Pose
+	return &tf2_msgs.TFMessage{Transforms: []geometry_msgs.TransformStamped{{
+		Header:       std_msgs.Header{Stamp: o.Header.Stamp, FrameId: OdomFrame},
+		ChildFrameId: BaseFrame,
+		Transform: geometry_msgs.Transform{
+			Translation: geometry_msgs.Vector3{X: p.Position.X, Y: p.Position.Y, Z: p.Position.Z},
+			Rotation:    p.Orientation,
+		},
+	}}}
+}
+
+// JointPositions is every joint's actual position by name.
+func (r *Robot) JointPositions() map[string]float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]float64{}
+	for i, j := range r.arm.cfg.Joints {
+		out[j.Name] = r.arm.pos[i]
+	}
+	out[r.gripper.cfg.Joint.Name] = r.gripper.pos
+	return out
+}
+
+// GripperState is the finger's position (m) and effort.
+func (r *Robot) GripperState() (position, effort float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gripper.pos, r.gripper.effort
+}
+
+// BasePose is the base's pose in the odom frame.
+func (r *Robot) BasePose() Pose2D {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.base.pose
+}
+
+// BaseVelocity is the base's current body velocity.
+func (r *Robot) BaseVelocity() Twist2D {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.base.vel
+}
+
+// SetFaults replaces every fault at once; the zero Faults heals the robot.
+// A zero Arm.AbortErrorCode means PATH_TOLERANCE_VIOLATED.
+func (r *Robot) SetFaults(f Faults) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f.Arm.AbortErrorCode == 0 {
+		f.Arm.AbortErrorCode = ErrorPathToleranceViolated
+	}
+	// The controllers hold pointers into r.faults: copy, never reassign.
+	r.faults = f
+	r.applyServerFaults()
+}
+
+// Faults returns the faults in force.
+func (r *Robot) Faults() Faults {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.faults
+}
+
+func (r *Robot) applyServerFaults() {
+	r.armSrv.faults = r.faults.Arm.ActionFaults
+	r.gripSrv.faults = r.faults.Gripper.ActionFaults
+	r.navSrv.faults = r.faults.MoveBase.ActionFaults
+}
+
+// Goals is everything the action servers received, by action short name.
+func (r *Robot) Goals() GoalLog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := GoalLog{}
+	for name, l := range r.logs {
+		out[name] = l.snapshot()
+	}
+	return out
+}
+
+// GoalOutcome is where a goal stands on the server.
+type GoalOutcome struct {
+	Status uint8
+	Text   string
+	// Result is set in a terminal state: msgs.FollowJointTrajectoryResult,
+	// msgs.GripperCommandResult or struct{} for move_base.
+	Result any
+}
+
+// Goal is a goal's current state as the server holds it (the published
+// state may lag under the delay fault). Goals leave the server's list
+// StatusListTimeout after they end.
+func (r *Robot) Goal(action, id string) (GoalOutcome, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch action {
+	case Arm:
+		return r.armSrv.outcome(id)
+	case Gripper:
+		return r.gripSrv.outcome(id)
+	case MoveBase:
+		return r.navSrv.outcome(id)
+	}
+	return GoalOutcome{}, false
+}
+
+// ArmGoal is a FollowJointTrajectory goal arriving on the goal topic.
+func (r *Robot) ArmGoal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.armSrv.handleGoal(r.clock.Now(), r.wall(), id, g)
+}
+
+// GripperGoal is a GripperCommand goal arriving on the goal topic.
+func (r *Robot) GripperGoal(id GoalID, g msgs.GripperCommandGoal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gripSrv.handleGoal(r.clock.Now(), r.wall(), id, g)
+}
+
+// MoveBaseGoal is a move_base goal arriving on the goal topic.
+func (r *Robot) MoveBaseGoal(id GoalID, g msgs.MoveBaseGoal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.navSrv.handleGoal(r.clock.Now(), r.wall(), id, g.TargetPose)
+}
+
+// Cancel is a message on an action's cancel topic.
+func (r *Robot) Cancel(action string, id GoalID) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now, wall := r.clock.Now(), r.wall()
+	switch action {
+	case Arm:
+		r.armSrv.handleCancel(now, wall, id)
+	case Gripper:
+		r.gripSrv.handleCancel(now, wall, id)
+	case MoveBase:
+		r.navSrv.handleCancel(now, wall, id)
+	default:
+		return fmt.Errorf("sim: unknown action %q", action)
+	}
+	return nil
+}
+
+// CmdVel is a /cmd_vel message.
+func (r *Robot) CmdVel(t geometry_msgs.Twist) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.base.command(r.clock.Now(), Twist2D{Linear: t.Linear.X, Angular: t.Angular.Z})
+}

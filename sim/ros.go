@@ -1,0 +1,441 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/apiparam"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/xmlrpc"
+	"gopkg.in/yaml.v3"
+
+	"github.com/actbridge/actbridge/msgs"
+	"github.com/actbridge/actbridge/roslink"
+)
+
+// Parameters the sim sets on every (re)connection.
+const (
+	ParamRobotDescription = "/robot_description"
+	// ParamJointLimits holds joint_limits.yaml, one parameter per key:
+	// /robot_description_planning/joint_limits/<joint>/max_velocity.
+	ParamJointLimits = "/robot_description_planning/joint_limits"
+	ParamArmJoints   = "/arm_controller/joints"
+)
+
+// ServeConfig is how Serve presents a robot on ROS.
+type ServeConfig struct {
+	Env  roslink.Env
+	Name string // node name; faults live under /<Name>/faults, services under /<Name>/
+	// JointLimitsYAML is set under ParamJointLimits; DefaultJointLimits if empty.
+	JointLimitsYAML string
+	// WaitForMaster keeps Serve retrying until a master answers.
+	WaitForMaster bool
+	// Exit is called for the exit_code fault; nil makes that fault an error.
+	Exit func(code int)
+	// Ready, if set, is called once the node is registered the first time.
+	Ready func()
+	Logf  func(format string, args ...any)
+}
+
+// Serve runs r on ROS until ctx ends: it registers a node (again after each
+// master restart), steps the robot in paced simulated time and publishes
+// what it produces. It returns nil when ctx ends, or the error that stopped it.
+func Serve(ctx context.Context, r *Robot, cfg ServeConfig) error {
+	if cfg.Name == "" {
+		cfg.Name = "simrobot"
+	}
+	if cfg.JointLimitsYAML == "" {
+		cfg.JointLimitsYAML = DefaultJointLimits
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
+	}
+	if cfg.Env.MasterAddress == "" {
+		env, err := roslink.EnvFrom(func(string) string { return "" })
+		if err != nil {
+			return err
+		}
+		cfg.Env = env
+	}
+	limits, err := flattenJointLimits(cfg.JointLimitsYAML)
+	if err != nil {
+		return err
+	}
+	s := &server{r: r, cfg: cfg, limits: limits, exit: make(chan int, 1)}
+	link, err := roslink.Open(ctx, roslink.Config{Env: cfg.Env, Name: cfg.Name, WaitForMaster: cfg.WaitForMaster, Logf: cfg.Logf}, s.setup)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := link.Close(); err != nil {
+			cfg.Logf("simrobot: %v", err)
+		}
+	}()
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = r.Run(runCtx, s.publish)
+	}()
+	defer func() { stop(); <-done }()
+
+	select {
+	case <-ctx.Done():
+		return nil
+	case code := <-s.exit:
+		// Give goroslib a moment to write apply_faults' answer.
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return nil
+		}
+		cfg.Exit(code)
+		return nil
+	}
+}
+
+// server is one Serve's ROS side; setup runs once per node incarnation.
+type server struct {
+	r      *Robot
+	cfg    ServeConfig
+	limits []limitParam
+	exit   chan int
+
+	mu   sync.RWMutex
+	sink *sink
+}
+
+// sink is one node incarnation's publishers, by topic.
+type sink struct {
+	pubs map[string]*goroslib.Publisher
+}
+
+func (s *server) publish(ms []Message) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.sink == nil {
+		return
+	}
+	for _, m := range ms {
+		if p := s.sink.pubs[m.Topic]; p != nil {
+			p.Write(m.Msg)
+		}
+	}
+}
+
+type closer interface{ Close() }
+
+func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
+	var closers []closer
+	teardownAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i].Close()
+		}
+	}
+	defer func() {
+		if err != nil {
+			teardownAll()
+		}
+	}()
+	if err := s.setParams(n); err != nil {
+		return nil, err
+	}
+
+	sk := &sink{pubs: map[string]*goroslib.Publisher{}}
+	pub := func(topic string, msg any, latch bool) error {
+		p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: msg, Latch: latch})
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", topic, err)
+		}
+		closers = append(closers, p)
+		sk.pubs[topic] = p
+		return nil
+	}
+	pubs := []struct {
+		topic string
+		msg   any
+	}{
+		{TopicJointStates, &sensor_msgs.JointState{}},
+		{TopicArmState, &control_msgs.JointTrajectoryControllerState{}},
+		{TopicOdom, &nav_msgs.Odometry{}},
+		{TopicTF, &tf2_msgs.TFMessage{}},
+		{ArmAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{ArmAction + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
+		{ArmAction + "/result", &msgs.FollowJointTrajectoryActionResult{}},
+		{GripperAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{GripperAction + "/feedback", &msgs.GripperCommandActionFeedback{}},
+		{GripperAction + "/result", &msgs.GripperCommandActionResult{}},
+		{MoveBaseAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{MoveBaseAction + "/feedback", &msgs.MoveBaseActionFeedback{}},
+		{MoveBaseAction + "/result", &msgs.MoveBaseActionResult{}},
+	}
+	for _, p := range pubs {
+		if err := pub(p.topic, p.msg, false); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	s.sink = sk
+	s.mu.Unlock()
+	closers = append(closers, closeFunc(func() {
+		s.mu.Lock()
+		if s.sink == sk {
+			s.sink = nil
+		}
+		s.mu.Unlock()
+	}))
+
+	sub := func(topic string, cb any) error {
+		sb, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: topic, Callback: cb, QueueSize: 100})
+		if err != nil {
+			return fmt.Errorf("subscribe %s: %w", topic, err)
+		}
+		closers = append(closers, sb)
+		return nil
+	}
+	r := s.r
+	subs := []struct {
+		topic string
+		cb    any
+	}{
+		{ArmAction + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.ArmGoal(goalID(m.GoalId), m.Goal) }},
+		{ArmAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Arm, goalID(*m)) }},
+		{GripperAction + "/goal", func(m *msgs.GripperCommandActionGoal) { r.GripperGoal(goalID(m.GoalId), m.Goal) }},
+		{GripperAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Gripper, goalID(*m)) }},
+		{MoveBaseAction + "/goal", func(m *msgs.MoveBaseActionGoal) { r.MoveBaseGoal(goalID(m.GoalId), m.Goal) }},
+		{MoveBaseAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(MoveBase, goalID(*m)) }},
+		{TopicCmdVel, func(m *geometry_msgs.Twist) { r.CmdVel(*m) }},
+	}
+	for _, sb := range subs {
+		if err := sub(sb.topic, sb.cb); err != nil {
+			return nil, err
+		}
+	}
+
+	services := []struct {
+		name string
+		cb   func() (string, error)
+	}{
+		{"apply_faults", s.applyFaults(n)},
+		{"clear_faults", s.clearFaults(n)},
+		{"goals", s.goals},
+	}
+	for _, sv := range services {
+		cb := sv.cb
+		sp, err := goroslib.NewServiceProvider(goroslib.ServiceProviderConf{
+			Node: n, Name: "/" + s.cfg.Name + "/" + sv.name, Srv: &std_srvs.Trigger{},
+			Callback: func(*std_srvs.TriggerReq) (*std_srvs.TriggerRes, bool) {
+				msg, err := cb()
+				if err != nil {
+					return &std_srvs.TriggerRes{Success: false, Message: err.Error()}, true
+				}
+				return &std_srvs.TriggerRes{Success: true, Message: msg}, true
+			},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("service %s: %w", sv.name, err)
+		}
+		closers = append(closers, sp)
+	}
+	return teardownAll, nil
+}
+
+type closeFunc func()
+
+func (f closeFunc) Close() { f() }
+
+func goalID(g actionlib_msgs.GoalID) GoalID { return GoalID{ID: g.Id, Stamp: g.Stamp} }
+
+// FaultsPrefix is where Serve reads faults for a node name.
+func FaultsPrefix(node string) string { return "/" + node + "/faults" }
+
+// applyFaults reads /<name>/faults/... and puts them in force. It answers
+// with the faults as JSON, keyed like FaultParams.
+func (s *server) applyFaults(n *goroslib.Node) func() (string, error) {
+	return func() (string, error) {
+		f, err := ReadFaults(nodeParams{n}, FaultsPrefix(s.cfg.Name))
+		if err != nil {
+			return "", err
+		}
+		if f.ExitCode != nil && s.cfg.Exit == nil {
+			return "", errors.New("exit_code fault: this robot cannot exit (no Exit handler)")
+		}
+		s.r.SetFaults(f)
+		b, err := json.Marshal(f.Params())
+		if err != nil {
+			return "", err
+		}
+		if f.ExitCode != nil {
+			select {
+			case s.exit <- *f.ExitCode:
+			default:
+			}
+			s.cfg.Logf("simrobot: exit_code fault: exiting with %d", *f.ExitCode)
+		} else {
+			s.cfg.Logf("simrobot: faults applied: %s", b)
+		}
+		return string(b), nil
+	}
+}
+
+// clearFaults heals the robot and deletes /<name>/faults so that a later
+// apply_faults starts from nothing.
+func (s *server) clearFaults(n *goroslib.Node) func() (string, error) {
+	return func() (string, error) {
+		s.r.SetFaults(Faults{})
+		c := apiparam.NewClient(s.cfg.Env.MasterAddress, "/"+s.cfg.Name, &http.Client{Timeout: 5 * time.Second})
+		if ok, err := n.ParamIsSet(FaultsPrefix(s.cfg.Name)); err == nil && ok {
+			if err := c.DeleteParam(FaultsPrefix(s.cfg.Name)); err != nil {
+				return "", fmt.Errorf("faults cleared, but deleting %s failed: %w", FaultsPrefix(s.cfg.Name), err)
+			}
+		}
+		s.cfg.Logf("simrobot: faults cleared")
+		return "{}", nil
+	}
+}
+
+func (s *server) goals() (string, error) {
+	b, err := json.Marshal(s.r.Goals())
+	return string(b), err
+}
+
+// nodeParams reads parameters through roslink's typed getters.
+type nodeParams struct{ n *goroslib.Node }
+
+func (p nodeParams) Param(key, kind string) (any, bool, error) {
+	ok, err := roslink.HasParam(p.n, key)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	// The master answers with the stored type; try the wanted one first.
+	getters := map[string]func() (any, error){
+		"bool":  func() (any, error) { return roslink.GetParamBool(p.n, key) },
+		"int":   func() (any, error) { return roslink.GetParamInt(p.n, key) },
+		"float": func() (any, error) { return roslink.GetParamFloat64(p.n, key) },
+	}
+	order := map[string][]string{"bool": {"bool", "int"}, "int": {"int", "float"}, "float": {"float", "int"}}[kind]
+	var firstErr error
+	for _, k := range order {
+		v, err := getters[k]()
+		if err == nil {
+			return v, true, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return nil, true, fmt.Errorf("%s: %w: want %s: %v", key, ErrFaultParam, kind, firstErr)
+}
+
+// limitParam is one joint_limits.yaml value as a parameter.
+type limitParam struct {
+	key   string
+	value any // bool, int or float64
+}
+
+// flattenJointLimits turns joint_limits.yaml into one parameter per value.
+func flattenJointLimits(doc string) ([]limitParam, error) {
+	var y struct {
+		JointLimits map[string]map[string]any `yaml:"joint_limits"`
+	}
+	if err := yaml.Unmarshal([]byte(doc), &y); err != nil {
+		return nil, fmt.Errorf("sim: joint limits: %w", err)
+	}
+	if len(y.JointLimits) == 0 {
+		return nil, errors.New("sim: joint limits: no joint_limits: map")
+	}
+	var out []limitParam
+	for joint, kv := range y.JointLimits {
+		for k, v := range kv {
+			switch v.(type) {
+			case bool, int, float64:
+			default:
+				return nil, fmt.Errorf("sim: joint limits: %s/%s: unsupported value %v", joint, k, v)
+			}
+			out = append(out, limitParam{ParamJointLimits + "/" + joint + "/" + k, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out, nil
+}
+
+// setParams publishes the robot's description the way a ros_control robot's
+// launch file does. A restarted master has none of them.
+func (s *server) setParams(n *goroslib.Node) error {
+	if err := roslink.SetParamString(n, ParamRobotDescription, s.r.cfg.URDF); err != nil {
+		return fmt.Errorf("set %s: %w", ParamRobotDescription, err)
+	}
+	for _, p := range s.limits {
+		var err error
+		switch v := p.value.(type) {
+		case bool:
+			err = roslink.SetParamBool(n, p.key, v)
+		case int:
+			err = roslink.SetParamInt(n, p.key, v)
+		case float64:
+			err = roslink.SetParamFloat64(n, p.key, v)
+		}
+		if err != nil {
+			return fmt.Errorf("set %s: %w", p.key, err)
+		}
+	}
+	if err := setStringList(s.cfg.Env.MasterAddress, "/"+s.cfg.Name, ParamArmJoints, s.r.ArmJoints()); err != nil {
+		return fmt.Errorf("set %s: %w", ParamArmJoints, err)
+	}
+	cfg := s.r.cfg
+	floats := map[string]float64{
+		"/arm_controller/constraints/goal_time":                  cfg.GoalTime.Seconds(),
+		"/arm_controller/constraints/stopped_velocity_tolerance": 0,
+	}
+	for _, j := range s.r.ArmJoints() {
+		floats["/arm_controller/constraints/"+j+"/trajectory"] = cfg.PathTolerance
+		floats["/arm_controller/constraints/"+j+"/goal"] = cfg.GoalTolerance
+	}
+	for k, v := range floats {
+		if err := roslink.SetParamFloat64(n, k, v); err != nil {
+			return fmt.Errorf("set %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// setStringList sets a list parameter, which goroslib's API cannot.
+func setStringList(master, caller, key string, vals []string) error {
+	req := struct {
+		CallerID string
+		Key      string
+		Value    []string
+	}{caller, key, vals}
+	var res struct {
+		Code          int
+		StatusMessage string
+		Ignore        int
+	}
+	c := xmlrpc.NewClient(master, &http.Client{Timeout: 5 * time.Second})
+	if err := c.Do("setParam", req, &res); err != nil {
+		return err
+	}
+	if res.Code != 1 {
+		return fmt.Errorf("master: code %d: %s", res.Code, res.StatusMessage)
+	}
+	return nil
+}
