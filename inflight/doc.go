@@ -1,3 +1,13 @@
 // Package inflight is the bbolt store of previews, motions, idempotency keys
 // and the audit log; a motion record is durable before its goal is published.
+//
+// One file, one owner: Open takes bbolt's exclusive lock (ErrLocked for a
+// second bridge) and refuses files it cannot trust (ErrReadOnly, ErrCorrupt,
+// ErrNewerFormat). Claim is the write-ahead step; every other write also
+// commits with fsync before returning, except audit appends, which share
+// batched commits. Records are JSON stamped with a version; the file carries
+// a format number and migrate is the hook for changing it. Retention
+// (Compact, RunRetention) deletes finished records in small transactions;
+// bbolt reuses the freed pages but never shrinks the file, so Open rewrites
+// a file that is mostly free space.
 package inflight

@@ -1,0 +1,54 @@
+package inflight
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCanonicalIgnoresSpellingButNotValue(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+	}{
+		{"keys sorted at every level", `{"b":1,"a":{"d":[3,{"z":1,"y":2}],"c":null}}`, `{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}`},
+		{"whitespace dropped", " {\n\t\"a\" : [ 1 , 2 ] ,\r\n \"b\":true }\n", `{"a":[1,2],"b":true}`},
+		{"integral numbers as integers", `[1, 1.0, 1e0, 10E-1, 100e-2, -0, -0.0, 0e5]`, `[1,1,1,1,1,0,0,0]`},
+		{"fractions shortest", `[0.50, 5e-1, 1.25e1, 3.14159000, 1e-7]`, `[0.5,0.5,12.5,3.14159,1e-07]`},
+		{"big integers exact", `[12345678901234567890123, 1e22, 1.0e+22]`, `[12345678901234567890123,10000000000000000000000,10000000000000000000000]`},
+		{"strings minimally escaped", `["\u0041\u00e9\/", "<&>", "tab\tnl\n", "\u0001"]`, `["Aé/","<&>","tab\tnl\n","\u0001"]`},
+		{"escaped keys sort by value", `{"\u0062":1,"a":2}`, `{"a":2,"b":1}`},
+		{"scalars", `"x"`, `"x"`},
+		{"empty containers", `{"a":[],"b":{}}`, `{"a":[],"b":{}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Canonical(json.RawMessage(tc.in))
+			if err != nil || string(got) != tc.want {
+				t.Fatalf("Canonical(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+			again, err := Canonical(got)
+			if err != nil || string(again) != string(got) {
+				t.Errorf("not idempotent: %s → %s, %v", got, again, err)
+			}
+		})
+	}
+}
+
+func TestCanonicalRefusesWhatIsNotOneJSONValue(t *testing.T) {
+	for name, in := range map[string]string{
+		"empty":           ``,
+		"two values":      `{} {}`,
+		"trailing comma":  `[1,]`,
+		"truncated":       `{"a":`,
+		"duplicate key":   `{"a":1,"a":2}`,
+		"escaped dup key": `{"a":1,"\u0061":2}`,
+		"out of range":    `1e400`,
+		"too deep":        strings.Repeat("[", 300) + strings.Repeat("]", 300),
+		"bare word":       `nope`,
+	} {
+		if got, err := Canonical(json.RawMessage(in)); !errors.Is(err, ErrInvalidJSON) {
+			t.Errorf("%s: Canonical = %s, %v; want ErrInvalidJSON", name, got, err)
+		}
+	}
+}

@@ -1,0 +1,233 @@
+package inflight
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Preview is the impact preview a planner was shown for an irreversible
+// call. It is single-use: the first consumer wins and is recorded in UsedBy.
+// Signing the id is the bridge's job; the store only keys by it.
+type Preview struct {
+	Version     int             `json:"v"`
+	ID          string          `json:"id"`
+	Tool        string          `json:"tool"`
+	Actuator    string          `json:"actuator"`
+	ArgsDigest  string          `json:"args_digest"`
+	Args        json.RawMessage `json:"args,omitempty"`
+	Goal        json.RawMessage `json:"goal,omitempty"`    // the goal confirm will publish
+	StateDigest string          `json:"state_digest"`      // robot state at preview time; confirm compares
+	Summary     json.RawMessage `json:"summary,omitempty"` // the preview as shown
+	Role        string          `json:"role,omitempty"`    // who may confirm, as policy names it
+	CreatedAt   time.Time       `json:"created_at"`
+	ExpiresAt   time.Time       `json:"expires_at"`
+	UsedBy      string          `json:"used_by,omitempty"` // the motion the first confirm started
+	UsedAt      time.Time       `json:"used_at,omitzero"`
+}
+
+func (p Preview) validate() error {
+	var why string
+	switch {
+	case p.ID == "" || len(p.ID) > 1024:
+		why = "id must be 1..1024 bytes"
+	case p.Tool == "":
+		why = "tool is empty"
+	case p.ArgsDigest == "":
+		why = "args_digest is empty"
+	case p.ExpiresAt.IsZero():
+		why = "expires_at is missing: every preview must expire"
+	case !validOptionalJSON(p.Args), !validOptionalJSON(p.Goal), !validOptionalJSON(p.Summary):
+		why = "args, goal or summary is not valid JSON"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: preview %q: %s", ErrInvalidRecord, p.ID, why)
+}
+
+func validOptionalJSON(b json.RawMessage) bool { return len(b) == 0 || json.Valid(b) }
+
+// PutPreview stores a new, unused preview. Ids are never reused: an
+// existing id is ErrDuplicate, even if that preview expired.
+func (s *Store) PutPreview(ctx context.Context, p Preview) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return false, err
+		}
+		if previews.Get([]byte(p.ID)) != nil {
+			return false, fmt.Errorf("%w: preview %q", ErrDuplicate, p.ID)
+		}
+		p.Version, p.UsedBy, p.UsedAt = recordVersion, "", time.Time{}
+		if p.CreatedAt.IsZero() {
+			p.CreatedAt = s.now()
+		}
+		return true, putPreview(previews, p)
+	})
+}
+
+// GetPreview returns preview id, used or expired alike, or ErrNotFound.
+func (s *Store) GetPreview(id string) (Preview, error) {
+	var p Preview
+	err := s.view(func(tx *bolt.Tx) error {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return err
+		}
+		p, err = loadPreview(previews, id)
+		return err
+	})
+	return p, err
+}
+
+// ConsumePreview marks preview id as used by motionID; the first consumer
+// wins. A used preview returns itself (UsedBy names its motion, so confirm
+// can answer with that motion) and ErrPreviewUsed, checked before expiry so
+// a late retry still finds its motion. An unused, expired one is
+// ErrPreviewExpired.
+func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Preview, error) {
+	if motionID == "" {
+		return Preview{}, fmt.Errorf("%w: consuming preview %q needs a motion id", ErrInvalidRecord, id)
+	}
+	var out Preview
+	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return false, err
+		}
+		p, err := loadPreview(previews, id)
+		if err != nil {
+			return false, err
+		}
+		out = p
+		if err := usable(p, s.now()); err != nil {
+			return false, err
+		}
+		out = markUsed(p, motionID, s.now())
+		return true, putPreview(previews, out)
+	})
+	return out, err
+}
+
+// ConfirmPreview consumes preview previewID and claims m in one write
+// transaction, so a crash cannot leave a used preview without its motion.
+// m's Actuator, Args and Goal default to the preview's; Tool and ArgsDigest
+// must match it. A retry for the same m.ID behaves like Claim (the existing
+// motion, created=false), even once the preview has expired. A preview used
+// by another motion returns that motion with ErrPreviewUsed. Publish only
+// on created=true with a nil error, as for Claim.
+func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) (Motion, bool, error) {
+	var out Motion
+	var created bool
+	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return false, err
+		}
+		motions, order, err := motionBuckets(tx)
+		if err != nil {
+			return false, err
+		}
+		p, err := loadPreview(previews, previewID)
+		if err != nil {
+			return false, err
+		}
+		m = fromPreview(m, p)
+		if err := m.validate(); err != nil {
+			return false, err
+		}
+		if p.Tool != m.Tool || p.ArgsDigest != m.ArgsDigest {
+			return false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
+				ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
+		}
+		now := s.now()
+		if p.UsedBy != "" && p.UsedBy != m.ID {
+			if v := motions.Get([]byte(p.UsedBy)); v != nil {
+				out, _ = decodeMotion(v)
+			}
+			return false, usable(p, now)
+		}
+		if v := motions.Get([]byte(m.ID)); v != nil { // a retry: never create twice
+			if out, err = decodeMotion(v); err != nil || p.UsedBy == m.ID {
+				return false, err
+			}
+			return true, putPreview(previews, markUsed(p, m.ID, now))
+		}
+		// Creating: even a preview this motion already holds must be fresh.
+		if !now.Before(p.ExpiresAt) {
+			return false, expired(p)
+		}
+		if err := putPreview(previews, markUsed(p, m.ID, now)); err != nil {
+			return false, err
+		}
+		out, created = claimed(m, now), true
+		return true, putMotion(motions, order, out)
+	})
+	if err != nil {
+		return out, false, err
+	}
+	return out, created, nil
+}
+
+func fromPreview(m Motion, p Preview) Motion {
+	m.PreviewID = p.ID
+	if m.Actuator == "" {
+		m.Actuator = p.Actuator
+	}
+	if len(m.Args) == 0 {
+		m.Args = p.Args
+	}
+	if len(m.Goal) == 0 {
+		m.Goal = p.Goal
+	}
+	return m
+}
+
+// usable says why p cannot be consumed now, if it cannot.
+func usable(p Preview, now time.Time) error {
+	switch {
+	case p.UsedBy != "":
+		return fmt.Errorf("%w: preview %s started motion %s", ErrPreviewUsed, p.ID, p.UsedBy)
+	case !now.Before(p.ExpiresAt):
+		return expired(p)
+	}
+	return nil
+}
+
+func expired(p Preview) error {
+	return fmt.Errorf("%w: preview %s expired at %s", ErrPreviewExpired, p.ID, p.ExpiresAt.Format(time.RFC3339))
+}
+
+func markUsed(p Preview, motionID string, now time.Time) Preview {
+	p.Version, p.UsedBy, p.UsedAt = recordVersion, motionID, now
+	return p
+}
+
+func putPreview(previews *bolt.Bucket, p Preview) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
+	}
+	return previews.Put([]byte(p.ID), b)
+}
+
+func loadPreview(previews *bolt.Bucket, id string) (Preview, error) {
+	v := previews.Get([]byte(id))
+	if v == nil {
+		return Preview{}, fmt.Errorf("%w: preview %q", ErrNotFound, id)
+	}
+	var p Preview
+	if err := json.Unmarshal(v, &p); err != nil {
+		return Preview{}, fmt.Errorf("%w: preview record: %v", ErrCorrupt, err)
+	}
+	if p.Version > recordVersion {
+		return Preview{}, fmt.Errorf("%w: preview %s is record version %d", ErrNewerFormat, p.ID, p.Version)
+	}
+	return p, nil
+}
