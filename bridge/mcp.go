@@ -92,7 +92,11 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 				_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: done, Total: total, Message: msg})
 			}
 		}
+		ctx, round := elicitationRound(ctx, req)
 		out, err := f.Pipeline.Call(ctx, name, req.Params.Arguments, inv)
+		if ask := round.inputRequired(); ask != nil {
+			return ask, nil // the client asks its user, then retries with the answer
+		}
 		return ToolResult(out, err), nil
 	}
 }

@@ -42,9 +42,22 @@ type Motions struct {
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
 	Changed func(m inflight.Motion)
+	// Approvals, when set, refuses previews an operator denied and may ask
+	// the MCP client's user to approve operator-policy previews (elicit.go).
+	Approvals *Approvals
+	// Lifetime bounds every drive (the bridge's run context); nil means
+	// background.
+	Lifetime context.Context
+	// Crash, when set, is called at each dispatch stage ("before_commit",
+	// "after_commit", "after_publish"); crash tests make it kill the process.
+	Crash func(stage string)
 
 	mu      sync.Mutex
 	drives  map[string][]string // MCP session → drive motion ids (deadman)
+	// sessions holds a context per MCP session that lives until the session
+	// ends: drives run under it, so a lost planner stops the base.
+	sessions map[string]context.CancelFunc
+	sessCtx  map[string]context.Context
 	active  map[string]string   // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
 }
@@ -57,6 +70,8 @@ func (m *Motions) Start() error {
 	m.mu.Lock()
 	m.active = map[string]string{}
 	m.drives = map[string][]string{}
+	m.sessions = map[string]context.CancelFunc{}
+	m.sessCtx = map[string]context.Context{}
 	m.waiters = map[string][]chan struct{}{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
@@ -68,7 +83,11 @@ func (m *Motions) Start() error {
 		if mo.State == inflight.StateConfirmed {
 			continue
 		}
-		m.setActive(mo.Actuator, mo.ID)
+		if mo.State != inflight.StateUnknown {
+			// An unknown motion keeps being watched (the robot may still report
+			// its end) but does not hold its actuator.
+			m.setActive(mo.Actuator, mo.ID)
+		}
 		if mo.Tool == "base_drive" {
 			// A drive is a stream of twists owned by the process that died;
 			// the base stopped on its command timeout.
@@ -225,15 +244,22 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if pv.UsedBy != "" {
 		return m.replay(pv.UsedBy)
 	}
+	if e := m.Approvals.refusal(pv); e != nil {
+		return nil, e
+	}
 	if !m.Now().Before(pv.ExpiresAt) {
 		e := RuleError(CodePreviewExpired, "preview_fresh", "preview_id",
 			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
 	}
 	if who := m.Confirmer(pv.Actuator); who == RoleOperator && c.Role != RoleOperator {
-		e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
-			"policy: "+pv.Actuator+" motions are confirmed by an operator, not the planner; nothing was sent")
-		return nil, e.WithHint("ask the operator to approve preview " + previewID + " at " + m.ConsoleURL + "; then poll motion_status")
+		if approved, aerr := m.Approvals.approve(ctx, c, pv, previewID); aerr != nil {
+			return nil, aerr
+		} else if !approved {
+			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
+				"policy: "+pv.Actuator+" motions are confirmed by an operator, not the planner; nothing was sent")
+			return nil, e.WithHint("ask the operator to approve preview " + previewID + " at " + m.ConsoleURL + "; then poll motion_status")
+		}
 	}
 	if err := m.Store.Healthy(); err != nil {
 		return nil, storeUnavailable(err)
@@ -254,6 +280,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
 		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")
 	}
+	m.crash("before_commit")
 	mo, created, err := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
 	})
@@ -268,18 +295,20 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return m.replay(mo.ID)
 	}
 	// The record is durable: only now may the goal go out.
+	m.crash("after_commit")
 	m.setActive(pv.Actuator, motionID)
 	if pv.Tool == "base_drive" && c.Session != "" {
 		m.mu.Lock()
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	if serr := m.send(ctx, pv); serr != nil {
+	if serr := m.send(ctx, pv, c.Session); serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
+	m.crash("after_publish")
 	mo, err = m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
 	if err != nil {
 		// The goal is out; tracking continues from status updates.
@@ -312,7 +341,7 @@ func (m *Motions) actuatorReady(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, pv inflight.Preview) error {
+func (m *Motions) send(ctx context.Context, pv inflight.Preview, session string) error {
 	id := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
 	var g storedGoal
 	if err := json.Unmarshal(pv.Goal, &g); err != nil {
@@ -326,7 +355,9 @@ func (m *Motions) send(ctx context.Context, pv inflight.Preview) error {
 	case g.Navigate != nil:
 		return m.Robot.SendNavigate(ctx, id, *g.Navigate)
 	case g.Drive != nil:
-		return m.Robot.Drive(ctx, id, g.Drive.Linear, g.Drive.Angular, time.Duration(g.Drive.DurationS*float64(time.Second)))
+		// The drive outlives this call: it runs under the session's context
+		// and stops when the session ends (the deadman).
+		return m.Robot.Drive(m.sessionContext(session), id, g.Drive.Linear, g.Drive.Angular, time.Duration(g.Drive.DurationS*float64(time.Second)))
 	}
 	return errors.New("stored goal is empty")
 }
@@ -360,6 +391,11 @@ func (m *Motions) SessionEnded(session string) {
 	m.mu.Lock()
 	ids := m.drives[session]
 	delete(m.drives, session)
+	if cancel, ok := m.sessions[session]; ok {
+		cancel()
+		delete(m.sessions, session)
+		delete(m.sessCtx, session)
+	}
 	m.mu.Unlock()
 	for _, id := range ids {
 		if mo, err := m.Store.Get(id); err == nil && !inflight.IsTerminal(mo.State) {
@@ -368,4 +404,27 @@ func (m *Motions) SessionEnded(session string) {
 			cancel()
 		}
 	}
+}
+
+func (m *Motions) crash(stage string) {
+	if m.Crash != nil {
+		m.Crash(stage)
+	}
+}
+
+// sessionContext returns the context that lives as long as an MCP session
+// (or, for callers without a session, as long as the bridge).
+func (m *Motions) sessionContext(session string) context.Context {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ctx, ok := m.sessCtx[session]; ok {
+		return ctx
+	}
+	base := m.Lifetime
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(base)
+	m.sessCtx[session], m.sessions[session] = ctx, cancel
+	return ctx
 }

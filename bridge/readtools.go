@@ -153,6 +153,7 @@ func TopicSampleTool(robot Robot, dataDir string) *Tool {
 			"topic":     {Type: "string", Description: "Topic name, e.g. /odom.", MinLength: Int(1), MaxLength: Int(256), Pattern: `^/?[A-Za-z][A-Za-z0-9_/~]*$`},
 			"n":         Integer("Messages to collect. Default 1.", 1, maxSamples),
 			"timeout_s": Num("Longest wait for the messages in seconds. Default 2.", 0.1, 10),
+			"max_bytes": Integer(fmt.Sprintf("Largest inline result; more goes to a file. Default %d.", MaxInlineBytes), 512, MaxInlineBytes),
 		}, "topic"),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
 			"topic":     {Type: "string", Description: "The topic sampled."},
@@ -168,9 +169,13 @@ func TopicSampleTool(robot Robot, dataDir string) *Tool {
 				Topic    string  `json:"topic"`
 				N        int     `json:"n"`
 				TimeoutS float64 `json:"timeout_s"`
+				MaxBytes int     `json:"max_bytes"`
 			}
 			if err := c.Decode(&in); err != nil {
 				return nil, err
+			}
+			if in.MaxBytes == 0 {
+				in.MaxBytes = MaxInlineBytes
 			}
 			if in.N == 0 {
 				in.N = 1
@@ -186,14 +191,14 @@ func TopicSampleTool(robot Robot, dataDir string) *Tool {
 				return nil, AsError(err)
 			}
 			b, _ := json.Marshal(msgs)
-			if len(b) <= MaxInlineBytes {
+			if len(b) <= in.MaxBytes {
 				return map[string]any{"topic": in.Topic, "count": len(msgs), "messages": msgs, "truncated": false}, nil
 			}
 			p, serr := Spill(dataDir+"/outputs", "topic", b)
 			if serr != nil {
 				return nil, Errf(CodeInternal, "could not store a large result: %v", serr)
 			}
-			sum, _ := Clip(string(b), 2048)
+			sum, _ := Clip(string(b), in.MaxBytes/4)
 			return map[string]any{"topic": in.Topic, "count": len(msgs), "truncated": true, "path": p,
 				"summary": sum, "bytes": len(b)}, nil
 		},

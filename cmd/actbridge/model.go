@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/safety"
+)
+
+// robotModel is the robot as the tools need it: limits, actuators, policy.
+type robotModel struct {
+	cfg     *actuators.Config
+	limits  *safety.Limits
+	ignored []safety.Ignored
+	arm     *bridge.ArmModel
+	gripper *bridge.GripperModel
+	base    *bridge.BaseModel
+}
+
+// loadModel merges the URDF with the config's joint_limits.yaml and builds
+// the actuator models. urdf is the robot description text.
+func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
+	var yml []byte
+	if cfg.LimitsFile != "" {
+		b, err := os.ReadFile(cfg.LimitsFile)
+		if err != nil {
+			return nil, fmt.Errorf("limits file: %w", err)
+		}
+		yml = b
+	}
+	lim, ignored, err := safety.LoadLimits(urdf, yml)
+	if err != nil {
+		return nil, fmt.Errorf("robot limits: %w", err)
+	}
+	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
+	for _, a := range cfg.Actuators {
+		switch a.Kind {
+		case actuators.KindArm:
+			if m.arm != nil {
+				return nil, fmt.Errorf("config: more than one arm is not supported yet (%s)", a.Name)
+			}
+			for _, j := range a.Joints {
+				if _, ok := lim.Joint(j); !ok {
+					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
+				}
+			}
+			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}
+		case actuators.KindGripper:
+			if len(a.Joints) != 1 {
+				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
+			}
+			j, ok := lim.Joint(a.Joints[0])
+			if !ok || !j.HasPosition() {
+				return nil, fmt.Errorf("config: gripper joint %q needs a position range in the URDF", a.Joints[0])
+			}
+			eff := j.MaxEffort.Value
+			if eff <= 0 {
+				eff = 10
+			}
+			speed := j.MaxVelocity.Value
+			if speed <= 0 {
+				speed = 0.05
+			}
+			m.gripper = &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed}
+		case actuators.KindBase:
+			if a.Caps == nil || a.Geofence == nil {
+				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
+			}
+			b, err := safety.NewBase(safety.BaseConfig{MaxLinearSpeed: a.Caps.MaxLinear, MaxAngularSpeed: a.Caps.MaxAngular,
+				MaxDriveDuration: a.MaxDriveDuration.D().Seconds(),
+				Geofence:         safety.Fence{Frame: a.OdomFrame, MinX: a.Geofence.MinX, MaxX: a.Geofence.MaxX, MinY: a.Geofence.MinY, MaxY: a.Geofence.MaxY}})
+			if err != nil {
+				return nil, fmt.Errorf("config: base %s: %w", a.Name, err)
+			}
+			maxD := a.MaxDriveDuration.D().Seconds()
+			if maxD <= 0 {
+				maxD = safety.DefaultMaxDriveDuration
+			}
+			m.base = &bridge.BaseModel{Name: a.Name, Frame: a.OdomFrame, MaxDriveS: maxD, Guard: bridge.SafetyBase{Base: b}}
+		}
+	}
+	if m.arm == nil || m.gripper == nil || m.base == nil {
+		return nil, fmt.Errorf("config: an arm, a gripper and a base are required (this version's tool set)")
+	}
+	return m, nil
+}
+
+// confirmer maps the config's per-actuator policy to the role that confirms.
+func (m *robotModel) confirmer(actuator string) bridge.Role {
+	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == actuators.PolicyOperator {
+		return bridge.RoleOperator
+	}
+	return bridge.RolePlanner
+}
+
+// toolOptions are the knobs of the tool set that come from flags.
+type toolOptions struct {
+	dataDir    string
+	ttl        time.Duration
+	staleAfter time.Duration
+	consoleURL string
+	lazy       bool
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/roslink"
+)
+
+const version = "0.1.0"
+
+func defaultDataDir() string {
+	if d := os.Getenv("ACTBRIDGE_DATA_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(d, ".local", "share", "actbridge")
+	}
+	return ".actbridge"
+}
+
+type serveFlags struct {
+	config, listen, dataDir, store      string
+	stdio, lazy                         bool
+	ttl, staleAfter, waitMaster         time.Duration
+	plannerTokenFile, operatorTokenFile string
+	maxBody                             int64
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	var f serveFlags
+	fs.StringVar(&f.config, "config", "launch/robots/sim.yaml", "robot config (actions, joints, policy, base caps)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8765", "HTTP address for /mcp, /metrics, /console, /healthz")
+	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(), "where the store, the preview key and large outputs live")
+	fs.StringVar(&f.store, "store", "", "the motion store file (default <data-dir>/actbridge.db)")
+	fs.BoolVar(&f.stdio, "stdio", false, "serve MCP on stdin/stdout as well (HTTP still serves metrics and the console)")
+	fs.BoolVar(&f.lazy, "lazy", false, "list only core tools; others are found with tools_search")
+	fs.DurationVar(&f.ttl, "preview-ttl", 60*time.Second, "how long a preview can be confirmed")
+	fs.DurationVar(&f.staleAfter, "stale-after", time.Second, "joint states older than this are stale")
+	fs.DurationVar(&f.waitMaster, "wait-master", 0, "wait this long for the ROS master at start (0: fail at once)")
+	fs.StringVar(&f.plannerTokenFile, "planner-token-file", "", "file holding the planner's bearer token (or ACTBRIDGE_PLANNER_TOKEN)")
+	fs.StringVar(&f.operatorTokenFile, "operator-token-file", "", "file holding the operator's bearer token (or ACTBRIDGE_OPERATOR_TOKEN)")
+	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest MCP request body in bytes")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	env, err := roslink.EnvFromOS()
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	tokens, err := loadTokens(f)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if !tokens.Any() && !loopback(f.listen) {
+		return usageError{fmt.Sprintf("refusing to listen on %s without tokens: set ACTBRIDGE_PLANNER_TOKEN and ACTBRIDGE_OPERATOR_TOKEN (or --planner-token-file/--operator-token-file), or listen on 127.0.0.1", f.listen)}
+	}
+	cfg, err := actuators.LoadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.dataDir, 0o750); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	if f.store == "" {
+		f.store = filepath.Join(f.dataDir, "actbridge.db")
+	}
+	key, err := previewKey(filepath.Join(f.dataDir, "preview.key"))
+	if err != nil {
+		return err
+	}
+
+	// A store that cannot open does not stop the bridge: reads keep working
+	// and every irreversible call is refused with the reason.
+	var store bridge.MotionStore
+	var auditStore *inflight.Store
+	st, serr := inflight.Open(f.store, inflight.Options{})
+	if serr != nil {
+		fmt.Fprintf(stderr, "actbridge: motion store %s unavailable: %v; irreversible tools will refuse\n", f.store, serr)
+		store = brokenStore{err: serr}
+	} else {
+		defer st.Close()
+		store, auditStore = st, st
+	}
+
+	robot, err := connectRobot(ctx, cfg, env, f.waitMaster, stderr)
+	if err != nil {
+		return err
+	}
+	defer robot.Close()
+	urdf, err := robot.Description()
+	if err != nil {
+		return fmt.Errorf("robot description: %w", err)
+	}
+	model, err := loadModel(cfg, []byte(urdf))
+	if err != nil {
+		return err
+	}
+	consoleURL := "http://" + f.listen + "/console"
+	ts, err := buildTools(model, robot, store, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy})
+	if err != nil {
+		return err
+	}
+	if at := os.Getenv("ACTBRIDGE_TEST_CRASH_AT"); at != "" {
+		// Test-only: die like a SIGKILL at a dispatch stage, to prove the
+		// write-ahead rule across restarts.
+		ts.motions.Crash = func(stage string) {
+			if stage == at {
+				fmt.Fprintf(stderr, "actbridge: crashing at %s (ACTBRIDGE_TEST_CRASH_AT)\n", stage)
+				os.Exit(137)
+			}
+		}
+	}
+	ts.motions.Lifetime = ctx
+	if serr == nil {
+		if err := ts.motions.Start(); err != nil {
+			return err
+		}
+	}
+	auditor := newAuditor(auditStore)
+	go auditor.run(ctx)
+	ts.pipeline.Observer = auditor
+	if st != nil {
+		ts.pipeline.Idem = idemStore{st}
+		go st.RunRetention(ctx, time.Hour)
+	}
+
+	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version,
+		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
+		OnSessionEnd: ts.motions.SessionEnded}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		storeErr := "ok"
+		if err := store.Healthy(); err != nil {
+			storeErr = err.Error()
+		}
+		ready := robot.MasterReachable()
+		var offline []string
+		for _, a := range robot.Actuators() {
+			if !a.Connected {
+				offline = append(offline, a.Name)
+				ready = false
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.MasterReachable(),
+			"actuators_offline": offline, "store": storeErr})
+	})
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", f.listen, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+
+	auth := "bearer tokens required"
+	if !tokens.Any() {
+		auth = "NO AUTHENTICATION (loopback demo mode)"
+	}
+	fmt.Fprintf(stderr, "actbridge %s serving %s: MCP http://%s/mcp, metrics http://%s/metrics, console %s; %s; %d tools; store %s\n",
+		version, env.MasterAddress, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
+	if f.stdio {
+		err := front.ServeStdio(ctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func loadTokens(f serveFlags) (bridge.Tokens, error) {
+	read := func(file, envName string) (string, error) {
+		if file != "" {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return "", fmt.Errorf("token file: %w", err)
+			}
+			return strings.TrimSpace(string(b)), nil
+		}
+		return os.Getenv(envName), nil
+	}
+	p, err := read(f.plannerTokenFile, "ACTBRIDGE_PLANNER_TOKEN")
+	if err != nil {
+		return bridge.Tokens{}, err
+	}
+	o, err := read(f.operatorTokenFile, "ACTBRIDGE_OPERATOR_TOKEN")
+	if err != nil {
+		return bridge.Tokens{}, err
+	}
+	if p != "" && p == o {
+		return bridge.Tokens{}, errors.New("planner and operator tokens must differ")
+	}
+	return bridge.Tokens{Planner: p, Operator: o}, nil
+}
+
+// previewKey loads (or creates, 0600) the HMAC key that signs preview ids,
+// so previews stay verifiable across restarts.
+func previewKey(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("preview key: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/safety"
+)
+
+// coreTools are listed in lazy discovery mode; everything else is found
+// with tools_search and called with tools_invoke.
+var coreTools = []string{"tools_search", "tools_invoke", "tools_batch", "robot_describe", "robot_stop",
+	"motion_confirm", "motion_status", "motion_cancel"}
+
+// toolSet is the bridge's whole tool layer wired to its dependencies.
+type toolSet struct {
+	pipeline  *bridge.Pipeline
+	motions   *bridge.Motions
+	previewer *bridge.Previewer
+	estop     *safety.EStop
+	scale     *bridge.SpeedScale
+}
+
+type estopAdapter struct{ e *safety.EStop }
+
+func (a estopAdapter) Latch(r string) uint64 { return a.e.Latch(r) }
+func (a estopAdapter) Reset(ev uint64) error { return a.e.Reset(ev) }
+func (a estopAdapter) State() (bool, uint64, string) {
+	l, ev, r, _ := a.e.State()
+	return l, ev, r
+}
+
+// buildTools registers every tool against the robot and the store.
+func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, key []byte, opt toolOptions) (*toolSet, error) {
+	now := time.Now
+	es := safety.NewEStop(now)
+	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1)}
+	signer := bridge.PreviewSigner{Key: key}
+	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: m.confirmer,
+		ConsoleURL: opt.consoleURL, EStop: estopAdapter{es}.State}
+	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
+		Arm: m.arm, Gripper: m.gripper, Base: m.base, TTL: opt.ttl, StaleAfter: opt.staleAfter,
+		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
+	ts.motions.Restate = ts.previewer.Restate
+	reg := bridge.NewRegistry()
+	pv := ts.previewer
+	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
+		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot), bridge.TopicSampleTool(robot, opt.dataDir),
+		bridge.OutputReadTool(opt.dataDir)}
+	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
+	for _, t := range tools {
+		if err := reg.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	ts.pipeline = bridge.NewPipeline(reg)
+	for _, t := range bridge.DiscoveryTools(ts.pipeline) {
+		if err := reg.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	reg.SetCore(coreTools...)
+	return ts, nil
+}
+
+// describe is robot_describe's result.
+func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
+	latched, ev, reason, since := ts.estop.State()
+	estop := map[string]any{"latched": latched, "event": ev}
+	if latched {
+		estop["reason"], estop["since"] = reason, since.UTC().Format(time.RFC3339)
+	}
+	policy := map[string]any{}
+	for _, a := range m.cfg.Actuators {
+		policy[a.Name] = map[string]any{"kind": a.Kind, "confirmed_by": string(m.confirmer(a.Name))}
+	}
+	caps, _ := m.base.Guard.(bridge.SafetyBase)
+	base := map[string]any{"name": m.base.Name, "frame": m.base.Frame, "max_drive_s": m.base.MaxDriveS}
+	if caps.Base != nil {
+		c := caps.Base.Config()
+		base["max_linear"], base["max_angular"], base["geofence"] = c.MaxLinearSpeed, c.MaxAngularSpeed, c.Geofence
+	}
+	var notes []string
+	for _, ig := range m.ignored {
+		notes = append(notes, fmt.Sprintf("%s: %s=%s ignored, kept %s (%s)", ig.Joint, ig.Key, ig.Value, ig.Kept, ig.Reason))
+	}
+	return map[string]any{
+		"actuators":        robot.Actuators(),
+		"joints":           m.arm.Guard.Describe(),
+		"arm":              map[string]any{"name": m.arm.Name, "joints": m.arm.Joints},
+		"gripper":          map[string]any{"name": m.gripper.Name, "joint": m.gripper.Joint, "min": m.gripper.Min, "max": m.gripper.Max, "max_effort": m.gripper.MaxEffort},
+		"base":             base,
+		"tiers":            map[string]string{"read": "runs at once", "write": "reversible; pass idempotency_key to retry safely", "irreversible": "returns a preview; runs only via motion_confirm", "stop": "never gated"},
+		"policy":           policy,
+		"speed_scale":      ts.scale.Get(),
+		"estop":            estop,
+		"master_reachable": robot.MasterReachable(),
+		"limit_notes":      notes,
+	}
+}
+
+// toolsExport prints the catalogue in a vendor format, offline: the joints
+// and limits come from the URDF file and the config's joint_limits.yaml.
+func toolsExport(args []string, out io.Writer) error {
+	fs := newFlags("tools export", out)
+	format := fs.String("format", "mcp", "catalogue format: mcp, openai or anthropic")
+	cfgPath := fs.String("config", "launch/robots/sim.yaml", "robot config")
+	urdfPath := fs.String("urdf", "launch/simrobot.urdf", "URDF file describing the robot (offline stand-in for /robot_description)")
+	if err := parse(fs, args); err != nil || fs.Parsed() && len(args) > 0 && args[0] == "-h" {
+		return err
+	}
+	ts, err := offlineTools(*cfgPath, *urdfPath)
+	if err != nil {
+		return err
+	}
+	b, err := bridge.Export(ts.pipeline.Registry, *format)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	_, err = fmt.Fprintln(out, string(b))
+	return err
+}
+
+func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
+	cfg, err := actuators.LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	urdf, err := os.ReadFile(urdfPath)
+	if err != nil {
+		return nil, fmt.Errorf("urdf: %w", err)
+	}
+	m, err := loadModel(cfg, urdf)
+	if err != nil {
+		return nil, err
+	}
+	return buildTools(m, offlineRobot{}, nil, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
+}
+
+// checkConfig loads a robot config and its limits and reports what it found.
+func checkConfig(args []string, out io.Writer) error {
+	fs := newFlags("check-config", out)
+	cfgPath := fs.String("config", "launch/robots/sim.yaml", "robot config")
+	urdfPath := fs.String("urdf", "launch/simrobot.urdf", "URDF file of the robot")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ts, err := offlineTools(*cfgPath, *urdfPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "config %s: ok\n", *cfgPath)
+	fmt.Fprintf(out, "tools: %d\n", len(ts.pipeline.Registry.Tools()))
+	cfg, _ := actuators.LoadConfig(*cfgPath)
+	for _, a := range cfg.Actuators {
+		fmt.Fprintf(out, "  %s\n", a)
+	}
+	return nil
+}

@@ -1,0 +1,343 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binDir holds the binaries built once by TestMain.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "actbridge-e2e-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	cmd := exec.Command("go", "build", "-o", dir+"/", "../cmd/actbridge", "../cmd/simrobot")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building binaries:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a child process a test owns; it is killed by pid at cleanup.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func start(t *testing.T, name string, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, out: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(filepath.Join(binDir, name), args...)
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.stop(syscall.SIGTERM)
+		if t.Failed() {
+			t.Logf("%s output:\n%s", name, tail(p.out.String(), 4000))
+		}
+	})
+	return p
+}
+
+// stop signals the process and waits (bounded), then kills it.
+func (p *proc) stop(sig syscall.Signal) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(8 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// world is a master, a simulated robot and a bridge, each a real process.
+type world struct {
+	t       *testing.T
+	master  *rostest.Master
+	sim     *proc
+	bridge  *proc
+	addr    string // bridge HTTP address
+	dataDir string
+	node    *goroslib.Node
+}
+
+type worldOpts struct {
+	simArgs    []string
+	bridgeArgs []string
+	bridgeEnv  []string
+	config     string
+	noBridge   bool
+}
+
+func newWorld(t *testing.T, o worldOpts) *world {
+	t.Helper()
+	w := &world{t: t, master: rostest.StartMaster(t), dataDir: t.TempDir()}
+	w.sim = start(t, "simrobot", w.master.Env(), o.simArgs...)
+	w.waitOutput(w.sim, "serving", 30*time.Second)
+	if !o.noBridge {
+		w.startBridge(o)
+	}
+	return w
+}
+
+func (w *world) startBridge(o worldOpts) {
+	w.t.Helper()
+	if w.addr == "" {
+		w.addr = fmt.Sprintf("127.0.0.1:%d", freePort(w.t))
+	}
+	cfg := o.config
+	if cfg == "" {
+		cfg = "../launch/robots/sim.yaml"
+	}
+	args := append([]string{"serve", "--config", cfg, "--listen", w.addr, "--data-dir", w.dataDir, "--wait-master", "20s"}, o.bridgeArgs...)
+	w.bridge = start(w.t, "actbridge", append(w.master.Env(), o.bridgeEnv...), args...)
+	rostest.Eventually(w.t, 40*time.Second, "bridge /healthz answers ready (master and every actuator connected)", func() error {
+		resp, err := http.Get("http://" + w.addr + "/healthz")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var h struct {
+			Ready bool `json:"ready"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || !h.Ready {
+			return fmt.Errorf("health %v %v", h, err)
+		}
+		return nil
+	})
+}
+
+func (w *world) waitOutput(p *proc, s string, d time.Duration) {
+	w.t.Helper()
+	rostest.Eventually(w.t, d, p.name+" prints "+s, func() error {
+		if strings.Contains(p.out.String(), s) {
+			return nil
+		}
+		return fmt.Errorf("not yet")
+	})
+}
+
+// rosNode is a goroslib node of the test itself (service calls, topics).
+func (w *world) rosNode() *goroslib.Node {
+	w.t.Helper()
+	if w.node != nil {
+		return w.node
+	}
+	env, err := roslink.EnvFrom(func(k string) string {
+		if k == "ROS_MASTER_URI" {
+			return w.master.URI()
+		}
+		return ""
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	n, err := goroslib.NewNode(goroslib.NodeConf{Name: fmt.Sprintf("e2e_%d", os.Getpid()), MasterAddress: env.MasterAddress, Host: "127.0.0.1"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.node = n
+	w.t.Cleanup(func() {
+		done := make(chan struct{})
+		go func() { n.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(6 * time.Second):
+		}
+	})
+	return n
+}
+
+// simGoals reads the sim's goal counter: every goal it received, by action.
+type simGoalLog map[string]struct {
+	Received   int `json:"received"`
+	Duplicates int `json:"duplicates"`
+	Goals      []struct {
+		ID string `json:"id"`
+	} `json:"goals"`
+}
+
+func (w *world) simGoals() simGoalLog {
+	w.t.Helper()
+	out := w.trigger("/simrobot/goals")
+	var g simGoalLog
+	if err := json.Unmarshal([]byte(out), &g); err != nil {
+		w.t.Fatalf("goal log: %v: %s", err, out)
+	}
+	return g
+}
+
+func (w *world) goalsReceived() int {
+	n := 0
+	for _, a := range w.simGoals() {
+		n += a.Received
+	}
+	return n
+}
+
+func (w *world) trigger(service string) string {
+	w.t.Helper()
+	sc, err := goroslib.NewServiceClient(goroslib.ServiceClientConf{Node: w.rosNode(), Name: service, Srv: &std_srvs.Trigger{}})
+	if err != nil {
+		w.t.Fatalf("service %s: %v", service, err)
+	}
+	defer sc.Close()
+	var res std_srvs.TriggerRes
+	if err := sc.Call(&std_srvs.TriggerReq{}, &res); err != nil {
+		w.t.Fatalf("call %s: %v", service, err)
+	}
+	return res.Message
+}
+
+// mcpClient connects an MCP client over streamable HTTP.
+func (w *world) mcpClient(token string) *mcp.ClientSession {
+	w.t.Helper()
+	var hc *http.Client
+	if token != "" {
+		hc = &http.Client{Transport: bearer{token}}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + w.addr + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		w.t.Fatalf("mcp connect: %v", err)
+	}
+	w.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// call runs a tool and returns its structured content and whether it failed.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) (map[string]any, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m, res.IsError
+}
+
+func mustCall(t *testing.T, cs *mcp.ClientSession, tool string, args any) map[string]any {
+	t.Helper()
+	m, isErr := call(t, cs, tool, args)
+	if isErr {
+		t.Fatalf("%s(%v) failed: %v", tool, args, m)
+	}
+	return m
+}
+
+// setFault sets /simrobot/faults/<key> and applies it.
+func (w *world) setFault(key string, v any) {
+	w.t.Helper()
+	n := w.rosNode()
+	var err error
+	switch x := v.(type) {
+	case bool:
+		err = n.ParamSetBool("/simrobot/faults/"+key, x)
+	case int:
+		err = n.ParamSetInt("/simrobot/faults/"+key, x)
+	case float64:
+		err = n.ParamSetFloat64("/simrobot/faults/"+key, x)
+	}
+	if err != nil {
+		w.t.Fatalf("fault %s: %v", key, err)
+	}
+	w.trigger("/simrobot/apply_faults")
+}
+
+// callQuiet calls a tool without failing the test (for calls a crash cuts).
+func callQuiet(cs *mcp.ClientSession, tool string, args any) (map[string]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m, nil
+}

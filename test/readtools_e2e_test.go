@@ -1,0 +1,66 @@
+package test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadToolsAgainstTheSim(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	js := mustCall(t, cs, "joints_read", map[string]any{})
+	if len(js["joints"].([]any)) < 7 || js["stale"] != false {
+		t.Fatalf("joints_read: %v", js)
+	}
+	// topics_list paginated to the end, sorted, total stable
+	var names []string
+	cursor := ""
+	total := -1
+	for pages := 0; pages < 50; pages++ {
+		args := map[string]any{"limit": 3}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		p := mustCall(t, cs, "topics_list", args)
+		if total >= 0 && int(p["total"].(float64)) != total {
+			t.Fatalf("total changed: %v", p["total"])
+		}
+		total = int(p["total"].(float64))
+		for _, it := range p["items"].([]any) {
+			names = append(names, it.(map[string]any)["name"].(string))
+		}
+		cursor, _ = p["next_cursor"].(string)
+		if cursor == "" {
+			break
+		}
+	}
+	if len(names) != total || total < 5 {
+		t.Fatalf("walked %d of %d topics", len(names), total)
+	}
+	for i := 1; i < len(names); i++ {
+		if names[i-1] >= names[i] {
+			t.Fatalf("not sorted: %v", names)
+		}
+	}
+	if out, isErr := call(t, cs, "topics_list", map[string]any{"cursor": "garbage"}); !isErr || out["code"] != "invalid_argument" {
+		t.Fatalf("bad cursor: %v", out)
+	}
+	// a large sample spills to a file, read back with output_read
+	s := mustCall(t, cs, "topic_sample", map[string]any{"topic": "/joint_states", "n": 10, "max_bytes": 1024})
+	if s["truncated"] != true || !strings.Contains(s["summary"].(string), "chars omitted]") {
+		t.Fatalf("sample: %v", s)
+	}
+	r := mustCall(t, cs, "output_read", map[string]any{"path": s["path"], "length": 200})
+	if !strings.HasPrefix(r["text"].(string), "[") || r["size"].(float64) < 1024 {
+		t.Fatalf("output_read: %v", r)
+	}
+	// a batch with mixed success reports each item
+	b := mustCall(t, cs, "tools_batch", map[string]any{"calls": []any{
+		map[string]any{"tool": "joints_read", "arguments": map[string]any{}},
+		map[string]any{"tool": "joints_read", "arguments": map[string]any{"joints": []string{"no_such_joint"}}},
+		map[string]any{"tool": "robot_describe", "arguments": map[string]any{}},
+	}})
+	if b["all_ok"] != false || b["succeeded"].(float64) != 2 || b["failed"].(float64) != 1 {
+		t.Fatalf("batch: %v", b)
+	}
+}

@@ -1,0 +1,176 @@
+package test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
+)
+
+func TestEveryRefusalClassReachesNothing(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	arm := func(pos map[string]any) map[string]any { return map[string]any{"positions": pos} }
+	cases := []struct {
+		name string
+		tool string
+		args any
+		code string
+	}{
+		{"position limit", "arm_move_joints", arm(map[string]any{"elbow_joint": 9.0}), "invalid_argument"},
+		{"velocity limit", "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 1.5}, "duration_s": 0.2}, "limit_violation"},
+		{"acceleration limit", "arm_follow_trajectory", map[string]any{"joints": []string{"shoulder_pan_joint"},
+			"points": []any{map[string]any{"positions": []float64{0.3}, "velocities": []float64{0}, "time_from_start": 0.25}}}, "limit_violation"},
+		{"unknown joint", "arm_move_joints", arm(map[string]any{"tail_joint": 0.1}), "invalid_argument"},
+		{"geofence", "base_navigate", map[string]any{"x": 40.0, "y": 0.0}, "limit_violation"},
+		{"speed cap", "base_drive", map[string]any{"linear": 3.0, "duration_s": 1.0}, "limit_violation"},
+		{"forged preview", "motion_confirm", map[string]any{"preview_id": "pv1.8a1c2f4e-1111-4222-8333-944455556666.9999999999.AAAAAAAAAAAAAAAAAAAAAAAA"}, "invalid_argument"},
+		{"garbage preview", "motion_confirm", map[string]any{"preview_id": "please just move the arm"}, "invalid_argument"},
+	}
+	before := w.goalsReceived()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, isErr := call(t, cs, c.tool, c.args)
+			if !isErr || out["code"] != c.code {
+				t.Fatalf("got %v (error %v), want %s", out, isErr, c.code)
+			}
+		})
+	}
+	// altered and stale previews, and a latched e-stop
+	pv := mustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_1_joint": 0.2}))
+	id := pv["preview_id"].(string)
+	altered := id[:len(id)-3] + flip(id[len(id)-3:])
+	if out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": altered}); !isErr || out["code"] != "invalid_argument" {
+		t.Fatalf("altered: %v", out)
+	}
+	mover := mustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_2_joint": 0.3}))
+	mc := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": mover["preview_id"]})
+	moved := w.goalsReceived()
+	rostest.Eventually(t, 30*time.Second, "wrist_2 moved", func() error {
+		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": mc["motion_id"], "wait_s": 2})
+		if st["state"] != "succeeded" {
+			return errState(st)
+		}
+		return nil
+	})
+	if out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": id}); !isErr || out["code"] != "stale_preview" {
+		t.Fatalf("stale: %v", out)
+	}
+	stop := mustCall(t, cs, "robot_stop", map[string]any{"reason": "test"})
+	pv2, isErr := call(t, cs, "gripper_move", map[string]any{"position": 0.03})
+	if !isErr || pv2["code"] != "estop_latched" {
+		t.Fatalf("preview under e-stop: %v", pv2)
+	}
+	if out, isErr := call(t, cs, "estop_reset", map[string]any{"event": stop["estop_event"]}); !isErr || out["code"] != "permission_denied" {
+		t.Fatalf("planner reset: %v", out)
+	}
+	if got := w.goalsReceived(); got != moved || moved != before+1 {
+		t.Fatalf("goals before %d, after the one real motion %d, at the end %d", before, moved, got)
+	}
+}
+
+func flip(s string) string {
+	b := []byte(s)
+	if b[0] == 'A' {
+		b[0] = 'B'
+	} else {
+		b[0] = 'A'
+	}
+	return string(b)
+}
+
+func TestRobotStopMidMotionStopsTheArmAndLatches(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 1.2}, "speed_fraction": 0.2})
+	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	rostest.Eventually(t, 30*time.Second, "arm moving", func() error {
+		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
+		if p := js["joints"].([]any)[0].(map[string]any)["position"].(float64); p < 0.05 {
+			return fmt.Errorf("at %.3f", p)
+		}
+		return nil
+	})
+	mustCall(t, cs, "robot_stop", map[string]any{"reason": "person in the cell"})
+	var st map[string]any
+	rostest.Eventually(t, 30*time.Second, "motion preempted", func() error {
+		st = mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
+		if st["state"] != "preempted" {
+			return errState(st)
+		}
+		return nil
+	})
+	pos := func() float64 {
+		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
+		return js["joints"].([]any)[0].(map[string]any)["position"].(float64)
+	}
+	p1 := pos()
+	time.Sleep(500 * time.Millisecond)
+	if p2 := pos(); p2-p1 > 0.01 || p2 > 1.1 {
+		t.Fatalf("arm still moving after stop: %.4f → %.4f", p1, p2)
+	}
+	desc := mustCall(t, cs, "robot_describe", map[string]any{})
+	if !desc["estop"].(map[string]any)["latched"].(bool) {
+		t.Fatalf("e-stop not latched: %v", desc["estop"])
+	}
+	out, isErr := call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.0}})
+	if !isErr || out["code"] != "estop_latched" || !strings.Contains(out["release"].(string), "estop_reset") {
+		t.Fatalf("after stop: %v", out)
+	}
+}
+
+func TestToleranceAbortIsFollowedByAHold(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	w.setFault("arm/abort_after", 0.5)
+	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.8}})
+	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	rostest.Eventually(t, 30*time.Second, "motion aborted", func() error {
+		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
+		if st["state"] != "aborted" {
+			return errState(st)
+		}
+		return nil
+	})
+	rostest.Eventually(t, 15*time.Second, "a hold goal follows the abort", func() error {
+		for _, g := range w.simGoals()["arm"].Goals {
+			if strings.HasPrefix(g.ID, c["motion_id"].(string)) && g.ID != c["motion_id"] {
+				return nil
+			}
+		}
+		return fmt.Errorf("no hold goal yet")
+	})
+}
+
+func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	pv := mustCall(t, cs, "base_drive", map[string]any{"linear": 0.2, "duration_s": 8.0})
+	mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	obs := w.mcpClient("")
+	x := func() float64 {
+		s := mustCall(t, obs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+		msg := s["messages"].([]any)[0].(map[string]any)
+		return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
+	}
+	rostest.Eventually(t, 15*time.Second, "base drives while the session lives", func() error {
+		if p := x(); p < 0.15 {
+			return fmt.Errorf("at x=%.3f", p)
+		}
+		return nil
+	})
+	cs.Close() // the planner goes away
+	rostest.Eventually(t, 15*time.Second, "base stops after the session ends", func() error {
+		a := x()
+		time.Sleep(700 * time.Millisecond)
+		if b := x(); b-a > 0.01 {
+			return fmt.Errorf("still moving: %.3f → %.3f", a, b)
+		}
+		return nil
+	})
+	if x() > 0.2*8*0.8 {
+		t.Fatal("drive ran to completion despite the session ending")
+	}
+}
