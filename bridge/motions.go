@@ -52,14 +52,14 @@ type Motions struct {
 	// "after_commit", "after_publish"); crash tests make it kill the process.
 	Crash func(stage string)
 
-	mu      sync.Mutex
-	drives  map[string][]string // MCP session → drive motion ids (deadman)
+	mu     sync.Mutex
+	drives map[string][]string // MCP session → drive motion ids (deadman)
 	// sessions holds a context per MCP session that lives until the session
 	// ends: drives run under it, so a lost planner stops the base.
 	sessions map[string]context.CancelFunc
 	sessCtx  map[string]context.Context
-	active  map[string]string   // actuator → non-terminal motion id
-	waiters map[string][]chan struct{}
+	active   map[string]string // actuator → non-terminal motion id
+	waiters  map[string][]chan struct{}
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
