@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -118,5 +120,21 @@ func (x *rosRobot) Topics(ctx context.Context) ([]bridge.TopicInfo, error) {
 }
 
 func (x *rosRobot) SampleTopic(ctx context.Context, topic string, n int, timeout time.Duration) ([]any, error) {
-	return x.r.SampleTopic(ctx, topic, n, timeout)
+	out, err := x.r.SampleTopic(ctx, topic, n, timeout)
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, actuators.ErrUnknownTopic):
+		e := bridge.RuleError(bridge.CodeNotFound, "topic_exists", "topic", err.Error())
+		return nil, e.WithHint("list topics with topics_list")
+	case errors.Is(err, actuators.ErrUnsupportedType):
+		e := bridge.RuleError(bridge.CodeInvalidArgument, "topic_type_supported", "topic", err.Error())
+		e.Expected = "a topic of a supported type: " + strings.Join(actuators.SampleTypes(), ", ")
+		return nil, e
+	case errors.Is(err, actuators.ErrNoMessages):
+		return nil, bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no messages in time")
+	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
+		return nil, bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
+	}
+	return nil, err
 }
