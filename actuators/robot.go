@@ -495,3 +495,7 @@ func (r *Robot) Track(actuatorName, goalID string) {
 	}
 	a.client.track(goalID)
 }
+
+// Reregistrations counts how often the node registered again after a
+// master restart.
+func (r *Robot) Reregistrations() uint64 { return r.link.Reregistrations() }

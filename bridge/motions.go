@@ -242,6 +242,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
 	c.MotionID = motionID
 	if pv.UsedBy != "" {
+		c.Replay = true
 		return m.replay(pv.UsedBy)
 	}
 	if e := m.Approvals.refusal(pv); e != nil {
@@ -286,12 +287,14 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	})
 	switch {
 	case errors.Is(err, inflight.ErrPreviewUsed):
+		c.Replay = true
 		return m.replay(mo.ID)
 	case errors.Is(err, inflight.ErrPreviewExpired):
 		return nil, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
 	case err != nil:
 		return nil, storeUnavailable(err)
 	case !created:
+		c.Replay = true
 		return m.replay(mo.ID)
 	}
 	// The record is durable: only now may the goal go out.

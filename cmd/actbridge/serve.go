@@ -17,6 +17,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/metrics"
 	"github.com/actbridge/actbridge/roslink"
 )
 
@@ -84,18 +85,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	var actuatorNames []string
+	for _, a := range cfg.Actuators {
+		actuatorNames = append(actuatorNames, a.Name)
+	}
+	mx := metrics.New(metrics.Options{Actuators: actuatorNames})
+
 	// A store that cannot open does not stop the bridge: reads keep working
 	// and every irreversible call is refused with the reason.
 	var store bridge.MotionStore
+	var rawStore interface{ Healthy() error }
 	var auditStore *inflight.Store
-	st, serr := inflight.Open(f.store, inflight.Options{})
+	st, serr := inflight.Open(f.store, inflight.Options{ObserveCommit: mx.ObserveCommit})
 	if serr != nil {
 		fmt.Fprintf(stderr, "actbridge: motion store %s unavailable: %v; irreversible tools will refuse\n", f.store, serr)
-		store = brokenStore{err: serr}
+		b := brokenStore{err: serr}
+		store, rawStore = b, b
 	} else {
 		defer st.Close()
-		store, auditStore = st, st
+		store, auditStore, rawStore = st, st, st
 	}
+	store = mx.InstrumentStore(store)
 
 	robot, err := connectRobot(ctx, cfg, env, f.waitMaster, stderr)
 	if err != nil {
@@ -126,6 +136,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ts.motions.Lifetime = ctx
+	mx.SetTools(metrics.ToolsOf(ts.pipeline.Registry))
+	ts.motions.Changed = mx.MotionChanged
+	if serr == nil {
+		if open, err := st.NonTerminal(); err == nil {
+			for _, mo := range open {
+				mx.MotionChanged(mo)
+			}
+		}
+	}
+	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
+		Robot:           robot,
+		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
+		Reregistrations: robot.r.Reregistrations,
+		Store:           rawStore,
+	}))
 	if serr == nil {
 		if err := ts.motions.Start(); err != nil {
 			return err
@@ -133,7 +158,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	auditor := newAuditor(auditStore)
 	go auditor.run(ctx)
-	ts.pipeline.Observer = auditor
+	ts.pipeline.Observer = observers{auditor, mx}
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
@@ -144,6 +169,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		OnSessionEnd: ts.motions.SessionEnded}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
+	mux.Handle("/metrics", mx.Handler())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		storeErr := "ok"
@@ -241,4 +267,13 @@ func previewKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("preview key: %w", err)
 	}
 	return b, nil
+}
+
+// observers fans one call record out to several observers.
+type observers []bridge.Observer
+
+func (o observers) ObserveCall(r bridge.CallRecord) {
+	for _, x := range o {
+		x.ObserveCall(r)
+	}
 }

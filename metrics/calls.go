@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"github.com/actbridge/actbridge/bridge"
+)
+
+// ObserveCall counts one finished call (bridge.Observer); it never blocks.
+// Previews, confirmations and replays are derived from the record.
+func (m *Metrics) ObserveCall(rec bridge.CallRecord) {
+	tt := m.tools.Load()
+	tool, tier := tt.label(rec.Tool)
+	m.calls.WithLabelValues(tool, tier, outcomeLabel(rec.Outcome)).Inc()
+	m.latency.WithLabelValues(tool).Observe(rec.Latency.Seconds())
+	switch rec.Outcome {
+	case "error":
+		m.errors.WithLabelValues(tool, codeLabel(rec.Code)).Inc()
+		if l := validationLayer(rec.Layer); l != "" {
+			m.validation.WithLabelValues(l, roleLabel(rec.Role)).Inc()
+		}
+		if tool == ConfirmTool {
+			switch rec.Code {
+			case bridge.CodePreviewExpired:
+				m.previewsExpired.Inc()
+			case bridge.CodeStalePreview:
+				m.previewsStale.Inc()
+			}
+		}
+	case "replay":
+		m.replays.WithLabelValues(tool).Inc()
+	case "ok":
+		// An irreversible tool other than motion_confirm answers with a
+		// preview; a motion_confirm of a motion already confirmed is a replay.
+		switch {
+		case tool == ConfirmTool:
+			if m.firstConfirm(rec.MotionID) {
+				m.previewsConfirmed.WithLabelValues(roleLabel(rec.Role)).Inc()
+			} else {
+				m.replays.WithLabelValues(tool).Inc()
+			}
+		case tt.previews(tool):
+			m.previewsIssued.WithLabelValues(tool).Inc()
+		}
+	}
+}
+
+// firstConfirm reports whether motion id is confirmed for the first time
+// this process has seen. Motions.Confirm answers a repeated confirm "ok"
+// with replay: true in the result, which the CallRecord does not carry.
+func (m *Metrics) firstConfirm(id string) bool {
+	if id == "" {
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.confirmed.add(id)
+}
