@@ -40,9 +40,9 @@ import (
 const plannerToken, operatorToken = "planner-secret-token", "operator-secret-token"
 
 type scenarioStats struct {
-	mu                          sync.Mutex
-	unsafeTried, unsafeReached  int
-	safeTried, safeExecuted     int
+	mu                         sync.Mutex
+	unsafeTried, unsafeReached int
+	safeTried, safeExecuted    int
 }
 
 func TestSafetyScenarios(t *testing.T) {
