@@ -102,6 +102,9 @@ func (b *Base) CheckBaseGoal(frame string, x, y float64) ([]BaseViolation, error
 
 // CheckTwist checks a velocity command held for duration seconds.
 func (b *Base) CheckTwist(linear, angular, duration float64) ([]BaseViolation, error) {
+	if b == nil {
+		return nil, fmt.Errorf("base: not configured: %w", ErrInvalidConfig)
+	}
 	if err := checkTwistInput(linear, angular, duration); err != nil {
 		return nil, err
 	}
@@ -192,6 +195,9 @@ func (b *Base) fence(out []BaseViolation, minX, maxX, minY, maxY float64) []Base
 }
 
 func (b *Base) checkFrame(frame string) error {
+	if b == nil {
+		return fmt.Errorf("base: not configured: %w", ErrInvalidConfig)
+	}
 	if normalizeFrame(frame) != b.cfg.Geofence.Frame {
 		return &InputError{Field: "frame", Expected: quoteName(b.cfg.Geofence.Frame), Actual: quoteName(frame), Err: ErrUnknownFrame}
 	}

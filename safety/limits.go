@@ -116,6 +116,9 @@ func (j *JointLimits) validate() error {
 
 // Joint returns the limits of a movable joint.
 func (l *Limits) Joint(name string) (JointLimits, bool) {
+	if l == nil {
+		return JointLimits{}, false
+	}
 	i, ok := l.index[name]
 	if !ok {
 		return JointLimits{}, false
@@ -125,6 +128,9 @@ func (l *Limits) Joint(name string) (JointLimits, bool) {
 
 // Names lists the movable joints in URDF order.
 func (l *Limits) Names() []string {
+	if l == nil {
+		return nil
+	}
 	names := make([]string, len(l.joints))
 	for i := range l.joints {
 		names[i] = l.joints[i].Name
@@ -134,7 +140,12 @@ func (l *Limits) Names() []string {
 
 // Notes are facts about the merge worth logging (mimic joints, limits of
 // zero, values applied without their has_*_limits flag).
-func (l *Limits) Notes() []string { return append([]string(nil), l.notes...) }
+func (l *Limits) Notes() []string {
+	if l == nil {
+		return nil
+	}
+	return append([]string(nil), l.notes...)
+}
 
 // LoadLimits parses a URDF and an optional joint_limits.yaml (nil or empty)
 // and merges them; see MergeLimits.
@@ -192,7 +203,7 @@ func MergeLimits(u *URDF, cfg *JointLimitsConfig) (*Limits, []Ignored, error) {
 			case !ok:
 				return nil, nil, fmt.Errorf("limits: joint_limits.yaml names joint %s, which is not in the URDF: %w", quoteName(name), ErrUnknownJoint)
 			case !uj.Type.Movable():
-				m.ignore(name, "joint", string(uj.Type), "", "not a movable joint")
+				m.ignore(name, "joint", string(uj.Type), "not commanded", "not a movable joint")
 			}
 		}
 		for _, k := range cfg.OtherKeys {
@@ -308,7 +319,7 @@ func (m *merger) position(j *JointLimits, loKey, hiKey string, lo, hi *float64, 
 
 func (m *merger) unflagged(joint string, flag *bool, flagKey, key string) {
 	if flag == nil || !*flag {
-		m.note("joint %s: %s applied although %s is not true (ros_control would ignore it)", quoteName(joint), key, flagKey)
+		m.note("joint %s: %s used although %s is not true (ros_control would ignore it)", quoteName(joint), key, flagKey)
 	}
 }
 

@@ -213,3 +213,51 @@ func TestNewLimitsRejectsInvalidJoints(t *testing.T) {
 		t.Errorf("duplicate: got %v, %v", l, err)
 	}
 }
+
+func TestUnloadedConfigurationIsAnErrorNotAPanic(t *testing.T) {
+	var l *Limits
+	if _, err := l.CheckTrajectory([]string{"j"}, nil, nil, CheckOptions{}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("CheckTrajectory: %v", err)
+	}
+	if _, err := l.MinDuration([]string{"j"}, []float64{0}, []float64{1}, 1); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("MinDuration: %v", err)
+	}
+	if _, ok := l.Joint("j"); ok || l.Names() != nil || l.Notes() != nil {
+		t.Error("nil limits report joints")
+	}
+	var b *Base
+	if _, err := b.CheckBaseGoal("map", 0, 0); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("CheckBaseGoal: %v", err)
+	}
+	if _, _, err := b.CheckDrive("map", Pose2D{}, 0, 0, 1); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("CheckDrive: %v", err)
+	}
+	var p *Policy
+	if p.MayConfirm(TierRead, "arm", ConfirmOperator) {
+		t.Error("nil policy lets anyone confirm")
+	}
+}
+
+func TestSoftLimitsGiveAContinuousJointARangeOnlyWithBothBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name, safety string
+		wantRange    bool
+		wantIgnored  int
+	}{
+		{"both bounds", `<safety_controller soft_lower_limit="-6" soft_upper_limit="6" k_velocity="1"/>`, true, 0},
+		{"one bound", `<safety_controller soft_upper_limit="6" k_velocity="1"/>`, false, 1},
+		{"no bounds", `<safety_controller k_velocity="1"/>`, false, 0},
+	} {
+		l, ignored, err := LoadLimits([]byte(`<robot><joint name="c" type="continuous"><limit velocity="1" effort="1"/>`+tc.safety+`</joint></robot>`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := l.Joint("c")
+		if c.HasPosition() != tc.wantRange || len(ignored) != tc.wantIgnored {
+			t.Errorf("%s: %+v, ignored %+v", tc.name, c, ignored)
+		}
+		if tc.wantRange && (c.MinPosition != Limit{-6, SourceSafetyController} || !c.Wraps()) {
+			t.Errorf("%s: %+v", tc.name, c)
+		}
+	}
+}

@@ -100,6 +100,9 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 // Confirmer returns who must confirm a call of tier on actuator ("" for
 // none in particular): the actuator's rule if any, else the tier's.
 func (p *Policy) Confirmer(tier Tier, actuator string) (Confirmer, error) {
+	if p == nil {
+		return "", fmt.Errorf("policy: not loaded: %w", ErrInvalidConfig)
+	}
 	if c, ok := p.actuators[actuator][tier]; ok {
 		return c, nil
 	}

@@ -14,11 +14,14 @@ import (
 // Bounds on a trajectory request. Values beyond them are not robot motions;
 // rejecting them keeps every polynomial in the analysis finite.
 const (
-	maxAbsValue     = 1e6  // rad, m, per s, per s²
-	maxTime         = 1e6  // s
-	minSegment      = 1e-6 // s between consecutive points
-	DefaultMaxPoint = 100000
+	maxAbsValue = 1e6  // rad, m, per s, per s²
+	maxTime     = 1e6  // s
+	minSegment  = 1e-6 // s between consecutive points
 )
+
+// DefaultMaxPoints bounds the points of one trajectory unless CheckOptions
+// says otherwise: ten minutes at 100 Hz is 60,000.
+const DefaultMaxPoints = 100000
 
 // Kind is what a violation exceeds.
 type Kind string
@@ -107,7 +110,7 @@ type CheckOptions struct {
 	LargeMotion          float64 // rad, rotary joints; default π/2
 	LargeMotionPrismatic float64 // m; default 0.25
 	LongDuration         float64 // s; default 30
-	MaxPoints            int     // default DefaultMaxPoint
+	MaxPoints            int     // default DefaultMaxPoints
 }
 
 func (o CheckOptions) withDefaults() CheckOptions {
@@ -121,7 +124,7 @@ func (o CheckOptions) withDefaults() CheckOptions {
 	def(&o.LargeMotionPrismatic, 0.25)
 	def(&o.LongDuration, 30)
 	if o.MaxPoints <= 0 {
-		o.MaxPoints = DefaultMaxPoint
+		o.MaxPoints = DefaultMaxPoints
 	}
 	return o
 }
@@ -154,7 +157,8 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 		return nil, fromSplineError(err, joints)
 	}
 	c := checker{
-		r:   &Report{Duration: tr.Duration(), Joints: make([]JointSummary, len(joints)), Trajectory: tr},
+		r: &Report{Duration: tr.Duration(), Joints: make([]JointSummary, len(joints)), Trajectory: tr,
+			Violations: []Violation{}, Warnings: []Warning{}}, // [] rather than null in JSON
 		tr:  tr,
 		opt: opt,
 	}
@@ -171,6 +175,9 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 // resolve maps joint names to their limits, rejecting unknown, mimic and
 // repeated names.
 func (l *Limits) resolve(joints []string) ([]*JointLimits, error) {
+	if l == nil {
+		return nil, fmt.Errorf("limits: not loaded: %w", ErrInvalidConfig)
+	}
 	if len(joints) == 0 {
 		return nil, &InputError{Field: "joints", Expected: "at least one joint", Actual: "none", Err: ErrEmpty}
 	}
@@ -188,14 +195,32 @@ func (l *Limits) resolve(joints []string) ([]*JointLimits, error) {
 		if l.joints[k].Mimic != "" {
 			return nil, &InputError{Field: field(), Joint: name, Expected: "joint " + quoteName(l.joints[k].Mimic) + " instead", Err: ErrMimicJoint}
 		}
-		for p := range lims[:i] {
-			if lims[p] == &l.joints[k] {
-				return nil, &InputError{Field: field(), Joint: name, Expected: "each joint once", Actual: "also at joints[" + strconv.Itoa(p) + "]", Err: ErrDuplicateJoint}
-			}
-		}
 		lims[i] = &l.joints[k]
 	}
+	// Duplicates: pairwise for arm-sized lists, a map beyond.
+	if len(lims) <= 32 {
+		for i := range lims {
+			for p := range lims[:i] {
+				if lims[p] == lims[i] {
+					return nil, duplicate(joints, p, i)
+				}
+			}
+		}
+	} else {
+		seen := make(map[*JointLimits]int, len(lims))
+		for i, jl := range lims {
+			if p, dup := seen[jl]; dup {
+				return nil, duplicate(joints, p, i)
+			}
+			seen[jl] = i
+		}
+	}
 	return lims, nil
+}
+
+func duplicate(joints []string, first, again int) error {
+	return &InputError{Field: "joints[" + strconv.Itoa(again) + "]", Joint: joints[again], Expected: "each joint once",
+		Actual: "also at joints[" + strconv.Itoa(first) + "]", Err: ErrDuplicateJoint}
 }
 
 // validateMotion checks shapes and magnitudes with field names the planner
@@ -310,7 +335,17 @@ const (
 	nKinds
 )
 
-var kindOf = [nKinds]Kind{KindPosition, KindVelocity, KindAcceleration, KindJerk}
+func kindOf(k int) Kind {
+	switch k {
+	case kPos:
+		return KindPosition
+	case kVel:
+		return KindVelocity
+	case kAcc:
+		return KindAcceleration
+	}
+	return KindJerk
+}
 
 // bound is one checked limit of one joint.
 type bound struct {
@@ -399,13 +434,13 @@ func (c *checker) joint(j int, jl *JointLimits, st spline.State) {
 			}
 			var found []excursion
 			if ext[k].hi > b.hi+b.tol || ext[k].lo < b.lo-b.tol {
-				found = an.prof[k].excursions(&an.poly[k], &an.poly[k+1], b.lo, b.hi, b.tol, true, &exs)
+				found = an.prof[k].excursions(&an.poly[k], &an.poly[k+1], b.lo, b.hi, b.tol, &exs)
 			}
 			if len(found) == 0 && !open[k][0].active && !open[k][1].active {
 				continue
 			}
 			for s, side := range [2]int8{1, -1} {
-				c.merge(&open[k][s], found, side, jl.Name, kindOf[k], b, t0, T, &violated[k])
+				c.merge(&open[k][s], found, side, jl.Name, kindOf(k), b, t0, T, &violated[k])
 			}
 		}
 	}
