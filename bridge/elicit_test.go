@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +228,24 @@ func TestOperatorDenialRefusesEveryConfirm(t *testing.T) {
 	}
 	if r.robot.goalsSent() != 0 {
 		t.Fatal("a denied preview reached the robot")
+	}
+}
+
+func TestElicitationWorksOverStreamableHTTP(t *testing.T) {
+	r := elicitRig(t)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	srv := httptest.NewServer(front.HTTPHandler(Tokens{}, 1<<20))
+	t.Cleanup(srv.Close)
+	var asked atomic.Int32
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, answering("accept", &asked, nil)).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	id := armPreview(t, cs, 0.5)
+	res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
+	if res.IsError || m["state"] != "sent" || asked.Load() != 1 || r.robot.goalsSent() != 1 {
+		t.Fatalf("over HTTP: %v, asked %d, sent %d", m, asked.Load(), r.robot.goalsSent())
 	}
 }

@@ -29,6 +29,7 @@ type fakeRobot struct {
 	tracked   []string
 	obs       func(GoalUpdate)
 	sendDelay time.Duration
+	onSend    func(goalID string)
 }
 
 func newFakeRobot() *fakeRobot {
@@ -66,6 +67,11 @@ func (r *fakeRobot) record(id string) error {
 	}
 	r.sent[id]++
 	r.order = append(r.order, id)
+	if f := r.onSend; f != nil {
+		r.mu.Unlock()
+		f(id)
+		r.mu.Lock()
+	}
 	return nil
 }
 

@@ -136,6 +136,12 @@ func (m *Motions) onUpdate(u GoalUpdate) {
 	if err != nil {
 		return // not ours (a hold goal, another client's goal)
 	}
+	if cur.State == inflight.StateDispatching && to != inflight.StateSent && to != inflight.StateUnknown {
+		// The robot answered before Confirm recorded "sent": the goal is out.
+		if mo, err := m.transitionWith(context.Background(), u.GoalID, inflight.StateSent, "goal seen by the robot", nil); err == nil {
+			cur = mo
+		}
+	}
 	if cur.State == to && u.Progress <= cur.Progress && u.Result == nil {
 		return
 	}

@@ -312,3 +312,22 @@ func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 		t.Fatalf("state %s", mo.State)
 	}
 }
+
+func TestRobotAnswerBeforeSentIsRecordedNotDropped(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "gripper_move", `{"position":0.021}`)
+	// The fake robot reports success from inside the send, before Confirm
+	// has recorded "sent", as a fast real robot can.
+	r.robot.onSend = func(goalID string) {
+		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "active"})
+		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "succeeded"})
+	}
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	s, _ := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+c["motion_id"].(string)+`"}`)
+	if s["state"] != "succeeded" {
+		t.Fatalf("terminal update lost: %v (confirm said %v)", s, c)
+	}
+}

@@ -239,6 +239,23 @@ func (w *world) simGoals() simGoalLog {
 	return g
 }
 
+// simGoalState is the sim's own record of one goal, for diagnostics.
+func (w *world) simGoalState(id string) string {
+	var raw map[string]struct {
+		Goals []map[string]any `json:"goals"`
+	}
+	_ = json.Unmarshal([]byte(w.trigger("/simrobot/goals")), &raw)
+	for _, a := range raw {
+		for _, g := range a.Goals {
+			if g["id"] == id {
+				b, _ := json.Marshal(g)
+				return string(b)
+			}
+		}
+	}
+	return "(not received)"
+}
+
 func (w *world) goalsReceived() int {
 	n := 0
 	for _, a := range w.simGoals() {

@@ -202,6 +202,18 @@ func (b *browser) typeInto(css, text string) {
 	b.do("POST", "/element/"+id+"/value", map[string]any{"text": text}, nil)
 }
 
+// noDialog fails the test if the page opened a browser dialog (alert,
+// confirm, prompt).
+func (b *browser) noDialog() {
+	b.t.Helper()
+	var text string
+	if err := b.try("GET", "/alert/text", nil, &text); err == nil {
+		b.t.Fatalf("the page opened a dialog: %q", text)
+	} else if !strings.Contains(err.Error(), "no such alert") {
+		b.t.Fatalf("checking for a dialog: %v", err)
+	}
+}
+
 // screenshot saves a PNG of the page as a test artefact.
 func (b *browser) screenshot(path string) {
 	b.t.Helper()

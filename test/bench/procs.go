@@ -1,0 +1,234 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/bluenviron/goroslib/v2"
+)
+
+// OperatorToken is the operator's bearer token in every bench world; the
+// planner needs none (loopback), so only estop_reset carries it.
+const OperatorToken = "bench-operator-token"
+
+// Env is what every measurement needs: a test or benchmark that owns the
+// processes, the binaries, and this test binary (re-executed as the floor
+// processes, see floorproc.go).
+type Env struct {
+	TB     testing.TB
+	BinDir string // holds actbridge and simrobot
+	Self   string // this test binary
+	Module string // the module root, for go test of other packages
+	Logf   func(format string, args ...any)
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// proc is a child process owned by a test; cleanup stops it by pid.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startProc starts path with args and registers its stop (SIGTERM, then
+// SIGKILL after 8 s, both to this pid only) with tb.
+func startProc(tb testing.TB, path, name string, env []string, args ...string) *proc {
+	tb.Helper()
+	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(path, args...)
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		tb.Fatalf("start %s: %v", name, err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	tb.Cleanup(func() {
+		p.stop()
+		if tb.Failed() {
+			tb.Logf("%s output:\n%s", name, tail(p.out.String(), 3000))
+		}
+	})
+	return p
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+func (p *proc) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(8 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// waitOutput waits (bounded) until the process printed s.
+func (p *proc) waitOutput(tb testing.TB, s string, d time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for !strings.Contains(p.out.String(), s) {
+		select {
+		case <-p.done:
+			tb.Fatalf("%s exited before printing %q:\n%s", p.name, s, tail(p.out.String(), 3000))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s did not print %q within %s:\n%s", p.name, s, d, tail(p.out.String(), 3000))
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// World is a real rosmaster, bin/simrobot and bin/actbridge, each a process
+// killed by pid when the test ends.
+type World struct {
+	env     *Env
+	Master  *rostest.Master
+	Sim     *proc
+	Bridge  *proc
+	Addr    string // the bridge's HTTP address
+	DataDir string
+
+	mu        sync.Mutex
+	nodes     int
+	transport *http.Transport
+}
+
+// WorldOpts tunes a world.
+type WorldOpts struct {
+	SimArgs    []string
+	BridgeArgs []string
+}
+
+// NewWorld starts a master, the sim and the bridge, and waits until the
+// bridge reports every actuator connected.
+func NewWorld(e *Env, o WorldOpts) *World {
+	tb := e.TB
+	tb.Helper()
+	w := &World{env: e, Master: rostest.StartMaster(tb), DataDir: tb.TempDir()}
+	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", w.Master.Env(), o.SimArgs...)
+	w.Sim.waitOutput(tb, "serving", 60*time.Second)
+	w.Addr = freeAddr(tb)
+	args := append([]string{"serve", "--config", filepath.Join(e.Module, "launch/robots/sim.yaml"),
+		"--listen", w.Addr, "--data-dir", w.DataDir, "--wait-master", "30s"}, o.BridgeArgs...)
+	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
+		append(w.Master.Env(), "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken), args...)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		err := w.ready()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("bridge not ready after 90 s: %v\n%s", err, tail(w.Bridge.out.String(), 3000))
+		}
+		select {
+		case <-w.Bridge.done:
+			tb.Fatalf("bridge exited:\n%s", tail(w.Bridge.out.String(), 3000))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return w
+}
+
+func (w *World) ready() error {
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get("http://" + w.Addr + "/healthz")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Ready bool `json:"ready"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return err
+	}
+	if !h.Ready {
+		return fmt.Errorf("not ready")
+	}
+	return nil
+}
+
+// Node makes a goroslib node of the bench process itself, closed (bounded)
+// when the test ends.
+func (w *World) Node() *goroslib.Node {
+	tb := w.env.TB
+	tb.Helper()
+	w.mu.Lock()
+	w.nodes++
+	name := fmt.Sprintf("bench_%d_%d", os.Getpid(), w.nodes)
+	w.mu.Unlock()
+	n, err := goroslib.NewNode(goroslib.NodeConf{Name: name, MasterAddress: w.Master.Address(), Host: "127.0.0.1",
+		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
+	if err != nil {
+		tb.Fatalf("goroslib node: %v", err)
+	}
+	tb.Cleanup(func() {
+		done := make(chan struct{})
+		go func() { n.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(6 * time.Second):
+		}
+	})
+	return n
+}
