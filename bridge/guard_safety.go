@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -60,7 +61,12 @@ func (s SafetyArm) Describe() []JointLimits {
 func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.Point) (ArmCheck, error) {
 	r, err := s.Limits.CheckTrajectory(joints, start, points, s.Opts)
 	if err != nil {
-		return ArmCheck{}, RuleError(CodeInvalidArgument, "trajectory_valid", "points", err.Error())
+		e := RuleError(CodeInvalidArgument, "trajectory_valid", "points", err.Error())
+		var ie *safety.InputError
+		if errors.As(err, &ie) {
+			e.Field, e.Expected, e.Actual = ie.Field, ie.Expected, ie.Actual
+		}
+		return ArmCheck{}, e
 	}
 	out := ArmCheck{Duration: r.Duration}
 	for _, v := range r.Violations {
