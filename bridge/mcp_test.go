@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -179,5 +180,59 @@ func TestToolListIsIdenticalOnEveryConnection(t *testing.T) {
 	}
 	if lists[0] != lists[1] {
 		t.Fatal("tools/list differs between connections")
+	}
+}
+
+func TestMotionStatusWaitSendsProgressNotificationsFromFeedback(t *testing.T) {
+	r := newRig(t)
+	got := make(chan float64, 16)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := front.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			got <- req.Params.Progress
+		}})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.4}}`)
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	mid := c["motion_id"].(string)
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		r.robot.obs(GoalUpdate{Actuator: "arm", GoalID: mid, State: "active", Progress: 0.25})
+		time.Sleep(50 * time.Millisecond)
+		r.robot.obs(GoalUpdate{Actuator: "arm", GoalID: mid, State: "active", Progress: 0.5})
+	}()
+	params := &mcp.CallToolParams{Name: "motion_status", Arguments: map[string]any{"motion_id": mid, "wait_s": 0.5}}
+	params.SetProgressToken("p1")
+	// The first call returns at the sent → active change; the second waits
+	// in active and sees 0.5.
+	for i := 0; i < 2; i++ {
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case p := <-got:
+			if p == 0.5 {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no progress notification with the feedback's progress")
+		}
 	}
 }

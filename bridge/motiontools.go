@@ -113,12 +113,21 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 				return nil, notFoundMotion(in.MotionID)
 			}
 			deadline := time.Now().Add(time.Duration(in.WaitS * float64(time.Second)))
-			start := mo.State
+			start, lastProgress := mo.State, -1.0
+			// While waiting, progress from action feedback goes to the client
+			// as MCP progress notifications (when it sent a progress token).
 			for !inflight.IsTerminal(mo.State) && mo.State == start && time.Now().Before(deadline) && ctx.Err() == nil {
+				if mo.Progress != lastProgress {
+					lastProgress = mo.Progress
+					c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
+				}
 				m.Wait(ctx, in.MotionID, time.Until(deadline))
 				if mo, err = m.Store.Get(in.MotionID); err != nil {
 					return nil, storeUnavailable(err)
 				}
+			}
+			if mo.Progress != lastProgress && lastProgress >= 0 {
+				c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
 			}
 			return motionResult(mo, false), nil
 		},
