@@ -1,8 +1,12 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
 )
 
 func TestReadToolsAgainstTheSim(t *testing.T) {
@@ -62,5 +66,31 @@ func TestReadToolsAgainstTheSim(t *testing.T) {
 	}})
 	if b["all_ok"] != false || b["succeeded"].(float64) != 2 || b["failed"].(float64) != 1 {
 		t.Fatalf("batch: %v", b)
+	}
+}
+
+func TestAuditListShowsEveryCallWithItsOutcome(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	mustCall(t, cs, "joints_read", map[string]any{})
+	call(t, cs, "base_navigate", map[string]any{"x": 99.0, "y": 0.0})
+	var items []any
+	rostest.Eventually(t, 10*time.Second, "audit has both calls", func() error {
+		a := mustCall(t, cs, "audit_list", map[string]any{"limit": 100})
+		items = a["items"].([]any)
+		if len(items) < 2 {
+			return fmt.Errorf("%d items", len(items))
+		}
+		return nil
+	})
+	var sawRefusal bool
+	for _, it := range items {
+		m := it.(map[string]any)
+		if m["tool"] == "base_navigate" && m["outcome"] == "error" && m["code"] == "limit_violation" && m["args_digest"] != "" {
+			sawRefusal = true
+		}
+	}
+	if !sawRefusal {
+		t.Fatalf("refusal not audited: %v", items)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
 	"github.com/actbridge/actbridge/roslink"
@@ -121,7 +122,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	consoleURL := "http://" + f.listen + "/console"
-	ts, err := buildTools(model, robot, store, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy})
+	var audit bridge.AuditLog = brokenStore{err: serr}
+	if st != nil {
+		audit = st
+	}
+	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy})
 	if err != nil {
 		return err
 	}
@@ -169,6 +174,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		OnSessionEnd: ts.motions.SessionEnded}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
+	var previews console.Previews // stays nil (not a nil *Store) when the store is down
+	ts.motions.Approvals = &bridge.Approvals{Key: key, Now: time.Now, Elicit: true}
+	if st != nil {
+		previews, ts.motions.Approvals.Denials = st, st
+	}
+	operator := console.New(ts.pipeline, previews, tokens)
+	mux.Handle("/console", operator)
+	mux.Handle("/console/", operator)
 	mux.Handle("/metrics", mx.Handler())
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
@@ -28,6 +27,9 @@ func (b brokenStore) List(inflight.Filter, string, int) ([]inflight.Motion, int,
 	return nil, 0, "", b.err
 }
 func (b brokenStore) Healthy() error { return b.err }
+func (b brokenStore) AuditList(string, int) ([]inflight.AuditRecord, string, error) {
+	return nil, "", b.err
+}
 
 // idemStore maps the store's idempotency errors to the bridge's.
 type idemStore struct{ s *inflight.Store }
@@ -82,5 +84,3 @@ func (a *auditor) run(ctx context.Context) {
 		}
 	}
 }
-
-var _ = time.Second

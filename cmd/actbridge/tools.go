@@ -35,7 +35,7 @@ func (a estopAdapter) State() (bool, uint64, string) {
 }
 
 // buildTools registers every tool against the robot and the store.
-func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, key []byte, opt toolOptions) (*toolSet, error) {
+func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
 	now := time.Now
 	es := safety.NewEStop(now)
 	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1)}
@@ -52,6 +52,7 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, key
 		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot), bridge.TopicSampleTool(robot, opt.dataDir),
 		bridge.OutputReadTool(opt.dataDir)}
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
+	tools = append(tools, bridge.AuditListTool(audit))
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
 			return nil, err
@@ -138,7 +139,7 @@ func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildTools(m, offlineRobot{}, nil, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
+	return buildTools(m, offlineRobot{}, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
 }
 
 // checkConfig loads a robot config and its limits and reports what it found.

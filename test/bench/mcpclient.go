@@ -39,7 +39,7 @@ func (w *World) Client(token string) *mcp.ClientSession {
 	if err != nil {
 		tb.Fatalf("mcp connect: %v", err)
 	}
-	tb.Cleanup(func() { _ = cs.Close() })
+	w.onClose(func() { _ = cs.Close() })
 	return cs
 }
 

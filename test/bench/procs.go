@@ -150,6 +150,8 @@ type World struct {
 	mu        sync.Mutex
 	nodes     int
 	transport *http.Transport
+	closers   []func() // run last first by Close
+	closed    bool
 }
 
 // WorldOpts tunes a world.
@@ -164,6 +166,7 @@ func NewWorld(e *Env, o WorldOpts) *World {
 	tb := e.TB
 	tb.Helper()
 	w := &World{env: e, Master: rostest.StartMaster(tb), DataDir: tb.TempDir()}
+	tb.Cleanup(w.Close)
 	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", w.Master.Env(), o.SimArgs...)
 	w.Sim.waitOutput(tb, "serving", 60*time.Second)
 	w.Addr = freeAddr(tb)
@@ -208,8 +211,7 @@ func (w *World) ready() error {
 	return nil
 }
 
-// Node makes a goroslib node of the bench process itself, closed (bounded)
-// when the test ends.
+// Node makes a goroslib node of the bench process itself; Close closes it.
 func (w *World) Node() *goroslib.Node {
 	tb := w.env.TB
 	tb.Helper()
@@ -222,13 +224,48 @@ func (w *World) Node() *goroslib.Node {
 	if err != nil {
 		tb.Fatalf("goroslib node: %v", err)
 	}
-	tb.Cleanup(func() {
+	w.onClose(n.Close)
+	return n
+}
+
+// onClose registers f to run when the world closes, before the processes
+// stop; the last registered runs first.
+func (w *World) onClose(f func()) {
+	w.mu.Lock()
+	w.closers = append(w.closers, f)
+	w.mu.Unlock()
+}
+
+// Close closes the bench's own sessions, subscribers and nodes (each
+// bounded), then stops the bridge, the sim and the master by pid. The test
+// calls it at cleanup; call it earlier to free the machine for the next
+// measurement.
+func (w *World) Close() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.closed = true
+	cs := w.closers
+	w.closers = nil
+	w.mu.Unlock()
+	for i := len(cs) - 1; i >= 0; i-- {
 		done := make(chan struct{})
-		go func() { n.Close(); close(done) }()
+		go func() { cs[i](); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(6 * time.Second):
 		}
-	})
-	return n
+	}
+	if w.Bridge != nil {
+		w.Bridge.stop()
+	}
+	if w.Sim != nil {
+		w.Sim.stop()
+	}
+	w.Master.Kill()
+	if w.transport != nil {
+		w.transport.CloseIdleConnections()
+	}
 }

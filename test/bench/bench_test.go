@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// binDir holds actbridge and simrobot, built once by TestMain.
+var binDir string
+
+func TestMain(m *testing.M) {
+	RunFloorProcess() // a re-executed floor process never returns from here
+	dir, err := os.MkdirTemp("", "actbridge-bench-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	cmd := exec.Command(goTool(), "build", "-o", dir+"/", "../../cmd/actbridge", "../../cmd/simrobot")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building binaries:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func newEnv(t testing.TB) *Env {
+	mod, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{TB: t, BinDir: binDir, Self: SelfBinary(t), Module: mod, Logf: t.Logf}
+}
+
+// TestBenchHarnessRunsTiny runs every measurement of the table at a tiny
+// size and checks that each produced numbers. It asserts no timing: the
+// numbers of a busy machine are slow, not wrong.
+func TestBenchHarnessRunsTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts rosmaster, the sim and the bridge twice")
+	}
+	rows := Run(newEnv(t), TinySizes())
+	required := map[string][]string{
+		"motion_confirm": {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
+		"joints_read":    {"calls_per_s", "p99_ms", "floor_calls_per_s"},
+		"preview":        {"p50_ms", "allocs", "check_p50_ms", "stored_p50_ms"},
+		"/joint_states":  {"bridge_pct", "floor_pct", "rate"},
+		"robot_stop":     {"p50_ms", "p99_ms", "floor_p99_ms"},
+		"base_navigate":  {"p50_ms"},
+		"store":          {"claim_ms", "file_mb", "append_us"},
+		"RSS":            {"idle_mb", "load_mb", "floor_idle_mb"},
+	}
+	if _, err := os.Stat(Python); err == nil {
+		required["base_navigate"] = append(required["base_navigate"], "rospy_p50_ms")
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for key, keys := range required {
+			if strings.Contains(r.What, key) {
+				seen[key] = true
+				if err := r.Check(keys...); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	for key := range required {
+		if !seen[key] {
+			t.Errorf("no row for %s", key)
+		}
+	}
+	t.Logf("tiny table:\n%s", Markdown(rows))
+}
+
+// TestBenchTable is the full run behind scripts/bench.sh: it runs only when
+// ACTBRIDGE_BENCH_TABLE names the file to write the markdown table to.
+func TestBenchTable(t *testing.T) {
+	out := os.Getenv("ACTBRIDGE_BENCH_TABLE")
+	if out == "" {
+		t.Skip("set ACTBRIDGE_BENCH_TABLE=<file> (scripts/bench.sh does) for the full benchmark run")
+	}
+	start := time.Now()
+	rows := Run(newEnv(t), FullSizes())
+	table := Markdown(rows)
+	if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("full run in %s:\n%s", time.Since(start).Round(time.Second), table)
+}
+
+// BenchmarkPreview7Joints1000Points is the pure preview: one
+// arm_follow_trajectory call through the pipeline for a 7-joint arm, the
+// full trajectory check included, the preview kept in memory.
+func BenchmarkPreview7Joints1000Points(b *testing.B) {
+	h, err := NewPreviewHarness(1000, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Preview(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckTrajectory7Joints1000PointsFloor is the check alone, on the
+// same trajectory: the floor of a preview.
+func BenchmarkCheckTrajectory7Joints1000PointsFloor(b *testing.B) {
+	h, err := NewPreviewHarness(1000, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package bench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/msgs"
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
+	bolt "go.etcd.io/bbolt"
+)
+
+// ArmGoalTopic is where the bridge publishes arm goals.
+const ArmGoalTopic = "/arm_controller/follow_joint_trajectory/goal"
+
+// received is one message seen by a bench subscriber: its goal id and the
+// bench process's clock when the callback ran.
+type received struct {
+	id string
+	at time.Time
+}
+
+// subscribeGoals subscribes the bench process to an action goal topic.
+func subscribeGoals(w *World, n *goroslib.Node, topic string) <-chan received {
+	ch := make(chan received, 64)
+	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: topic, Callback: func(m *msgs.FollowJointTrajectoryActionGoal) {
+		at := time.Now()
+		select {
+		case ch <- received{m.GoalId.Id, at}:
+		default:
+		}
+	}})
+	if err != nil {
+		w.env.TB.Fatalf("subscribe %s: %v", topic, err)
+	}
+	w.onClose(sub.Close)
+	return ch
+}
+
+func drain(ch <-chan received) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+// sixJointGoal is a one-point arm goal, the size of what confirm publishes.
+func sixJointGoal(id string) *msgs.FollowJointTrajectoryActionGoal {
+	now := time.Now()
+	pos := []float64{0, 0, 0, 0, 0, 0.05}
+	return &msgs.FollowJointTrajectoryActionGoal{
+		GoalId: actionlib_msgs.GoalID{Id: id, Stamp: now},
+		Goal: msgs.FollowJointTrajectoryGoal{Trajectory: trajectory_msgs.JointTrajectory{
+			JointNames: []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"},
+			Points: []trajectory_msgs.JointTrajectoryPoint{{Positions: pos, Velocities: make([]float64, 6),
+				Accelerations: make([]float64, 6), TimeFromStart: 100 * time.Millisecond}},
+		}},
+	}
+}
+
+// pubSubLink is a goroslib publisher and a connected subscriber in the
+// bench process, on two nodes: the bare publish the floors pay.
+type pubSubLink struct {
+	pub *goroslib.Publisher
+	got <-chan received
+}
+
+func newPubSubLink(w *World, topic string) *pubSubLink {
+	tb := w.env.TB
+	pn, sn := w.Node(), w.Node()
+	pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: pn, Topic: topic, Msg: &msgs.FollowJointTrajectoryActionGoal{}})
+	if err != nil {
+		tb.Fatalf("publisher %s: %v", topic, err)
+	}
+	w.onClose(pub.Close)
+	l := &pubSubLink{pub: pub, got: subscribeGoals(w, sn, topic)}
+	// Publish until the subscriber's connection is up (bounded).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pub.Write(sixJointGoal("connect"))
+		select {
+		case <-l.got:
+			time.Sleep(50 * time.Millisecond)
+			drain(l.got)
+			return l
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("subscriber on %s never connected", topic)
+		}
+	}
+}
+
+// once publishes one goal and returns when the subscriber has it.
+func (l *pubSubLink) once(id string) (time.Time, error) {
+	drain(l.got)
+	l.pub.Write(sixJointGoal(id))
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case r := <-l.got:
+			if r.id == id {
+				return r.at, nil
+			}
+		case <-timeout:
+			return time.Time{}, fmt.Errorf("goal %s not received within 5 s", id)
+		}
+	}
+}
+
+// commitFloor is a bare bbolt file on the same file system as the bridge's
+// store, committing one ~1 KB record per call with fsync.
+type commitFloor struct {
+	db  *bolt.DB
+	val []byte
+	n   uint64
+}
+
+func newCommitFloor(w *World) *commitFloor {
+	tb := w.env.TB
+	db, err := bolt.Open(filepath.Join(tb.TempDir(), "floor.db"), 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		tb.Fatalf("floor bbolt: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucketIfNotExists([]byte("m")); return err }); err != nil {
+		tb.Fatal(err)
+	}
+	return &commitFloor{db: db, val: []byte(`{"v":1,"id":"` + strings.Repeat("0", 36) + `","goal":"` + strings.Repeat("g", 900) + `"}`)}
+}
+
+func (c *commitFloor) commit() error {
+	c.n++
+	return c.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("m")).Put(binary.BigEndian.AppendUint64(nil, c.n), c.val)
+	})
+}
+
+// ConfirmResult is the confirm row's raw data.
+type ConfirmResult struct {
+	ToGoal, Reply     Sample // confirm sent → goal on the wire; → reply
+	Floor, FloorFsync Sample // commit+publish+receive; the commit alone
+	Skipped           int
+}
+
+// MeasureConfirm times motion_confirm → the arm's ActionGoal reaching a
+// subscriber (the bench's own, beside the sim's, one clock), n times, and
+// the floor: one bbolt commit with fsync plus one goroslib publish to a
+// connected subscriber. The arm makes a 0.1 s wrist move each time; the
+// planner pauses 50 ms between preview and confirm, as a planner does,
+// which also lets the preview's audit batch land first.
+func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
+	tb := w.env.TB
+	var res ConfirmResult
+	floor := newCommitFloor(w)
+	link := newPubSubLink(w, "/bench_floor/follow_joint_trajectory/goal")
+	for i := range n + 3 {
+		t0 := time.Now()
+		if err := floor.commit(); err != nil {
+			tb.Fatalf("floor commit: %v", err)
+		}
+		t1 := time.Now()
+		at, err := link.once(fmt.Sprint("floor-", i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if i >= 3 { // warm-up
+			res.FloorFsync = append(res.FloorFsync, t1.Sub(t0))
+			res.Floor = append(res.Floor, at.Sub(t0))
+		}
+	}
+
+	goals := subscribeGoals(w, w.Node(), ArmGoalTopic)
+	cs := w.Client("")
+	// The first two motions are warm-up: our subscriber connects to the
+	// bridge's publisher meanwhile.
+	for i := 0; i < n+2; i++ {
+		target := 0.05
+		if i%2 == 1 {
+			target = -0.05
+		}
+		pv, err := call(cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}, "duration_s": 0.1})
+		if err != nil {
+			tb.Fatalf("preview: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		drain(goals)
+		t0 := time.Now()
+		out, err := call(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		t1 := time.Now()
+		if err != nil {
+			tb.Fatalf("confirm: %v", err)
+		}
+		id, _ := out["motion_id"].(string)
+		var got received
+		select {
+		case got = <-goals:
+		case <-time.After(5 * time.Second):
+		}
+		if state, err := waitTerminal(cs, id, 30*time.Second); err != nil || state != "succeeded" {
+			tb.Fatalf("motion %s ended %q: %v", id, state, err)
+		}
+		if i < 2 || got.id != id { // warm-up, or our subscriber missed it
+			if i >= 2 {
+				res.Skipped++
+			}
+			continue
+		}
+		res.ToGoal = append(res.ToGoal, got.at.Sub(t0))
+		res.Reply = append(res.Reply, t1.Sub(t0))
+	}
+	r50, r99 := ratio(res.ToGoal.P50(), res.Floor.P50()), ratio(res.ToGoal.P99(), res.Floor.P99())
+	row := Row{
+		What:   fmt.Sprintf("motion_confirm → arm ActionGoal on the wire (n=%d, MCP HTTP included)", len(res.ToGoal)),
+		Result: fmt.Sprintf("p50 %s · p99 %s (reply p50 %s)", ms(res.ToGoal.P50()), ms(res.ToGoal.P99()), ms(res.Reply.P50())),
+		Floor: fmt.Sprintf("bbolt commit+fsync, goroslib publish→subscriber: p50 %s · p99 %s (fsync alone p50 %s)",
+			ms(res.Floor.P50()), ms(res.Floor.P99()), ms(res.FloorFsync.P50())),
+		Ratio:  fmt.Sprintf("p50 %s · p99 %s", fx(r50), fx(r99)),
+		Target: "≤ 1.3× floor",
+		Met:    fmt.Sprintf("p50 %s · p99 %s", yes(r50 <= 1.3), yes(r99 <= 1.3)),
+		Values: map[string]float64{"p50_ms": msf(res.ToGoal.P50()), "p99_ms": msf(res.ToGoal.P99()),
+			"floor_p50_ms": msf(res.Floor.P50()), "floor_p99_ms": msf(res.Floor.P99()), "fsync_p50_ms": msf(res.FloorFsync.P50()), "ratio_p50": r50},
+	}
+	if res.Skipped > 0 {
+		row.Result += fmt.Sprintf(", %d skipped", res.Skipped)
+	}
+	return row, res
+}

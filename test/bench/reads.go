@@ -1,0 +1,221 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ReadTool is the read tool the load calls: the latest joint states, what a
+// planner reads before and after every motion.
+const ReadTool = "joints_read"
+
+// loadResult is what a closed-loop load measured.
+type loadResult struct {
+	calls   int
+	errors  int
+	elapsed time.Duration
+	lat     Sample
+}
+
+func (l loadResult) perSecond() float64 { return float64(l.calls) / l.elapsed.Seconds() }
+
+// runLoad runs `clients` closed loops of do until dur has passed (each loop
+// finishes its call in flight) and collects every call's latency.
+func runLoad(clients int, dur time.Duration, do func(client int) error) loadResult {
+	var wg sync.WaitGroup
+	lats := make([]Sample, clients)
+	var errs atomic.Int64
+	start := time.Now()
+	deadline := start.Add(dur)
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				if err := do(c); err != nil {
+					errs.Add(1)
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				lats[c] = append(lats[c], time.Since(t0))
+			}
+		}()
+	}
+	wg.Wait()
+	out := loadResult{elapsed: time.Since(start), errors: int(errs.Load())}
+	for _, l := range lats {
+		out.lat = append(out.lat, l...)
+	}
+	out.calls = len(out.lat)
+	return out
+}
+
+// sampleRSS records the peak VmRSS of pid until stop is called.
+func sampleRSS(pid int) (stop func() float64) {
+	var peak float64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v, err := rssMB(pid); err == nil && v > peak {
+				peak = v
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		<-finished
+		return peak
+	}
+}
+
+// sessions opens n planner sessions.
+func (w *World) sessions(n int) []*mcp.ClientSession {
+	tb := w.env.TB
+	out := make([]*mcp.ClientSession, n)
+	for i := range out {
+		cs, err := w.connect("")
+		if err != nil {
+			tb.Fatalf("session %d: %v", i, err)
+		}
+		out[i] = cs
+	}
+	return out
+}
+
+func closeSessions(ss []*mcp.ClientSession) {
+	var wg sync.WaitGroup
+	for _, s := range ss {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = s.Close() }()
+	}
+	wg.Wait()
+}
+
+// ReadsResult is the read rows' raw data, by client count.
+type ReadsResult struct {
+	Bridge, Floor map[int]loadResult
+	// RSS in MiB: the bridge idle (before any load) and its peak under the
+	// largest load; the same for the bare HTTP server.
+	IdleRSS, LoadRSS, FloorIdleRSS, FloorLoadRSS float64
+}
+
+// MeasureIdleRSS reads the bridge's VmRSS after a short settle and a few
+// reads: call it on a fresh world, before any load.
+func MeasureIdleRSS(w *World) float64 {
+	cs := w.Client("")
+	for range 5 {
+		if _, err := call(cs, ReadTool, map[string]any{}); err != nil {
+			w.env.TB.Fatal(err)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	v, err := rssMB(w.Bridge.pid())
+	if err != nil {
+		w.env.TB.Fatal(err)
+	}
+	return v
+}
+
+// MeasureReads runs closed-loop read tool calls over streamable HTTP MCP,
+// one session per client, for each client count, and the same load against
+// a bare net/http server in its own process (the floor). The bridge's peak
+// RSS is sampled during the loads.
+func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) ([]Row, ReadsResult) {
+	e := w.env
+	tb := e.TB
+	res := ReadsResult{Bridge: map[int]loadResult{}, Floor: map[int]loadResult{}, IdleRSS: idleRSS}
+
+	fp, faddr := floorHTTPServer(e)
+	defer fp.stop()
+	time.Sleep(500 * time.Millisecond)
+	res.FloorIdleRSS, _ = rssMB(fp.pid())
+	hc := &http.Client{Transport: clientTransport(), Timeout: 30 * time.Second}
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"joints_read","arguments":{}}}`)
+	post := func(int) error {
+		resp, err := hc.Post("http://"+faddr+"/", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+
+	stopRSS := sampleRSS(w.Bridge.pid())
+	for _, c := range clients {
+		ss := w.sessions(c)
+		callOne := func(i int) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			r, err := ss[i].CallTool(ctx, &mcp.CallToolParams{Name: ReadTool, Arguments: map[string]any{}})
+			if err == nil && r.IsError {
+				err = fmt.Errorf("%s: tool error", ReadTool)
+			}
+			return err
+		}
+		runLoad(c, min(time.Second, dur/4), callOne) // warm-up
+		res.Bridge[c] = runLoad(c, dur, callOne)
+		closeSessions(ss)
+		e.logf("reads: %d clients: %.0f calls/s, p99 %s, %d errors", c, res.Bridge[c].perSecond(), ms(res.Bridge[c].lat.P99()), res.Bridge[c].errors)
+
+		stopFloorRSS := sampleRSS(fp.pid())
+		runLoad(c, min(time.Second, dur/4), post)
+		res.Floor[c] = runLoad(c, dur/2, post)
+		res.FloorLoadRSS = max(res.FloorLoadRSS, stopFloorRSS())
+	}
+	res.LoadRSS = stopRSS()
+	hc.CloseIdleConnections()
+
+	var rows []Row
+	for _, c := range clients {
+		b, f := res.Bridge[c], res.Floor[c]
+		if b.calls == 0 {
+			tb.Fatalf("reads with %d clients: no call succeeded (%d errors)", c, b.errors)
+		}
+		tput := b.perSecond()
+		rows = append(rows, Row{
+			What:   fmt.Sprintf("%s over streamable HTTP MCP, %d client(s), Go SDK client", ReadTool, c),
+			Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors)),
+			Floor:  fmt.Sprintf("bare net/http POST: %.0f calls/s · p99 %s", f.perSecond(), ms(f.lat.P99())),
+			Ratio:  fmt.Sprintf("throughput %.2f× · p99 %s", tput/f.perSecond(), fx(ratio(b.lat.P99(), f.lat.P99()))),
+			Target: "≥ 5,000 calls/s, p99 ≤ 5 ms",
+			Met:    fmt.Sprintf("%s · %s", yes(tput >= 5000), yes(b.lat.P99() <= 5*time.Millisecond)),
+			Values: map[string]float64{"calls_per_s": tput, "p50_ms": msf(b.lat.P50()), "p99_ms": msf(b.lat.P99()),
+				"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99())},
+		})
+	}
+	rows = append(rows, Row{
+		What:   fmt.Sprintf("bridge RSS (VmRSS) idle / peak under the %d-client read load", clients[len(clients)-1]),
+		Result: fmt.Sprintf("idle %.1f MB · load %.1f MB", res.IdleRSS, res.LoadRSS),
+		Floor:  fmt.Sprintf("bare net/http server: idle %.1f MB · load %.1f MB", res.FloorIdleRSS, res.FloorLoadRSS),
+		Ratio:  fmt.Sprintf("idle %.2f× · load %.2f×", res.IdleRSS/res.FloorIdleRSS, res.LoadRSS/res.FloorLoadRSS),
+		Target: "≤ 40 MB idle, ≤ 100 MB under load",
+		Met:    fmt.Sprintf("%s · %s", yes(res.IdleRSS <= 40), yes(res.LoadRSS <= 100)),
+		Values: map[string]float64{"idle_mb": res.IdleRSS, "load_mb": res.LoadRSS, "floor_idle_mb": res.FloorIdleRSS, "floor_load_mb": res.FloorLoadRSS},
+	})
+	return rows, res
+}
+
+func errNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d errors)", n)
+}

@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"time"
+)
+
+// Sizes sets how long each measurement runs.
+type Sizes struct {
+	Confirm       int           // motion confirms (and floor commits)
+	ReadClients   []int         // concurrent MCP clients per read load
+	ReadFor       time.Duration // each read load
+	Stop          int           // robot_stop calls
+	StopHammer    int           // clients hammering reads meanwhile
+	Navigate      int           // base_navigate goals (and rospy goals)
+	IngestWarm    time.Duration
+	IngestWindow  time.Duration
+	PreviewPoints int
+	Preview       int // previews timed
+	StoreCalls    int // audited calls for the store row
+}
+
+// FullSizes is the size of make bench: about 6–8 minutes on 2 cores.
+func FullSizes() Sizes {
+	return Sizes{Confirm: 150, ReadClients: []int{1, 8, 64}, ReadFor: 8 * time.Second, Stop: 100, StopHammer: 50,
+		Navigate: 30, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
+		StoreCalls: 1_000_000}
+}
+
+// TinySizes is the size of make test: every measurement once or twice.
+func TinySizes() Sizes {
+	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
+		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
+		StoreCalls: 2000}
+}
+
+// Run runs every measurement in an order that keeps them apart: the
+// latency rows first on a quiet world, the loads after, the 1 kHz world
+// and the store last. It returns the rows in the table's order.
+func Run(e *Env, s Sizes) []Row {
+	w := NewWorld(e, WorldOpts{})
+	idle := MeasureIdleRSS(w)
+	e.logf("idle RSS %.1f MB", idle)
+
+	confirm, cres := MeasureConfirm(w, s.Confirm)
+	e.logf("confirm: %s", confirm.Result)
+	nav, _ := MeasureNavigate(w, s.Navigate)
+	e.logf("navigate: %s / %s", nav.Result, nav.Floor)
+	reads, _ := MeasureReads(w, s.ReadClients, s.ReadFor, idle)
+	stop, _ := MeasureStop(w, s.Stop, s.StopHammer)
+	e.logf("stop: %s", stop.Result)
+	w.Close()
+
+	ingest, _ := MeasureIngest(e, s.IngestWarm, s.IngestWindow)
+	e.logf("ingest: %s / %s", ingest.Result, ingest.Floor)
+	preview := MeasurePreview(e.TB, s.PreviewPoints, s.Preview)
+	e.logf("preview: %s", preview.Result)
+	store, _ := MeasureStore(e, s.StoreCalls, cres.FloorFsync.P50())
+	e.logf("store: %s", store.Result)
+
+	rows := []Row{confirm}
+	rows = append(rows, reads[:len(reads)-1]...)
+	rows = append(rows, preview, ingest, stop, nav, store, reads[len(reads)-1])
+	return rows
+}
