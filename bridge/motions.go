@@ -51,6 +51,8 @@ type Motions struct {
 	// Crash, when set, is called at each dispatch stage ("before_commit",
 	// "after_commit", "after_publish"); crash tests make it kill the process.
 	Crash func(stage string)
+	// ROS runs confirmed service_call previews (servicecall.go); nil refuses them.
+	ROS ROSAccess
 
 	mu     sync.Mutex
 	drives map[string][]string // MCP session → drive motion ids (deadman)
@@ -274,6 +276,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if latched, ev, reason := m.EStop(); latched {
 		return nil, StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
 			"an operator calls estop_reset for that event", "e-stop is latched; nothing was sent")
+	}
+	if pv.Tool == ServiceCallTool {
+		return m.confirmServiceCall(ctx, c, pv, motionID)
 	}
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e

@@ -33,6 +33,8 @@ type storedGoal struct {
 		Angular   float64 `json:"angular"`
 		DurationS float64 `json:"duration_s"`
 	} `json:"drive,omitempty"`
+	// Service is a service_call request (servicecall.go).
+	Service *serviceGoal `json:"service,omitempty"`
 	// Start is the robot state the preview was computed from; confirm
 	// compares the live state with it.
 	Start map[string]float64 `json:"start"`
@@ -83,6 +85,8 @@ type Previewer struct {
 	// LargeMotion and LongDuration trigger warnings.
 	LargeMotion  float64
 	LongDuration float64
+	// StepCaps refuse motions that change too much at once (previews_stepcap.go).
+	StepCaps StepCaps
 }
 
 func (p *Previewer) joints() (map[string]JointReading, *Error) {
@@ -282,6 +286,7 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 	if err != nil {
 		return nil, AsError(err)
 	}
+	chk.Violations = append(chk.Violations, p.StepCaps.armSteps(p.Arm.Joints, start, points)...)
 	if len(chk.Violations) > 0 {
 		return nil, violationError(c.Tool.Name, chk.Violations)
 	}

@@ -111,6 +111,9 @@ func (p *Previewer) BaseNavigate() *Tool {
 			}
 			lin, ang := b.Guard.Caps()
 			dist := math.Hypot(in.X-cur.X, in.Y-cur.Y)
+			if vs := p.StepCaps.baseStep(dist); len(vs) > 0 {
+				return nil, violationError(c.Tool.Name, vs)
+			}
 			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
 			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
@@ -159,6 +162,7 @@ func (p *Previewer) BaseDrive() *Tool {
 				return nil, perr
 			}
 			end, vs := b.Guard.CheckDrive(cur, in.Linear, in.Angular, in.DurationS)
+			vs = append(vs, p.StepCaps.baseStep(math.Abs(in.Linear)*in.DurationS)...)
 			if len(vs) > 0 {
 				return nil, violationError(c.Tool.Name, vs)
 			}

@@ -25,7 +25,7 @@ type Denial struct {
 }
 
 // DenyPreview refuses preview id for good. In one write transaction it moves
-// the preview's expiry to now, so every later ConfirmPreview refuses it
+// the preview's expiry into the past, so every later ConfirmPreview refuses it
 // (ErrPreviewExpired) in the same serial order as any confirm, and records
 // who denied it. A used preview is ErrPreviewUsed (too late: stop the
 // motion instead); an expired one is ErrPreviewExpired; denying twice is
@@ -61,7 +61,12 @@ func (s *Store) DenyPreview(ctx context.Context, id, who string) error {
 		if err := denials.Put([]byte(id), b); err != nil {
 			return false, err
 		}
+		// Back to its creation, not just now: a wall clock stepping back a
+		// little must not make a denied preview confirmable again.
 		p.ExpiresAt = now
+		if !p.CreatedAt.IsZero() && p.CreatedAt.Before(now) {
+			p.ExpiresAt = p.CreatedAt
+		}
 		return true, putPreview(previews, p)
 	})
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what actbridge needs on a Debian 12 machine and is missing:
-# the ROS 1 master and tools (Debian's ROS packages), Prometheus, and checks Go.
+# the ROS 1 master and tools (Debian's ROS packages), Prometheus, headless
+# Chromium with chromedriver (the console's browser test), and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ packages=(
   python3-sensor-msgs python3-geometry-msgs python3-nav-msgs
   ros-robot-state-publisher
   prometheus
+  chromium chromium-driver
 )
 
 missing=()

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -50,32 +49,35 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	}
 	rows := Run(newEnv(t), TinySizes())
 	required := map[string][]string{
-		"motion_confirm": {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
-		"joints_read":    {"calls_per_s", "p99_ms", "floor_calls_per_s"},
-		"preview":        {"p50_ms", "allocs", "check_p50_ms", "stored_p50_ms"},
-		"/joint_states":  {"bridge_pct", "floor_pct", "rate"},
-		"robot_stop":     {"p50_ms", "p99_ms", "floor_p99_ms"},
-		"base_navigate":  {"p50_ms"},
-		"store":          {"claim_ms", "file_mb", "append_us"},
-		"RSS":            {"idle_mb", "load_mb", "floor_idle_mb"},
+		"confirm":  {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
+		"preview":  {"p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
+		"ingest":   {"bridge_pct", "floor_pct", "rate"},
+		"stop":     {"p50_ms", "p99_ms", "floor_p99_ms"},
+		"navigate": {"p50_ms"},
+		"store":    {"claim_ms", "file_mb", "append_us"},
+		"rss":      {"idle_mb", "load_mb", "floor_idle_mb"},
+	}
+	for _, c := range TinySizes().ReadClients {
+		required[fmt.Sprintf("reads/%d", c)] = []string{"calls_per_s", "p50_ms", "p99_ms", "floor_calls_per_s"}
 	}
 	if _, err := os.Stat(Python); err == nil {
-		required["base_navigate"] = append(required["base_navigate"], "rospy_p50_ms")
+		required["navigate"] = append(required["navigate"], "rospy_p50_ms")
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {
-		for key, keys := range required {
-			if strings.Contains(r.What, key) {
-				seen[key] = true
-				if err := r.Check(keys...); err != nil {
-					t.Error(err)
-				}
-			}
+		keys, ok := required[r.Key]
+		if !ok {
+			t.Errorf("unexpected row %q (%s)", r.Key, r.What)
+			continue
+		}
+		seen[r.Key] = true
+		if err := r.Check(keys...); err != nil {
+			t.Error(err)
 		}
 	}
 	for key := range required {
 		if !seen[key] {
-			t.Errorf("no row for %s", key)
+			t.Errorf("no row %s", key)
 		}
 	}
 	t.Logf("tiny table:\n%s", Markdown(rows))

@@ -153,7 +153,7 @@ type ConfirmResult struct {
 // MeasureConfirm times motion_confirm → the arm's ActionGoal reaching a
 // subscriber (the bench's own, beside the sim's, one clock), n times, and
 // the floor: one bbolt commit with fsync plus one goroslib publish to a
-// connected subscriber. The arm makes a 0.1 s wrist move each time; the
+// connected subscriber. The arm makes a 0.1 s, 5 mrad wrist move each time; the
 // planner pauses 50 ms between preview and confirm, as a planner does,
 // which also lets the preview's audit batch land first.
 func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
@@ -182,9 +182,10 @@ func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 	// The first two motions are warm-up: our subscriber connects to the
 	// bridge's publisher meanwhile.
 	for i := 0; i < n+2; i++ {
-		target := 0.05
+		// 5 mrad in 0.1 s stays under the wrist's acceleration limit.
+		target := 0.005
 		if i%2 == 1 {
-			target = -0.05
+			target = 0
 		}
 		pv, err := call(cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}, "duration_s": 0.1})
 		if err != nil {
@@ -218,6 +219,7 @@ func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 	}
 	r50, r99 := ratio(res.ToGoal.P50(), res.Floor.P50()), ratio(res.ToGoal.P99(), res.Floor.P99())
 	row := Row{
+		Key:    "confirm",
 		What:   fmt.Sprintf("motion_confirm → arm ActionGoal on the wire (n=%d, MCP HTTP included)", len(res.ToGoal)),
 		Result: fmt.Sprintf("p50 %s · p99 %s (reply p50 %s)", ms(res.ToGoal.P50()), ms(res.ToGoal.P99()), ms(res.Reply.P50())),
 		Floor: fmt.Sprintf("bbolt commit+fsync, goroslib publish→subscriber: p50 %s · p99 %s (fsync alone p50 %s)",

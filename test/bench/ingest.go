@@ -46,6 +46,7 @@ func MeasureIngest(e *Env, warm, window time.Duration) (Row, IngestResult) {
 		Rate: float64(n1-n0) / (el + 1100*time.Millisecond).Seconds(), Window: el}
 	r := res.BridgePct / res.FloorPct
 	return Row{
+		Key:    "ingest",
 		What:   fmt.Sprintf("/joint_states ingestion, 7 joints at 1 kHz (%.0f msg/s seen by the floor): bridge CPU over %.0f s", res.Rate, el.Seconds()),
 		Result: fmt.Sprintf("%.2f %% of one core", res.BridgePct),
 		Floor:  fmt.Sprintf("bare goroslib subscriber process: %.2f %%", res.FloorPct),

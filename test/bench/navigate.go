@@ -150,6 +150,7 @@ func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
 	}
 
 	row := Row{
+		Key:  "navigate",
 		What: fmt.Sprintf("base_navigate zero-distance goal round trip: preview + confirm + motion_status until succeeded, over MCP (n=%d)", len(res.Bridge)),
 		Result: fmt.Sprintf("p50 %s · p99 %s (preview %s, confirm %s, wait %s)", ms(res.Bridge.P50()), ms(res.Bridge.P99()),
 			ms(res.Preview.P50()), ms(res.Confirm.P50()), ms(res.Wait.P50())),

@@ -191,6 +191,7 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		}
 		tput := b.perSecond()
 		rows = append(rows, Row{
+			Key:    fmt.Sprintf("reads/%d", c),
 			What:   fmt.Sprintf("%s over streamable HTTP MCP, %d client(s), Go SDK client", ReadTool, c),
 			Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors)),
 			Floor:  fmt.Sprintf("bare net/http POST: %.0f calls/s · p99 %s", f.perSecond(), ms(f.lat.P99())),
@@ -202,6 +203,7 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		})
 	}
 	rows = append(rows, Row{
+		Key:    "rss",
 		What:   fmt.Sprintf("bridge RSS (VmRSS) idle / peak under the %d-client read load", clients[len(clients)-1]),
 		Result: fmt.Sprintf("idle %.1f MB · load %.1f MB", res.IdleRSS, res.LoadRSS),
 		Floor:  fmt.Sprintf("bare net/http server: idle %.1f MB · load %.1f MB", res.FloorIdleRSS, res.FloorLoadRSS),

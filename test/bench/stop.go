@@ -107,6 +107,7 @@ func MeasureStop(w *World, n, hammer int) (Row, StopResult) {
 
 	r50, r99 := ratio(res.ToCancel.P50(), res.Floor.P50()), ratio(res.ToCancel.P99(), res.Floor.P99())
 	return Row{
+		Key: "stop",
 		What: fmt.Sprintf("robot_stop → arm cancel on the wire, %d clients hammering %s (n=%d, %.0f reads/s meanwhile)",
 			hammer, ReadTool, len(res.ToCancel), float64(res.HammerCalls)/res.Elapsed.Seconds()),
 		Result: fmt.Sprintf("p50 %s · p99 %s%s", ms(res.ToCancel.P50()), ms(res.ToCancel.P99()), errNote(int(res.HammerErrors))),

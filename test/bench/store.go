@@ -86,6 +86,7 @@ func MeasureStore(e *Env, calls int, floorFsync time.Duration) (Row, StoreResult
 	claim := time.Duration(res.ClaimUs * float64(time.Microsecond))
 	r := ratio(claim, floorFsync)
 	return Row{
+		Key:  "store",
 		What: fmt.Sprintf("store after %s audited calls with retention on (inflight BenchmarkAuditAppendWithRetention, 24 h window, 10k calls/h)", groupDigits(calls)),
 		Result: fmt.Sprintf("motion claim commit %s (mean of 50) · file %.1f MB, %s lines kept · append %.0f µs/call amortised (32 writers, %.0f allocs)",
 			ms(claim), res.FileBytes/(1<<20), groupDigits(int(res.LinesKept)), res.AppendNs/1000, res.AllocsOp),

@@ -1,0 +1,126 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// ServiceCallTool is the tool whose irreversible previews motion_confirm
+// runs as service calls instead of goals.
+const ServiceCallTool = "service_call"
+
+// serviceActuatorPrefix names the "actuator" of a service call in previews
+// and motion records: one per service, so two calls of the same
+// irreversible service never run at once.
+const serviceActuatorPrefix = "service:"
+
+// ServiceActuator is the actuator name of a service's confirmed calls.
+func ServiceActuator(service string) string { return serviceActuatorPrefix + service }
+
+// serviceGoal is the exact request a confirmed service preview sends.
+type serviceGoal struct {
+	Service  string         `json:"service"`
+	Type     string         `json:"type"`
+	Request  map[string]any `json:"request"`
+	TimeoutS float64        `json:"timeout_s"`
+}
+
+// confirmServiceCall runs a confirmed service_call preview. Confirm has
+// already checked the id, the policy, the store and the e-stop; this checks
+// the service is still there with the type previewed, commits the motion
+// record (write-ahead, as for goals), then sends the request once. The
+// record ends succeeded (the response says success or has no such field),
+// aborted (success false), rejected (the request never left) or unknown
+// (sent, no answer: it may have run).
+func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (map[string]any, error) {
+	var g storedGoal
+	if err := json.Unmarshal(pv.Goal, &g); err != nil || g.Service == nil {
+		return nil, Errf(CodeInternal, "stored service preview unreadable")
+	}
+	sg := g.Service
+	if m.ROS == nil {
+		return nil, StateError(CodeUnavailable, "this bridge has no ROS access for services", "never", "service calls are not available; nothing was sent")
+	}
+	if !m.Robot.MasterReachable() {
+		return nil, StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again", "cannot reach the service; nothing was sent")
+	}
+	if holder, busy := m.ActiveOn(pv.Actuator); busy {
+		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running call %s", sg.Service, holder),
+			"when that call ends (poll motion_status)", sg.Service+" is busy; nothing was sent")
+	}
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	typ, err := m.ROS.ServiceType(pctx, sg.Service)
+	cancel()
+	if err != nil {
+		return nil, StateError(CodeStalePreview, "service "+sg.Service+" no longer answers: "+clipRunes(err.Error(), 160),
+			"preview again once the service is provided", "the preview no longer matches the robot; nothing was sent")
+	}
+	if typ != sg.Type {
+		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s is now of type %s, previewed as %s", sg.Service, typ, sg.Type),
+			"preview again", "the preview no longer matches the robot; nothing was sent")
+	}
+	m.crash("before_commit")
+	mo, created, err := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
+		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
+	})
+	switch {
+	case errors.Is(err, inflight.ErrPreviewUsed):
+		c.Replay = true
+		return m.replay(mo.ID)
+	case errors.Is(err, inflight.ErrPreviewExpired):
+		return nil, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
+	case err != nil:
+		return nil, storeUnavailable(err)
+	case !created:
+		c.Replay = true
+		return m.replay(mo.ID)
+	}
+	// The record is durable: only now may the request go out.
+	m.crash("after_commit")
+	m.setActive(pv.Actuator, motionID)
+	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
+	resp, cerr := m.ROS.CallService(ctx, sg.Service, sg.Type, sg.Request, timeout)
+	switch {
+	case cerr != nil && errors.Is(cerr, ErrServiceNotSent):
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+clipRunes(cerr.Error(), 200))
+		e := StateError(CodeUnavailable, "request not sent: "+clipRunes(cerr.Error(), 200),
+			"when the service is provided again", "nothing was sent; the preview is used up")
+		return nil, e.WithHint("preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	case cerr != nil:
+		m.transition(context.Background(), motionID, inflight.StateSent, "request sent")
+		mo, _ = m.transitionWith(context.Background(), motionID, inflight.StateUnknown, "no answer", func(mo *inflight.Motion) {
+			mo.ErrorText = "sent, no answer: " + clipRunes(cerr.Error(), 200)
+		})
+		out := motionResult(mo, false)
+		out["note"] = "the request was sent but no answer came: it may have run. Read the robot's state before anything else; it is never resent."
+		return out, nil
+	}
+	m.crash("after_publish")
+	m.transition(context.Background(), motionID, inflight.StateSent, "request sent")
+	to, text := inflight.StateSucceeded, ""
+	if ok, has := resp["success"].(bool); has && !ok {
+		to = inflight.StateAborted
+		text, _ = resp["message"].(string)
+		text = "service answered success=false: " + clipRunes(CleanText(text), 200)
+	}
+	mo, err = m.transitionWith(context.Background(), motionID, to, "answered", func(mo *inflight.Motion) {
+		mo.Progress = 1
+		if b, err := json.Marshal(map[string]any{"service": sg.Service, "type": sg.Type, "response": resp}); err == nil {
+			mo.Result = b
+		}
+		mo.ErrorText = text
+	})
+	if err != nil {
+		mo, _ = m.Store.Get(motionID)
+	}
+	return motionResult(mo, false), nil
+}
+
+// isServiceActuator reports whether an actuator name is a service's.
+func isServiceActuator(a string) (string, bool) { return strings.CutPrefix(a, serviceActuatorPrefix) }

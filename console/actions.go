@@ -1,0 +1,199 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/inflight"
+)
+
+const (
+	// maxActionBody bounds an action's JSON body.
+	maxActionBody = 16 << 10
+	// stopTimeout bounds a stop that no longer has a page waiting for it.
+	stopTimeout = 10 * time.Second
+)
+
+// decodeAction reads a small JSON body into v, refusing anything else.
+func decodeAction(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) { // an empty body is {}
+		writeError(w, bridge.Errf(bridge.CodeInvalidArgument, "request body: %v", err))
+		return false
+	}
+	return true
+}
+
+// call runs one tool through the pipeline as the console and answers with
+// its result or its error object.
+func (c *Console) call(ctx context.Context, w http.ResponseWriter, tool string, args any, role bridge.Role) (any, bool) {
+	raw, _ := json.Marshal(args)
+	out, e := c.pipeline.Call(ctx, tool, raw, bridge.Invocation{Role: role, Session: Session})
+	c.invalidate()
+	if e != nil {
+		writeError(w, e)
+		return nil, false
+	}
+	writeJSON(w, http.StatusOK, out)
+	return out, true
+}
+
+// serveApprove confirms a preview as the operator: motion_confirm with the
+// preview id, so the approval is bound to that exact preview as any
+// confirm is (signature, expiry, state digest, single use).
+func (c *Console) serveApprove(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		PreviewID string `json:"preview_id"`
+	}
+	if !sameOrigin(w, r) {
+		return
+	}
+	if _, ok := c.authorized(w, r, true); !ok {
+		return
+	}
+	if !decodeAction(w, r, &in) {
+		return
+	}
+	out, ok := c.call(r.Context(), w, "motion_confirm", map[string]any{"preview_id": in.PreviewID}, bridge.RoleOperator)
+	if m, isMap := out.(map[string]any); ok && isMap {
+		id, _ := m["motion_id"].(string)
+		c.remember(id)
+	}
+}
+
+// serveStop runs robot_stop. It always works: with the planner token, the
+// operator token, or no valid token at all, because a stop button that
+// asks for credentials is not a stop button. It only stops and latches the
+// e-stop; resetting that needs the operator.
+func (c *Console) serveStop(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if !sameOrigin(w, r) || !decodeAction(w, r, &in) {
+		return
+	}
+	who, _, _ := c.identify(r)
+	reason := "console STOP button"
+	if who.role == "" {
+		reason += " (no valid token)"
+	}
+	if in.Reason != "" {
+		reason += ": " + in.Reason
+	}
+	// A stop completes even if the page goes away mid-request.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), stopTimeout)
+	defer cancel()
+	c.call(ctx, w, "robot_stop", map[string]any{"reason": clip(reason, 200)}, who.role)
+}
+
+// serveReset runs estop_reset for the event the operator saw.
+func (c *Console) serveReset(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Event uint64 `json:"event"`
+	}
+	if !sameOrigin(w, r) {
+		return
+	}
+	if _, ok := c.authorized(w, r, true); !ok {
+		return
+	}
+	if !decodeAction(w, r, &in) {
+		return
+	}
+	c.call(r.Context(), w, "estop_reset", map[string]any{"event": in.Event}, bridge.RoleOperator)
+}
+
+// serveDeny marks a pending preview denied in the store, so no confirm, by
+// anyone, can ever run it. The denial is reported to the pipeline's
+// observer (the audit log) as a call of "preview_deny".
+func (c *Console) serveDeny(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		PreviewID string `json:"preview_id"`
+	}
+	if !sameOrigin(w, r) {
+		return
+	}
+	if _, ok := c.authorized(w, r, true); !ok {
+		return
+	}
+	if !decodeAction(w, r, &in) {
+		return
+	}
+	start := time.Now()
+	e := c.deny(r.Context(), in.PreviewID)
+	c.invalidate()
+	c.observeDeny(in.PreviewID, start, e)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"preview_id": in.PreviewID, "denied": true})
+}
+
+func (c *Console) deny(ctx context.Context, previewID string) *bridge.Error {
+	if c.previews == nil {
+		return bridge.StateError(bridge.CodeUnavailable, "motion store unavailable", "when the store opens again", "cannot record a denial")
+	}
+	notIssued := func() *bridge.Error {
+		e := bridge.RuleError(bridge.CodeNotFound, "preview_exists", "preview_id", "no pending preview with this id")
+		e.Actual = clip(previewID, 200)
+		return e
+	}
+	// pv1.<uuid>.<expiry>.<mac>: the store key is the uuid; the whole id
+	// must be the one the preview was issued with.
+	parts := strings.Split(previewID, ".")
+	if len(parts) != 4 {
+		return notIssued()
+	}
+	pv, err := c.previews.GetPreview(parts[1])
+	if errors.Is(err, inflight.ErrNotFound) {
+		return notIssued()
+	}
+	if err != nil {
+		return bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store answers again", "cannot record a denial")
+	}
+	var sum struct {
+		PreviewID string `json:"preview_id"`
+	}
+	if json.Unmarshal(pv.Summary, &sum) != nil || sum.PreviewID != previewID {
+		return notIssued()
+	}
+	err = c.previews.DenyPreview(ctx, pv.ID, "the operator (console)")
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, inflight.ErrPreviewUsed):
+		e := bridge.StateError(bridge.CodeInvalidArgument, "the preview already started motion "+pv.UsedBy, "never: it ran", "too late to deny: the motion started")
+		return e.WithHint("press STOP to stop it")
+	case errors.Is(err, inflight.ErrPreviewExpired):
+		return bridge.Errf(bridge.CodePreviewExpired, "the preview expired; it can no longer run")
+	}
+	return bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store is writable again", "the denial was not recorded")
+}
+
+func (c *Console) observeDeny(previewID string, start time.Time, e *bridge.Error) {
+	if c.pipeline.Observer == nil {
+		return
+	}
+	args, _ := json.Marshal(map[string]string{"preview_id": previewID})
+	rec := bridge.CallRecord{Tool: "preview_deny", Tier: bridge.TierWrite, Role: bridge.RoleOperator, Session: Session,
+		Outcome: "ok", Latency: time.Since(start), Args: args, ArgsDigest: bridge.Digest(args), Started: start}
+	if e != nil {
+		rec.Outcome, rec.Code = "error", e.Code
+	}
+	c.pipeline.Observer.ObserveCall(rec)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

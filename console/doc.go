@@ -1,0 +1,30 @@
+// Package console is the operator's page: the robot at a glance, pending
+// previews with approve and deny, an always-working STOP and an e-stop
+// reset with a confirmation step. It is served at /console, with its
+// assets embedded (no CDN, no external network), and polls a small JSON
+// API every second:
+//
+//	GET  /console/api/state        robot_describe, joints_read, motions in flight and
+//	                               recently ended (motions_list, motion_status), and
+//	                               the pending previews with a plot per joint
+//	POST /console/api/approve      {"preview_id"}  motion_confirm as the operator
+//	POST /console/api/deny         {"preview_id"}  the preview can never run
+//	POST /console/api/stop         {"reason"?}     robot_stop
+//	POST /console/api/estop_reset  {"event"}       estop_reset of that event
+//
+// Every read and action runs through the bridge's pipeline, as MCP calls
+// do, so audit, locks and validation apply; approve is motion_confirm, so
+// an approval is bound to the preview id exactly as any confirm is. Deny
+// is recorded in the store (inflight.Store.DenyPreview) and reported to the
+// pipeline's observer as "preview_deny".
+//
+// Who may do what: with tokens configured, the state needs the planner or
+// the operator token (else 401); approve, deny and reset need the operator
+// token (the planner's gets 403 permission_denied). STOP works with either
+// token or none: a stop button that asks for credentials is not a stop
+// button, and stopping only ever makes the robot safer (the reset needs
+// the operator). Without tokens, the console serves only loopback peers
+// that address it by a loopback name (the demo), and they act as the
+// operator. Actions must be JSON from the page's own origin, so another
+// site open in the operator's browser cannot trigger them.
+package console

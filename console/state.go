@@ -1,0 +1,302 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/inflight"
+)
+
+const (
+	// snapshotMaxAge bounds how often the robot is read however many pages
+	// poll: viewers within this window share one read.
+	snapshotMaxAge = 500 * time.Millisecond
+	// recentMax is how many motions the page keeps after they end.
+	recentMax = 8
+)
+
+// inFlightStates are the motion states the page lists as in flight.
+var inFlightStates = []string{"dispatching", "sent", "active", "unknown"}
+
+// snapshot is one read of the robot through the pipeline's read tools
+// (robot_describe, joints_read, motions_list, motion_status) and of the
+// store's pending previews.
+type snapshot struct {
+	at       time.Time
+	Robot    json.RawMessage   `json:"robot,omitempty"`
+	Joints   json.RawMessage   `json:"joints,omitempty"`
+	InFlight []json.RawMessage `json:"motions"`
+	Recent   []json.RawMessage `json:"recent"`
+	Previews []previewView     `json:"previews"`
+	Errors   []string          `json:"errors,omitempty"`
+}
+
+// recentMotion is a motion the console saw in flight or started; final is
+// its last motion_status once terminal.
+type recentMotion struct {
+	id    string
+	final json.RawMessage
+}
+
+// stateView is what GET /console/api/state returns.
+type stateView struct {
+	Now  time.Time `json:"now"`
+	Auth struct {
+		Mode string `json:"mode"`
+		Role string `json:"role"`
+	} `json:"auth"`
+	*snapshot
+}
+
+func (c *Console) serveState(w http.ResponseWriter, r *http.Request) {
+	who, ok := c.authorized(w, r, false)
+	if !ok {
+		return
+	}
+	v := stateView{Now: c.now().UTC(), snapshot: c.read(r.Context())}
+	v.Auth.Mode, v.Auth.Role = who.mode, string(who.role)
+	writeJSON(w, http.StatusOK, v)
+}
+
+// invalidate makes the next read fresh (after an action).
+func (c *Console) invalidate() {
+	c.mu.Lock()
+	c.cache = nil
+	c.mu.Unlock()
+}
+
+// remember adds a motion to the recent list, newest first.
+func (c *Console) remember(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rememberLocked(id)
+}
+
+func (c *Console) rememberLocked(id string) {
+	if id == "" || slices.ContainsFunc(c.recent, func(m recentMotion) bool { return m.id == id }) {
+		return
+	}
+	c.recent = append([]recentMotion{{id: id}}, c.recent...)
+	if len(c.recent) > recentMax {
+		c.recent = c.recent[:recentMax]
+	}
+}
+
+// read returns a snapshot at most snapshotMaxAge old, reading anew if needed.
+func (c *Console) read(ctx context.Context) *snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if c.cache != nil && !now.Before(c.cache.at) && now.Sub(c.cache.at) < snapshotMaxAge {
+		return c.cache
+	}
+	s := &snapshot{at: now, InFlight: []json.RawMessage{}, Recent: []json.RawMessage{}, Previews: []previewView{}}
+	s.Robot = c.readTool(ctx, s, "robot_describe", map[string]any{})
+	s.Joints = c.readTool(ctx, s, "joints_read", map[string]any{})
+	flying := map[string]bool{}
+	for _, st := range inFlightStates {
+		var page struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if raw := c.readTool(ctx, s, "motions_list", map[string]any{"state": st, "limit": 100}); raw != nil {
+			_ = json.Unmarshal(raw, &page)
+		}
+		for _, it := range page.Items {
+			s.InFlight = append(s.InFlight, it)
+			id := motionID(it)
+			flying[id] = true
+			c.rememberLocked(id)
+		}
+	}
+	for i, m := range c.recent {
+		if m.final != nil || flying[m.id] {
+			continue
+		}
+		// No longer in flight: read its end once and keep it.
+		if raw := c.readTool(ctx, s, "motion_status", map[string]any{"motion_id": m.id}); raw != nil {
+			var st struct {
+				Terminal bool `json:"terminal"`
+			}
+			if json.Unmarshal(raw, &st) == nil && st.Terminal {
+				c.recent[i].final = raw
+			}
+		}
+	}
+	for _, m := range c.recent {
+		if m.final != nil {
+			s.Recent = append(s.Recent, m.final)
+		}
+	}
+	s.Previews = c.pendingViews(now, s)
+	c.cache = s
+	return s
+}
+
+// readTool runs a read tool through the pipeline; a failure is noted on
+// the page instead of failing the whole state.
+func (c *Console) readTool(ctx context.Context, s *snapshot, tool string, args map[string]any) json.RawMessage {
+	raw, _ := json.Marshal(args)
+	out, e := c.pipeline.Call(ctx, tool, raw, bridge.Invocation{Role: bridge.RoleOperator, Session: Session})
+	if e != nil {
+		s.Errors = append(s.Errors, tool+": "+e.Message)
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		s.Errors = append(s.Errors, tool+": "+err.Error())
+		return nil
+	}
+	return b
+}
+
+func motionID(raw json.RawMessage) string {
+	var m struct {
+		ID string `json:"motion_id"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.ID
+}
+
+// previewView is one pending preview as the page shows it.
+type previewView struct {
+	PreviewID   string     `json:"preview_id"`
+	Tool        string     `json:"tool"`
+	Actuator    string     `json:"actuator"`
+	ConfirmedBy string     `json:"confirmed_by"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ExpiresAt   time.Time  `json:"expires_at"`
+	ExpiresInS  float64    `json:"expires_in_s"`
+	DurationS   float64    `json:"duration_s"`
+	Warnings    []string   `json:"warnings"`
+	Moves       []moveView `json:"moves"`
+	Holds       []string   `json:"holds"` // joints that keep their position
+	Detail      string     `json:"detail,omitempty"`
+}
+
+// moveView is what one joint (or the base) would do.
+type moveView struct {
+	Name    string   `json:"name"`
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Delta   string   `json:"delta,omitempty"`
+	Percent *float64 `json:"percent_of_velocity_limit,omitempty"`
+	PlotSVG string   `json:"plot_svg,omitempty"`
+}
+
+// previewSummary is the part of a stored preview summary the page reads.
+type previewSummary struct {
+	PreviewID   string                  `json:"preview_id"`
+	ConfirmedBy string                  `json:"confirmed_by"`
+	DurationS   float64                 `json:"duration_s"`
+	Warnings    []string                `json:"warnings"`
+	Joints      []bridge.JointImpact    `json:"joints"`
+	Plot        map[string][][2]float64 `json:"plot"`
+	RawFrom     json.RawMessage         `json:"from"`
+	RawTo       json.RawMessage         `json:"to"`
+	EndPose     *bridge.Pose2D          `json:"end_pose"`
+	Linear      float64                 `json:"linear"`
+	Angular     float64                 `json:"angular"`
+}
+
+// limits is what robot_describe says about joint ranges.
+type limits struct {
+	Joints  []bridge.JointLimits `json:"joints"`
+	Gripper struct {
+		Joint string  `json:"joint"`
+		Min   float64 `json:"min"`
+		Max   float64 `json:"max"`
+	} `json:"gripper"`
+}
+
+// rangeOf returns a joint's position limits and unit.
+func (l limits) rangeOf(joint string) (lo, hi *float64, unit string) {
+	if joint != "" && joint == l.Gripper.Joint {
+		return &l.Gripper.Min, &l.Gripper.Max, "m"
+	}
+	for _, j := range l.Joints {
+		if j.Name == joint {
+			unit = "rad"
+			if j.Type == "prismatic" {
+				unit = "m"
+			}
+			return j.Lower, j.Upper, unit
+		}
+	}
+	return nil, nil, "rad"
+}
+
+func (c *Console) pendingViews(now time.Time, s *snapshot) []previewView {
+	out := []previewView{}
+	if c.previews == nil {
+		s.Errors = append(s.Errors, "previews: the motion store is unavailable")
+		return out
+	}
+	pvs, err := c.previews.PendingPreviews(now)
+	if err != nil {
+		s.Errors = append(s.Errors, "previews: "+err.Error())
+		return out
+	}
+	var lim limits
+	_ = json.Unmarshal(s.Robot, &lim)
+	for _, p := range pvs {
+		out = append(out, viewOf(p, now, lim))
+	}
+	return out
+}
+
+// viewOf turns a stored preview into what the page shows: per joint from,
+// to and a plot with limits; for the base, the poses.
+func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
+	var sum previewSummary
+	_ = json.Unmarshal(p.Summary, &sum)
+	v := previewView{PreviewID: sum.PreviewID, Tool: p.Tool, Actuator: p.Actuator, ConfirmedBy: sum.ConfirmedBy,
+		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: p.ExpiresAt.UTC(), DurationS: sum.DurationS,
+		Warnings: sum.Warnings, Moves: []moveView{}, Holds: []string{}}
+	if v.Warnings == nil {
+		v.Warnings = []string{}
+	}
+	v.ExpiresInS = math.Max(0, math.Round(p.ExpiresAt.Sub(now).Seconds()*10)/10)
+	for _, j := range sum.Joints {
+		if math.Abs(j.Delta) <= 1e-6 {
+			v.Holds = append(v.Holds, j.Joint)
+			continue
+		}
+		lo, hi, unit := lim.rangeOf(j.Joint)
+		pct := j.PercentOfLimit
+		mv := moveView{Name: j.Joint, From: fmt.Sprintf("%.3f %s", j.From, unit), To: fmt.Sprintf("%.3f %s", j.To, unit),
+			Delta: fmt.Sprintf("%+.3f %s", j.Delta, unit), Percent: &pct}
+		samples := sum.Plot[j.Joint]
+		if len(samples) == 0 { // gripper: a straight move over the duration
+			samples = [][2]float64{{0, j.From}, {math.Max(sum.DurationS, 0.1), j.To}}
+		}
+		mv.PlotSVG = plotSVG(j.Joint, unit, samples, lo, hi)
+		v.Moves = append(v.Moves, mv)
+	}
+	if p.Actuator != "" && len(sum.Joints) == 0 { // the base
+		var from, to bridge.Pose2D
+		_ = json.Unmarshal(sum.RawFrom, &from)
+		if sum.EndPose != nil {
+			to = *sum.EndPose
+			v.Detail = fmt.Sprintf("drive at %.2f m/s, %.2f rad/s for %.1f s", sum.Linear, sum.Angular, sum.DurationS)
+		} else {
+			_ = json.Unmarshal(sum.RawTo, &to)
+		}
+		v.Moves = append(v.Moves, moveView{Name: p.Actuator, From: pose(from), To: pose(to)})
+	}
+	return v
+}
+
+func pose(p bridge.Pose2D) string {
+	s := fmt.Sprintf("x %.2f m, y %.2f m, yaw %.2f rad", p.X, p.Y, p.Yaw)
+	if p.Frame != "" {
+		s += " (" + strings.TrimPrefix(p.Frame, "/") + ")"
+	}
+	return s
+}
