@@ -72,7 +72,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			}
 			return ""
 		},
-		Description: Describe("Runs exactly the motion a preview showed, after checking the robot has not moved since and that nothing blocks it. Confirming the same preview again returns the motion it started (replay: true); it never runs twice.",
+		Description: Describe("Runs exactly the motion a preview showed, after checking the robot has not moved since and that nothing blocks it. Confirming the same preview again returns the motion it started (replay: true); it never runs twice. Where policy says an operator confirms, the operator approves at the console, or your client's user is asked (MCP elicitation) when the client supports it.",
 			"you have shown or checked a preview and want it executed.",
 			"anything not previewed (call a preview tool first); changing the motion (preview again).",
 			"moves the robot (irreversible); the motion is recorded durably before its goal is sent.",
@@ -156,7 +156,9 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			if inflight.IsTerminal(mo.State) {
 				return out, nil
 			}
-			if err := m.Robot.Cancel(ctx, mo.Actuator, id); err != nil {
+			cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancelCtx()
+			if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
 				return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
 			}
 			out["cancel_sent"] = true
@@ -181,7 +183,10 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			reason, _ := c.Values["reason"].(string)
 			ev := estop.Latch("robot_stop by " + string(c.Role) + ": " + reason)
-			err := m.Robot.StopAll(ctx)
+			// A stop must finish even if the caller hangs up mid-call.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			err := m.Robot.StopAll(sctx)
 			out := map[string]any{"stopped": err == nil, "estop_event": ev}
 			if err != nil {
 				out["error"] = err.Error()
