@@ -61,6 +61,98 @@ type Config struct {
 	GoalConnectTimeout Duration `yaml:"goal_connect_timeout"`
 
 	Actuators []ActuatorConfig `yaml:"actuators"`
+
+	// Access lists what the guarded ROS tools may reach: topics, parameters,
+	// services and event conditions. Anything not listed is refused.
+	Access AccessConfig `yaml:"access"`
+	// RateLimits bound calls per minute; robot_stop and motion_cancel are
+	// never limited. Absent or zero means unlimited.
+	RateLimits RateLimitConfig `yaml:"rate_limits"`
+	// StepCaps bound one motion on top of the limits. Zero means no cap.
+	StepCaps StepCapConfig `yaml:"step_caps"`
+}
+
+// AccessConfig is the allowlists of the guarded ROS tools. Patterns are
+// absolute ROS names where * matches within one segment and ** across
+// segments ("/camera/**").
+type AccessConfig struct {
+	// Topics may be sampled (topic_sample, camera_snapshot) and watched.
+	Topics []string          `yaml:"topics"`
+	Params ParamAccessConfig `yaml:"params"`
+	// Services may be called, each at its tier.
+	Services []ServiceAccessConfig `yaml:"services"`
+	// Events are conditions on watched topics that become events.
+	Events []EventConditionConfig `yaml:"events"`
+}
+
+// ParamAccessConfig says which parameters may be read and which set.
+type ParamAccessConfig struct {
+	Read []string         `yaml:"read"`
+	Set  []ParamSetConfig `yaml:"set"`
+}
+
+// Parameter types a set rule names.
+const (
+	ParamBool   = "bool"
+	ParamInt    = "int"
+	ParamDouble = "double"
+	ParamString = "string"
+)
+
+// ParamSetConfig allows setting the parameters Name matches to values of
+// Type; numbers within [Min, Max], strings at most MaxLength characters.
+type ParamSetConfig struct {
+	Name      string   `yaml:"name"`
+	Type      string   `yaml:"type"`
+	Min       *float64 `yaml:"min"`
+	Max       *float64 `yaml:"max"`
+	MaxLength int      `yaml:"max_length"`
+}
+
+// Service tiers.
+const (
+	TierRead         = "read"
+	TierWrite        = "write"
+	TierIrreversible = "irreversible"
+)
+
+// DefaultServiceTimeout bounds a service call when its rule says nothing.
+const DefaultServiceTimeout = 5 * time.Second
+
+// ServiceAccessConfig allows calling the services Name matches. An
+// irreversible service is previewed and confirmed (Policy says by whom,
+// operator by default); Type, when set, pins the service's type.
+type ServiceAccessConfig struct {
+	Name    string   `yaml:"name"`
+	Tier    string   `yaml:"tier"`
+	Policy  string   `yaml:"policy"`
+	Type    string   `yaml:"type"`
+	Timeout Duration `yaml:"timeout"`
+}
+
+// EventConditionConfig makes an event when Field of Topic's messages goes
+// above Above or below Below (and another when it comes back).
+type EventConditionConfig struct {
+	Name  string   `yaml:"name"`
+	Topic string   `yaml:"topic"`
+	Field string   `yaml:"field"`
+	Above *float64 `yaml:"above"`
+	Below *float64 `yaml:"below"`
+}
+
+// RateLimitConfig is calls per minute: Global for all tools together,
+// Default for each tool without its own entry in Tools. 0 means unlimited.
+type RateLimitConfig struct {
+	Global  float64            `yaml:"global"`
+	Default float64            `yaml:"default"`
+	Tools   map[string]float64 `yaml:"tools"`
+}
+
+// StepCapConfig bounds one motion: the largest change of any arm joint
+// (rad, or m for prismatic joints) and the longest base trip (m).
+type StepCapConfig struct {
+	MaxJointChange float64 `yaml:"max_joint_change"`
+	MaxBaseTravel  float64 `yaml:"max_base_travel"`
 }
 
 // ActuatorConfig is one actuator. Which fields apply depends on Kind:
@@ -199,6 +291,15 @@ func (c *Config) applyDefaults() {
 	}
 	if c.GoalConnectTimeout == 0 {
 		c.GoalConnectTimeout = Duration(DefaultGoalConnectTimeout)
+	}
+	for i := range c.Access.Services {
+		sv := &c.Access.Services[i]
+		if sv.Policy == "" && sv.Tier == TierIrreversible {
+			sv.Policy = PolicyOperator
+		}
+		if sv.Timeout == 0 {
+			sv.Timeout = Duration(DefaultServiceTimeout)
+		}
 	}
 	for i := range c.Actuators {
 		a := &c.Actuators[i]
@@ -379,6 +480,155 @@ func (c *Config) Validate() error {
 			if a.JointStatesTopic != "" {
 				return bad(f("joint_states_topic"), "a base has no joints; drop the field")
 			}
+		}
+	}
+	if err := c.validateAccess(bad); err != nil {
+		return err
+	}
+	return c.validateLimits(bad)
+}
+
+var (
+	// globRE is an allowlist pattern: an absolute ROS name with * ** ?.
+	globRE          = regexp.MustCompile(`^/[A-Za-z0-9_/~*?]*$`)
+	conditionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	fieldPathRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+){0,15}$`)
+	serviceTypeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$`)
+	toolNameRE      = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
+
+func checkGlob(p string) error {
+	if !globRE.MatchString(p) || strings.Contains(p, "//") || strings.Contains(p, "***") {
+		return fmt.Errorf("%q is not a pattern: an absolute ROS name with * (one segment), ** (any depth) or ?", p)
+	}
+	return nil
+}
+
+// validateAccess checks the allowlists; bad formats the error as Validate does.
+func (c *Config) validateAccess(bad func(field, format string, args ...any) error) error {
+	ac := &c.Access
+	for i, p := range ac.Topics {
+		if err := checkGlob(p); err != nil {
+			return bad(fmt.Sprintf("access.topics[%d]", i), "%v", err)
+		}
+	}
+	for i, p := range ac.Params.Read {
+		if err := checkGlob(p); err != nil {
+			return bad(fmt.Sprintf("access.params.read[%d]", i), "%v", err)
+		}
+	}
+	for i, r := range ac.Params.Set {
+		f := func(name string) string { return fmt.Sprintf("access.params.set[%d].%s", i, name) }
+		if err := checkGlob(r.Name); err != nil {
+			return bad(f("name"), "%v", err)
+		}
+		switch r.Type {
+		case ParamBool, ParamString:
+			if r.Min != nil || r.Max != nil {
+				return bad(f("min"), "a %s parameter has no range", r.Type)
+			}
+		case ParamInt, ParamDouble:
+			if r.MaxLength != 0 {
+				return bad(f("max_length"), "only string parameters have a max_length")
+			}
+			for _, v := range []struct {
+				name string
+				x    *float64
+			}{{"min", r.Min}, {"max", r.Max}} {
+				if v.x != nil && !finite(*v.x) {
+					return bad(f(v.name), "%v is not a finite number", *v.x)
+				}
+			}
+			if r.Min != nil && r.Max != nil && *r.Min > *r.Max {
+				return bad(f("min"), "min %v is above max %v", *r.Min, *r.Max)
+			}
+		default:
+			return bad(f("type"), "%q is not one of bool, int, double, string", r.Type)
+		}
+		if r.MaxLength < 0 || r.MaxLength > 4096 {
+			return bad(f("max_length"), "%d must be in [1, 4096]", r.MaxLength)
+		}
+	}
+	for i, sv := range ac.Services {
+		f := func(name string) string { return fmt.Sprintf("access.services[%d].%s", i, name) }
+		if err := checkGlob(sv.Name); err != nil {
+			return bad(f("name"), "%v", err)
+		}
+		switch sv.Tier {
+		case TierRead, TierWrite:
+			if sv.Policy != "" {
+				return bad(f("policy"), "only irreversible services are confirmed; drop the field")
+			}
+		case TierIrreversible:
+			if sv.Policy != PolicyPlanner && sv.Policy != PolicyOperator {
+				return bad(f("policy"), "%q is not one of planner, operator", sv.Policy)
+			}
+		default:
+			return bad(f("tier"), "%q is not one of read, write, irreversible", sv.Tier)
+		}
+		if sv.Type != "" && !serviceTypeRE.MatchString(sv.Type) {
+			return bad(f("type"), "%q is not a service type like std_srvs/Trigger", sv.Type)
+		}
+		if err := checkDuration(sv.Timeout, 100*time.Millisecond, time.Minute); err != nil {
+			return bad(f("timeout"), "%v", err)
+		}
+	}
+	names := map[string]bool{}
+	for i, ev := range ac.Events {
+		f := func(name string) string { return fmt.Sprintf("access.events[%d].%s", i, name) }
+		if !conditionNameRE.MatchString(ev.Name) {
+			return bad(f("name"), "%q must match %s", ev.Name, conditionNameRE)
+		}
+		if names[ev.Name] {
+			return bad(f("name"), "%q is used twice", ev.Name)
+		}
+		names[ev.Name] = true
+		if !rosNameRE.MatchString(ev.Topic) {
+			return bad(f("topic"), "%q is not an absolute ROS topic name", ev.Topic)
+		}
+		if !fieldPathRE.MatchString(ev.Field) {
+			return bad(f("field"), "%q is not a field path like pose.pose.position.x", ev.Field)
+		}
+		if ev.Above == nil && ev.Below == nil {
+			return bad(f("above"), "a condition needs above, below or both")
+		}
+		for _, v := range []*float64{ev.Above, ev.Below} {
+			if v != nil && !finite(*v) {
+				return bad(f("above"), "%v is not a finite number", *v)
+			}
+		}
+	}
+	return nil
+}
+
+// validateLimits checks rate limits and step caps.
+func (c *Config) validateLimits(bad func(field, format string, args ...any) error) error {
+	rl := c.RateLimits
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"rate_limits.global", rl.Global}, {"rate_limits.default", rl.Default}} {
+		if !(v.x >= 0 && v.x <= 1e6) {
+			return bad(v.name, "%v must be in [0, 1000000] calls per minute (0: unlimited)", v.x)
+		}
+	}
+	for name, v := range rl.Tools {
+		if !toolNameRE.MatchString(name) {
+			return bad("rate_limits.tools", "%q is not a tool name", name)
+		}
+		if name == "robot_stop" || name == "motion_cancel" {
+			return bad("rate_limits.tools."+name, "%s is never rate limited; drop the entry", name)
+		}
+		if !(v >= 0 && v <= 1e6) {
+			return bad("rate_limits.tools."+name, "%v must be in [0, 1000000] calls per minute (0: unlimited)", v)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"step_caps.max_joint_change", c.StepCaps.MaxJointChange}, {"step_caps.max_base_travel", c.StepCaps.MaxBaseTravel}} {
+		if !(v.x >= 0 && finite(v.x)) {
+			return bad(v.name, "%v must be a non-negative number (0: no cap)", v.x)
 		}
 	}
 	return nil

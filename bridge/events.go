@@ -450,3 +450,31 @@ func (e *Events) notify(ctx context.Context, ev Event) {
 		_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri, Meta: mcp.Meta{"event": ev}})
 	}
 }
+
+// Attach wires the events into an MCP front: resource subscriptions, the
+// event and motion resources (motions read from store), and the image
+// content of camera snapshots (images may be nil). Call it before the
+// front serves.
+func (e *Events) Attach(f *Front, store MotionStore, images *Images) {
+	prev := f.ServerOptions
+	f.ServerOptions = func(o *mcp.ServerOptions) {
+		if prev != nil {
+			prev(o)
+		}
+		e.ServerOptions(o)
+	}
+	srv := f.Server()
+	e.Install(srv, func(id string) (any, bool) {
+		if store == nil {
+			return nil, false
+		}
+		mo, err := store.Get(id)
+		if err != nil {
+			return nil, false
+		}
+		return motionResult(mo, false), true
+	})
+	if images != nil {
+		srv.AddReceivingMiddleware(images.Middleware)
+	}
+}

@@ -22,6 +22,9 @@ type Front struct {
 	Instructions string
 	// OnSessionEnd is told when an MCP session closes (deadman for base_drive).
 	OnSessionEnd func(session string)
+	// ServerOptions, when set, adjusts the options the server is built with
+	// (resource subscriptions for events, rostools.go Attach).
+	ServerOptions func(*mcp.ServerOptions)
 
 	server *mcp.Server
 }
@@ -43,6 +46,9 @@ func (f *Front) Server() *mcp.Server {
 				f.OnSessionEnd(ss.ID())
 			}()
 		}
+	}
+	if f.ServerOptions != nil {
+		f.ServerOptions(opts)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, opts)
 	for _, t := range f.Pipeline.Registry.Tools() {

@@ -117,8 +117,11 @@ func (r *RateLimiter) Take(tool string) (ok bool, wait time.Duration, which stri
 // by one) and the operator are never limited.
 func (r *RateLimiter) Guard(tools []*Tool) {
 	for _, t := range tools {
-		if neverLimited[t.Name] || t.Tier == TierStop || t.Delegates {
+		if neverLimited[t.Name] || t.Tier == TierStop || t.Delegates || (r.limits.Global <= 0 && r.perMinute(t.Name) <= 0) {
 			continue
+		}
+		if !contains(t.Errors, CodeBusy) {
+			t.Errors = append(append([]Code{}, t.Errors...), CodeBusy) // declared: the tool can now be refused busy
 		}
 		name, next := t.Name, t.Semantic
 		t.Semantic = func(ctx context.Context, c *Call) error {

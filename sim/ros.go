@@ -97,6 +97,12 @@ func Serve(ctx context.Context, r *Robot, cfg ServeConfig) error {
 		_ = r.Run(runCtx, s.publish)
 	}()
 	defer func() { stop(); <-done }()
+	camDone := make(chan struct{})
+	go func() {
+		defer close(camDone)
+		s.runCamera(runCtx)
+	}()
+	defer func() { stop(); <-camDone }()
 
 	select {
 	case <-ctx.Done():
@@ -122,6 +128,7 @@ type server struct {
 
 	mu   sync.RWMutex
 	sink *sink
+	acc  accessState // the services of access.go
 }
 
 // sink is one node incarnation's publishers, by topic.
@@ -187,6 +194,8 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{MoveBaseAction + "/status", &actionlib_msgs.GoalStatusArray{}},
 		{MoveBaseAction + "/feedback", &msgs.MoveBaseActionFeedback{}},
 		{MoveBaseAction + "/result", &msgs.MoveBaseActionResult{}},
+		{TopicCameraImage, &sensor_msgs.Image{}},
+		{TopicCameraCompressed, &sensor_msgs.CompressedImage{}},
 	}
 	for _, p := range pubs {
 		if err := pub(p.topic, p.msg, false); err != nil {
@@ -256,6 +265,11 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		}
 		closers = append(closers, sp)
 	}
+	access, err := s.setupAccess(n)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, access...)
 	return teardownAll, nil
 }
 

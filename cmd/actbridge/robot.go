@@ -138,3 +138,100 @@ func (x *rosRobot) SampleTopic(ctx context.Context, topic string, n int, timeout
 	}
 	return nil, err
 }
+
+var _ bridge.ROSAccess = (*rosRobot)(nil)
+
+// rosError maps the ROS access layer's errors to the bridge's refusals;
+// field names the argument the error is about.
+func rosError(err error, field string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, actuators.ErrParamNotSet):
+		return bridge.RuleError(bridge.CodeNotFound, "param_exists", field, err.Error()).WithHint("list parameters with params_get and a prefix")
+	case errors.Is(err, actuators.ErrUnknownTopic):
+		return bridge.RuleError(bridge.CodeNotFound, "topic_exists", field, err.Error()).WithHint("list topics with topics_list")
+	case errors.Is(err, actuators.ErrUnknownService):
+		return bridge.RuleError(bridge.CodeNotFound, "service_exists", field, err.Error()).WithHint("list services with services_list")
+	case errors.Is(err, actuators.ErrUnsupportedType):
+		e := bridge.RuleError(bridge.CodeInvalidArgument, "type_supported", field, err.Error())
+		e.Retryable = false
+		return e
+	case errors.Is(err, actuators.ErrNoMessages):
+		return bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no message in time")
+	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
+		return bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
+	}
+	return err
+}
+
+func (x *rosRobot) ParamNames(ctx context.Context) ([]string, error) {
+	out, err := x.r.ParamNames(ctx)
+	return out, rosError(err, "prefix")
+}
+
+func (x *rosRobot) GetParam(ctx context.Context, name string) (any, error) {
+	v, err := x.r.GetParam(ctx, name)
+	return v, rosError(err, "name")
+}
+
+func (x *rosRobot) SetParam(ctx context.Context, name string, value any) error {
+	return rosError(x.r.SetParam(ctx, name, value), "name")
+}
+
+func (x *rosRobot) Services(ctx context.Context) ([]bridge.ServiceInfo, error) {
+	in, err := x.r.Services(ctx)
+	if err != nil {
+		return nil, rosError(err, "")
+	}
+	out := make([]bridge.ServiceInfo, len(in))
+	for i, s := range in {
+		out[i] = bridge.ServiceInfo(s)
+	}
+	return out, nil
+}
+
+func (x *rosRobot) ServiceType(ctx context.Context, name string) (string, error) {
+	t, err := x.r.ServiceType(ctx, name)
+	return t, rosError(err, "service")
+}
+
+func (x *rosRobot) ServiceTypes() []bridge.ServiceType { return serviceTypes() }
+
+// serviceTypes converts the registry of callable service types.
+func serviceTypes() []bridge.ServiceType {
+	in := actuators.CallableServiceTypes()
+	out := make([]bridge.ServiceType, len(in))
+	for i, t := range in {
+		out[i] = bridge.ServiceType{Name: t.Name, Request: fields(t.Request), Response: fields(t.Response)}
+	}
+	return out
+}
+
+func fields(in []actuators.FieldInfo) []bridge.ServiceField {
+	out := make([]bridge.ServiceField, len(in))
+	for i, f := range in {
+		out[i] = bridge.ServiceField(f)
+	}
+	return out
+}
+
+func (x *rosRobot) CallService(ctx context.Context, name, typ string, req map[string]any, timeout time.Duration) (map[string]any, error) {
+	out, err := x.r.CallService(ctx, name, typ, req, timeout)
+	if err != nil && errors.Is(err, actuators.ErrServiceNotSent) {
+		return nil, fmt.Errorf("%w: %v", bridge.ErrServiceNotSent, err)
+	}
+	return out, err
+}
+
+func (x *rosRobot) Snapshot(ctx context.Context, topic string, timeout time.Duration) (bridge.Frame, error) {
+	f, err := x.r.Snapshot(ctx, topic, timeout)
+	if err != nil {
+		return bridge.Frame{}, rosError(err, "topic")
+	}
+	return bridge.Frame(f), nil
+}
+
+func (x *rosRobot) WatchTopic(ctx context.Context, topic string, fn func(any)) error {
+	return x.r.WatchTopic(ctx, topic, fn)
+}

@@ -142,7 +142,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ts.motions.Lifetime = ctx
 	mx.SetTools(metrics.ToolsOf(ts.pipeline.Registry))
-	ts.motions.Changed = mx.MotionChanged
+	ts.motions.Changed = bridge.ChainMotionHooks(mx.MotionChanged, ts.events.MotionChanged)
 	if serr == nil {
 		if open, err := st.NonTerminal(); err == nil {
 			for _, mo := range open {
@@ -172,6 +172,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version,
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
 		OnSessionEnd: ts.motions.SessionEnded}
+	ts.events.Attach(front, store, ts.images)
+	go func() {
+		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: robot, Conditions: ts.conditions})
+	}()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
 	var previews console.Previews // stays nil (not a nil *Store) when the store is down

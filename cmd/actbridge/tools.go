@@ -23,6 +23,12 @@ type toolSet struct {
 	previewer *bridge.Previewer
 	estop     *safety.EStop
 	scale     *bridge.SpeedScale
+	// The guarded rest of ROS (issue 10): allowlisted tools, events, images.
+	ros        *bridge.ROSTools
+	events     *bridge.Events
+	images     *bridge.Images
+	limits     bridge.RateLimits
+	conditions []bridge.Condition
 }
 
 type estopAdapter struct{ e *safety.EStop }
@@ -46,12 +52,27 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 		Arm: m.arm, Gripper: m.gripper, Base: m.base, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
 	ts.motions.Restate = ts.previewer.Restate
+	ts.previewer.StepCaps = stepCaps(m.cfg)
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
+	sample := bridge.TopicSampleTool(robot, opt.dataDir)
+	bridge.GuardTopics(sample, bridge.Globs(m.cfg.Access.Topics))
 	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
-		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot), bridge.TopicSampleTool(robot, opt.dataDir),
+		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot), sample,
 		bridge.OutputReadTool(opt.dataDir)}
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
+	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
+	tools = append(tools, bridge.EventsReadTool(ts.events))
+	if ros, ok := robot.(bridge.ROSAccess); ok {
+		ts.ros = &bridge.ROSTools{ROS: ros, Policy: accessPolicy(m.cfg), DataDir: opt.dataDir, Previewer: pv, Images: ts.images}
+		ts.motions.ROS = ros
+		ts.motions.Confirmer = ts.ros.Confirmer(ts.motions.Confirmer)
+		tools = append(tools, ts.ros.Tools()...)
+	}
+	var err error
+	if ts.conditions, err = conditions(m.cfg); err != nil {
+		return nil, err
+	}
 	tools = append(tools, bridge.AuditListTool(audit))
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
@@ -65,6 +86,10 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 		}
 	}
 	reg.SetCore(coreTools...)
+	if ts.limits, err = rateLimits(m.cfg, reg); err != nil {
+		return nil, err
+	}
+	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
 	return ts, nil
 }
 
@@ -89,7 +114,7 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 	for _, ig := range m.ignored {
 		notes = append(notes, fmt.Sprintf("%s: %s=%s ignored, kept %s (%s)", ig.Joint, ig.Key, ig.Value, ig.Kept, ig.Reason))
 	}
-	return map[string]any{
+	out := map[string]any{
 		"actuators":        robot.Actuators(),
 		"joints":           m.arm.Guard.Describe(),
 		"arm":              map[string]any{"name": m.arm.Name, "joints": m.arm.Joints},
@@ -101,7 +126,13 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 		"estop":            estop,
 		"master_reachable": robot.MasterReachable(),
 		"limit_notes":      notes,
+		"rate_limits":      ts.limits.Describe(),
+		"step_caps":        ts.previewer.StepCaps,
 	}
+	if ts.ros != nil {
+		out["access"] = ts.ros.Describe()
+	}
+	return out
 }
 
 // toolsExport prints the catalogue in a vendor format, offline: the joints

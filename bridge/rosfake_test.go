@@ -1,0 +1,198 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeROS is a parameter server, a few std_srvs services and a camera that
+// count every request that reaches them, so refusals can prove that
+// nothing did.
+type fakeROS struct {
+	mu       sync.Mutex
+	params   map[string]any
+	reads    int // GetParam/ParamNames calls
+	sets     int
+	services map[string]string // name → type
+	probes   int
+	calls    map[string]int
+	frames   int
+	answer   map[string]any // the next CallService response
+	callErr  error
+}
+
+func newFakeROS() *fakeROS {
+	return &fakeROS{
+		params: map[string]any{
+			"/sim/led/brightness": 0.5, "/sim/led/enabled": false, "/sim/camera/label": "cam",
+			"/sim/config/serial": "S1", "/sim/secret/token": "hunter2", "/sim/config/wheels": int64(2),
+			"/sim/big/blob": strings.Repeat("x", 5000),
+		},
+		services: map[string]string{"/sim/status": "std_srvs/Trigger", "/sim/led/set": "std_srvs/SetBool",
+			"/sim/reset": "std_srvs/Empty", "/sim/apply_faults": "std_srvs/Trigger", "/sim/map": "nav_msgs/GetMap"},
+		calls: map[string]int{},
+	}
+}
+
+func (f *fakeROS) ParamNames(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	var out []string
+	for k := range f.params {
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func (f *fakeROS) GetParam(_ context.Context, name string) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	if v, ok := f.params[name]; ok {
+		return v, nil
+	}
+	// a namespace reads as a dict of everything under it
+	dict := map[string]any{}
+	for k, v := range f.params {
+		if rest, ok := strings.CutPrefix(k, name+"/"); ok {
+			parts := strings.Split(rest, "/")
+			m := dict
+			for _, p := range parts[:len(parts)-1] {
+				sub, _ := m[p].(map[string]any)
+				if sub == nil {
+					sub = map[string]any{}
+					m[p] = sub
+				}
+				m = sub
+			}
+			m[parts[len(parts)-1]] = v
+		}
+	}
+	if len(dict) > 0 {
+		return dict, nil
+	}
+	return nil, RuleError(CodeNotFound, "param_exists", "name", "parameter not set: "+name)
+}
+
+func (f *fakeROS) SetParam(_ context.Context, name string, v any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sets++
+	f.params[name] = v
+	return nil
+}
+
+func (f *fakeROS) Services(context.Context) ([]ServiceInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ServiceInfo
+	for k := range f.services {
+		out = append(out, ServiceInfo{Name: k, Providers: []string{"/sim"}})
+	}
+	return out, nil
+}
+
+func (f *fakeROS) ServiceType(_ context.Context, name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.probes++
+	t, ok := f.services[name]
+	if !ok {
+		return "", RuleError(CodeNotFound, "service_exists", "service", "unknown service "+name)
+	}
+	return t, nil
+}
+
+func (f *fakeROS) ServiceTypes() []ServiceType {
+	return []ServiceType{
+		{Name: "std_srvs/Empty", Request: []ServiceField{}, Response: []ServiceField{}},
+		{Name: "std_srvs/SetBool", Request: []ServiceField{{"data", "bool"}}, Response: []ServiceField{{"success", "bool"}, {"message", "string"}}},
+		{Name: "std_srvs/Trigger", Request: []ServiceField{}, Response: []ServiceField{{"success", "bool"}, {"message", "string"}}},
+	}
+}
+
+func (f *fakeROS) CallService(_ context.Context, name, typ string, req map[string]any, _ time.Duration) (map[string]any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.callErr != nil {
+		return nil, f.callErr
+	}
+	if f.services[name] != typ {
+		return nil, fmt.Errorf("%w: type mismatch", ErrServiceNotSent)
+	}
+	f.calls[name]++
+	if f.answer != nil {
+		return f.answer, nil
+	}
+	b, _ := json.Marshal(req)
+	return map[string]any{"success": true, "message": "got " + string(b)}, nil
+}
+
+func (f *fakeROS) Snapshot(_ context.Context, topic string, _ time.Duration) (Frame, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.frames++
+	img := image.NewRGBA(image.Rect(0, 0, 640, 480))
+	for y := 0; y < 480; y++ {
+		for x := 0; x < 640; x++ {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255}) // noisy: hard to compress
+		}
+	}
+	return Frame{Topic: topic, Type: "sensor_msgs/Image", Source: "rgb8", Image: img, Stamp: time.Unix(100, 0)}, nil
+}
+
+func (f *fakeROS) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (f *fakeROS) counts() (reads, sets, probes, calls, frames int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		n += c
+	}
+	return f.reads, f.sets, f.probes, n, f.frames
+}
+
+// rosRig is the motion rig plus the ROS tools over a fakeROS.
+type rosRig struct {
+	*rig
+	ros    *fakeROS
+	tools  *ROSTools
+	events *Events
+	images *Images
+	data   string
+}
+
+func newROSRig(t *testing.T) *rosRig {
+	t.Helper()
+	r := newRig(t)
+	x := &rosRig{rig: r, ros: newFakeROS(), events: NewEvents(100, nil), images: NewImages(), data: t.TempDir()}
+	// The rig's Previewer is not kept by newRig; rebuild the one the tools need.
+	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second, Now: r.clock}
+	one := 1.0
+	x.tools = &ROSTools{ROS: x.ros, DataDir: x.data, Previewer: pv, Images: x.images, Policy: AccessPolicy{
+		Topics:    Globs{"/camera/*", "/odom"},
+		ParamRead: Globs{"/sim/led/*", "/sim/config/*", "/sim/big/*"},
+		ParamSet: []ParamRule{{Pattern: "/sim/led/brightness", Type: "double", Min: new(float64), Max: &one},
+			{Pattern: "/sim/led/enabled", Type: "bool"}, {Pattern: "/sim/camera/label", Type: "string", MaxLength: 8}},
+		Services: []ServiceRule{{Pattern: "/sim/status", Tier: TierRead}, {Pattern: "/sim/led/set", Tier: TierWrite, Type: "std_srvs/SetBool"},
+			{Pattern: "/sim/reset", Tier: TierIrreversible, Confirm: RolePlanner}, {Pattern: "/sim/map", Tier: TierRead}},
+	}}
+	r.m.ROS = x.ros
+	r.m.Confirmer = x.tools.Confirmer(r.m.Confirmer)
+	r.p.Registry.MustAdd(x.tools.Tools()...)
+	r.p.Registry.MustAdd(EventsReadTool(x.events))
+	r.m.Changed = x.events.MotionChanged
+	return x
+}
