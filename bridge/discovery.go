@@ -22,6 +22,10 @@ var synonyms = map[string][]string{
 	"state": {"status", "describe", "read"}, "position": {"joints", "read"},
 	"history": {"audit", "motions"}, "log": {"audit"}, "speed": {"speed", "scale"},
 	"slow": {"speed"}, "fast": {"speed"}, "topic": {"topics"}, "sensor": {"topics"},
+	"picture": {"camera", "snapshot"}, "image": {"camera", "snapshot"}, "photo": {"camera", "snapshot"},
+	"look": {"camera"}, "see": {"camera"}, "param": {"params"}, "parameter": {"params"}, "setting": {"params"},
+	"config": {"params"}, "service": {"services"}, "call": {"service"}, "happened": {"events"},
+	"notification": {"events"}, "event": {"events"},
 }
 
 // GroupMatch is one group found by tools_search, with full schemas so the

@@ -334,3 +334,13 @@ func TestAsErrorKeepsStructuredErrors(t *testing.T) {
 		t.Fatal("plain error not internal")
 	}
 }
+
+func TestSearchFindsCameraByEverydayWords(t *testing.T) {
+	r := NewRegistry()
+	r.MustAdd(&Tool{Name: "camera_snapshot", Group: "camera", Tier: TierRead, Description: Describe("Grabs a frame.", "a.", "b.", "none.", "an image."),
+		Input: Object("", map[string]*Schema{"topic": Str("Topic.", 64)}, "topic"), Output: okOut(),
+		Errors: []Code{CodeInvalidArgument, CodeInternal}, Call: func(context.Context, *Call) (any, error) { return nil, nil }})
+	if got := r.Search("take a picture", 1); len(got) != 1 || got[0].Group != "camera" {
+		t.Fatalf("%+v", got)
+	}
+}
