@@ -46,7 +46,7 @@ bin/actbridge serve --config launch/robots/sim.yaml --listen "$listen" --data-di
 echo "actbridge $!" >>"$dir/pids"
 
 for _ in $(seq 1 200); do
-  curl -fsS "http://$listen/healthz" >/dev/null 2>&1 && break
+  curl -fsS "http://$listen/healthz" 2>/dev/null | grep -q '"ready":true' && break
   sleep 0.1
 done
 
