@@ -2,8 +2,10 @@ package test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,7 +151,7 @@ func TestSlowROSSideCausesNoDuplicatesOrFalseFailures(t *testing.T) {
 }
 
 func TestMalformedHTTPRequestsNeverReachTheRobot(t *testing.T) {
-	w := newWorld(t, worldOpts{})
+	w := newWorld(t, worldOpts{bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}})
 	before := w.goalsReceived()
 	bodies := []string{
 		`not json`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"motion_confirm","arguments":{"preview_id":5}}}`,
@@ -161,13 +163,28 @@ func TestMalformedHTTPRequestsNeverReachTheRobot(t *testing.T) {
 		if i%1000 == 999 {
 			body = `{"a":"` + strings.Repeat("x", 2<<20) + `"}` // oversized
 		}
-		resp, err := http.Post("http://"+w.addr+"/mcp", "application/json", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, "http://"+w.addr+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		switch i % 3 {
+		case 0: // no token
+		case 1:
+			req.Header.Set("Authorization", "Bearer wrong-token")
+		default:
+			req.Header.Set("Authorization", "Bearer "+plannerToken)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("request %d: the bridge stopped answering: %v", i, err)
 		}
+		rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
-		if resp.StatusCode < 400 {
-			t.Fatalf("request %d answered %d", i, resp.StatusCode)
+		if i%3 != 2 && resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("request %d without a valid token answered %d", i, resp.StatusCode)
+		}
+		// Either an HTTP error, or a JSON-RPC error / tool error object.
+		if resp.StatusCode < 400 && !strings.Contains(string(rb), `"error"`) && !strings.Contains(string(rb), `"isError":true`) {
+			t.Fatalf("request %d answered %d without an error: %s", i, resp.StatusCode, rb)
 		}
 		n++
 	}
@@ -178,5 +195,43 @@ func TestMalformedHTTPRequestsNeverReachTheRobot(t *testing.T) {
 	resp.Body.Close()
 	if w.goalsReceived() != before {
 		t.Fatal("a malformed request reached the robot")
+	}
+}
+
+func TestThirtyTwoConcurrentConfirmsPutOneGoalOnTheWire(t *testing.T) {
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	pv := mustCall(t, cs, "gripper_move", map[string]any{"position": 0.045})
+	before := w.goalsReceived()
+	ids := make(chan string, 32)
+	var wg sync.WaitGroup
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := w.mcpClient("")
+			out, err := callQuiet(c, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			id, _ := out["motion_id"].(string)
+			ids <- id + " " + fmt.Sprint(out["code"])
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	var first string
+	for id := range ids {
+		if first == "" {
+			first = id
+		}
+		if id != first {
+			t.Fatalf("answers differ: %q vs %q", first, id)
+		}
+	}
+	time.Sleep(time.Second)
+	if n := w.goalsReceived() - before; n != 1 {
+		t.Fatalf("%d goals on the wire", n)
 	}
 }

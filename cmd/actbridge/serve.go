@@ -162,7 +162,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	auditor := newAuditor(auditStore)
-	go auditor.run(ctx)
+	// Several writers, so bbolt's batch coalesces appends into one fsync:
+	// one writer waits for a commit per record and drops records under load.
+	for i := 0; i < auditWriters; i++ {
+		go auditor.run(ctx)
+	}
 	ts.pipeline.Observer = observers{auditor, mx}
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}

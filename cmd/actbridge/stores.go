@@ -50,6 +50,9 @@ func (i idemStore) Remember(ctx context.Context, key, digest string, r json.RawM
 	return i.s.Remember(ctx, key, digest, r)
 }
 
+// auditWriters is how many goroutines append audit records concurrently.
+const auditWriters = 16
+
 // auditor writes every call to the audit log from one goroutine, so the
 // pipeline never waits on the store.
 type auditor struct {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,7 +21,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
-	cmd := exec.Command(goTool(), "build", "-o", dir+"/", "../../cmd/actbridge", "../../cmd/simrobot")
+	// ACTBRIDGE_BENCH_BUILDFLAGS adds go build flags, e.g. -overlay=… to
+	// build a profiling bridge without touching the tree.
+	args := append([]string{"build", "-o", dir + "/"}, strings.Fields(os.Getenv("ACTBRIDGE_BENCH_BUILDFLAGS"))...)
+	cmd := exec.Command(goTool(), append(args, "../../cmd/actbridge", "../../cmd/simrobot")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building binaries:", err)
@@ -50,17 +54,19 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	rows := Run(newEnv(t), TinySizes())
 	required := map[string][]string{
 		"confirm":  {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
-		"preview":  {"p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
+		"preview":  {"compute_p50_ms", "compute_allocs", "p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
 		"ingest":   {"bridge_pct", "floor_pct", "rate"},
 		"stop":     {"p50_ms", "p99_ms", "floor_p99_ms"},
 		"navigate": {"p50_ms"},
 		"store":    {"claim_ms", "file_mb", "append_us"},
 		"rss":      {"idle_mb", "load_mb", "floor_idle_mb"},
+		"audit":    {"calls", "lines"},
 	}
 	for _, c := range TinySizes().ReadClients {
-		required[fmt.Sprintf("reads/%d", c)] = []string{"calls_per_s", "p50_ms", "p99_ms", "floor_calls_per_s"}
+		required[fmt.Sprintf("reads/%d", c)] = []string{"calls_per_s", "p50_ms", "p99_ms", "floor_calls_per_s", "bridge_cpu_us", "client_cpu_us"}
 	}
-	if _, err := os.Stat(Python); err == nil {
+	// The rospy floor is required where rospy is installed (scripts/deps.sh).
+	if exec.Command(Python, "-c", "import rospy, actionlib, move_base_msgs.msg").Run() == nil {
 		required["navigate"] = append(required["navigate"], "rospy_p50_ms")
 	}
 	seen := map[string]bool{}
@@ -110,6 +116,21 @@ func BenchmarkPreview7Joints1000Points(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := h.Preview(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPreviewCompute7Joints1000Points is the preview's computation
+// once the arguments are decoded: check, per-joint impact, console plot.
+func BenchmarkPreviewCompute7Joints1000Points(b *testing.B) {
+	h, err := NewPreviewHarness(1000, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Compute(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/msgs"
@@ -123,8 +124,7 @@ type commitFloor struct {
 	n   uint64
 }
 
-func newCommitFloor(w *World) *commitFloor {
-	tb := w.env.TB
+func newCommitFloor(tb testing.TB) *commitFloor {
 	db, err := bolt.Open(filepath.Join(tb.TempDir(), "floor.db"), 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		tb.Fatalf("floor bbolt: %v", err)
@@ -152,36 +152,31 @@ type ConfirmResult struct {
 
 // MeasureConfirm times motion_confirm → the arm's ActionGoal reaching a
 // subscriber (the bench's own, beside the sim's, one clock), n times, and
-// the floor: one bbolt commit with fsync plus one goroslib publish to a
-// connected subscriber. The arm makes a 0.1 s, 5 mrad wrist move each time; the
-// planner pauses 50 ms between preview and confirm, as a planner does,
-// which also lets the preview's audit batch land first.
+// the floor in the same iterations: one bbolt commit with fsync plus one
+// goroslib publish to a connected subscriber, on the same file system. The
+// arm makes a 0.1 s, 5 mrad wrist move each time; the planner pauses 50 ms
+// between preview and confirm, as a planner does, which also lets the
+// preview's audit batch land first.
 func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 	tb := w.env.TB
 	var res ConfirmResult
-	floor := newCommitFloor(w)
+	floor := newCommitFloor(tb)
 	link := newPubSubLink(w, "/bench_floor/follow_joint_trajectory/goal")
-	for i := range n + 3 {
-		t0 := time.Now()
+	goals := subscribeGoals(w, w.Node(), ArmGoalTopic)
+	cs := w.Client("")
+	// The first two iterations are warm-up: our subscriber connects to the
+	// bridge's publisher meanwhile.
+	for i := 0; i < n+2; i++ {
+		f0 := time.Now()
 		if err := floor.commit(); err != nil {
 			tb.Fatalf("floor commit: %v", err)
 		}
-		t1 := time.Now()
-		at, err := link.once(fmt.Sprint("floor-", i))
+		f1 := time.Now()
+		fat, err := link.once(fmt.Sprint("floor-", i))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if i >= 3 { // warm-up
-			res.FloorFsync = append(res.FloorFsync, t1.Sub(t0))
-			res.Floor = append(res.Floor, at.Sub(t0))
-		}
-	}
 
-	goals := subscribeGoals(w, w.Node(), ArmGoalTopic)
-	cs := w.Client("")
-	// The first two motions are warm-up: our subscriber connects to the
-	// bridge's publisher meanwhile.
-	for i := 0; i < n+2; i++ {
 		// 5 mrad in 0.1 s stays under the wrist's acceleration limit.
 		target := 0.005
 		if i%2 == 1 {
@@ -208,10 +203,13 @@ func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 		if state, err := waitTerminal(cs, id, 30*time.Second); err != nil || state != "succeeded" {
 			tb.Fatalf("motion %s ended %q: %v", id, state, err)
 		}
-		if i < 2 || got.id != id { // warm-up, or our subscriber missed it
-			if i >= 2 {
-				res.Skipped++
-			}
+		if i < 2 {
+			continue
+		}
+		res.FloorFsync = append(res.FloorFsync, f1.Sub(f0))
+		res.Floor = append(res.Floor, fat.Sub(f0))
+		if got.id != id { // our subscriber missed it
+			res.Skipped++
 			continue
 		}
 		res.ToGoal = append(res.ToGoal, got.at.Sub(t0))

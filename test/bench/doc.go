@@ -1,10 +1,22 @@
 // Package bench measures what actbridge's safety costs, each number next to
 // a floor measured in the same run: a bare bbolt commit plus a goroslib
-// publish, a bare HTTP round trip, a bare /joint_states subscriber, a rospy
+// publish, a bare HTTP server, a bare /joint_states subscriber, a rospy
 // actionlib client, the trajectory check alone.
 //
 // scripts/bench.sh (make bench) runs TestBenchTable at full size and prints
 // one markdown table; TestBenchHarnessRunsTiny runs every measurement at a
 // tiny size under make test and only checks that numbers come out. Nothing
 // here asserts a time: a slow machine gives slow numbers, not failures.
+//
+// Floors that need a process of their own (the bare HTTP server, the bare
+// subscriber) are this test binary re-executed (floorproc.go).
+//
+// To profile the bridge under a measurement without changing the tree,
+// build it with a go build overlay that adds a file to cmd/actbridge
+// importing net/http/pprof and serving http.DefaultServeMux on an address
+// from the environment:
+//
+//	ACTBRIDGE_BENCH_BUILDFLAGS=-overlay=/tmp/prof/overlay.json ACTBRIDGE_PPROF_ADDR=127.0.0.1:6061 scripts/bench.sh
+//
+// then fetch http://127.0.0.1:6061/debug/pprof/profile while it runs.
 package bench

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,9 @@ type loadResult struct {
 	errors  int
 	elapsed time.Duration
 	lat     Sample
+	// CPU time per call of the server and of the client (the bench
+	// process), from /proc/<pid>/stat.
+	serverCPU, clientCPU time.Duration
 }
 
 func (l loadResult) perSecond() float64 { return float64(l.calls) / l.elapsed.Seconds() }
@@ -171,13 +175,13 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 			return err
 		}
 		runLoad(c, min(time.Second, dur/4), callOne) // warm-up
-		res.Bridge[c] = runLoad(c, dur, callOne)
+		res.Bridge[c] = withCPU(w.Bridge.pid(), func() loadResult { return runLoad(c, dur, callOne) })
 		closeSessions(ss)
 		e.logf("reads: %d clients: %.0f calls/s, p99 %s, %d errors", c, res.Bridge[c].perSecond(), ms(res.Bridge[c].lat.P99()), res.Bridge[c].errors)
 
 		stopFloorRSS := sampleRSS(fp.pid())
 		runLoad(c, min(time.Second, dur/4), post)
-		res.Floor[c] = runLoad(c, dur/2, post)
+		res.Floor[c] = withCPU(fp.pid(), func() loadResult { return runLoad(c, dur/2, post) })
 		res.FloorLoadRSS = max(res.FloorLoadRSS, stopFloorRSS())
 	}
 	res.LoadRSS = stopRSS()
@@ -193,13 +197,14 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		rows = append(rows, Row{
 			Key:    fmt.Sprintf("reads/%d", c),
 			What:   fmt.Sprintf("%s over streamable HTTP MCP, %d client(s), Go SDK client", ReadTool, c),
-			Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors)),
-			Floor:  fmt.Sprintf("bare net/http POST: %.0f calls/s · p99 %s", f.perSecond(), ms(f.lat.P99())),
+			Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s; CPU per call: bridge %s, client %s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors), ms(b.serverCPU), ms(b.clientCPU)),
+			Floor:  fmt.Sprintf("bare net/http POST, same clients: %.0f calls/s · p99 %s; server CPU %s per call", f.perSecond(), ms(f.lat.P99()), ms(f.serverCPU)),
 			Ratio:  fmt.Sprintf("throughput %.2f× · p99 %s", tput/f.perSecond(), fx(ratio(b.lat.P99(), f.lat.P99()))),
 			Target: "≥ 5,000 calls/s, p99 ≤ 5 ms",
 			Met:    fmt.Sprintf("%s · %s", yes(tput >= 5000), yes(b.lat.P99() <= 5*time.Millisecond)),
 			Values: map[string]float64{"calls_per_s": tput, "p50_ms": msf(b.lat.P50()), "p99_ms": msf(b.lat.P99()),
-				"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99())},
+				"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99()),
+				"bridge_cpu_us": float64(b.serverCPU) / 1e3, "client_cpu_us": float64(b.clientCPU) / 1e3},
 		})
 	}
 	rows = append(rows, Row{
@@ -213,6 +218,22 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		Values: map[string]float64{"idle_mb": res.IdleRSS, "load_mb": res.LoadRSS, "floor_idle_mb": res.FloorIdleRSS, "floor_load_mb": res.FloorLoadRSS},
 	})
 	return rows, res
+}
+
+// withCPU runs a load and adds the server's and the bench's CPU per call.
+func withCPU(server int, load func() loadResult) loadResult {
+	self := os.Getpid()
+	s0, err1 := cpuSeconds(server)
+	c0, err2 := cpuSeconds(self)
+	r := load()
+	s1, err3 := cpuSeconds(server)
+	c1, err4 := cpuSeconds(self)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || r.calls == 0 {
+		return r
+	}
+	per := func(d float64) time.Duration { return time.Duration(d / float64(r.calls) * float64(time.Second)) }
+	r.serverCPU, r.clientCPU = per(s1-s0), per(c1-c0)
+	return r
 }
 
 func errNote(n int) string {
