@@ -145,6 +145,28 @@ func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 			t.Fatalf("goal %s reached the sim %d times", id, n)
 		}
 	}
+	// Every call is audited, even under load (audit writes are batched).
+	audited := 0
+	rostest.Eventually(t, 30*time.Second, "audit catches up", func() error {
+		audited = 0
+		cursor := ""
+		for {
+			args := map[string]any{"limit": 100}
+			if cursor != "" {
+				args["cursor"] = cursor
+			}
+			a := mustCall(t, cs, "audit_list", args)
+			audited += len(a["items"].([]any))
+			cursor, _ = a["next_cursor"].(string)
+			if cursor == "" {
+				break
+			}
+		}
+		if int64(audited) < calls.Load() {
+			return fmt.Errorf("%d audit lines for %d client calls", audited, calls.Load())
+		}
+		return nil
+	})
 	rss1 := rssKB(t, pid)
 	t.Logf("%d calls from 64 clients in %ds, %d motions confirmed, %d cancelled; bridge RSS %d → %d KB",
 		calls.Load(), secs, len(confirmed), len(cancelled), rss0, rss1)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,7 @@ type serveFlags struct {
 	ttl, staleAfter, waitMaster         time.Duration
 	plannerTokenFile, operatorTokenFile string
 	maxBody                             int64
+	pprof                               bool
 }
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -57,6 +59,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.plannerTokenFile, "planner-token-file", "", "file holding the planner's bearer token (or ACTBRIDGE_PLANNER_TOKEN)")
 	fs.StringVar(&f.operatorTokenFile, "operator-token-file", "", "file holding the operator's bearer token (or ACTBRIDGE_OPERATOR_TOKEN)")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest MCP request body in bytes")
+	fs.BoolVar(&f.pprof, "pprof", false, "serve net/http/pprof under /debug/pprof/ (loopback listen addresses only)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -191,6 +194,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mux.Handle("/console", operator)
 	mux.Handle("/console/", operator)
 	mux.Handle("/metrics", mx.Handler())
+	if f.pprof {
+		if !loopback(f.listen) {
+			return usageError{"--pprof is only allowed on a loopback listen address"}
+		}
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		storeErr := "ok"
