@@ -292,21 +292,8 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
 		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")
 	}
-	m.crash("before_commit")
-	mo, created, err := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
-		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
-	})
-	switch {
-	case errors.Is(err, inflight.ErrPreviewUsed):
-		c.Replay = true
-		return m.replay(mo.ID)
-	case errors.Is(err, inflight.ErrPreviewExpired):
-		return nil, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
-	case err != nil:
-		return nil, storeUnavailable(err)
-	case !created:
-		c.Replay = true
-		return m.replay(mo.ID)
+	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+		return out, err
 	}
 	// The record is durable: only now may the goal go out.
 	m.crash("after_commit")
@@ -323,7 +310,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
 	m.crash("after_publish")
-	mo, err = m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
+	mo, err := m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
 	if err != nil {
 		// The goal is out; tracking continues from status updates.
 		mo, _ = m.Store.Get(motionID)
@@ -441,4 +428,26 @@ func (m *Motions) sessionContext(session string) context.Context {
 	ctx, cancel := context.WithCancel(base)
 	m.sessCtx[session], m.sessions[session] = ctx, cancel
 	return ctx
+}
+
+// commit is the write-ahead step every confirm goes through: it consumes the
+// preview and records the motion durably in one transaction. publish is
+// true only for the one caller that created the record; every other caller
+// gets the existing motion (a replay) or the refusal, and must send nothing.
+func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
+	m.crash("before_commit")
+	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
+		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
+	})
+	switch {
+	case errors.Is(cerr, inflight.ErrPreviewUsed), cerr == nil && !created:
+		c.Replay = true
+		out, err = m.replay(mo.ID)
+		return out, false, err
+	case errors.Is(cerr, inflight.ErrPreviewExpired):
+		return nil, false, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
+	case cerr != nil:
+		return nil, false, storeUnavailable(cerr)
+	}
+	return nil, true, nil
 }

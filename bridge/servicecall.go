@@ -65,21 +65,8 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s is now of type %s, previewed as %s", sg.Service, typ, sg.Type),
 			"preview again", "the preview no longer matches the robot; nothing was sent")
 	}
-	m.crash("before_commit")
-	mo, created, err := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
-		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
-	})
-	switch {
-	case errors.Is(err, inflight.ErrPreviewUsed):
-		c.Replay = true
-		return m.replay(mo.ID)
-	case errors.Is(err, inflight.ErrPreviewExpired):
-		return nil, RuleError(CodePreviewExpired, "preview_fresh", "preview_id", "preview expired; nothing was sent")
-	case err != nil:
-		return nil, storeUnavailable(err)
-	case !created:
-		c.Replay = true
-		return m.replay(mo.ID)
+	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+		return out, err
 	}
 	// The record is durable: only now may the request go out.
 	m.crash("after_commit")
@@ -94,7 +81,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		return nil, e.WithHint("preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	case cerr != nil:
 		m.transition(context.Background(), motionID, inflight.StateSent, "request sent")
-		mo, _ = m.transitionWith(context.Background(), motionID, inflight.StateUnknown, "no answer", func(mo *inflight.Motion) {
+		mo, _ := m.transitionWith(context.Background(), motionID, inflight.StateUnknown, "no answer", func(mo *inflight.Motion) {
 			mo.ErrorText = "sent, no answer: " + clipRunes(cerr.Error(), 200)
 		})
 		out := motionResult(mo, false)
@@ -109,7 +96,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		text, _ = resp["message"].(string)
 		text = "service answered success=false: " + clipRunes(CleanText(text), 200)
 	}
-	mo, err = m.transitionWith(context.Background(), motionID, to, "answered", func(mo *inflight.Motion) {
+	mo, err := m.transitionWith(context.Background(), motionID, to, "answered", func(mo *inflight.Motion) {
 		mo.Progress = 1
 		if b, err := json.Marshal(map[string]any{"service": sg.Service, "type": sg.Type, "response": resp}); err == nil {
 			mo.Result = b
