@@ -25,7 +25,7 @@ func (w *world) idsOnWire() map[string]int {
 
 func (w *world) restartBridge(env ...string) {
 	w.t.Helper()
-	w.bridge.stop(syscall.SIGKILL)
+	w.bridge.Stop(syscall.SIGKILL)
 	w.startBridge(worldOpts{bridgeEnv: env})
 }
 
@@ -46,7 +46,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 			for crashed := false; !crashed; {
 				out, err := callQuiet(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 				select {
-				case <-w.bridge.done:
+				case <-w.bridge.Done():
 					crashed = true
 				case <-time.After(2 * time.Second):
 					if err == nil && out["code"] != "unavailable" || time.Now().After(deadline) {
@@ -137,7 +137,7 @@ func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 			done <- out
 		}()
 		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
-		w.bridge.stop(syscall.SIGKILL)
+		w.bridge.Stop(syscall.SIGKILL)
 		w.startBridge(worldOpts{})
 		cs = w.mcpClient("")
 		out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})

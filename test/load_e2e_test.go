@@ -40,7 +40,7 @@ func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 		secs = v
 	}
 	w := newWorld(t, worldOpts{})
-	pid := w.bridge.cmd.Process.Pid
+	pid := w.bridge.Pid()
 	warm := w.mcpClient("")
 	for i := 0; i < 50; i++ {
 		mustCall(t, warm, "joints_read", map[string]any{})

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,72 +40,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// proc is a child process a test owns; it is killed by pid at cleanup.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	out  *lockedBuffer
-	done chan struct{}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// proc is a child process a test owns (rostest stops it by pid).
+type proc = rostest.Process
 
 func start(t *testing.T, name string, env []string, args ...string) *proc {
 	t.Helper()
-	p := &proc{name: name, out: &lockedBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(binDir, name), args...)
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.stop(syscall.SIGTERM)
-		if t.Failed() {
-			t.Logf("%s output:\n%s", name, tail(p.out.String(), 4000))
-		}
-	})
-	return p
-}
-
-// stop signals the process and waits (bounded), then kills it.
-func (p *proc) stop(sig syscall.Signal) {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(8 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
+	return rostest.StartProcess(t, filepath.Join(binDir, name), name, env, args...)
 }
 
 func freePort(t *testing.T) int {
@@ -181,12 +117,7 @@ func (w *world) startBridge(o worldOpts) {
 
 func (w *world) waitOutput(p *proc, s string, d time.Duration) {
 	w.t.Helper()
-	rostest.Eventually(w.t, d, p.name+" prints "+s, func() error {
-		if strings.Contains(p.out.String(), s) {
-			return nil
-		}
-		return fmt.Errorf("not yet")
-	})
+	p.WaitOutput(w.t, s, d)
 }
 
 // rosNode is a goroslib node of the test itself (service calls, topics).

@@ -49,7 +49,7 @@ func newBrowser(t *testing.T) *browser {
 	b := &browser{t: t, stopped: make(chan struct{})}
 	b.driver = exec.Command(chromedriverBin, fmt.Sprintf("--port=%d", port))
 	b.driver.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out := &lockedBuffer{}
+	out := &rostest.Buffer{}
 	b.driver.Stdout, b.driver.Stderr = out, out
 	if err := b.driver.Start(); err != nil {
 		t.Fatalf("chromedriver: %v", err)
@@ -64,7 +64,7 @@ func newBrowser(t *testing.T) *browser {
 			<-b.stopped
 		}
 		if t.Failed() {
-			t.Logf("chromedriver output:\n%s", tail(out.String(), 3000))
+			t.Logf("chromedriver output:\n%s", rostest.Tail(out.String(), 3000))
 		}
 	})
 	root := fmt.Sprintf("http://127.0.0.1:%d", port)

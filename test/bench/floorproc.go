@@ -121,8 +121,8 @@ func startFloor(e *Env, mode string, env []string) *proc {
 // floorHTTPAddr starts the bare HTTP server and returns it with its address.
 func floorHTTPServer(e *Env) (*proc, string) {
 	p := startFloor(e, floorHTTP, nil)
-	p.waitOutput(e.TB, "listening ", 30*time.Second)
-	out := p.out.String()
+	p.WaitOutput(e.TB, "listening ", 30*time.Second)
+	out := p.Output()
 	addr := strings.Fields(out[strings.Index(out, "listening ")+len("listening "):])[0]
 	return p, addr
 }
@@ -130,7 +130,7 @@ func floorHTTPServer(e *Env) (*proc, string) {
 // lastCount is the last "count N" line a joint_states floor printed.
 func lastCount(p *proc) int64 {
 	var n int64
-	for _, l := range strings.Split(p.out.String(), "\n") {
+	for _, l := range strings.Split(p.Output(), "\n") {
 		if v, ok := strings.CutPrefix(l, "count "); ok {
 			_, _ = fmt.Sscan(v, &n)
 		}

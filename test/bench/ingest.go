@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"syscall"
 	"time"
 )
 
@@ -22,11 +23,11 @@ func MeasureIngest(e *Env, warm, window time.Duration) (Row, IngestResult) {
 	w := NewWorld(e, WorldOpts{SimArgs: []string{"--joint-states-hz", "1000"}})
 	defer w.Close()
 	floor := startFloor(e, floorJointStates, w.Master.Env())
-	defer floor.stop()
-	floor.waitOutput(tb, "subscribed", 30*time.Second)
+	defer floor.Stop(syscall.SIGTERM)
+	floor.WaitOutput(tb, "subscribed", 30*time.Second)
 	time.Sleep(warm)
 
-	bpid, fpid := w.Bridge.pid(), floor.pid()
+	bpid, fpid := w.Bridge.Pid(), floor.Pid()
 	b0, err1 := cpuSeconds(bpid)
 	f0, err2 := cpuSeconds(fpid)
 	n0 := lastCount(floor)

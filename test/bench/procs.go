@@ -1,15 +1,12 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -40,92 +37,15 @@ func (e *Env) logf(format string, args ...any) {
 	}
 }
 
-// proc is a child process owned by a test; cleanup stops it by pid.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	out  *syncBuffer
-	done chan struct{}
-}
+// proc is a child process owned by a test; rostest stops it by pid.
+type proc = rostest.Process
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startProc starts path with args and registers its stop (SIGTERM, then
-// SIGKILL after 8 s, both to this pid only) with tb.
 func startProc(tb testing.TB, path, name string, env []string, args ...string) *proc {
 	tb.Helper()
-	p := &proc{name: name, out: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(path, args...)
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		tb.Fatalf("start %s: %v", name, err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	tb.Cleanup(func() {
-		p.stop()
-		if tb.Failed() {
-			tb.Logf("%s output:\n%s", name, tail(p.out.String(), 3000))
-		}
-	})
-	return p
+	return rostest.StartProcess(tb, path, name, env, args...)
 }
 
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-func (p *proc) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(8 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// waitOutput waits (bounded) until the process printed s.
-func (p *proc) waitOutput(tb testing.TB, s string, d time.Duration) {
-	tb.Helper()
-	deadline := time.Now().Add(d)
-	for !strings.Contains(p.out.String(), s) {
-		select {
-		case <-p.done:
-			tb.Fatalf("%s exited before printing %q:\n%s", p.name, s, tail(p.out.String(), 3000))
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s did not print %q within %s:\n%s", p.name, s, d, tail(p.out.String(), 3000))
-		}
-	}
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
-}
+func tail(s string, n int) string { return rostest.Tail(s, n) }
 
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
@@ -168,7 +88,7 @@ func NewWorld(e *Env, o WorldOpts) *World {
 	w := &World{env: e, Master: rostest.StartMaster(tb), DataDir: tb.TempDir()}
 	tb.Cleanup(w.Close)
 	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", w.Master.Env(), o.SimArgs...)
-	w.Sim.waitOutput(tb, "serving", 60*time.Second)
+	w.Sim.WaitOutput(tb, "serving", 60*time.Second)
 	w.Addr = freeAddr(tb)
 	args := append([]string{"serve", "--config", filepath.Join(e.Module, "launch/robots/sim.yaml"),
 		"--listen", w.Addr, "--data-dir", w.DataDir, "--wait-master", "30s"}, o.BridgeArgs...)
@@ -181,11 +101,11 @@ func NewWorld(e *Env, o WorldOpts) *World {
 			break
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("bridge not ready after 90 s: %v\n%s", err, tail(w.Bridge.out.String(), 3000))
+			tb.Fatalf("bridge not ready after 90 s: %v\n%s", err, tail(w.Bridge.Output(), 3000))
 		}
 		select {
-		case <-w.Bridge.done:
-			tb.Fatalf("bridge exited:\n%s", tail(w.Bridge.out.String(), 3000))
+		case <-w.Bridge.Done():
+			tb.Fatalf("bridge exited:\n%s", tail(w.Bridge.Output(), 3000))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -259,10 +179,10 @@ func (w *World) Close() {
 		}
 	}
 	if w.Bridge != nil {
-		w.Bridge.stop()
+		w.Bridge.Stop(syscall.SIGTERM)
 	}
 	if w.Sim != nil {
-		w.Sim.stop()
+		w.Sim.Stop(syscall.SIGTERM)
 	}
 	w.Master.Kill()
 	if w.transport != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,7 +132,7 @@ func MeasureIdleRSS(w *World) float64 {
 		}
 	}
 	time.Sleep(2 * time.Second)
-	v, err := rssMB(w.Bridge.pid())
+	v, err := rssMB(w.Bridge.Pid())
 	if err != nil {
 		w.env.TB.Fatal(err)
 	}
@@ -148,9 +149,9 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 	res := ReadsResult{Bridge: map[int]loadResult{}, Floor: map[int]loadResult{}, IdleRSS: idleRSS}
 
 	fp, faddr := floorHTTPServer(e)
-	defer fp.stop()
+	defer fp.Stop(syscall.SIGTERM)
 	time.Sleep(500 * time.Millisecond)
-	res.FloorIdleRSS, _ = rssMB(fp.pid())
+	res.FloorIdleRSS, _ = rssMB(fp.Pid())
 	hc := &http.Client{Transport: clientTransport(), Timeout: 30 * time.Second}
 	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"joints_read","arguments":{}}}`)
 	post := func(int) error {
@@ -162,7 +163,7 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		return resp.Body.Close()
 	}
 
-	stopRSS := sampleRSS(w.Bridge.pid())
+	stopRSS := sampleRSS(w.Bridge.Pid())
 	for _, c := range clients {
 		ss := w.sessions(c)
 		callOne := func(i int) error {
@@ -175,13 +176,13 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 			return err
 		}
 		runLoad(c, min(time.Second, dur/4), callOne) // warm-up
-		res.Bridge[c] = withCPU(w.Bridge.pid(), func() loadResult { return runLoad(c, dur, callOne) })
+		res.Bridge[c] = withCPU(w.Bridge.Pid(), func() loadResult { return runLoad(c, dur, callOne) })
 		closeSessions(ss)
 		e.logf("reads: %d clients: %.0f calls/s, p99 %s, %d errors", c, res.Bridge[c].perSecond(), ms(res.Bridge[c].lat.P99()), res.Bridge[c].errors)
 
-		stopFloorRSS := sampleRSS(fp.pid())
+		stopFloorRSS := sampleRSS(fp.Pid())
 		runLoad(c, min(time.Second, dur/4), post)
-		res.Floor[c] = withCPU(fp.pid(), func() loadResult { return runLoad(c, dur/2, post) })
+		res.Floor[c] = withCPU(fp.Pid(), func() loadResult { return runLoad(c, dur/2, post) })
 		res.FloorLoadRSS = max(res.FloorLoadRSS, stopFloorRSS())
 	}
 	res.LoadRSS = stopRSS()
