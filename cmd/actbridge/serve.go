@@ -12,6 +12,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -62,6 +63,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.pprof, "pprof", false, "serve net/http/pprof under /debug/pprof/ (loopback listen addresses only)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	// Most of a read call's CPU is the MCP SDK's JSON garbage: collect less
+	// often, bounded by a soft memory limit (bench: 569 → 454 µs per call).
+	// GOGC / GOMEMLIMIT in the environment still win.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(80 << 20)
 	}
 	env, err := roslink.EnvFromOS()
 	if err != nil {
