@@ -190,16 +190,35 @@ func (b *browser) text(css string) string {
 	return s
 }
 
+// click finds and clicks css. The page re-renders every second, so an
+// element found just before a refresh can go stale: then nothing was
+// clicked, and it is found again (bounded).
 func (b *browser) click(css string) {
 	b.t.Helper()
-	id := b.waitFor(css, 10*time.Second)
-	b.do("POST", "/element/"+id+"/click", nil, nil)
+	for attempt := 0; ; attempt++ {
+		id := b.waitFor(css, 10*time.Second)
+		err := b.try("POST", "/element/"+id+"/click", nil, nil)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "stale element reference") || attempt == 5 {
+			b.t.Fatal(err)
+		}
+	}
 }
 
 func (b *browser) typeInto(css, text string) {
 	b.t.Helper()
-	id := b.waitFor(css, 10*time.Second)
-	b.do("POST", "/element/"+id+"/value", map[string]any{"text": text}, nil)
+	for attempt := 0; ; attempt++ {
+		id := b.waitFor(css, 10*time.Second)
+		err := b.try("POST", "/element/"+id+"/value", map[string]any{"text": text}, nil)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "stale element reference") || attempt == 5 {
+			b.t.Fatal(err)
+		}
+	}
 }
 
 // noDialog fails the test if the page opened a browser dialog (alert,
