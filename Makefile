@@ -28,7 +28,7 @@ lint:
 # Prometheus (each test starts and stops its own), and short fuzz runs.
 test: deps lint build
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
-	@scripts/fuzz.sh 3s
+	@scripts/fuzz.sh 20000x
 
 fuzz:
 	@scripts/fuzz.sh $${FUZZTIME:-2m}
