@@ -566,7 +566,9 @@ func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, g.ups, "before-restart", StateActive, 20*time.Second)
-	if err := g.robot.Close(); err != nil { // the bridge goes down; the goal runs on
+	// The bridge goes down; the goal runs on. goroslib's close can exceed
+	// its bound on a loaded machine: that is reported, not a failure here.
+	if err := g.robot.Close(); err != nil && !errors.Is(err, roslink.ErrCloseTimeout) {
 		t.Fatal(err)
 	}
 
