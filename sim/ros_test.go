@@ -216,7 +216,7 @@ func TestRostopicHzSeesConfiguredRate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := m.Command(ctx, "rostopic", "hz", "-w", "200", TopicJointStates)
-	buf := &lockedBuffer{}
+	buf := &rostest.Buffer{}
 	cmd.Stdout, cmd.Stderr = buf, buf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -366,22 +366,4 @@ func TestSimpleActionClientDrivesMoveBase(t *testing.T) {
 	if d := (p.X-0.6)*(p.X-0.6) + (p.Y+0.3)*(p.Y+0.3); d > 0.05*0.05 {
 		t.Errorf("base at %+v, want near (0.6, -0.3)", p)
 	}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -17,30 +17,14 @@ import (
 // by an operator to a temporary file.
 func operatorPolicyConfig(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../launch/robots/sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits, err := filepath.Abs("../launch/joint_limits.yaml")
+	path := simConfig(t, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := string(b)
-	for old, repl := range map[string]string{
-		"limits_file: ../joint_limits.yaml": "limits_file: " + limits,
-		"policy: planner":                   "policy: operator", // the first actuator, the arm
-	} {
-		if !strings.Contains(cfg, old) {
-			t.Fatalf("sim.yaml no longer has %q", old)
-		}
-		cfg = strings.Replace(cfg, old, repl, 1)
-	}
 	if !strings.Contains(cfg, "name: arm") || strings.Index(cfg, "policy: operator") > strings.Index(cfg, "name: gripper") {
 		t.Fatal("sim.yaml: the arm is no longer the first actuator")
-	}
-	path := filepath.Join(t.TempDir(), "sim-operator.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
 	}
 	return path
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -288,4 +289,31 @@ func callQuiet(cs *mcp.ClientSession, tool string, args any) (map[string]any, er
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
 	return m, nil
+}
+
+// simConfig writes launch/robots/sim.yaml with the given literal edits
+// (and limits_file made absolute) to a temporary file; an edit whose text
+// is no longer in sim.yaml fails the test, so a config change is noticed.
+func simConfig(t *testing.T, edits map[string]string) string {
+	t.Helper()
+	b, err := os.ReadFile("../launch/robots/sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, err := filepath.Abs("../launch/joint_limits.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(b), "limits_file: ../joint_limits.yaml", "limits_file: "+limits, 1)
+	for old, repl := range edits {
+		if !strings.Contains(cfg, old) {
+			t.Fatalf("sim.yaml no longer has %q", old)
+		}
+		cfg = strings.Replace(cfg, old, repl, 1)
+	}
+	path := filepath.Join(t.TempDir(), "robot.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

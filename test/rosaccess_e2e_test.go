@@ -7,7 +7,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,29 +19,7 @@ import (
 // out of within the test.
 func accessConfig(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../launch/robots/sim.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	limits, err := filepath.Abs("../launch/joint_limits.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(b)
-	for old, repl := range map[string]string{
-		"limits_file: ../joint_limits.yaml": "limits_file: " + limits,
-		"    service_call: 120":             "    service_call: 12",
-	} {
-		if !strings.Contains(cfg, old) {
-			t.Fatalf("sim.yaml no longer has %q", old)
-		}
-		cfg = strings.Replace(cfg, old, repl, 1)
-	}
-	path := filepath.Join(t.TempDir(), "sim-access.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return simConfig(t, map[string]string{"    service_call: 120": "    service_call: 12"})
 }
 
 // accessCalls is the sim's count of calls per access service, and its LED.

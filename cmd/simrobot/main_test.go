@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -92,7 +91,7 @@ func TestRoslaunchNameArgumentNamesTheNode(t *testing.T) {
 // simrobotProcess runs this test binary as simrobot against m.
 type simrobotProcess struct {
 	cmd    *exec.Cmd
-	out    *lockedBuffer
+	out    *rostest.Buffer
 	exited chan struct{}
 	err    error
 }
@@ -103,7 +102,7 @@ func startSimrobot(t *testing.T, m *rostest.Master, args ...string) *simrobotPro
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &simrobotProcess{cmd: exec.Command(exe, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &simrobotProcess{cmd: exec.Command(exe, args...), out: &rostest.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Env = append(m.Env(), "SIMROBOT_TEST_MAIN=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -211,24 +210,6 @@ func TestExitCodeFaultExitsProcess(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestSimLaunchStartsSimrobotUnderRoslaunch(t *testing.T) {
 	m := rostest.StartMaster(t)
 	exe, err := os.Executable()
@@ -250,7 +231,7 @@ func TestSimLaunchStartsSimrobotUnderRoslaunch(t *testing.T) {
 	defer cancel()
 	cmd := m.Command(ctx, "roslaunch", filepath.Join(launchDir, "sim.launch"), "bridge:=false", "joint_states_hz:=50")
 	cmd.Env = append(cmd.Env, "ROS_PACKAGE_PATH="+launchDir, "ACTBRIDGE_BIN="+bin)
-	out := &lockedBuffer{}
+	out := &rostest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
