@@ -101,7 +101,7 @@ func (s *Store) Claim(ctx context.Context, m Motion) (Motion, bool, error) {
 			return false, err
 		}
 		if v := motions.Get([]byte(m.ID)); v != nil {
-			out, err = decodeMotion(v)
+			out, err = s.newest(v)
 			return false, err
 		}
 		// The clock is read under the writer lock, so creation order is commit order.
@@ -130,56 +130,97 @@ func claimed(m Motion, now time.Time) Motion {
 }
 
 // Transition moves motion id to state `to`, letting mutate set the result
-// fields (Progress, Result, ErrorText, Note) in the same transaction. to ==
+// fields (Progress, Result, ErrorText, Note) in the same step. to ==
 // current state is an update without a History entry for an open motion and
 // a no-op (mutate not called) for a finished one. A move the state machine
 // forbids returns the current record with ErrInvalidTransition. mutate runs
-// under the writer lock: assign fields, do no IO.
+// under the motion's lock: assign fields, do no IO.
+//
+// A terminal or unknown state is committed with fsync before Transition
+// returns. Non-terminal progress (sent, active, progress) is visible to
+// reads at once and committed by the flusher within lazyFlushDelay: losing
+// it to a machine crash only leaves the motion at an earlier open state,
+// which a restart re-attaches to exactly like the later one.
 func (s *Store) Transition(ctx context.Context, id string, to State, mutate func(*Motion)) (Motion, error) {
 	if !validState(to) {
 		return Motion{}, fmt.Errorf("%w: %q is not a state", ErrInvalidTransition, to)
 	}
+	if err := s.writable(ctx); err != nil {
+		return Motion{}, err
+	}
+	unlock := s.pend.lockMotion(id)
+	defer unlock()
+	if !IsTerminal(to) && to != StateUnknown {
+		cur, err := s.Get(id)
+		if err != nil {
+			return Motion{}, err
+		}
+		next, write, err := s.transitioned(cur, to, mutate)
+		if err == nil && write {
+			s.pend.putMotion(next)
+		}
+		return next, err
+	}
 	var out Motion
+	var settle func(bool)
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return false, err
 		}
-		v := motions.Get([]byte(id))
-		if v == nil {
-			return false, fmt.Errorf("%w: motion %q", ErrNotFound, id)
+		cur, ok := s.pend.motion(id)
+		if !ok {
+			v := motions.Get([]byte(id))
+			if v == nil {
+				return false, fmt.Errorf("%w: motion %q", ErrNotFound, id)
+			}
+			if cur, err = decodeMotion(v); err != nil {
+				return false, err
+			}
 		}
-		cur, err := decodeMotion(v)
-		if err != nil {
+		next, write, err := s.transitioned(cur, to, mutate)
+		out = next
+		if err != nil || !write {
 			return false, err
 		}
-		out = cur
-		from := cur.State
-		switch {
-		case from == to && IsTerminal(to):
-			return false, nil
-		case from != to && !CanTransition(from, to):
-			return false, fmt.Errorf("%w: motion %s is %s and cannot become %s", ErrInvalidTransition, id, from, to)
+		if err := putMotion(motions, order, next); err != nil {
+			return false, err
 		}
-		next := cur
-		next.History = slices.Clone(cur.History)
-		if mutate != nil {
-			mutate(&next)
-		}
-		now := s.now()
-		next = keepIdentity(next, cur)
-		next.State, next.UpdatedAt = to, now
-		if from != to {
-			next.History = append(cur.History, Transition{From: from, To: to, At: now, Note: next.Note})
-		}
-		next.Note = ""
-		if len(next.Result) > 0 && !json.Valid(next.Result) {
-			return false, fmt.Errorf("%w: motion %s: result is not valid JSON", ErrInvalidRecord, id)
-		}
-		out = next
-		return true, putMotion(motions, order, next)
+		settle = s.pend.syncingMotion(next)
+		return true, nil
 	})
+	if settle != nil {
+		settle(err == nil)
+	}
 	return out, err
+}
+
+// transitioned is cur moved to `to` by Transition's rules; write=false
+// means nothing changes.
+func (s *Store) transitioned(cur Motion, to State, mutate func(*Motion)) (next Motion, write bool, err error) {
+	from := cur.State
+	switch {
+	case from == to && IsTerminal(to):
+		return cur, false, nil
+	case from != to && !CanTransition(from, to):
+		return cur, false, fmt.Errorf("%w: motion %s is %s and cannot become %s", ErrInvalidTransition, cur.ID, from, to)
+	}
+	next = cur
+	next.History = slices.Clone(cur.History)
+	if mutate != nil {
+		mutate(&next)
+	}
+	now := s.now()
+	next = keepIdentity(next, cur)
+	next.State, next.UpdatedAt = to, now
+	if from != to {
+		next.History = append(slices.Clone(cur.History), Transition{From: from, To: to, At: now, Note: next.Note})
+	}
+	next.Note = ""
+	if len(next.Result) > 0 && !json.Valid(next.Result) {
+		return cur, false, fmt.Errorf("%w: motion %s: result is not valid JSON", ErrInvalidRecord, cur.ID)
+	}
+	return next, true, nil
 }
 
 // keepIdentity undoes whatever mutate did to fields that must not change.
@@ -196,8 +237,12 @@ func keepIdentity(next, cur Motion) Motion {
 	return next
 }
 
-// Get returns motion id, or ErrNotFound.
+// Get returns motion id, or ErrNotFound. It includes accepted progress
+// not yet flushed to disk.
 func (s *Store) Get(id string) (Motion, error) {
+	if m, ok := s.pend.motion(id); ok {
+		return m, nil
+	}
 	var m Motion
 	err := s.view(func(tx *bolt.Tx) error {
 		motions, _, err := motionBuckets(tx)
@@ -218,16 +263,17 @@ func (s *Store) Get(id string) (Motion, error) {
 // creation order: after a restart the bridge re-attaches to each one.
 func (s *Store) NonTerminal() ([]Motion, error) {
 	var out []Motion
+	over := s.pend.motionsNow()
 	err := s.view(func(tx *bolt.Tx) error {
 		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return err
 		}
 		return order.ForEach(func(k, v []byte) error {
-			if state, _ := splitOrderValue(v); IsTerminal(state) {
+			if state, _ := overlaidOrderValue(over, k, v); IsTerminal(state) {
 				return nil
 			}
-			m, err := loadOrdered(motions, k)
+			m, err := loadOverlaid(over, motions, k)
 			if err == nil {
 				out = append(out, m)
 			}
@@ -247,13 +293,14 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 		return nil, 0, "", err
 	}
 	limit = pageLimit(limit)
+	over := s.pend.motionsNow()
 	err = s.view(func(tx *bolt.Tx) error {
 		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return err
 		}
 		return order.ForEach(func(k, v []byte) error {
-			state, actuator := splitOrderValue(v)
+			state, actuator := overlaidOrderValue(over, k, v)
 			if (len(f.States) > 0 && !slices.Contains(f.States, state)) || (f.Actuator != "" && f.Actuator != actuator) {
 				return nil
 			}
@@ -261,7 +308,7 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 			switch {
 			case bytes.Compare(k, start) < 0:
 			case len(items) < limit:
-				m, err := loadOrdered(motions, k)
+				m, err := loadOverlaid(over, motions, k)
 				if err != nil {
 					return err
 				}
@@ -319,6 +366,35 @@ func loadOrdered(motions *bolt.Bucket, orderKey []byte) (Motion, error) {
 		return Motion{}, fmt.Errorf("%w: index names missing motion %q", ErrCorrupt, orderKey[8:])
 	}
 	return decodeMotion(v)
+}
+
+// overlaidOrderValue is an order entry's state and actuator, taking an
+// unflushed version of its motion over the disk's.
+func overlaidOrderValue(over map[string]Motion, orderKey, v []byte) (State, string) {
+	if m, ok := over[string(orderKey[8:])]; ok {
+		return m.State, m.Actuator
+	}
+	return splitOrderValue(v)
+}
+
+// loadOverlaid is loadOrdered, taking an unflushed version over the disk's.
+func loadOverlaid(over map[string]Motion, motions *bolt.Bucket, orderKey []byte) (Motion, error) {
+	if m, ok := over[string(orderKey[8:])]; ok {
+		return m, nil
+	}
+	return loadOrdered(motions, orderKey)
+}
+
+// newest is the stored motion v, or its unflushed newer version.
+func (s *Store) newest(v []byte) (Motion, error) {
+	m, err := decodeMotion(v)
+	if err != nil {
+		return m, err
+	}
+	if pm, ok := s.pend.motion(m.ID); ok {
+		return pm, nil
+	}
+	return m, nil
 }
 
 func decodeMotion(v []byte) (Motion, error) {

@@ -3,6 +3,7 @@ package inflight
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,29 +52,45 @@ func (p Preview) validate() error {
 func validOptionalJSON(b json.RawMessage) bool { return len(b) == 0 || json.Valid(b) }
 
 // PutPreview stores a new, unused preview. Ids are never reused: an
-// existing id is ErrDuplicate, even if that preview expired.
+// existing id is ErrDuplicate, even if that preview expired. The preview is
+// readable at once, journaled without fsync (so it survives a killed
+// process), and committed with the next flush (within lazyFlushDelay) or,
+// at the latest, in the confirm that consumes it: a preview lost to a
+// machine crash before either is simply never confirmable, and the planner
+// previews again.
 func (s *Store) PutPreview(ctx context.Context, p Preview) error {
 	if err := p.validate(); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bolt.Tx) (bool, error) {
-		previews, err := bucket(tx, bucketPreviews)
-		if err != nil {
-			return false, err
-		}
-		if previews.Get([]byte(p.ID)) != nil {
-			return false, fmt.Errorf("%w: preview %q", ErrDuplicate, p.ID)
-		}
-		p.Version, p.UsedBy, p.UsedAt = recordVersion, "", time.Time{}
-		if p.CreatedAt.IsZero() {
-			p.CreatedAt = s.now()
-		}
-		return true, putPreview(previews, p)
-	})
+	if err := s.writable(ctx); err != nil {
+		return err
+	}
+	unlock := s.pend.lockMotion(p.ID)
+	defer unlock()
+	switch _, err := s.GetPreview(p.ID); {
+	case err == nil:
+		return fmt.Errorf("%w: preview %q", ErrDuplicate, p.ID)
+	case !errors.Is(err, ErrNotFound):
+		return err
+	}
+	p.Version, p.UsedBy, p.UsedAt = recordVersion, "", time.Time{}
+	if p.CreatedAt.IsZero() {
+		p.CreatedAt = s.now()
+	}
+	if _, err := json.Marshal(p); err != nil {
+		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
+	}
+	if !s.pend.putPreview(p) {
+		return s.Flush(ctx) // no journal to survive a kill: commit now
+	}
+	return nil
 }
 
 // GetPreview returns preview id, used or expired alike, or ErrNotFound.
 func (s *Store) GetPreview(id string) (Preview, error) {
+	if p, ok := s.pend.preview(id); ok {
+		return p, nil
+	}
 	var p Preview
 	err := s.view(func(tx *bolt.Tx) error {
 		previews, err := bucket(tx, bucketPreviews)
@@ -95,13 +112,16 @@ func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Previe
 	if motionID == "" {
 		return Preview{}, fmt.Errorf("%w: consuming preview %q needs a motion id", ErrInvalidRecord, id)
 	}
+	unlock := s.pend.lockMotion(id)
+	defer unlock()
 	var out Preview
+	var settle func(bool)
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
 			return false, err
 		}
-		p, err := loadPreview(previews, id)
+		p, err := s.loadPreview(previews, id)
 		if err != nil {
 			return false, err
 		}
@@ -110,8 +130,15 @@ func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Previe
 			return false, err
 		}
 		out = markUsed(p, motionID, s.now())
-		return true, putPreview(previews, out)
+		if err := putPreview(previews, out); err != nil {
+			return false, err
+		}
+		settle = s.pend.syncingPreview(out)
+		return true, nil
 	})
+	if settle != nil {
+		settle(err == nil)
+	}
 	return out, err
 }
 
@@ -123,8 +150,11 @@ func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Previe
 // by another motion returns that motion with ErrPreviewUsed. Publish only
 // on created=true with a nil error, as for Claim.
 func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) (Motion, bool, error) {
+	unlock := s.pend.lockMotion(previewID)
+	defer unlock()
 	var out Motion
 	var created bool
+	var settle func(bool)
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
@@ -134,7 +164,7 @@ func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) 
 		if err != nil {
 			return false, err
 		}
-		p, err := loadPreview(previews, previewID)
+		p, err := s.loadPreview(previews, previewID)
 		if err != nil {
 			return false, err
 		}
@@ -149,26 +179,38 @@ func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) 
 		now := s.now()
 		if p.UsedBy != "" && p.UsedBy != m.ID {
 			if v := motions.Get([]byte(p.UsedBy)); v != nil {
-				out, _ = decodeMotion(v)
+				out, _ = s.newest(v)
 			}
 			return false, usable(p, now)
 		}
+		used := markUsed(p, m.ID, now)
 		if v := motions.Get([]byte(m.ID)); v != nil { // a retry: never create twice
-			if out, err = decodeMotion(v); err != nil || p.UsedBy == m.ID {
+			if out, err = s.newest(v); err != nil || p.UsedBy == m.ID {
 				return false, err
 			}
-			return true, putPreview(previews, markUsed(p, m.ID, now))
+			if err := putPreview(previews, used); err != nil {
+				return false, err
+			}
+			settle = s.pend.syncingPreview(used)
+			return true, nil
 		}
 		// Creating: even a preview this motion already holds must be fresh.
 		if !now.Before(p.ExpiresAt) {
 			return false, expired(p)
 		}
-		if err := putPreview(previews, markUsed(p, m.ID, now)); err != nil {
+		if err := putPreview(previews, used); err != nil {
 			return false, err
 		}
 		out, created = claimed(m, now), true
-		return true, putMotion(motions, order, out)
+		if err := putMotion(motions, order, out); err != nil {
+			return false, err
+		}
+		settle = s.pend.syncingPreview(used)
+		return true, nil
 	})
+	if settle != nil {
+		settle(err == nil)
+	}
 	if err != nil {
 		return out, false, err
 	}
@@ -215,6 +257,14 @@ func putPreview(previews *bolt.Bucket, p Preview) error {
 		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
 	}
 	return previews.Put([]byte(p.ID), b)
+}
+
+// loadPreview is preview id: its unflushed version, else the stored one.
+func (s *Store) loadPreview(previews *bolt.Bucket, id string) (Preview, error) {
+	if p, ok := s.pend.preview(id); ok {
+		return p, nil
+	}
+	return loadPreview(previews, id)
 }
 
 func loadPreview(previews *bolt.Bucket, id string) (Preview, error) {

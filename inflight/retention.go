@@ -25,6 +25,9 @@ type Removed struct {
 // are never deleted. It commits in chunks, so a cancelled Compact keeps its
 // progress. Freed pages are reused; the file itself shrinks only at Open.
 func (s *Store) Compact(ctx context.Context, now time.Time) (Removed, error) {
+	if err := s.Flush(ctx); err != nil { // sweep what reads see
+		return Removed{}, err
+	}
 	cutoff := now.Add(-s.opts.Retention)
 	var rm Removed
 	sweeps := []struct {

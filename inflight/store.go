@@ -62,8 +62,9 @@ type Options struct {
 	// lose a motion record whose goal was already published.
 	UnsafeNoSync bool
 
-	compactMinBytes int64 // files smaller than this are never rewritten at Open
-	maxBytes        int   // caps the file size, to simulate a full disk in tests
+	compactMinBytes int64         // files smaller than this are never rewritten at Open
+	flushDelay      time.Duration // how long pending writes wait for company; zero means lazyFlushDelay
+	maxBytes        int           // caps the file size, to simulate a full disk in tests
 }
 
 func (o Options) withDefaults() Options {
@@ -75,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = DefaultLockTimeout
+	}
+	if o.flushDelay <= 0 {
+		o.flushDelay = lazyFlushDelay
 	}
 	if o.compactMinBytes <= 0 {
 		o.compactMinBytes = defaultCompactMinBytes
@@ -93,6 +97,9 @@ type Store struct {
 
 	mu      sync.Mutex
 	lastErr error // last write failure; nil after a write succeeds
+
+	pend     *pending // accepted writes not yet committed (pending.go)
+	stopOnce sync.Once
 }
 
 // Open opens (creating if needed) the store at path. Failures are distinct:
@@ -107,7 +114,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, opts: opts}
+	s := &Store{db: db, path: path, opts: opts, pend: newPending()}
 	if err := s.init(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -120,6 +127,18 @@ func Open(path string, opts Options) (*Store, error) {
 	// Appends arriving while a commit is in flight share the next one anyway;
 	// a short window spares a lone caller bbolt's default 10ms wait.
 	s.db.MaxBatchDelay = auditBatchDelay
+	if opts.ReadOnly {
+		close(s.pend.done)
+		return s, nil
+	}
+	j, found, err := openJournal(path + ".previews")
+	if err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
+	s.pend.journal = j
+	s.pend.replay(s.unstored(found))
+	go s.runFlusher()
 	return s, nil
 }
 
@@ -274,12 +293,25 @@ func migrate(tx *bolt.Tx, from uint32) error {
 	return fmt.Errorf("no migration from format %d", from)
 }
 
-// Close releases the file and its lock. Stop RunRetention first.
+// Close commits what is pending, then releases the file and its lock.
+// Stop RunRetention first.
 func (s *Store) Close() error {
+	var ferr error
+	s.stopOnce.Do(func() {
+		close(s.pend.stop)
+		<-s.pend.done
+		ferr = s.Flush(context.Background())
+		if s.pend.journal != nil {
+			_ = s.pend.journal.close()
+		}
+	})
 	if s.closed.Swap(true) {
 		return nil
 	}
-	return s.db.Close()
+	if err := s.db.Close(); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // Path is the store's file.
