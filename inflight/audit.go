@@ -54,6 +54,31 @@ type AuditRecord struct {
 // (bbolt Batch), so a call may wait one batch window plus an fsync; the
 // audit log is never on the write-ahead path of a motion.
 func (s *Store) Append(ctx context.Context, r AuditRecord) error {
+	r = s.auditable(r)
+	return s.batch(ctx, func(tx *bolt.Tx) error { return putAudit(tx, r) })
+}
+
+// AppendAll adds rs to the audit log in order, in one commit: a writer that
+// drains a queue pays one fsync per drain, not one per record.
+func (s *Store) AppendAll(ctx context.Context, rs []AuditRecord) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	for i := range rs {
+		rs[i] = s.auditable(rs[i])
+	}
+	return s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		for _, r := range rs {
+			if err := putAudit(tx, r); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// auditable is r as the log stores it: stamped, clipped, versioned.
+func (s *Store) auditable(r AuditRecord) AuditRecord {
 	if r.Time.IsZero() {
 		r.Time = s.now()
 	}
@@ -63,25 +88,27 @@ func (s *Store) Append(ctx context.Context, r AuditRecord) error {
 	r.Args, r.ArgsBytes = clipArgs(r.Args)
 	// A refused call is audited with whatever name the planner sent.
 	r.Tool, r.Role, r.Code, r.MotionID = clipText(r.Tool), clipText(r.Role), clipText(r.Code), clipText(r.MotionID)
-	return s.batch(ctx, func(tx *bolt.Tx) error {
-		audit, err := bucket(tx, bucketAudit)
-		if err != nil {
-			return err
-		}
-		// Keys only ever grow: fill pages instead of splitting them in half.
-		audit.FillPercent = 0.9
-		seq, err := audit.NextSequence()
-		if err != nil {
-			return err
-		}
-		rec := r
-		rec.Seq = seq
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return err
-		}
-		return audit.Put(seqKey(seq), b)
-	})
+	return r
+}
+
+// putAudit appends r under the log's next sequence number.
+func putAudit(tx *bolt.Tx, r AuditRecord) error {
+	audit, err := bucket(tx, bucketAudit)
+	if err != nil {
+		return err
+	}
+	// Keys only ever grow: fill pages instead of splitting them in half.
+	audit.FillPercent = 0.9
+	seq, err := audit.NextSequence()
+	if err != nil {
+		return err
+	}
+	r.Seq = seq
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return audit.Put(seqKey(seq), b)
 }
 
 // clipArgs keeps small valid JSON as is (compacted); anything else becomes

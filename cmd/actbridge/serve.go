@@ -175,11 +175,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	auditor := newAuditor(auditStore)
-	// Several writers, so bbolt's batch coalesces appends into one fsync:
-	// one writer waits for a commit per record and drops records under load.
-	for i := 0; i < auditWriters; i++ {
-		go auditor.run(ctx)
-	}
+	auditCtx, stopAudit := context.WithCancel(ctx)
+	auditDone := make(chan struct{})
+	go func() { defer close(auditDone); auditor.run(auditCtx) }()
+	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
 	ts.pipeline.Observer = observers{auditor, mx}
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/console"
@@ -50,18 +51,25 @@ func (i idemStore) Remember(ctx context.Context, key, digest string, r json.RawM
 	return i.s.Remember(ctx, key, digest, r)
 }
 
-// auditWriters is how many goroutines append audit records concurrently.
-const auditWriters = 16
+// auditQueue is how many records may wait for the audit writer; auditBatch
+// how many one commit takes; auditLinger how long the writer waits for
+// company after the first record, so a steady trickle of reads costs a few
+// hundred fsyncs a second, not one per call.
+const (
+	auditQueue  = 16384
+	auditBatch  = 1024
+	auditLinger = 5 * time.Millisecond
+)
 
-// auditor writes every call to the audit log from one goroutine, so the
-// pipeline never waits on the store.
+// auditor writes every call to the audit log from one goroutine, in
+// batches of one commit each, so the pipeline never waits on the store.
 type auditor struct {
 	s  *inflight.Store
 	ch chan bridge.CallRecord
 }
 
 func newAuditor(s *inflight.Store) *auditor {
-	return &auditor{s: s, ch: make(chan bridge.CallRecord, 4096)}
+	return &auditor{s: s, ch: make(chan bridge.CallRecord, auditQueue)}
 }
 
 // ObserveCall queues a record; when the queue is full the record is dropped
@@ -79,15 +87,54 @@ func (a *auditor) ObserveCall(r bridge.CallRecord) {
 	}
 }
 
+// run writes queued records until ctx ends, then writes what is still queued.
 func (a *auditor) run(ctx context.Context) {
+	batch := make([]inflight.AuditRecord, 0, auditBatch)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			a.drain(batch)
 			return
 		case r := <-a.ch:
-			_ = a.s.Append(ctx, inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Tool: r.Tool,
-				ArgsDigest: r.ArgsDigest, Args: r.Args, Outcome: r.Outcome, Code: string(r.Code),
-				LatencyMicros: r.Latency.Microseconds(), MotionID: r.MotionID})
+			batch = append(batch[:0], auditRecord(r))
+		}
+		linger.Reset(auditLinger)
+	gather:
+		for len(batch) < auditBatch {
+			select {
+			case r := <-a.ch:
+				batch = append(batch, auditRecord(r))
+			case <-linger.C:
+				break gather
+			case <-ctx.Done():
+				break gather
+			}
+		}
+		linger.Stop()
+		_ = a.s.AppendAll(context.WithoutCancel(ctx), batch) // a failure shows in the store's health
+	}
+}
+
+// drain writes the records still queued at shutdown.
+func (a *auditor) drain(batch []inflight.AuditRecord) {
+	batch = batch[:0]
+	for {
+		select {
+		case r := <-a.ch:
+			batch = append(batch, auditRecord(r))
+		default:
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = a.s.AppendAll(ctx, batch)
+			return
 		}
 	}
+}
+
+func auditRecord(r bridge.CallRecord) inflight.AuditRecord {
+	return inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Tool: r.Tool,
+		ArgsDigest: r.ArgsDigest, Args: r.Args, Outcome: r.Outcome, Code: string(r.Code),
+		LatencyMicros: r.Latency.Microseconds(), MotionID: r.MotionID}
 }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// A burst larger than one batch, queued faster than any disk commits, is
+// written completely, in order, including what is still queued at shutdown.
+func TestAuditorWritesEveryQueuedRecordInOrder(t *testing.T) {
+	st, err := inflight.Open(filepath.Join(t.TempDir(), "a.db"), inflight.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := newAuditor(st)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); a.run(ctx) }()
+	const n = 3*auditBatch + 17
+	start := time.Now()
+	for i := range n {
+		a.ObserveCall(bridge.CallRecord{Started: start, Tool: fmt.Sprint("tool_", i), Tier: bridge.TierRead, Outcome: "ok"})
+	}
+	cancel()
+	<-done
+	var got []inflight.AuditRecord
+	cursor := ""
+	for {
+		page, next, err := st.AuditList(cursor, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page...)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if len(got) != n {
+		t.Fatalf("%d of %d records written", len(got), n)
+	}
+	for i, r := range got {
+		if r.Tool != fmt.Sprint("tool_", i) {
+			t.Fatalf("record %d is %s: order lost", i, r.Tool)
+		}
+	}
+}
