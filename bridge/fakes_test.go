@@ -27,6 +27,7 @@ type fakeRobot struct {
 	cancels   []string
 	stops     int
 	tracked   []string
+	prepared  []string // actuators told a send is coming
 	obs       func(GoalUpdate)
 	sendDelay time.Duration
 	onSend    func(goalID string)
@@ -98,6 +99,11 @@ func (r *fakeRobot) Track(_, id string) {
 	r.mu.Unlock()
 }
 func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
+func (r *fakeRobot) Prepare(actuator string) {
+	r.mu.Lock()
+	r.prepared = append(r.prepared, actuator)
+	r.mu.Unlock()
+}
 func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
 	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
 }

@@ -283,6 +283,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e
 	}
+	m.Robot.Prepare(pv.Actuator) // the connection check runs during the commit
 	if holder, busy := m.ActiveOn(pv.Actuator); busy {
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +45,12 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 	}
 	if c1["state"] != "sent" || r.robot.goalsSent() != 1 {
 		t.Fatalf("confirm: %v sent %d", c1, r.robot.goalsSent())
+	}
+	r.robot.mu.Lock()
+	prepared := fmt.Sprint(r.robot.prepared)
+	r.robot.mu.Unlock()
+	if prepared != "[arm]" {
+		t.Errorf("actuators told of the coming send: %s, want [arm] (the connection check overlaps the commit)", prepared)
 	}
 	c2, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	if e != nil {
