@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -119,7 +118,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	if verr := t.Input.Validate(values); verr != nil {
 		return nil, verr
 	}
-	canon := canonicalJSON(values)
+	canon := canonicalArgs(values)
 	c.Args, c.Values = canon, values
 	rec.Args = canon
 	rec.ArgsDigest = Digest(canon)
@@ -221,37 +220,6 @@ func (p *Pipeline) noteSuccess(session, tool string) {
 	p.streakMu.Lock()
 	delete(p.streaks, session+"\x00"+tool)
 	p.streakMu.Unlock()
-}
-
-// canonicalJSON renders decoded arguments with sorted keys and normalised
-// numbers, so equal arguments always have equal digests.
-func canonicalJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(normalize(v))
-	return b
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = normalize(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = normalize(e)
-		}
-		return a
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		if err != nil {
-			return string(x)
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	return v
 }
 
 // Digest is the hex SHA-256 of canonical arguments.

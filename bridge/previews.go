@@ -342,17 +342,9 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 		Errors: previewErrors,
 		Ready:  p.estopReady,
 		Call: func(ctx context.Context, c *Call) (any, error) {
-			var in struct {
-				Joints []string `json:"joints"`
-				Points []struct {
-					Positions     []float64 `json:"positions"`
-					Velocities    []float64 `json:"velocities"`
-					Accelerations []float64 `json:"accelerations"`
-					Time          float64   `json:"time_from_start"`
-				} `json:"points"`
-			}
-			if err := c.Decode(&in); err != nil {
-				return nil, err
+			in, derr := trajectoryInputOf(c.Values)
+			if derr != nil {
+				return nil, derr
 			}
 			idx := map[string]int{}
 			for i, j := range in.Joints {
@@ -382,9 +374,9 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 			prevT := 0.0
 			for k, ip := range in.Points {
 				f := "points[" + strconv.Itoa(k) + "]"
-				for name, arr := range map[string][]float64{"positions": ip.Positions, "velocities": ip.Velocities, "accelerations": ip.Accelerations} {
+				for i, arr := range [...][]float64{ip.Positions, ip.Velocities, ip.Accelerations} {
 					if arr != nil && len(arr) != len(in.Joints) {
-						return nil, FieldError(f+"."+name, fmt.Sprintf("%d values (one per joint)", len(in.Joints)), fmt.Sprintf("%d values", len(arr)), "length does not match joints")
+						return nil, FieldError(f+"."+waypointArrays[i], fmt.Sprintf("%d values (one per joint)", len(in.Joints)), fmt.Sprintf("%d values", len(arr)), "length does not match joints")
 					}
 				}
 				if ip.Time <= prevT {

@@ -52,3 +52,25 @@ func TestCanonicalRefusesWhatIsNotOneJSONValue(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalDigestsDoNotChange pins digests of Canonical's output: motion
+// ids derived from canonical arguments are stored, so the bytes must not
+// drift with a rewrite of the canonicaliser.
+func TestCanonicalDigestsDoNotChange(t *testing.T) {
+	cases := []struct{ name, in, digest string }{
+		{"example", `{"joints":{"elbow":0.5}}`, "1e5de45ea94450bd5b2f230c030de989185cb728403f1d80e95af245cd3eaaa3"},
+		{"numbers", `{"b":[1,1.0,1e0,-0.0,12345678901234567890123,1e22,0.1,3.14159000,1e-7],"a":{"z":null,"y":true}}`,
+			"7654be3e65164d327ed8e8ea9cdba842244e0c72bf80e2084a52fa62328963c3"},
+		{"strings", `{"s":"\u0041\u00e9\/<&>\t\n\u0001 \ud83d\ude00 \ud800x","k\u0062":"é日本","bad":"` + "\xff\xfe" + `"}`,
+			"165fc97022113cda5a011611fdab20c61ec3b8f75011f06d8e334c9b35ce72bb"},
+	}
+	for _, tc := range cases {
+		got, err := Canonical(json.RawMessage(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d := Digest(got); d != tc.digest {
+			t.Errorf("%s: digest %s of %s, pinned %s", tc.name, d, got, tc.digest)
+		}
+	}
+}

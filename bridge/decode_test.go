@@ -1,0 +1,319 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestArgsDigestsDoNotChange pins args digests computed before DecodeArgs
+// had its own parser: motion ids are derived from these bytes and stored.
+func TestArgsDigestsDoNotChange(t *testing.T) {
+	cases := []struct{ name, args, digest string }{
+		{"empty", `{}`, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"},
+		{"trajectory spellings", `{"joints":["j1_shoulder_pan","j4_elbow"],"points":[{"positions":[0.1,-0.25],"velocities":[0,0.5e-1],"time_from_start":1.0},{"positions":[1e-7,3.14159265358979323846],"accelerations":[-0,1E2],"time_from_start":2}]}`,
+			"cc25ec928814f59c854bf0dd5ac17c6280c4e56a9d2908eed668a828af7d448b"},
+		{"joint move", `{"positions":{"j1":0.5,"j2":-1.25},"duration_s":3,"speed_fraction":1.0}`, "370a77ea38da66cde842490568ad86666532008eb34eed0084df375329dec7f9"},
+		{"number edges", `{"big":12345678901234567890123,"huge":1e400,"tiny":1e-400,"exp":1e22,"neg":-0.0,"int":100e-2}`,
+			"579ce17a467d64864c8a511350e5fa78e2b59aa18e60b3caa5936bd8009689c2"},
+		{"string edges", `{"s":"\u0041\u00e9\/<&>\t\n\u0001 \ud83d\ude00 \ud800x","k\u0062":"é日本","bad":"` + "\xff\xfe" + `","nested":{"b":[true,false,null,[],{}],"a":"z"}}`,
+			"484a0b0ab4dd311d6c4998b86bf8306651d110fbba223821097922d440e3372e"},
+		{"escaped quotes", `{"reason":"operator said \"stop\" \\ now","idempotency_key":"step-1","scale":0.25}`,
+			"abc7f7fff25867bd207254e94ca0af6ed7e25574adbfd8b70dfd5be8310c5777"},
+		{"1000 waypoints", string(trajectoryArgs7(1000)), "966a2642c317357234d84ed17aaaf3b251ce4a44411f52a964094394eda7a991"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, e := DecodeArgs([]byte(tc.args))
+			if e != nil {
+				t.Fatal(e)
+			}
+			if got := Digest(canonicalJSON(v)); got != tc.digest {
+				t.Errorf("canonicalJSON digest %s, pinned %s", got, tc.digest)
+			}
+			if got := Digest(canonicalArgs(v)); got != tc.digest {
+				t.Errorf("canonicalArgs digest %s, pinned %s", got, tc.digest)
+			}
+		})
+	}
+}
+
+// referenceDecodeArgs is DecodeArgs as it was: the token walker alone.
+func referenceDecodeArgs(raw []byte) (map[string]any, *Error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return map[string]any{}, nil
+	}
+	if len(raw) > maxArgBytes {
+		return nil, FieldError("(arguments)", fmt.Sprintf("at most %d bytes", maxArgBytes),
+			fmt.Sprintf("%d bytes", len(raw)), "arguments too large")
+	}
+	v, err := walkArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, FieldError("(arguments)", "object", describe(v), "arguments must be a JSON object")
+	}
+	return m, nil
+}
+
+// sameAsTokenWalker fails unless DecodeArgs answers raw exactly as the token
+// walker does (values, or the error object field by field), and unless the
+// parser took every input the walker accepts, so valid arguments never pay
+// for the walker.
+func sameAsTokenWalker(t *testing.T, raw []byte) {
+	t.Helper()
+	got, gotErr := DecodeArgs(raw)
+	want, wantErr := referenceDecodeArgs(raw)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotErr, wantErr) {
+		t.Fatalf("DecodeArgs(%q) = %#v, %+v; token walker: %#v, %+v", raw, got, gotErr, want, wantErr)
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || len(trimmed) > maxArgBytes {
+		return
+	}
+	_, walked := walkArgs(trimmed)
+	if _, parsed := parseArgs(trimmed); parsed != (walked == nil) {
+		t.Fatalf("parseArgs(%q) accepted=%v, token walker accepted=%v", raw, parsed, walked == nil)
+	}
+}
+
+var decodeSeeds = []string{
+	`{}`, ` {"a" : [ 1 , 2.5e-3 , -0 , "x" ] , "b" : { } } `, `{"a":[],"b":{},"c":null,"d":true,"e":false}`,
+	`{"n":[0,-0,0.0,1e400,-1E-400,12345678901234567890123,1.5e+3,0.1]}`,
+	`{"s":"plain","u":"\u00e9\ud83d\ude00\ud800\udc00\ud800","esc":"\"\\\/\b\f\n\r\t","raw":"é日本"}`,
+	"{\"bad\":\"\xff\xfe\",\"ok\":\"\xc3\xa9\"}", `{"a\u0000b":1}`, `{"\u0061":1,"a":2}`,
+	`{"a":1,"a":2}`, `{"a":1} {"b":2}`, `{"a":1}x`, `{"a":`, `{"a" 1}`, `{"a":1 "b":2}`, `{"a":1,}`, `[1,]`, `[1 2]`,
+	`{,}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":+1}`, `{"a":NaN}`, `{"a":tru}`, `{"a":nul}`,
+	`{"a":truex}`, "{\"a\":\"tab\there\"}", `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`, `{1:2}`, `{"a":1]`, `[1}`,
+	`[1]`, `"x"`, `3`, `null`, ``, `  `, "\u00a0{}\u00a0", "{}\x00",
+	nested(32, "1"), nested(33, "1"), nested(32, "[]"), nested(33, "{}"), nested(40, ""),
+	`{"a":"` + strings.Repeat("x", maxArgBytes) + `"}`,
+}
+
+// nested puts inner at depth n (the outermost array is depth 0).
+func nested(n int, inner string) string {
+	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
+}
+
+func TestDecodeArgsAnswersAsTheTokenWalker(t *testing.T) {
+	for _, s := range append(decodeSeeds, string(trajectoryArgs7(20))) {
+		sameAsTokenWalker(t, []byte(s))
+	}
+}
+
+func FuzzDecodeArgsAnswersAsTheTokenWalker(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsTokenWalker(t, raw) })
+}
+
+func FuzzCanonicalArgsWritesCanonicalJSON(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{"n":[1000000,999999,100000.5,0.0001,0.00001,123456.789012345,123456.7890123456,-0.5,1e5,2.50]}`,
+		`{"s":"<&>\u2028\u2029\u007f\u0000","k":"\u00e9"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v, e := DecodeArgs(raw)
+		if e != nil {
+			return
+		}
+		if got, want := canonicalArgs(v), canonicalJSON(v); !bytes.Equal(got, want) {
+			t.Fatalf("canonicalArgs(%q) = %s; canonicalJSON: %s", raw, got, want)
+		}
+	})
+}
+
+// FuzzShortestGLiteralsFormatThemselves checks isShortestG's shortcut: a
+// literal it passes is exactly what strconv would print for its value.
+func FuzzShortestGLiteralsFormatThemselves(f *testing.F) {
+	for _, s := range []string{"0", "-0", "1", "999999", "1000000", "0.0001", "0.00001", "0.1", "-0.25", "1.50",
+		"123456.789012345", "123456.7890123456", "0.000123456789012345", "0.0001234567890123456", "9007199254740993", "01", "1.", "1e5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isShortestG(s) {
+			return
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if got := strconv.FormatFloat(v, 'g', -1, 64); err != nil || got != s {
+			t.Fatalf("isShortestG(%q) but strconv prints %q (%v)", s, got, err)
+		}
+	})
+}
+
+// TestTrajectoryInputAsJSONDecodeReadsIt checks arm_follow_trajectory's
+// input read from the values equals what decoding the canonical arguments
+// gave: same floats bit for bit, absent arrays nil, empty ones empty.
+func TestTrajectoryInputAsJSONDecodeReadsIt(t *testing.T) {
+	for _, args := range []string{
+		string(trajectoryArgs7(30)),
+		`{"joints":["j2","j1"],"points":[{"positions":[1e-400,-0],"time_from_start":0.5},{"positions":[0.1,2],"velocities":[],"accelerations":[1.5,-2.25e1],"time_from_start":1e0}]}`,
+	} {
+		v, e := DecodeArgs([]byte(args))
+		if e != nil {
+			t.Fatal(e)
+		}
+		var tagged struct {
+			Joints []string `json:"joints"`
+			Points []struct {
+				Positions     []float64 `json:"positions"`
+				Velocities    []float64 `json:"velocities"`
+				Accelerations []float64 `json:"accelerations"`
+				Time          float64   `json:"time_from_start"`
+			} `json:"points"`
+		}
+		if err := (&Call{Args: canonicalJSON(v)}).Decode(&tagged); err != nil {
+			t.Fatal(err)
+		}
+		want := trajectoryInput{Joints: tagged.Joints}
+		for _, p := range tagged.Points {
+			want.Points = append(want.Points, trajectoryWaypoint{p.Positions, p.Velocities, p.Accelerations, p.Time})
+		}
+		got, e := trajectoryInputOf(v)
+		if e != nil {
+			t.Fatal(e)
+		}
+		gb, _ := json.Marshal(got) // -0 and nil-versus-empty show in the bytes
+		wb, _ := json.Marshal(want)
+		if !bytes.Equal(gb, wb) {
+			t.Fatalf("from values:\n%s\nfrom JSON:\n%s", gb, wb)
+		}
+	}
+}
+
+// trajectoryArgs7 spells arm_follow_trajectory's arguments for a 7-joint
+// arm and n waypoints as test/bench does: numbers rounded to 5 decimals.
+func trajectoryArgs7(n int) []byte {
+	joints := []string{"j1_shoulder_pan", "j2_shoulder_lift", "j3_upper_roll", "j4_elbow", "j5_forearm_roll", "j6_wrist_pitch", "j7_wrist_roll"}
+	type point struct {
+		Positions     []float64 `json:"positions"`
+		Velocities    []float64 `json:"velocities"`
+		Accelerations []float64 `json:"accelerations"`
+		Time          float64   `json:"time_from_start"`
+	}
+	in := struct {
+		Joints []string `json:"joints"`
+		Points []point  `json:"points"`
+	}{Joints: joints}
+	r5 := func(x float64) float64 { return math.Round(x*1e5) / 1e5 }
+	const T = 10.0
+	w := math.Pi / T
+	for i := range n {
+		tm := T * float64(i+1) / float64(n)
+		p := point{Time: r5(tm)}
+		for j := range joints {
+			a := 0.5 + 0.1*float64(j)
+			p.Positions = append(p.Positions, r5(a*(1-math.Cos(w*tm))/2))
+			p.Velocities = append(p.Velocities, r5(a*w*math.Sin(w*tm)/2))
+			p.Accelerations = append(p.Accelerations, r5(a*w*w*math.Cos(w*tm)/2))
+		}
+		in.Points = append(in.Points, p)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func BenchmarkCanonicalJSONTrajectory1000(b *testing.B) {
+	v, _ := DecodeArgs(trajectoryArgs7(1000))
+	b.ReportAllocs()
+	for b.Loop() {
+		canonicalJSON(v)
+	}
+}
+
+func BenchmarkCanonicalArgsTrajectory1000(b *testing.B) {
+	v, _ := DecodeArgs(trajectoryArgs7(1000))
+	b.ReportAllocs()
+	for b.Loop() {
+		canonicalArgs(v)
+	}
+}
+
+// BenchmarkDecodeArgsTrajectory1000 decodes arm_follow_trajectory's 235 KB
+// arguments for 1000 waypoints of 7 joints (the preview benchmark's input).
+func BenchmarkDecodeArgsTrajectory1000(b *testing.B) {
+	raw := trajectoryArgs7(1000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, e := DecodeArgs(raw); e != nil {
+			b.Fatal(e)
+		}
+	}
+}
+
+// BenchmarkWalkArgsTrajectory1000 is the token walker on the same input:
+// what DecodeArgs cost before it had its own parser.
+func BenchmarkWalkArgsTrajectory1000(b *testing.B) {
+	raw := trajectoryArgs7(1000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, e := walkArgs(raw); e != nil {
+			b.Fatal(e)
+		}
+	}
+}
+
+// TestTrajectoryRefusalsNameTheField pins arm_follow_trajectory's refusals
+// of well-formed but inconsistent waypoints, now read from the values.
+func TestTrajectoryRefusalsNameTheField(t *testing.T) {
+	r := newRig(t)
+	cases := []struct {
+		name, args                             string
+		field, expected, actual, message, rule string
+	}{
+		{"too few positions", `{"joints":["j1","j2"],"points":[{"positions":[1],"time_from_start":1}]}`,
+			"points[0].positions", "2 values (one per joint)", "1 values", "length does not match joints", ""},
+		{"empty velocities", `{"joints":["j1"],"points":[{"positions":[1],"velocities":[],"time_from_start":1}]}`,
+			"points[0].velocities", "1 values (one per joint)", "0 values", "length does not match joints", ""},
+		{"too many accelerations", `{"joints":["j1"],"points":[{"positions":[0.5],"time_from_start":1},{"positions":[1],"accelerations":[0,0],"time_from_start":2}]}`,
+			"points[1].accelerations", "1 values (one per joint)", "2 values", "length does not match joints", ""},
+		{"time going back", `{"joints":["j1"],"points":[{"positions":[0.5],"time_from_start":1.5},{"positions":[1],"time_from_start":15e-1}]}`,
+			"points[1].time_from_start", "greater than 1.5", "1.5", "times must strictly increase", ""},
+		{"joint twice", `{"joints":["j2","j2"],"points":[{"positions":[1,1],"time_from_start":3}]}`,
+			"joints", "each joint at most once", `"j2"`, "joint j2 is listed twice", "joints_unique"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, e := r.call(t, RolePlanner, "arm_follow_trajectory", tc.args)
+			if e == nil {
+				t.Fatal("accepted")
+			}
+			if e.Code != CodeInvalidArgument || e.Field != tc.field || e.Expected != tc.expected || e.Actual != tc.actual || e.Message != tc.message || e.Rule != tc.rule {
+				t.Fatalf("got %+v", e)
+			}
+		})
+	}
+}
+
+// TestTrajectoryInputRefusesWhatTheSchemaWould covers values that bypassed
+// the schema: refused as Call.Decode refused them, never a panic.
+func TestTrajectoryInputRefusesWhatTheSchemaWould(t *testing.T) {
+	for name, v := range map[string]map[string]any{
+		"joint not a string":    {"joints": []any{json.Number("1")}},
+		"point not an object":   {"joints": []any{"j1"}, "points": []any{"p"}},
+		"positions not array":   {"joints": []any{"j1"}, "points": []any{map[string]any{"positions": "x"}}},
+		"position not a number": {"joints": []any{"j1"}, "points": []any{map[string]any{"positions": []any{"x"}}}},
+		"no time":               {"joints": []any{"j1"}, "points": []any{map[string]any{"positions": []any{json.Number("1")}}}},
+	} {
+		if _, e := trajectoryInputOf(v); e == nil || e.Code != CodeInvalidArgument || e.Field != "(arguments)" {
+			t.Errorf("%s: got %+v", name, e)
+		}
+	}
+}
