@@ -185,7 +185,7 @@ func (r *Robot) setup(n *goroslib.Node) (func(), error) {
 
 	for _, topic := range r.jointSub {
 		cache := r.joints[topic]
-		closeSub, err := subscribe(n, r.subs, topic, cache.store)
+		closeSub, err := r.subscribeJointStates(topic, cache)
 		if err != nil {
 			return fail(fmt.Errorf("subscribe %s: %w", topic, err))
 		}

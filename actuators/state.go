@@ -12,9 +12,9 @@ import (
 // odomStale: Odom reports no pose when the last /odom is older than this.
 const odomStale = 2 * time.Second
 
-// jointCache keeps the latest joint_states message. goroslib decodes every
-// message into a fresh value, so keeping the pointer costs no copy: at
-// 1 kHz the callback is a lock, two stores and an unlock.
+// jointCache keeps the latest joint_states message and when it was read.
+// Every message is decoded into a fresh value that nobody changes, so
+// keeping the pointer costs no copy and readers may keep it.
 type jointCache struct {
 	mu  sync.Mutex
 	msg *sensor_msgs.JointState

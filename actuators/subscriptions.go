@@ -9,7 +9,8 @@ import (
 
 // subscriptions knows which topics the bridge's node subscribes to and lets
 // SampleTopic tap them: goroslib refuses a second subscriber to a topic on
-// the same node.
+// the same node, and a goroslib subscriber beside our raw joint_states one
+// would unregister it from the master when closed.
 type subscriptions struct {
 	mu    sync.Mutex
 	owned map[string]int // topic → live subscribers (node incarnations overlap briefly)
@@ -31,25 +32,38 @@ func subscribe[T any](n *goroslib.Node, s *subscriptions, topic string, cb func(
 		Topic: topic,
 		Callback: func(m *T) {
 			cb(m)
-			if s.tapping.Load() > 0 {
-				s.offer(topic, m)
-			}
+			s.deliver(topic, m)
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
+	release := s.own(topic)
+	return func() {
+		sub.Close()
+		release()
+	}, nil
+}
+
+// own records that our node subscribes to topic until release is called.
+func (s *subscriptions) own(topic string) (release func()) {
 	s.mu.Lock()
 	s.owned[topic]++
 	s.mu.Unlock()
 	return func() {
-		sub.Close()
 		s.mu.Lock()
 		if s.owned[topic]--; s.owned[topic] <= 0 {
 			delete(s.owned, topic)
 		}
 		s.mu.Unlock()
-	}, nil
+	}
+}
+
+// deliver offers a message of an owned topic to its taps, if any.
+func (s *subscriptions) deliver(topic string, m any) {
+	if s.tapping.Load() > 0 {
+		s.offer(topic, m)
+	}
 }
 
 func (s *subscriptions) isOwned(topic string) bool {

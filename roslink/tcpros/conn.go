@@ -1,0 +1,196 @@
+package tcpros
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+)
+
+// Connection limits.
+const (
+	readBuffer       = 64 << 10
+	maxMessage       = 16 << 20 // goroslib's bound too
+	handshakeTimeout = 10 * time.Second
+	// pauseLowat is the receive low-water mark between batches: above what
+	// a pause gathers of a sensor topic, below half the default receive
+	// buffer (Linux would grow the buffer and clamp the window otherwise).
+	pauseLowat = 16 << 10
+)
+
+// ErrBadMessage means a publisher sent a message length no topic needs.
+var ErrBadMessage = errors.New("bad TCPROS message")
+
+// errUnwanted means the publisher speaks another type or topic, or refused
+// the connection.
+var errUnwanted = errors.New("publisher does not match")
+
+// receive connects to the publisher at uri (its slave API) and delivers
+// batches until ctx ends or the connection fails. connected runs once the
+// handshake succeeded.
+func (s *Subscription) receive(ctx context.Context, uri string, connected func()) error {
+	addr, err := s.requestTopic(ctx, uri)
+	if err != nil {
+		return err
+	}
+	conn, err := (&net.Dialer{Timeout: rpcTimeout}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", addr, err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks reads
+	defer stop()
+
+	r := bufio.NewReaderSize(quietReader(conn), readBuffer)
+	if err := s.handshake(conn, r); err != nil {
+		return fmt.Errorf("%s at %s: %w", uri, addr, err)
+	}
+	connected()
+	err = readBatches(r, s.deliver, pacer(ctx, s.cfg.Every))
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("%s at %s: %w", uri, addr, err)
+}
+
+// requestTopic asks the publisher where to connect over TCPROS.
+func (s *Subscription) requestTopic(ctx context.Context, uri string) (string, error) {
+	host, err := hostOf(uri)
+	if err != nil {
+		return "", err
+	}
+	var res apislave.ResponseRequestTopic
+	req := apislave.RequestRequestTopic{CallerID: s.cfg.CallerID, Topic: s.cfg.Topic, Protocols: [][]any{{"TCPROS"}}}
+	if err := s.call(ctx, host, "requestTopic", req, &res); err != nil {
+		return "", fmt.Errorf("requestTopic to %s: %w", uri, err)
+	}
+	if res.Code != 1 {
+		return "", fmt.Errorf("requestTopic to %s: code %d: %s", uri, res.Code, res.StatusMessage)
+	}
+	p := res.Protocol
+	if len(p) != 3 || p[0] != "TCPROS" {
+		return "", fmt.Errorf("requestTopic to %s: unexpected protocol %v", uri, p)
+	}
+	h, okH := p[1].(string)
+	port, okP := p[2].(int)
+	if !okH || !okP {
+		return "", fmt.Errorf("requestTopic to %s: unexpected protocol %v", uri, p)
+	}
+	return net.JoinHostPort(h, strconv.Itoa(port)), nil
+}
+
+// handshake exchanges connection headers and checks the publisher's type.
+func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) error {
+	if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
+		return err
+	}
+	hdr := map[string]string{
+		"callerid": s.cfg.CallerID, "topic": s.cfg.Topic, "type": s.cfg.Type,
+		"md5sum": s.cfg.MD5, "tcp_nodelay": "1",
+	}
+	if s.cfg.Definition != "" {
+		hdr["message_definition"] = s.cfg.Definition
+	}
+	if _, err := conn.Write(encodeHeader(hdr)); err != nil {
+		return fmt.Errorf("send header: %w", err)
+	}
+	got, err := readHeader(r)
+	if err != nil {
+		return err
+	}
+	if e, ok := got["error"]; ok {
+		return fmt.Errorf("%w: publisher refused: %s", errUnwanted, e)
+	}
+	if got["md5sum"] != s.cfg.MD5 {
+		return fmt.Errorf("%w: it sends %s (md5 %s), want %s (md5 %s)", errUnwanted, got["type"], got["md5sum"], s.cfg.Type, s.cfg.MD5)
+	}
+	if t, ok := got["topic"]; ok && t != s.cfg.Topic {
+		return fmt.Errorf("%w: it publishes %s, want %s", errUnwanted, t, s.cfg.Topic)
+	}
+	return conn.SetDeadline(time.Time{})
+}
+
+// readBatches reads length-prefixed messages from r. Of the messages one
+// read brought in, only the newest complete one goes to fn (its bytes are
+// valid during the call); then pause, if not nil, waits before the next
+// read, so a fast publisher's messages pile up and cost one read per batch.
+// There is no pause while catching up on a buffer half full or more.
+func readBatches(r *bufio.Reader, fn func([]byte), pause func() error) error {
+	var buf []byte
+	for {
+		batch := 0
+		for {
+			var err error
+			if buf, err = readMessage(r, buf); err != nil {
+				return err
+			}
+			batch += 4 + len(buf)
+			if !completeBuffered(r) {
+				break
+			}
+		}
+		fn(buf)
+		if pause == nil || batch >= r.Size()/2 {
+			continue
+		}
+		if err := pause(); err != nil {
+			return err
+		}
+	}
+}
+
+// pacer is the pause between batches: every, or until ctx ends.
+func pacer(ctx context.Context, every time.Duration) func() error {
+	if every <= 0 {
+		return nil
+	}
+	t := time.NewTimer(every)
+	t.Stop()
+	return func() error {
+		t.Reset(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		}
+	}
+}
+
+// readMessage reads one message into buf's storage and returns it.
+func readMessage(r *bufio.Reader, buf []byte) ([]byte, error) {
+	l, err := r.Peek(4)
+	if err != nil {
+		return nil, fmt.Errorf("read message length: %w", err)
+	}
+	n := binary.LittleEndian.Uint32(l)
+	if n > maxMessage {
+		return nil, fmt.Errorf("%w: length %d, at most %d", ErrBadMessage, n, maxMessage)
+	}
+	_, _ = r.Discard(4) // peeked: cannot fail
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, fmt.Errorf("read message: %w", err)
+	}
+	return buf, nil
+}
+
+// completeBuffered reports whether r holds another whole message.
+func completeBuffered(r *bufio.Reader) bool {
+	if r.Buffered() < 4 {
+		return false
+	}
+	l, _ := r.Peek(4)
+	return uint64(r.Buffered()-4) >= uint64(binary.LittleEndian.Uint32(l))
+}

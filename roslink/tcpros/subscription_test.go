@@ -1,0 +1,216 @@
+package tcpros
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/apimaster"
+	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
+)
+
+// These tests run a real rosmaster and real publishers (goroslib nodes in
+// this process, rospy's rostopic as a child process killed by pid).
+
+const topic = "/chatter"
+
+// seen collects the std_msgs/String payloads a subscription delivered.
+type seen struct {
+	mu  sync.Mutex
+	got map[string]int
+}
+
+func (s *seen) deliver(b []byte) {
+	if len(b) < 4 || uint64(binary.LittleEndian.Uint32(b)) != uint64(len(b)-4) {
+		return
+	}
+	s.mu.Lock()
+	s.got[string(b[4:])]++
+	s.mu.Unlock()
+}
+
+// count is how many messages with payload data arrived so far.
+func (s *seen) count(data string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got[data]
+}
+
+// waitFor waits until a message with payload data arrives after the call.
+func (s *seen) waitFor(t *testing.T, data string) {
+	t.Helper()
+	n := s.count(data)
+	rostest.Eventually(t, 30*time.Second, "a message "+data, func() error {
+		if s.count(data) <= n {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+}
+
+func node(t *testing.T, m *rostest.Master, name string) *goroslib.Node {
+	t.Helper()
+	n, err := goroslib.NewNode(goroslib.NodeConf{Name: name, MasterAddress: m.Address(), Host: "127.0.0.1",
+		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
+	if err != nil {
+		t.Fatalf("node %s: %v", name, err)
+	}
+	return n
+}
+
+// publish starts a goroslib node publishing data on topic every 20 ms;
+// the returned func (also run at cleanup) stops it and closes the node.
+func publish(t *testing.T, m *rostest.Master, name, data string) (stop func()) {
+	t.Helper()
+	n := node(t, m, name)
+	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: &std_msgs.String{}})
+	if err != nil {
+		n.Close()
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(20 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+				p.Write(&std_msgs.String{Data: data})
+			}
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			p.Close()
+			n.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// subscribe subscribes on behalf of a fresh goroslib node named owner.
+func subscribe(t *testing.T, m *rostest.Master, owner string, s *seen) *Subscription {
+	t.Helper()
+	n := node(t, m, owner)
+	t.Cleanup(n.Close)
+	var zero std_msgs.String
+	typ, _ := msgproc.Type(zero)
+	md5, _ := msgproc.MD5(zero)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub, err := Subscribe(ctx, Config{Master: m.Address(), CallerID: "/" + owner, Topic: topic, Type: typ, MD5: md5, Logf: t.Logf}, s.deliver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Close() })
+	return sub
+}
+
+func TestReceivesFromEveryPublisherAcrossRestarts(t *testing.T) {
+	m := rostest.StartMaster(t)
+	s := &seen{got: map[string]int{}}
+	subscribe(t, m, "owner", s)
+
+	stop := publish(t, m, "talker", "first")
+	s.waitFor(t, "first")
+	stop()
+	publish(t, m, "talker", "restarted") // same name, new URI
+	s.waitFor(t, "restarted")
+	publish(t, m, "other_talker", "second")
+	s.waitFor(t, "second")
+	s.waitFor(t, "restarted") // both publishers at once
+
+	rostest.StartProcess(t, "/usr/bin/rostopic", "rostopic pub", m.Env(), "pub", "-r", "50", topic, "std_msgs/String", "data: rospy")
+	s.waitFor(t, "rospy")
+
+	out, err := m.Run(30*time.Second, "rostopic", "info", topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, subs, _ := strings.Cut(out, "Subscribers:"); !strings.Contains(subs, "/owner") {
+		t.Errorf("rostopic info does not list /owner as a subscriber:\n%s", out)
+	}
+}
+
+func TestCloseUnregistersOnlyTheSubscription(t *testing.T) {
+	m := rostest.StartMaster(t)
+	s := &seen{got: map[string]int{}}
+	sub := subscribe(t, m, "owner", s)
+	publish(t, m, "talker", "hello")
+	s.waitFor(t, "hello")
+	uri := sub.cfg.CallerAPI
+
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Run(30*time.Second, "rostopic", "info", topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, subs, _ := strings.Cut(out, "Subscribers:"); strings.Contains(subs, "/owner") {
+		t.Errorf("rostopic info still lists /owner after Close:\n%s", out)
+	}
+	// The owner node is still registered with its own URI: nothing shut it down.
+	if got, err := apimaster.NewClient(m.Address(), "/test", http.DefaultClient).LookupNode("/owner"); err != nil || got != uri {
+		t.Errorf("owner node at %q (%v), want %q", got, err, uri)
+	}
+}
+
+func TestPublisherOfAnotherTypeIsNotRead(t *testing.T) {
+	m := rostest.StartMaster(t)
+	n := node(t, m, "wrong_type")
+	t.Cleanup(n.Close)
+	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: &std_msgs.Int32{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	var mu sync.Mutex
+	var logs []string
+	var zero std_msgs.String
+	typ, _ := msgproc.Type(zero)
+	md5, _ := msgproc.MD5(zero)
+	owner := node(t, m, "owner")
+	t.Cleanup(owner.Close)
+	delivered := 0
+	sub, err := Subscribe(context.Background(), Config{Master: m.Address(), CallerID: "/owner", Topic: topic, Type: typ, MD5: md5,
+		Logf: func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }},
+		func([]byte) { mu.Lock(); delivered++; mu.Unlock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Close() })
+	rostest.Eventually(t, 30*time.Second, "the mismatch logged", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, l := range logs {
+			if strings.Contains(l, errUnwanted.Error()) {
+				return nil
+			}
+		}
+		return fmt.Errorf("logs: %q", logs)
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if delivered != 0 {
+		t.Errorf("%d messages of the wrong type delivered", delivered)
+	}
+}
