@@ -26,8 +26,13 @@ func (a robotAdapter) Actuators() []bridge.ActuatorStatus {
 	return out
 }
 
-func (a robotAdapter) Joints() bridge.JointsSnapshot {
-	in := a.r.Joints()
+func (a robotAdapter) Joints() bridge.JointsSnapshot { return bridgeJoints(a.r.Joints()) }
+
+func (a robotAdapter) FreshJoints(ctx context.Context) bridge.JointsSnapshot {
+	return bridgeJoints(a.r.FreshJoints(ctx))
+}
+
+func bridgeJoints(in actuators.JointsSnapshot) bridge.JointsSnapshot {
 	out := bridge.JointsSnapshot{Received: in.Received, Joints: make([]bridge.JointReading, len(in.Joints))}
 	for i, j := range in.Joints {
 		out.Joints[i] = bridge.JointReading(j)

@@ -18,7 +18,13 @@ import (
 // several times the ingest budget; at 50 ms the cached state is at most
 // that much older than the newest on the wire, and its receive time (the
 // read) understates its age by at most that much.
+// Robot.FreshJoints reads the wire at once for callers about to act.
 const jointStatesEvery = 50 * time.Millisecond
+
+// freshJointsWait bounds FreshJoints' wait for a message read after the
+// call: a 100 Hz publisher's next message is at most 10 ms away, and a
+// silent one must not hold up a preview (its age refuses it instead).
+const freshJointsWait = 100 * time.Millisecond
 
 // subscribeJointStates feeds cache and the topic's taps over raw TCPROS
 // with a hand-written decoder: goroslib's subscriber (reflection decoding,
@@ -54,7 +60,9 @@ func (r *Robot) subscribeJointStates(topic string, cache *jointCache) (func(), e
 		return nil, err
 	}
 	release := r.subs.own(topic)
+	unfollow := cache.follow(sub)
 	return func() {
+		unfollow()
 		_ = sub.Close() // a master that is gone has forgotten us anyway
 		release()
 	}, nil

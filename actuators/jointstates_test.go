@@ -1,6 +1,7 @@
 package actuators
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"syscall"
@@ -126,4 +127,24 @@ func TestJointStatesFlowAgainAfterAMasterRestart(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The cache is read every jointStatesEvery; FreshJoints reads the wire
+// after the call, so what it returns was received after the call began.
+func TestFreshJointsAreReadAfterTheCall(t *testing.T) {
+	g := newRig(t, false)
+	g.robot.freshWait = time.Minute // the sim publishes at 100 Hz; never cut short here
+	rostest.Eventually(t, 30*time.Second, "joint states", func() error {
+		if js := g.robot.Joints(); js.Received.IsZero() {
+			return fmt.Errorf("none yet")
+		}
+		return nil
+	})
+	for i := range 10 {
+		t0 := time.Now()
+		js := g.robot.FreshJoints(context.Background())
+		if js.Received.Before(t0) || len(js.Joints) != 7 {
+			t.Fatalf("call %d at %s: received %s, %d joints; want read after the call", i, t0.Format(time.StampMicro), js.Received.Format(time.StampMicro), len(js.Joints))
+		}
+	}
 }

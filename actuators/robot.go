@@ -59,7 +59,9 @@ type Robot struct {
 	base     *actuator
 	jointSub []string // distinct joint_states topics, config order
 	joints   map[string]*jointCache
-	odom     *odomCache
+	// freshWait bounds FreshJoints (freshJointsWait; tests lengthen it).
+	freshWait time.Duration
+	odom      *odomCache
 
 	life context.Context
 	stop context.CancelFunc
@@ -123,7 +125,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
 // newRobot builds the ROS-independent state.
 func newRobot(c Config, logf func(string, ...any)) *Robot {
 	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: newNotifier(),
-		byName: map[string]*actuator{}, joints: map[string]*jointCache{}}
+		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, freshWait: freshJointsWait}
 	r.life, r.stop = context.WithCancel(context.Background())
 	for _, ac := range c.Actuators {
 		a := &actuator{cfg: ac, joints: map[string]bool{}}
@@ -338,6 +340,25 @@ func (r *Robot) Joints() JointsSnapshot {
 		caches[i] = r.joints[t]
 	}
 	return mergeJoints(caches)
+}
+
+// FreshJoints is Joints after every joint_states topic delivered a
+// message read after the call (at most freshWait, or ctx): what a
+// preview or the check before a send must start from, rather than the
+// cache that is read every jointStatesEvery.
+func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
+	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, t := range r.jointSub {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.joints[t].refresh(ctx)
+		}()
+	}
+	wg.Wait()
+	return r.Joints()
 }
 
 // Odom returns the base's latest pose; false when there is no base odom

@@ -1,6 +1,7 @@
 package actuators
 
 import (
+	"context"
 	"math"
 	"sync"
 	"time"
@@ -19,6 +20,40 @@ type jointCache struct {
 	mu  sync.Mutex
 	msg *sensor_msgs.JointState
 	at  time.Time
+	// fresher is the current subscription (nil while none): the cache is
+	// refreshed every jointStatesEvery, a fresher reads the wire now.
+	fresher fresher
+}
+
+// fresher waits until a message read after the call reached the cache.
+type fresher interface {
+	Fresh(ctx context.Context) error
+}
+
+// follow makes f the cache's fresher; the returned func removes it unless
+// a newer subscription replaced it meanwhile.
+func (c *jointCache) follow(f fresher) (remove func()) {
+	c.mu.Lock()
+	c.fresher = f
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if c.fresher == f {
+			c.fresher = nil
+		}
+		c.mu.Unlock()
+	}
+}
+
+// refresh waits (bounded by ctx) for a message read after the call; with
+// no subscription or no publisher it returns and the cache stays as it is.
+func (c *jointCache) refresh(ctx context.Context) {
+	c.mu.Lock()
+	f := c.fresher
+	c.mu.Unlock()
+	if f != nil {
+		_ = f.Fresh(ctx) // silence shows as the snapshot's age
+	}
 }
 
 func (c *jointCache) store(m *sensor_msgs.JointState) {

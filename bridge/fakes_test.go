@@ -18,19 +18,20 @@ import (
 // fakeRobot records every goal "on the wire" so tests can prove what
 // reached the robot; it reports updates only when told.
 type fakeRobot struct {
-	mu        sync.Mutex
-	joints    map[string]float64
-	pose      Pose2D
-	connected bool
-	sent      map[string]int // goal id → times published
-	order     []string
-	cancels   []string
-	stops     int
-	tracked   []string
-	prepared  []string // actuators told a send is coming
-	obs       func(GoalUpdate)
-	sendDelay time.Duration
-	onSend    func(goalID string)
+	mu         sync.Mutex
+	joints     map[string]float64
+	pose       Pose2D
+	connected  bool
+	sent       map[string]int // goal id → times published
+	order      []string
+	cancels    []string
+	stops      int
+	tracked    []string
+	prepared   []string // actuators told a send is coming
+	freshReads int      // FreshJoints calls
+	obs        func(GoalUpdate)
+	sendDelay  time.Duration
+	onSend     func(goalID string)
 }
 
 func newFakeRobot() *fakeRobot {
@@ -42,6 +43,14 @@ func (r *fakeRobot) Actuators() []ActuatorStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return []ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
+}
+
+// FreshJoints counts the fresh reads, so tests see previews ask for one.
+func (r *fakeRobot) FreshJoints(context.Context) JointsSnapshot {
+	r.mu.Lock()
+	r.freshReads++
+	r.mu.Unlock()
+	return r.Joints()
 }
 
 func (r *fakeRobot) Joints() JointsSnapshot {

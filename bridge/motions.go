@@ -37,7 +37,7 @@ type Motions struct {
 	ConsoleURL string
 	// Restate re-reads the robot and says why a preview's start state no
 	// longer holds ("" when it does).
-	Restate func(p inflight.Preview) string
+	Restate func(ctx context.Context, p inflight.Preview) string
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -288,7 +288,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
-	if why := m.Restate(pv); why != "" {
+	if why := m.Restate(ctx, pv); why != "" {
 		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,
 			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
 		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")

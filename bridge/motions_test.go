@@ -47,10 +47,13 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 		t.Fatalf("confirm: %v sent %d", c1, r.robot.goalsSent())
 	}
 	r.robot.mu.Lock()
-	prepared := fmt.Sprint(r.robot.prepared)
+	prepared, fresh := fmt.Sprint(r.robot.prepared), r.robot.freshReads
 	r.robot.mu.Unlock()
 	if prepared != "[arm]" {
 		t.Errorf("actuators told of the coming send: %s, want [arm] (the connection check overlaps the commit)", prepared)
+	}
+	if fresh != 2 {
+		t.Errorf("%d fresh joint reads, want 2: the preview and the check before the send start from the wire, not the cache", fresh)
 	}
 	c2, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	if e != nil {

@@ -13,7 +13,7 @@ import (
 
 // Restate compares the live robot with the state a preview was computed
 // on; it returns why they differ, or "" when the preview still holds.
-func (p *Previewer) Restate(pv inflight.Preview) string {
+func (p *Previewer) Restate(ctx context.Context, pv inflight.Preview) string {
 	var g storedGoal
 	if err := json.Unmarshal(pv.Goal, &g); err != nil {
 		return "stored preview unreadable"
@@ -31,7 +31,7 @@ func (p *Previewer) Restate(pv inflight.Preview) string {
 		}
 		return ""
 	}
-	cur, err := p.joints()
+	cur, err := p.joints(ctx)
 	if err != nil {
 		return err.State
 	}

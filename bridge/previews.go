@@ -89,8 +89,8 @@ type Previewer struct {
 	StepCaps StepCaps
 }
 
-func (p *Previewer) joints() (map[string]JointReading, *Error) {
-	snap := p.Robot.Joints()
+func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error) {
+	snap := p.Robot.FreshJoints(ctx)
 	if snap.Received.IsZero() {
 		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
 	}
@@ -250,7 +250,7 @@ func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
 		e := FieldError("positions", "at least one joint: "+strings.Join(p.Arm.Joints, ", "), "empty object", "no joint to move")
 		return nil, e
 	}
-	cur, jerr := p.joints()
+	cur, jerr := p.joints(ctx)
 	if jerr != nil {
 		return nil, jerr
 	}
@@ -355,7 +355,7 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 				}
 				idx[j] = i
 			}
-			cur, jerr := p.joints()
+			cur, jerr := p.joints(ctx)
 			if jerr != nil {
 				return nil, jerr
 			}

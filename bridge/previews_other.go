@@ -35,7 +35,7 @@ func (p *Previewer) GripperMove() *Tool {
 			if in.MaxEffort != nil {
 				eff = *in.MaxEffort
 			}
-			cur, jerr := p.joints()
+			cur, jerr := p.joints(ctx)
 			if jerr != nil {
 				return nil, jerr
 			}

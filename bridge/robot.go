@@ -14,8 +14,13 @@ import (
 type Robot interface {
 	// Actuators reports each actuator's connectivity, in a stable order.
 	Actuators() []ActuatorStatus
-	// Joints returns the latest joint readings (arm and gripper).
+	// Joints returns the latest joint readings (arm and gripper) as cached;
+	// the cache may trail the wire by a few tens of milliseconds.
 	Joints() JointsSnapshot
+	// FreshJoints returns readings read from the wire after the call
+	// (bounded by ctx and a short wait): previews and the check before a
+	// send start from these.
+	FreshJoints(ctx context.Context) JointsSnapshot
 	// Odom returns the base's latest pose.
 	Odom() (Pose2D, bool)
 	// MasterReachable reports whether the ROS master answers.

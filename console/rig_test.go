@@ -33,6 +33,8 @@ func (r *fakeRobot) Actuators() []bridge.ActuatorStatus {
 		{Name: "base", Kind: "base", Connected: false, Detail: "no status from /move_base"}}
 }
 
+func (r *fakeRobot) FreshJoints(context.Context) bridge.JointsSnapshot { return r.Joints() }
+
 func (r *fakeRobot) Joints() bridge.JointsSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -17,8 +17,11 @@ var errOffline = errors.New("offline: not connected to a robot")
 
 func (offlineRobot) Actuators() []bridge.ActuatorStatus { return nil }
 func (offlineRobot) Joints() bridge.JointsSnapshot      { return bridge.JointsSnapshot{} }
-func (offlineRobot) Odom() (bridge.Pose2D, bool)        { return bridge.Pose2D{}, false }
-func (offlineRobot) MasterReachable() bool              { return false }
+func (offlineRobot) FreshJoints(context.Context) bridge.JointsSnapshot {
+	return bridge.JointsSnapshot{}
+}
+func (offlineRobot) Odom() (bridge.Pose2D, bool) { return bridge.Pose2D{}, false }
+func (offlineRobot) MasterReachable() bool       { return false }
 func (offlineRobot) SendTrajectory(context.Context, string, []string, []spline.Point) error {
 	return errOffline
 }

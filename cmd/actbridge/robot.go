@@ -64,8 +64,13 @@ func (x *rosRobot) Actuators() []bridge.ActuatorStatus {
 	return out
 }
 
-func (x *rosRobot) Joints() bridge.JointsSnapshot {
-	s := x.r.Joints()
+func (x *rosRobot) Joints() bridge.JointsSnapshot { return bridgeJoints(x.r.Joints()) }
+
+func (x *rosRobot) FreshJoints(ctx context.Context) bridge.JointsSnapshot {
+	return bridgeJoints(x.r.FreshJoints(ctx))
+}
+
+func bridgeJoints(s actuators.JointsSnapshot) bridge.JointsSnapshot {
 	out := bridge.JointsSnapshot{Received: s.Received, Joints: make([]bridge.JointReading, len(s.Joints))}
 	for i, j := range s.Joints {
 		out.Joints[i] = bridge.JointReading(j)

@@ -53,7 +53,20 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 		return fmt.Errorf("%s at %s: %w", uri, addr, err)
 	}
 	connected()
-	err = readBatches(r, s.deliver, pacer(ctx, s.cfg.Every))
+	// noted is the fresh-request number as the current read began: the
+	// pause notes it when it ends, the only place a read is about to begin
+	// after waiting (a read that follows a batch at once keeps the older
+	// number, which can only delay an answer, never give a stale one).
+	noted, _, _ := s.fresh.state()
+	wait := s.fresh.pacer(ctx, s.cfg.Every)
+	err = readBatches(r, func(b []byte) {
+		s.deliver(b)
+		s.fresh.delivered(noted)
+	}, func() error {
+		err := wait()
+		noted, _, _ = s.fresh.state()
+		return err
+	})
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -142,25 +155,6 @@ func readBatches(r *bufio.Reader, fn func([]byte), pause func() error) error {
 		}
 		if err := pause(); err != nil {
 			return err
-		}
-	}
-}
-
-// pacer is the pause between batches: every, or until ctx ends.
-func pacer(ctx context.Context, every time.Duration) func() error {
-	if every <= 0 {
-		return nil
-	}
-	t := time.NewTimer(every)
-	t.Stop()
-	return func() error {
-		t.Reset(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-			return nil
 		}
 	}
 }

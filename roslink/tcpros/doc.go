@@ -11,5 +11,6 @@
 //
 // Config.Every paces the reads: between two batches the reader sleeps with
 // the socket's receive low-water mark raised, so a 1 kHz publisher costs a
-// wake-up per batch instead of one per message.
+// wake-up per batch instead of one per message. Subscription.Fresh cuts the
+// pause short for a caller that must act on the newest state.
 package tcpros

@@ -51,6 +51,7 @@ type Subscription struct {
 	deliver func([]byte)
 	rt      http.RoundTripper
 	live    atomic.Int32 // publishers connected now
+	fresh   *fresh
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -70,7 +71,7 @@ func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscript
 		cfg.Logf = func(string, ...any) {}
 	}
 	// No keep-alive: a connection kept across a master restart fails once for nothing.
-	s := &Subscription{cfg: cfg, deliver: fn, rt: &http.Transport{DisableKeepAlives: true}}
+	s := &Subscription{cfg: cfg, deliver: fn, rt: &http.Transport{DisableKeepAlives: true}, fresh: newFresh()}
 	if s.cfg.CallerAPI == "" {
 		uri, err := s.lookupNode(ctx, cfg.CallerID)
 		if err != nil {
@@ -94,6 +95,21 @@ func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscript
 		s.run(life, res.URIs)
 	}()
 	return s, nil
+}
+
+// Fresh waits until a message read after the call has been delivered,
+// cutting short the readers' pause between batches: a caller about to act
+// on the topic's state gets the newest on the wire, not one up to
+// Config.Every old. It returns ctx's error if none came (no publisher, or
+// a silent one).
+func (s *Subscription) Fresh(ctx context.Context) error {
+	done := s.fresh.request()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Close stops receiving and unregisters from the master (a master that

@@ -3,10 +3,12 @@ package tcpros
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,6 +111,12 @@ func publish(t *testing.T, m *rostest.Master, name, data string) (stop func()) {
 // subscribe subscribes on behalf of a fresh goroslib node named owner.
 func subscribe(t *testing.T, m *rostest.Master, owner string, s *seen) *Subscription {
 	t.Helper()
+	return subscribeEvery(t, m, owner, s, 0)
+}
+
+// subscribeEvery is subscribe with Config.Every set.
+func subscribeEvery(t *testing.T, m *rostest.Master, owner string, s *seen, every time.Duration) *Subscription {
+	t.Helper()
 	n := node(t, m, owner)
 	t.Cleanup(n.Close)
 	var zero std_msgs.String
@@ -116,7 +124,7 @@ func subscribe(t *testing.T, m *rostest.Master, owner string, s *seen) *Subscrip
 	md5, _ := msgproc.MD5(zero)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sub, err := Subscribe(ctx, Config{Master: m.Address(), CallerID: "/" + owner, Topic: topic, Type: typ, MD5: md5, Logf: t.Logf}, s.deliver)
+	sub, err := Subscribe(ctx, Config{Master: m.Address(), CallerID: "/" + owner, Topic: topic, Type: typ, MD5: md5, Every: every, Logf: t.Logf}, s.deliver)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +220,75 @@ func TestPublisherOfAnotherTypeIsNotRead(t *testing.T) {
 	defer mu.Unlock()
 	if delivered != 0 {
 		t.Errorf("%d messages of the wrong type delivered", delivered)
+	}
+}
+
+// A reader pausing between batches (here for an hour) reads at once when
+// asked for a fresh message, and Fresh returns only once a message read
+// after the request was delivered.
+func TestFreshCutsThePauseShortAndWaitsForANewerMessage(t *testing.T) {
+	m := rostest.StartMaster(t)
+	s := &seen{got: map[string]int{}}
+	sub := subscribeEvery(t, m, "owner", s, time.Hour)
+
+	n := node(t, m, "talker")
+	t.Cleanup(n.Close)
+	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: &std_msgs.String{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	var data atomic.Pointer[string]
+	var written atomic.Int64 // writes of the current data
+	set := func(d string) { written.Store(0); data.Store(&d) }
+	set("before")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(10 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+				p.Write(&std_msgs.String{Data: *data.Load()})
+				written.Add(1)
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	s.waitFor(t, "before") // the first read; the reader pauses for an hour after it
+	for i, d := range []string{"after", "again"} {
+		set(d)
+		rostest.Eventually(t, 30*time.Second, d+" on the wire", func() error {
+			if written.Load() < 3 {
+				return fmt.Errorf("written %d times", written.Load())
+			}
+			return nil
+		})
+		fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := sub.Fresh(fctx)
+		fcancel()
+		if err != nil {
+			t.Fatalf("request %d: Fresh: %v", i, err)
+		}
+		if s.count(d) == 0 {
+			t.Errorf("request %d: Fresh returned before %q was delivered", i, d)
+		}
+	}
+}
+
+// Fresh with nothing on the wire ends with its context.
+func TestFreshWithoutPublisherEndsWithTheContext(t *testing.T) {
+	m := rostest.StartMaster(t)
+	sub := subscribe(t, m, "owner", &seen{got: map[string]int{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := sub.Fresh(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Fresh = %v, want the context's deadline", err)
 	}
 }

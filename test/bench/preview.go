@@ -62,6 +62,8 @@ func (restRobot) Actuators() []bridge.ActuatorStatus {
 	return []bridge.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}}
 }
 
+func (r restRobot) FreshJoints(context.Context) bridge.JointsSnapshot { return r.Joints() }
+
 func (restRobot) Joints() bridge.JointsSnapshot {
 	js := make([]bridge.JointReading, len(joints7))
 	for i, n := range joints7 {
