@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
@@ -48,23 +49,32 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 	stop := context.AfterFunc(ctx, func() { conn.Close() }) // unblocks reads
 	defer stop()
 
-	r := bufio.NewReaderSize(quietReader(conn), readBuffer)
-	if err := s.handshake(conn, r); err != nil {
-		return fmt.Errorf("%s at %s: %w", uri, addr, err)
-	}
-	connected()
 	// noted is the fresh-request number as the current read began: the
 	// pause notes it when it ends, the only place a read is about to begin
 	// after waiting (a read that follows a batch at once keeps the older
 	// number, which can only delay an answer, never give a stale one).
-	noted, _, _ := s.fresh.state()
+	// Finding the socket empty answers like a delivery: every complete
+	// message received was delivered before a read can block.
+	var noted uint64
+	var receiving atomic.Bool // false during the handshake
+	r := bufio.NewReaderSize(quietReader(conn, func() {
+		if receiving.Load() {
+			s.fresh.caughtUp(noted)
+		}
+	}), readBuffer)
+	if err := s.handshake(conn, r); err != nil {
+		return fmt.Errorf("%s at %s: %w", uri, addr, err)
+	}
+	connected()
+	noted = s.fresh.noted()
+	receiving.Store(true)
 	wait := s.fresh.pacer(ctx, s.cfg.Every)
 	err = readBatches(r, func(b []byte) {
 		s.deliver(b)
-		s.fresh.delivered(noted)
+		s.fresh.caughtUp(noted)
 	}, func() error {
 		err := wait()
-		noted, _, _ = s.fresh.state()
+		noted = s.fresh.noted()
 		return err
 	})
 	if ctx.Err() != nil {

@@ -6,25 +6,35 @@ import (
 	"time"
 )
 
-// fresh lets a caller wait for a message read after it asked (Fresh),
-// while readers otherwise pause between batches. Requests are numbered;
-// a reader notes the number when it starts a read, and a delivery from a
-// read started at or after the oldest pending request answers it.
+// fresh lets a caller wait until the newest message on the wire has been
+// delivered, while readers otherwise pause between batches. A reader that
+// is not pausing has delivered everything complete it received, or is
+// about to: a request then needs no wait. Otherwise the request wakes the
+// pausing readers, and is answered by the first one that delivers a
+// message, or finds nothing new, in a read begun after the request
+// (requests are numbered; a reader notes the number as its read begins).
 type fresh struct {
 	mu      sync.Mutex
 	asked   uint64        // requests numbered so far
 	wake    chan struct{} // closed at a new request: pausing readers read now
-	done    chan struct{} // closed by the answering delivery; nil if none pending
+	done    chan struct{} // closed by the answer; nil if no request waits
 	pending uint64        // the number of the request done answers
+	pausing int           // readers in their pause between batches
 }
 
 func newFresh() *fresh { return &fresh{wake: make(chan struct{})} }
 
-// request asks for a fresh delivery and returns the channel closed by it.
-// A request made while one is pending joins it.
+// answered is a closed channel: the answer when nobody pauses.
+var answered = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// request asks for the newest message and returns the channel closed once
+// it was delivered. A request made while one waits joins it.
 func (f *fresh) request() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.done == nil && f.pausing == 0 {
+		return answered
+	}
 	if f.done == nil {
 		f.asked++
 		f.pending, f.done = f.asked, make(chan struct{})
@@ -34,18 +44,17 @@ func (f *fresh) request() <-chan struct{} {
 	return f.done
 }
 
-// state is what a reader needs before it reads or pauses: the request
-// number to note, the channel a new request closes, and whether a request
-// is waiting (then a reader does not pause).
-func (f *fresh) state() (asked uint64, wake <-chan struct{}, waiting bool) {
+// noted is the request number a reader notes as a read begins.
+func (f *fresh) noted() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.asked, f.wake, f.done != nil
+	return f.asked
 }
 
-// delivered answers the pending request if the delivered message was read
-// by a read started after it (noted is the number the reader noted then).
-func (f *fresh) delivered(noted uint64) {
+// caughtUp answers the waiting request if the reader delivered a message,
+// or found the socket empty, in a read begun after it (noted is the
+// number the reader noted then).
+func (f *fresh) caughtUp(noted uint64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done != nil && noted >= f.pending {
@@ -54,16 +63,26 @@ func (f *fresh) delivered(noted uint64) {
 	}
 }
 
-// pacer is the pause between batches: every, cut short by a request for a
-// fresh message or the end of ctx; no pause while a request waits.
+// pacer is the pause between batches: every, cut short by a request for
+// the newest message or the end of ctx; no pause while a request waits.
 func (f *fresh) pacer(ctx context.Context, every time.Duration) func() error {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	return func() error {
-		_, wake, waiting := f.state()
+		f.mu.Lock()
+		wake, waiting := f.wake, f.done != nil
+		if every > 0 && !waiting {
+			f.pausing++
+		}
+		f.mu.Unlock()
 		if every <= 0 || waiting {
 			return ctx.Err()
 		}
+		defer func() {
+			f.mu.Lock()
+			f.pausing--
+			f.mu.Unlock()
+		}()
 		t.Reset(every)
 		defer t.Stop()
 		select {

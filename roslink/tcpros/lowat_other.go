@@ -8,5 +8,7 @@ import (
 )
 
 // quietReader is conn where SO_RCVLOWAT cannot be set: every arriving
-// message may wake the runtime, which only costs CPU.
-func quietReader(conn net.Conn) io.Reader { return conn }
+// message may wake the runtime, which only costs CPU. Without a way to
+// tell an empty socket, empty is never called (Fresh then waits for the
+// next message).
+func quietReader(conn net.Conn, empty func()) io.Reader { return conn }

@@ -14,8 +14,9 @@ import (
 // batches does not wake the runtime's netpoller: edge-triggered epoll
 // fires on every arrival otherwise, and each wake-up costs about as much
 // as a read. Only a read that finds nothing lowers the mark to one byte
-// to wait; a failure to set the mark only costs wake-ups.
-func quietReader(conn net.Conn) io.Reader {
+// to wait; a failure to set the mark only costs wake-ups. empty is called
+// when a read finds nothing and is about to wait.
+func quietReader(conn net.Conn, empty func()) io.Reader {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return conn
@@ -25,10 +26,13 @@ func quietReader(conn net.Conn) io.Reader {
 		return conn
 	}
 	_ = raw.Control(func(fd uintptr) { setLowat(fd, pauseLowat) })
-	return &quiet{raw: raw}
+	return &quiet{raw: raw, empty: empty}
 }
 
-type quiet struct{ raw syscall.RawConn }
+type quiet struct {
+	raw   syscall.RawConn
+	empty func()
+}
 
 func (q *quiet) Read(p []byte) (int, error) {
 	var n int
@@ -45,6 +49,7 @@ func (q *quiet) Read(p []byte) (int, error) {
 			if !waited {
 				waited = true
 				setLowat(fd, 1)
+				q.empty()
 			}
 			return false // the runtime waits for readability and calls again
 		}

@@ -97,11 +97,11 @@ func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscript
 	return s, nil
 }
 
-// Fresh waits until a message read after the call has been delivered,
+// Fresh waits until the newest message on the wire has been delivered,
 // cutting short the readers' pause between batches: a caller about to act
-// on the topic's state gets the newest on the wire, not one up to
-// Config.Every old. It returns ctx's error if none came (no publisher, or
-// a silent one).
+// on the topic's state gets the newest, not one up to Config.Every old.
+// A reader that is not pausing is caught up already, so with no publisher
+// connected Fresh returns at once; ctx bounds the wait otherwise.
 func (s *Subscription) Fresh(ctx context.Context) error {
 	done := s.fresh.request()
 	select {
