@@ -14,7 +14,7 @@ type AuditLog interface {
 // AuditListTool pages through the audit log, oldest first.
 func AuditListTool(log AuditLog) *Tool {
 	return &Tool{
-		Name: "audit_list", Group: "audit", Tier: TierRead, Title: "Read the audit log", Idempotent: true,
+		Name: "audit_list", Group: "audit", Tier: TierRead, Quick: true, Title: "Read the audit log", Idempotent: true,
 		Description: Describe("Lists audited tool calls, oldest first: time, role, tool, argument digest (and clipped arguments), outcome, error code, latency and motion id.",
 			"you need to know what was called and what happened, e.g. after a restart or to explain a refusal.",
 			"motion state (motion_status, motions_list).",

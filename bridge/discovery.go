@@ -125,7 +125,7 @@ func entryFor(t *Tool) ToolEntry {
 // DiscoveryTools are the core tools every mode lists: search, invoke, batch.
 func DiscoveryTools(p *Pipeline) []*Tool {
 	search := &Tool{
-		Name: "tools_search", Group: "tools", Tier: TierRead, Title: "Find tool groups",
+		Name: "tools_search", Group: "tools", Tier: TierRead, Quick: true, Title: "Find tool groups",
 		Description: Describe("Finds tool groups by words in their names, descriptions and parameters (with synonyms: \"open the hand\" finds the gripper) and returns each group's full schemas.",
 			"the tool you need is not in tools/list (lazy discovery mode), or you are unsure which tool fits.",
 			"calling a tool: call it directly, or through tools_invoke when it was found here.",

@@ -170,8 +170,11 @@ func (t Tokens) RoleFor(h http.Header) (Role, bool) {
 // authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
 func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	srv := f.Server()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute})
+	h := newAdmission(func(name string) bool {
+		t, ok := f.Pipeline.Registry.Lookup(name)
+		return ok && t.Quick
+	}).wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		role, ok := tokens.RoleFor(r.Header)
 		if !ok {

@@ -254,7 +254,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		},
 	}
 	list := &Tool{
-		Name: "motions_list", Group: "motion", Tier: TierRead, Title: "List motions", Idempotent: true,
+		Name: "motions_list", Group: "motion", Tier: TierRead, Quick: true, Title: "List motions", Idempotent: true,
 		Description: Describe("Lists recorded motions, newest last, optionally filtered by state or actuator, paginated.",
 			"you lost track of motion ids (after a restart or a long gap), or need to know what is still running.",
 			"one motion you know (motion_status is cheaper).",
@@ -296,7 +296,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		},
 	}
 	desc := &Tool{
-		Name: "robot_describe", Group: "robot", Tier: TierRead, Title: "Describe the robot", TouchesRobot: true, Idempotent: true,
+		Name: "robot_describe", Group: "robot", Tier: TierRead, Quick: true, Title: "Describe the robot", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Describes the robot: actuators and their connectivity, every joint with its limits, the tiers and confirmation policy, the speed scale and the e-stop state.",
 			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
 			"live joint values (joints_read); motion progress (motion_status).",

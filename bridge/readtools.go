@@ -29,7 +29,7 @@ func joinsOut() *Schema {
 // JointsReadTool reports joint positions and velocities and how old they are.
 func JointsReadTool(robot Robot, staleAfter time.Duration, now func() time.Time) *Tool {
 	return &Tool{
-		Name: "joints_read", Group: "joints", Tier: TierRead, Title: "Read joint states", TouchesRobot: true, Idempotent: true,
+		Name: "joints_read", Group: "joints", Tier: TierRead, Quick: true, Title: "Read joint states", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Returns the latest position, velocity and effort of the arm and gripper joints, with the age of the reading.",
 			"you need the robot's current configuration, before previewing a motion or after one ends.",
 			"limits or actuator connectivity (use robot_describe); motion progress (use motion_status).",
@@ -208,7 +208,7 @@ func TopicSampleTool(robot Robot, dataDir string) *Tool {
 // OutputReadTool reads a byte or line range of a result written to a file.
 func OutputReadTool(dataDir string) *Tool {
 	return &Tool{
-		Name: "output_read", Group: "output", Tier: TierRead, Title: "Read a stored large result", Idempotent: true,
+		Name: "output_read", Group: "output", Tier: TierRead, Quick: true, Title: "Read a stored large result", Idempotent: true,
 		Description: Describe("Reads part of a large result that another tool wrote to a file (its `path`), by byte range or by lines.",
 			"a result said truncated: true and gave a path.",
 			"any other file: only files the bridge wrote can be read.",

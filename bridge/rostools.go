@@ -851,7 +851,7 @@ func EventsReadTool(ev *Events) *Tool {
 	kinds := make([]string, len(EventKinds))
 	copy(kinds, EventKinds)
 	return &Tool{
-		Name: "events_read", Group: "events", Tier: TierRead, Title: "Read robot events", Idempotent: true,
+		Name: "events_read", Group: "events", Tier: TierRead, Quick: true, Title: "Read robot events", Idempotent: true,
 		Description: Describe("Returns robot events after a cursor: motion state changes, e-stop latched/reset, controllers or the master lost/back, watched topics crossing their configured conditions. The same events are sent as MCP resource updates on "+EventsURI+" to clients that subscribe.",
 			"your client cannot subscribe to resources, or you need what happened while you were away; pass the last next_cursor to get only new events.",
 			"one motion's state (motion_status waits for it); live sensor values (topic_sample).",

@@ -51,6 +51,10 @@ type Tool struct {
 	Delegates bool
 	// TouchesRobot marks tools that read or act on the robot (openWorldHint).
 	TouchesRobot bool
+	// Quick marks reads that answer from memory at once, never waiting.
+	// Under load the HTTP front runs only a few of them at a time, so that
+	// robot_stop and motion_cancel (never Quick) do not queue behind them.
+	Quick bool
 
 	// Semantic is layer 2: rules of the robot model (joint exists, cursor valid).
 	Semantic func(ctx context.Context, c *Call) error
