@@ -49,6 +49,8 @@ func RunFloorProcess() {
 		err = serveFloorHTTP(ctx)
 	case floorJointStates:
 		err = subscribeFloorJointStates(ctx)
+	case floorHammer:
+		err = runHammer(ctx)
 	default:
 		err = fmt.Errorf("unknown floor mode %q", mode)
 	}

@@ -1,15 +1,11 @@
 package bench
 
 import (
-	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ArmCancelTopic is where robot_stop's cancel for the arm goes out.
@@ -25,9 +21,10 @@ type StopResult struct {
 
 // MeasureStop times robot_stop → the arm's cancel reaching the bench's own
 // subscriber (one clock), n times, while `hammer` other MCP sessions call
-// read tools in closed loops. The floor, measured in the same iterations
-// under the same load, is one bare goroslib publish to a connected
-// subscriber. An operator resets the e-stop after each stop.
+// read tools in closed loops from a process at nice 19 (startHammer). The
+// floor, measured in the same iterations under the same load, is one bare
+// goroslib publish to a connected subscriber. An operator resets the
+// e-stop after each stop.
 func MeasureStop(w *World, n, hammer int) (Row, StopResult) {
 	tb := w.env.TB
 	var res StopResult
@@ -49,29 +46,7 @@ func MeasureStop(w *World, n, hammer int) (Row, StopResult) {
 	link := newPubSubLink(w, "/bench_floor_stop/follow_joint_trajectory/goal")
 	stopper, operator := w.Client(""), w.Client(OperatorToken)
 
-	ss := w.sessions(hammer)
-	defer closeSessions(ss)
-	var calls, errs atomic.Int64
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, s := range ss {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-				_, err := s.CallTool(cctx, &mcp.CallToolParams{Name: ReadTool, Arguments: map[string]any{}})
-				ccancel()
-				if err != nil && ctx.Err() == nil {
-					errs.Add(1)
-					time.Sleep(time.Millisecond)
-					continue
-				}
-				calls.Add(1)
-			}
-		}()
-	}
-	start := time.Now()
+	load := startHammer(w, hammer)
 	time.Sleep(time.Second) // the load is up
 	for i := range n + 2 {
 		time.Sleep(100 * time.Millisecond)
@@ -100,15 +75,12 @@ func MeasureStop(w *World, n, hammer int) (Row, StopResult) {
 			res.Floor = append(res.Floor, fat.Sub(f0))
 		}
 	}
-	res.Elapsed = time.Since(start)
-	cancel()
-	wg.Wait()
-	res.HammerCalls, res.HammerErrors = calls.Load(), errs.Load()
+	res.HammerCalls, res.HammerErrors, res.Elapsed = load.stop()
 
 	r50, r99 := ratio(res.ToCancel.P50(), res.Floor.P50()), ratio(res.ToCancel.P99(), res.Floor.P99())
 	return Row{
 		Key: "stop",
-		What: fmt.Sprintf("robot_stop → arm cancel on the wire, %d clients hammering %s (n=%d, %.0f reads/s meanwhile)",
+		What: fmt.Sprintf("robot_stop → arm cancel on the wire, %d clients hammering %s from a nice-19 process (n=%d, %.0f reads/s meanwhile)",
 			hammer, ReadTool, len(res.ToCancel), float64(res.HammerCalls)/res.Elapsed.Seconds()),
 		Result: fmt.Sprintf("p50 %s · p99 %s%s", ms(res.ToCancel.P50()), ms(res.ToCancel.P99()), errNote(int(res.HammerErrors))),
 		Floor:  fmt.Sprintf("goroslib publish→subscriber under the same load: p50 %s · p99 %s", ms(res.Floor.P50()), ms(res.Floor.P99())),
