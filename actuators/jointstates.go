@@ -41,7 +41,7 @@ func (r *Robot) subscribeJointStates(topic string, cache *jointCache) (func(), e
 	var bad atomic.Bool // log a run of undecodable messages once
 	sub, err := tcpros.Subscribe(r.life, tcpros.Config{
 		Master: r.bus.master, CallerID: r.bus.name, Topic: topic,
-		Type: typ, MD5: md5, Definition: def, Every: jointStatesEvery, Logf: r.logf,
+		Type: typ, MD5: md5, Definition: def, Every: r.jointEvery, Logf: r.logf,
 	}, func(b []byte) {
 		m, err := decodeJointState(b)
 		if err != nil {

@@ -36,6 +36,9 @@ type Options struct {
 	CheckInterval time.Duration
 	// Logf receives connection events; log.Printf if nil.
 	Logf func(format string, args ...any)
+	// JointStatesEvery is the shortest gap between two reads of a
+	// joint_states topic (50 ms if zero); FreshJoints reads at once.
+	JointStatesEvery time.Duration
 }
 
 // Robot is the ROS side of the bridge: one actionlib client per action
@@ -59,9 +62,10 @@ type Robot struct {
 	base     *actuator
 	jointSub []string // distinct joint_states topics, config order
 	joints   map[string]*jointCache
+	// jointEvery paces joint_states reads (jointStatesEvery by default);
 	// freshWait bounds FreshJoints (freshJointsWait; tests lengthen it).
-	freshWait time.Duration
-	odom      *odomCache
+	jointEvery, freshWait time.Duration
+	odom                  *odomCache
 
 	life context.Context
 	stop context.CancelFunc
@@ -99,6 +103,9 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
 		opts.Logf = log.Printf
 	}
 	r := newRobot(c, opts.Logf)
+	if opts.JointStatesEvery > 0 {
+		r.jointEvery = opts.JointStatesEvery
+	}
 	r.bus = newSelfBus(opts.Env.MasterAddress, absoluteName(c.NodeName))
 
 	link, err := roslink.Open(ctx, roslink.Config{
@@ -125,7 +132,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
 // newRobot builds the ROS-independent state.
 func newRobot(c Config, logf func(string, ...any)) *Robot {
 	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: newNotifier(),
-		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, freshWait: freshJointsWait}
+		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, jointEvery: jointStatesEvery, freshWait: freshJointsWait}
 	r.life, r.stop = context.WithCancel(context.Background())
 	for _, ac := range c.Actuators {
 		a := &actuator{cfg: ac, joints: map[string]bool{}}
@@ -342,10 +349,10 @@ func (r *Robot) Joints() JointsSnapshot {
 	return mergeJoints(caches)
 }
 
-// FreshJoints is Joints after every joint_states topic delivered a
-// message read after the call (at most freshWait, or ctx): what a
+// FreshJoints is Joints once every joint_states topic delivered the
+// newest message on the wire (waiting at most freshWait, or ctx): what a
 // preview or the check before a send must start from, rather than the
-// cache that is read every jointStatesEvery.
+// cache that is read every jointEvery.
 func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
 	defer cancel()
