@@ -8,19 +8,44 @@ import (
 	"runtime"
 )
 
-// quickBodyMax: a quick read's request is a few hundred bytes; a larger
-// body is never classified (and never queued), so classifying stays cheap.
+// quickBodyMax: a quick read's arguments are a few hundred bytes; larger
+// ones are never classified quick (nor queued), so classifying stays cheap.
 const quickBodyMax = 4 << 10
 
 // admission keeps stop and cancel from queueing behind a flood of reads:
 // HTTP requests that call a Quick tool run at most slots at a time, the
-// rest wait their turn (in arrival order) before the MCP server sees them.
-// Every other request (robot_stop, motion_cancel, motions, calls that
-// wait, session set-up) is never held, so on a busy bridge it meets a
-// handful of runnable goroutines, not every client's.
+// rest wait their turn (in arrival order). Every other request
+// (robot_stop, motion_cancel, motions, calls that wait, session set-up)
+// is never held, so on a busy bridge it meets a handful of runnable
+// goroutines, not every client's.
 type admission struct {
 	slots chan struct{}
 	quick func(tool string) bool
+	// direct, if set, may answer a tools/call itself (the Front's direct
+	// path); false hands it to the MCP server.
+	direct func(w http.ResponseWriter, r *http.Request, call *rpcCall) bool
+	// toServer is told of every request handed to the MCP server.
+	toServer func(r *http.Request)
+}
+
+// rpcCall is a JSON-RPC tools/call request as admission reads it.
+type rpcCall struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		// An elicitation round's retry carries these.
+		RequestState   string          `json:"requestState"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		Meta           struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+			// Set by clients of the 2026-07-28 protocol on every request.
+			ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+			ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+		} `json:"_meta"`
+	} `json:"params"`
 }
 
 // newAdmission admits up to two quick calls per CPU: enough to keep every
@@ -32,9 +57,15 @@ func newAdmission(quick func(tool string) bool) *admission {
 // wrap gates next. The body of a POST is read here (at most maxBody+1
 // bytes; the MCP handler refuses what is larger) and handed on unchanged.
 func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
+	pass := func(w http.ResponseWriter, r *http.Request) {
+		if a.toServer != nil {
+			a.toServer(r)
+		}
+		next.ServeHTTP(w, r)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
-			next.ServeHTTP(w, r)
+			pass(w, r)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
@@ -44,42 +75,50 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if !a.isQuickCall(body) {
-			next.ServeHTTP(w, r)
+		var call *rpcCall
+		if int64(len(body)) <= maxBody {
+			call = parseToolCall(body)
+		}
+		if call != nil && a.isQuick(call) {
+			select {
+			case a.slots <- struct{}{}:
+			case <-r.Context().Done():
+				return // the client left while queued: nothing ran
+			}
+			defer func() { <-a.slots }()
+		}
+		if call != nil && a.direct != nil && a.direct(w, r, call) {
 			return
 		}
-		select {
-		case a.slots <- struct{}{}:
-		case <-r.Context().Done():
-			return // the client left while queued: nothing ran
-		}
-		defer func() { <-a.slots }()
-		next.ServeHTTP(w, r)
+		pass(w, r)
 	})
 }
 
-// isQuickCall reports whether body is one JSON-RPC tools/call of a quick
-// tool, directly or through tools_invoke. Anything else, malformed
-// included, is not: the MCP handler answers it unqueued.
-func (a *admission) isQuickCall(body []byte) bool {
-	if len(body) > quickBodyMax {
+// parseToolCall returns body as a call if it is one JSON-RPC tools/call, else
+// nil (malformed included: the MCP server words the refusal).
+func parseToolCall(body []byte) *rpcCall {
+	var c rpcCall
+	if json.Unmarshal(body, &c) != nil || c.Method != "tools/call" {
+		return nil
+	}
+	return &c
+}
+
+// isQuick reports whether call is of a quick tool, directly or through
+// tools_invoke; only small requests are, so classifying stays cheap.
+func (a *admission) isQuick(call *rpcCall) bool {
+	if len(call.Params.Arguments) > quickBodyMax {
 		return false
 	}
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      string `json:"name"`
-			Arguments struct {
-				Name string `json:"name"`
-			} `json:"arguments"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
-		return false
-	}
-	name := msg.Params.Name
+	name := call.Params.Name
 	if name == "tools_invoke" {
-		name = msg.Params.Arguments.Name
+		var inner struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(call.Params.Arguments, &inner) != nil {
+			return false
+		}
+		name = inner.Name
 	}
 	return a.quick(name)
 }

@@ -30,8 +30,9 @@ func TestQuickCallsAreRecognisedByToolName(t *testing.T) {
 		{"too large to classify", `{"method":"tools/call","params":{"name":"joints_read","arguments":{"pad":"` + strings.Repeat("x", quickBodyMax) + `"}}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := a.isQuickCall([]byte(tc.body)); got != tc.want {
-				t.Errorf("isQuickCall = %v, want %v", got, tc.want)
+			call := parseToolCall([]byte(tc.body))
+			if got := call != nil && a.isQuick(call); got != tc.want {
+				t.Errorf("quick = %v, want %v", got, tc.want)
 			}
 		})
 	}

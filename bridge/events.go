@@ -474,7 +474,5 @@ func (e *Events) Attach(f *Front, store MotionStore, images *Images) {
 		}
 		return motionResult(mo, false), true
 	})
-	if images != nil {
-		srv.AddReceivingMiddleware(images.Middleware)
-	}
+	f.Images = images
 }

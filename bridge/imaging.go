@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -186,32 +185,24 @@ func (im *Images) Take(ref string) ([]byte, string, bool) {
 	return it.data, it.mime, true
 }
 
-// Middleware is MCP receiving middleware: a successful tools/call result
-// whose structured content names an image_ref gets that image appended as
-// image content. Install it with (*mcp.Server).AddReceivingMiddleware.
-func (im *Images) Middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if err != nil || method != "tools/call" {
-			return res, err
-		}
-		ctr, ok := res.(*mcp.CallToolResult)
-		if !ok || ctr.IsError || ctr.StructuredContent == nil {
-			return res, err
-		}
-		raw, ok := ctr.StructuredContent.(json.RawMessage)
-		if !ok {
-			raw, _ = json.Marshal(ctr.StructuredContent)
-		}
-		var top struct {
-			Ref string `json:"image_ref"`
-		}
-		if json.Unmarshal(raw, &top) != nil || top.Ref == "" {
-			return res, err
-		}
-		if data, mime, ok := im.Take(top.Ref); ok {
-			ctr.Content = append(ctr.Content, &mcp.ImageContent{Data: data, MIMEType: mime})
-		}
-		return res, err
+// AddTo appends to a successful tools/call result whose structured
+// content names an image_ref that image, as image content. The Front calls
+// it on every result it renders (Front.Images).
+func (im *Images) AddTo(ctr *mcp.CallToolResult) {
+	if im == nil || ctr == nil || ctr.IsError || ctr.StructuredContent == nil {
+		return
+	}
+	raw, ok := ctr.StructuredContent.(json.RawMessage)
+	if !ok {
+		raw, _ = json.Marshal(ctr.StructuredContent)
+	}
+	var top struct {
+		Ref string `json:"image_ref"`
+	}
+	if json.Unmarshal(raw, &top) != nil || top.Ref == "" {
+		return
+	}
+	if data, mime, ok := im.Take(top.Ref); ok {
+		ctr.Content = append(ctr.Content, &mcp.ImageContent{Data: data, MIMEType: mime})
 	}
 }

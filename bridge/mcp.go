@@ -25,8 +25,11 @@ type Front struct {
 	// ServerOptions, when set, adjusts the options the server is built with
 	// (resource subscriptions for events, rostools.go Attach).
 	ServerOptions func(*mcp.ServerOptions)
+	// Images, when set, adds camera snapshots to the results naming them.
+	Images *Images
 
-	server *mcp.Server
+	server   *mcp.Server
+	sessions sessions // initialized HTTP sessions, for the quick path
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -36,16 +39,19 @@ func (f *Front) Server() *mcp.Server {
 		return f.server
 	}
 	opts := &mcp.ServerOptions{Instructions: f.Instructions}
-	if f.OnSessionEnd != nil {
-		// The deadman for drives: when a planner's session ends, whatever it
-		// is driving stops. Wait returns when the session closes.
-		opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
-			ss := req.Session
-			go func() {
-				_ = ss.Wait()
+	// The quick path serves initialized sessions only, until they close.
+	// The deadman for drives: when a planner's session ends, whatever it
+	// is driving stops. Wait returns when the session closes.
+	opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
+		ss := req.Session
+		f.sessions.open(ss.ID(), canElicit(ss.InitializeParams()))
+		go func() {
+			_ = ss.Wait()
+			f.sessions.close(ss.ID())
+			if f.OnSessionEnd != nil {
 				f.OnSessionEnd(ss.ID())
-			}()
-		}
+			}
+		}()
 	}
 	if f.ServerOptions != nil {
 		f.ServerOptions(opts)
@@ -103,7 +109,9 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 		if ask := round.inputRequired(); ask != nil {
 			return ask, nil // the client asks its user, then retries with the answer
 		}
-		return ToolResult(out, err), nil
+		res := ToolResult(out, err)
+		f.Images.AddTo(res)
+		return res, nil
 	}
 }
 
@@ -170,10 +178,12 @@ func (t Tokens) RoleFor(h http.Header) (Role, bool) {
 // authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
 func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	srv := f.Server()
-	h := newAdmission(func(name string) bool {
+	adm := newAdmission(func(name string) bool {
 		t, ok := f.Pipeline.Registry.Lookup(name)
 		return ok && t.Quick
-	}).wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+	})
+	adm.direct, adm.toServer = f.answerDirect, f.sessions.toServer
+	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		role, ok := tokens.RoleFor(r.Header)

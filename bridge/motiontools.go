@@ -63,7 +63,7 @@ func motionOut() *Schema {
 // MotionTools are the tools that act on motions and the robot as a whole.
 func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
 	confirm := &Tool{
-		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true,
+		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		ResourceOf: func(c *Call) string {
 			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
 				if pv, err := m.Store.GetPreview(pid.UUID); err == nil {

@@ -55,6 +55,9 @@ type Tool struct {
 	// Under load the HTTP front runs only a few of them at a time, so that
 	// robot_stop and motion_cancel (never Quick) do not queue behind them.
 	Quick bool
+	// AsksUser marks tools that may ask the MCP client's user while they
+	// run (motion_confirm's elicited approval): they need the MCP session.
+	AsksUser bool
 
 	// Semantic is layer 2: rules of the robot model (joint exists, cursor valid).
 	Semantic func(ctx context.Context, c *Call) error

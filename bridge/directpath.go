@@ -1,0 +1,180 @@
+package bridge
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkTouchEvery: a session's calls go through the MCP server at least
+// this often, so its idle timer (SessionTimeout, 10 minutes) never closes
+// a session whose calls all take the direct path.
+const sdkTouchEvery = time.Minute
+
+// The direct path answers a tools/call on an initialized session with one
+// application/json response (streamable HTTP lets a server answer any POST
+// so) straight from the pipeline: the same result, audit and metrics,
+// without the MCP server's hand-offs between goroutines and its event
+// stream, which cost ~150 µs of CPU per call. It takes only calls that
+// need nothing of the MCP session while they run: no progress token, no
+// tool that calls other tools, and motion_confirm (which may ask the
+// client's user to approve) only for clients that cannot be asked. Anything it is not sure of goes
+// to the MCP server: unknown or closed sessions (the server answers 404),
+// clients that do not accept JSON, malformed ids, tools the server does
+// not list (lazy mode).
+
+// sessions are the MCP sessions that finished initialization.
+type sessions struct {
+	mu sync.Mutex
+	m  map[string]*session
+}
+
+// session is what the direct path knows of one.
+type session struct {
+	seen   atomic.Int64 // unix nanoseconds the MCP server last saw a request of it
+	canAsk bool         // its client can ask its user (elicitation)
+}
+
+func (s *sessions) open(id string, canAsk bool) {
+	if id == "" {
+		return // not a streamable HTTP session
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]*session{}
+	}
+	ss := &session{canAsk: canAsk}
+	ss.seen.Store(time.Now().UnixNano())
+	s.m[id] = ss
+}
+
+func (s *sessions) close(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, id)
+}
+
+func (s *sessions) lookup(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[id]
+}
+
+// toServer notes that the MCP server sees a request of r's session.
+func (s *sessions) toServer(r *http.Request) {
+	if ss := s.lookup(r.Header.Get("Mcp-Session-Id")); ss != nil {
+		ss.seen.Store(time.Now().UnixNano())
+	}
+}
+
+// canElicit reports whether initialize params declare that the client can
+// ask its user in form mode (what elicitationRound requires).
+func canElicit(p *mcp.InitializeParams) bool {
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := p.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
+}
+
+// answerDirect answers call itself, or returns false to leave it to the
+// MCP server.
+func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCall) bool {
+	id := r.Header.Get("Mcp-Session-Id")
+	ss := f.sessions.lookup(id)
+	switch {
+	case ss == nil,
+		time.Since(time.Unix(0, ss.seen.Load())) > sdkTouchEvery,
+		!acceptsJSON(r.Header.Values("Accept")),
+		call.JSONRPC != "2.0" || !plainID(call.ID),
+		len(call.Params.Meta.ProgressToken) > 0 && string(call.Params.Meta.ProgressToken) != "null",
+		f.Lazy && !f.Pipeline.Registry.IsCore(call.Params.Name):
+		return false
+	}
+	t, ok := f.Pipeline.Registry.Lookup(call.Params.Name)
+	if !ok || t.Delegates {
+		return false // the MCP server words unknown tools
+	}
+	newProtocol, ok := perRequestProtocol(call)
+	if !ok {
+		return false // the MCP server refuses an incomplete _meta triple
+	}
+	if t.AsksUser && (ss.canAsk || newProtocol || call.Params.RequestState != "" || len(call.Params.InputResponses) > 0) {
+		return false // an elicitation round may happen: the MCP server runs it
+	}
+	inv := Invocation{Role: RolePlanner, Session: id}
+	if role, ok := roleFromContext(r.Context()); ok {
+		inv.Role = role
+	}
+	out, err := f.Pipeline.Call(r.Context(), call.Params.Name, call.Params.Arguments, inv)
+	res := ToolResult(out, err)
+	f.Images.AddTo(res)
+	if newProtocol { // what the MCP server adds to results of that protocol
+		res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: f.Name, Version: f.Version}}
+	}
+	result, merr := json.Marshal(res)
+	if merr != nil { // cannot happen: ToolResult holds marshalled JSON
+		http.Error(w, merr.Error(), http.StatusInternalServerError)
+		return true
+	}
+	if newProtocol && len(result) > 2 { // resultType is not settable from outside the SDK
+		result = append(result[:len(result)-1], `,"resultType":"complete"}`...)
+	}
+	body := make([]byte, 0, len(result)+len(call.ID)+40)
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = append(body, call.ID...)
+	body = append(body, `,"result":`...)
+	body = append(append(body, result...), '}')
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+	return true
+}
+
+// perRequestProtocol reports whether call follows the 2026-07-28 protocol
+// (its _meta names the version), and false for ok when it names it without
+// the client capabilities that protocol requires beside it.
+func perRequestProtocol(call *rpcCall) (newProtocol, ok bool) {
+	m := call.Params.Meta
+	var version string
+	if len(m.ProtocolVersion) == 0 || json.Unmarshal(m.ProtocolVersion, &version) != nil || version < "2026-07-28" {
+		return false, true
+	}
+	var caps map[string]any
+	if json.Unmarshal(m.ClientCapabilities, &caps) != nil || caps == nil {
+		return true, false
+	}
+	return true, true
+}
+
+// acceptsJSON reports whether an Accept header allows application/json.
+func acceptsJSON(accept []string) bool {
+	for _, h := range accept {
+		for _, part := range strings.Split(h, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.TrimSpace(mt) {
+			case "application/json", "application/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plainID reports whether a JSON-RPC id is a string or a number (not
+// null, absent or structured).
+func plainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return false
+}
