@@ -116,7 +116,8 @@ func closeSessions(ss []*mcp.ClientSession) {
 
 // ReadsResult is the read rows' raw data, by client count.
 type ReadsResult struct {
-	Bridge, Floor map[int]loadResult
+	// Bridge is measured with the Go SDK's client, Lean with leanClient.
+	Bridge, Lean, Floor map[int]loadResult
 	// RSS in MiB: the bridge idle (before any load) and its peak under the
 	// largest load; the same for the bare HTTP server.
 	IdleRSS, LoadRSS, FloorIdleRSS, FloorLoadRSS float64
@@ -146,7 +147,7 @@ func MeasureIdleRSS(w *World) float64 {
 func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) ([]Row, ReadsResult) {
 	e := w.env
 	tb := e.TB
-	res := ReadsResult{Bridge: map[int]loadResult{}, Floor: map[int]loadResult{}, IdleRSS: idleRSS}
+	res := ReadsResult{Bridge: map[int]loadResult{}, Lean: map[int]loadResult{}, Floor: map[int]loadResult{}, IdleRSS: idleRSS}
 
 	fp, faddr := floorHTTPServer(e)
 	defer fp.Stop(syscall.SIGTERM)
@@ -180,6 +181,29 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		closeSessions(ss)
 		e.logf("reads: %d clients: %.0f calls/s, p99 %s, %d errors", c, res.Bridge[c].perSecond(), ms(res.Bridge[c].lat.P99()), res.Bridge[c].errors)
 
+		lean := make([]*leanClient, c)
+		for i := range lean {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			lc, err := dialLean(ctx, hc, "http://"+w.Addr+"/mcp")
+			cancel()
+			if err != nil {
+				tb.Fatalf("lean client %d: %v", i, err)
+			}
+			lean[i] = lc
+		}
+		leanOne := func(i int) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := lean[i].callTool(ctx, ReadTool, "{}")
+			return err
+		}
+		runLoad(c, min(time.Second, dur/4), leanOne) // warm-up
+		res.Lean[c] = withCPU(w.Bridge.Pid(), func() loadResult { return runLoad(c, dur, leanOne) })
+		for _, lc := range lean {
+			lc.close()
+		}
+		e.logf("reads (lean client): %d clients: %.0f calls/s, p99 %s, %d errors", c, res.Lean[c].perSecond(), ms(res.Lean[c].lat.P99()), res.Lean[c].errors)
+
 		stopFloorRSS := sampleRSS(fp.Pid())
 		runLoad(c, min(time.Second, dur/4), post)
 		res.Floor[c] = withCPU(fp.Pid(), func() loadResult { return runLoad(c, dur/2, post) })
@@ -189,24 +213,29 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 	hc.CloseIdleConnections()
 
 	var rows []Row
-	for _, c := range clients {
-		b, f := res.Bridge[c], res.Floor[c]
-		if b.calls == 0 {
-			tb.Fatalf("reads with %d clients: no call succeeded (%d errors)", c, b.errors)
+	for _, client := range []struct {
+		name, key string
+		got       map[int]loadResult
+	}{{"Go SDK client", "reads", res.Bridge}, {"lean Go client (net/http, encoding/json)", "reads_lean", res.Lean}} {
+		for _, c := range clients {
+			b, f := client.got[c], res.Floor[c]
+			if b.calls == 0 {
+				tb.Fatalf("reads with %d clients (%s): no call succeeded (%d errors)", c, client.name, b.errors)
+			}
+			tput := b.perSecond()
+			rows = append(rows, Row{
+				Key:    fmt.Sprintf("%s/%d", client.key, c),
+				What:   fmt.Sprintf("%s over streamable HTTP MCP, %d client(s), %s", ReadTool, c, client.name),
+				Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s; CPU per call: bridge %s, client %s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors), ms(b.serverCPU), ms(b.clientCPU)),
+				Floor:  fmt.Sprintf("bare net/http POST, same clients: %.0f calls/s · p99 %s; server CPU %s per call", f.perSecond(), ms(f.lat.P99()), ms(f.serverCPU)),
+				Ratio:  fmt.Sprintf("throughput %.2f× · p99 %s", tput/f.perSecond(), fx(ratio(b.lat.P99(), f.lat.P99()))),
+				Target: "≥ 5,000 calls/s, p99 ≤ 5 ms",
+				Met:    fmt.Sprintf("%s · %s", yes(tput >= 5000), yes(b.lat.P99() <= 5*time.Millisecond)),
+				Values: map[string]float64{"calls_per_s": tput, "p50_ms": msf(b.lat.P50()), "p99_ms": msf(b.lat.P99()),
+					"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99()),
+					"bridge_cpu_us": float64(b.serverCPU) / 1e3, "client_cpu_us": float64(b.clientCPU) / 1e3},
+			})
 		}
-		tput := b.perSecond()
-		rows = append(rows, Row{
-			Key:    fmt.Sprintf("reads/%d", c),
-			What:   fmt.Sprintf("%s over streamable HTTP MCP, %d client(s), Go SDK client", ReadTool, c),
-			Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s; CPU per call: bridge %s, client %s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors), ms(b.serverCPU), ms(b.clientCPU)),
-			Floor:  fmt.Sprintf("bare net/http POST, same clients: %.0f calls/s · p99 %s; server CPU %s per call", f.perSecond(), ms(f.lat.P99()), ms(f.serverCPU)),
-			Ratio:  fmt.Sprintf("throughput %.2f× · p99 %s", tput/f.perSecond(), fx(ratio(b.lat.P99(), f.lat.P99()))),
-			Target: "≥ 5,000 calls/s, p99 ≤ 5 ms",
-			Met:    fmt.Sprintf("%s · %s", yes(tput >= 5000), yes(b.lat.P99() <= 5*time.Millisecond)),
-			Values: map[string]float64{"calls_per_s": tput, "p50_ms": msf(b.lat.P50()), "p99_ms": msf(b.lat.P99()),
-				"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99()),
-				"bridge_cpu_us": float64(b.serverCPU) / 1e3, "client_cpu_us": float64(b.clientCPU) / 1e3},
-		})
 	}
 	rows = append(rows, Row{
 		Key:    "rss",

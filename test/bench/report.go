@@ -9,7 +9,7 @@ import (
 // Row is one line of the table: a measurement, its floor from the same
 // run, the ratio between them and the target.
 type Row struct {
-	Key    string // confirm, reads/<clients>, preview, ingest, stop, navigate, store, rss
+	Key    string // confirm, reads/<clients>, reads_lean/<clients>, preview, ingest, stop, navigate, store, rss
 	What   string
 	Result string
 	Floor  string
