@@ -118,22 +118,60 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 	if newProtocol { // what the MCP server adds to results of that protocol
 		res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: f.Name, Version: f.Version}}
 	}
-	result, merr := json.Marshal(res)
-	if merr != nil { // cannot happen: ToolResult holds marshalled JSON
-		http.Error(w, merr.Error(), http.StatusInternalServerError)
-		return true
-	}
-	if newProtocol && len(result) > 2 { // resultType is not settable from outside the SDK
-		result = append(result[:len(result)-1], `,"resultType":"complete"}`...)
-	}
-	body := make([]byte, 0, len(result)+len(call.ID)+40)
+	body := make([]byte, 0, 2*len(textOf(res))+len(call.ID)+128)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, call.ID...)
 	body = append(body, `,"result":`...)
-	body = append(append(body, result...), '}')
+	start := len(body)
+	body, ok = appendPlainResult(body, res)
+	if !ok {
+		result, merr := json.Marshal(res)
+		if merr != nil { // cannot happen: ToolResult holds marshalled JSON
+			http.Error(w, merr.Error(), http.StatusInternalServerError)
+			return true
+		}
+		body = append(body[:start], result...)
+	}
+	if newProtocol { // resultType is not settable from outside the SDK
+		body = append(body[:len(body)-1], `,"resultType":"complete"}`...)
+	}
+	body = append(body, '}')
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
 	return true
+}
+
+// appendPlainResult writes the usual result (one text content holding the
+// structured content's JSON) as the SDK's marshalling would, without its
+// reflection and re-compaction: most of a read's allocations otherwise.
+// Anything else (images, _meta) is left to json.Marshal: false.
+func appendPlainResult(dst []byte, res *mcp.CallToolResult) ([]byte, bool) {
+	raw, ok := res.StructuredContent.(json.RawMessage)
+	if !ok || len(res.Content) != 1 || res.Meta != nil || len(res.InputRequests) > 0 || res.RequestState != "" {
+		return dst, false
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || tc.Meta != nil || tc.Annotations != nil {
+		return dst, false
+	}
+	dst = append(dst, `{"content":[{"type":"text","text":`...)
+	dst = appendJSONString(dst, tc.Text)
+	dst = append(dst, `}],"structuredContent":`...)
+	dst = append(dst, raw...)
+	if res.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return append(dst, '}'), true
+}
+
+// textOf is the first text content's text, for sizing a response.
+func textOf(res *mcp.CallToolResult) string {
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	return ""
 }
 
 // perRequestProtocol reports whether call follows the 2026-07-28 protocol

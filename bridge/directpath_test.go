@@ -69,6 +69,16 @@ func httpClientSession(t *testing.T, r *rig, copts *mcp.ClientOptions, opts *mcp
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	// The server learns of the session when it handles the client's
+	// initialized notification, which may come after the first call.
+	waitUntil(t, "the session known to the direct path", func() bool {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "motions_list", Arguments: map[string]any{}})
+		got := ct.of("motions_list")
+		return err == nil && got[len(got)-1] == "application/json"
+	})
+	ct.mu.Lock()
+	ct.byTo = map[string][]string{}
+	ct.mu.Unlock()
 	return cs, ct, srv.URL
 }
 

@@ -196,6 +196,9 @@ func (im *Images) AddTo(ctr *mcp.CallToolResult) {
 	if !ok {
 		raw, _ = json.Marshal(ctr.StructuredContent)
 	}
+	if !bytes.Contains(raw, []byte(`"image_ref"`)) {
+		return // most results: no need to decode them
+	}
 	var top struct {
 		Ref string `json:"image_ref"`
 	}
