@@ -180,6 +180,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
+		go releaseMapped(ctx, st, time.Second)
 	}
 
 	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version,
