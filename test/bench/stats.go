@@ -98,22 +98,49 @@ func cpuSeconds(pid int) (float64, error) {
 
 // rssMB is a process's VmRSS from /proc/<pid>/status, in MiB.
 func rssMB(pid int) (float64, error) {
+	m, err := rss(pid)
+	return m.total, err
+}
+
+// rssUse is VmRSS split into anonymous memory (the Go heap, stacks) and
+// file-backed pages (the binary, the store's memory map), in MiB.
+type rssUse struct{ total, anon, file float64 }
+
+func rss(pid int) (rssUse, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return rssUse{}, err
 	}
+	var u rssUse
+	found := false
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 0 {
-				break
-			}
-			kb, err := strconv.Atoi(f[0])
-			if err != nil {
-				return 0, err
-			}
-			return float64(kb) / 1024, nil
+		name, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
 		}
+		var dst *float64
+		switch name {
+		case "VmRSS":
+			dst, found = &u.total, true
+		case "RssAnon":
+			dst = &u.anon
+		case "RssFile":
+			dst = &u.file
+		default:
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		kb, err := strconv.Atoi(f[0])
+		if err != nil {
+			return rssUse{}, fmt.Errorf("/proc/%d/status: %s: %w", pid, name, err)
+		}
+		*dst = float64(kb) / 1024
 	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
+	if !found {
+		return rssUse{}, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
+	}
+	return u, nil
 }
