@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what actbridge needs on a Debian 12 machine and is missing:
 # the ROS 1 master and tools (Debian's ROS packages), Prometheus, headless
-# Chromium with chromedriver (the console's browser test), and checks Go.
+# Chromium with chromedriver (the console's browser test), Node.js with npm
+# (an MCP client of the TypeScript SDK checks the bridge), and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
 
@@ -20,6 +21,11 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Any Node.js with npm will do (NodeSource's nodejs bundles npm and
+# conflicts with Debian's npm package): install Debian's only if none.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if ((${#missing[@]})); then
   echo "deps: installing ${missing[*]}"

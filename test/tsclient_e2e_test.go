@@ -1,0 +1,169 @@
+package test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tsReport is what testdata/tsclient/check.mjs prints.
+type tsReport struct {
+	Tools []string `json:"tools"`
+	Wire  []struct {
+		HTTP, Method, Tool, Type string
+		Status                   int
+	} `json:"wire"`
+	Calls map[string]struct {
+		IsError    bool           `json:"isError"`
+		Structured map[string]any `json:"structured"`
+		Text       *string        `json:"text"`
+	} `json:"calls"`
+}
+
+// tsClient installs the TypeScript SDK client (pinned by the committed
+// package-lock.json) into a cache directory keyed by the lock file, once.
+func tsClient(t *testing.T) string {
+	t.Helper()
+	for _, bin := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not found (scripts/deps.sh installs Node.js and npm)", bin)
+		}
+	}
+	src, err := filepath.Abs("testdata/tsclient")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(lock)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "actbridge-tsclient", hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		tmp := dir + ".tmp"
+		_ = os.RemoveAll(tmp)
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"package.json", "package-lock.json"} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--silent")
+		cmd.Dir = tmp
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", tmp, err, out)
+		}
+		_ = os.RemoveAll(dir)
+		if err := os.Rename(tmp, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join(src, "check.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "check.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// An MCP client of another SDK (TypeScript, over streamable HTTP) gets
+// what the Go SDK's client gets: tool calls answered directly as JSON
+// where nothing of the session is needed, the SDK's event stream where a
+// progress token asks for notifications, one motion for two confirms.
+func TestTypeScriptSDKClientOverHTTP(t *testing.T) {
+	dir := tsClient(t)
+	w := newWorld(t, worldOpts{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "check.mjs", "http://"+w.addr+"/mcp")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node check.mjs: %v\n%s", err, stderr.String())
+	}
+	var r tsReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	if len(r.Tools) == 0 || !strings.Contains(strings.Join(r.Tools, " "), "motion_confirm") {
+		t.Errorf("tools/list: %v", r.Tools)
+	}
+	c := r.Calls
+	if c["joints_read"].IsError || c["joints_read"].Structured["joints"] == nil || c["joints_read"].Text == nil {
+		t.Errorf("joints_read: %+v", c["joints_read"])
+	}
+	if c["robot_describe"].IsError || c["robot_describe"].Structured["actuators"] == nil {
+		t.Errorf("robot_describe: %+v", c["robot_describe"])
+	}
+	if !c["refused"].IsError || c["refused"].Structured["code"] != "invalid_argument" || c["refused"].Structured["field"] != "bogus" {
+		t.Errorf("refused call: %+v", c["refused"])
+	}
+	if c["preview"].IsError || c["preview"].Structured["preview_id"] == nil {
+		t.Fatalf("base_navigate preview: %+v", c["preview"])
+	}
+	motion := c["confirm"].Structured["motion_id"]
+	if c["confirm"].IsError || c["confirm"].Structured["state"] != "sent" || motion == nil {
+		t.Errorf("confirm: %+v", c["confirm"])
+	}
+	if again := c["confirm_again"].Structured; again["replay"] != true || again["motion_id"] != motion {
+		t.Errorf("second confirm: %+v, want a replay of %v", again, motion)
+	}
+	if st := c["status"].Structured; st["state"] != "succeeded" || st["terminal"] != true {
+		t.Errorf("motion_status: %+v", st)
+	}
+	if n := w.goalsReceived(); n != 1 {
+		t.Errorf("the sim received %d goals, want 1", n)
+	}
+	if c["with_progress"].IsError || c["stop"].IsError || c["stop"].Structured["estop_event"] == nil {
+		t.Errorf("motions_list with a progress token: %+v; robot_stop: %+v", c["with_progress"], c["stop"])
+	}
+
+	types := map[string]string{}
+	for _, x := range r.Wire {
+		if x.Method == "tools/call" {
+			mt, _, _ := strings.Cut(x.Type, ";")
+			if prev, ok := types[x.Tool]; ok && prev != mt {
+				mt = prev + "," + mt
+			}
+			types[x.Tool] = mt
+		}
+		if x.Status >= 400 {
+			t.Errorf("HTTP %d for %s %s %s", x.Status, x.HTTP, x.Method, x.Tool)
+		}
+	}
+	for tool, want := range map[string]string{
+		"joints_read": "application/json", "robot_describe": "application/json", "base_navigate": "application/json",
+		"motion_confirm": "application/json", "motion_status": "application/json", "robot_stop": "application/json",
+		"motions_list": "text/event-stream", // a progress token: the MCP server answers
+	} {
+		if types[tool] != want {
+			t.Errorf("%s answered as %q, want %s", tool, types[tool], want)
+		}
+	}
+	if last := r.Wire[len(r.Wire)-1]; last.HTTP != "DELETE" || last.Status != 204 && last.Status != 200 {
+		t.Errorf("session end: %+v", last)
+	}
+}
