@@ -53,14 +53,16 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	}
 	rows := Run(newEnv(t), TinySizes())
 	required := map[string][]string{
-		"confirm":  {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
-		"preview":  {"compute_p50_ms", "compute_allocs", "p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
-		"ingest":   {"bridge_pct", "floor_pct", "rate"},
-		"stop":     {"p50_ms", "p99_ms", "floor_p99_ms"},
-		"navigate": {"p50_ms"},
-		"store":    {"claim_ms", "file_mb", "append_us"},
-		"rss":      {"idle_mb", "load_mb", "floor_idle_mb"},
-		"audit":    {"calls", "lines"},
+		"confirm":       {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
+		"confirm_lean":  {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms"},
+		"preview":       {"compute_p50_ms", "compute_allocs", "p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
+		"ingest":        {"bridge_pct", "floor_pct", "rate"},
+		"stop":          {"p50_ms", "p99_ms", "floor_p99_ms"},
+		"navigate":      {"p50_ms"},
+		"navigate_lean": {"p50_ms"},
+		"store":         {"claim_ms", "file_mb", "append_us"},
+		"rss":           {"idle_mb", "load_mb", "floor_idle_mb"},
+		"audit":         {"calls", "lines"},
 	}
 	for _, c := range TinySizes().ReadClients {
 		for _, key := range []string{"reads", "reads_lean"} {
@@ -70,6 +72,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	// The rospy floor is required where rospy is installed (scripts/deps.sh).
 	if exec.Command(Python, "-c", "import rospy, actionlib, move_base_msgs.msg").Run() == nil {
 		required["navigate"] = append(required["navigate"], "rospy_p50_ms")
+		required["navigate_lean"] = append(required["navigate_lean"], "rospy_p50_ms")
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {

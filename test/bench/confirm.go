@@ -156,14 +156,25 @@ type ConfirmResult struct {
 // goroslib publish to a connected subscriber, on the same file system. The
 // arm makes a 0.1 s, 5 mrad wrist move each time; the planner pauses 50 ms
 // between preview and confirm, as a planner does, which also lets the
-// preview's audit batch land first.
-func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
-	tb := w.env.TB
-	var res ConfirmResult
-	floor := newCommitFloor(tb)
+// preview's audit batch land first. It runs once with each bench client
+// (the Go SDK's and the lean one), a row each.
+func MeasureConfirm(w *World, n int) ([]Row, []ConfirmResult) {
+	floor := newCommitFloor(w.env.TB)
 	link := newPubSubLink(w, "/bench_floor/follow_joint_trajectory/goal")
 	goals := subscribeGoals(w, w.Node(), ArmGoalTopic)
-	cs := w.Client("")
+	var rows []Row
+	var results []ConfirmResult
+	for _, c := range w.benchClients() {
+		row, res := measureConfirmWith(w, n, c, floor, link, goals)
+		rows, results = append(rows, row), append(results, res)
+	}
+	return rows, results
+}
+
+func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor, link *pubSubLink, goals <-chan received) (Row, ConfirmResult) {
+	tb := w.env.TB
+	var res ConfirmResult
+	cs := client.c
 	// The first two iterations are warm-up: our subscriber connects to the
 	// bridge's publisher meanwhile.
 	for i := 0; i < n+2; i++ {
@@ -182,14 +193,14 @@ func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 		if i%2 == 1 {
 			target = 0
 		}
-		pv, err := call(cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}, "duration_s": 0.1})
+		pv, err := cs.callTool("arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}, "duration_s": 0.1})
 		if err != nil {
 			tb.Fatalf("preview: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
 		drain(goals)
 		t0 := time.Now()
-		out, err := call(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		out, err := cs.callTool("motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		t1 := time.Now()
 		if err != nil {
 			tb.Fatalf("confirm: %v", err)
@@ -217,8 +228,8 @@ func MeasureConfirm(w *World, n int) (Row, ConfirmResult) {
 	}
 	r50, r99 := ratio(res.ToGoal.P50(), res.Floor.P50()), ratio(res.ToGoal.P99(), res.Floor.P99())
 	row := Row{
-		Key:    "confirm",
-		What:   fmt.Sprintf("motion_confirm → arm ActionGoal on the wire (n=%d, MCP HTTP included)", len(res.ToGoal)),
+		Key:    "confirm" + client.key,
+		What:   fmt.Sprintf("motion_confirm → arm ActionGoal on the wire (n=%d, MCP HTTP included), %s", len(res.ToGoal), client.name),
 		Result: fmt.Sprintf("p50 %s · p99 %s (reply p50 %s)", ms(res.ToGoal.P50()), ms(res.ToGoal.P99()), ms(res.Reply.P50())),
 		Floor: fmt.Sprintf("bbolt commit+fsync, goroslib publish→subscriber: p50 %s · p99 %s (fsync alone p50 %s)",
 			ms(res.Floor.P50()), ms(res.Floor.P99()), ms(res.FloorFsync.P50())),

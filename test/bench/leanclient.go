@@ -11,10 +11,14 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // leanProtocol is the MCP version the lean client speaks.
 const leanProtocol = "2025-06-18"
+
+// leanName names the lean client in the table.
+const leanName = "lean Go client (net/http, encoding/json)"
 
 // leanClient is a minimal streamable HTTP MCP client written with net/http
 // and encoding/json: initialize, notifications/initialized, tools/call,
@@ -64,8 +68,8 @@ func dialLean(ctx context.Context, hc *http.Client, url string) (*leanClient, er
 	return c, nil
 }
 
-// callTool calls a tool; a tool error (isError) is an error.
-func (c *leanClient) callTool(ctx context.Context, name string, args string) (structured json.RawMessage, err error) {
+// call calls a tool; a tool error (isError) is an error.
+func (c *leanClient) call(ctx context.Context, name string, args string) (structured json.RawMessage, err error) {
 	id := strconv.FormatInt(c.ids.Add(1), 10)
 	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":` + strconv.Quote(name) + `,"arguments":` + args + `}}`
 	ans, _, err := c.post(ctx, []byte(body), id)
@@ -179,4 +183,39 @@ func readAnswer(resp *http.Response, id string) (rpcAnswer, error) {
 		return rpcAnswer{}, err
 	}
 	return rpcAnswer{}, fmt.Errorf("stream ended without the answer for id %s", id)
+}
+
+// Lean connects a lean client as a planner; it is closed when the world is.
+func (w *World) Lean() *leanClient {
+	tb := w.env.TB
+	tb.Helper()
+	w.mu.Lock()
+	if w.transport == nil {
+		w.transport = clientTransport()
+	}
+	hc := &http.Client{Transport: w.transport}
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lc, err := dialLean(ctx, hc, "http://"+w.Addr+"/mcp")
+	if err != nil {
+		tb.Fatalf("lean client: %v", err)
+	}
+	w.onClose(lc.close)
+	return lc
+}
+
+// callTool is toolCaller's: arguments as a map, the structured result as
+// one; a tool error is an error carrying it.
+func (c *leanClient) callTool(tool string, args map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	raw, err := c.call(ctx, tool, string(b))
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m, err
 }

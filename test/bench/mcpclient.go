@@ -77,12 +77,36 @@ func call(cs *mcp.ClientSession, tool string, args any) (map[string]any, error) 
 	return m, nil
 }
 
+// toolCaller is an MCP client as the latency rows use it: the Go SDK's
+// session (sdkCaller) or the lean client.
+type toolCaller interface {
+	callTool(tool string, args map[string]any) (map[string]any, error)
+}
+
+// benchClient is one client the latency rows are measured with.
+type benchClient struct {
+	name, key string // "Go SDK client", "" / "lean Go client ...", "_lean"
+	c         toolCaller
+}
+
+// benchClients are the Go SDK's client and the lean client, as a planner.
+func (w *World) benchClients() []benchClient {
+	lc := w.Lean()
+	return []benchClient{{"Go SDK client", "", sdkCaller{w.Client("")}}, {leanName, "_lean", lc}}
+}
+
+type sdkCaller struct{ cs *mcp.ClientSession }
+
+func (s sdkCaller) callTool(tool string, args map[string]any) (map[string]any, error) {
+	return call(s.cs, tool, args)
+}
+
 // waitTerminal polls motion_status (long-polling wait_s) until the motion
 // ends, and returns its final state; bounded by d.
-func waitTerminal(cs *mcp.ClientSession, id string, d time.Duration) (string, error) {
+func waitTerminal(c toolCaller, id string, d time.Duration) (string, error) {
 	deadline := time.Now().Add(d)
 	for {
-		st, err := call(cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5})
+		st, err := c.callTool("motion_status", map[string]any{"motion_id": id, "wait_s": 5})
 		if err != nil {
 			return "", err
 		}

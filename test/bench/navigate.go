@@ -82,11 +82,27 @@ type NavigateResult struct {
 // MeasureNavigate times a zero-distance base_navigate goal end to end
 // through the bridge (preview, confirm, motion_status until succeeded, all
 // over MCP) against rospy's SimpleActionClient sending the same goal to the
-// same sim (send_goal → wait_for_result), n goals each.
-func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
-	tb := w.env.TB
-	var res NavigateResult
+// same sim (send_goal → wait_for_result), n goals each. The bridge is
+// measured with each bench client (the Go SDK's and the lean one), a row
+// each against the same rospy run.
+func MeasureNavigate(w *World, n int) ([]Row, []NavigateResult) {
+	var rospy NavigateResult
 	x, y, yaw := odomPose(w)
+	measureRospy(w, n, x, y, yaw, &rospy)
+	var rows []Row
+	var results []NavigateResult
+	for _, c := range w.benchClients() {
+		res := rospy
+		res.Bridge, res.Preview, res.Confirm, res.Wait, res.BridgeFailed = nil, nil, nil, nil, 0
+		row := measureNavigateWith(w, n, x, y, yaw, c, &res)
+		rows, results = append(rows, row), append(results, res)
+	}
+	return rows, results
+}
+
+// measureRospy runs rospy's SimpleActionClient for n (+2 warm-up) goals.
+func measureRospy(w *World, n int, x, y, yaw float64, res *NavigateResult) {
+	tb := w.env.TB
 
 	// rospy first, in its own process, killed by pid if it overruns.
 	script := filepath.Join(tb.TempDir(), "rospy_move_base.py")
@@ -120,16 +136,21 @@ func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
 		}
 	}
 
-	cs := w.Client("")
+}
+
+// measureNavigateWith times the bridge's side with one client.
+func measureNavigateWith(w *World, n int, x, y, yaw float64, client benchClient, res *NavigateResult) Row {
+	tb := w.env.TB
+	cs := client.c
 	goal := map[string]any{"x": x, "y": y, "yaw": yaw}
 	for i := range n + 2 {
 		t0 := time.Now()
-		pv, err := call(cs, "base_navigate", goal)
+		pv, err := cs.callTool("base_navigate", goal)
 		if err != nil {
 			tb.Fatalf("base_navigate: %v", err)
 		}
 		t1 := time.Now()
-		out, err := call(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		out, err := cs.callTool("motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		if err != nil {
 			tb.Fatalf("confirm: %v", err)
 		}
@@ -150,8 +171,8 @@ func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
 	}
 
 	row := Row{
-		Key:  "navigate",
-		What: fmt.Sprintf("base_navigate zero-distance goal round trip: preview + confirm + motion_status until succeeded, over MCP (n=%d)", len(res.Bridge)),
+		Key:  "navigate" + client.key,
+		What: fmt.Sprintf("base_navigate zero-distance goal round trip: preview + confirm + motion_status until succeeded, over MCP (n=%d), %s", len(res.Bridge), client.name),
 		Result: fmt.Sprintf("p50 %s · p99 %s (preview %s, confirm %s, wait %s)", ms(res.Bridge.P50()), ms(res.Bridge.P99()),
 			ms(res.Preview.P50()), ms(res.Confirm.P50()), ms(res.Wait.P50())),
 		Target: "≤ 1× rospy (not slower)",
@@ -162,7 +183,7 @@ func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
 	}
 	if res.RospyErr != "" {
 		row.Floor, row.Ratio, row.Met = "rospy unavailable: "+res.RospyErr, "–", "n/a"
-		return row, res
+		return row
 	}
 	r50, r99 := ratio(res.Bridge.P50(), res.Rospy.P50()), ratio(res.Bridge.P99(), res.Rospy.P99())
 	row.Floor = fmt.Sprintf("rospy SimpleActionClient send_goal → wait_for_result, same sim: p50 %s · p99 %s (n=%d)", ms(res.Rospy.P50()), ms(res.Rospy.P99()), len(res.Rospy))
@@ -172,5 +193,5 @@ func MeasureNavigate(w *World, n int) (Row, NavigateResult) {
 	row.Ratio = fmt.Sprintf("p50 %s · p99 %s", fx(r50), fx(r99))
 	row.Met = yes(r50 <= 1)
 	row.Values["rospy_p50_ms"], row.Values["rospy_p99_ms"], row.Values["ratio_p50"] = msf(res.Rospy.P50()), msf(res.Rospy.P99()), r50
-	return row, res
+	return row
 }

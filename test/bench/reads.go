@@ -198,7 +198,7 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 		leanOne := func(i int) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_, err := lean[i].callTool(ctx, ReadTool, "{}")
+			_, err := lean[i].call(ctx, ReadTool, "{}")
 			return err
 		}
 		runLoad(c, min(time.Second, dur/4), leanOne) // warm-up
@@ -221,7 +221,7 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 	for _, client := range []struct {
 		name, key string
 		got       map[int]loadResult
-	}{{"Go SDK client", "reads", res.Bridge}, {"lean Go client (net/http, encoding/json)", "reads_lean", res.Lean}} {
+	}{{"Go SDK client", "reads", res.Bridge}, {leanName, "reads_lean", res.Lean}} {
 		for _, c := range clients {
 			b, f := client.got[c], res.Floor[c]
 			if b.calls == 0 {

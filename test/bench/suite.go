@@ -42,9 +42,13 @@ func Run(e *Env, s Sizes) []Row {
 	e.logf("idle RSS %.1f MB", idle)
 
 	confirm, _ := MeasureConfirm(w, s.Confirm)
-	e.logf("confirm: %s", confirm.Result)
+	for _, r := range confirm {
+		e.logf("%s: %s", r.Key, r.Result)
+	}
 	nav, _ := MeasureNavigate(w, s.Navigate)
-	e.logf("navigate: %s / %s", nav.Result, nav.Floor)
+	for _, r := range nav {
+		e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
+	}
 	reads, _ := MeasureReads(w, s.ReadClients, s.ReadFor, idle)
 	stop, _ := MeasureStop(w, s.Stop, s.StopHammer)
 	e.logf("stop: %s", stop.Result)
@@ -58,8 +62,10 @@ func Run(e *Env, s Sizes) []Row {
 	store, _ := MeasureStore(e, s.StoreCalls)
 	e.logf("store: %s", store.Result)
 
-	rows := []Row{confirm}
+	rows := append([]Row{}, confirm...)
 	rows = append(rows, reads[:len(reads)-1]...)
-	rows = append(rows, preview, ingest, stop, nav, store, reads[len(reads)-1], audit)
+	rows = append(rows, preview, ingest, stop)
+	rows = append(rows, nav...)
+	rows = append(rows, store, reads[len(reads)-1], audit)
 	return rows
 }
