@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -41,6 +40,13 @@ func rospyJointStates(t *testing.T, g *rig, joint string, position float64) *ros
 // from a goroslib node until the test ends.
 func goroslibJointStates(t *testing.T, g *rig, joint string, position float64) {
 	t.Helper()
+	publishJointStates(t, g, joint, 20*time.Millisecond, func() float64 { return position })
+}
+
+// publishJointStates publishes one joint on /joint_states every period,
+// at the position next gives each time, until the test ends.
+func publishJointStates(t *testing.T, g *rig, joint string, every time.Duration, next func() float64) {
+	t.Helper()
 	n, err := goroslib.NewNode(goroslib.NodeConf{Name: "js_" + joint, MasterAddress: g.m.Address(), Host: "127.0.0.1",
 		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
 	if err != nil {
@@ -55,14 +61,14 @@ func goroslibJointStates(t *testing.T, g *rig, joint string, position float64) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		tk := time.NewTicker(20 * time.Millisecond)
+		tk := time.NewTicker(every)
 		defer tk.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tk.C:
-				p.Write(&sensor_msgs.JointState{Name: []string{joint}, Position: []float64{position}})
+				p.Write(&sensor_msgs.JointState{Name: []string{joint}, Position: []float64{next()}})
 			}
 		}
 	}()
@@ -136,31 +142,8 @@ func TestJointStatesFlowAgainAfterAMasterRestart(t *testing.T) {
 // goroslib's writer put them on the wire.)
 func TestFreshJointsReadTheNewestOnTheWire(t *testing.T) {
 	g := newRig(t, true)
-	n, err := goroslib.NewNode(goroslib.NodeConf{Name: "js_counter", MasterAddress: g.m.Address(), Host: "127.0.0.1",
-		LogDestinations: goroslib.LogDestinationCallback, OnLog: func(goroslib.LogLevel, string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(n.Close)
-	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: "/joint_states", Msg: &sensor_msgs.JointState{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
 	var written atomic.Int64
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(10 * time.Millisecond)
-		defer tk.Stop()
-		for ctx.Err() == nil {
-			<-tk.C
-			p.Write(&sensor_msgs.JointState{Name: []string{"counter"}, Position: []float64{float64(written.Add(1))}})
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	publishJointStates(t, g, "counter", 10*time.Millisecond, func() float64 { return float64(written.Add(1)) })
 
 	cfg := *g.cfg
 	cfg.NodeName = "fresh_reader"

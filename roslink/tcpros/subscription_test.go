@@ -73,6 +73,12 @@ func node(t *testing.T, m *rostest.Master, name string) *goroslib.Node {
 // the returned func (also run at cleanup) stops it and closes the node.
 func publish(t *testing.T, m *rostest.Master, name, data string) (stop func()) {
 	t.Helper()
+	return publishEach(t, m, name, 20*time.Millisecond, func() string { return data })
+}
+
+// publishEach is publish with a period and the payload asked for each time.
+func publishEach(t *testing.T, m *rostest.Master, name string, every time.Duration, next func() string) (stop func()) {
+	t.Helper()
 	n := node(t, m, name)
 	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: &std_msgs.String{}})
 	if err != nil {
@@ -84,14 +90,14 @@ func publish(t *testing.T, m *rostest.Master, name, data string) (stop func()) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tk := time.NewTicker(20 * time.Millisecond)
+		tk := time.NewTicker(every)
 		defer tk.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tk.C:
-				p.Write(&std_msgs.String{Data: data})
+				p.Write(&std_msgs.String{Data: next()})
 			}
 		}
 	}()
@@ -231,35 +237,14 @@ func TestFreshCutsThePauseShortAndWaitsForANewerMessage(t *testing.T) {
 	s := &seen{got: map[string]int{}}
 	sub := subscribeEvery(t, m, "owner", s, time.Hour)
 
-	n := node(t, m, "talker")
-	t.Cleanup(n.Close)
-	p, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: topic, Msg: &std_msgs.String{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
 	var data atomic.Pointer[string]
 	var written atomic.Int64 // writes of the current data
 	set := func(d string) { written.Store(0); data.Store(&d) }
 	set("before")
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(10 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-				p.Write(&std_msgs.String{Data: *data.Load()})
-				written.Add(1)
-			}
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	publishEach(t, m, "talker", 10*time.Millisecond, func() string {
+		written.Add(1) // counted before the write: the wait below asks for 50
+		return *data.Load()
+	})
 
 	s.waitFor(t, "before") // the first read; the reader pauses for an hour after it
 	for i, d := range []string{"after", "again"} {
