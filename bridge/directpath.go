@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -112,7 +113,10 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 	if role, ok := roleFromContext(r.Context()); ok {
 		inv.Role = role
 	}
-	out, err := f.Pipeline.Call(r.Context(), call.Params.Name, call.Params.Arguments, inv)
+	// As on the MCP server, whose handlers run in the session, not the HTTP
+	// request: a client that leaves mid-call does not cut a confirm between
+	// its commit and its send. Every tool bounds its own waits.
+	out, err := f.Pipeline.Call(context.WithoutCancel(r.Context()), call.Params.Name, call.Params.Arguments, inv)
 	res := ToolResult(out, err)
 	f.Images.AddTo(res)
 	if newProtocol { // what the MCP server adds to results of that protocol

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -209,4 +210,43 @@ func TestConfirmIsDirectOnlyForClientsThatCannotBeAsked(t *testing.T) {
 			t.Errorf("confirm of a client that can be asked answered as %q, want the MCP server's event stream", got)
 		}
 	}
+}
+
+// A confirm taken by the direct path runs to its end when the client
+// leaves mid-call, as on the MCP server (whose handlers outlive the HTTP
+// request): the goal goes out, and a retry gets that motion.
+func TestDirectConfirmOutlivesItsClient(t *testing.T) {
+	r := newRig(t)
+	cs, _, url := httpSession(t, r)
+	id := armPreview(t, cs, 0.5)
+	r.robot.mu.Lock()
+	r.robot.sendDelay = 300 * time.Millisecond
+	r.robot.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	body := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"motion_confirm","arguments":{"preview_id":"` + id + `"}}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	done := make(chan error, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the confirm is waiting on the send
+	cancel()
+	<-done
+	waitUntil(t, "the goal sent", func() bool { return r.robot.goalsSent() == 1 })
+	r.robot.mu.Lock()
+	r.robot.sendDelay = 0
+	r.robot.mu.Unlock()
+	_, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
+	if m["replay"] != true || m["state"] == "rejected" || r.robot.goalsSent() != 1 {
+		t.Errorf("retry after the client left: %v, goals sent %d; want a replay of the sent motion", m, r.robot.goalsSent())
+	}
+
 }

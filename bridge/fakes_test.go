@@ -66,9 +66,16 @@ func (r *fakeRobot) Joints() JointsSnapshot {
 func (r *fakeRobot) Odom() (Pose2D, bool)  { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
 func (r *fakeRobot) MasterReachable() bool { return true }
 
-func (r *fakeRobot) record(id string) error {
+func (r *fakeRobot) record(id string) error { return r.recordCtx(context.Background(), id) }
+
+// recordCtx is record for sends that, like the real ones, give up when
+// their context ends before the goal is out.
+func (r *fakeRobot) recordCtx(ctx context.Context, id string) error {
 	if r.sendDelay > 0 {
 		time.Sleep(r.sendDelay)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -85,8 +92,8 @@ func (r *fakeRobot) record(id string) error {
 	return nil
 }
 
-func (r *fakeRobot) SendTrajectory(_ context.Context, id string, _ []string, _ []spline.Point) error {
-	return r.record(id)
+func (r *fakeRobot) SendTrajectory(ctx context.Context, id string, _ []string, _ []spline.Point) error {
+	return r.recordCtx(ctx, id)
 }
 func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error {
 	return r.record(id)
