@@ -68,6 +68,10 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 			pass(w, r)
 			return
 		}
+		if maxBody <= 0 { // the SDK's own default or no limit: nothing to bound reading by here
+			pass(w, r)
+			return
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		_ = r.Body.Close()
 		if err != nil {
@@ -95,13 +99,83 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 }
 
 // parseToolCall returns body as a call if it is one JSON-RPC tools/call, else
-// nil (malformed included: the MCP server words the refusal).
+// nil (malformed included: the MCP server words the refusal). Keys match
+// exactly and at most once, as the MCP server reads them: encoding/json's
+// case-insensitive, last-one-wins fields could read another method or tool
+// from the same bytes than the server would.
 func parseToolCall(body []byte) *rpcCall {
+	dec := json.NewDecoder(bytes.NewReader(body))
 	var c rpcCall
-	if json.Unmarshal(body, &c) != nil || c.Method != "tools/call" {
+	into := func(v any) bool { return dec.Decode(v) == nil }
+	skip := func() bool { var raw json.RawMessage; return into(&raw) }
+	meta := func(k string) bool {
+		switch k {
+		case "progressToken":
+			return into(&c.Params.Meta.ProgressToken)
+		case "io.modelcontextprotocol/protocolVersion":
+			return into(&c.Params.Meta.ProtocolVersion)
+		case "io.modelcontextprotocol/clientCapabilities":
+			return into(&c.Params.Meta.ClientCapabilities)
+		}
+		return skip()
+	}
+	params := func(k string) bool {
+		switch k {
+		case "name":
+			return into(&c.Params.Name)
+		case "arguments":
+			return into(&c.Params.Arguments)
+		case "requestState":
+			return into(&c.Params.RequestState)
+		case "inputResponses":
+			return into(&c.Params.InputResponses)
+		case "_meta":
+			return exactObject(dec, meta)
+		}
+		return skip()
+	}
+	top := func(k string) bool {
+		switch k {
+		case "jsonrpc":
+			return into(&c.JSONRPC)
+		case "id":
+			return into(&c.ID)
+		case "method":
+			return into(&c.Method)
+		case "params":
+			return exactObject(dec, params)
+		}
+		return skip()
+	}
+	if !exactObject(dec, top) || c.Method != "tools/call" {
+		return nil
+	}
+	if _, err := dec.Token(); err != io.EOF { // trailing data
 		return nil
 	}
 	return &c
+}
+
+// exactObject reads one JSON object from dec, calling field for each key
+// (which must read the value); a repeated key or any error ends it false.
+func exactObject(dec *json.Decoder, field func(key string) bool) bool {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok || seen[k] {
+			return false
+		}
+		seen[k] = true
+		if !field(k) {
+			return false
+		}
+	}
+	t, err := dec.Token()
+	return err == nil && t == json.Delim('}')
 }
 
 // isQuick reports whether call is of a quick tool, directly or through

@@ -27,6 +27,11 @@ func TestQuickCallsAreRecognisedByToolName(t *testing.T) {
 		{"malformed", `{"method":"tools/call","params":{"name":"joints_read"`, false},
 		{"name of the wrong type", `{"method":"tools/call","params":{"name":7}}`, false},
 		{"batch", `[{"method":"tools/call","params":{"name":"joints_read"}}]`, false},
+		// Keys as the MCP server reads them: exact and once.
+		{"method in another case", `{"method":"ping","METHOD":"tools/call","params":{"name":"joints_read"}}`, false},
+		{"name in another case", `{"method":"tools/call","params":{"Name":"joints_read"}}`, false},
+		{"repeated name", `{"method":"tools/call","params":{"name":"robot_stop","name":"joints_read"}}`, false},
+		{"trailing data", `{"method":"tools/call","params":{"name":"joints_read"}} {}`, false},
 		{"too large to classify", `{"method":"tools/call","params":{"name":"joints_read","arguments":{"pad":"` + strings.Repeat("x", quickBodyMax) + `"}}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,5 +123,22 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out waiting: %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// With no body limit of its own (0: the SDK's default; negative: none)
+// admission hands every request on untouched.
+func TestNoBodyLimitPassesRequestsThrough(t *testing.T) {
+	for _, limit := range []int64{0, -1} {
+		var got string
+		h := newAdmission(func(string) bool { return true }).wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			got = string(b)
+		}), limit)
+		body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body)))
+		if got != body {
+			t.Errorf("limit %d: the server got %q, want the body unchanged", limit, got)
+		}
 	}
 }

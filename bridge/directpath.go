@@ -92,9 +92,14 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 	switch {
 	case ss == nil,
 		time.Since(time.Unix(0, ss.seen.Load())) > sdkTouchEvery,
-		!acceptsJSON(r.Header.Values("Accept")),
+		!accepts(r.Header.Values("Accept"), "application/json") || !accepts(r.Header.Values("Accept"), "text/event-stream"),
+		!isJSON(r.Header.Get("Content-Type")),
+		!knownProtocol(r.Header.Get("Mcp-Protocol-Version")),
 		call.JSONRPC != "2.0" || !plainID(call.ID),
 		len(call.Params.Meta.ProgressToken) > 0 && string(call.Params.Meta.ProgressToken) != "null",
+		// The 2026-07-28 protocol names itself per request; this stateful
+		// server refuses it, and the MCP server words that.
+		len(call.Params.Meta.ProtocolVersion) > 0,
 		f.Lazy && !f.Pipeline.Registry.IsCore(call.Params.Name):
 		return false
 	}
@@ -102,11 +107,7 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 	if !ok || t.Delegates {
 		return false // the MCP server words unknown tools
 	}
-	newProtocol, ok := perRequestProtocol(call)
-	if !ok {
-		return false // the MCP server refuses an incomplete _meta triple
-	}
-	if t.AsksUser && (ss.canAsk || newProtocol || call.Params.RequestState != "" || len(call.Params.InputResponses) > 0) {
+	if t.AsksUser && (ss.canAsk || call.Params.RequestState != "" || len(call.Params.InputResponses) > 0) {
 		return false // an elicitation round may happen: the MCP server runs it
 	}
 	inv := Invocation{Role: RolePlanner, Session: id}
@@ -119,9 +120,6 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 	out, err := f.Pipeline.Call(context.WithoutCancel(r.Context()), call.Params.Name, call.Params.Arguments, inv)
 	res := ToolResult(out, err)
 	f.Images.AddTo(res)
-	if newProtocol { // what the MCP server adds to results of that protocol
-		res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: f.Name, Version: f.Version}}
-	}
 	body := make([]byte, 0, 2*len(textOf(res))+len(call.ID)+128)
 	body = append(body, `{"jsonrpc":"2.0","id":`...)
 	body = append(body, call.ID...)
@@ -135,9 +133,6 @@ func (f *Front) answerDirect(w http.ResponseWriter, r *http.Request, call *rpcCa
 			return true
 		}
 		body = append(body[:start], result...)
-	}
-	if newProtocol { // resultType is not settable from outside the SDK
-		body = append(body[:len(body)-1], `,"resultType":"complete"}`...)
 	}
 	body = append(body, '}')
 	w.Header().Set("Content-Type", "application/json")
@@ -178,32 +173,35 @@ func textOf(res *mcp.CallToolResult) string {
 	return ""
 }
 
-// perRequestProtocol reports whether call follows the 2026-07-28 protocol
-// (its _meta names the version), and false for ok when it names it without
-// the client capabilities that protocol requires beside it.
-func perRequestProtocol(call *rpcCall) (newProtocol, ok bool) {
-	m := call.Params.Meta
-	var version string
-	if len(m.ProtocolVersion) == 0 || json.Unmarshal(m.ProtocolVersion, &version) != nil || version < "2026-07-28" {
-		return false, true
-	}
-	var caps map[string]any
-	if json.Unmarshal(m.ClientCapabilities, &caps) != nil || caps == nil {
-		return true, false
-	}
-	return true, true
-}
-
-// acceptsJSON reports whether an Accept header allows application/json.
-func acceptsJSON(accept []string) bool {
+// accepts reports whether Accept headers list the media type (or a
+// wildcard for it).
+func accepts(accept []string, mediaType string) bool {
+	major, _, _ := strings.Cut(mediaType, "/")
 	for _, h := range accept {
 		for _, part := range strings.Split(h, ",") {
 			mt, _, _ := strings.Cut(part, ";")
 			switch strings.TrimSpace(mt) {
-			case "application/json", "application/*", "*/*":
+			case mediaType, major + "/*", "*/*":
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// isJSON reports whether a Content-Type is application/json.
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// knownProtocol reports whether an MCP-Protocol-Version header is absent
+// or names a released version a session can have: anything else is the
+// MCP server's to judge.
+func knownProtocol(v string) bool {
+	switch v {
+	case "", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
+		return true
 	}
 	return false
 }

@@ -154,13 +154,17 @@ func directAnswersAreTheServers(t *testing.T, opts *mcp.ClientSessionOptions) {
 func TestDirectPathLeavesUnknownSessionsAndStreamOnlyClientsToTheServer(t *testing.T) {
 	r := newRig(t)
 	cs, _, url := httpSession(t, r)
-	post := func(session, accept string) *http.Response {
+	post := func(session, accept string, edit ...func(*http.Request)) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"motions_list","arguments":{}}}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", accept)
+
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		for _, e := range edit {
+			e(req)
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -174,6 +178,22 @@ func TestDirectPathLeavesUnknownSessionsAndStreamOnlyClientsToTheServer(t *testi
 	}
 	if res := post(cs.ID(), "text/event-stream"); res.Header.Get("Content-Type") == "application/json" {
 		t.Errorf("stream-only client: %d %s, want the MCP server's answer", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	for name, edit := range map[string]func(*http.Request){
+		"a body that is not declared JSON":  func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") },
+		"a protocol version no session has": func(r *http.Request) { r.Header.Set("Mcp-Protocol-Version", "2099-01-01") },
+		"the 2026-07-28 protocol's request meta": func(r *http.Request) {
+			setBody(r, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"motions_list","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+		},
+	} {
+		// The MCP server refuses each (the direct path would answer 200).
+		if res := post(cs.ID(), both, edit); res.StatusCode == http.StatusOK {
+			t.Errorf("%s: answered %d %s, want the MCP server's refusal", name, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+	// DNS rebinding: a loopback server refuses a foreign Host on every path.
+	if res := post(cs.ID(), both, func(r *http.Request) { r.Host = "evil.example:80" }); res.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host header: %d, want 403", res.StatusCode)
 	}
 	if res := post("no-such-session", both); res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown session: %d, want 404 from the MCP server", res.StatusCode)
@@ -249,4 +269,9 @@ func TestDirectConfirmOutlivesItsClient(t *testing.T) {
 		t.Errorf("retry after the client left: %v, goals sent %d; want a replay of the sent motion", m, r.robot.goalsSent())
 	}
 
+}
+
+func setBody(r *http.Request, body string) {
+	r.Body = io.NopCloser(strings.NewReader(body))
+	r.ContentLength = int64(len(body))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -186,6 +188,12 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// DNS rebinding: what the MCP SDK refuses on its own path, refused
+		// before the direct path too.
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopbackHost(local.String()) && !loopbackHost(r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		role, ok := tokens.RoleFor(r.Header)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="actbridge"`)
@@ -201,4 +209,19 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 // ServeStdio runs MCP over stdin/stdout until ctx ends or the client leaves.
 func (f *Front) ServeStdio(ctx context.Context) error {
 	return f.Server().Run(WithRole(ctx, RolePlanner), &mcp.StdioTransport{})
+}
+
+// loopbackHost reports whether a host or host:port names the loopback
+// interface (localhost, 127.0.0.0/8, ::1).
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
