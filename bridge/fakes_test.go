@@ -99,8 +99,8 @@ func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) erro
 	return r.record(id)
 }
 func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error { return r.record(id) }
-func (r *fakeRobot) Drive(_ context.Context, id string, _, _ float64, _ time.Duration) error {
-	return r.record(id)
+func (r *fakeRobot) Drive(ctx context.Context, id string, _, _ float64, _ time.Duration) error {
+	return r.recordCtx(ctx, id)
 }
 func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
 	r.mu.Lock()

@@ -60,8 +60,11 @@ type Motions struct {
 	// ends: drives run under it, so a lost planner stops the base.
 	sessions map[string]context.CancelFunc
 	sessCtx  map[string]context.Context
-	active   map[string]string // actuator → non-terminal motion id
-	waiters  map[string][]chan struct{}
+	// ended remembers sessions that ended (for endedMemory), so a confirm
+	// racing its session's end gets a context that is already over.
+	ended   map[string]time.Time
+	active  map[string]string // actuator → non-terminal motion id
+	waiters map[string][]chan struct{}
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -74,6 +77,7 @@ func (m *Motions) Start() error {
 	m.drives = map[string][]string{}
 	m.sessions = map[string]context.CancelFunc{}
 	m.sessCtx = map[string]context.Context{}
+	m.ended = map[string]time.Time{}
 	m.waiters = map[string][]chan struct{}{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
@@ -398,6 +402,15 @@ func (m *Motions) SessionEnded(session string) {
 		delete(m.sessions, session)
 		delete(m.sessCtx, session)
 	}
+	now := time.Now()
+	for s, at := range m.ended {
+		if now.Sub(at) > endedMemory {
+			delete(m.ended, s)
+		}
+	}
+	if session != "" {
+		m.ended[session] = now
+	}
 	m.mu.Unlock()
 	for _, id := range ids {
 		if mo, err := m.Store.Get(id); err == nil && !inflight.IsTerminal(mo.State) {
@@ -414,6 +427,10 @@ func (m *Motions) crash(stage string) {
 	}
 }
 
+// endedMemory is how long an ended session is remembered: far longer than
+// any call that was in flight when it ended.
+const endedMemory = 10 * time.Minute
+
 // sessionContext returns the context that lives as long as an MCP session
 // (or, for callers without a session, as long as the bridge).
 func (m *Motions) sessionContext(session string) context.Context {
@@ -427,6 +444,10 @@ func (m *Motions) sessionContext(session string) context.Context {
 		base = context.Background()
 	}
 	ctx, cancel := context.WithCancel(base)
+	if _, gone := m.ended[session]; gone {
+		cancel() // the session ended while its confirm ran: no deadman left to stop a drive
+		return ctx
+	}
 	m.sessCtx[session], m.sessions[session] = ctx, cancel
 	return ctx
 }

@@ -304,6 +304,18 @@ func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
 	}
 }
 
+// A drive confirmed in a session that has already ended (a confirm racing
+// the session's end) has no deadman left: it is not started.
+func TestDriveOfAnEndedSessionIsNotStarted(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "base_drive", `{"linear":0.2,"duration_s":5}`)
+	r.m.SessionEnded("s")
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e == nil || e.Code != CodeUnavailable || r.robot.goalsSent() != 0 {
+		t.Fatalf("confirm after the session ended: %v %v, drives started %d", c, e, r.robot.goalsSent())
+	}
+}
+
 func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 	r := newRig(t)
 	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
