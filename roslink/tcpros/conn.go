@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -66,6 +67,10 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 		return fmt.Errorf("%s at %s: %w", uri, addr, err)
 	}
 	connected()
+	// A reader that ends has nothing more to deliver: a request it was
+	// woken for must not wait for it (other readers, woken too, answer
+	// if they read first).
+	defer s.fresh.caughtUp(math.MaxUint64)
 	noted = s.fresh.noted()
 	receiving.Store(true)
 	wait := s.fresh.pacer(ctx, s.cfg.Every)

@@ -307,3 +307,22 @@ func TestFreshAnswersWhenNothingNewerIsOnTheWire(t *testing.T) {
 	fresh("a pausing reader with an empty socket")
 	fresh("again")
 }
+
+// A reader woken for a request whose publisher is gone ends without a
+// delivery; the request is answered all the same, and so are later ones.
+func TestFreshIsAnsweredWhenTheWokenReaderEnds(t *testing.T) {
+	m := rostest.StartMaster(t)
+	s := &seen{got: map[string]int{}}
+	sub := subscribeEvery(t, m, "owner", s, time.Hour)
+	stop := publish(t, m, "talker", "once")
+	s.waitFor(t, "once") // the reader now pauses for an hour
+	stop()               // the publisher closes the connection
+	for i := range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := sub.Fresh(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("request %d after the publisher left: %v", i, err)
+		}
+	}
+}
