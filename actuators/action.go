@@ -257,7 +257,7 @@ func (c *actionClient) prepare() {
 // connectedVia asks the wire itself, for a send that is about to write. A
 // positive count started by prepare within probeFresh is used as is.
 func (c *actionClient) connectedVia(w actionWire) (bool, string) {
-	n, err, ok := c.probe.recent(c.wire.Load(), c.now().Add(-probeFresh))
+	n, err, ok := c.probe.recent(w, c.now().Add(-probeFresh)) // counted on the wire the goal goes to
 	if !ok || err != nil || n == 0 {
 		n, err = w.goalSubscribers()
 	}

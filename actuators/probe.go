@@ -43,13 +43,13 @@ func (p *prober) start(b *wireBox, now time.Time) {
 	}()
 }
 
-// recent waits for the last count of wire b if it started at or after
+// recent waits for the last count if it was taken on w and started at or after
 // since and returns it; ok=false means there is none that recent.
-func (p *prober) recent(b *wireBox, since time.Time) (n int, err error, ok bool) {
+func (p *prober) recent(w actionWire, since time.Time) (n int, err error, ok bool) {
 	p.mu.Lock()
 	pr := p.last
 	p.mu.Unlock()
-	if pr == nil || b == nil || pr.wire != b || pr.started.Before(since) {
+	if pr == nil || w == nil || pr.wire.w != w || pr.started.Before(since) {
 		return 0, nil, false
 	}
 	<-pr.done // bounded by the XML-RPC client's timeout
