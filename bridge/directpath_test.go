@@ -275,3 +275,39 @@ func setBody(r *http.Request, body string) {
 	r.Body = io.NopCloser(strings.NewReader(body))
 	r.ContentLength = int64(len(body))
 }
+
+// A request's role is its own token's, on both paths: a session opened
+// with the operator's token and continued with the planner's acts as the
+// planner, also where the MCP server runs the call (a progress token).
+func TestEveryRequestActsWithItsOwnToken(t *testing.T) {
+	r := newRig(t)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	srv := httptest.NewServer(front.HTTPHandler(Tokens{Planner: "planner-token", Operator: "operator-token"}, 1<<20))
+	t.Cleanup(srv.Close)
+	var token atomic.Pointer[string]
+	op := "operator-token"
+	token.Store(&op)
+	hc := &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+*token.Load())
+		return http.DefaultTransport.RoundTrip(req)
+	})}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	planner := "planner-token"
+	token.Store(&planner)
+	for _, meta := range []mcp.Meta{nil, {"progressToken": "via-the-server"}} {
+		_, m := toolCall(t, cs, &mcp.CallToolParams{Name: "estop_reset", Arguments: map[string]any{"event": 1}, Meta: meta})
+		if m["code"] != string(CodePermissionDenied) {
+			t.Errorf("estop_reset with the planner's token (meta %v): %v, want permission_denied", meta, m)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

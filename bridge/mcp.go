@@ -32,6 +32,7 @@ type Front struct {
 
 	server   *mcp.Server
 	sessions sessions // initialized HTTP sessions, for the quick path
+	tokens   *Tokens  // set by HTTPHandler: each request's role comes from its own token
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -95,7 +96,15 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		inv := Invocation{Role: RolePlanner}
 		if r, ok := roleFromContext(ctx); ok {
-			inv.Role = r
+			inv.Role = r // stdio; over HTTP the session's first request
+		}
+		// Over HTTP the handler runs in the session's context, made from
+		// its initialize request: the role is read from this request's own
+		// token instead, as the direct path does.
+		if f.tokens != nil && req.Extra != nil && req.Extra.Header != nil {
+			if r, ok := f.tokens.RoleFor(req.Extra.Header); ok {
+				inv.Role = r
+			}
 		}
 		if req.Session != nil {
 			inv.Session = req.Session.ID()
@@ -179,6 +188,7 @@ func (t Tokens) RoleFor(h http.Header) (Role, bool) {
 // HTTPHandler serves streamable HTTP MCP with a body limit and bearer
 // authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
 func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
+	f.tokens = &tokens
 	srv := f.Server()
 	adm := newAdmission(func(name string) bool {
 		t, ok := f.Pipeline.Registry.Lookup(name)
