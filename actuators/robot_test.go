@@ -561,7 +561,9 @@ func TestStopAllCancelsRunningGoalsOfEveryAction(t *testing.T) {
 func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
 	g := newRig(t, false)
 	ctx := context.Background()
-	joints, points := move(0.6, 4.0)
+	// Long enough to still run after a slow close (goroslib's may take its
+	// whole 5 s bound on a loaded machine) and the status grace below.
+	joints, points := move(0.6, 12.0)
 	if err := g.robot.SendTrajectory(ctx, "before-restart", joints, points); err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +582,7 @@ func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
 	if took := time.Since(start); took < g.cfg.StatusGrace.D() {
 		t.Errorf("unknown goal reported lost after %s, before the %s grace", took, g.cfg.StatusGrace.D())
 	}
-	waitState(t, u2, "before-restart", StateSucceeded, 20*time.Second)
+	waitState(t, u2, "before-restart", StateSucceeded, 30*time.Second)
 	if got := u2.states("before-restart"); got[0] != StateActive {
 		t.Errorf("tracked goal updates %v, want active first", got)
 	}
