@@ -15,6 +15,17 @@ import (
 // trailing data before any schema is consulted. Valid arguments take one
 // pass of parseArgs; whatever it declines is decoded or refused by walkArgs.
 func DecodeArgs(raw []byte) (map[string]any, *Error) {
+	return decodeArgsWith(raw, func(raw []byte) (any, *Error) {
+		if v, ok := parseArgs(raw); ok {
+			return v, nil
+		}
+		return walkArgs(raw)
+	})
+}
+
+// decodeArgsWith is DecodeArgs with the value decoder given (tests compare
+// the fast parser with walkArgs alone through it).
+func decodeArgsWith(raw []byte, decode func([]byte) (any, *Error)) (map[string]any, *Error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return map[string]any{}, nil
@@ -23,12 +34,9 @@ func DecodeArgs(raw []byte) (map[string]any, *Error) {
 		return nil, FieldError("(arguments)", fmt.Sprintf("at most %d bytes", maxArgBytes),
 			fmt.Sprintf("%d bytes", len(raw)), "arguments too large")
 	}
-	v, ok := parseArgs(raw)
-	if !ok {
-		var err *Error
-		if v, err = walkArgs(raw); err != nil {
-			return nil, err
-		}
+	v, err := decode(raw)
+	if err != nil {
+		return nil, err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

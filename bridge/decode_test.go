@@ -3,7 +3,6 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -45,23 +44,7 @@ func TestArgsDigestsDoNotChange(t *testing.T) {
 
 // referenceDecodeArgs is DecodeArgs as it was: the token walker alone.
 func referenceDecodeArgs(raw []byte) (map[string]any, *Error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return map[string]any{}, nil
-	}
-	if len(raw) > maxArgBytes {
-		return nil, FieldError("(arguments)", fmt.Sprintf("at most %d bytes", maxArgBytes),
-			fmt.Sprintf("%d bytes", len(raw)), "arguments too large")
-	}
-	v, err := walkArgs(raw)
-	if err != nil {
-		return nil, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, FieldError("(arguments)", "object", describe(v), "arguments must be a JSON object")
-	}
-	return m, nil
+	return decodeArgsWith(raw, walkArgs)
 }
 
 // sameAsTokenWalker fails unless DecodeArgs answers raw exactly as the token
