@@ -200,7 +200,7 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// DNS rebinding: what the MCP SDK refuses on its own path, refused
 		// before the direct path too.
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && loopbackHost(local.String()) && !loopbackHost(r.Host) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && LoopbackHost(local.String()) && !LoopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}
@@ -221,9 +221,10 @@ func (f *Front) ServeStdio(ctx context.Context) error {
 	return f.Server().Run(WithRole(ctx, RolePlanner), &mcp.StdioTransport{})
 }
 
-// loopbackHost reports whether a host or host:port names the loopback
-// interface (localhost, 127.0.0.0/8, ::1).
-func loopbackHost(hostport string) bool {
+// LoopbackHost reports whether a host or host:port names the loopback
+// interface (localhost, 127.0.0.0/8, ::1): the DNS-rebinding check of the
+// MCP endpoint and the console.
+func LoopbackHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h

@@ -28,7 +28,9 @@ type caller struct {
 // as the operator. Tokens are compared in constant time and never logged.
 func (c *Console) identify(r *http.Request) (caller, *bridge.Error, int) {
 	if !c.tokens.Any() {
-		if !loopbackPeer(r.RemoteAddr) || !loopbackName(r.Host) {
+		// The Host check guards against DNS rebinding: a page of another
+		// site that resolves to 127.0.0.1 still sends its own name.
+		if !loopbackPeer(r.RemoteAddr) || !bridge.LoopbackHost(r.Host) {
 			return caller{mode: authNone}, bridge.Errf(bridge.CodePermissionDenied,
 				"this bridge has no tokens configured, so its console only serves http://127.0.0.1 or http://localhost on the bridge's machine"), http.StatusForbidden
 		}
@@ -84,21 +86,6 @@ func loopbackPeer(remote string) bool {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
 		host = remote
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// loopbackName guards against DNS rebinding: a page of another site that
-// resolves to 127.0.0.1 still sends its own name as Host.
-func loopbackName(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
