@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -346,7 +347,10 @@ func TestCancelBeforePublishIsNeverSentBeforeTheGoal(t *testing.T) {
 		t.Errorf("raced ended %s, want preempted or recalled", final)
 	}
 	mu.Lock()
-	if fmt.Sprint(wire) != "[goal raced cancel raced]" {
+	// The goal first, then its cancel; a server that has not shown the
+	// cancel within cancelRetry is sent it again (by design), so a loaded
+	// machine may see more than one.
+	if len(wire) < 2 || wire[0] != "goal raced" || slices.ContainsFunc(wire[1:], func(w string) bool { return w != "cancel raced" }) {
 		t.Errorf("wire order %v, want the goal then its cancel", wire)
 	}
 	mu.Unlock()
