@@ -4,6 +4,7 @@
 # minutes on 2 cores; starts and stops its own rosmaster, simrobot, bridge.
 # Profile a bridge without changing the tree:
 #   ACTBRIDGE_BENCH_BUILDFLAGS=-overlay=<json> (see test/bench/doc.go).
+# Measure some rows only: ACTBRIDGE_BENCH_ONLY=confirm,navigate make bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"

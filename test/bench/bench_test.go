@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,13 +97,21 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 
 // TestBenchTable is the full run behind scripts/bench.sh: it runs only when
 // ACTBRIDGE_BENCH_TABLE names the file to write the markdown table to.
+// ACTBRIDGE_BENCH_ONLY (comma-separated, from Groups) runs only those rows.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("ACTBRIDGE_BENCH_TABLE")
 	if out == "" {
 		t.Skip("set ACTBRIDGE_BENCH_TABLE=<file> (scripts/bench.sh does) for the full benchmark run")
 	}
+	only := map[string]bool{}
+	for _, g := range strings.FieldsFunc(os.Getenv("ACTBRIDGE_BENCH_ONLY"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if !slices.Contains(Groups, g) {
+			t.Fatalf("ACTBRIDGE_BENCH_ONLY: no measurement %q (have %s)", g, strings.Join(Groups, ", "))
+		}
+		only[g] = true
+	}
 	start := time.Now()
-	rows := Run(newEnv(t), FullSizes())
+	rows := RunOnly(newEnv(t), FullSizes(), only)
 	table := Markdown(rows)
 	if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
 		t.Fatal(err)

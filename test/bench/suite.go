@@ -22,7 +22,7 @@ type Sizes struct {
 // FullSizes is the size of make bench: about 5 minutes on 2 cores.
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 150, StopHammer: 50,
-		Navigate: 30, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
+		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
 		StoreCalls: 1_000_000}
 }
 
@@ -36,36 +36,76 @@ func TinySizes() Sizes {
 // Run runs every measurement in an order that keeps them apart: the
 // latency rows first on a quiet world, the loads after, the 1 kHz world
 // and the store last. It returns the rows in the table's order.
-func Run(e *Env, s Sizes) []Row {
-	w := NewWorld(e, WorldOpts{})
-	idle := MeasureIdleRSS(w)
-	e.logf("idle RSS %.1f MB", idle)
+func Run(e *Env, s Sizes) []Row { return RunOnly(e, s, nil) }
 
-	confirm, _ := MeasureConfirm(w, s.Confirm)
-	for _, r := range confirm {
-		e.logf("%s: %s", r.Key, r.Result)
-	}
-	nav, _ := MeasureNavigate(w, s.Navigate)
-	for _, r := range nav {
-		e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
-	}
-	reads, _ := MeasureReads(w, s.ReadClients, s.ReadFor, idle)
-	stop, _ := MeasureStop(w, s.Stop, s.StopHammer)
-	e.logf("stop: %s", stop.Result)
-	audit, _ := MeasureAudit(w) // closes w
-	e.logf("audit: %s of %s", audit.Result, audit.Floor)
+// Groups names the measurements RunOnly can pick, in Run's order.
+var Groups = []string{"confirm", "navigate", "reads", "stop", "audit", "ingest", "preview", "store"}
 
-	ingest, _ := MeasureIngest(e, s.IngestWarm, s.IngestWindow)
-	e.logf("ingest: %s / %s", ingest.Result, ingest.Floor)
-	preview := MeasurePreview(e.TB, s.PreviewPoints, s.Preview)
-	e.logf("preview: %s", preview.Result)
-	store, _ := MeasureStore(e, s.StoreCalls)
-	e.logf("store: %s", store.Result)
+// RunOnly runs the measurements named in only (all when only is empty), so
+// one row can be measured again while profiling its cause. The rss row
+// comes with reads; audit counts the calls of whatever ran before it.
+func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
+	pick := func(g string) bool { return len(only) == 0 || only[g] }
+	var confirm, nav, reads []Row
+	var preview, ingest, stop, store, audit Row
+	if pick("confirm") || pick("navigate") || pick("reads") || pick("stop") || pick("audit") {
+		w := NewWorld(e, WorldOpts{})
+		idle := MeasureIdleRSS(w)
+		e.logf("idle RSS %.1f MB", idle)
+		if pick("confirm") {
+			confirm, _ = MeasureConfirm(w, s.Confirm)
+			for _, r := range confirm {
+				e.logf("%s: %s", r.Key, r.Result)
+			}
+		}
+		if pick("navigate") {
+			nav, _ = MeasureNavigate(w, s.Navigate)
+			for _, r := range nav {
+				e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
+			}
+		}
+		if pick("reads") {
+			reads, _ = MeasureReads(w, s.ReadClients, s.ReadFor, idle)
+		}
+		if pick("stop") {
+			stop, _ = MeasureStop(w, s.Stop, s.StopHammer)
+			e.logf("stop: %s", stop.Result)
+		}
+		if pick("audit") {
+			audit, _ = MeasureAudit(w) // closes w
+			e.logf("audit: %s of %s", audit.Result, audit.Floor)
+		} else {
+			w.Close()
+		}
+	}
+	if pick("ingest") {
+		ingest, _ = MeasureIngest(e, s.IngestWarm, s.IngestWindow)
+		e.logf("ingest: %s / %s", ingest.Result, ingest.Floor)
+	}
+	if pick("preview") {
+		preview = MeasurePreview(e.TB, s.PreviewPoints, s.Preview)
+		e.logf("preview: %s", preview.Result)
+	}
+	if pick("store") {
+		store, _ = MeasureStore(e, s.StoreCalls)
+		e.logf("store: %s", store.Result)
+	}
 
 	rows := append([]Row{}, confirm...)
-	rows = append(rows, reads[:len(reads)-1]...)
-	rows = append(rows, preview, ingest, stop)
+	var rss []Row
+	if len(reads) > 0 {
+		rows, rss = append(rows, reads[:len(reads)-1]...), reads[len(reads)-1:]
+	}
+	for _, r := range []Row{preview, ingest, stop} {
+		if r.Key != "" {
+			rows = append(rows, r)
+		}
+	}
 	rows = append(rows, nav...)
-	rows = append(rows, store, reads[len(reads)-1], audit)
+	for _, r := range append(append([]Row{store}, rss...), audit) {
+		if r.Key != "" {
+			rows = append(rows, r)
+		}
+	}
 	return rows
 }
