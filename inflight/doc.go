@@ -3,9 +3,13 @@
 //
 // One file, one owner: Open takes bbolt's exclusive lock (ErrLocked for a
 // second bridge) and refuses files it cannot trust (ErrReadOnly, ErrCorrupt,
-// ErrNewerFormat). Claim is the write-ahead step; every other write also
-// commits with fsync before returning, except audit appends, which share
-// batched commits. Records are JSON stamped with a version; the file carries
+// ErrNewerFormat). A confirm's claim (ConfirmPreview) and a motion's
+// terminal or unknown state are the write-ahead steps: one line appended to
+// a journal beside the file with fdatasync before the call returns
+// (journal.go), copied into bbolt by a flusher soon after, applied by Open
+// if the process died first. New previews and open progress are accepted
+// without waiting for the disk; Claim and the other writes commit bbolt
+// with fsync; audit appends share batched commits. Records are JSON stamped with a version; the file carries
 // a format number and migrate is the hook for changing it. Retention
 // (Compact, RunRetention) deletes finished records in small transactions;
 // bbolt reuses the freed pages but never shrinks the file, so Open rewrites

@@ -136,8 +136,8 @@ func claimed(m Motion, now time.Time) Motion {
 // forbids returns the current record with ErrInvalidTransition. mutate runs
 // under the motion's lock: assign fields, do no IO.
 //
-// A terminal or unknown state is committed with fsync before Transition
-// returns. Non-terminal progress (sent, active, progress) is visible to
+// A terminal or unknown state is durable (journaled with fdatasync, see
+// journal.go) before Transition returns. Non-terminal progress (sent, active, progress) is visible to
 // reads at once and committed by the flusher within lazyFlushDelay: losing
 // it to a machine crash only leaves the motion at an earlier open state,
 // which a restart re-attaches to exactly like the later one.
@@ -161,38 +161,19 @@ func (s *Store) Transition(ctx context.Context, id string, to State, mutate func
 		}
 		return next, err
 	}
-	var out Motion
-	var settle func(bool)
-	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
-		motions, order, err := motionBuckets(tx)
-		if err != nil {
-			return false, err
-		}
-		cur, ok := s.pend.motion(id)
-		if !ok {
-			v := motions.Get([]byte(id))
-			if v == nil {
-				return false, fmt.Errorf("%w: motion %q", ErrNotFound, id)
-			}
-			if cur, err = decodeMotion(v); err != nil {
-				return false, err
-			}
-		}
-		next, write, err := s.transitioned(cur, to, mutate)
-		out = next
-		if err != nil || !write {
-			return false, err
-		}
-		if err := putMotion(motions, order, next); err != nil {
-			return false, err
-		}
-		settle = s.pend.syncingMotion(next)
-		return true, nil
-	})
-	if settle != nil {
-		settle(err == nil)
+	cur, err := s.Get(id)
+	if err != nil {
+		return Motion{}, err
 	}
-	return out, err
+	next, write, err := s.transitioned(cur, to, mutate)
+	if err != nil || !write {
+		return next, err
+	}
+	if err := s.pend.writeAhead(&next, nil); err != nil {
+		return cur, s.noteWrite(err)
+	}
+	s.noteWrite(nil)
+	return next, nil
 }
 
 // transitioned is cur moved to `to` by Transition's rules; write=false
@@ -269,11 +250,11 @@ func (s *Store) NonTerminal() ([]Motion, error) {
 		if err != nil {
 			return err
 		}
-		return order.ForEach(func(k, v []byte) error {
-			if state, _ := overlaidOrderValue(over, k, v); IsTerminal(state) {
+		return eachOrdered(motions, order, over, func(k []byte, state State, _ string, load func() (Motion, error)) error {
+			if IsTerminal(state) {
 				return nil
 			}
-			m, err := loadOverlaid(over, motions, k)
+			m, err := load()
 			if err == nil {
 				out = append(out, m)
 			}
@@ -299,8 +280,7 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 		if err != nil {
 			return err
 		}
-		return order.ForEach(func(k, v []byte) error {
-			state, actuator := overlaidOrderValue(over, k, v)
+		return eachOrdered(motions, order, over, func(k []byte, state State, actuator string, load func() (Motion, error)) error {
 			if (len(f.States) > 0 && !slices.Contains(f.States, state)) || (f.Actuator != "" && f.Actuator != actuator) {
 				return nil
 			}
@@ -308,7 +288,7 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 			switch {
 			case bytes.Compare(k, start) < 0:
 			case len(items) < limit:
-				m, err := loadOverlaid(over, motions, k)
+				m, err := load()
 				if err != nil {
 					return err
 				}
@@ -323,6 +303,44 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 		return nil, 0, "", err
 	}
 	return items, total, next, nil
+}
+
+// eachOrdered walks the order index in order with the unflushed motions
+// merged in: a newer version replaces the file's, and a motion only
+// journaled so far (a claim the flusher has not copied yet) comes at its
+// place. load reads the motion fn is at.
+func eachOrdered(motions, order *bolt.Bucket, over map[string]Motion, fn func(k []byte, state State, actuator string, load func() (Motion, error)) error) error {
+	var extra [][]byte
+	only := map[string]Motion{}
+	for id, m := range over {
+		if motions.Get([]byte(id)) == nil {
+			k := orderKey(m)
+			extra, only[string(k)] = append(extra, k), m
+		}
+	}
+	slices.SortFunc(extra, bytes.Compare)
+	emit := func(before []byte) error {
+		for len(extra) > 0 && (before == nil || bytes.Compare(extra[0], before) < 0) {
+			m := only[string(extra[0])]
+			k := extra[0]
+			extra = extra[1:]
+			if err := fn(k, m.State, m.Actuator, func() (Motion, error) { return m, nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := order.ForEach(func(k, v []byte) error {
+		if err := emit(k); err != nil {
+			return err
+		}
+		state, actuator := overlaidOrderValue(over, k, v)
+		return fn(k, state, actuator, func() (Motion, error) { return loadOverlaid(over, motions, k) })
+	})
+	if err != nil {
+		return err
+	}
+	return emit(nil)
 }
 
 func motionBuckets(tx *bolt.Tx) (motions, order *bolt.Bucket, err error) {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -555,5 +556,82 @@ func BenchmarkClaimRetry(b *testing.B) {
 		if _, created, err := s.Claim(ctx, testMotion("m")); err != nil || created {
 			b.Fatal(created, err)
 		}
+	}
+}
+
+const crashConfirmEnv = "INFLIGHT_TEST_CRASH_AFTER_CONFIRM"
+
+// TestAConfirmAndAFinalStateSurviveAKill runs this test binary as a bridge
+// SIGKILLed the instant ConfirmPreview (then a final Transition) returns:
+// no Close, no flush; what the journal holds must be there on reopening.
+func TestAConfirmAndAFinalStateSurviveAKill(t *testing.T) {
+	if env := os.Getenv(crashConfirmEnv); env != "" {
+		stage, path, _ := strings.Cut(env, ":")
+		s, err := Open(path, Options{})
+		if err != nil {
+			os.Exit(3)
+		}
+		ctx := context.Background()
+		pv := testPreview("p1", time.Now().Add(time.Hour))
+		m := testMotion("m1")
+		m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
+		if s.PutPreview(ctx, pv) != nil {
+			os.Exit(4)
+		}
+		if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
+			os.Exit(5)
+		}
+		if stage == "final" {
+			if _, err := s.Transition(ctx, "m1", StateSent, nil); err != nil {
+				os.Exit(6)
+			}
+			if _, err := s.Transition(ctx, "m1", StateSucceeded, nil); err != nil {
+				os.Exit(7)
+			}
+		}
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	for _, tc := range []struct {
+		stage string
+		want  State
+		steps int
+	}{
+		{"confirm", StateDispatching, 2},
+		{"final", StateSucceeded, 4},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			path := testPath(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestAConfirmAndAFinalStateSurviveAKill$")
+			cmd.Env = append(os.Environ(), crashConfirmEnv+"="+tc.stage+":"+path)
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("child did not die by SIGKILL: %v\n%s", err, out)
+			}
+			// Read-only first: inspection shows the journal without applying it.
+			ro := openStore(t, path, Options{ReadOnly: true})
+			if m, err := ro.Get("m1"); err != nil || m.State != tc.want {
+				t.Fatalf("read-only after the kill: %s %v; want %s", m.State, err, tc.want)
+			}
+			if err := ro.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s := openStore(t, path, Options{})
+			m, err := s.Get("m1")
+			if err != nil || m.State != tc.want || len(m.History) != tc.steps {
+				t.Fatalf("after the kill: %s with %d steps, %v; want %s with %d", m.State, len(m.History), err, tc.want, tc.steps)
+			}
+			if p, err := s.GetPreview("p1"); err != nil || p.UsedBy != "m1" {
+				t.Fatalf("preview after the kill: used_by=%q %v", p.UsedBy, err)
+			}
+			// Open committed the journal into the file: bbolt alone has it.
+			if d, found := onDisk(t, s, "m1"); !found || d.State != tc.want {
+				t.Fatalf("the file after reopening holds %s (found=%v)", d.State, found)
+			}
+			if _, created, err := s.ConfirmPreview(context.Background(), "p1", Motion{ID: "m1", Tool: m.Tool, ArgsDigest: m.ArgsDigest}); err != nil || created {
+				t.Fatalf("a retried confirm after the restart: created=%v %v", created, err)
+			}
+		})
 	}
 }

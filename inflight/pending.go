@@ -2,6 +2,8 @@ package inflight
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -30,7 +32,7 @@ type pending struct {
 	kick     chan struct{}
 	stop     chan struct{}
 	done     chan struct{}
-	journal  *previewJournal // nil for a read-only store
+	journal  *journal // nil for a read-only store
 
 	// locks serialise the writes of one motion (lazy or not), so each is
 	// based on the newest version, pending or committed.
@@ -101,29 +103,97 @@ func (p *pending) putMotion(m Motion) {
 	p.wake()
 }
 
-// putPreview records a new preview, journaled so a killed process finds it
-// again; journaled=false means only memory holds it.
+// putPreview records a new preview, journaled without fsync so a killed
+// process finds it again; journaled=false means only memory holds it.
 func (p *pending) putPreview(pv Preview) (journaled bool) {
+	j := p.journal
+	var line []byte
+	if j != nil {
+		line, _ = json.Marshal(journalLine{Kind: "p", Preview: &pv})
+		j.mu.Lock()
+		defer j.mu.Unlock()
+	}
 	p.mu.Lock()
 	p.seq++
 	p.previews[pv.ID] = pendingEntry[Preview]{v: pv, seq: p.seq}
-	journaled = p.journal != nil && p.journal.add(pv) == nil
 	p.mu.Unlock()
 	p.wake()
-	return journaled
+	return line != nil && j.appendLocked(line, false) == nil
 }
 
-// replay takes back the previews a previous process journaled but never
-// committed; they are not journaled again (their file is still there).
-func (p *pending) replay(ps []Preview) {
+// writeAhead makes m and used (either may be nil; both for a claim)
+// durable in the journal with fdatasync and visible to reads before it
+// returns nil; the flusher copies them into bbolt later. The overlay is set
+// before the line is written, both under the journal's lock, so a flush
+// that empties the file always commits what the file held. On failure
+// nothing changes. The caller holds the records' locks.
+func (p *pending) writeAhead(m *Motion, used *Preview) error {
+	j := p.journal
+	if j == nil {
+		return ErrReadOnly
+	}
+	kind := "p"
+	switch {
+	case m != nil && used != nil:
+		kind = "c"
+	case m != nil:
+		kind = "m"
+	}
+	line, err := json.Marshal(journalLine{Kind: kind, Motion: m, Preview: used})
+	if err != nil {
+		return fmt.Errorf("%w: journal line: %v", ErrInvalidRecord, err)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	p.mu.Lock()
+	var prevM pendingEntry[Motion]
+	var prevP pendingEntry[Preview]
+	var hadM, hadP bool
+	p.seq++
+	if m != nil {
+		prevM, hadM = p.motions[m.ID]
+		p.motions[m.ID] = pendingEntry[Motion]{v: *m, seq: p.seq}
+	}
+	if used != nil {
+		prevP, hadP = p.previews[used.ID]
+		p.previews[used.ID] = pendingEntry[Preview]{v: *used, seq: p.seq}
+	}
+	p.mu.Unlock()
+	if err := j.appendLocked(line, true); err != nil {
+		p.mu.Lock()
+		if m != nil {
+			restore(p.motions, m.ID, prevM, hadM)
+		}
+		if used != nil {
+			restore(p.previews, used.ID, prevP, hadP)
+		}
+		p.mu.Unlock()
+		return err
+	}
+	p.wake()
+	return nil
+}
+
+func restore[T any](m map[string]pendingEntry[T], id string, prev pendingEntry[T], had bool) {
+	if had {
+		m[id] = prev
+	} else {
+		delete(m, id)
+	}
+}
+
+// overlay shows versions found in a journal that the read-only store's
+// file lacks (a bridge that died before its flusher copied them).
+func (p *pending) overlay(ms []Motion, ps []Preview) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range ms {
+		p.seq++
+		p.motions[m.ID] = pendingEntry[Motion]{v: m, seq: p.seq}
+	}
 	for _, pv := range ps {
 		p.seq++
 		p.previews[pv.ID] = pendingEntry[Preview]{v: pv, seq: p.seq}
-	}
-	p.mu.Unlock()
-	if len(ps) > 0 {
-		p.wake()
 	}
 }
 
@@ -134,12 +204,8 @@ func (p *pending) wake() {
 	}
 }
 
-// syncingMotion marks m as being committed durably; settle ends it.
-func (p *pending) syncingMotion(m Motion) (settle func(committed bool)) {
-	return syncing(p, p.motions, m.ID, m)
-}
-
-// syncingPreview is syncingMotion for a preview a confirm consumes.
+// syncingPreview marks pv as being committed durably by ConsumePreview;
+// settle ends it.
 func (p *pending) syncingPreview(pv Preview) (settle func(committed bool)) {
 	return syncing(p, p.previews, pv.ID, pv)
 }
@@ -168,15 +234,10 @@ func syncing[T any](p *pending, m map[string]pendingEntry[T], id string, v T) (s
 	}
 }
 
-// snapshot returns the versions the flusher owes the disk. rotate moves
-// the journal aside in the same step, so the rotated file holds only
-// previews this snapshot has.
-func (p *pending) snapshot(rotate bool) (ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview]) {
+// snapshot returns the versions the flusher owes the disk.
+func (p *pending) snapshot() (ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview]) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if rotate && p.journal != nil {
-		p.journal.rotate()
-	}
 	ms, ps = map[string]pendingEntry[Motion]{}, map[string]pendingEntry[Preview]{}
 	for id, e := range p.motions {
 		if !e.syncing {
@@ -189,6 +250,15 @@ func (p *pending) snapshot(rotate bool) (ms map[string]pendingEntry[Motion], ps 
 		}
 	}
 	return ms, ps
+}
+
+// entries are the versions of a snapshot.
+func entries[T any](m map[string]pendingEntry[T]) []T {
+	out := make([]T, 0, len(m))
+	for _, e := range m {
+		out = append(out, e.v)
+	}
+	return out
 }
 
 // flushed forgets the versions a commit wrote, unless newer ones arrived.
@@ -232,46 +302,37 @@ func (s *Store) runFlusher() {
 	}
 }
 
-// Flush commits every accepted-but-unsynced write (previews, non-terminal
-// motion progress) with fsync now. Close calls it; tests use it to make the
-// disk match what reads see.
+// Flush commits every accepted-but-unsynced write (previews, motion
+// progress, journaled claims and states) to bbolt with fsync now, then
+// empties the journal file that held them. Close calls it; tests use it to
+// make the bbolt file match what reads see.
 func (s *Store) Flush(ctx context.Context) error {
-	ms, ps := s.pend.snapshot(false)
+	ms, ps := s.pend.snapshot()
 	if len(ms) == 0 && len(ps) == 0 {
 		return nil
 	}
+	j, emptied := s.pend.journal, -1
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
-		motions, order, err := motionBuckets(tx)
-		if err != nil {
-			return false, err
-		}
-		previews, err := bucket(tx, bucketPreviews)
-		if err != nil {
-			return false, err
-		}
 		// Under the writer lock: a durable write of the same record may
-		// have landed since the snapshot; only still-owed versions go out.
-		ms, ps = s.pend.snapshot(true)
-		for _, e := range ms {
-			if err := putMotion(motions, order, e.v); err != nil {
-				return false, err
-			}
+		// have landed since the first look; only still-owed versions go
+		// out. Under the journal's lock: the file this commit may empty
+		// holds only lines whose versions are in this snapshot.
+		if j != nil {
+			j.mu.Lock()
+			emptied = j.turnLocked()
 		}
-		for _, e := range ps {
-			if err := putPreview(previews, e.v); err != nil {
-				return false, err
-			}
+		ms, ps = s.pend.snapshot()
+		if j != nil {
+			j.mu.Unlock()
 		}
-		return len(ms)+len(ps) > 0, nil
+		return len(ms)+len(ps) > 0, putRecords(tx, entries(ms), entries(ps))
 	})
 	if err != nil {
 		return err
 	}
 	s.pend.flushed(ms, ps)
-	if j := s.pend.journal; j != nil {
-		s.pend.mu.Lock()
-		j.committed()
-		s.pend.mu.Unlock()
+	if j != nil && emptied >= 0 {
+		j.committed(emptied)
 	}
 	return nil
 }

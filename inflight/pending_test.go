@@ -3,9 +3,11 @@ package inflight
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -56,9 +58,30 @@ func lazyStore(t *testing.T, path string) *Store {
 	return openStore(t, path, Options{flushDelay: time.Hour})
 }
 
+// afterKill is what a process killed right now leaves: the store's file and
+// its journals copied as they are, opened read-only (journals applied). A
+// machine crash keeps less: only what was synced (see
+// TestOnlyClaimsAndFinalStatesWaitForTheDisk).
+func afterKill(t *testing.T, path string) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	files, _ := journalPaths(path)
+	for _, p := range append([]string{path}, files[:]...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return openStore(t, filepath.Join(dir, filepath.Base(path)), Options{ReadOnly: true})
+}
+
 func TestWhatIsDurableAtOnceAndWhatIsFlushedLater(t *testing.T) {
 	ctx := context.Background()
-	s := lazyStore(t, testPath(t))
+	path := testPath(t)
+	s := lazyStore(t, path)
 	pv := testPreview("p1", time.Now().Add(time.Minute))
 	if err := s.PutPreview(ctx, pv); err != nil {
 		t.Fatal(err)
@@ -74,13 +97,14 @@ func TestWhatIsDurableAtOnceAndWhatIsFlushedLater(t *testing.T) {
 	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
 		t.Fatalf("confirm: created=%v err=%v", created, err)
 	}
-	// The write-ahead record and the used preview are on disk before
-	// ConfirmPreview returns.
-	if d, found := onDisk(t, s, "m1"); !found || d.State != StateDispatching {
-		t.Fatalf("claimed motion on disk: found=%v state=%s", found, d.State)
+	// The write-ahead record and the used preview are durable (journaled)
+	// before ConfirmPreview returns; bbolt gets them with the next flush.
+	k := afterKill(t, path)
+	if d, err := k.Get("m1"); err != nil || d.State != StateDispatching {
+		t.Fatalf("claimed motion after a kill: %s %v", d.State, err)
 	}
-	if p, found := previewOnDisk(t, s, "p1"); !found || p.UsedBy != "m1" {
-		t.Fatalf("consumed preview on disk: found=%v used_by=%q", found, p.UsedBy)
+	if p, err := k.GetPreview("p1"); err != nil || p.UsedBy != "m1" {
+		t.Fatalf("consumed preview after a kill: used_by=%q %v", p.UsedBy, err)
 	}
 
 	for _, step := range []struct {
@@ -98,20 +122,161 @@ func TestWhatIsDurableAtOnceAndWhatIsFlushedLater(t *testing.T) {
 		if r, _ := s.Get("m1"); r.State != step.to {
 			t.Fatalf("Get after %s reads %s", step.to, r.State)
 		}
-		d, _ := onDisk(t, s, "m1")
-		if step.durable != (d.State == step.to) {
-			t.Fatalf("after %s the disk holds %s; durable at once = %v", step.to, d.State, step.durable)
+		d, err := afterKill(t, path).Get("m1")
+		if err != nil || step.durable != (d.State == step.to) {
+			t.Fatalf("after %s a kill leaves %s (%v); durable at once = %v", step.to, d.State, err, step.durable)
 		}
 	}
-	d, _ := onDisk(t, s, "m1")
-	if len(d.History) != 5 {
+	if d, _ := afterKill(t, path).Get("m1"); len(d.History) != 5 {
 		t.Fatalf("terminal record lost earlier steps: %+v", d.History)
 	}
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := onDisk(t, s, "m1"); d.State != StateSucceeded {
-		t.Fatalf("a flush overwrote the terminal state with %s", d.State)
+	if d, _ := onDisk(t, s, "m1"); d.State != StateSucceeded || len(d.History) != 5 {
+		t.Fatalf("after a flush the file holds %s with %d steps", d.State, len(d.History))
+	}
+	if p, _ := previewOnDisk(t, s, "p1"); p.UsedBy != "m1" {
+		t.Fatalf("after a flush the file holds the preview used by %q", p.UsedBy)
+	}
+	files, _ := journalPaths(path)
+	for _, f := range files {
+		if ls, err := readJournal(f); err != nil || len(ls) != 0 {
+			t.Errorf("journal %s after the flush: %d lines, %v; want none", filepath.Base(f), len(ls), err)
+		}
+	}
+}
+
+// TestOnlyClaimsAndFinalStatesWaitForTheDisk counts the journal's syncs: a
+// preview and open progress are never synced on the caller's path; a claim
+// and a terminal state are, each once, before the call returns.
+func TestOnlyClaimsAndFinalStatesWaitForTheDisk(t *testing.T) {
+	ctx := context.Background()
+	var commits int
+	s := openStore(t, testPath(t), Options{flushDelay: time.Hour, ObserveCommit: func(time.Duration) { commits++ }})
+	j := s.pend.journal
+	var syncs int
+	j.sync = func(f *os.File) error { syncs++; return datasync(f) }
+	step := func(name string, want int, do func() error) {
+		t.Helper()
+		before, commitsBefore := syncs, commits
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := syncs - before; got != want {
+			t.Errorf("%s: %d journal syncs, want %d", name, got, want)
+		}
+		if got := commits - commitsBefore; got != want {
+			t.Errorf("%s: ObserveCommit saw %d durable writes, want %d", name, got, want)
+		}
+	}
+	pv := testPreview("p1", time.Now().Add(time.Minute))
+	m := testMotion("m1")
+	m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
+	step("preview", 0, func() error { return s.PutPreview(ctx, pv) })
+	step("confirm", 1, func() error { _, _, err := s.ConfirmPreview(ctx, "p1", m); return err })
+	step("confirm again", 0, func() error {
+		_, created, err := s.ConfirmPreview(ctx, "p1", m)
+		return errors.Join(err, map[bool]error{true: errors.New("created twice")}[created])
+	})
+	step("sent", 0, func() error { _, err := s.Transition(ctx, "m1", StateSent, nil); return err })
+	step("progress", 0, func() error {
+		_, err := s.Transition(ctx, "m1", StateSent, func(m *Motion) { m.Progress = 0.5 })
+		return err
+	})
+	step("unknown", 1, func() error { _, err := s.Transition(ctx, "m1", StateUnknown, nil); return err })
+	step("succeeded", 1, func() error { _, err := s.Transition(ctx, "m1", StateSucceeded, nil); return err })
+	step("succeeded again", 0, func() error { _, err := s.Transition(ctx, "m1", StateSucceeded, nil); return err })
+}
+
+// TestAFailedJournalWriteChangesNothing: a claim or a final state whose
+// sync fails is an error, reads still show the record before it, and the
+// next open does not apply the line either.
+func TestAFailedJournalWriteChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := testPath(t)
+	s := lazyStore(t, path)
+	_, m := previewFor(t, s, "p1", "m1")
+	s.pend.journal.sync = func(*os.File) error { return errors.New("EIO") }
+	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err == nil || created {
+		t.Fatalf("confirm with a failing disk: created=%v err=%v", created, err)
+	}
+	if s.Healthy() == nil {
+		t.Error("a failed claim left the store healthy")
+	}
+	if _, err := s.Get("m1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a claim that failed to sync is readable: %v", err)
+	}
+	if p, _ := s.GetPreview("p1"); p.UsedBy != "" {
+		t.Errorf("a claim that failed to sync used the preview: %q", p.UsedBy)
+	}
+	if _, err := afterKill(t, path).Get("m1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a claim that failed to sync comes back after a kill: %v", err)
+	}
+
+	s.pend.journal.sync = datasync
+	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
+		t.Fatalf("confirm once the disk works: created=%v err=%v", created, err)
+	}
+	if err := s.Healthy(); err != nil {
+		t.Errorf("a durable claim left the store unhealthy: %v", err)
+	}
+	s.pend.journal.sync = func(*os.File) error { return errors.New("EIO") }
+	if _, err := s.Transition(ctx, "m1", StateSucceeded, nil); err == nil {
+		t.Fatal("a final state that failed to sync was accepted")
+	}
+	if got, _ := s.Get("m1"); got.State != StateDispatching {
+		t.Errorf("after a failed final state reads show %s, want dispatching", got.State)
+	}
+	if got, _ := afterKill(t, path).Get("m1"); got.State != StateDispatching {
+		t.Errorf("after a failed final state a kill leaves %s, want dispatching", got.State)
+	}
+}
+
+// TestJournalNeverTakesARecordBack: a journal line older than the file's
+// version (the file was committed, the journal not yet emptied) changes
+// nothing at Open; a newer one is applied.
+func TestJournalNeverTakesARecordBack(t *testing.T) {
+	ctx := context.Background()
+	path := testPath(t)
+	s := lazyStore(t, path)
+	pv, m := previewFor(t, s, "p1", "m1")
+	claim, _, err := s.ConfirmPreview(ctx, "p1", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Transition(ctx, "m1", StateSent, nil); err != nil {
+		t.Fatal(err)
+	}
+	done, err := s.Transition(ctx, "m1", StateSucceeded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Leave old lines behind: the claim and the preview unused.
+	files, _ := journalPaths(path)
+	unused := pv
+	unused.Version = recordVersion
+	var lines []byte
+	for _, l := range []journalLine{{Kind: "p", Preview: &unused}, {Kind: "c", Motion: &claim, Preview: &Preview{}}} {
+		if l.Kind == "c" {
+			used := markUsed(unused, "m1", claim.CreatedAt)
+			l.Preview = &used
+		}
+		b, _ := json.Marshal(l)
+		lines = append(append(lines, b...), '\n')
+	}
+	if err := os.WriteFile(files[1], lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := lazyStore(t, path)
+	if got, err := s2.Get("m1"); err != nil || got.State != StateSucceeded || len(got.History) != len(done.History) {
+		t.Fatalf("after reopening with old lines: %s with %d steps (%v); want succeeded with %d", got.State, len(got.History), err, len(done.History))
+	}
+	if p, _ := s2.GetPreview("p1"); p.UsedBy != "m1" {
+		t.Fatalf("an unused line took the preview back: used_by=%q", p.UsedBy)
 	}
 }
 
@@ -260,6 +425,12 @@ func TestJournalReadingStopsAtATornLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j")
 	good, _ := json.Marshal(testPreview("ok", time.Now().Add(time.Minute)))
 	after, _ := json.Marshal(testPreview("after", time.Now().Add(time.Minute)))
+	m := claimed(testMotion("m1"), time.Now())
+	used := markUsed(testPreview("p1", time.Now().Add(time.Minute)), "m1", time.Now())
+	other := markUsed(used, "m2", time.Now())
+	claim, _ := json.Marshal(journalLine{Kind: "c", Motion: &m, Preview: &used})
+	mismatched, _ := json.Marshal(journalLine{Kind: "c", Motion: &m, Preview: &other})
+	state, _ := json.Marshal(journalLine{Kind: "m", Motion: &m})
 	for _, tc := range []struct {
 		name, content string
 		want          int
@@ -269,13 +440,117 @@ func TestJournalReadingStopsAtATornLine(t *testing.T) {
 		{"torn tail", string(good) + "\n" + string(good[:len(good)/2]), 1},
 		{"garbage stops", string(good) + "\n{\"v\":1}\n" + string(after) + "\n", 1},
 		{"newer version stops", `{"v":99,"id":"x","tool":"t","args_digest":"d","expires_at":"2030-01-01T00:00:00Z"}` + "\n", 0},
+		{"claim and state", string(claim) + "\n" + string(state) + "\n", 2},
+		{"claim of another motion stops", string(good) + "\n" + string(mismatched) + "\n" + string(state) + "\n", 1},
+		{"unknown kind stops", `{"k":"x","m":{}}` + "\n", 0},
 	} {
 		if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		got, err := readJournal(path)
 		if err != nil || len(got) != tc.want {
-			t.Errorf("%s: %d previews, %v; want %d", tc.name, len(got), err, tc.want)
+			t.Errorf("%s: %d lines, %v; want %d", tc.name, len(got), err, tc.want)
 		}
 	}
+}
+
+// TestAnEmptiedJournalShowsOnlyNewLines: emptying keeps a file's blocks and
+// stale lines behind a NUL; lines written after show, the stale ones never.
+func TestAnEmptiedJournalShowsOnlyNewLines(t *testing.T) {
+	ctx := context.Background()
+	path := testPath(t)
+	s := lazyStore(t, path)
+	put := func(ids ...string) {
+		t.Helper()
+		for _, id := range ids {
+			if err := s.PutPreview(ctx, testPreview(id, time.Now().Add(time.Minute))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("stale-1", "stale-2", "stale-3") // into a, then a is emptied
+	put("b-1")                           // into b, then b is emptied
+	if err := s.PutPreview(ctx, testPreview("new", time.Now().Add(time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := journalPaths(path)
+	ls, err := readJournal(files[0])
+	if err != nil || len(ls) != 1 || ls[0].Preview.ID != "new" {
+		t.Fatalf("journal a after reuse: %d lines, %v; want only the new preview", len(ls), err)
+	}
+	if ls, _ := readJournal(files[1]); len(ls) != 0 {
+		t.Fatalf("journal b after its flush: %d lines", len(ls))
+	}
+}
+
+// TestJournaledClaimsAreListedInCreationOrder: a confirmed motion the
+// flusher has not copied into the file yet is listed (and re-attached
+// after a restart: NonTerminal) at its place among the committed ones.
+func TestJournaledClaimsAreListedInCreationOrder(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	s := openStore(t, testPath(t), Options{Now: c.Now, flushDelay: time.Hour})
+	if _, _, err := s.Claim(ctx, testMotion("m0")); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Second)
+	pv := testPreview("p1", c.Now().Add(time.Minute))
+	if err := s.PutPreview(ctx, pv); err != nil {
+		t.Fatal(err)
+	}
+	m := testMotion("m1")
+	m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
+	if _, _, err := s.ConfirmPreview(ctx, "p1", m); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Second)
+	if _, _, err := s.Claim(ctx, testMotion("m2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, found := onDisk(t, s, "m1"); found {
+		t.Fatal("the claim was flushed already; the test needs it only journaled")
+	}
+	want := []string{"m0", "m1", "m2"}
+	ids := func(ms []Motion) (out []string) {
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	if open, err := s.NonTerminal(); err != nil || !slices.Equal(ids(open), want) {
+		t.Fatalf("NonTerminal = %v, %v; want %v", ids(open), err, want)
+	}
+	var paged []Motion
+	cursor := ""
+	for range 4 {
+		page, total, next, err := s.List(Filter{}, cursor, 1)
+		if err != nil || total != 3 {
+			t.Fatalf("List page: total %d, %v", total, err)
+		}
+		paged = append(paged, page...)
+		if cursor = next; cursor == "" {
+			break
+		}
+	}
+	if !slices.Equal(ids(paged), want) {
+		t.Fatalf("List pages = %v; want %v", ids(paged), want)
+	}
+	if only, _, _, err := s.List(Filter{States: []State{StateDispatching}, Actuator: ActuatorArm}, "", 10); err != nil || len(only) != 3 {
+		t.Fatalf("filtered List = %v, %v", ids(only), err)
+	}
+}
+
+// previewFor issues preview id and returns it with a motion that confirms it.
+func previewFor(t *testing.T, s *Store, id, motionID string) (Preview, Motion) {
+	t.Helper()
+	pv := testPreview(id, time.Now().Add(time.Minute))
+	if err := s.PutPreview(context.Background(), pv); err != nil {
+		t.Fatal(err)
+	}
+	m := testMotion(motionID)
+	m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
+	return pv, m
 }

@@ -142,79 +142,60 @@ func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Previe
 	return out, err
 }
 
-// ConfirmPreview consumes preview previewID and claims m in one write
-// transaction, so a crash cannot leave a used preview without its motion.
-// m's Actuator, Args and Goal default to the preview's; Tool and ArgsDigest
-// must match it. A retry for the same m.ID behaves like Claim (the existing
-// motion, created=false), even once the preview has expired. A preview used
-// by another motion returns that motion with ErrPreviewUsed. Publish only
-// on created=true with a nil error, as for Claim.
+// ConfirmPreview consumes preview previewID and claims m in one durable
+// step (one journal line, fdatasync), so a crash cannot leave a used
+// preview without its motion. m's Actuator, Args and Goal default to the
+// preview's; Tool and ArgsDigest must match it. A retry for the same m.ID
+// behaves like Claim (the existing motion, created=false), even once the
+// preview has expired. A preview used by another motion returns that
+// motion with ErrPreviewUsed. Publish only on created=true with a nil
+// error, as for Claim.
 func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) (Motion, bool, error) {
+	if err := s.writable(ctx); err != nil {
+		return Motion{}, false, err
+	}
 	unlock := s.pend.lockMotion(previewID)
 	defer unlock()
-	var out Motion
-	var created bool
-	var settle func(bool)
-	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
-		previews, err := bucket(tx, bucketPreviews)
-		if err != nil {
-			return false, err
-		}
-		motions, order, err := motionBuckets(tx)
-		if err != nil {
-			return false, err
-		}
-		p, err := s.loadPreview(previews, previewID)
-		if err != nil {
-			return false, err
-		}
-		m = fromPreview(m, p)
-		if err := m.validate(); err != nil {
-			return false, err
-		}
-		if p.Tool != m.Tool || p.ArgsDigest != m.ArgsDigest {
-			return false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
-				ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
-		}
-		now := s.now()
-		if p.UsedBy != "" && p.UsedBy != m.ID {
-			if v := motions.Get([]byte(p.UsedBy)); v != nil {
-				out, _ = s.newest(v)
-			}
-			return false, usable(p, now)
+	p, err := s.GetPreview(previewID)
+	if err != nil {
+		return Motion{}, false, err
+	}
+	m = fromPreview(m, p)
+	if err := m.validate(); err != nil {
+		return Motion{}, false, err
+	}
+	if p.Tool != m.Tool || p.ArgsDigest != m.ArgsDigest {
+		return Motion{}, false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
+			ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
+	}
+	// The motion's id comes from this preview, so the preview's lock is
+	// enough to keep a second confirm from creating it too.
+	now := s.now()
+	if p.UsedBy != "" && p.UsedBy != m.ID {
+		out, _ := s.Get(p.UsedBy)
+		return out, false, usable(p, now)
+	}
+	existing, err := s.Get(m.ID)
+	switch {
+	case err == nil: // a retry: never create twice
+		if p.UsedBy == m.ID {
+			return existing, false, nil
 		}
 		used := markUsed(p, m.ID, now)
-		if v := motions.Get([]byte(m.ID)); v != nil { // a retry: never create twice
-			if out, err = s.newest(v); err != nil || p.UsedBy == m.ID {
-				return false, err
-			}
-			if err := putPreview(previews, used); err != nil {
-				return false, err
-			}
-			settle = s.pend.syncingPreview(used)
-			return true, nil
-		}
-		// Creating: even a preview this motion already holds must be fresh.
-		if !now.Before(p.ExpiresAt) {
-			return false, expired(p)
-		}
-		if err := putPreview(previews, used); err != nil {
-			return false, err
-		}
-		out, created = claimed(m, now), true
-		if err := putMotion(motions, order, out); err != nil {
-			return false, err
-		}
-		settle = s.pend.syncingPreview(used)
-		return true, nil
-	})
-	if settle != nil {
-		settle(err == nil)
+		return existing, false, s.pend.writeAhead(nil, &used)
+	case !errors.Is(err, ErrNotFound):
+		return Motion{}, false, err
 	}
-	if err != nil {
-		return out, false, err
+	// Creating: even a preview this motion already holds must be fresh.
+	if !now.Before(p.ExpiresAt) {
+		return Motion{}, false, expired(p)
 	}
-	return out, created, nil
+	used, out := markUsed(p, m.ID, now), claimed(m, now)
+	if err := s.pend.writeAhead(&out, &used); err != nil {
+		return Motion{}, false, s.noteWrite(err)
+	}
+	s.noteWrite(nil)
+	return out, true, nil
 }
 
 func fromPreview(m Motion, p Preview) Motion {

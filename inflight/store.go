@@ -51,8 +51,9 @@ type Options struct {
 	Now func() time.Time
 	// Retention is how long finished records are kept; zero means DefaultRetention.
 	Retention time.Duration
-	// ObserveCommit, if set, gets the duration of every fsynced commit (not
-	// batched audit appends). It runs on the writer: keep it cheap.
+	// ObserveCommit, if set, gets the duration of every durable write: a
+	// bbolt commit with fsync (not batched audit appends) or a journal
+	// append with fdatasync (a claim, a terminal state). Keep it cheap.
 	ObserveCommit func(time.Duration)
 	// LockTimeout bounds the wait for another process's lock; zero means DefaultLockTimeout.
 	LockTimeout time.Duration
@@ -127,17 +128,26 @@ func Open(path string, opts Options) (*Store, error) {
 	// Appends arriving while a commit is in flight share the next one anyway;
 	// a short window spares a lone caller bbolt's default 10ms wait.
 	s.db.MaxBatchDelay = auditBatchDelay
-	if opts.ReadOnly {
-		close(s.pend.done)
-		return s, nil
-	}
-	j, found, err := openJournal(path + ".previews")
+	// What a previous process journaled but never copied into bbolt: a
+	// read-only store shows it, a writable one commits it before use.
+	ms, ps, err := s.unapplied(path)
 	if err != nil {
 		_ = s.db.Close()
 		return nil, err
 	}
-	s.pend.journal = j
-	s.pend.replay(s.unstored(found))
+	if opts.ReadOnly {
+		s.pend.overlay(ms, ps)
+		close(s.pend.done)
+		return s, nil
+	}
+	if err := s.apply(ms, ps); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
+	if s.pend.journal, err = openJournal(path, opts); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 	go s.runFlusher()
 	return s, nil
 }
@@ -300,7 +310,9 @@ func (s *Store) Close() error {
 	s.stopOnce.Do(func() {
 		close(s.pend.stop)
 		<-s.pend.done
-		ferr = s.Flush(context.Background())
+		if !s.opts.ReadOnly { // its overlay shows a journal it may not apply
+			ferr = s.Flush(context.Background())
+		}
 		if s.pend.journal != nil {
 			_ = s.pend.journal.close()
 		}
