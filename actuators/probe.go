@@ -22,10 +22,12 @@ type goalProbe struct {
 	err     error
 }
 
-// prober runs at most one count at a time and keeps the last.
+// prober runs at most one count at a time and keeps the last, and the
+// last that finished with a subscriber seen.
 type prober struct {
-	mu   sync.Mutex
-	last *goalProbe
+	mu       sync.Mutex
+	last     *goalProbe
+	positive *goalProbe
 }
 
 // start begins a count on b unless one is running; it does not wait.
@@ -40,15 +42,28 @@ func (p *prober) start(b *wireBox, now time.Time) {
 	go func() {
 		pr.n, pr.err = b.w.goalSubscribers()
 		close(pr.done)
+		if pr.err == nil && pr.n > 0 {
+			p.mu.Lock()
+			if p.positive == nil || !pr.started.Before(p.positive.started) {
+				p.positive = pr
+			}
+			p.mu.Unlock()
+		}
 	}()
 }
 
-// recent waits for the last count if it was taken on w and started at or after
-// since and returns it; ok=false means there is none that recent.
+// recent returns a count taken on w that started at or after since: a
+// finished one that saw a subscriber at once (a newer count still running
+// is not waited for: it could only say the same or come later than the
+// window allows anyway), else the last count, waited for; ok=false means
+// there is none that recent.
 func (p *prober) recent(w actionWire, since time.Time) (n int, err error, ok bool) {
 	p.mu.Lock()
-	pr := p.last
+	pr, pos := p.last, p.positive
 	p.mu.Unlock()
+	if pos != nil && w != nil && pos.wire.w == w && !pos.started.Before(since) {
+		return pos.n, nil, true
+	}
 	if pr == nil || w == nil || pr.wire.w != w || pr.started.Before(since) {
 		return 0, nil, false
 	}

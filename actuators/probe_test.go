@@ -71,3 +71,68 @@ func waitDone(t *testing.T, ch chan struct{}) {
 		t.Fatal("count never finished")
 	}
 }
+
+// blockingWire's counts wait until released, like an XML-RPC call to a
+// node that is slow to answer.
+type blockingWire struct {
+	*countingWire
+	release chan struct{}
+}
+
+func (w *blockingWire) goalSubscribers() (int, error) {
+	<-w.release
+	return w.countingWire.goalSubscribers()
+}
+
+// A send does not wait for a count still running when a finished one
+// within probeFresh saw a subscriber; without one it waits for the count.
+func TestSendUsesAFinishedPositiveCountWithoutWaitingForARunningOne(t *testing.T) {
+	c, fw, clock, _ := newTestClient(t, KindArm)
+	w := &blockingWire{countingWire: &countingWire{fakeWire: fw}, release: make(chan struct{})}
+	c.setWire(w)
+	fw.setSubs(1)
+	c.prepare()
+	w.release <- struct{}{} // the first count finishes: one subscriber
+	waitDone(t, c.probe.last.done)
+	clock.advance(probeFresh / 2)
+	c.prepare() // a second count starts and hangs
+	sent := make(chan error, 1)
+	go func() { sent <- c.send(context.Background(), "m-1", armBuild, nil) }()
+	select {
+	case err := <-sent:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the send waited for the running count")
+	}
+	if got := fw.written(); len(got) != 1 {
+		t.Errorf("written = %v", got)
+	}
+	close(w.release) // the hanging count ends; nothing else waits on it
+
+	// Past the window the finished count is too old: the send waits for a
+	// count of its own.
+	c2, fw2, clock2, _ := newTestClient(t, KindArm)
+	w2 := &blockingWire{countingWire: &countingWire{fakeWire: fw2}, release: make(chan struct{})}
+	c2.setWire(w2)
+	fw2.setSubs(1)
+	c2.prepare()
+	w2.release <- struct{}{}
+	waitDone(t, c2.probe.last.done)
+	clock2.advance(probeFresh + time.Millisecond)
+	c2.prepare()
+	go func() { sent <- c2.send(context.Background(), "m-2", armBuild, nil) }()
+	select {
+	case err := <-sent:
+		t.Fatalf("the send went without a fresh count: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(w2.release)
+	if err := <-sent; err != nil {
+		t.Fatal(err)
+	}
+	if got := fw2.written(); len(got) != 1 {
+		t.Errorf("written = %v", got)
+	}
+}
