@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,8 +23,9 @@ const Python = "/usr/bin/python3"
 
 // rospyClient sends n (+2 warm-up) move_base goals with actionlib's
 // SimpleActionClient, one after the other, timing send_goal →
-// wait_for_result. State 3 is SUCCEEDED.
-const rospyClient = `import math, sys, time
+// wait_for_result. State 3 is SUCCEEDED. Before each goal it pauses a
+// random 0–5 ms (see phasePause).
+const rospyClient = `import math, random, sys, time
 import rospy, actionlib
 from move_base_msgs.msg import MoveBaseAction, MoveBaseGoal
 n, x, y, yaw = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
@@ -31,7 +33,9 @@ rospy.init_node('bench_rospy', anonymous=True, disable_signals=True)
 c = actionlib.SimpleActionClient('/move_base', MoveBaseAction)
 if not c.wait_for_server(rospy.Duration(30)):
     print('error: no move_base server'); sys.exit(2)
+random.seed(8)
 for i in range(n + 2):
+    time.sleep(random.uniform(0, 0.005))
     g = MoveBaseGoal()
     g.target_pose.header.frame_id = 'odom'
     g.target_pose.header.stamp = rospy.Time.now()
@@ -46,6 +50,18 @@ for i in range(n + 2):
 print('done', flush=True)
 rospy.signal_shutdown('done')
 `
+
+// simStep is how often the sim steps (and so can finish a goal): its 5 ms
+// wake-up at the default /joint_states rate.
+const simStep = 5 * time.Millisecond
+
+// phasePause is the random pause both clients make before each goal. A
+// client that sends its next goal as soon as the last result arrives sends
+// it right after a sim step, so every goal waits nearly a whole step and
+// any client faster than one step measures about one step: the bridge and
+// rospy then tie by construction. With a random phase both wait half a
+// step on average, and the difference left is the clients' own.
+func phasePause(r *rand.Rand) { time.Sleep(time.Duration(r.Int64N(int64(simStep)))) }
 
 // odomPose reads the base's pose from /odom with the bench's own subscriber.
 func odomPose(w *World) (x, y, yaw float64) {
@@ -143,7 +159,9 @@ func measureNavigateWith(w *World, n int, x, y, yaw float64, client benchClient,
 	tb := w.env.TB
 	cs := client.c
 	goal := map[string]any{"x": x, "y": y, "yaw": yaw}
+	phase := rand.New(rand.NewPCG(8, 8))
 	for i := range n + 2 {
+		phasePause(phase)
 		t0 := time.Now()
 		pv, err := cs.callTool("base_navigate", goal)
 		if err != nil {
@@ -172,7 +190,7 @@ func measureNavigateWith(w *World, n int, x, y, yaw float64, client benchClient,
 
 	row := Row{
 		Key:  "navigate" + client.key,
-		What: fmt.Sprintf("base_navigate zero-distance goal round trip: preview + confirm + motion_status until succeeded, over MCP (n=%d), %s", len(res.Bridge), client.name),
+		What: fmt.Sprintf("base_navigate zero-distance goal round trip: preview + confirm + motion_status until succeeded, over MCP (n=%d, random 0–5 ms phase to the sim's step), %s", len(res.Bridge), client.name),
 		Result: fmt.Sprintf("p50 %s · p99 %s (preview %s, confirm %s, wait %s)", ms(res.Bridge.P50()), ms(res.Bridge.P99()),
 			ms(res.Preview.P50()), ms(res.Confirm.P50()), ms(res.Wait.P50())),
 		Target: "≤ 1× rospy (not slower)",
