@@ -87,7 +87,10 @@ func (a *auditor) ObserveCall(r bridge.CallRecord) {
 	}
 }
 
-// run writes queued records until ctx ends, then writes what is still queued.
+// run writes queued records until ctx ends, then writes what is still
+// queued. After a batch's first record it sleeps out the linger instead of
+// waiting on the queue, so a call's ObserveCall never has to wake this
+// goroutine (a thread wake-up per call, about a tenth of a read's CPU).
 func (a *auditor) run(ctx context.Context) {
 	batch := make([]inflight.AuditRecord, 0, auditBatch)
 	linger := time.NewTimer(time.Hour)
@@ -100,19 +103,23 @@ func (a *auditor) run(ctx context.Context) {
 		case r := <-a.ch:
 			batch = append(batch[:0], auditRecord(r))
 		}
-		linger.Reset(auditLinger)
+		if len(a.ch) < auditBatch-1 {
+			linger.Reset(auditLinger)
+			select {
+			case <-linger.C:
+			case <-ctx.Done():
+				linger.Stop()
+			}
+		}
 	gather:
 		for len(batch) < auditBatch {
 			select {
 			case r := <-a.ch:
 				batch = append(batch, auditRecord(r))
-			case <-linger.C:
-				break gather
-			case <-ctx.Done():
+			default:
 				break gather
 			}
 		}
-		linger.Stop()
 		_ = a.s.AppendAll(context.WithoutCancel(ctx), batch) // a failure shows in the store's health
 	}
 }
