@@ -36,10 +36,10 @@ func goTool() string {
 
 // MeasureStore runs inflight's BenchmarkAuditAppendWithRetention (b.N
 // audited calls with fsync, 10,000 per simulated hour, a 24 h retention
-// sweep every hour; then 50 journaled claims and 50 bbolt claims) for `calls`
-// calls, in its own process,
-// and reads its metrics; the floor is 50 bare bbolt commits with fsync on a
-// fresh file, right after it, on the same file system.
+// sweep every hour; then 50 journaled claims and 50 bbolt claims) for
+// `calls` calls, in its own process, and reads its metrics; the floor is 50
+// bare bbolt commits with fsync on a fresh file, right after it, on the
+// same file system.
 func MeasureStore(e *Env, calls int) (Row, StoreResult) {
 	tb := e.TB
 	res := StoreResult{Calls: calls}
