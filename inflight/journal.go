@@ -1,7 +1,7 @@
 package inflight
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,26 +83,30 @@ func readJournals(path string) ([]journalLine, error) {
 	return out, nil
 }
 
-// readJournal returns the valid lines of one journal file. A torn last
-// line (the process died mid-write) ends the file; nothing after it counts.
+// readJournal returns the valid lines of one journal file, read whole (no
+// line-length limit: a long claim line must never end replay early). A
+// NUL (the end marker), a line without its newline (the process died
+// mid-write) or any invalid line ends the file; nothing after it counts.
 func readJournal(path string) ([]journalLine, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("inflight: journal: %w", err)
 	}
-	defer f.Close()
 	var out []journalLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		l, ok := parseJournalLine(sc.Bytes())
+	for len(b) > 0 && b[0] != 0 {
+		end := bytes.IndexByte(b, '\n')
+		if end < 0 {
+			break
+		}
+		l, ok := parseJournalLine(b[:end])
 		if !ok {
 			break
 		}
 		out = append(out, l)
+		b = b[end+1:]
 	}
 	return out, nil
 }
@@ -217,6 +221,8 @@ func (j *journal) committed(i int) {
 }
 
 func (j *journal) close() error {
+	j.mu.Lock() // an append in flight finishes first
+	defer j.mu.Unlock()
 	var first error
 	for _, f := range j.files {
 		if f != nil {

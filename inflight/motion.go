@@ -83,15 +83,19 @@ func (m Motion) validate() error {
 	return fmt.Errorf("%w: motion %q: %s", ErrInvalidRecord, m.ID, why)
 }
 
-// Claim is the write-ahead rule, and the only place it is enforced: the
-// record is committed with fsync before the goal is published. In one write
-// transaction Claim either finds m.ID — created=false: the motion exists (it
-// may be moving right now); return its state and never publish — or stores
-// m in state dispatching and commits (created=true). Publish only on
-// created=true with a nil error; on an error publish nothing.
+// Claim records m durably (a bbolt commit with fsync) unless it exists:
+// created=false returns the existing motion (it may be moving right now;
+// never publish), created=true stores m in state dispatching. Publish only
+// on created=true with a nil error. A confirm uses ConfirmPreview, which
+// also consumes the preview; Claim sees its journaled motions too.
 func (s *Store) Claim(ctx context.Context, m Motion) (Motion, bool, error) {
 	if err := m.validate(); err != nil {
 		return Motion{}, false, err
+	}
+	unlock := s.pend.lockMotion(m.ID)
+	defer unlock()
+	if cur, ok := s.pend.motion(m.ID); ok { // journaled by a confirm, not flushed yet
+		return cur, false, nil
 	}
 	var out Motion
 	var created bool
@@ -169,10 +173,12 @@ func (s *Store) Transition(ctx context.Context, id string, to State, mutate func
 	if err != nil || !write {
 		return next, err
 	}
+	// A failure makes the store unhealthy; only a bbolt commit (the
+	// flusher's, an audit batch) makes it healthy again: a journal that
+	// works says nothing about a file that cannot grow.
 	if err := s.pend.writeAhead(&next, nil); err != nil {
 		return cur, s.noteWrite(err)
 	}
-	s.noteWrite(nil)
 	return next, nil
 }
 

@@ -64,6 +64,22 @@ func (p *pending) lockMotion(id string) (unlock func()) {
 	return l.Unlock
 }
 
+// lockPair locks the stripes of two ids in a fixed order (once if they
+// share one), so two callers locking the same pair never deadlock.
+func (p *pending) lockPair(a, b string) (unlock func()) {
+	i := maphash.String(p.seed, a) % uint64(len(p.locks))
+	k := maphash.String(p.seed, b) % uint64(len(p.locks))
+	if i > k {
+		i, k = k, i
+	}
+	p.locks[i].Lock()
+	if i == k {
+		return p.locks[i].Unlock
+	}
+	p.locks[k].Lock()
+	return func() { p.locks[k].Unlock(); p.locks[i].Unlock() }
+}
+
 func (p *pending) motion(id string) (Motion, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -122,11 +138,12 @@ func (p *pending) putPreview(pv Preview) (journaled bool) {
 }
 
 // writeAhead makes m and used (either may be nil; both for a claim)
-// durable in the journal with fdatasync and visible to reads before it
-// returns nil; the flusher copies them into bbolt later. The overlay is set
-// before the line is written, both under the journal's lock, so a flush
-// that empties the file always commits what the file held. On failure
-// nothing changes. The caller holds the records' locks.
+// durable in the journal with fdatasync and only then visible to reads;
+// the flusher copies them into bbolt later. Both steps happen under the
+// journal's lock, which a flush takes for its snapshot, so a flush that
+// empties the file always commits what the file held; and no read sees a
+// version that a failed sync would take back. The caller holds the
+// records' locks.
 func (p *pending) writeAhead(m *Motion, used *Preview) error {
 	j := p.journal
 	if j == nil {
@@ -145,41 +162,20 @@ func (p *pending) writeAhead(m *Motion, used *Preview) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.appendLocked(line, true); err != nil {
+		return err
+	}
 	p.mu.Lock()
-	var prevM pendingEntry[Motion]
-	var prevP pendingEntry[Preview]
-	var hadM, hadP bool
 	p.seq++
 	if m != nil {
-		prevM, hadM = p.motions[m.ID]
 		p.motions[m.ID] = pendingEntry[Motion]{v: *m, seq: p.seq}
 	}
 	if used != nil {
-		prevP, hadP = p.previews[used.ID]
 		p.previews[used.ID] = pendingEntry[Preview]{v: *used, seq: p.seq}
 	}
 	p.mu.Unlock()
-	if err := j.appendLocked(line, true); err != nil {
-		p.mu.Lock()
-		if m != nil {
-			restore(p.motions, m.ID, prevM, hadM)
-		}
-		if used != nil {
-			restore(p.previews, used.ID, prevP, hadP)
-		}
-		p.mu.Unlock()
-		return err
-	}
 	p.wake()
 	return nil
-}
-
-func restore[T any](m map[string]pendingEntry[T], id string, prev pendingEntry[T], had bool) {
-	if had {
-		m[id] = prev
-	} else {
-		delete(m, id)
-	}
 }
 
 // overlay shows versions found in a journal that the read-only store's
@@ -307,6 +303,10 @@ func (s *Store) runFlusher() {
 // empties the journal file that held them. Close calls it; tests use it to
 // make the bbolt file match what reads see.
 func (s *Store) Flush(ctx context.Context) error {
+	// One flush at a time, through emptying its file: a flush that stalled
+	// after its commit must not empty a file that has been active since.
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	ms, ps := s.pend.snapshot()
 	if len(ms) == 0 && len(ps) == 0 {
 		return nil

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,8 +220,14 @@ func TestAFailedJournalWriteChangesNothing(t *testing.T) {
 	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
 		t.Fatalf("confirm once the disk works: created=%v err=%v", created, err)
 	}
+	if s.Healthy() == nil {
+		t.Error("a journal write made the store healthy; only a commit to the file may")
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Healthy(); err != nil {
-		t.Errorf("a durable claim left the store unhealthy: %v", err)
+		t.Errorf("a commit to the file left the store unhealthy: %v", err)
 	}
 	s.pend.journal.sync = func(*os.File) error { return errors.New("EIO") }
 	if _, err := s.Transition(ctx, "m1", StateSucceeded, nil); err == nil {
@@ -431,6 +439,9 @@ func TestJournalReadingStopsAtATornLine(t *testing.T) {
 	claim, _ := json.Marshal(journalLine{Kind: "c", Motion: &m, Preview: &used})
 	mismatched, _ := json.Marshal(journalLine{Kind: "c", Motion: &m, Preview: &other})
 	state, _ := json.Marshal(journalLine{Kind: "m", Motion: &m})
+	big := used
+	big.Summary = json.RawMessage(`"` + strings.Repeat("x", 17<<20) + `"`)
+	long, _ := json.Marshal(journalLine{Kind: "c", Motion: &m, Preview: &big})
 	for _, tc := range []struct {
 		name, content string
 		want          int
@@ -443,6 +454,8 @@ func TestJournalReadingStopsAtATornLine(t *testing.T) {
 		{"claim and state", string(claim) + "\n" + string(state) + "\n", 2},
 		{"claim of another motion stops", string(good) + "\n" + string(mismatched) + "\n" + string(state) + "\n", 1},
 		{"unknown kind stops", `{"k":"x","m":{}}` + "\n", 0},
+		{"a claim longer than any scanner buffer", string(long) + "\n" + string(state) + "\n", 2},
+		{"the end marker stops", string(claim) + "\n\x00" + string(state) + "\n", 1},
 	} {
 		if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
 			t.Fatal(err)
@@ -553,4 +566,149 @@ func previewFor(t *testing.T, s *Store, id, motionID string) (Preview, Motion) {
 	m := testMotion(motionID)
 	m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
 	return pv, m
+}
+
+// TestAStalledFlushNeverEmptiesAFileActiveSince: a flush that stalls
+// between its commit and emptying its file used to let later flushes turn
+// the files around, so it then emptied a file holding a claim no commit had
+// written (found by review). Flushes now run one at a time: claims made
+// while one stalls are durable, and survive a kill at every step.
+func TestAStalledFlushNeverEmptiesAFileActiveSince(t *testing.T) {
+	var armed atomic.Bool
+	entered, release := make(chan struct{}), make(chan struct{})
+	path := testPath(t)
+	s := openStore(t, path, Options{flushDelay: time.Hour, ObserveCommit: func(time.Duration) {
+		if armed.CompareAndSwap(true, false) {
+			close(entered)
+			<-release
+		}
+	}})
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	confirm := func(pid, mid string) {
+		t.Helper()
+		p := testPreview(pid, exp)
+		if err := s.PutPreview(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if _, created, err := s.ConfirmPreview(ctx, pid, motionFor(p, mid)); err != nil || !created {
+			t.Fatalf("confirm %s: %v %v", mid, created, err)
+		}
+	}
+	survives := func(ids ...string) {
+		t.Helper()
+		k := afterKill(t, path)
+		for _, id := range ids {
+			if _, err := k.Get(id); err != nil {
+				t.Fatalf("after a kill now, confirmed motion %s is gone: %v", id, err)
+			}
+		}
+		_ = k.Close()
+	}
+	confirm("p1", "m1")
+	armed.Store(true)
+	f1 := make(chan error, 1)
+	go func() { f1 <- s.Flush(ctx) }() // commits m1, stalls before emptying its file
+	<-entered
+	confirm("p2", "m2")
+	f2 := make(chan error, 1)
+	go func() { f2 <- s.Flush(ctx) }() // waits for the stalled one
+	confirm("p3", "m3")
+	survives("m1", "m2", "m3")
+	close(release)
+	for _, f := range []chan error{f1, f2} {
+		if err := <-f; err != nil {
+			t.Fatal(err)
+		}
+	}
+	survives("m1", "m2", "m3")
+	confirm("p4", "m4")
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	confirm("p5", "m5")
+	survives("m1", "m2", "m3", "m4", "m5")
+}
+
+// TestAClaimIsNotReadableBeforeItIsDurable: while a claim's fdatasync
+// runs, reads show neither the motion nor the used preview, so a failed
+// sync never takes back what a read returned (found by review).
+func TestAClaimIsNotReadableBeforeItIsDurable(t *testing.T) {
+	s := lazyStore(t, testPath(t))
+	ctx := context.Background()
+	p := testPreview("p1", time.Now().Add(time.Hour))
+	if err := s.PutPreview(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	s.pend.journal.sync = func(*os.File) error { entered <- struct{}{}; <-release; return errors.New("EIO") }
+	done := make(chan error, 1)
+	go func() { _, _, err := s.ConfirmPreview(ctx, "p1", motionFor(p, "m1")); done <- err }()
+	<-entered
+	m, err := s.Get("m1")
+	pv, _ := s.GetPreview("p1")
+	close(release)
+	if cerr := <-done; cerr == nil {
+		t.Fatal("confirm should fail")
+	}
+	_, after := s.Get("m1")
+	pv2, _ := s.GetPreview("p1")
+	if err == nil || pv.UsedBy != "" {
+		t.Errorf("during fdatasync: Get(m1)=%s err=%v, preview used_by=%q; after the failure: Get err=%v, used_by=%q",
+			m.State, err, pv.UsedBy, after, pv2.UsedBy)
+	}
+}
+
+// TestClaimSeesAJournaledMotion: Claim of a motion a confirm journaled
+// (not yet flushed) returns it, created=false (found by review).
+func TestClaimSeesAJournaledMotion(t *testing.T) {
+	s := lazyStore(t, testPath(t))
+	ctx := context.Background()
+	p := testPreview("p1", time.Now().Add(time.Hour))
+	if err := s.PutPreview(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	m := motionFor(p, "m1")
+	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	if _, created, err := s.Claim(ctx, m); err != nil || created {
+		t.Errorf("Claim of a motion ConfirmPreview already created: created=%v err=%v (publish twice)", created, err)
+	}
+}
+
+// TestTwoPreviewsNamingOneMotionCreateItOnce: concurrent confirms of two
+// previews naming the same motion id create it once (found by review).
+func TestTwoPreviewsNamingOneMotionCreateItOnce(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		s := lazyStore(t, testPath(t))
+		ctx := context.Background()
+		var ps []Preview
+		for _, id := range []string{"pa", "pb"} {
+			p := testPreview(id, time.Now().Add(time.Hour))
+			if err := s.PutPreview(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			ps = append(ps, p)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		created := 0
+		for _, p := range ps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, c, err := s.ConfirmPreview(ctx, p.ID, motionFor(p, "m1")); err == nil && c {
+					mu.Lock()
+					created++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if created > 1 {
+			t.Fatalf("iteration %d: %s", i, fmt.Sprint(created, " confirms created m1"))
+		}
+		_ = s.Close()
+	}
 }

@@ -154,7 +154,9 @@ func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) 
 	if err := s.writable(ctx); err != nil {
 		return Motion{}, false, err
 	}
-	unlock := s.pend.lockMotion(previewID)
+	// The preview's lock and the motion's: a second confirm of this preview,
+	// or of another preview naming the same motion, waits and then finds it.
+	unlock := s.pend.lockPair(previewID, m.ID)
 	defer unlock()
 	p, err := s.GetPreview(previewID)
 	if err != nil {
@@ -168,8 +170,6 @@ func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) 
 		return Motion{}, false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
 			ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
 	}
-	// The motion's id comes from this preview, so the preview's lock is
-	// enough to keep a second confirm from creating it too.
 	now := s.now()
 	if p.UsedBy != "" && p.UsedBy != m.ID {
 		out, _ := s.Get(p.UsedBy)
@@ -191,10 +191,12 @@ func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) 
 		return Motion{}, false, expired(p)
 	}
 	used, out := markUsed(p, m.ID, now), claimed(m, now)
+	// A failure makes the store unhealthy; only a bbolt commit (the
+	// flusher's, an audit batch) makes it healthy again: a journal that
+	// works says nothing about a file that cannot grow.
 	if err := s.pend.writeAhead(&out, &used); err != nil {
 		return Motion{}, false, s.noteWrite(err)
 	}
-	s.noteWrite(nil)
 	return out, true, nil
 }
 

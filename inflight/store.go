@@ -99,7 +99,8 @@ type Store struct {
 	mu      sync.Mutex
 	lastErr error // last write failure; nil after a write succeeds
 
-	pend     *pending // accepted writes not yet committed (pending.go)
+	pend     *pending   // accepted writes not yet committed (pending.go)
+	flushMu  sync.Mutex // one Flush at a time (pending.go)
 	stopOnce sync.Once
 }
 
