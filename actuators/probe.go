@@ -22,12 +22,12 @@ type goalProbe struct {
 	err     error
 }
 
-// prober runs at most one count at a time and keeps the last, and the
-// last that finished with a subscriber seen.
+// prober runs at most one count at a time and keeps the last started and
+// the newest finished.
 type prober struct {
 	mu       sync.Mutex
 	last     *goalProbe
-	positive *goalProbe
+	finished *goalProbe
 }
 
 // start begins a count on b unless one is running; it does not wait.
@@ -41,28 +41,26 @@ func (p *prober) start(b *wireBox, now time.Time) {
 	p.last = pr
 	go func() {
 		pr.n, pr.err = b.w.goalSubscribers()
-		close(pr.done)
-		if pr.err == nil && pr.n > 0 {
-			p.mu.Lock()
-			if p.positive == nil || !pr.started.Before(p.positive.started) {
-				p.positive = pr
-			}
-			p.mu.Unlock()
+		p.mu.Lock()
+		if p.finished == nil || !pr.started.Before(p.finished.started) {
+			p.finished = pr
 		}
+		p.mu.Unlock()
+		close(pr.done) // after finished is set: a waiter then sees it
 	}()
 }
 
-// recent returns a count taken on w that started at or after since: a
-// finished one that saw a subscriber at once (a newer count still running
-// is not waited for: it could only say the same or come later than the
-// window allows anyway), else the last count, waited for; ok=false means
-// there is none that recent.
+// recent returns a count taken on w that started at or after since: the
+// newest finished one at once if it saw a subscriber (a newer count still
+// running is not waited for), else the last count, waited for; ok=false
+// means there is none that recent. A newer finished count that saw none
+// is never passed over for an older one that saw some.
 func (p *prober) recent(w actionWire, since time.Time) (n int, err error, ok bool) {
 	p.mu.Lock()
-	pr, pos := p.last, p.positive
+	pr, fin := p.last, p.finished
 	p.mu.Unlock()
-	if pos != nil && w != nil && pos.wire.w == w && !pos.started.Before(since) {
-		return pos.n, nil, true
+	if fin != nil && w != nil && fin.wire.w == w && !fin.started.Before(since) && fin.err == nil && fin.n > 0 {
+		return fin.n, nil, true
 	}
 	if pr == nil || w == nil || pr.wire.w != w || pr.started.Before(since) {
 		return 0, nil, false

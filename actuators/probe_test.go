@@ -136,3 +136,23 @@ func TestSendUsesAFinishedPositiveCountWithoutWaitingForARunningOne(t *testing.T
 		t.Errorf("written = %v", got)
 	}
 }
+
+// A newer finished count that saw no subscriber is not passed over for an
+// older one that saw some: the send counts again and, with none there,
+// writes nothing. (Found by review.)
+func TestSendNeverUsesAnOlderPositiveCountOverANewerZero(t *testing.T) {
+	c, fw, clock, _ := newTestClient(t, KindArm)
+	fw.setSubs(1)
+	c.prepare()
+	waitDone(t, c.probe.last.done) // one subscriber
+	clock.advance(10 * time.Millisecond)
+	fw.setSubs(0) // the action server's subscriber left
+	c.prepare()
+	waitDone(t, c.probe.last.done) // newer, finished: none
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := c.send(ctx, "m-1", armBuild, nil)
+	if got := fw.written(); len(got) != 0 || err == nil {
+		t.Errorf("goal written with no subscriber (newest count 0): written=%v err=%v", got, err)
+	}
+}
