@@ -44,7 +44,6 @@ const (
 
 type journal struct {
 	mu      sync.Mutex // appends, syncs and turns; taken before pending.mu
-	dir     string
 	files   [2]*os.File
 	size    [2]int64
 	active  int
@@ -141,7 +140,7 @@ func parseJournalLine(b []byte) (journalLine, bool) {
 // entries are durable before any line relies on them.
 func openJournal(path string, opts Options) (*journal, error) {
 	files, legacy := journalPaths(path)
-	j := &journal{dir: filepath.Dir(path), sync: datasync, observe: opts.ObserveCommit}
+	j := &journal{sync: datasync, observe: opts.ObserveCommit}
 	if opts.UnsafeNoSync {
 		j.sync = func(*os.File) error { return nil }
 	}
@@ -164,7 +163,7 @@ func openJournal(path string, opts Options) (*journal, error) {
 			return nil, fmt.Errorf("inflight: journal: %w", err)
 		}
 	}
-	syncDir(j.dir)
+	syncDir(filepath.Dir(path))
 	return j, nil
 }
 

@@ -200,8 +200,8 @@ func (p *pending) wake() {
 	}
 }
 
-// syncingPreview marks pv as being committed durably by ConsumePreview;
-// settle ends it.
+// syncingPreview marks pv as being written by a bbolt commit
+// (ConsumePreview, Deny); settle ends it.
 func (p *pending) syncingPreview(pv Preview) (settle func(committed bool)) {
 	return syncing(p, p.previews, pv.ID, pv)
 }
