@@ -254,11 +254,7 @@ func (s *Store) unapplied(path string) (ms []Motion, ps []Preview, err error) {
 		}
 	}
 	err = s.view(func(tx *bolt.Tx) error {
-		mb, _, err := motionBuckets(tx)
-		if err != nil {
-			return err
-		}
-		pb, err := bucket(tx, bucketPreviews)
+		mb, _, pb, err := recordBuckets(tx)
 		if err != nil {
 			return err
 		}
@@ -304,11 +300,7 @@ func (s *Store) apply(ms []Motion, ps []Preview) error {
 
 // putRecords writes motions (with their order entries) and previews.
 func putRecords(tx *bolt.Tx, ms []Motion, ps []Preview) error {
-	motions, order, err := motionBuckets(tx)
-	if err != nil {
-		return err
-	}
-	previews, err := bucket(tx, bucketPreviews)
+	motions, order, previews, err := recordBuckets(tx)
 	if err != nil {
 		return err
 	}
@@ -323,6 +315,15 @@ func putRecords(tx *bolt.Tx, ms []Motion, ps []Preview) error {
 		}
 	}
 	return nil
+}
+
+// recordBuckets are the buckets a journal line's records live in.
+func recordBuckets(tx *bolt.Tx) (motions, order, previews *bolt.Bucket, err error) {
+	if motions, order, err = motionBuckets(tx); err != nil {
+		return nil, nil, nil, err
+	}
+	previews, err = bucket(tx, bucketPreviews)
+	return motions, order, previews, err
 }
 
 // newerMotion says whether a is a later version of the same motion than b:
