@@ -636,14 +636,11 @@ func TestAStalledFlushNeverEmptiesAFileActiveSince(t *testing.T) {
 func TestAClaimIsNotReadableBeforeItIsDurable(t *testing.T) {
 	s := lazyStore(t, testPath(t))
 	ctx := context.Background()
-	p := testPreview("p1", time.Now().Add(time.Hour))
-	if err := s.PutPreview(ctx, p); err != nil {
-		t.Fatal(err)
-	}
+	_, m1 := previewFor(t, s, "p1", "m1")
 	entered, release := make(chan struct{}, 1), make(chan struct{})
 	s.pend.journal.sync = func(*os.File) error { entered <- struct{}{}; <-release; return errors.New("EIO") }
 	done := make(chan error, 1)
-	go func() { _, _, err := s.ConfirmPreview(ctx, "p1", motionFor(p, "m1")); done <- err }()
+	go func() { _, _, err := s.ConfirmPreview(ctx, "p1", m1); done <- err }()
 	<-entered
 	m, err := s.Get("m1")
 	pv, _ := s.GetPreview("p1")
@@ -664,11 +661,7 @@ func TestAClaimIsNotReadableBeforeItIsDurable(t *testing.T) {
 func TestClaimSeesAJournaledMotion(t *testing.T) {
 	s := lazyStore(t, testPath(t))
 	ctx := context.Background()
-	p := testPreview("p1", time.Now().Add(time.Hour))
-	if err := s.PutPreview(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	m := motionFor(p, "m1")
+	_, m := previewFor(t, s, "p1", "m1")
 	if _, created, err := s.ConfirmPreview(ctx, "p1", m); err != nil || !created {
 		t.Fatal(created, err)
 	}
