@@ -609,7 +609,7 @@ func TestAStalledFlushNeverEmptiesAFileActiveSince(t *testing.T) {
 	armed.Store(true)
 	f1 := make(chan error, 1)
 	go func() { f1 <- s.Flush(ctx) }() // commits m1, stalls before emptying its file
-	<-entered
+	within(t, entered)
 	confirm("p2", "m2")
 	f2 := make(chan error, 1)
 	go func() { f2 <- s.Flush(ctx) }() // waits for the stalled one
@@ -617,7 +617,7 @@ func TestAStalledFlushNeverEmptiesAFileActiveSince(t *testing.T) {
 	survives("m1", "m2", "m3")
 	close(release)
 	for _, f := range []chan error{f1, f2} {
-		if err := <-f; err != nil {
+		if err := within(t, f); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -641,11 +641,11 @@ func TestAClaimIsNotReadableBeforeItIsDurable(t *testing.T) {
 	s.pend.journal.sync = func(*os.File) error { entered <- struct{}{}; <-release; return errors.New("EIO") }
 	done := make(chan error, 1)
 	go func() { _, _, err := s.ConfirmPreview(ctx, "p1", m1); done <- err }()
-	<-entered
+	within(t, entered)
 	m, err := s.Get("m1")
 	pv, _ := s.GetPreview("p1")
 	close(release)
-	if cerr := <-done; cerr == nil {
+	if cerr := within(t, done); cerr == nil {
 		t.Fatal("confirm should fail")
 	}
 	_, after := s.Get("m1")
@@ -703,5 +703,18 @@ func TestTwoPreviewsNamingOneMotionCreateItOnce(t *testing.T) {
 			t.Fatalf("iteration %d: %s", i, fmt.Sprint(created, " confirms created m1"))
 		}
 		_ = s.Close()
+	}
+}
+
+// within receives from ch, failing the test after 30 s: a regression that
+// deadlocks shows as a failure, not as a hung test binary.
+func within[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing arrived within 30 s")
+		panic("unreachable")
 	}
 }
