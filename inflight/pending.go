@@ -2,7 +2,6 @@ package inflight
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"sync"
@@ -121,11 +120,10 @@ func (p *pending) putMotion(m Motion) {
 
 // putPreview records a new preview, journaled without fsync so a killed
 // process finds it again; journaled=false means only memory holds it.
-func (p *pending) putPreview(pv Preview) (journaled bool) {
+// Its line is pv's journal line (appendJournalLine).
+func (p *pending) putPreview(pv Preview, line []byte) (journaled bool) {
 	j := p.journal
-	var line []byte
 	if j != nil {
-		line, _ = json.Marshal(journalLine{Kind: "p", Preview: &pv})
 		j.mu.Lock()
 		defer j.mu.Unlock()
 	}
@@ -134,7 +132,7 @@ func (p *pending) putPreview(pv Preview) (journaled bool) {
 	p.previews[pv.ID] = pendingEntry[Preview]{v: pv, seq: p.seq}
 	p.mu.Unlock()
 	p.wake()
-	return line != nil && j.appendLocked(line, false) == nil
+	return j != nil && j.appendLocked(line, false) == nil
 }
 
 // writeAhead makes m and used (either may be nil; both for a claim)
@@ -156,7 +154,7 @@ func (p *pending) writeAhead(m *Motion, used *Preview) error {
 	case m != nil:
 		kind = "m"
 	}
-	line, err := json.Marshal(journalLine{Kind: kind, Motion: m, Preview: used})
+	line, err := appendJournalLine(make([]byte, 0, journalLineSize(m, used)), journalLine{Kind: kind, Motion: m, Preview: used})
 	if err != nil {
 		return fmt.Errorf("%w: journal line: %v", ErrInvalidRecord, err)
 	}

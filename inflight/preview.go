@@ -77,10 +77,11 @@ func (s *Store) PutPreview(ctx context.Context, p Preview) error {
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = s.now()
 	}
-	if _, err := json.Marshal(p); err != nil {
+	line, err := appendJournalLine(make([]byte, 0, journalLineSize(nil, &p)), journalLine{Kind: "p", Preview: &p})
+	if err != nil {
 		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
 	}
-	if !s.pend.putPreview(p) {
+	if !s.pend.putPreview(p, line) {
 		return s.Flush(ctx) // no journal to survive a kill: commit now
 	}
 	return nil

@@ -1,0 +1,226 @@
+package inflight
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+)
+
+// appendJournalLine appends l as json.Marshal would write it, without its
+// reflection and without re-compacting the raw JSON fields: on a confirm's
+// path those copies of the goal, arguments and summary were most of the
+// claim's CPU before its fdatasync. Raw fields must be valid JSON (validate
+// and transitioned see to it); one holding a newline, which would split the
+// line, and anything else unusual take json.Marshal's path.
+func appendJournalLine(dst []byte, l journalLine) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"k":`...)
+	dst = appendString(dst, l.Kind)
+	var ok bool
+	if l.Motion != nil {
+		dst = append(dst, `,"m":`...)
+		if dst, ok = appendMotion(dst, l.Motion); !ok {
+			return marshalLine(dst[:start], l)
+		}
+	}
+	if l.Preview != nil {
+		dst = append(dst, `,"p":`...)
+		if dst, ok = appendPreview(dst, l.Preview); !ok {
+			return marshalLine(dst[:start], l)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// journalLineSize is room for a line of m and p with its newline and NUL,
+// so neither the encoder nor the append copies it again.
+func journalLineSize(m *Motion, p *Preview) int {
+	n := 256
+	if m != nil {
+		n += 512 + len(m.Args) + len(m.Goal) + len(m.Result) + len(m.ErrorText) + 128*len(m.History)
+	}
+	if p != nil {
+		n += 512 + len(p.Args) + len(p.Goal) + len(p.Summary)
+	}
+	return n
+}
+
+func marshalLine(dst []byte, l journalLine) ([]byte, error) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+func appendMotion(b []byte, m *Motion) ([]byte, bool) {
+	if !plainRaw(m.Args) || !plainRaw(m.Goal) || !plainRaw(m.Result) || math.IsNaN(m.Progress) || math.IsInf(m.Progress, 0) {
+		return b, false
+	}
+	var ok bool
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(m.Version), 10)
+	b = appendField(b, "id", m.ID)
+	b = appendField(b, "tool", m.Tool)
+	b = appendField(b, "actuator", m.Actuator)
+	if m.Scope != "" {
+		b = appendField(b, "scope", m.Scope)
+	}
+	if m.PreviewID != "" {
+		b = appendField(b, "preview_id", m.PreviewID)
+	}
+	b = appendField(b, "args_digest", m.ArgsDigest)
+	if len(m.Args) > 0 {
+		b = append(append(b, `,"args":`...), m.Args...)
+	}
+	b = append(b, `,"goal":`...)
+	b = appendRaw(b, m.Goal)
+	b = appendField(b, "state", string(m.State))
+	b = append(b, `,"progress":`...)
+	b = appendFloat(b, m.Progress)
+	if len(m.Result) > 0 {
+		b = append(append(b, `,"result":`...), m.Result...)
+	}
+	if m.ErrorText != "" {
+		b = appendField(b, "error", m.ErrorText)
+	}
+	if m.Role != "" {
+		b = appendField(b, "role", m.Role)
+	}
+	if b, ok = appendTimeField(b, "created_at", m.CreatedAt); !ok {
+		return b, false
+	}
+	if b, ok = appendTimeField(b, "updated_at", m.UpdatedAt); !ok {
+		return b, false
+	}
+	b = append(b, `,"history":`...)
+	if m.History == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, t := range m.History {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"from":`...)
+			b = appendString(b, string(t.From))
+			b = appendField(b, "to", string(t.To))
+			if b, ok = appendTimeField(b, "at", t.At); !ok {
+				return b, false
+			}
+			if t.Note != "" {
+				b = appendField(b, "note", t.Note)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), true
+}
+
+func appendPreview(b []byte, p *Preview) ([]byte, bool) {
+	if !plainRaw(p.Args) || !plainRaw(p.Goal) || !plainRaw(p.Summary) {
+		return b, false
+	}
+	var ok bool
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(p.Version), 10)
+	b = appendField(b, "id", p.ID)
+	b = appendField(b, "tool", p.Tool)
+	b = appendField(b, "actuator", p.Actuator)
+	b = appendField(b, "args_digest", p.ArgsDigest)
+	if len(p.Args) > 0 {
+		b = append(append(b, `,"args":`...), p.Args...)
+	}
+	if len(p.Goal) > 0 {
+		b = append(append(b, `,"goal":`...), p.Goal...)
+	}
+	b = appendField(b, "state_digest", p.StateDigest)
+	if len(p.Summary) > 0 {
+		b = append(append(b, `,"summary":`...), p.Summary...)
+	}
+	if p.Role != "" {
+		b = appendField(b, "role", p.Role)
+	}
+	if b, ok = appendTimeField(b, "created_at", p.CreatedAt); !ok {
+		return b, false
+	}
+	if b, ok = appendTimeField(b, "expires_at", p.ExpiresAt); !ok {
+		return b, false
+	}
+	if p.UsedBy != "" {
+		b = appendField(b, "used_by", p.UsedBy)
+	}
+	if !p.UsedAt.IsZero() {
+		if b, ok = appendTimeField(b, "used_at", p.UsedAt); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// plainRaw reports whether raw JSON can be copied into a line as it is:
+// no newline (valid JSON has one only as whitespace, which json.Marshal
+// would compact away).
+func plainRaw(raw json.RawMessage) bool { return bytes.IndexByte(raw, '\n') < 0 }
+
+// appendRaw is a raw field that is always written: null when empty, as
+// json.Marshal writes a nil RawMessage.
+func appendRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+func appendField(b []byte, name, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendString(b, v)
+}
+
+func appendTimeField(b []byte, name string, t time.Time) ([]byte, bool) {
+	if y := t.Year(); y < 0 || y > 9999 {
+		return b, false
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, `":"`...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), true
+}
+
+// appendString writes s as encoding/json does; anything but plain
+// printable ASCII goes through json.Marshal for its exact escaping.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s) // a string always marshals
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat writes a finite f as encoding/json does (ES6 number form).
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
