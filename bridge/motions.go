@@ -35,9 +35,9 @@ type Motions struct {
 	Confirmer func(actuator string) Role
 	// ConsoleURL is where an operator approves previews (for hints).
 	ConsoleURL string
-	// Restate re-reads the robot and says why a preview's start state no
-	// longer holds ("" when it does).
-	Restate func(ctx context.Context, p inflight.Preview) string
+	// Restate re-reads the robot and says why the start state of a
+	// preview's goal no longer holds ("" when it does).
+	Restate func(ctx context.Context, g *storedGoal) string
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -292,7 +292,13 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
-	if why := m.Restate(ctx, pv); why != "" {
+	// Decoded once: the state check and the send read the same goal.
+	var g storedGoal
+	why := "stored preview unreadable"
+	if json.Unmarshal(pv.Goal, &g) == nil {
+		why = m.Restate(ctx, &g)
+	}
+	if why != "" {
 		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,
 			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
 		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")
@@ -308,7 +314,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	if serr := m.send(ctx, pv, c.Session); serr != nil {
+	if serr := m.send(ctx, motionID, &g, c.Session); serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")
@@ -347,12 +353,7 @@ func (m *Motions) actuatorReady(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, pv inflight.Preview, session string) error {
-	id := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
-	var g storedGoal
-	if err := json.Unmarshal(pv.Goal, &g); err != nil {
-		return fmt.Errorf("stored goal unreadable: %w", err)
-	}
+func (m *Motions) send(ctx context.Context, id string, g *storedGoal, session string) error {
 	switch {
 	case g.Trajectory != nil:
 		return m.Robot.SendTrajectory(ctx, id, g.Trajectory.Joints, g.Trajectory.Points)

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -13,11 +12,7 @@ import (
 
 // Restate compares the live robot with the state a preview was computed
 // on; it returns why they differ, or "" when the preview still holds.
-func (p *Previewer) Restate(ctx context.Context, pv inflight.Preview) string {
-	var g storedGoal
-	if err := json.Unmarshal(pv.Goal, &g); err != nil {
-		return "stored preview unreadable"
-	}
+func (p *Previewer) Restate(ctx context.Context, g *storedGoal) string {
 	if g.Navigate != nil || g.Drive != nil {
 		pose, ok := p.Robot.Odom()
 		if !ok {
