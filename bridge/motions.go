@@ -65,6 +65,56 @@ type Motions struct {
 	ended   map[string]time.Time
 	active  map[string]string // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
+	// previewed maps previews issued by this process to their actuator,
+	// which never changes, so a confirm's lock is chosen without reading
+	// the preview from the store (Confirm reads it again under the lock).
+	previewed map[string]previewedEntry
+}
+
+// previewedEntry is a preview's actuator, kept until the preview expires.
+type previewedEntry struct {
+	actuator string
+	expires  time.Time
+}
+
+// maxPreviewed bounds previewed; past it, expired entries go, and if
+// that is not enough, all (a miss only costs a store read).
+const maxPreviewed = 4096
+
+// Previewed notes the actuator of a preview just stored.
+func (m *Motions) Previewed(id, actuator string, expires time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.previewed) >= maxPreviewed {
+		now := m.Now()
+		for k, e := range m.previewed {
+			if !now.Before(e.expires) {
+				delete(m.previewed, k)
+			}
+		}
+		if len(m.previewed) >= maxPreviewed {
+			clear(m.previewed)
+		}
+	}
+	if m.previewed == nil {
+		m.previewed = map[string]previewedEntry{}
+	}
+	m.previewed[id] = previewedEntry{actuator, expires}
+}
+
+// actuatorOf is the actuator of preview id: from memory when this process
+// issued it, else from the store; "" when there is no such preview.
+func (m *Motions) actuatorOf(id string) string {
+	m.mu.Lock()
+	e, ok := m.previewed[id]
+	m.mu.Unlock()
+	if ok {
+		return e.actuator
+	}
+	if pv, err := m.Store.GetPreview(id); err == nil {
+		return pv.Actuator
+	}
+	return ""
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and

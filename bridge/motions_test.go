@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/inflight"
 )
 
 func preview(t *testing.T, r *rig, tool, args string) string {
@@ -351,5 +353,74 @@ func TestRobotAnswerBeforeSentIsRecordedNotDropped(t *testing.T) {
 	s, _ := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+c["motion_id"].(string)+`"}`)
 	if s["state"] != "succeeded" {
 		t.Fatalf("terminal update lost: %v (confirm said %v)", s, c)
+	}
+}
+
+// countingGets counts the previews the motion tools read from the store.
+type countingGets struct {
+	MotionStore
+	mu   sync.Mutex
+	gets int
+}
+
+func (c *countingGets) GetPreview(id string) (inflight.Preview, error) {
+	c.mu.Lock()
+	c.gets++
+	c.mu.Unlock()
+	return c.MotionStore.GetPreview(id)
+}
+
+// TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice: the lock of
+// a confirm is chosen from what this process remembers of its previews
+// (the store is read once, by Confirm, under the lock); a preview this
+// process did not issue (a restart) is looked up in the store and still
+// locks its own actuator.
+func TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice(t *testing.T) {
+	r := newRig(t)
+	counted := &countingGets{MotionStore: r.store}
+	r.m.Store = counted
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":1}}`)
+	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e != nil {
+		t.Fatal(e)
+	}
+	if counted.gets != 1 {
+		t.Errorf("a confirm read its preview %d times, want 1", counted.gets)
+	}
+
+	// A preview issued before a restart: the new Motions never saw it.
+	id2 := preview(t, r, "gripper_move", `{"position":0.04}`)
+	m2 := &Motions{Robot: r.robot, Store: counted, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	pid, err := parsePreviewID(id2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m2.actuatorOf(pid.UUID); got != "gripper" {
+		t.Errorf("actuator of a preview from before the restart = %q, want gripper", got)
+	}
+	if got := m2.actuatorOf("00000000-0000-0000-0000-000000000000"); got != "" {
+		t.Errorf("actuator of an unknown preview = %q, want none", got)
+	}
+}
+
+// TestPreviewedForgetsExpiredWhenFull: the memory of previews is bounded.
+func TestPreviewedForgetsExpiredWhenFull(t *testing.T) {
+	r := newRig(t)
+	past, future := r.clock().Add(-time.Second), r.clock().Add(time.Minute)
+	for i := range maxPreviewed - 1 {
+		r.m.Previewed(fmt.Sprint("old-", i), "arm", past)
+	}
+	r.m.Previewed("live", "base", future)
+	r.m.Previewed("new", "gripper", future) // full: the expired go
+	if n := len(r.m.previewed); n != 2 {
+		t.Fatalf("%d previews remembered after pruning, want 2", n)
+	}
+	for i := range maxPreviewed + 1 {
+		r.m.Previewed(fmt.Sprint("live-", i), "arm", future)
+	}
+	if n := len(r.m.previewed); n > maxPreviewed {
+		t.Fatalf("%d previews remembered, bound is %d", n, maxPreviewed)
+	}
+	if got := r.m.actuatorOf("live-" + fmt.Sprint(maxPreviewed)); got != "arm" {
+		t.Errorf("the newest preview's actuator = %q", got)
 	}
 }

@@ -61,9 +61,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		ResourceOf: func(c *Call) string {
 			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
-				if pv, err := m.Store.GetPreview(pid.UUID); err == nil {
-					return pv.Actuator
-				}
+				return m.actuatorOf(pid.UUID)
 			}
 			return ""
 		},
