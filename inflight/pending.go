@@ -28,10 +28,18 @@ type pending struct {
 	seq      uint64
 	motions  map[string]pendingEntry[Motion]
 	previews map[string]pendingEntry[Preview]
-	kick     chan struct{}
-	stop     chan struct{}
-	done     chan struct{}
-	journal  *journal // nil for a read-only store
+	// warm keeps previews a flush committed, decoded, until maxWarm: a
+	// confirm reads its preview twice (checks, then under the record
+	// lock), each a bbolt read and a decode otherwise. It never holds a
+	// version older than the file's: every write of a preview is in
+	// previews first (which reads prefer), a flush moves only the version
+	// it committed here, a durable commit of a preview drops it (settle),
+	// and retention's deletions clear it.
+	warm    map[string]Preview
+	kick    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	journal *journal // nil for a read-only store
 
 	// locks serialise the writes of one motion (lazy or not), so each is
 	// based on the newest version, pending or committed.
@@ -50,7 +58,7 @@ type pendingEntry[T any] struct {
 
 func newPending() *pending {
 	return &pending{
-		motions: map[string]pendingEntry[Motion]{}, previews: map[string]pendingEntry[Preview]{},
+		motions: map[string]pendingEntry[Motion]{}, previews: map[string]pendingEntry[Preview]{}, warm: map[string]Preview{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		seed: maphash.MakeSeed(),
 	}
@@ -102,11 +110,34 @@ func versions[T any](p *pending, m map[string]pendingEntry[T]) map[string]T {
 	return out
 }
 
+// preview is id's unflushed version, else the committed one kept warm.
 func (p *pending) preview(id string) (Preview, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e, ok := p.previews[id]
-	return e.v, ok
+	if e, ok := p.previews[id]; ok {
+		return e.v, true
+	}
+	v, ok := p.warm[id]
+	return v, ok
+}
+
+// maxWarm bounds warm; past it, warm starts again empty (a miss only
+// costs a read of the file).
+const maxWarm = 1024
+
+// keepWarm remembers v, which a commit just wrote. p.mu is held.
+func (p *pending) keepWarm(v Preview) {
+	if len(p.warm) >= maxWarm {
+		clear(p.warm)
+	}
+	p.warm[v.ID] = v
+}
+
+// cool forgets every warm preview (retention deleted some from the file).
+func (p *pending) cool() {
+	p.mu.Lock()
+	clear(p.warm)
+	p.mu.Unlock()
 }
 
 // putMotion records an unsynced version of m and wakes the flusher.
@@ -199,16 +230,18 @@ func (p *pending) wake() {
 }
 
 // syncingPreview marks pv as being written by a bbolt commit
-// (ConsumePreview, Deny); settle ends it.
+// (ConsumePreview, Deny); settle ends it, and reads go to the file (or
+// the version restored after a failed commit) from then on.
 func (p *pending) syncingPreview(pv Preview) (settle func(committed bool)) {
-	return syncing(p, p.previews, pv.ID, pv)
+	return syncing(p, p.previews, pv.ID, pv, func() { delete(p.warm, pv.ID) })
 }
 
 // syncing shows v to readers while a durable commit writes it and hides it
 // from the flusher; settle forgets it once committed, or restores the
-// version the disk still lacks if the commit failed. The caller holds the
-// record's lock, so no newer version can arrive in between.
-func syncing[T any](p *pending, m map[string]pendingEntry[T], id string, v T) (settle func(committed bool)) {
+// version the disk still lacks if the commit failed, and runs settled,
+// all under p.mu. The caller holds the record's lock, so no newer version
+// can arrive in between.
+func syncing[T any](p *pending, m map[string]pendingEntry[T], id string, v T, settled func()) (settle func(committed bool)) {
 	p.mu.Lock()
 	prev, had := m[id]
 	p.seq++
@@ -218,6 +251,7 @@ func syncing[T any](p *pending, m map[string]pendingEntry[T], id string, v T) (s
 	return func(committed bool) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		settled()
 		if m[id].seq != seq {
 			return
 		}
@@ -267,6 +301,7 @@ func (p *pending) flushed(ms map[string]pendingEntry[Motion], ps map[string]pend
 	for id, e := range ps {
 		if p.previews[id].seq == e.seq {
 			delete(p.previews, id)
+			p.keepWarm(e.v)
 		}
 	}
 }

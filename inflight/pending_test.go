@@ -718,3 +718,87 @@ func within[T any](t *testing.T, ch <-chan T) T {
 		panic("unreachable")
 	}
 }
+
+// filePreview reads preview id from the bbolt file alone, bypassing what
+// the store keeps in memory.
+func filePreview(t *testing.T, s *Store, id string) (Preview, error) {
+	t.Helper()
+	var p Preview
+	err := s.view(func(tx *bolt.Tx) error {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return err
+		}
+		p, err = loadPreview(previews, id)
+		return err
+	})
+	return p, err
+}
+
+// TestWarmPreviewsAreNeverOlderThanTheFile: previews a flush committed are
+// read from memory afterwards, and every later write of one (a claim, a
+// consume, a denial, a retention sweep) shows in reads exactly as in the
+// file.
+func TestWarmPreviewsAreNeverOlderThanTheFile(t *testing.T) {
+	s := openStore(t, testPath(t), Options{flushDelay: time.Hour, Retention: time.Hour})
+	ctx := context.Background()
+	pv1, m1 := previewFor(t, s, "p1", "m1")
+	previewFor(t, s, "p2", "")
+	previewFor(t, s, "p3", "")
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.pend.mu.Lock()
+	warm := len(s.pend.warm)
+	s.pend.mu.Unlock()
+	if warm != 3 {
+		t.Fatalf("%d previews warm after a flush, want 3", warm)
+	}
+	same := func(step, id string) Preview {
+		t.Helper()
+		got, gerr := s.GetPreview(id)
+		want, ferr := filePreview(t, s, id)
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if (gerr == nil) != (ferr == nil) || string(gj) != string(wj) {
+			t.Fatalf("%s: GetPreview(%s) = %+v, %v; the file holds %+v, %v", step, id, got, gerr, want, ferr)
+		}
+		return got
+	}
+	same("flushed", pv1.ID)
+
+	if _, created, err := s.ConfirmPreview(ctx, pv1.ID, m1); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	if got, _ := s.GetPreview(pv1.ID); got.UsedBy != "m1" {
+		t.Fatalf("claimed preview reads as used by %q", got.UsedBy)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if same("claim flushed", pv1.ID).UsedBy != "m1" {
+		t.Fatal("the flushed claim's preview reads as unused")
+	}
+
+	if err := s.DenyPreview(ctx, "p2", "operator"); err != nil {
+		t.Fatal(err)
+	}
+	if p2 := same("denied", "p2"); p2.ExpiresAt.After(p2.CreatedAt) {
+		t.Fatalf("a denied preview still expires at %v", p2.ExpiresAt)
+	}
+	if _, err := s.ConsumePreview(ctx, "p3", "m3"); err != nil {
+		t.Fatal(err)
+	}
+	if same("consumed", "p3").UsedBy != "m3" {
+		t.Fatal("a consumed preview reads as unused")
+	}
+
+	if _, err := s.Compact(ctx, time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"p1", "p2", "p3"} {
+		if _, err := s.GetPreview(id); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("preview %s after retention removed it: %v", id, err)
+		}
+	}
+}

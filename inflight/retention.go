@@ -60,6 +60,9 @@ func (s *Store) Compact(ctx context.Context, now time.Time) (Removed, error) {
 				n = len(keys)
 				return true, nil
 			})
+			if sw.bucket == bucketPreviews {
+				s.pend.cool() // committed or not: the file is the truth
+			}
 			if err != nil {
 				return rm, err
 			}
