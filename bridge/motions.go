@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -258,12 +259,32 @@ func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.Sta
 	return mo, nil
 }
 
-// Wait blocks until motion id changes state or d passes or ctx ends.
-func (m *Motions) Wait(ctx context.Context, id string, d time.Duration) {
+// Watch returns a channel closed at motion id's next change, and unwatch,
+// which forgets the channel if that change has not come. Watch before
+// reading the motion: a change between the read and a later Watch would
+// be missed, and a wait for it would last its whole timeout.
+func (m *Motions) Watch(id string) (changed <-chan struct{}, unwatch func()) {
 	ch := make(chan struct{})
 	m.mu.Lock()
 	m.waiters[id] = append(m.waiters[id], ch)
 	m.mu.Unlock()
+	return ch, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		ws := m.waiters[id]
+		if i := slices.Index(ws, ch); i >= 0 {
+			ws = slices.Delete(ws, i, i+1)
+			if len(ws) == 0 {
+				delete(m.waiters, id)
+			} else {
+				m.waiters[id] = ws
+			}
+		}
+	}
+}
+
+// Await blocks until ch (from Watch) closes or d passes or ctx ends.
+func Await(ctx context.Context, ch <-chan struct{}, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

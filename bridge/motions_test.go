@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -422,5 +423,59 @@ func TestPreviewedForgetsExpiredWhenFull(t *testing.T) {
 	}
 	if got := r.m.actuatorOf("live-" + fmt.Sprint(maxPreviewed)); got != "arm" {
 		t.Errorf("the newest preview's actuator = %q", got)
+	}
+}
+
+// changeAfterRead is a store whose next Get of one motion, once armed, is
+// followed by that motion's end before Get returns: the moment between a
+// status call's read and its wait.
+type changeAfterRead struct {
+	MotionStore
+	armed  atomic.Bool
+	change func()
+}
+
+func (c *changeAfterRead) Get(id string) (inflight.Motion, error) {
+	mo, err := c.MotionStore.Get(id)
+	if c.armed.CompareAndSwap(true, false) {
+		c.change()
+	}
+	return mo, err
+}
+
+// TestStatusWaitSeesAChangeRightAfterItsRead: a motion that ends between
+// motion_status's read and its wait wakes the wait at once. It used to be
+// missed, and the call waited out its whole wait_s (a navigate round trip
+// of the bench once took 5 s).
+func TestStatusWaitSeesAChangeRightAfterItsRead(t *testing.T) {
+	r := newRig(t)
+	id := preview(t, r, "gripper_move", `{"position":0.04}`)
+	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	mid := c["motion_id"].(string)
+	store := &changeAfterRead{MotionStore: r.m.Store}
+	store.change = func() { r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"}) }
+	r.m.Store = store
+	store.armed.Store(true)
+	start := time.Now()
+	s, e := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+mid+`","wait_s":30}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	// The old code answered "sent" after the full 30 s; anything near that
+	// is the bug, not a slow machine.
+	if took := time.Since(start); took > 15*time.Second {
+		t.Fatalf("status waited %s for a change that came right after its read", took)
+	}
+	if s["state"] != "succeeded" {
+		t.Fatalf("status after the change: %v", s)
+	}
+	r.m.mu.Lock()
+	left := len(r.m.waiters)
+	r.m.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d motions still have waiters after the status call returned", left)
 	}
 }

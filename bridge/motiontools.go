@@ -101,6 +101,8 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 				return nil, err
 			}
 			c.MotionID = in.MotionID
+			changed, unwatch := m.Watch(in.MotionID) // before reading: a change after the read wakes the wait
+			defer func() { unwatch() }()
 			mo, err := m.Store.Get(in.MotionID)
 			if err != nil {
 				return nil, notFoundMotion(in.MotionID)
@@ -114,7 +116,9 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 					lastProgress = mo.Progress
 					c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
 				}
-				m.Wait(ctx, in.MotionID, time.Until(deadline))
+				Await(ctx, changed, time.Until(deadline))
+				unwatch()
+				changed, unwatch = m.Watch(in.MotionID)
 				if mo, err = m.Store.Get(in.MotionID); err != nil {
 					return nil, storeUnavailable(err)
 				}
