@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -477,5 +479,62 @@ func TestStatusWaitSeesAChangeRightAfterItsRead(t *testing.T) {
 	r.m.mu.Unlock()
 	if left != 0 {
 		t.Errorf("%d motions still have waiters after the status call returned", left)
+	}
+}
+
+// TestStatusUntilEndFollowsAMotionToItsOutcome: with until "end" one call
+// waits through active to the outcome; by default it returns at active;
+// anything else is refused by the schema.
+func TestStatusUntilEndFollowsAMotionToItsOutcome(t *testing.T) {
+	r := newRig(t)
+	run := func(args string) (map[string]any, *Error) {
+		id := preview(t, r, "gripper_move", `{"position":0.04}`)
+		c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		if e != nil {
+			t.Fatal(e)
+		}
+		mid := c["motion_id"].(string)
+		type answer struct {
+			out map[string]any
+			err *Error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			out, e := r.p.Call(context.Background(), "motion_status", json.RawMessage(`{"motion_id":"`+mid+`","wait_s":20`+args+`}`), Invocation{Role: RolePlanner, Session: "s"})
+			var m map[string]any
+			b, _ := json.Marshal(out)
+			_ = json.Unmarshal(b, &m)
+			got <- answer{m, e}
+		}()
+		// The call is waiting once it watches the motion.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			r.m.mu.Lock()
+			n := len(r.m.waiters[mid])
+			r.m.mu.Unlock()
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the status call never waited")
+			}
+		}
+		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "active"})
+		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"})
+		select {
+		case a := <-got:
+			return a.out, a.err
+		case <-time.After(15 * time.Second):
+			t.Fatal("motion_status did not return after the motion ended")
+			return nil, nil
+		}
+	}
+	if out, e := run(`,"until":"end"`); e != nil || out["state"] != "succeeded" || out["terminal"] != true {
+		t.Fatalf("until end: %v, %+v", out, e)
+	}
+	if out, e := run(``); e != nil || out["state"] == "sent" {
+		t.Fatalf("default (until change): %v, %+v", out, e)
+	}
+	if _, e := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+strings.Repeat("0", 36)+`","until":"forever"}`); e == nil || e.Code != CodeInvalidArgument || e.Field != "until" {
+		t.Fatalf("until forever: %+v", e)
 	}
 }

@@ -69,7 +69,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"you have shown or checked a preview and want it executed.",
 			"anything not previewed (call a preview tool first); changing the motion (preview again).",
 			"moves the robot (irreversible); the motion is recorded durably before its goal is sent.",
-			"{motion_id, state, actuator, progress, terminal, replay} (under 500 bytes); poll motion_status(motion_id, wait_s) until terminal."),
+			"{motion_id, state, actuator, progress, terminal, replay} (under 500 bytes); then motion_status(motion_id, wait_s, until: \"end\") returns its outcome."),
 		Input: Object("", map[string]*Schema{
 			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(200)},
 		}, "preview_id"),
@@ -81,7 +81,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 	}
 	status := &Tool{
 		Name: "motion_status", Group: "motion", Tier: TierRead, Title: "Motion status", TouchesRobot: true, Idempotent: true,
-		Description: Describe("Returns a motion's state, progress and result, waiting up to wait_s for it to change if it is still running.",
+		Description: Describe("Returns a motion's state, progress and result, waiting up to wait_s for it to change (or, with until \"end\", to end) if it is still running.",
 			"after motion_confirm, to follow a motion to its end; after a timeout or restart, to learn what happened.",
 			"starting or stopping motions.",
 			"none.",
@@ -89,6 +89,8 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Input: Object("", map[string]*Schema{
 			"motion_id": {Type: "string", Description: "The motion_id motion_confirm returned.", Pattern: `^[0-9a-f-]{36}$`},
 			"wait_s":    Num("Wait up to this many seconds for a change. Default 0 (answer now).", 0, 30),
+			"until": Enum(`What ends a wait: "change" (default), the next state change; "end", only the motion ending (a terminal state, or unknown), so one call follows a motion through sent and active to its outcome.`,
+				"change", "end"),
 		}, "motion_id"),
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
@@ -96,6 +98,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			var in struct {
 				MotionID string  `json:"motion_id"`
 				WaitS    float64 `json:"wait_s"`
+				Until    string  `json:"until"`
 			}
 			if err := c.Decode(&in); err != nil {
 				return nil, err
@@ -111,7 +114,13 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			start, lastProgress := mo.State, -1.0
 			// While waiting, progress from action feedback goes to the client
 			// as MCP progress notifications (when it sent a progress token).
-			for !inflight.IsTerminal(mo.State) && mo.State == start && time.Now().Before(deadline) && ctx.Err() == nil {
+			waiting := func() bool {
+				if inflight.IsTerminal(mo.State) || mo.State == inflight.StateUnknown && in.Until == "end" {
+					return false
+				}
+				return (in.Until == "end" || mo.State == start) && time.Now().Before(deadline) && ctx.Err() == nil
+			}
+			for waiting() {
 				if mo.Progress != lastProgress {
 					lastProgress = mo.Progress
 					c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))

@@ -106,7 +106,7 @@ func (s sdkCaller) callTool(tool string, args map[string]any) (map[string]any, e
 func waitTerminal(c toolCaller, id string, d time.Duration) (string, error) {
 	deadline := time.Now().Add(d)
 	for {
-		st, err := c.callTool("motion_status", map[string]any{"motion_id": id, "wait_s": 5})
+		st, err := c.callTool("motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
 		if err != nil {
 			return "", err
 		}
