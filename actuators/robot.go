@@ -356,6 +356,10 @@ func (r *Robot) Joints() JointsSnapshot {
 func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
 	defer cancel()
+	if len(r.jointSub) == 1 { // the usual robot: no goroutine to hand off to
+		r.joints[r.jointSub[0]].refresh(ctx)
+		return r.Joints()
+	}
 	var wg sync.WaitGroup
 	for _, t := range r.jointSub {
 		wg.Add(1)
