@@ -9,7 +9,9 @@
 // (journal.go), copied into bbolt by a flusher soon after, applied by Open
 // if the process died first. New previews and open progress are accepted
 // without waiting for the disk; Claim and the other writes commit bbolt
-// with fsync; audit appends share batched commits. Records are JSON stamped with a version; the file carries
+// with fsync; audit appends share batched commits. Previews a flush
+// committed stay decoded in memory (bounded), since a confirm reads its
+// preview twice. Records are JSON stamped with a version; the file carries
 // a format number and migrate is the hook for changing it. Retention
 // (Compact, RunRetention) deletes finished records in small transactions;
 // bbolt reuses the freed pages but never shrinks the file, so Open rewrites
