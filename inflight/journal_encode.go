@@ -182,14 +182,16 @@ func appendField(b []byte, name, v string) []byte {
 	return appendString(b, v)
 }
 
+// appendTimeField writes t as time.Time's MarshalJSON does; false for a
+// time it refuses (a year past 9999, a zone offset of 24 hours or more).
 func appendTimeField(b []byte, name string, t time.Time) ([]byte, bool) {
-	if y := t.Year(); y < 0 || y > 9999 {
-		return b, false
-	}
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, `":"`...)
-	b = t.AppendFormat(b, time.RFC3339Nano)
+	b, err := t.AppendText(b)
+	if err != nil {
+		return b, false
+	}
 	return append(b, '"'), true
 }
 

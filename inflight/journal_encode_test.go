@@ -1,9 +1,13 @@
 package inflight
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -139,6 +143,16 @@ func TestJournalLineRefusesWhatMarshalRefuses(t *testing.T) {
 		t.Fatal("a year-10000 time was encoded; json.Marshal refuses it")
 	}
 	m = fullMotion()
+	m.CreatedAt = m.CreatedAt.In(time.FixedZone("far", 24*3600+60)) // an offset MarshalJSON refuses
+	if _, err := appendJournalLine(nil, journalLine{Kind: "m", Motion: m}); err == nil {
+		t.Fatal("a time 24 h from UTC was encoded; json.Marshal refuses it")
+	}
+	p := fullPreview()
+	p.ExpiresAt = p.ExpiresAt.In(time.FixedZone("far", -25*3600))
+	if _, err := appendJournalLine(nil, journalLine{Kind: "p", Preview: p}); err == nil {
+		t.Fatal("a preview time 25 h from UTC was encoded; json.Marshal refuses it")
+	}
+	m = fullMotion()
 	m.Progress = math.NaN()
 	if _, err := appendJournalLine(nil, journalLine{Kind: "m", Motion: m}); err == nil {
 		t.Fatal("a NaN progress was encoded; json.Marshal refuses it")
@@ -159,4 +173,47 @@ func BenchmarkJournalLineClaim(b *testing.B) {
 			_, _ = json.Marshal(l)
 		}
 	})
+}
+
+// TestATimeTheJournalCannotHoldIsRefused (found by review): the encoder
+// once wrote a time json.Marshal refuses (an offset of 24 h or more), the
+// line did not parse back, and replay stopped there, so a claim journaled
+// after it was lost at the next Open and its preview could be confirmed a
+// second time. Such a preview is refused; if it were not, the claim after
+// it must still survive a kill.
+func TestATimeTheJournalCannotHoldIsRefused(t *testing.T) {
+	ctx := context.Background()
+	path := testPath(t)
+	s := openStore(t, path, Options{flushDelay: time.Hour})
+	good, m := previewFor(t, s, "p-good", "m-good")
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad := testPreview("p-bad", time.Now().Add(time.Minute).In(time.FixedZone("odd", 25*3600)))
+	if err := s.PutPreview(ctx, bad); errors.Is(err, ErrInvalidRecord) {
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Error("a preview json.Marshal cannot write was accepted")
+	if _, created, err := s.ConfirmPreview(ctx, good.ID, m); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	t.Logf("Flush after the odd preview: %v", s.Flush(ctx))
+	// A kill now: copy the files as they are.
+	dir := t.TempDir()
+	for _, suf := range []string{"", ".journal-a", ".journal-b"} {
+		b, err := os.ReadFile(path + suf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "inflight.db"+suf), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := openStore(t, filepath.Join(dir, "inflight.db"), Options{flushDelay: time.Hour})
+	if _, err := s2.Get(m.ID); errors.Is(err, ErrNotFound) {
+		_, created, cerr := s2.ConfirmPreview(ctx, good.ID, m)
+		t.Fatalf("claimed motion %s lost after restart; confirming the preview again: created=%v err=%v", m.ID, created, cerr)
+	}
 }
