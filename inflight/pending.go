@@ -28,18 +28,21 @@ type pending struct {
 	seq      uint64
 	motions  map[string]pendingEntry[Motion]
 	previews map[string]pendingEntry[Preview]
-	// warm keeps previews a flush committed, decoded, until maxWarm: a
-	// confirm reads its preview twice (checks, then under the record
+	// warm keeps previews a flush committed, decoded, within maxWarmBytes:
+	// a confirm reads its preview twice (checks, then under the record
 	// lock), each a bbolt read and a decode otherwise. It never holds a
 	// version older than the file's: every write of a preview is in
 	// previews first (which reads prefer), a flush moves only the version
 	// it committed here, a durable commit of a preview drops it (settle),
-	// and retention's deletions clear it.
-	warm    map[string]Preview
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	journal *journal // nil for a read-only store
+	// and retention's deletions clear it (and, by warmGen, keep a flush
+	// that committed before them from warming what they deleted).
+	warm      map[string]Preview
+	warmBytes int
+	warmGen   uint64
+	kick      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	journal   *journal // nil for a read-only store
 
 	// locks serialise the writes of one motion (lazy or not), so each is
 	// based on the newest version, pending or committed.
@@ -121,22 +124,48 @@ func (p *pending) preview(id string) (Preview, bool) {
 	return v, ok
 }
 
-// maxWarm bounds warm; past it, warm starts again empty (a miss only
-// costs a read of the file).
-const maxWarm = 1024
+// maxWarmBytes bounds the raw JSON warm previews hold (a 1,000-point
+// trajectory's preview holds ~0.5 MB); past it, warm starts again empty
+// (a miss only costs a read of the file). maxWarmPreview is the largest
+// kept at all.
+const (
+	maxWarmBytes   = 8 << 20
+	maxWarmPreview = 1 << 20
+)
 
-// keepWarm remembers v, which a commit just wrote. p.mu is held.
-func (p *pending) keepWarm(v Preview) {
-	if len(p.warm) >= maxWarm {
+func warmSize(v Preview) int { return 512 + len(v.Args) + len(v.Goal) + len(v.Summary) }
+
+// keepWarm remembers v, which a commit snapshotted at generation gen just
+// wrote, unless retention swept since. p.mu is held.
+func (p *pending) keepWarm(v Preview, gen uint64) {
+	n := warmSize(v)
+	if gen != p.warmGen || n > maxWarmPreview {
+		return
+	}
+	p.dropWarm(v.ID)
+	if p.warmBytes+n > maxWarmBytes {
 		clear(p.warm)
+		p.warmBytes = 0
 	}
 	p.warm[v.ID] = v
+	p.warmBytes += n
 }
 
-// cool forgets every warm preview (retention deleted some from the file).
+// dropWarm forgets warm preview id. p.mu is held.
+func (p *pending) dropWarm(id string) {
+	if old, ok := p.warm[id]; ok {
+		p.warmBytes -= warmSize(old)
+		delete(p.warm, id)
+	}
+}
+
+// cool forgets every warm preview (retention deleted some from the file),
+// and makes flushes snapshotted before it warm nothing.
 func (p *pending) cool() {
 	p.mu.Lock()
 	clear(p.warm)
+	p.warmBytes = 0
+	p.warmGen++
 	p.mu.Unlock()
 }
 
@@ -233,7 +262,7 @@ func (p *pending) wake() {
 // (ConsumePreview, Deny); settle ends it, and reads go to the file (or
 // the version restored after a failed commit) from then on.
 func (p *pending) syncingPreview(pv Preview) (settle func(committed bool)) {
-	return syncing(p, p.previews, pv.ID, pv, func() { delete(p.warm, pv.ID) })
+	return syncing(p, p.previews, pv.ID, pv, func() { p.dropWarm(pv.ID) })
 }
 
 // syncing shows v to readers while a durable commit writes it and hides it
@@ -262,8 +291,9 @@ func syncing[T any](p *pending, m map[string]pendingEntry[T], id string, v T, se
 	}
 }
 
-// snapshot returns the versions the flusher owes the disk.
-func (p *pending) snapshot() (ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview]) {
+// snapshot returns the versions the flusher owes the disk, and the warm
+// generation a commit of them warms.
+func (p *pending) snapshot() (ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview], warmGen uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ms, ps = map[string]pendingEntry[Motion]{}, map[string]pendingEntry[Preview]{}
@@ -277,7 +307,7 @@ func (p *pending) snapshot() (ms map[string]pendingEntry[Motion], ps map[string]
 			ps[id] = e
 		}
 	}
-	return ms, ps
+	return ms, ps, p.warmGen
 }
 
 // entries are the versions of a snapshot.
@@ -289,8 +319,9 @@ func entries[T any](m map[string]pendingEntry[T]) []T {
 	return out
 }
 
-// flushed forgets the versions a commit wrote, unless newer ones arrived.
-func (p *pending) flushed(ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview]) {
+// flushed forgets the versions a commit wrote, unless newer ones arrived,
+// and keeps the previews among them warm.
+func (p *pending) flushed(ms map[string]pendingEntry[Motion], ps map[string]pendingEntry[Preview], warmGen uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for id, e := range ms {
@@ -301,7 +332,7 @@ func (p *pending) flushed(ms map[string]pendingEntry[Motion], ps map[string]pend
 	for id, e := range ps {
 		if p.previews[id].seq == e.seq {
 			delete(p.previews, id)
-			p.keepWarm(e.v)
+			p.keepWarm(e.v, warmGen)
 		}
 	}
 }
@@ -340,11 +371,11 @@ func (s *Store) Flush(ctx context.Context) error {
 	// after its commit must not empty a file that has been active since.
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	ms, ps := s.pend.snapshot()
+	ms, ps, _ := s.pend.snapshot()
 	if len(ms) == 0 && len(ps) == 0 {
 		return nil
 	}
-	j, emptied := s.pend.journal, -1
+	j, emptied, gen := s.pend.journal, -1, uint64(0)
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		// Under the writer lock: a durable write of the same record may
 		// have landed since the first look; only still-owed versions go
@@ -354,7 +385,7 @@ func (s *Store) Flush(ctx context.Context) error {
 			j.mu.Lock()
 			emptied = j.turnLocked()
 		}
-		ms, ps = s.pend.snapshot()
+		ms, ps, gen = s.pend.snapshot()
 		if j != nil {
 			j.mu.Unlock()
 		}
@@ -363,7 +394,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.pend.flushed(ms, ps)
+	s.pend.flushed(ms, ps, gen)
 	if j != nil && emptied >= 0 {
 		j.committed(emptied)
 	}

@@ -802,3 +802,116 @@ func TestWarmPreviewsAreNeverOlderThanTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmPreviewsUnderRacingFlushes (from review): flushes racing
+// consumes, denials and claims; a preview once used or denied never reads
+// as usable again, and is used by one motion only.
+func TestWarmPreviewsUnderRacingFlushes(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, testPath(t), Options{flushDelay: time.Millisecond, UnsafeNoSync: true})
+	const n = 300
+	for i := range n {
+		previewFor(t, s, fmt.Sprint("p", i), "")
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			_ = s.Flush(ctx)
+		}
+	}()
+	var created atomic.Int64
+	var fail atomic.Value
+	var work sync.WaitGroup
+	for w := range 4 {
+		work.Add(1)
+		go func() {
+			defer work.Done()
+			for i := range n {
+				id := fmt.Sprint("p", i)
+				switch (i + w) % 3 {
+				case 0:
+					if _, err := s.ConsumePreview(ctx, id, fmt.Sprint("c", w, "-", i)); err == nil {
+						created.Add(1)
+					}
+				case 1:
+					_ = s.DenyPreview(ctx, id, "op")
+				case 2:
+					pv, _ := s.GetPreview(id)
+					m := testMotion(fmt.Sprint("m", w, "-", i))
+					m.Tool, m.ArgsDigest = pv.Tool, pv.ArgsDigest
+					if _, ok, err := s.ConfirmPreview(ctx, id, m); err == nil && ok {
+						created.Add(1)
+					}
+				}
+				if pv, err := s.GetPreview(id); err == nil && pv.UsedBy == "" && time.Now().Before(pv.ExpiresAt) {
+					// After any op by this worker the preview is used or denied.
+					fail.Store(fmt.Sprintf("%s reads usable after a consume/deny/claim: %+v", id, pv))
+				}
+			}
+		}()
+	}
+	work.Wait()
+	stop.Store(true)
+	wg.Wait()
+	if f := fail.Load(); f != nil {
+		t.Fatal(f)
+	}
+	if c := created.Load(); c > n {
+		t.Fatalf("%d previews used by %d motions", n, c)
+	}
+}
+
+// TestWarmPreviewsAreBounded: memory holds at most maxWarmBytes of warm
+// previews and none larger than maxWarmPreview; a flush that committed
+// before a retention sweep warms nothing the sweep may have deleted.
+func TestWarmPreviewsAreBounded(t *testing.T) {
+	s := openStore(t, testPath(t), Options{flushDelay: time.Hour, UnsafeNoSync: true})
+	ctx := context.Background()
+	sized := func(id string, n int) {
+		t.Helper()
+		pv := testPreview(id, time.Now().Add(time.Minute))
+		pv.Args = json.RawMessage(`{"pad":"` + strings.Repeat("x", n) + `"}`)
+		if err := s.PutPreview(ctx, pv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm := func() (int, int) {
+		s.pend.mu.Lock()
+		defer s.pend.mu.Unlock()
+		return len(s.pend.warm), s.pend.warmBytes
+	}
+	sized("huge", maxWarmPreview)
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := warm(); n != 0 {
+		t.Fatalf("a preview over %d bytes was kept warm", maxWarmPreview)
+	}
+	for i := range 40 {
+		sized(fmt.Sprint("big-", i), 600<<10)
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := warm(); b > maxWarmBytes {
+			t.Fatalf("after %d previews warm holds %d bytes, bound %d", i+1, b, maxWarmBytes)
+		}
+	}
+	if got, err := s.GetPreview("big-0"); err != nil || len(got.Args) < 600<<10 {
+		t.Fatalf("a preview dropped from memory reads from the file: %v", err)
+	}
+
+	// A sweep between a flush's snapshot and its flushed(): nothing warms.
+	previewFor(t, s, "late", "")
+	ms, ps, gen := s.pend.snapshot()
+	s.pend.cool()
+	s.pend.flushed(ms, ps, gen)
+	s.pend.mu.Lock()
+	_, warmed := s.pend.warm["late"]
+	s.pend.mu.Unlock()
+	if warmed {
+		t.Fatal("a flush snapshotted before a retention sweep warmed its preview")
+	}
+}
