@@ -266,6 +266,9 @@ func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.Sta
 func (m *Motions) Watch(id string) (changed <-chan struct{}, unwatch func()) {
 	ch := make(chan struct{})
 	m.mu.Lock()
+	if m.waiters == nil { // Start never ran: the store failed to open
+		m.waiters = map[string][]chan struct{}{}
+	}
 	m.waiters[id] = append(m.waiters[id], ch)
 	m.mu.Unlock()
 	return ch, func() {

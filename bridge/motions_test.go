@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -536,5 +537,45 @@ func TestStatusUntilEndFollowsAMotionToItsOutcome(t *testing.T) {
 	}
 	if _, e := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+strings.Repeat("0", 36)+`","until":"forever"}`); e == nil || e.Code != CodeInvalidArgument || e.Field != "until" {
 		t.Fatalf("until forever: %+v", e)
+	}
+}
+
+// downStore is cmd/actbridge's brokenStore: the store failed to open,
+// so serve never calls Motions.Start ("reads keep working").
+type downStore struct{ err error }
+
+func (b downStore) PutPreview(context.Context, inflight.Preview) error { return b.err }
+func (b downStore) GetPreview(string) (inflight.Preview, error) {
+	return inflight.Preview{}, b.err
+}
+func (b downStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+	return inflight.Motion{}, false, b.err
+}
+func (b downStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
+	return inflight.Motion{}, b.err
+}
+func (b downStore) Get(string) (inflight.Motion, error)     { return inflight.Motion{}, b.err }
+func (b downStore) NonTerminal() ([]inflight.Motion, error) { return nil, b.err }
+func (b downStore) List(inflight.Filter, string, int) ([]inflight.Motion, int, string, error) {
+	return nil, 0, "", b.err
+}
+func (b downStore) Healthy() error { return b.err }
+
+// TestStatusWithTheStoreDownIsNotFound (found by review): with the store
+// down Start never runs; motion_status answers not_found, as it did before
+// it watched the motion ahead of reading it (a nil map then panicked).
+func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
+	r := newFakeRobot()
+	store := downStore{err: errors.New("store down")}
+	m := &Motions{Robot: r, Store: store, Signer: PreviewSigner{Key: []byte("k")}, Now: time.Now,
+		Confirmer: func(string) Role { return RolePlanner }, EStop: (&fakeEStop{}).State}
+	pv := &Previewer{Robot: r, Store: store, Signer: m.Signer, Motions: m, TTL: time.Minute, Now: time.Now}
+	reg := NewRegistry()
+	reg.MustAdd(MotionTools(m, pv, &fakeEStop{}, func() any { return nil }, NewSpeedScale(1))...)
+	p := NewPipeline(reg)
+	_, e := p.Call(context.Background(), "motion_status",
+		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})
+	if e == nil || e.Code != CodeNotFound {
+		t.Fatalf("motion_status with the store down: %+v, want not_found as before", e)
 	}
 }
