@@ -291,6 +291,9 @@ func (r *Robot) Close() error {
 	}
 	r.stop()
 	r.wg.Wait()
+	if r.bus != nil {
+		r.bus.hc.CloseIdleConnections()
+	}
 	return r.link.Close()
 }
 
