@@ -33,6 +33,7 @@ type Denial struct {
 func (s *Store) DenyPreview(ctx context.Context, id, who string) error {
 	unlock := s.pend.lockMotion(id)
 	defer unlock()
+	s.denials.Store(true) // before the write: a Denied after it must read
 	var settle func(bool)
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		previews, err := bucket(tx, bucketPreviews)
@@ -106,6 +107,9 @@ func pruneDenials(denials *bolt.Bucket, cutoff time.Time) error {
 
 // Denied returns the denial of preview id, if it was denied.
 func (s *Store) Denied(id string) (Denial, bool, error) {
+	if !s.denials.Load() {
+		return Denial{}, false, nil
+	}
 	var d Denial
 	var found bool
 	err := s.view(func(tx *bolt.Tx) error {
@@ -168,4 +172,20 @@ func (s *Store) PendingPreviews(now time.Time) ([]Preview, error) {
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// noteDenials sets s.denials when the file may hold a denial.
+func (s *Store) noteDenials() error {
+	if s.opts.ReadOnly {
+		s.denials.Store(true)
+		return nil
+	}
+	return s.view(func(tx *bolt.Tx) error {
+		if d := tx.Bucket([]byte(bucketDenials)); d != nil {
+			if k, _ := d.Cursor().First(); k != nil {
+				s.denials.Store(true)
+			}
+		}
+		return nil
+	})
 }

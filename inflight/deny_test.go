@@ -158,3 +158,37 @@ func TestOldDenialsArePrunedByLaterDenials(t *testing.T) {
 		t.Fatal("the new denial is missing")
 	}
 }
+
+// TestDenialsAreFoundAfterReopen: Denied answers "none" without reading
+// only while no denial can exist; a denial on file is found by the next
+// process, read-write or read-only.
+func TestDenialsAreFoundAfterReopen(t *testing.T) {
+	ctx := context.Background()
+	path := testPath(t)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.denials.Load() {
+		t.Fatal("a new store says a denial may exist")
+	}
+	if err := s.PutPreview(ctx, testPreview("p1", time.Now().Add(time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DenyPreview(ctx, "p1", "op"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{ReadOnly: true}, {}} {
+		s2, err := Open(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s2.Denied("p1"); !ok || err != nil {
+			t.Errorf("read-only %v: the denial on file is not found: %v", opts.ReadOnly, err)
+		}
+		_ = s2.Close()
+	}
+}

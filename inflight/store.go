@@ -99,7 +99,12 @@ type Store struct {
 	mu      sync.Mutex
 	lastErr error // last write failure; nil after a write succeeds
 
-	pend     *pending   // accepted writes not yet committed (pending.go)
+	pend *pending // accepted writes not yet committed (pending.go)
+	// denials says whether a denial may exist, so Denied answers "none"
+	// without a read in the usual case (a confirm asks every time). Open
+	// sets it when the file holds one, and always for a read-only store
+	// (another process writes); DenyPreview sets it before it writes one.
+	denials  atomic.Bool
 	flushMu  sync.Mutex // one Flush at a time (pending.go)
 	stopOnce sync.Once
 }
@@ -125,6 +130,10 @@ func Open(path string, opts Options) (*Store, error) {
 		if s.db, err = compactIfSparse(db, path, opts); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.noteDenials(); err != nil {
+		_ = s.db.Close()
+		return nil, err
 	}
 	// Appends arriving while a commit is in flight share the next one anyway;
 	// a short window spares a lone caller bbolt's default 10ms wait.
