@@ -60,11 +60,7 @@ func appendMotion(b []byte, m *Motion) ([]byte, bool) {
 		return b, false
 	}
 	var ok bool
-	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, int64(m.Version), 10)
-	b = appendField(b, "id", m.ID)
-	b = appendField(b, "tool", m.Tool)
-	b = appendField(b, "actuator", m.Actuator)
+	b = appendHead(b, m.Version, m.ID, m.Tool, m.Actuator)
 	if m.Scope != "" {
 		b = appendField(b, "scope", m.Scope)
 	}
@@ -72,17 +68,13 @@ func appendMotion(b []byte, m *Motion) ([]byte, bool) {
 		b = appendField(b, "preview_id", m.PreviewID)
 	}
 	b = appendField(b, "args_digest", m.ArgsDigest)
-	if len(m.Args) > 0 {
-		b = append(append(b, `,"args":`...), m.Args...)
-	}
+	b = appendRawField(b, "args", m.Args)
 	b = append(b, `,"goal":`...)
 	b = appendRaw(b, m.Goal)
 	b = appendField(b, "state", string(m.State))
 	b = append(b, `,"progress":`...)
 	b = appendFloat(b, m.Progress)
-	if len(m.Result) > 0 {
-		b = append(append(b, `,"result":`...), m.Result...)
-	}
+	b = appendRawField(b, "result", m.Result)
 	if m.ErrorText != "" {
 		b = appendField(b, "error", m.ErrorText)
 	}
@@ -125,22 +117,12 @@ func appendPreview(b []byte, p *Preview) ([]byte, bool) {
 		return b, false
 	}
 	var ok bool
-	b = append(b, `{"v":`...)
-	b = strconv.AppendInt(b, int64(p.Version), 10)
-	b = appendField(b, "id", p.ID)
-	b = appendField(b, "tool", p.Tool)
-	b = appendField(b, "actuator", p.Actuator)
+	b = appendHead(b, p.Version, p.ID, p.Tool, p.Actuator)
 	b = appendField(b, "args_digest", p.ArgsDigest)
-	if len(p.Args) > 0 {
-		b = append(append(b, `,"args":`...), p.Args...)
-	}
-	if len(p.Goal) > 0 {
-		b = append(append(b, `,"goal":`...), p.Goal...)
-	}
+	b = appendRawField(b, "args", p.Args)
+	b = appendRawField(b, "goal", p.Goal)
 	b = appendField(b, "state_digest", p.StateDigest)
-	if len(p.Summary) > 0 {
-		b = append(append(b, `,"summary":`...), p.Summary...)
-	}
+	b = appendRawField(b, "summary", p.Summary)
 	if p.Role != "" {
 		b = appendField(b, "role", p.Role)
 	}
@@ -159,6 +141,26 @@ func appendPreview(b []byte, p *Preview) ([]byte, bool) {
 		}
 	}
 	return append(b, '}'), true
+}
+
+// appendHead opens a record with the fields motions and previews share.
+func appendHead(b []byte, version int, id, tool, actuator string) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(version), 10)
+	b = appendField(b, "id", id)
+	b = appendField(b, "tool", tool)
+	return appendField(b, "actuator", actuator)
+}
+
+// appendRawField writes an omitempty raw JSON field.
+func appendRawField(b []byte, name string, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, raw...)
 }
 
 // plainRaw reports whether raw JSON can be copied into a line as it is:

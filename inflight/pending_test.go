@@ -719,22 +719,6 @@ func within[T any](t *testing.T, ch <-chan T) T {
 	}
 }
 
-// filePreview reads preview id from the bbolt file alone, bypassing what
-// the store keeps in memory.
-func filePreview(t *testing.T, s *Store, id string) (Preview, error) {
-	t.Helper()
-	var p Preview
-	err := s.view(func(tx *bolt.Tx) error {
-		previews, err := bucket(tx, bucketPreviews)
-		if err != nil {
-			return err
-		}
-		p, err = loadPreview(previews, id)
-		return err
-	})
-	return p, err
-}
-
 // TestWarmPreviewsAreNeverOlderThanTheFile: previews a flush committed are
 // read from memory afterwards, and every later write of one (a claim, a
 // consume, a denial, a retention sweep) shows in reads exactly as in the
@@ -757,7 +741,7 @@ func TestWarmPreviewsAreNeverOlderThanTheFile(t *testing.T) {
 	same := func(step, id string) Preview {
 		t.Helper()
 		got, gerr := s.GetPreview(id)
-		want, ferr := filePreview(t, s, id)
+		want, ferr := s.storedPreview(id) // the file alone
 		gj, _ := json.Marshal(got)
 		wj, _ := json.Marshal(want)
 		if (gerr == nil) != (ferr == nil) || string(gj) != string(wj) {

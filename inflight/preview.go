@@ -92,6 +92,11 @@ func (s *Store) GetPreview(id string) (Preview, error) {
 	if p, ok := s.pend.preview(id); ok {
 		return p, nil
 	}
+	return s.storedPreview(id)
+}
+
+// storedPreview is preview id as the bbolt file holds it.
+func (s *Store) storedPreview(id string) (Preview, error) {
 	var p Preview
 	err := s.view(func(tx *bolt.Tx) error {
 		previews, err := bucket(tx, bucketPreviews)
