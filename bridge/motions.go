@@ -72,7 +72,8 @@ type Motions struct {
 	previewed map[string]previewedEntry
 }
 
-// previewedEntry is a preview's actuator, kept until the preview expires.
+// previewedEntry is a preview's actuator and when the preview expires
+// (after which a full map forgets it first).
 type previewedEntry struct {
 	actuator string
 	expires  time.Time
@@ -259,11 +260,11 @@ func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.Sta
 	return mo, nil
 }
 
-// Watch returns a channel closed at motion id's next change, and unwatch,
-// which forgets the channel if that change has not come. Watch before
-// reading the motion: a change between the read and a later Watch would
+// watch returns a channel closed at motion id's next change, and unwatch,
+// which forgets the channel if that change has not come. watch before
+// reading the motion: a change between the read and a later watch would
 // be missed, and a wait for it would last its whole timeout.
-func (m *Motions) Watch(id string) (changed <-chan struct{}, unwatch func()) {
+func (m *Motions) watch(id string) (changed <-chan struct{}, unwatch func()) {
 	ch := make(chan struct{})
 	m.mu.Lock()
 	if m.waiters == nil { // Start never ran: the store failed to open
@@ -286,8 +287,8 @@ func (m *Motions) Watch(id string) (changed <-chan struct{}, unwatch func()) {
 	}
 }
 
-// Await blocks until ch (from Watch) closes or d passes or ctx ends.
-func Await(ctx context.Context, ch <-chan struct{}, d time.Duration) {
+// await blocks until ch (from watch) closes or d passes or ctx ends.
+func await(ctx context.Context, ch <-chan struct{}, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

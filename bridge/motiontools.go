@@ -104,7 +104,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 				return nil, err
 			}
 			c.MotionID = in.MotionID
-			changed, unwatch := m.Watch(in.MotionID) // before reading: a change after the read wakes the wait
+			changed, unwatch := m.watch(in.MotionID) // before reading: a change after the read wakes the wait
 			defer func() { unwatch() }()
 			mo, err := m.Store.Get(in.MotionID)
 			if err != nil {
@@ -125,9 +125,9 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 					lastProgress = mo.Progress
 					c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
 				}
-				Await(ctx, changed, time.Until(deadline))
+				await(ctx, changed, time.Until(deadline))
 				unwatch()
-				changed, unwatch = m.Watch(in.MotionID)
+				changed, unwatch = m.watch(in.MotionID)
 				if mo, err = m.Store.Get(in.MotionID); err != nil {
 					return nil, storeUnavailable(err)
 				}
