@@ -61,12 +61,8 @@ func appendMotion(b []byte, m *Motion) ([]byte, bool) {
 	}
 	var ok bool
 	b = appendHead(b, m.Version, m.ID, m.Tool, m.Actuator)
-	if m.Scope != "" {
-		b = appendField(b, "scope", m.Scope)
-	}
-	if m.PreviewID != "" {
-		b = appendField(b, "preview_id", m.PreviewID)
-	}
+	b = appendOptField(b, "scope", m.Scope)
+	b = appendOptField(b, "preview_id", m.PreviewID)
 	b = appendField(b, "args_digest", m.ArgsDigest)
 	b = appendRawField(b, "args", m.Args)
 	b = append(b, `,"goal":`...)
@@ -75,12 +71,8 @@ func appendMotion(b []byte, m *Motion) ([]byte, bool) {
 	b = append(b, `,"progress":`...)
 	b = appendFloat(b, m.Progress)
 	b = appendRawField(b, "result", m.Result)
-	if m.ErrorText != "" {
-		b = appendField(b, "error", m.ErrorText)
-	}
-	if m.Role != "" {
-		b = appendField(b, "role", m.Role)
-	}
+	b = appendOptField(b, "error", m.ErrorText)
+	b = appendOptField(b, "role", m.Role)
 	if b, ok = appendTimeField(b, "created_at", m.CreatedAt); !ok {
 		return b, false
 	}
@@ -102,9 +94,7 @@ func appendMotion(b []byte, m *Motion) ([]byte, bool) {
 			if b, ok = appendTimeField(b, "at", t.At); !ok {
 				return b, false
 			}
-			if t.Note != "" {
-				b = appendField(b, "note", t.Note)
-			}
+			b = appendOptField(b, "note", t.Note)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -123,18 +113,14 @@ func appendPreview(b []byte, p *Preview) ([]byte, bool) {
 	b = appendRawField(b, "goal", p.Goal)
 	b = appendField(b, "state_digest", p.StateDigest)
 	b = appendRawField(b, "summary", p.Summary)
-	if p.Role != "" {
-		b = appendField(b, "role", p.Role)
-	}
+	b = appendOptField(b, "role", p.Role)
 	if b, ok = appendTimeField(b, "created_at", p.CreatedAt); !ok {
 		return b, false
 	}
 	if b, ok = appendTimeField(b, "expires_at", p.ExpiresAt); !ok {
 		return b, false
 	}
-	if p.UsedBy != "" {
-		b = appendField(b, "used_by", p.UsedBy)
-	}
+	b = appendOptField(b, "used_by", p.UsedBy)
 	if !p.UsedAt.IsZero() {
 		if b, ok = appendTimeField(b, "used_at", p.UsedAt); !ok {
 			return b, false
@@ -175,6 +161,14 @@ func appendRaw(b []byte, raw json.RawMessage) []byte {
 		return append(b, "null"...)
 	}
 	return append(b, raw...)
+}
+
+// appendOptField writes an omitempty string field.
+func appendOptField(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendField(b, name, v)
 }
 
 func appendField(b []byte, name, v string) []byte {
