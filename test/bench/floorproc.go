@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -28,6 +29,10 @@ const (
 	floorHTTP        = "http"         // a bare net/http server answering POSTs
 	floorJointStates = "joint_states" // a bare goroslib /joint_states subscriber
 )
+
+// bodyAtHeader carries the unix nanoseconds at which the bare HTTP server
+// had read a request's body (one clock: the same machine).
+const bodyAtHeader = "X-Bench-Body-At"
 
 // floorResponse is what the bare HTTP server answers: about the size of a
 // joints_read result over MCP (an SSE event carrying the JSON twice).
@@ -68,6 +73,8 @@ func serveFloorHTTP(ctx context.Context) error {
 	}
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		// When the request was in, for the confirm row's HTTP reference.
+		w.Header().Set(bodyAtHeader, strconv.FormatInt(time.Now().UnixNano(), 10))
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(floorResponse)
 	})}

@@ -191,7 +191,7 @@ func (w *World) Lean() *leanClient {
 	tb.Helper()
 	w.mu.Lock()
 	if w.transport == nil {
-		w.transport = clientTransport()
+		w.transport = stampedTransport(&w.wire)
 	}
 	hc := &http.Client{Transport: w.transport}
 	w.mu.Unlock()

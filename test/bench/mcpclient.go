@@ -46,7 +46,7 @@ func (w *World) Client(token string) *mcp.ClientSession {
 func (w *World) connect(token string) (*mcp.ClientSession, error) {
 	w.mu.Lock()
 	if w.transport == nil {
-		w.transport = clientTransport()
+		w.transport = stampedTransport(&w.wire)
 	}
 	var rt http.RoundTripper = w.transport
 	w.mu.Unlock()

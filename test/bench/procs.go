@@ -69,7 +69,8 @@ type World struct {
 
 	mu        sync.Mutex
 	nodes     int
-	transport *http.Transport
+	transport *http.Transport // every bench client's, stamped by wire
+	wire      wireClock
 	closers   []func() // run last first by Close
 	closed    bool
 }
