@@ -69,9 +69,19 @@ func JointsReadTool(robot Robot, staleAfter time.Duration, now func() time.Time)
 				}
 			}
 			age := now().Sub(snap.Received).Seconds()
-			return map[string]any{"joints": out, "age_s": round3(age), "stale": age > staleAfter.Seconds(), "truncated": false}, nil
+			return jointsResult{AgeS: round3(age), Joints: out, Stale: age > staleAfter.Seconds()}, nil
 		},
 	}
+}
+
+// jointsResult is joints_read's result. Its fields are in the order a map
+// would marshal them, so the bytes stay what they were; a struct because
+// every planner reads it, often, and a map costs a sort and boxing per call.
+type jointsResult struct {
+	AgeS      float64        `json:"age_s"`
+	Joints    []JointReading `json:"joints"`
+	Stale     bool           `json:"stale"`
+	Truncated bool           `json:"truncated"` // always false: every requested joint is listed
 }
 
 func jointNames(js []JointReading) string {
