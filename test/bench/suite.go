@@ -21,7 +21,7 @@ type Sizes struct {
 
 // FullSizes is the size of make bench: about 5 minutes on 2 cores.
 func FullSizes() Sizes {
-	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 150, StopHammer: 50,
+	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
 		StoreCalls: 1_000_000}
 }
