@@ -102,8 +102,17 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 // nil (malformed included: the MCP server words the refusal). Keys match
 // exactly and at most once, as the MCP server reads them: encoding/json's
 // case-insensitive, last-one-wins fields could read another method or tool
-// from the same bytes than the server would.
+// from the same bytes than the server would. The usual body is scanned;
+// decodeToolCall reads the rest and is what the scan must agree with.
 func parseToolCall(body []byte) *rpcCall {
+	if c, ok := scanToolCall(body); ok {
+		return c
+	}
+	return decodeToolCall(body)
+}
+
+// decodeToolCall is parseToolCall with encoding/json's Decoder.
+func decodeToolCall(body []byte) *rpcCall {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var c rpcCall
 	into := func(v any) bool { return dec.Decode(v) == nil }

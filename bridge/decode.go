@@ -324,15 +324,20 @@ func (p *argParser) literal(word string) bool {
 }
 
 // space skips JSON whitespace.
-func (p *argParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
+func (p *argParser) space() { p.i = skipSpace(p.b, p.i) }
+
+// skipSpace returns the index of the first byte from i on that is not JSON
+// whitespace (len(b) if none).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // peek returns the current byte, or 0 at the end (never valid there).
