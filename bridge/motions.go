@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,38 +71,92 @@ type Motions struct {
 	// which never changes, so a confirm's lock is chosen without reading
 	// the preview from the store (Confirm reads it again under the lock).
 	previewed map[string]previewedEntry
+	// goalBytes is the size of the goals previewed holds decoded.
+	goalBytes int
 }
 
 // previewedEntry is a preview's actuator and when the preview expires
-// (after which a full map forgets it first).
+// (after which a full map forgets it first), and, until a confirm takes
+// it, its goal decoded from the bytes in goalJSON: the decode then happens
+// while the preview is issued, not between the confirm and its send.
 type previewedEntry struct {
 	actuator string
 	expires  time.Time
+	goalJSON []byte
+	goal     *storedGoal
 }
 
 // maxPreviewed bounds previewed; past it, expired entries go, and if
-// that is not enough, all (a miss only costs a store read).
-const maxPreviewed = 4096
+// that is not enough, all (a miss only costs a store read). maxGoalBytes
+// bounds the decoded goals it holds, by their JSON's size: past it a goal
+// is not kept, and its confirm decodes it from the store.
+const (
+	maxPreviewed = 4096
+	maxGoalBytes = 4 << 20
+)
 
-// Previewed notes the actuator of a preview just stored.
-func (m *Motions) Previewed(id, actuator string, expires time.Time) {
+// Previewed notes a preview just stored: its actuator, expiry and goal
+// (the bytes stored; decoded here and used once, by the first confirm).
+func (m *Motions) Previewed(id, actuator string, expires time.Time, goal json.RawMessage) {
+	e := previewedEntry{actuator: actuator, expires: expires}
+	if len(goal) > 0 && len(goal) <= maxGoalBytes {
+		var g storedGoal
+		if json.Unmarshal(goal, &g) == nil {
+			e.goalJSON, e.goal = goal, &g
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.previewed) >= maxPreviewed {
+	if len(m.previewed) >= maxPreviewed || (e.goal != nil && m.goalBytes+len(e.goalJSON) > maxGoalBytes) {
 		now := m.Now()
-		for k, e := range m.previewed {
-			if !now.Before(e.expires) {
-				delete(m.previewed, k)
+		for k, old := range m.previewed {
+			if !now.Before(old.expires) {
+				m.forgetLocked(k, old)
 			}
 		}
 		if len(m.previewed) >= maxPreviewed {
 			clear(m.previewed)
+			m.goalBytes = 0
 		}
+	}
+	if e.goal != nil && m.goalBytes+len(e.goalJSON) > maxGoalBytes {
+		e.goalJSON, e.goal = nil, nil
 	}
 	if m.previewed == nil {
 		m.previewed = map[string]previewedEntry{}
 	}
-	m.previewed[id] = previewedEntry{actuator, expires}
+	if old, ok := m.previewed[id]; ok {
+		m.forgetLocked(id, old)
+	}
+	m.previewed[id] = e
+	m.goalBytes += len(e.goalJSON)
+}
+
+// forgetLocked removes previewed entry id (e). m.mu is held.
+func (m *Motions) forgetLocked(id string, e previewedEntry) {
+	m.goalBytes -= len(e.goalJSON)
+	delete(m.previewed, id)
+}
+
+// decodedGoal is preview id's goal from raw, the bytes its confirm read
+// from the store: the one decoded when this process issued the preview if
+// it was decoded from exactly these bytes and no confirm took it yet,
+// else decoded now. ok is false when raw does not decode.
+func (m *Motions) decodedGoal(id string, raw json.RawMessage) (g *storedGoal, ok bool) {
+	var from []byte
+	m.mu.Lock()
+	if e, found := m.previewed[id]; found && e.goal != nil {
+		m.goalBytes -= len(e.goalJSON)
+		g, from = e.goal, e.goalJSON
+		e.goalJSON, e.goal = nil, nil
+		m.previewed[id] = e
+	}
+	m.mu.Unlock()
+	if g != nil && bytes.Equal(raw, from) {
+		return g, true
+	}
+	g = new(storedGoal)
+	return g, json.Unmarshal(raw, g) == nil
 }
 
 // actuatorOf is the actuator of preview id: from memory when this process
@@ -368,10 +423,10 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
 	// Decoded once: the state check and the send read the same goal.
-	var g storedGoal
+	g, decoded := m.decodedGoal(pv.ID, pv.Goal)
 	why := "stored preview unreadable"
-	if json.Unmarshal(pv.Goal, &g) == nil {
-		why = m.Restate(ctx, &g)
+	if decoded {
+		why = m.Restate(ctx, g)
 	}
 	if why != "" {
 		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,
@@ -389,7 +444,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	if serr := m.send(ctx, motionID, &g, c.Session); serr != nil {
+	if serr := m.send(ctx, motionID, g, c.Session); serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -411,21 +412,95 @@ func TestPreviewedForgetsExpiredWhenFull(t *testing.T) {
 	r := newRig(t)
 	past, future := r.clock().Add(-time.Second), r.clock().Add(time.Minute)
 	for i := range maxPreviewed - 1 {
-		r.m.Previewed(fmt.Sprint("old-", i), "arm", past)
+		r.m.Previewed(fmt.Sprint("old-", i), "arm", past, nil)
 	}
-	r.m.Previewed("live", "base", future)
-	r.m.Previewed("new", "gripper", future) // full: the expired go
+	r.m.Previewed("live", "base", future, nil)
+	r.m.Previewed("new", "gripper", future, nil) // full: the expired go
 	if n := len(r.m.previewed); n != 2 {
 		t.Fatalf("%d previews remembered after pruning, want 2", n)
 	}
 	for i := range maxPreviewed + 1 {
-		r.m.Previewed(fmt.Sprint("live-", i), "arm", future)
+		r.m.Previewed(fmt.Sprint("live-", i), "arm", future, nil)
 	}
 	if n := len(r.m.previewed); n > maxPreviewed {
 		t.Fatalf("%d previews remembered, bound is %d", n, maxPreviewed)
 	}
 	if got := r.m.actuatorOf("live-" + fmt.Sprint(maxPreviewed)); got != "arm" {
 		t.Errorf("the newest preview's actuator = %q", got)
+	}
+}
+
+// A preview's goal is decoded when it is issued and used once, only by a
+// confirm that read exactly those bytes; anything else decodes the store's.
+func TestDecodedGoalIsUsedOnceAndOnlyForItsBytes(t *testing.T) {
+	r := newRig(t)
+	future := r.clock().Add(time.Minute)
+	a := json.RawMessage(`{"navigate":{"frame":"odom","x":1,"y":2,"yaw":0.5},"start":{"x":0,"y":0,"yaw":0}}`)
+	b := json.RawMessage(`{"navigate":{"frame":"odom","x":3,"y":4,"yaw":0},"start":{"x":0,"y":0,"yaw":0}}`)
+	r.m.Previewed("p", "base", future, a)
+	kept := r.m.previewed["p"].goal
+	if kept == nil || r.m.goalBytes != len(a) {
+		t.Fatalf("goal kept %v, %d bytes counted", kept, r.m.goalBytes)
+	}
+	g, ok := r.m.decodedGoal("p", a)
+	if !ok || g != kept {
+		t.Fatalf("first confirm did not get the goal decoded at preview time")
+	}
+	again, ok := r.m.decodedGoal("p", a)
+	if !ok || again == kept || !reflect.DeepEqual(again, kept) {
+		t.Fatalf("second read: same value %v, equal %v: want a fresh decode of the same goal", again == kept, reflect.DeepEqual(again, kept))
+	}
+	if r.m.goalBytes != 0 {
+		t.Fatalf("%d goal bytes counted after the goal was taken", r.m.goalBytes)
+	}
+	r.m.Previewed("q", "base", future, a)
+	if g, ok := r.m.decodedGoal("q", b); !ok || g.Navigate.X != 3 {
+		t.Fatalf("confirm reading other bytes got x=%v, want the store's goal (x=3)", g.Navigate)
+	}
+	if _, ok := r.m.decodedGoal("unknown", json.RawMessage(`{"navigate":`)); ok {
+		t.Fatal("an undecodable stored goal was reported decoded")
+	}
+}
+
+// TestDecodedGoalsAreBoundedBySize: past maxGoalBytes a goal is not kept
+// (its confirm decodes it); expired previews give their room back.
+func TestDecodedGoalsAreBoundedBySize(t *testing.T) {
+	r := newRig(t)
+	now := r.clock()
+	big := func(n int) json.RawMessage { // a valid goal of about n bytes
+		var sb strings.Builder
+		sb.WriteString(`{"navigate":{"frame":"odom","x":1,"y":0,"yaw":0},"start":{`)
+		for i := 0; sb.Len() < n; i++ {
+			fmt.Fprintf(&sb, `"k%07d":0.125,`, i)
+		}
+		sb.WriteString(`"x":0}}`)
+		return json.RawMessage(sb.String())
+	}
+	g := big(maxGoalBytes / 4) // three fit, a fourth does not
+	r.m.Previewed("old-1", "base", now.Add(time.Second), g)
+	r.m.Previewed("old-2", "base", now.Add(time.Second), g)
+	r.m.Previewed("live", "base", now.Add(time.Minute), g)
+	r.m.Previewed("over", "base", now.Add(time.Minute), g)
+	if r.m.previewed["over"].goal != nil || r.m.previewed["live"].goal == nil {
+		t.Fatalf("kept: live %v, over %v; want only what fits", r.m.previewed["live"].goal != nil, r.m.previewed["over"].goal != nil)
+	}
+	if r.m.goalBytes > maxGoalBytes || r.m.goalBytes != 3*len(g) {
+		t.Fatalf("%d goal bytes counted, bound %d", r.m.goalBytes, maxGoalBytes)
+	}
+	if got, ok := r.m.decodedGoal("over", g); !ok || got.Navigate == nil {
+		t.Fatal("a goal not kept is not decoded from the store's bytes")
+	}
+	r.advance(2 * time.Second)
+	r.m.Previewed("new", "base", now.Add(time.Minute), g)
+	if r.m.previewed["new"].goal == nil || r.m.goalBytes != 2*len(g) {
+		t.Fatalf("after the old previews expired: new kept %v, %d bytes", r.m.previewed["new"].goal != nil, r.m.goalBytes)
+	}
+	if _, ok := r.m.previewed["old-1"]; ok {
+		t.Fatal("an expired preview was kept while goals had no room")
+	}
+	r.m.Previewed("huge", "base", now.Add(time.Minute), big(maxGoalBytes+1))
+	if r.m.previewed["huge"].goal != nil {
+		t.Fatal("a goal larger than the whole bound was kept")
 	}
 }
 

@@ -146,7 +146,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		Role: string(requires), CreatedAt: now, ExpiresAt: b.Expires}); err != nil {
 		return nil, storeUnavailable(err)
 	}
-	p.Motions.Previewed(b.ID, actuator, b.Expires)
+	p.Motions.Previewed(b.ID, actuator, b.Expires, gb)
 	delete(summary, "plot")
 	return summary, nil
 }
