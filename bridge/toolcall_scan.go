@@ -75,6 +75,11 @@ type scanner struct {
 
 func (s *scanner) space() { s.i = skipSpace(s.b, s.i) }
 
+// maxScanKeys bounds the keys of one object the scan reads: it finds a
+// repeated key by comparing with each earlier one, which is quadratic, so
+// a body of many keys goes to the decoder (a map) instead.
+const maxScanKeys = 32
+
 // object reads an object, calling field for each key (which reads the
 // value); a repeated key ends it false, as decodeToolCall's exactObject.
 func (s *scanner) object(field func(key string) bool) bool {
@@ -91,6 +96,9 @@ func (s *scanner) object(field func(key string) bool) bool {
 		s.space()
 		k, ok := s.key()
 		if !ok {
+			return false
+		}
+		if len(seen) == maxScanKeys {
 			return false
 		}
 		for _, prev := range seen {

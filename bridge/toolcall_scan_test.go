@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -65,6 +66,8 @@ func TestScanToolCallAgreesWithTheDecoder(t *testing.T) {
 		{"control character in a string", "{\"method\":\"tools/call\",\"params\":{\"name\":\"a\tb\"}}", false},
 		{"mismatched brackets", `{"method":"tools/call","params":{"arguments":{"a":[1}]}}`, false},
 		{"empty", ``, false},
+		{"many keys", `{"method":"tools/call","params":{"name":"x"` + manyKeys(maxScanKeys) + `}}`, false},
+		{"keys up to the bound", `{"method":"tools/call","params":{"name":"x"` + manyKeys(maxScanKeys-2) + `}}`, true},
 		{"deep arguments", `{"method":"tools/call","params":{"name":"x","arguments":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +76,15 @@ func TestScanToolCallAgreesWithTheDecoder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyKeys is n distinct extra members, each after a comma.
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	return b.String()
 }
 
 func FuzzScanToolCallAgreesWithTheDecoder(f *testing.F) {
