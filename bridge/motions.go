@@ -69,7 +69,8 @@ type Motions struct {
 	waiters map[string][]chan struct{}
 	// previewed maps previews issued by this process to their actuator,
 	// which never changes, so a confirm's lock is chosen without reading
-	// the preview from the store (Confirm reads it again under the lock).
+	// the preview from the store (Confirm reads it again under the lock),
+	// and to their goal decoded, until the first confirm takes it.
 	previewed map[string]previewedEntry
 	// goalBytes is the size of the goals previewed holds decoded.
 	goalBytes int
@@ -107,6 +108,9 @@ func (m *Motions) Previewed(id, actuator string, expires time.Time, goal json.Ra
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if old, ok := m.previewed[id]; ok {
+		m.forgetLocked(id, old)
+	}
 	if len(m.previewed) >= maxPreviewed || (e.goal != nil && m.goalBytes+len(e.goalJSON) > maxGoalBytes) {
 		now := m.Now()
 		for k, old := range m.previewed {
@@ -124,9 +128,6 @@ func (m *Motions) Previewed(id, actuator string, expires time.Time, goal json.Ra
 	}
 	if m.previewed == nil {
 		m.previewed = map[string]previewedEntry{}
-	}
-	if old, ok := m.previewed[id]; ok {
-		m.forgetLocked(id, old)
 	}
 	m.previewed[id] = e
 	m.goalBytes += len(e.goalJSON)

@@ -498,6 +498,11 @@ func TestDecodedGoalsAreBoundedBySize(t *testing.T) {
 	if _, ok := r.m.previewed["old-1"]; ok {
 		t.Fatal("an expired preview was kept while goals had no room")
 	}
+	r.m.Previewed("third", "base", now.Add(time.Minute), g)
+	r.m.Previewed("live", "base", now.Add(time.Minute), g) // issued again while full: its own room counts once
+	if r.m.previewed["live"].goal == nil || r.m.goalBytes != 3*len(g) {
+		t.Fatalf("re-issued: kept %v, %d bytes", r.m.previewed["live"].goal != nil, r.m.goalBytes)
+	}
 	r.m.Previewed("huge", "base", now.Add(time.Minute), big(maxGoalBytes+1))
 	if r.m.previewed["huge"].goal != nil {
 		t.Fatal("a goal larger than the whole bound was kept")
