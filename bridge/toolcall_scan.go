@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -147,9 +148,9 @@ func (s *scanner) key() (string, bool) {
 	return "", false
 }
 
-// str reads a string field: a string without escapes or control
-// characters in valid UTF-8, or null (which leaves dst as it is, as
-// encoding/json does).
+// str reads a string field: a string without escapes in valid UTF-8 (a
+// valid JSON string has no control characters), or null (which leaves dst
+// as it is, as encoding/json does).
 func (s *scanner) str(dst *string) bool {
 	v, ok := s.value()
 	switch {
@@ -161,12 +162,7 @@ func (s *scanner) str(dst *string) bool {
 		return false
 	}
 	in := v[1 : len(v)-1]
-	for _, c := range in {
-		if c == '\\' || c < 0x20 {
-			return false
-		}
-	}
-	if !utf8.Valid(in) {
+	if bytes.IndexByte(in, '\\') >= 0 || !utf8.Valid(in) {
 		return false
 	}
 	*dst = string(in)
