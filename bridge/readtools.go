@@ -94,21 +94,23 @@ func jointNames(js []JointReading) string {
 
 func round3(f float64) float64 { return float64(int64(f*1000)) / 1000 }
 
-// TopicsListTool lists the ROS graph's topics, paginated and sorted by name.
-func TopicsListTool(robot Robot) *Tool {
+// TopicsListTool lists the ROS graph's topics, paginated and sorted by
+// name: to the planner only those topic_sample may read (topics), to the
+// operator every topic, marked.
+func TopicsListTool(robot Robot, topics Globs) *Tool {
 	return &Tool{
 		Name: "topics_list", Group: "topics", Tier: TierRead, Title: "List ROS topics", TouchesRobot: true, Idempotent: true,
-		Description: Describe("Lists the ROS topics the master knows, with their message types, sorted by name and paginated.",
+		Description: Describe("Lists the ROS topics you may sample (the robot config's topic allowlist) that exist now, with their message types, sorted by name and paginated.",
 			"you need to know which sensors or state topics exist before sampling one with topic_sample.",
-			"reading values (use topic_sample, joints_read); actions (use the motion tools).",
+			"reading values (use topic_sample, joints_read); actions (use the motion tools); topics outside the allowlist (never listed; robot_describe shows the allowlist).",
 			"none; asks the ROS master.",
-			"{items: [{name, type}], total, next_cursor}; at most `limit` items (default 50) per page."),
+			"{items: [{name, type}], total, next_cursor}; at most `limit` items (default 50) per page. With the operator's token every topic is listed, each with planner_allowed."),
 		Input: Object("", map[string]*Schema{
 			"prefix": {Type: "string", Description: "Only topics whose name starts with this. Default all.", MaxLength: Int(256), Pattern: `^[/A-Za-z0-9_~]*$`},
 			"limit":  Integer("Items per page. Default 50.", 1, 200),
 			"cursor": Str("next_cursor from the previous page. Default: first page.", 512),
 		}),
-		Output: pageOut("Topics: name and type."),
+		Output: pageOut("Topics: name and type (operator: also planner_allowed)."),
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
@@ -126,13 +128,14 @@ func TopicsListTool(robot Robot) *Tool {
 			if err != nil {
 				return nil, StateError(CodeUnavailable, "ROS master error: "+err.Error(), "retry shortly", "cannot list topics")
 			}
-			var sel []TopicInfo
+			var sel []map[string]any
 			for _, t := range all {
-				if strings.HasPrefix(t.Name, in.Prefix) {
-					sel = append(sel, t)
+				_, allowed := topics.Match(t.Name)
+				if strings.HasPrefix(t.Name, in.Prefix) && listed(c.Role, allowed) {
+					sel = append(sel, markReach(map[string]any{"name": t.Name, "type": t.Type}, c.Role, allowed))
 				}
 			}
-			p, perr := Paginate(sel, func(t TopicInfo) string { return t.Name }, in.Cursor, QueryKey("topics", in.Prefix), in.Limit)
+			p, perr := Paginate(sel, func(t map[string]any) string { return t["name"].(string) }, in.Cursor, QueryKey("topics", in.Prefix, c.Role), in.Limit)
 			if perr != nil {
 				return nil, perr
 			}

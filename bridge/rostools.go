@@ -136,7 +136,7 @@ func rosUnavailable(err error, what string) *Error {
 func (rt *ROSTools) paramsGet() *Tool {
 	return &Tool{
 		Name: "params_get", Group: "params", Tier: TierRead, Title: "Read ROS parameters", TouchesRobot: true, Idempotent: true,
-		Description: Describe("Reads allowlisted ROS parameters: one by name, or every allowlisted one under a prefix, sorted by name and paginated.",
+		Description: Describe("Reads allowlisted ROS parameters: one by name, or every allowlisted one under a prefix, sorted by name and paginated. With the operator's token every parameter is readable and listed, each with planner_allowed.",
 			"you need a configuration value (controller gains, camera settings, robot limits) before acting or before params_set.",
 			"joint values or sensor data (joints_read, topic_sample); parameters outside the allowlist (refused with permission_denied; robot_describe lists the allowlist).",
 			"none; asks the ROS master.",
@@ -147,14 +147,14 @@ func (rt *ROSTools) paramsGet() *Tool {
 			"limit":  Integer("Items per page. Default 20.", 1, 100),
 			"cursor": Str("next_cursor from the previous page. Default: first page.", 512),
 		}),
-		Output: pageOut("Parameters: name, type (bool, int, double, string, list, dict, binary), value."),
+		Output: pageOut("Parameters: name, type (bool, int, double, string, list, dict, binary), value (operator: also planner_allowed)."),
 		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeUnavailable, CodeInternal},
 		Semantic: func(_ context.Context, c *Call) error {
 			name, _ := c.Values["name"].(string)
 			if _, hasPrefix := c.Values["prefix"]; name != "" && hasPrefix {
 				return RuleError(CodeInvalidArgument, "name_or_prefix", "prefix", "give name or prefix, not both")
 			}
-			if name != "" && !rt.paramReadable(name) {
+			if name != "" && !listed(c.Role, rt.paramReadable(name)) {
 				return notAllowed("param_read_allowed", "name", "parameter", name, "access.params.read", rt.readPatterns()).
 					WithHint("robot_describe lists the readable parameters; params_get with a prefix lists the allowed ones that exist")
 			}
@@ -176,7 +176,7 @@ func (rt *ROSTools) paramsGet() *Tool {
 				if err != nil {
 					return nil, rosUnavailable(err, "reading "+in.Name)
 				}
-				item, ierr := rt.paramItem(in.Name, v)
+				item, ierr := rt.paramItem(c.Role, in.Name, v)
 				if ierr != nil {
 					return nil, ierr
 				}
@@ -191,11 +191,11 @@ func (rt *ROSTools) paramsGet() *Tool {
 			}
 			var names []string
 			for _, n := range all {
-				if strings.HasPrefix(n, in.Prefix) && rt.paramReadable(n) {
+				if strings.HasPrefix(n, in.Prefix) && listed(c.Role, rt.paramReadable(n)) {
 					names = append(names, n)
 				}
 			}
-			page, perr := Paginate(names, func(s string) string { return s }, in.Cursor, QueryKey("params", in.Prefix), in.Limit)
+			page, perr := Paginate(names, func(s string) string { return s }, in.Cursor, QueryKey("params", in.Prefix, c.Role), in.Limit)
 			if perr != nil {
 				return nil, perr
 			}
@@ -203,10 +203,10 @@ func (rt *ROSTools) paramsGet() *Tool {
 			for _, n := range page.Items {
 				v, err := rt.ROS.GetParam(ctx, n)
 				if err != nil {
-					out.Items = append(out.Items, map[string]any{"name": n, "error": clipRunes(AsError(err).Message, 200)})
+					out.Items = append(out.Items, markReach(map[string]any{"name": n, "error": clipRunes(AsError(err).Message, 200)}, c.Role, rt.paramReadable(n)))
 					continue
 				}
-				item, ierr := rt.paramItem(n, v)
+				item, ierr := rt.paramItem(c.Role, n, v)
 				if ierr != nil {
 					return nil, ierr
 				}
@@ -218,12 +218,13 @@ func (rt *ROSTools) paramsGet() *Tool {
 }
 
 // paramItem renders one value: a namespace (dict) keeps only allowlisted
-// leaves; a large value goes to a file.
-func (rt *ROSTools) paramItem(name string, v any) (map[string]any, *Error) {
-	if m, ok := v.(map[string]any); ok {
+// leaves for the planner, every leaf for the operator; a large value goes
+// to a file.
+func (rt *ROSTools) paramItem(role Role, name string, v any) (map[string]any, *Error) {
+	if m, ok := v.(map[string]any); ok && role != RoleOperator {
 		v = rt.filterDict(strings.TrimSuffix(name, "/"), m)
 	}
-	item := map[string]any{"name": name, "type": paramType(v)}
+	item := markReach(map[string]any{"name": name, "type": paramType(v)}, role, rt.paramReadable(name))
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, Errf(CodeInternal, "parameter %s not encodable: %v", name, err)
@@ -430,13 +431,13 @@ func (rt *ROSTools) servicesList() *Tool {
 			"before service_call, to learn names, types and tiers.",
 			"services outside the allowlist (never listed); calling one (service_call).",
 			"none; asks the ROS master and probes each listed service for its type (no request is sent).",
-			"{items: [{name, type, tier, callable, confirmed_by}], total, next_cursor}; at most `limit` (default 20) per page."),
+			"{items: [{name, type, tier, callable, confirmed_by}], total, next_cursor}; at most `limit` (default 20) per page. With the operator's token every service is listed, each with planner_allowed (tier only on allowed ones)."),
 		Input: Object("", map[string]*Schema{
 			"prefix": {Type: "string", Description: "Only services whose name starts with this. Default all.", MaxLength: Int(256), Pattern: `^/[A-Za-z0-9_/~]*$`},
 			"limit":  Integer("Items per page. Default 20.", 1, 100),
 			"cursor": Str("next_cursor from the previous page. Default: first page.", 512),
 		}),
-		Output: pageOut("Services: name, type, tier, callable, confirmed_by."),
+		Output: pageOut("Services: name, type, tier, callable, confirmed_by (operator: also planner_allowed)."),
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
@@ -455,19 +456,22 @@ func (rt *ROSTools) servicesList() *Tool {
 			}
 			var sel []ServiceInfo
 			for _, s := range all {
-				if _, ok := rt.serviceRule(s.Name); ok && strings.HasPrefix(s.Name, in.Prefix) {
+				if _, ok := rt.serviceRule(s.Name); listed(c.Role, ok) && strings.HasPrefix(s.Name, in.Prefix) {
 					sel = append(sel, s)
 				}
 			}
-			page, perr := Paginate(sel, func(s ServiceInfo) string { return s.Name }, in.Cursor, QueryKey("services", in.Prefix), in.Limit)
+			page, perr := Paginate(sel, func(s ServiceInfo) string { return s.Name }, in.Cursor, QueryKey("services", in.Prefix, c.Role), in.Limit)
 			if perr != nil {
 				return nil, perr
 			}
 			supported := rt.supportedTypes()
 			out := Page[map[string]any]{Items: []map[string]any{}, Total: page.Total, NextCursor: page.NextCursor}
 			for _, s := range page.Items {
-				rule, _ := rt.serviceRule(s.Name)
-				item := map[string]any{"name": s.Name, "tier": string(rule.Tier), "providers": s.Providers}
+				rule, allowed := rt.serviceRule(s.Name)
+				item := markReach(map[string]any{"name": s.Name, "providers": s.Providers}, c.Role, allowed)
+				if allowed {
+					item["tier"] = string(rule.Tier)
+				}
 				pctx, cancel := context.WithTimeout(ctx, time.Second)
 				typ, terr := rt.ROS.ServiceType(pctx, s.Name)
 				cancel()
@@ -476,7 +480,7 @@ func (rt *ROSTools) servicesList() *Tool {
 				if terr != nil {
 					item["callable"], item["note"] = false, "type probe failed: "+clipRunes(AsError(terr).Message, 120)
 				}
-				if rule.Tier == TierIrreversible {
+				if allowed && rule.Tier == TierIrreversible {
 					item["confirmed_by"] = string(confirmRole(rule))
 				}
 				out.Items = append(out.Items, item)

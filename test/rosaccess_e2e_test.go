@@ -7,11 +7,13 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -312,3 +314,84 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 }
 
 func first[A, B any](a A, _ B) A { return a }
+
+// discovered walks one discovery listing to its end: every name, and the
+// names the operator's listing marks as out of the planner's reach.
+func discovered(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (names []string, hidden map[string]bool) {
+	t.Helper()
+	hidden = map[string]bool{}
+	cursor := ""
+	for range 50 {
+		a := map[string]any{"limit": 100}
+		for k, v := range args {
+			a[k] = v
+		}
+		if cursor != "" {
+			a["cursor"] = cursor
+		}
+		p := mustCall(t, cs, tool, a)
+		for _, it := range p["items"].([]any) {
+			m := it.(map[string]any)
+			names = append(names, m["name"].(string))
+			if m["planner_allowed"] == false {
+				hidden[m["name"].(string)] = true
+			}
+		}
+		if cursor, _ = p["next_cursor"].(string); cursor == "" {
+			return names, hidden
+		}
+	}
+	t.Fatalf("%s: no last page", tool)
+	return nil, nil
+}
+
+func TestDiscoveryShowsThePlannerOnlyAllowlistedNamesAndTheOperatorAllMarked(t *testing.T) {
+	w := newWorld(t, worldOpts{bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}})
+	planner, operator := w.mcpClient(plannerToken), w.mcpClient(operatorToken)
+	for _, c := range []struct {
+		tool    string
+		args    map[string]any
+		reach   func(string) bool // the sim config's allowlist for the tool
+		outside string            // a name of the demo graph the planner may not reach
+		inReach string            // one it may
+	}{
+		{"topics_list", nil, func(n string) bool {
+			_, ok := bridge.Globs{"/joint_states", "/odom", "/tf", "/arm_controller/state", "/*/**/status", "/camera/**"}.Match(n)
+			return ok
+		}, "/cmd_vel", "/joint_states"},
+		{"services_list", nil, func(n string) bool {
+			return n == "/simrobot/status" || n == "/simrobot/led/set" || n == "/simrobot/reset_odometry"
+		}, "/simrobot/power_off", "/simrobot/status"},
+		{"params_get", map[string]any{"prefix": "/r"}, func(n string) bool {
+			return bridge.GlobMatch("/robot_description_planning/**", n)
+		}, "/robot_description", "/robot_description_planning/joint_limits/elbow_joint/max_velocity"},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			seen, hidden := discovered(t, planner, c.tool, c.args)
+			all, opHidden := discovered(t, operator, c.tool, c.args)
+			if len(hidden) != 0 {
+				t.Fatalf("the planner's listing carries marks: %v", hidden)
+			}
+			for _, n := range seen {
+				if !c.reach(n) {
+					t.Fatalf("the planner was shown %s, outside its allowlist (all: %v)", n, seen)
+				}
+			}
+			var allowed []string
+			for _, n := range all {
+				if c.reach(n) == opHidden[n] {
+					t.Fatalf("operator: %s marked planner_allowed=%v", n, !opHidden[n])
+				}
+				if !opHidden[n] {
+					allowed = append(allowed, n)
+				}
+			}
+			if strings.Join(allowed, " ") != strings.Join(seen, " ") {
+				t.Fatalf("the operator's allowed names %v differ from the planner's %v", allowed, seen)
+			}
+			if !opHidden[c.outside] || !slices.Contains(seen, c.inReach) {
+				t.Fatalf("want %s shown to the operator as out of reach and %s to the planner: planner %v, operator hidden %v", c.outside, c.inReach, seen, opHidden)
+			}
+		})
+	}
+}

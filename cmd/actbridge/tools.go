@@ -55,10 +55,11 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 	ts.previewer.StepCaps = stepCaps(m.cfg)
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
+	topics := bridge.Globs(m.cfg.Access.Topics)
 	sample := bridge.TopicSampleTool(robot, opt.dataDir)
-	bridge.GuardTopics(sample, bridge.Globs(m.cfg.Access.Topics))
+	bridge.GuardTopics(sample, topics)
 	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
-		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot), sample,
+		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot, topics), sample,
 		bridge.OutputReadTool(opt.dataDir)}
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
