@@ -17,6 +17,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// How an operator denied a preview (CallRecord.Denial).
+const (
+	DenialConsole     = "console"
+	DenialElicitation = "elicitation"
+)
+
 // Denials is the part of the store that records operator denials.
 type Denials interface {
 	Denied(previewID string) (inflight.Denial, bool, error)
@@ -149,6 +155,7 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 		if a.Denials != nil {
 			_ = a.Denials.DenyPreview(ctx, pv.ID, who)
 		}
+		c.Denial = DenialElicitation
 		e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id", who+" declined this preview; it can never run; nothing was sent")
 		e.Retryable = false
 		return false, e.WithHint("ask the user what should change, then preview a different motion")

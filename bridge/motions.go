@@ -383,7 +383,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, verr
 	}
 	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
-	c.MotionID = motionID
+	c.MotionID, c.PreviewOf = motionID, pv.Tool
 	if pv.UsedBy != "" {
 		c.Replay = true
 		return m.replay(pv.UsedBy)

@@ -36,6 +36,8 @@ type CallRecord struct {
 	ArgsDigest string
 	Args       json.RawMessage
 	MotionID   string
+	PreviewOf  string // the tool whose preview this call issued, confirmed or denied
+	Denial     string // DenialConsole or DenialElicitation when an operator denied it
 	Started    time.Time
 }
 
@@ -88,7 +90,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
 		rec.Latency = time.Since(start)
-		rec.MotionID = c.MotionID
+		rec.MotionID, rec.PreviewOf, rec.Denial = c.MotionID, c.PreviewOf, c.Denial
 		switch {
 		case err != nil:
 			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()

@@ -147,6 +147,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		return nil, storeUnavailable(err)
 	}
 	p.Motions.Previewed(b.ID, actuator, b.Expires, gb)
+	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
 	return summary, nil
 }

@@ -78,6 +78,12 @@ type Call struct {
 	Progress func(done, total float64, message string)
 	// MotionID is set by tools that start or refer to a motion, for audit.
 	MotionID string
+	// PreviewOf names the tool whose preview this call issued, confirmed or
+	// denied, so metrics count previews by the tool that issued them.
+	PreviewOf string
+	// Denial says how an operator denied that preview during this call
+	// (DenialElicitation); empty when nobody did.
+	Denial string
 	// Replay is set when the result was served from the idempotency store.
 	Replay bool
 }

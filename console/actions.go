@@ -110,9 +110,13 @@ func (c *Console) serveReset(w http.ResponseWriter, r *http.Request) {
 	c.call(r.Context(), w, "estop_reset", map[string]any{"event": in.Event}, bridge.RoleOperator)
 }
 
+// DenyTool is the name the console's denial of a preview is reported under
+// to the pipeline's observer (audit log, metrics).
+const DenyTool = "preview_deny"
+
 // serveDeny marks a pending preview denied in the store, so no confirm, by
 // anyone, can ever run it. The denial is reported to the pipeline's
-// observer (the audit log) as a call of "preview_deny".
+// observer (the audit log, metrics) as a call of DenyTool.
 func (c *Console) serveDeny(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		PreviewID string `json:"preview_id"`
@@ -127,9 +131,9 @@ func (c *Console) serveDeny(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	e := c.deny(r.Context(), in.PreviewID)
+	tool, e := c.deny(r.Context(), in.PreviewID)
 	c.invalidate()
-	c.observeDeny(in.PreviewID, start, e)
+	c.observeDeny(in.PreviewID, tool, start, e)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -137,9 +141,11 @@ func (c *Console) serveDeny(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"preview_id": in.PreviewID, "denied": true})
 }
 
-func (c *Console) deny(ctx context.Context, previewID string) *bridge.Error {
+// deny records the denial and returns the tool that issued the preview
+// (empty when there is no such preview).
+func (c *Console) deny(ctx context.Context, previewID string) (string, *bridge.Error) {
 	if c.previews == nil {
-		return bridge.StateError(bridge.CodeUnavailable, "motion store unavailable", "when the store opens again", "cannot record a denial")
+		return "", bridge.StateError(bridge.CodeUnavailable, "motion store unavailable", "when the store opens again", "cannot record a denial")
 	}
 	notIssued := func() *bridge.Error {
 		e := bridge.RuleError(bridge.CodeNotFound, "preview_exists", "preview_id", "no pending preview with this id")
@@ -150,43 +156,44 @@ func (c *Console) deny(ctx context.Context, previewID string) *bridge.Error {
 	// must be the one the preview was issued with.
 	parts := strings.Split(previewID, ".")
 	if len(parts) != 4 {
-		return notIssued()
+		return "", notIssued()
 	}
 	pv, err := c.previews.GetPreview(parts[1])
 	if errors.Is(err, inflight.ErrNotFound) {
-		return notIssued()
+		return "", notIssued()
 	}
 	if err != nil {
-		return bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store answers again", "cannot record a denial")
+		return "", bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store answers again", "cannot record a denial")
 	}
 	var sum struct {
 		PreviewID string `json:"preview_id"`
 	}
 	if json.Unmarshal(pv.Summary, &sum) != nil || sum.PreviewID != previewID {
-		return notIssued()
+		return "", notIssued()
 	}
 	err = c.previews.DenyPreview(ctx, pv.ID, "the operator (console)")
 	switch {
 	case err == nil:
-		return nil
+		return pv.Tool, nil
 	case errors.Is(err, inflight.ErrPreviewUsed):
 		e := bridge.StateError(bridge.CodeInvalidArgument, "the preview already started motion "+pv.UsedBy, "never: it ran", "too late to deny: the motion started")
-		return e.WithHint("press STOP to stop it")
+		return pv.Tool, e.WithHint("press STOP to stop it")
 	case errors.Is(err, inflight.ErrPreviewExpired):
-		return bridge.Errf(bridge.CodePreviewExpired, "the preview expired; it can no longer run")
+		return pv.Tool, bridge.Errf(bridge.CodePreviewExpired, "the preview expired; it can no longer run")
 	}
-	return bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store is writable again", "the denial was not recorded")
+	return pv.Tool, bridge.StateError(bridge.CodeUnavailable, "motion store: "+err.Error(), "when the store is writable again", "the denial was not recorded")
 }
 
-func (c *Console) observeDeny(previewID string, start time.Time, e *bridge.Error) {
+func (c *Console) observeDeny(previewID, tool string, start time.Time, e *bridge.Error) {
 	if c.pipeline.Observer == nil {
 		return
 	}
 	args, _ := json.Marshal(map[string]string{"preview_id": previewID})
-	rec := bridge.CallRecord{Tool: "preview_deny", Tier: bridge.TierWrite, Role: bridge.RoleOperator, Session: Session,
-		Outcome: "ok", Latency: time.Since(start), Args: args, ArgsDigest: bridge.Digest(args), Started: start}
+	rec := bridge.CallRecord{Tool: DenyTool, Tier: bridge.TierWrite, Role: bridge.RoleOperator, Session: Session,
+		Outcome: "ok", Latency: time.Since(start), Args: args, ArgsDigest: bridge.Digest(args), Started: start,
+		PreviewOf: tool, Denial: bridge.DenialConsole}
 	if e != nil {
-		rec.Outcome, rec.Code = "error", e.Code
+		rec.Outcome, rec.Code, rec.Denial = "error", e.Code, ""
 	}
 	c.pipeline.Observer.ObserveCall(rec)
 }

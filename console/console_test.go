@@ -145,6 +145,18 @@ func TestDeniedPreviewCanNeverBeConfirmed(t *testing.T) {
 	if !slices.Contains(r.obs.tools(), "preview_deny:operator:ok") {
 		t.Fatalf("the denial is not in the audit feed: %v", r.obs.tools())
 	}
+	// each denial names the tool that issued the preview (metrics count by it)
+	var denied []string
+	r.obs.mu.Lock()
+	for _, rec := range r.obs.recs {
+		if rec.Tool == DenyTool {
+			denied = append(denied, rec.PreviewOf+":"+rec.Denial)
+		}
+	}
+	r.obs.mu.Unlock()
+	if strings.Join(denied, " ") != "arm_move_joints:console gripper_move:console" {
+		t.Fatalf("denial records name %v", denied)
+	}
 }
 
 func TestDenyAfterTheMotionStartedIsRefused(t *testing.T) {

@@ -5,10 +5,14 @@ import (
 )
 
 // ObserveCall counts one finished call (bridge.Observer); it never blocks.
-// Previews, confirmations and replays are derived from the record.
+// Previews, confirmations, denials and replays are derived from the record,
+// counted under the tool that issued the preview (rec.PreviewOf).
 func (m *Metrics) ObserveCall(rec bridge.CallRecord) {
 	tt := m.tools.Load()
 	tool, tier := tt.label(rec.Tool)
+	if rec.Denial != "" {
+		m.previewsDenied.WithLabelValues(tt.previewLabel(rec.PreviewOf), denialLabel(rec.Denial)).Inc()
+	}
 	m.calls.WithLabelValues(tool, tier, outcomeLabel(rec.Outcome)).Inc()
 	m.latency.WithLabelValues(tool).Observe(rec.Latency.Seconds())
 	switch rec.Outcome {
@@ -28,17 +32,18 @@ func (m *Metrics) ObserveCall(rec bridge.CallRecord) {
 	case "replay":
 		m.replays.WithLabelValues(tool).Inc()
 	case "ok":
-		// An irreversible tool other than motion_confirm answers with a
-		// preview; a motion_confirm of a motion already confirmed is a replay.
+		// A call that issued a preview names its tool (a service_call of a
+		// read or write service issues none); a motion_confirm of a motion
+		// already confirmed is a replay.
 		switch {
 		case tool == ConfirmTool:
 			if m.firstConfirm(rec.MotionID) {
-				m.previewsConfirmed.WithLabelValues(roleLabel(rec.Role)).Inc()
+				m.previewsConfirmed.WithLabelValues(tt.previewLabel(rec.PreviewOf), roleLabel(rec.Role)).Inc()
 			} else {
 				m.replays.WithLabelValues(tool).Inc()
 			}
-		case tt.previews(tool):
-			m.previewsIssued.WithLabelValues(tool).Inc()
+		case rec.PreviewOf != "" && rec.Denial == "":
+			m.previewsIssued.WithLabelValues(tt.previewLabel(rec.PreviewOf)).Inc()
 		}
 	}
 }

@@ -28,6 +28,8 @@ var (
 	outcomes         = []string{"ok", "error", "replay"}
 	validationLayers = []string{string(bridge.LayerSchema), string(bridge.LayerSemantic), string(bridge.LayerResource)}
 	roles            = []string{string(bridge.RolePlanner), string(bridge.RoleOperator), Anonymous}
+	confirmRoles     = []string{string(bridge.RolePlanner), string(bridge.RoleOperator)}
+	denials          = []string{bridge.DenialConsole, bridge.DenialElicitation}
 	terminalStates   = []inflight.State{inflight.StateSucceeded, inflight.StateAborted, inflight.StatePreempted, inflight.StateRejected, inflight.StateRecalled}
 )
 
@@ -64,6 +66,15 @@ func (t *toolTable) previews(name string) bool {
 	return name != ConfirmTool && t.tier[name] == bridge.TierIrreversible
 }
 
+// previewLabel is the tool label of a preview's issuer: a registered
+// preview tool, or other.
+func (t *toolTable) previewLabel(name string) string {
+	if t.previews(name) {
+		return name
+	}
+	return Other
+}
+
 // SetTools bounds the tool label to these tools and starts their series at
 // zero. Calls before the first SetTools count as "unregistered".
 func (m *Metrics) SetTools(tools []ToolInfo) {
@@ -83,6 +94,12 @@ func (m *Metrics) SetTools(tools []ToolInfo) {
 		switch {
 		case tt.previews(t.Name):
 			m.previewsIssued.WithLabelValues(t.Name)
+			for _, r := range confirmRoles {
+				m.previewsConfirmed.WithLabelValues(t.Name, r)
+			}
+			for _, d := range denials {
+				m.previewsDenied.WithLabelValues(t.Name, d)
+			}
 		case t.Name == ConfirmTool || t.Tier == bridge.TierWrite:
 			m.replays.WithLabelValues(t.Name)
 		}
@@ -102,6 +119,13 @@ func roleLabel(r bridge.Role) string {
 		return Anonymous
 	case bridge.RolePlanner, bridge.RoleOperator:
 		return string(r)
+	}
+	return Other
+}
+
+func denialLabel(d string) string {
+	if slices.Contains(denials, d) {
+		return d
 	}
 	return Other
 }

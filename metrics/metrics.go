@@ -9,8 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/actbridge/actbridge/bridge"
 )
 
 // Options configure New. Actuators bound the actuator label: give every
@@ -42,7 +40,8 @@ type Metrics struct {
 	validation        *prometheus.CounterVec   // layer, role
 	latency           *prometheus.HistogramVec // tool
 	previewsIssued    *prometheus.CounterVec   // tool
-	previewsConfirmed *prometheus.CounterVec   // role
+	previewsConfirmed *prometheus.CounterVec   // tool, role
+	previewsDenied    *prometheus.CounterVec   // tool, via
 	previewsExpired   prometheus.Counter
 	previewsStale     prometheus.Counter
 	replays           *prometheus.CounterVec   // tool
@@ -109,8 +108,12 @@ func New(opts Options) *Metrics {
 	}, []string{"tool"})
 	m.previewsConfirmed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "actbridge_previews_confirmed_total",
-		Help: "Previews confirmed into a new motion, by the role that confirmed.",
-	}, []string{"role"})
+		Help: "Previews confirmed into a new motion, by the tool that issued the preview and the role that confirmed.",
+	}, []string{"tool", "role"})
+	m.previewsDenied = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "actbridge_previews_denied_total",
+		Help: "Previews an operator denied for good, by the tool that issued the preview and how (console, elicitation).",
+	}, []string{"tool", "via"})
 	m.previewsExpired = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "actbridge_previews_expired_total",
 		Help: "Confirmations refused because the preview had expired.",
@@ -146,7 +149,7 @@ func New(opts Options) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.calls, m.errors, m.validation, m.latency,
-		m.previewsIssued, m.previewsConfirmed, m.previewsExpired, m.previewsStale, m.replays,
+		m.previewsIssued, m.previewsConfirmed, m.previewsDenied, m.previewsExpired, m.previewsStale, m.replays,
 		m.motionsFinished, m.motionDuration, m.commit, m.storeErrors,
 		newScrapeCollector(m),
 	)
@@ -171,9 +174,6 @@ func (m *Metrics) initSeries() {
 		for _, r := range roles {
 			m.validation.WithLabelValues(l, r)
 		}
-	}
-	for _, r := range []bridge.Role{bridge.RolePlanner, bridge.RoleOperator} {
-		m.previewsConfirmed.WithLabelValues(string(r))
 	}
 	for _, a := range m.actuators {
 		for _, s := range terminalStates {

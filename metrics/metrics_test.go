@@ -27,6 +27,8 @@ var testTools = []ToolInfo{
 	{Name: "motion_status", Tier: bridge.TierRead, Codes: []bridge.Code{bridge.CodeInvalidArgument, bridge.CodeNotFound, bridge.CodeInternal}},
 	{Name: "speed_scale_set", Tier: bridge.TierWrite, Codes: []bridge.Code{bridge.CodeInvalidArgument, bridge.CodeInternal}},
 	{Name: "robot_stop", Tier: bridge.TierStop, Codes: []bridge.Code{bridge.CodeInvalidArgument, bridge.CodeInternal}},
+	{Name: "service_call", Tier: bridge.TierIrreversible, Codes: []bridge.Code{bridge.CodeInvalidArgument, bridge.CodeInternal}},
+	{Name: "preview_deny", Tier: bridge.TierWrite, Codes: []bridge.Code{bridge.CodeNotFound, bridge.CodeInternal}},
 }
 
 var testActuators = []string{"arm", "gripper", "base"}

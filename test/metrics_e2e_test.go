@@ -1,8 +1,11 @@
 package test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -35,6 +38,19 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 	}
 	call(t, cs, "base_navigate", map[string]any{"x": 50.0, "y": 0.0})
 	call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"nope": 1.0}})
+	// A read service answered at once issues no preview; the console's
+	// denial of an arm preview counts under arm_move_joints.
+	mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
+	arm := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.3}})
+	body, _ := json.Marshal(map[string]any{"preview_id": arm["preview_id"]})
+	resp, err := http.Post("http://"+w.addr+"/console/api/deny", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("console deny: %s", resp.Status)
+	}
 
 	want := map[string]float64{
 		`sum(actbridge_tool_calls_total{tool="motion_confirm",outcome="ok"})`:           2,
@@ -47,6 +63,11 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 		`actbridge_ros_master_reachable`:                                                1,
 		`sum(actbridge_actuator_connected)`:                                             3,
 		`sum(actbridge_previews_issued_total{tool="gripper_move"})`:                     2,
+		`sum(actbridge_previews_issued_total{tool="service_call"})`:                     0,
+		`sum(actbridge_previews_confirmed_total{tool="gripper_move",role="planner"})`:   2,
+		`sum(actbridge_previews_denied_total{tool="arm_move_joints",via="console"})`:    1,
+		`sum(actbridge_tool_calls_total{tool="preview_deny",outcome="ok"})`:             1,
+		`sum(actbridge_tool_calls_total{tool="unregistered"}) or vector(0)`:             0,
 		`sum(actbridge_store_commit_duration_seconds_count) > 0`:                        1,
 	}
 	for q, v := range want {

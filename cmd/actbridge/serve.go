@@ -151,7 +151,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ts.motions.Lifetime = ctx
-	mx.SetTools(metrics.ToolsOf(ts.pipeline.Registry))
+	// The console's denial is reported like a call; name it so it is not "unregistered".
+	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,
+		Codes: []bridge.Code{bridge.CodeNotFound, bridge.CodeInvalidArgument, bridge.CodePreviewExpired, bridge.CodeUnavailable}}))
 	ts.motions.Changed = bridge.ChainMotionHooks(mx.MotionChanged, ts.events.MotionChanged)
 	if serr == nil {
 		if open, err := st.NonTerminal(); err == nil {
