@@ -20,8 +20,9 @@ Usage:
                                           /metrics, /console and /healthz
   actbridge tools export --format F       print the tool catalogue: mcp, openai or anthropic
   actbridge check-config [--config F]     load and validate a robot config and its limits, offline
-  actbridge motions [--store F] [--json]  list motions recorded in a store (works while the bridge runs)
-  actbridge audit --jsonl [--store F]     print the audit log as JSON lines
+  actbridge motions [--store F] [--json]  list motions recorded in a store; while a bridge holds the file,
+                                          asks it (--bridge URL, operator token in ACTBRIDGE_OPERATOR_TOKEN)
+  actbridge audit --jsonl [--store F]     print the audit log as JSON lines (same: file, or the running bridge)
 
 Run "actbridge <command> -h" for a command's flags. Defaults work against
 "make demo" (ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP are honoured).

@@ -200,6 +200,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		previews, ts.motions.Approvals.Denials = st, st
 	}
 	operator := console.New(ts.pipeline, previews, tokens)
+	var records console.Records // nil (not a nil *Store) when the store is down
+	if st != nil {
+		records = st
+	}
+	operator.ServeRecords(records) // `actbridge motions` and `audit` ask here while the file is locked
 	mux.Handle("/console", operator)
 	mux.Handle("/console/", operator)
 	mux.Handle("/metrics", mx.Handler())
@@ -271,22 +276,25 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func loadTokens(f serveFlags) (bridge.Tokens, error) {
-	read := func(file, envName string) (string, error) {
-		if file != "" {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return "", fmt.Errorf("token file: %w", err)
-			}
-			return strings.TrimSpace(string(b)), nil
+// readToken reads a bearer token from file, or from the environment
+// variable envName when no file is given.
+func readToken(file, envName string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("token file: %w", err)
 		}
-		return os.Getenv(envName), nil
+		return strings.TrimSpace(string(b)), nil
 	}
-	p, err := read(f.plannerTokenFile, "ACTBRIDGE_PLANNER_TOKEN")
+	return os.Getenv(envName), nil
+}
+
+func loadTokens(f serveFlags) (bridge.Tokens, error) {
+	p, err := readToken(f.plannerTokenFile, "ACTBRIDGE_PLANNER_TOKEN")
 	if err != nil {
 		return bridge.Tokens{}, err
 	}
-	o, err := read(f.operatorTokenFile, "ACTBRIDGE_OPERATOR_TOKEN")
+	o, err := readToken(f.operatorTokenFile, "ACTBRIDGE_OPERATOR_TOKEN")
 	if err != nil {
 		return bridge.Tokens{}, err
 	}
