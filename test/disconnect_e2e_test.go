@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"sync"
@@ -40,13 +41,25 @@ func (c *conns) cut() {
 func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordIntact(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	watcher := w.mcpClient("")
-	for i, c := range []struct {
+	cancelCall := func(cancel context.CancelFunc, _ *conns) { cancel() }
+	dropConns := func(_ context.CancelFunc, net *conns) { net.cut() }
+	for _, c := range []struct {
 		name string
 		// end ends the wait from the client's side once it is under way.
-		end func(cancel context.CancelFunc, net *conns)
+		end        func(cancel context.CancelFunc, net *conns)
+		tool, args string
+		reached    func(t *testing.T) // checks the motion went all the way
 	}{
-		{"the client cancels the call", func(cancel context.CancelFunc, _ *conns) { cancel() }},
-		{"the client's connections drop", func(_ context.CancelFunc, net *conns) { net.cut() }},
+		{"the client cancels the call", cancelCall, "arm_move_joints", `{"positions":{"elbow_joint":-0.6},"duration_s":6}`, elbowAt(watcher, -0.6)},
+		{"the client's connections drop", dropConns, "arm_move_joints", `{"positions":{"elbow_joint":0.2},"duration_s":6}`, elbowAt(watcher, 0.2)},
+		// The deadman of a drive is its session, not its connection.
+		{"the connections of a driving client drop", dropConns, "base_drive", `{"linear":0.2,"duration_s":5}`, func(t *testing.T) {
+			odom := mustCall(t, watcher, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+			x := odom["messages"].([]any)[0].(map[string]any)["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
+			if x < 0.9 {
+				t.Fatalf("the base drove to x=%.2f of 1.0: the drive was cut short", x)
+			}
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			net := &conns{}
@@ -58,8 +71,9 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 			}
 			defer cs.Close()
 			before := w.goalsReceived()
-			target := []float64{-0.6, 0.2}[i]
-			pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": target}, "duration_s": 6.0})
+			var args map[string]any
+			_ = json.Unmarshal([]byte(c.args), &args)
+			pv := mustCall(t, cs, c.tool, args)
 			conf := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 			id := conf["motion_id"].(string)
 
@@ -82,7 +96,7 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 			// Seen from another session, the motion runs on: not canceled,
 			// not sent again, record unchanged but for its progress.
 			mid := mustCall(t, watcher, "motion_status", map[string]any{"motion_id": id})
-			if mid["state"] != "active" || mid["created_at"] != conf["created_at"] || mid["tool"] != "arm_move_joints" {
+			if mid["state"] != "active" || mid["created_at"] != conf["created_at"] || mid["tool"] != c.tool {
 				t.Fatalf("after the wait ended: %v (confirmed as %v)", mid, conf)
 			}
 			var end map[string]any
@@ -96,13 +110,20 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 			if end["state"] != "succeeded" || end["created_at"] != conf["created_at"] || end["progress"] != 1.0 {
 				t.Fatalf("the motion did not run to its end: %v", end)
 			}
-			if n := w.goalsReceived() - before; n != 1 {
-				t.Fatalf("the sim received %d goals, want 1", n)
+			if n, want := w.goalsReceived()-before, map[bool]int{true: 1}[c.tool != "base_drive"]; n != want {
+				t.Fatalf("the sim received %d goals, want %d", n, want) // a drive is cmd_vel, not a goal
 			}
-			js := mustCall(t, watcher, "joints_read", map[string]any{"joints": []string{"elbow_joint"}})
-			if p := js["joints"].([]any)[0].(map[string]any)["position"].(float64); p < target-0.01 || p > target+0.01 {
-				t.Fatalf("elbow at %.3f, want %.3f: the motion was cut short", p, target)
-			}
+			c.reached(t)
 		})
+	}
+}
+
+// elbowAt checks the elbow stands at target.
+func elbowAt(cs *mcp.ClientSession, target float64) func(t *testing.T) {
+	return func(t *testing.T) {
+		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"elbow_joint"}})
+		if p := js["joints"].([]any)[0].(map[string]any)["position"].(float64); p < target-0.01 || p > target+0.01 {
+			t.Fatalf("elbow at %.3f, want %.3f: the motion was cut short", p, target)
+		}
 	}
 }
