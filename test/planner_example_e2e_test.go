@@ -1,7 +1,9 @@
 package test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
 )
 
 // buildExample builds examples/planner into the test's binaries.
@@ -98,5 +102,53 @@ func TestExamplePlannerStopsAtTheFirstError(t *testing.T) {
 	}
 	if w.goalsReceived() != before {
 		t.Fatal("a goal reached the sim under a latched e-stop")
+	}
+}
+
+func TestExamplePlannerInterruptedCancelsItsMotionAndGoesNoFurther(t *testing.T) {
+	bin := buildExample(t)
+	w := newWorld(t, worldOpts{})
+	cs := w.mcpClient("")
+	mustCall(t, cs, "speed_scale_set", map[string]any{"scale": 0.1}) // the first step then takes seconds
+	before := w.goalsReceived()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--url", "http://"+w.addr+"/mcp")
+	var out rostest.Buffer // stdout and stderr are copied by two goroutines
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, pw), &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	confirmed := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if id, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "confirmed: motion "); ok {
+				confirmed <- strings.Fields(id)[0]
+			}
+		}
+	}()
+	var id string
+	select {
+	case id = <-confirmed:
+	case <-ctx.Done():
+		t.Fatalf("the planner never confirmed:\n%s", out.String())
+	}
+	time.Sleep(300 * time.Millisecond) // inside the motion_status wait
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	pw.Close()
+	if err == nil || !strings.Contains(out.String(), "canceled") || strings.Contains(out.String(), "step 2") {
+		t.Fatalf("interrupted planner (%v):\n%s", err, out.String())
+	}
+	st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 10, "until": "end"})
+	if st["terminal"] != true || st["state"] == "succeeded" {
+		t.Fatalf("the interrupted planner's motion: %v", st)
+	}
+	if n := w.goalsReceived() - before; n != 1 {
+		t.Fatalf("the sim received %d goals, want 1", n)
 	}
 }
