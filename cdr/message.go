@@ -30,9 +30,9 @@ func Zero(s *Struct) *Message {
 func zeroField(t Type) any {
 	switch t.Collection {
 	case Array:
-		return makeSlice(t, t.Len)
+		return MakeSlice(t, t.Len)
 	case Sequence:
-		return makeSlice(t, 0)
+		return MakeSlice(t, 0)
 	}
 	if t.Kind == StructKind {
 		return Zero(t.Struct)
@@ -68,8 +68,9 @@ func zeroElem(k Kind) any {
 	return ""
 }
 
-// makeSlice returns a slice of n zero elements of t's kind.
-func makeSlice(t Type, n int) any {
+// MakeSlice returns n zero elements of t's kind in the Go form an array or
+// sequence of them takes ([]float64, []string, []*Message, …).
+func MakeSlice(t Type, n int) any {
 	switch t.Kind {
 	case Bool:
 		return make([]bool, n)
