@@ -27,6 +27,8 @@ const CacheEnv = "ACTBRIDGE_PEER_CACHE"
 // the hashed sources do not show.
 const buildVersion = "ddspeers build 1"
 
+func requireDDS() bool { return os.Getenv(RequireEnv) != "" }
+
 // Peers are the built peer binaries and the types they know.
 type Peers struct {
 	Cyclone string // path of cycpeer
@@ -72,7 +74,7 @@ func Build(t testing.TB) *Peers {
 	t.Helper()
 	if missing := missingTools(); len(missing) > 0 {
 		msg := fmt.Sprintf("DDS test peers need the Debian packages %v (scripts/deps.sh installs them)", missing)
-		if os.Getenv(RequireEnv) != "" {
+		if requireDDS() {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

@@ -33,7 +33,8 @@ func cppTypes(roots []*cdr.Struct, idlBase string) (header, body string) {
 	b.WriteString("\nstatic const PeerType peer_types[] = {\n")
 	for _, s := range roots {
 		cls := DDSTypeName(s.Name())
-		fmt.Fprintf(&b, "  { %q, %q, &dump_sample<%s>, &make_type<%sPubSubType> },\n", s.Name(), cls, cls, cls)
+		fmt.Fprintf(&b, "  { %q, %q, &dump_sample<%s>, &make_type<%sPubSubType>, &read_sample<%s>, &write_sample<%s>, &free_sample<%s>, &take_sample<%s> },\n",
+			s.Name(), cls, cls, cls, cls, cls, cls, cls)
 	}
 	b.WriteString("};\n")
 	return h.String(), b.String()

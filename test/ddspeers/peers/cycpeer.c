@@ -32,12 +32,25 @@ static void die (const char *fmt, const char *arg)
   exit (2);
 }
 
-/* Tokens of the current sample, read from one stdin line. */
-static char *tok_save;
+/* Tokens of the current sample, read from one stdin line: tok_begin
+ * starts on a line, tok returns its next token. */
+static char *tok_save, *tok_line;
+
+static void tok_begin (char *line)
+{
+  tok_line = line;
+}
+
+static char *tok_next (void)
+{
+  char *t = strtok_r (tok_line, " \n", &tok_save);
+  tok_line = NULL;
+  return t;
+}
 
 static char *tok (void)
 {
-  char *t = strtok_r (NULL, " \n", &tok_save);
+  char *t = tok_next ();
   if (t == NULL)
     die ("%s", "sample ends early");
   return t;
@@ -86,7 +99,7 @@ static int unhex (char c)
 {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  die ("bad hex digit in %s", tok_save);
+  die ("bad hex digit %s", (char[]) { c, 0 });
   return 0;
 }
 
@@ -124,41 +137,252 @@ static const struct peer_type *find_type (const char *name)
   return NULL;
 }
 
-/* dump: each stdin line "pkg/msg/Type LE|BE tokens…" becomes one stdout
- * line, the hex of the sample serialized by CycloneDDS's own CDR stream
- * writer, encapsulation header first. */
+/* read_sample reads the rest of the current line as a sample of t. */
+static void *read_sample (const struct peer_type *t)
+{
+  void *sample = calloc (1, t->size);
+  t->read (sample);
+  if (tok_next () != NULL)
+    die ("%s", "tokens left after the sample");
+  return sample;
+}
+
+/* print_ser prints the hex of sample serialized by Cyclone's CDR stream
+ * writer (what its serdata uses), encapsulation header first. */
+static void print_ser (const struct peer_type *t, const void *sample, bool be)
+{
+  dds_ostream_t os;
+  dds_ostream_init (&os, 0, XCDR1);
+  if (be)
+    dds_stream_writeBE ((dds_ostreamBE_t *) &os, sample, t->desc->m_ops);
+  else
+    dds_stream_writeLE ((dds_ostreamLE_t *) &os, sample, t->desc->m_ops);
+  printf ("00%s0000", be ? "00" : "01");
+  for (uint32_t i = 0; i < os.m_index; i++)
+    printf ("%02x", os.m_buffer[i]);
+  printf ("\n");
+  fflush (stdout);
+  dds_ostream_fini (&os);
+}
+
+static void free_sample (const struct peer_type *t, void *sample)
+{
+  dds_stream_free_sample (sample, t->desc->m_ops);
+  free (sample);
+}
+
+/* dump: each stdin line "TYPE LE|BE SAMPLE" becomes one stdout line, the
+ * hex of the sample as Cyclone serializes it. */
 static int dump (void)
 {
   char *line = NULL;
   size_t cap = 0;
   while (getline (&line, &cap, stdin) > 0)
   {
-    char *name = strtok_r (line, " \n", &tok_save);
+    tok_begin (line);
+    char *name = tok_next ();
     if (name == NULL)
       continue;
     const struct peer_type *t = find_type (name);
     bool be = strcmp (tok (), "BE") == 0;
-    void *sample = calloc (1, t->size);
-    t->read (sample);
-    if (strtok_r (NULL, " \n", &tok_save) != NULL)
-      die ("%s", "tokens left after the sample");
-    dds_ostream_t os;
-    dds_ostream_init (&os, 0, XCDR1);
-    if (be)
-      dds_stream_writeBE ((dds_ostreamBE_t *) &os, sample, t->desc->m_ops);
-    else
-      dds_stream_writeLE ((dds_ostreamLE_t *) &os, sample, t->desc->m_ops);
-    printf ("00%s0000", be ? "00" : "01");
-    for (uint32_t i = 0; i < os.m_index; i++)
-      printf ("%02x", os.m_buffer[i]);
-    printf ("\n");
-    fflush (stdout);
-    dds_ostream_fini (&os);
-    dds_stream_free_sample (sample, t->desc->m_ops);
-    free (sample);
+    void *sample = read_sample (t);
+    print_ser (t, sample, be);
+    free_sample (t, sample);
   }
   free (line);
   return 0;
+}
+
+/* Options of pub, sub and echo; see README.md. */
+struct opts {
+  const char *type, *topic, *out_topic;
+  bool best_effort, transient_local, keep_all;
+  int depth, count, wait_match;
+  uint32_t domain;
+  double rate, timeout, linger;
+};
+
+static double num_arg (int argc, char **argv, int *i)
+{
+  if (*i + 1 >= argc)
+    die ("%s needs a value", argv[*i]);
+  char *end;
+  double v = strtod (argv[++*i], &end);
+  if (*end || v < 0)
+    die ("bad value for %s", argv[*i - 1]);
+  return v;
+}
+
+static struct opts parse_opts (int argc, char **argv)
+{
+  struct opts o = { .depth = 10, .wait_match = 1, .timeout = 30, .linger = 1 };
+  for (int i = 2; i < argc; i++)
+  {
+    const char *a = argv[i];
+    if (strcmp (a, "--best-effort") == 0) o.best_effort = true;
+    else if (strcmp (a, "--transient-local") == 0) o.transient_local = true;
+    else if (strcmp (a, "--keep-all") == 0) o.keep_all = true;
+    else if (strcmp (a, "--type") == 0 && i + 1 < argc) o.type = argv[++i];
+    else if (strcmp (a, "--topic") == 0 && i + 1 < argc) o.topic = argv[++i];
+    else if (strcmp (a, "--out-topic") == 0 && i + 1 < argc) o.out_topic = argv[++i];
+    else if (strcmp (a, "--depth") == 0) o.depth = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--count") == 0) o.count = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--wait-match") == 0) o.wait_match = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--domain") == 0) o.domain = (uint32_t) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--rate") == 0) o.rate = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--linger") == 0) o.linger = num_arg (argc, argv, &i);
+    else die ("unknown option %s", a);
+  }
+  if (o.type == NULL || o.topic == NULL)
+    die ("%s", "--type and --topic are required");
+  if (o.depth < 1)
+    die ("%s", "--depth must be at least 1");
+  return o;
+}
+
+static dds_qos_t *make_qos (const struct opts *o)
+{
+  dds_qos_t *q = dds_create_qos ();
+  dds_qset_reliability (q, o->best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (10));
+  dds_qset_durability (q, o->transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  dds_qset_history (q, o->keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, o->depth);
+  return q;
+}
+
+static void check (dds_return_t rc, const char *what)
+{
+  if (rc < 0)
+    die (what, dds_strretcode (rc));
+}
+
+/* wait_matched waits until the writer has matched n readers. */
+static void wait_matched (dds_entity_t wr, int n, double timeout)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (timeout * 1e9);
+  dds_publication_matched_status_t st;
+  for (;;)
+  {
+    check (dds_get_publication_matched_status (wr, &st), "matched status: %s");
+    if ((int) st.current_count >= n)
+      break;
+    if (dds_time () > end)
+      die ("%s", "timed out waiting for readers");
+    dds_sleepfor (DDS_MSECS (10));
+  }
+  fprintf (stderr, "cycpeer: matched %d\n", (int) st.current_count);
+}
+
+/* pub: publishes each stdin line (a sample) once, or cycles through them
+ * until --count samples are out, at --rate per second (0: at once). */
+static int pub (const struct opts *o, const struct peer_type *t, dds_entity_t pp)
+{
+  dds_entity_t tp = dds_create_topic (pp, t->desc, o->topic, NULL, NULL);
+  check (tp, "create topic: %s");
+  dds_qos_t *q = make_qos (o);
+  dds_entity_t wr = dds_create_writer (pp, tp, q, NULL);
+  check (wr, "create writer: %s");
+  dds_delete_qos (q);
+  size_t n = 0, cap = 0;
+  void **samples = NULL;
+  char *line = NULL;
+  size_t lcap = 0;
+  while (getline (&line, &lcap, stdin) > 0)
+  {
+    tok_begin (line);
+    if (n == cap)
+      samples = realloc (samples, (cap = cap * 2 + 8) * sizeof *samples);
+    samples[n++] = read_sample (t);
+  }
+  free (line);
+  if (n == 0)
+    die ("%s", "no samples on stdin");
+  if (o->wait_match > 0)
+    wait_matched (wr, o->wait_match, o->timeout);
+  int total = o->count > 0 ? o->count : (int) n;
+  for (int i = 0; i < total; i++)
+  {
+    check (dds_write (wr, samples[(size_t) i % n]), "write: %s");
+    if (o->rate > 0)
+      dds_sleepfor ((dds_duration_t) (1e9 / o->rate));
+  }
+  fprintf (stderr, "cycpeer: published %d\n", total);
+  dds_sleepfor ((dds_duration_t) (o->linger * 1e9));
+  for (size_t i = 0; i < n; i++)
+    free_sample (t, samples[i]);
+  free (samples);
+  return 0;
+}
+
+/* sub and echo: take samples as they come; sub prints each (see
+ * print_ser, little endian), echo writes each to --out-topic. Both stop
+ * after --count samples (0: never) and fail after --timeout seconds
+ * without one. */
+static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp, bool echo)
+{
+  dds_entity_t tp = dds_create_topic (pp, t->desc, o->topic, NULL, NULL);
+  check (tp, "create topic: %s");
+  dds_qos_t *q = make_qos (o);
+  dds_entity_t rd = dds_create_reader (pp, tp, q, NULL);
+  check (rd, "create reader: %s");
+  dds_entity_t wr = 0;
+  if (echo)
+  {
+    if (o->out_topic == NULL)
+      die ("%s", "echo needs --out-topic");
+    dds_entity_t otp = dds_create_topic (pp, t->desc, o->out_topic, NULL, NULL);
+    check (otp, "create topic: %s");
+    wr = dds_create_writer (pp, otp, q, NULL);
+    check (wr, "create writer: %s");
+  }
+  dds_delete_qos (q);
+  check (dds_set_status_mask (rd, DDS_DATA_AVAILABLE_STATUS), "status mask: %s");
+  dds_entity_t ws = dds_create_waitset (pp);
+  check (dds_waitset_attach (ws, rd, 0), "attach: %s");
+  fprintf (stderr, "cycpeer: ready\n");
+  int got = 0;
+  while (o->count == 0 || got < o->count)
+  {
+    dds_return_t rc = dds_waitset_wait (ws, NULL, 0, (dds_duration_t) (o->timeout * 1e9));
+    check (rc, "wait: %s");
+    if (rc == 0)
+      die ("timed out after %s", o->count ? "some samples" : "no sample");
+    void *buf[1] = { NULL };
+    dds_sample_info_t si;
+    while ((rc = dds_take (rd, buf, &si, 1, 1)) > 0)
+    {
+      if (si.valid_data)
+      {
+        got++;
+        if (echo)
+          check (dds_write (wr, buf[0]), "write: %s");
+        else
+          print_ser (t, buf[0], false);
+      }
+      dds_return_loan (rd, buf, rc);
+      buf[0] = NULL;
+    }
+    check (rc, "take: %s");
+  }
+  fprintf (stderr, "cycpeer: received %d\n", got);
+  if (echo)
+    dds_sleepfor ((dds_duration_t) (o->linger * 1e9));
+  return 0;
+}
+
+static int run (int argc, char **argv)
+{
+  struct opts o = parse_opts (argc, argv);
+  const struct peer_type *t = find_type (o.type);
+  dds_entity_t pp = dds_create_participant (o.domain, NULL, NULL);
+  check (pp, "create participant: %s");
+  int rc;
+  if (strcmp (argv[1], "pub") == 0)
+    rc = pub (&o, t, pp);
+  else
+    rc = sub (&o, t, pp, strcmp (argv[1], "echo") == 0);
+  dds_delete (pp);
+  return rc;
 }
 
 int main (int argc, char **argv)
@@ -171,6 +395,8 @@ int main (int argc, char **argv)
       printf ("%s %s\n", t->name, t->dds_name);
     return 0;
   }
-  fprintf (stderr, "usage: cycpeer dump|types (see README.md)\n");
+  if (argc >= 2 && (strcmp (argv[1], "pub") == 0 || strcmp (argv[1], "sub") == 0 || strcmp (argv[1], "echo") == 0))
+    return run (argc, argv);
+  fprintf (stderr, "usage: cycpeer dump|types|pub|sub|echo [options] (see README.md)\n");
   return 2;
 }

@@ -14,7 +14,19 @@
 
 #include <fastcdr/Cdr.h>
 #include <fastcdr/FastBuffer.h>
+#include <fastdds/dds/domain/DomainParticipant.hpp>
+#include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/Publisher.hpp>
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/SampleInfo.hpp>
+#include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
+#include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <chrono>
+#include <memory>
+#include <thread>
 #include <fastrtps/utils/fixed_size_string.hpp>
 
 #include "fastpeer_types.h"
@@ -25,12 +37,24 @@
     std::exit(2);
 }
 
-// Tokens of the current sample, read from one stdin line.
-static char *tok_save;
+using namespace eprosima::fastdds::dds;
+
+// Tokens of the current sample, read from one stdin line: tok_begin starts
+// on a line, tok returns its next token.
+static char *tok_save, *tok_line;
+
+static void tok_begin(char *line) { tok_line = line; }
+
+static char *tok_next()
+{
+    char *t = strtok_r(tok_line, " \n", &tok_save);
+    tok_line = nullptr;
+    return t;
+}
 
 static char *tok()
 {
-    char *t = strtok_r(nullptr, " \n", &tok_save);
+    char *t = tok_next();
     if (t == nullptr)
         die("sample ends early");
     return t;
@@ -137,19 +161,18 @@ struct PeerType
     const char *name;     // pkg/msg/Type
     const char *dds_name; // pkg::msg::dds_::Type_
     std::string (*dump)(bool big_endian);
-    eprosima::fastdds::dds::TopicDataType *(*make_type)();
+    TopicDataType *(*make_type)();
+    void *(*read)();                          // a new sample from the current line
+    ReturnCode_t (*write)(DataWriter *, void *); // write a sample read by read
+    void (*free)(void *);
+    int (*take)(DataReader *, DataWriter *); // print or echo one sample
 };
 
-// dump_sample reads a sample of T and returns the hex of its serialization
-// by the code fastddsgen generated, the way its PubSubType does it, but in
-// the endianness asked for.
+// to_hex serializes sample with the code fastddsgen generated, as its
+// PubSubType does but in the endianness asked for, and returns the hex.
 template <class T>
-static std::string dump_sample(bool big_endian)
+static std::string to_hex(T &sample, bool big_endian)
 {
-    T sample;
-    rd(sample);
-    if (strtok_r(nullptr, " \n", &tok_save) != nullptr)
-        die("tokens left after the sample");
     // Fast CDR skips alignment padding without writing it, so the padding
     // of a malloc'ed buffer is whatever was there: serialize into zeros,
     // as a fresh payload would be, to compare the bytes it does write.
@@ -172,7 +195,49 @@ static std::string dump_sample(bool big_endian)
 }
 
 template <class T>
-static eprosima::fastdds::dds::TopicDataType *make_type()
+static void *read_sample()
+{
+    auto *sample = new T();
+    rd(*sample);
+    if (tok_next() != nullptr)
+        die("tokens left after the sample");
+    return sample;
+}
+
+template <class T>
+static std::string dump_sample(bool big_endian)
+{
+    std::unique_ptr<T> sample(static_cast<T *>(read_sample<T>()));
+    return to_hex(*sample, big_endian);
+}
+
+template <class T>
+static ReturnCode_t write_sample(DataWriter *w, void *sample) { return w->write(sample) ? ReturnCode_t::RETCODE_OK : ReturnCode_t::RETCODE_ERROR; }
+
+template <class T>
+static void free_sample(void *sample) { delete static_cast<T *>(sample); }
+
+// take_sample takes one sample and echoes it to w, or prints it when w is
+// null. It returns 1 for a sample, 0 for a sample without data (a
+// dispose), -1 when there is none left.
+template <class T>
+static int take_sample(DataReader *r, DataWriter *w)
+{
+    T sample;
+    SampleInfo info;
+    if (r->take_next_sample(&sample, &info) != ReturnCode_t::RETCODE_OK)
+        return -1;
+    if (!info.valid_data)
+        return 0;
+    if (w != nullptr)
+        w->write(&sample);
+    else
+        std::cout << to_hex(sample, false) << std::endl;
+    return 1;
+}
+
+template <class T>
+static TopicDataType *make_type()
 {
     return new T();
 }
@@ -187,8 +252,8 @@ static const PeerType &find_type(const std::string &name)
     die("unknown type " + name);
 }
 
-// dump: each stdin line "pkg/msg/Type LE|BE tokens…" becomes one stdout
-// line, the hex of the sample as Fast CDR serializes it.
+// dump: each stdin line "TYPE LE|BE SAMPLE" becomes one stdout line, the
+// hex of the sample as Fast CDR serializes it.
 static int dump()
 {
     std::string line;
@@ -196,7 +261,8 @@ static int dump()
     {
         std::vector<char> buf(line.begin(), line.end());
         buf.push_back(0);
-        char *name = strtok_r(buf.data(), " \n", &tok_save);
+        tok_begin(buf.data());
+        char *name = tok_next();
         if (name == nullptr)
             continue;
         const PeerType &t = find_type(name);
@@ -204,6 +270,168 @@ static int dump()
         std::cout << t.dump(be) << std::endl;
     }
     return 0;
+}
+
+// Options of pub, sub and echo; see README.md.
+struct Opts
+{
+    std::string type, topic, out_topic;
+    bool best_effort = false, transient_local = false, keep_all = false;
+    int depth = 10, count = 0, wait_match = 1;
+    uint32_t domain = 0;
+    double rate = 0, timeout = 30, linger = 1;
+};
+
+static Opts parse_opts(int argc, char **argv)
+{
+    Opts o;
+    auto num = [&](int &i) {
+        if (i + 1 >= argc)
+            die(std::string(argv[i]) + " needs a value");
+        char *end;
+        double v = std::strtod(argv[++i], &end);
+        if (*end || v < 0)
+            die(std::string("bad value for ") + argv[i - 1]);
+        return v;
+    };
+    for (int i = 2; i < argc; i++)
+    {
+        std::string a = argv[i];
+        if (a == "--best-effort") o.best_effort = true;
+        else if (a == "--transient-local") o.transient_local = true;
+        else if (a == "--keep-all") o.keep_all = true;
+        else if (a == "--type" && i + 1 < argc) o.type = argv[++i];
+        else if (a == "--topic" && i + 1 < argc) o.topic = argv[++i];
+        else if (a == "--out-topic" && i + 1 < argc) o.out_topic = argv[++i];
+        else if (a == "--depth") o.depth = int(num(i));
+        else if (a == "--count") o.count = int(num(i));
+        else if (a == "--wait-match") o.wait_match = int(num(i));
+        else if (a == "--domain") o.domain = uint32_t(num(i));
+        else if (a == "--rate") o.rate = num(i);
+        else if (a == "--timeout") o.timeout = num(i);
+        else if (a == "--linger") o.linger = num(i);
+        else die("unknown option " + a);
+    }
+    if (o.type.empty() || o.topic.empty())
+        die("--type and --topic are required");
+    if (o.depth < 1)
+        die("--depth must be at least 1");
+    return o;
+}
+
+template <class Q>
+static void set_qos(Q &q, const Opts &o)
+{
+    q.reliability().kind = o.best_effort ? BEST_EFFORT_RELIABILITY_QOS : RELIABLE_RELIABILITY_QOS;
+    q.durability().kind = o.transient_local ? TRANSIENT_LOCAL_DURABILITY_QOS : VOLATILE_DURABILITY_QOS;
+    q.history().kind = o.keep_all ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
+    q.history().depth = o.depth;
+    // Samples go on the wire even between two Fast DDS processes.
+    q.data_sharing().off();
+}
+
+static std::chrono::duration<double> secs(double s) { return std::chrono::duration<double>(s); }
+
+static int run(int argc, char **argv)
+{
+    std::string mode = argv[1];
+    Opts o = parse_opts(argc, argv);
+    const PeerType &t = find_type(o.type);
+
+    // UDPv4 only: no shared memory, so that every sample crosses the wire.
+    DomainParticipantQos pq = PARTICIPANT_QOS_DEFAULT;
+    pq.transport().use_builtin_transports = false;
+    pq.transport().user_transports.push_back(std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>());
+    DomainParticipant *pp = DomainParticipantFactory::get_instance()->create_participant(o.domain, pq);
+    if (pp == nullptr)
+        die("create participant failed");
+    TypeSupport ts(t.make_type());
+    if (ts.register_type(pp) != ReturnCode_t::RETCODE_OK)
+        die("register type failed");
+    Topic *topic = pp->create_topic(o.topic, ts.get_type_name(), TOPIC_QOS_DEFAULT);
+    if (topic == nullptr)
+        die("create topic failed");
+    DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
+    set_qos(wq, o);
+    DataReaderQos rq = DATAREADER_QOS_DEFAULT;
+    set_qos(rq, o);
+    int rc = 0;
+    if (mode == "pub")
+    {
+        std::vector<void *> samples;
+        std::string line;
+        while (std::getline(std::cin, line))
+        {
+            std::vector<char> buf(line.begin(), line.end());
+            buf.push_back(0);
+            tok_begin(buf.data());
+            samples.push_back(t.read());
+        }
+        if (samples.empty())
+            die("no samples on stdin");
+        Publisher *pub = pp->create_publisher(PUBLISHER_QOS_DEFAULT);
+        DataWriter *w = pub->create_datawriter(topic, wq);
+        if (w == nullptr)
+            die("create writer failed");
+        auto end = std::chrono::steady_clock::now() + secs(o.timeout);
+        PublicationMatchedStatus st;
+        while (o.wait_match > 0)
+        {
+            w->get_publication_matched_status(st);
+            if (st.current_count >= o.wait_match)
+            {
+                std::cerr << "fastpeer: matched " << st.current_count << std::endl;
+                break;
+            }
+            if (std::chrono::steady_clock::now() > end)
+                die("timed out waiting for readers");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        int total = o.count > 0 ? o.count : int(samples.size());
+        for (int i = 0; i < total; i++)
+        {
+            if (t.write(w, samples[size_t(i) % samples.size()]) != ReturnCode_t::RETCODE_OK)
+                die("write failed");
+            if (o.rate > 0)
+                std::this_thread::sleep_for(secs(1 / o.rate));
+        }
+        std::cerr << "fastpeer: published " << total << std::endl;
+        std::this_thread::sleep_for(secs(o.linger));
+        for (void *s : samples)
+            t.free(s);
+    }
+    else
+    {
+        DataWriter *w = nullptr;
+        if (mode == "echo")
+        {
+            if (o.out_topic.empty())
+                die("echo needs --out-topic");
+            Topic *out = pp->create_topic(o.out_topic, ts.get_type_name(), TOPIC_QOS_DEFAULT);
+            Publisher *pub = pp->create_publisher(PUBLISHER_QOS_DEFAULT);
+            if (out == nullptr || (w = pub->create_datawriter(out, wq)) == nullptr)
+                die("create echo writer failed");
+        }
+        Subscriber *sub = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
+        DataReader *r = sub->create_datareader(topic, rq);
+        if (r == nullptr)
+            die("create reader failed");
+        std::cerr << "fastpeer: ready" << std::endl;
+        int got = 0;
+        while (o.count == 0 || got < o.count)
+        {
+            if (!r->wait_for_unread_message(eprosima::fastrtps::Duration_t(o.timeout)))
+                die("timed out waiting for a sample");
+            for (int n; (n = t.take(r, w)) >= 0;)
+                got += n;
+        }
+        std::cerr << "fastpeer: received " << got << std::endl;
+        if (w != nullptr)
+            std::this_thread::sleep_for(secs(o.linger));
+    }
+    pp->delete_contained_entities();
+    DomainParticipantFactory::get_instance()->delete_participant(pp);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -216,6 +444,8 @@ int main(int argc, char **argv)
             std::cout << t.name << " " << t.dds_name << "\n";
         return 0;
     }
-    std::cerr << "usage: fastpeer dump|types (see README.md)\n";
+    if (argc >= 2 && (std::strcmp(argv[1], "pub") == 0 || std::strcmp(argv[1], "sub") == 0 || std::strcmp(argv[1], "echo") == 0))
+        return run(argc, argv);
+    std::cerr << "usage: fastpeer dump|types|pub|sub|echo [options] (see README.md)\n";
     return 2;
 }
