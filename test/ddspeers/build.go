@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -154,9 +155,10 @@ type recipe struct {
 }
 
 // build returns the path of the peer's binary in the cache folder, named
-// by a hash of everything that goes into it. It builds in a fresh folder
-// and renames it into place, so concurrent builders never see half a
-// build: the loser of a race drops its own copy.
+// by a hash of everything that goes into it. Builders of one peer take
+// turns (a lock file), so that test binaries started together build it
+// once; each builds in a fresh folder and renames it into place, so no
+// one ever sees half a build.
 func (r recipe) build(ctx context.Context, cache string) (string, error) {
 	src, err := os.ReadFile(filepath.Join(sourceDir(), "peers", r.source))
 	if err != nil {
@@ -171,6 +173,17 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 	bin := filepath.Join(final, r.name)
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
+	}
+	lock, err := os.OpenFile(filepath.Join(cache, r.name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close() // closing releases the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil // built while we waited
 	}
 	tmp, err := os.MkdirTemp(cache, r.name+"-build-")
 	if err != nil {
