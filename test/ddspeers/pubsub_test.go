@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,24 +14,6 @@ import (
 
 	"github.com/actbridge/actbridge/cdr"
 )
-
-// startPeer starts a peer inside ns and stops it (by its pid) when the
-// test ends; stdin is written from the given lines.
-func startPeer(t *testing.T, ctx context.Context, ns, bin string, stdin []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	t.Helper()
-	cmd := InNetNS(ctx, ns, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Stdin = strings.NewReader(strings.Join(stdin, ""))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	return cmd, &out, &errb
-}
 
 func sampleLine(t *testing.T, m *cdr.Message) string {
 	t.Helper()
@@ -73,13 +54,13 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 			defer cancel()
 			ns := NetNS(t)
 			qos := []string{"--type", js.Name(), "--transient-local", "--timeout", "30"}
-			sub, subOut, subErr := startPeer(t, ctx, ns, tc.outer, nil, append([]string{"sub", "--topic", "rt/out", "--count", "3"}, qos...)...)
-			_, _, echoErr := startPeer(t, ctx, ns, tc.echo, nil, append([]string{"echo", "--topic", "rt/in", "--out-topic", "rt/out", "--count", "3", "--linger", "5"}, qos...)...)
-			_, _, pubErr := startPeer(t, ctx, ns, tc.outer, lines, append([]string{"pub", "--topic", "rt/in", "--linger", "5"}, qos...)...)
-			if err := sub.Wait(); err != nil {
-				t.Fatalf("sub: %v\nsub: %s\necho: %s\npub: %s", err, subErr, echoErr, pubErr)
+			sub := StartPeer(t, ns, tc.outer, "", append([]string{"sub", "--topic", "rt/out", "--count", "3"}, qos...)...)
+			echo := StartPeer(t, ns, tc.echo, "", append([]string{"echo", "--topic", "rt/in", "--out-topic", "rt/out", "--count", "3", "--linger", "5"}, qos...)...)
+			pub := StartPeer(t, ns, tc.outer, strings.Join(lines, ""), append([]string{"pub", "--topic", "rt/in", "--linger", "5"}, qos...)...)
+			if err := sub.Wait(ctx); err != nil {
+				t.Fatalf("sub: %v\nsub: %s\necho: %s\npub: %s", err, sub.Stderr(), echo.Stderr(), pub.Stderr())
 			}
-			got := readHexLines(t, subOut.Bytes())
+			got := readHexLines(t, sub.Stdout())
 			if len(got) != len(sent) {
 				t.Fatalf("received %d samples, sent %d", len(got), len(sent))
 			}
@@ -108,4 +89,72 @@ func readHexLines(t *testing.T, out []byte) [][]byte {
 		res = append(res, b)
 	}
 	return res
+}
+
+// TestPeerQoSFlagsTakeEffect checks the peers' QoS options between the two
+// vendors: a transient_local late joiner gets exactly the last --depth
+// samples, and best effort carries samples too.
+func TestPeerQoSFlagsTakeEffect(t *testing.T) {
+	p := Build(t)
+	reg, err := Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := reg.Struct("builtin_interfaces/msg/Time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines string
+	for i := range 5 {
+		m := cdr.Zero(tm)
+		m.Fields[0] = int32(-i)
+		lines += sampleLine(t, m)
+	}
+	pairs := []struct{ name, pub, sub string }{{"cyclone to fast", p.Cyclone, p.Fast}, {"fast to cyclone", p.Fast, p.Cyclone}}
+	for _, tc := range pairs {
+		t.Run("late joiner "+tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			ns := NetNS(t)
+			pub := StartPeer(t, ns, tc.pub, lines, "pub", "--type", tm.Name(), "--topic", "rt/late",
+				"--transient-local", "--depth", "2", "--wait-match", "0", "--linger", "30")
+			if err := pub.WaitStderr(ctx, "published 5"); err != nil {
+				t.Fatalf("pub: %v: %s", err, pub.Stderr())
+			}
+			sub := StartPeer(t, ns, tc.sub, "", "sub", "--type", tm.Name(), "--topic", "rt/late",
+				"--transient-local", "--count", "2", "--timeout", "20")
+			if err := sub.Wait(ctx); err != nil {
+				t.Fatalf("sub: %v: %s", err, sub.Stderr())
+			}
+			var secs []any
+			for _, b := range readHexLines(t, sub.Stdout()) {
+				m, err := cdr.Decode(tm, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				secs = append(secs, m.Fields[0])
+			}
+			if !reflect.DeepEqual(secs, []any{int32(-3), int32(-4)}) {
+				t.Fatalf("late joiner got sec %v, want the last two (-3, -4)", secs)
+			}
+		})
+		t.Run("best effort "+tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			ns := NetNS(t)
+			sub := StartPeer(t, ns, tc.sub, "", "sub", "--type", tm.Name(), "--topic", "rt/be",
+				"--best-effort", "--count", "5", "--timeout", "20")
+			if err := sub.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("sub: %v: %s", err, sub.Stderr())
+			}
+			pub := StartPeer(t, ns, tc.pub, lines, "pub", "--type", tm.Name(), "--topic", "rt/be",
+				"--best-effort", "--rate", "20", "--linger", "5")
+			if err := sub.Wait(ctx); err != nil {
+				t.Fatalf("sub: %v: %s\npub: %s", err, sub.Stderr(), pub.Stderr())
+			}
+			if n := len(readHexLines(t, sub.Stdout())); n != 5 {
+				t.Fatalf("received %d samples of 5", n)
+			}
+		})
+	}
 }

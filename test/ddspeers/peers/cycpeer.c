@@ -247,6 +247,11 @@ static dds_qos_t *make_qos (const struct opts *o)
   dds_qset_reliability (q, o->best_effort ? DDS_RELIABILITY_BEST_EFFORT : DDS_RELIABILITY_RELIABLE, DDS_SECS (10));
   dds_qset_durability (q, o->transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
   dds_qset_history (q, o->keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, o->depth);
+  /* Cyclone keeps what a late joiner gets by the durability service's
+   * history (default: the last 1), so it follows the history, as
+   * rmw_cyclonedds sets it. */
+  dds_qset_durability_service (q, 0, o->keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, o->depth,
+                               DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
   return q;
 }
 

@@ -1,0 +1,96 @@
+package ddspeers
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Proc is a running peer. Its output is collected as it comes; the test
+// that started it stops it (by its pid) when it ends.
+type Proc struct {
+	done   chan struct{}
+	err    error // set before done closes
+	stdout syncBuffer
+	stderr syncBuffer
+}
+
+// StartPeer starts bin (a peer path from Build) with args inside the
+// namespace ns, feeding it stdin.
+func StartPeer(t testing.TB, ns, bin, stdin string, args ...string) *Proc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := InNetNS(ctx, ns, bin, args...)
+	p := &Proc{done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	cmd.Stdin = strings.NewReader(stdin)
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		cancel() // kills the peer's pid
+		<-p.done
+	})
+	return p
+}
+
+// Wait waits for the peer to exit and returns its error (nil for exit 0).
+func (p *Proc) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WaitStderr waits until the peer's stderr holds s ("ready", "matched 1").
+func (p *Proc) WaitStderr(ctx context.Context, s string) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(p.stderr.String(), s) {
+		select {
+		case <-p.done:
+			return p.err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// Stdout returns what the peer has printed so far.
+func (p *Proc) Stdout() []byte { return p.stdout.Bytes() }
+
+// Stderr returns the peer's messages so far.
+func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// syncBuffer is a bytes.Buffer that the command's copier and the test may
+// use at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf.Bytes()...)
+}
+
+func (b *syncBuffer) String() string { return string(b.Bytes()) }
