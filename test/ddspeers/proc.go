@@ -1,12 +1,13 @@
 package ddspeers
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
 )
 
 // Proc is a running peer. Its output is collected as it comes; the test
@@ -14,8 +15,8 @@ import (
 type Proc struct {
 	done   chan struct{}
 	err    error // set before done closes
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout rostest.Buffer
+	stderr rostest.Buffer
 }
 
 // StartPeer starts bin (a peer path from Build) with args inside the
@@ -27,6 +28,8 @@ func StartPeer(t testing.TB, ns, bin, stdin string, args ...string) *Proc {
 	p := &Proc{done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	cmd.Stdin = strings.NewReader(stdin)
+	// The peer dies with the test binary if nothing else stops it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		cancel()
 		t.Fatal(err)
@@ -69,28 +72,7 @@ func (p *Proc) WaitStderr(ctx context.Context, s string) error {
 }
 
 // Stdout returns what the peer has printed so far.
-func (p *Proc) Stdout() []byte { return p.stdout.Bytes() }
+func (p *Proc) Stdout() []byte { return []byte(p.stdout.String()) }
 
 // Stderr returns the peer's messages so far.
 func (p *Proc) Stderr() string { return p.stderr.String() }
-
-// syncBuffer is a bytes.Buffer that the command's copier and the test may
-// use at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf.Bytes()...)
-}
-
-func (b *syncBuffer) String() string { return string(b.Bytes()) }
