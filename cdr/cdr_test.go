@@ -303,3 +303,21 @@ func BenchmarkEncodeJointStateSized(b *testing.B) {
 		}
 	}
 }
+
+func TestPadRecordsPaddingInOptions(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"00010000 01", "00010003 01000000"},
+		{"00000000 0102", "00000002 01020000"},
+		{"00010000 010203", "00010001 01020300"},
+		{"00010000 01020304", "00010000 01020304"},
+	}
+	for _, tc := range tests {
+		got := Pad(unhex(t, tc.in))
+		if want := unhex(t, tc.want); !bytes.Equal(got, want) {
+			t.Errorf("Pad(%s) = %x, want %x", tc.in, got, want)
+		}
+		if _, err := Decode(MustStruct("b", Field{Name: "b", Type: Type{Kind: Uint8}}), got); err != nil {
+			t.Errorf("padded %x does not decode: %v", got, err)
+		}
+	}
+}

@@ -71,3 +71,37 @@ func ExampleMessage_MarshalJSON() {
 	fmt.Println(string(j))
 	// Output: {"z":[1,2],"a":0.1}
 }
+
+// Pad gives an encoding the 4-byte padding DDS writers put on the wire.
+func ExamplePad() {
+	s := cdr.MustStruct("S", cdr.Field{Name: "s", Type: cdr.Type{Kind: cdr.String}})
+	b, _ := cdr.Encode(&cdr.Message{Type: s, Fields: []any{"ab"}}, cdr.LittleEndian)
+	fmt.Printf("% x\n", b)
+	fmt.Printf("% x\n", cdr.Pad(b))
+	// Output:
+	// 00 01 00 00 03 00 00 00 61 62 00
+	// 00 01 00 01 03 00 00 00 61 62 00 00
+}
+
+// Zero gives a value to fill in: arrays at full length, sequences empty.
+func ExampleZero() {
+	s := cdr.MustStruct("S",
+		cdr.Field{Name: "a", Type: cdr.Type{Kind: cdr.Int16, Collection: cdr.Array, Len: 2}},
+		cdr.Field{Name: "q", Type: cdr.Type{Kind: cdr.String, Collection: cdr.Sequence}})
+	m := cdr.Zero(s)
+	m.Fields[1] = append(m.Fields[1].([]string), "x")
+	fmt.Printf("%s\n", m.AppendJSON(nil))
+	// Output: {"a":[0,0],"q":["x"]}
+}
+
+// AppendEncode reuses a buffer, for encoding at a high rate without garbage.
+func ExampleAppendEncode() {
+	s := cdr.MustStruct("S", cdr.Field{Name: "v", Type: cdr.Type{Kind: cdr.Float64, Collection: cdr.Sequence}})
+	m := &cdr.Message{Type: s, Fields: []any{[]float64{1}}}
+	buf := make([]byte, 0, 64)
+	for range 3 {
+		buf, _ = cdr.AppendEncode(buf[:0], m, cdr.BigEndian)
+	}
+	fmt.Printf("% x\n", buf)
+	// Output: 00 00 00 00 00 00 00 01 00 00 00 00 3f f0 00 00 00 00 00 00
+}

@@ -196,7 +196,7 @@ static int dump (void)
 /* Options of pub, sub and echo; see README.md. */
 struct opts {
   const char *type, *topic, *out_topic;
-  bool best_effort, transient_local, keep_all;
+  bool best_effort, transient_local, keep_all, raw;
   int depth, count, wait_match;
   uint32_t domain;
   double rate, timeout, linger;
@@ -222,6 +222,7 @@ static struct opts parse_opts (int argc, char **argv)
     if (strcmp (a, "--best-effort") == 0) o.best_effort = true;
     else if (strcmp (a, "--transient-local") == 0) o.transient_local = true;
     else if (strcmp (a, "--keep-all") == 0) o.keep_all = true;
+    else if (strcmp (a, "--raw") == 0) o.raw = true;
     else if (strcmp (a, "--type") == 0 && i + 1 < argc) o.type = argv[++i];
     else if (strcmp (a, "--topic") == 0 && i + 1 < argc) o.topic = argv[++i];
     else if (strcmp (a, "--out-topic") == 0 && i + 1 < argc) o.out_topic = argv[++i];
@@ -319,6 +320,35 @@ static int pub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
   return 0;
 }
 
+/* take_raw takes one sample and prints the serialized payload as it came
+ * off the wire, header, options and padding included. It returns 1 for a
+ * sample with data, 0 for none, < 0 for an error. */
+static dds_return_t take_raw (dds_entity_t rd)
+{
+  struct ddsi_serdata *sd = NULL;
+  dds_sample_info_t si;
+  dds_return_t rc;
+  while ((rc = dds_takecdr (rd, &sd, 1, &si, DDS_ANY_STATE)) > 0)
+  {
+    bool valid = si.valid_data;
+    if (valid)
+    {
+      uint32_t size = ddsi_serdata_size (sd);
+      unsigned char *b = malloc (size);
+      ddsi_serdata_to_ser (sd, 0, size, b);
+      for (uint32_t i = 0; i < size; i++)
+        printf ("%02x", b[i]);
+      printf ("\n");
+      fflush (stdout);
+      free (b);
+    }
+    ddsi_serdata_unref (sd);
+    if (valid)
+      return 1;
+  }
+  return rc;
+}
+
 /* sub and echo: take samples as they come; sub prints each (see
  * print_ser, little endian), echo writes each to --out-topic. Both stop
  * after --count samples (0: never) and fail after --timeout seconds
@@ -354,7 +384,9 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
       die ("timed out after %s", o->count ? "some samples" : "no sample");
     void *buf[1] = { NULL };
     dds_sample_info_t si;
-    while ((rc = dds_take (rd, buf, &si, 1, 1)) > 0)
+    while (o->raw && !echo && (rc = take_raw (rd)) > 0)
+      got++;
+    while (!o->raw && (rc = dds_take (rd, buf, &si, 1, 1)) > 0)
     {
       if (si.valid_data)
       {
