@@ -289,7 +289,9 @@ func scalarBits(k Kind, v any) (uint64, bool) {
 
 // str writes a string: a uint32 length then the bytes. A String's length
 // counts its NUL terminator; a WString is UTF-16 code units, its length
-// the number of units, without a terminator (the form rmw_cyclonedds uses).
+// the number of units, without a terminator. That wide string form is not
+// checked against a vendor: idlc 0.10 has no wstring, and rmw_fastrtps
+// sends 4-byte wchar_t instead.
 func (e *encoder) str(t Type, s string) error {
 	e.align(4)
 	if t.Kind == WString {
