@@ -45,6 +45,9 @@ func Dump(ctx context.Context, path string, samples []Sample) ([][]byte, error) 
 		}
 		res = append(res, b)
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("ddspeers: %s dump: %w", path, err)
+	}
 	if len(res) != len(samples) {
 		return nil, fmt.Errorf("ddspeers: %s dumped %d samples of %d: %s", path, len(res), len(samples), stderr.Bytes())
 	}
