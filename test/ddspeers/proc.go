@@ -2,6 +2,7 @@ package ddspeers
 
 import (
 	"context"
+	"io"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,14 +21,14 @@ type Proc struct {
 }
 
 // StartPeer starts bin (a peer path from Build) with args inside the
-// namespace ns, feeding it stdin.
-func StartPeer(t testing.TB, ns, bin, stdin string, args ...string) *Proc {
+// namespace ns, feeding it stdin (nil: none).
+func StartPeer(t testing.TB, ns, bin string, stdin io.Reader, args ...string) *Proc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := InNetNS(ctx, ns, bin, args...)
 	p := &Proc{done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdin = stdin
 	// The peer dies with the test binary if nothing else stops it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -43,6 +44,25 @@ func StartPeer(t testing.TB, ns, bin, stdin string, args ...string) *Proc {
 		<-p.done
 	})
 	return p
+}
+
+// PublishAfterMatch starts a pub peer whose samples (lines) it writes only
+// once sub, a sub peer, has matched the pub's writer: a volatile reader
+// drops samples written before it knew the writer, which would make a
+// test depend on discovery timing.
+func PublishAfterMatch(ctx context.Context, t testing.TB, ns, bin string, sub *Proc, lines string, args ...string) *Proc {
+	t.Helper()
+	r, w := io.Pipe()
+	pub := StartPeer(t, ns, bin, r, append([]string{"pub"}, args...)...)
+	t.Cleanup(func() { _ = w.Close() })
+	if err := sub.WaitStderr(ctx, "matched"); err != nil {
+		t.Fatalf("sub never matched the writer: %v: %s\npub: %s", err, sub.Stderr(), pub.Stderr())
+	}
+	go func() {
+		_, _ = io.WriteString(w, lines)
+		_ = w.Close()
+	}()
+	return pub
 }
 
 // Wait waits for the peer to exit and returns its error (nil for exit 0).
