@@ -21,12 +21,17 @@ func sourceDir() string {
 }
 
 // Registry returns the definitions the peers know: rosidl's test corpus
-// (when installed) and the types the bridge uses, from ros2/msgdef's
-// testdata.
+// (when installed), the types the bridge uses (ros2/msgdef's testdata)
+// and edge cases of our own (testdata/peer_test_msgs).
 func Registry() (*msgdef.Registry, error) {
 	r := msgdef.NewRegistry()
-	if err := r.AddTree(filepath.Join(sourceDir(), "..", "..", "ros2", "msgdef", "testdata")); err != nil {
-		return nil, err
+	for _, tree := range []string{
+		filepath.Join(sourceDir(), "..", "..", "ros2", "msgdef", "testdata"),
+		filepath.Join(sourceDir(), "testdata"),
+	} {
+		if err := r.AddTree(tree); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := os.Stat(CorpusDir); err == nil {
 		if err := r.AddPackage("test_interface_files", CorpusDir); err != nil {
