@@ -68,3 +68,13 @@ func ExampleParseMsg_error() {
 	fmt.Println(err)
 	// Output: Bad.msg:2: msgdef: syntax error: field small default: "300" is not an int8
 }
+
+// TypeHash gives the RIHS01 hash rmw puts in endpoint user data.
+func ExampleRegistry_TypeHash() {
+	r := msgdef.NewRegistry()
+	t, _ := msgdef.ParseMsg("Time.msg", "builtin_interfaces", "Time", []byte("int32 sec\nuint32 nanosec\n"))
+	_ = r.Add(t)
+	h, err := r.TypeHash("builtin_interfaces/msg/Time")
+	fmt.Println(h, err)
+	// Output: RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197 <nil>
+}

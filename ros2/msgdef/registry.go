@@ -118,11 +118,7 @@ func (r *Registry) Names() []string {
 // Struct resolves a full name ("pkg/msg/Type", or "pkg/Type" for a message)
 // and every type it nests into a cdr type named by its full name.
 func (r *Registry) Struct(name string) (*cdr.Struct, error) {
-	if strings.Count(name, "/") == 1 {
-		p, t, _ := strings.Cut(name, "/")
-		name = p + "/msg/" + t
-	}
-	return r.resolve(name, map[string]bool{})
+	return r.resolve(fullName(name), map[string]bool{})
 }
 
 // DummyField is the field rosidl gives a message that declares none, so
@@ -148,7 +144,7 @@ func (r *Registry) resolve(name string, active map[string]bool) (*cdr.Struct, er
 		if f.Type.Primitive != "" {
 			t.Kind, _ = primitiveKind(f.Type.Primitive)
 		} else {
-			nested, err := r.resolve(f.Type.Package+"/msg/"+f.Type.Name, active)
+			nested, err := r.resolve(nestedName(f.Type), active)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: field %s: %w", d.File, f.Line, f.Name, err)
 			}
