@@ -9,10 +9,7 @@ import (
 // BenchmarkJointState7 measures one 7-joint JointState, the sample a robot
 // streams at up to 1 kHz.
 func BenchmarkJointState7(b *testing.B) {
-	r := NewRegistry()
-	if err := r.AddTree("testdata"); err != nil {
-		b.Fatal(err)
-	}
+	r := testRegistry(b)
 	m, err := r.Message("sensor_msgs/msg/JointState")
 	if err != nil {
 		b.Fatal(err)

@@ -45,10 +45,7 @@ func FuzzParseMsg(f *testing.F) {
 // bridge reads from robots (nested structs, sequences of structs holding
 // sequences): never a panic, and what decodes encodes back the same.
 func FuzzDecodeBridgeTypes(f *testing.F) {
-	r := NewRegistry()
-	if err := r.AddTree("testdata"); err != nil {
-		f.Fatal(err)
-	}
+	r := testRegistry(f)
 	names := []string{"trajectory_msgs/msg/JointTrajectory", "sensor_msgs/msg/JointState", "geometry_msgs/msg/Twist", "std_msgs/msg/Header"}
 	types := make([]*cdr.Struct, len(names))
 	for i, n := range names {

@@ -126,7 +126,8 @@ func TestServiceAndActionSplitIntoParts(t *testing.T) {
 	}
 }
 
-func testRegistry(t *testing.T) *Registry {
+// testRegistry holds the bridge types of testdata.
+func testRegistry(t testing.TB) *Registry {
 	t.Helper()
 	r := NewRegistry()
 	if err := r.AddTree("testdata"); err != nil {

@@ -9,10 +9,7 @@ import (
 // generated for these types (rosidl_generator_c *__description.c files of
 // Jazzy builds, the same in Kilted).
 func TestTypeHashMatchesRosidl(t *testing.T) {
-	r := NewRegistry()
-	if err := r.AddTree("testdata"); err != nil {
-		t.Fatal(err)
-	}
+	r := testRegistry(t)
 	golden := map[string]string{
 		"builtin_interfaces/msg/Duration":          "e8d009f659816f758b75334ee1a9ca5b5c0b859843261f14c7f937349599d93b",
 		"builtin_interfaces/msg/Time":              "b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197",
