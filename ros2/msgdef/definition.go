@@ -43,7 +43,10 @@ type TypeRef struct {
 	// Package and Name of a nested type; Package is filled with the
 	// definition's own package when the text names none.
 	Package, Name string
-	StringBound   int // string<=N, wstring<=N; 0 = unbounded
+	// Namespace of a nested type: "" is "msg", the only one .msg text can
+	// name; action types derived by rosidl nest "action" types.
+	Namespace   string
+	StringBound int // string<=N, wstring<=N; 0 = unbounded
 	// Collection and Len as in cdr.Type: T[N] is an Array of Len N, T[] an
 	// unbounded Sequence, T[<=N] a Sequence of Len N.
 	Collection cdr.Collection
@@ -59,6 +62,8 @@ func (t TypeRef) String() string {
 			b.WriteString("<=")
 			b.WriteString(strconv.Itoa(t.StringBound))
 		}
+	} else if t.Namespace != "" && t.Namespace != "msg" {
+		b.WriteString(t.Package + "/" + t.Namespace + "/" + t.Name)
 	} else {
 		b.WriteString(t.Package + "/" + t.Name)
 	}

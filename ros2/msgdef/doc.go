@@ -6,5 +6,8 @@
 // strings, fixed arrays, bounded and unbounded sequences, nested types by
 // package, constants (parsed, never serialized), default values and
 // comments. A message without fields gets rosidl's one-byte dummy field
-// "structure_needs_at_least_one_member", as it does on the wire.
+// "structure_needs_at_least_one_member", as it does on the wire. An action
+// brings the types rosidl derives from it ([ActionTypes]: SendGoal,
+// GetResult, FeedbackMessage), and [Registry.TypeHash] gives a type's
+// RIHS01 hash.
 package msgdef

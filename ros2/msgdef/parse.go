@@ -33,7 +33,8 @@ func ParseSrv(file, pkg, name string, src []byte) (request, response *Definition
 }
 
 // ParseAction parses the text of a .action file defining pkg/action/name:
-// goal, result and feedback, split by "---" lines.
+// goal, result and feedback, split by "---" lines. The types rosidl
+// derives from them for the wire come from ActionTypes.
 func ParseAction(file, pkg, name string, src []byte) (goal, result, feedback *Definition, err error) {
 	parts, err := parseParts(file, pkg, "action", name, []string{"_Goal", "_Result", "_Feedback"}, src)
 	if err != nil {
@@ -44,6 +45,31 @@ func ParseAction(file, pkg, name string, src []byte) (goal, result, feedback *De
 
 // parseParts parses a file of len(suffixes) parts split by "---" lines;
 // part i is named name+suffixes[i].
+// ActionTypes returns the types rosidl derives for action pkg/action/name,
+// the ones that travel on the wire: name_SendGoal_Request (goal_id, goal),
+// name_SendGoal_Response (accepted, stamp), name_GetResult_Request
+// (goal_id), name_GetResult_Response (status, result) and
+// name_FeedbackMessage (goal_id, feedback). They nest
+// unique_identifier_msgs/UUID and builtin_interfaces/Time, which a
+// registry must hold to resolve them.
+func ActionTypes(pkg, name string) []*Definition {
+	uuid := TypeRef{Package: "unique_identifier_msgs", Name: "UUID"}
+	part := func(suffix string) TypeRef {
+		return TypeRef{Package: pkg, Namespace: "action", Name: name + suffix}
+	}
+	def := func(suffix string, fields ...FieldDef) *Definition {
+		return &Definition{Package: pkg, Namespace: "action", Name: name + suffix, File: "(derived from " + name + ".action)", Fields: fields}
+	}
+	return []*Definition{
+		def("_SendGoal_Request", FieldDef{Name: "goal_id", Type: uuid}, FieldDef{Name: "goal", Type: part("_Goal")}),
+		def("_SendGoal_Response", FieldDef{Name: "accepted", Type: TypeRef{Primitive: "bool"}},
+			FieldDef{Name: "stamp", Type: TypeRef{Package: "builtin_interfaces", Name: "Time"}}),
+		def("_GetResult_Request", FieldDef{Name: "goal_id", Type: uuid}),
+		def("_GetResult_Response", FieldDef{Name: "status", Type: TypeRef{Primitive: "int8"}}, FieldDef{Name: "result", Type: part("_Result")}),
+		def("_FeedbackMessage", FieldDef{Name: "goal_id", Type: uuid}, FieldDef{Name: "feedback", Type: part("_Feedback")}),
+	}
+}
+
 func parseParts(file, pkg, ns, name string, suffixes []string, src []byte) ([]*Definition, error) {
 	if !validPackage(pkg) {
 		return nil, fmt.Errorf("%s: %w: package name %q", file, ErrSyntax, pkg)

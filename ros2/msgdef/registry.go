@@ -35,7 +35,8 @@ func (r *Registry) Add(defs ...*Definition) error {
 	return nil
 }
 
-// AddFile parses and adds one .msg, .srv or .action file of package pkg.
+// AddFile parses and adds one .msg, .srv or .action file of package pkg;
+// an action brings the types rosidl derives from it (ActionTypes).
 func (r *Registry) AddFile(pkg, path string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -61,7 +62,7 @@ func (r *Registry) AddFile(pkg, path string) error {
 		if err != nil {
 			return err
 		}
-		return r.Add(g, res, fb)
+		return r.Add(append([]*Definition{g, res, fb}, ActionTypes(pkg, name)...)...)
 	}
 	return fmt.Errorf("%s: not a .msg, .srv or .action file", path)
 }

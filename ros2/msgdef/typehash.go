@@ -56,7 +56,14 @@ func fullName(name string) string {
 	return name
 }
 
-func nestedName(t TypeRef) string { return t.Package + "/msg/" + t.Name }
+// nestedName is the full name of the type a nested field refers to.
+func nestedName(t TypeRef) string {
+	ns := t.Namespace
+	if ns == "" {
+		ns = "msg"
+	}
+	return t.Package + "/" + ns + "/" + t.Name
+}
 
 func (r *Registry) collectRefs(name string, refs map[string]bool) {
 	for _, f := range r.defs[name].Fields {

@@ -19,6 +19,9 @@ func TestTypeHashMatchesRosidl(t *testing.T) {
 		"std_msgs/msg/Header":                      "f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01",
 		"trajectory_msgs/msg/JointTrajectory":      "179b33eba59d676f6d967ac71fe35e7ca2f64b2f3928f4a018cec115e213796e",
 		"trajectory_msgs/msg/JointTrajectoryPoint": "de8907036d8bd45aac6f30cc9044a3d4a329c42cbf719aff7d95a584cfa532d7",
+		"unique_identifier_msgs/msg/UUID":          "1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437",
+		"action_msgs/msg/GoalInfo":                 "6398fe763154554353930716b225947f93b672f0fb2e49fdd01bb7a7e37933e9",
+		"action_msgs/msg/GoalStatus":               "32f4cfd717735d17657e1178f24431c1ce996c878c515230f6c5b3476819dbb9",
 	}
 	for name, want := range golden {
 		t.Run(name, func(t *testing.T) {
@@ -54,5 +57,34 @@ func TestTypeHashIgnoresCommentsConstantsAndDefaults(t *testing.T) {
 	}
 	if _, err := NewRegistry().TypeHash("p/Missing"); !errors.Is(err, ErrUnknownType) {
 		t.Fatalf("unknown type: %v", err)
+	}
+}
+
+// TestActionTypesFollowRosidl checks the derived action types' fields and
+// DDS-relevant names, which rosidl fixes in rosidl_parser's Action.
+func TestActionTypesFollowRosidl(t *testing.T) {
+	r := testRegistry(t)
+	g, res, fb, err := ParseAction("Fibonacci.action", "demo", "Fibonacci", []byte("int32 order\n---\nint32[] sequence\n---\nint32[] partial_sequence\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(append([]*Definition{g, res, fb}, ActionTypes("demo", "Fibonacci")...)...); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"demo/action/Fibonacci_SendGoal_Request":   `{"goal_id":{"uuid":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"goal":{"order":0}}`,
+		"demo/action/Fibonacci_SendGoal_Response":  `{"accepted":false,"stamp":{"sec":0,"nanosec":0}}`,
+		"demo/action/Fibonacci_GetResult_Request":  `{"goal_id":{"uuid":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}}`,
+		"demo/action/Fibonacci_GetResult_Response": `{"status":0,"result":{"sequence":[]}}`,
+		"demo/action/Fibonacci_FeedbackMessage":    `{"goal_id":{"uuid":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"feedback":{"partial_sequence":[]}}`,
+	}
+	for name, js := range want {
+		m, err := r.Message(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := string(m.AppendJSON(nil)); got != js {
+			t.Errorf("%s = %s, want %s", name, got, js)
+		}
 	}
 }
