@@ -105,3 +105,12 @@ func ExampleAppendEncode() {
 	fmt.Printf("% x\n", buf)
 	// Output: 00 00 00 00 00 00 00 01 00 00 00 00 3f f0 00 00 00 00 00 00
 }
+
+// MakeSlice gives the Go form of an array or sequence of any kind.
+func ExampleMakeSlice() {
+	fmt.Printf("%T %T %T\n",
+		cdr.MakeSlice(cdr.Type{Kind: cdr.Float64}, 2),
+		cdr.MakeSlice(cdr.Type{Kind: cdr.Char}, 0),
+		cdr.MakeSlice(cdr.Type{Kind: cdr.StructKind, Struct: cdr.MustStruct("P")}, 1))
+	// Output: []float64 []uint8 []*cdr.Message
+}

@@ -78,3 +78,20 @@ func ExampleRegistry_TypeHash() {
 	fmt.Println(h, err)
 	// Output: RIHS01_b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197 <nil>
 }
+
+// ActionTypes gives the five types an action puts on the wire.
+func ExampleActionTypes() {
+	for _, d := range msgdef.ActionTypes("demo", "Fibonacci") {
+		fmt.Print(d.FullName(), ":")
+		for _, f := range d.Fields {
+			fmt.Print(" ", f.Type, " ", f.Name)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// demo/action/Fibonacci_SendGoal_Request: unique_identifier_msgs/UUID goal_id demo/action/Fibonacci_Goal goal
+	// demo/action/Fibonacci_SendGoal_Response: bool accepted builtin_interfaces/Time stamp
+	// demo/action/Fibonacci_GetResult_Request: unique_identifier_msgs/UUID goal_id
+	// demo/action/Fibonacci_GetResult_Response: int8 status demo/action/Fibonacci_Result result
+	// demo/action/Fibonacci_FeedbackMessage: unique_identifier_msgs/UUID goal_id demo/action/Fibonacci_Feedback feedback
+}
