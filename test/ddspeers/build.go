@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/actbridge/actbridge/cdr"
 )
@@ -206,6 +208,7 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 			return "", fmt.Errorf("ddspeers: building %s: %v: %w\n%s", r.name, step, err, out)
 		}
 	}
+	pruneStale(cache, r.name, final)
 	if err := os.Rename(tmp, final); err != nil {
 		if _, statErr := os.Stat(bin); statErr == nil {
 			return bin, nil // another builder finished first
@@ -216,4 +219,22 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 		return "", fmt.Errorf("ddspeers: %s exists without %s", final, r.name)
 	}
 	return bin, nil
+}
+
+// staleAfter is how long a build of older sources stays in the cache.
+const staleAfter = 7 * 24 * time.Hour
+
+// pruneStale removes builds of a peer from older sources that no one has
+// built for staleAfter, so that the cache does not grow with every edit.
+func pruneStale(cache, name, keep string) {
+	dirs, _ := filepath.Glob(filepath.Join(cache, name+"-*"))
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() || d == keep || strings.HasPrefix(filepath.Base(d), name+"-build-") {
+			continue
+		}
+		if time.Since(st.ModTime()) > staleAfter {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
