@@ -3,6 +3,7 @@ package ddspeers
 import (
 	"context"
 	"io"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 // Proc is a running peer. Its output is collected as it comes; the test
 // that started it stops it (by its pid) when it ends.
 type Proc struct {
+	cmd    *exec.Cmd
 	done   chan struct{}
 	err    error // set before done closes
 	stdout rostest.Buffer
@@ -26,7 +28,7 @@ func StartPeer(t testing.TB, ns, bin string, stdin io.Reader, args ...string) *P
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := InNetNS(ctx, ns, bin, args...)
-	p := &Proc{done: make(chan struct{})}
+	p := &Proc{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	cmd.Stdin = stdin
 	// The peer dies with the test binary if nothing else stops it.
@@ -63,6 +65,23 @@ func PublishAfterMatch(ctx context.Context, t testing.TB, ns, bin string, sub *P
 		_ = w.Close()
 	}()
 	return pub
+}
+
+// Stop asks the peer to end (SIGTERM): it deletes its participant, which
+// tells the other participants at once, and exits 0. Stop returns its
+// exit error, or ctx's. Stop a peer only once it has said something on
+// stderr: until then the pid may still be ip netns exec's, which the
+// signal simply kills.
+func (p *Proc) Stop(ctx context.Context) error {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.Wait(ctx)
+}
+
+// Kill ends the peer at once (SIGKILL), without a goodbye: the other
+// participants notice only when its lease runs out.
+func (p *Proc) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // Wait waits for the peer to exit and returns its error (nil for exit 0).

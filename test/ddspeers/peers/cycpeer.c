@@ -3,6 +3,7 @@
  * output for the peer types) and cycpeer_types.inc (generated readers).
  * Usage: see README.md. */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,6 +194,24 @@ static int dump (void)
   return 0;
 }
 
+/* SIGTERM and SIGINT end pub, sub and echo cleanly: the participant is
+ * deleted, so peers drop it at once instead of waiting out its lease. */
+static volatile sig_atomic_t stopping;
+
+static void on_signal (int sig)
+{
+  (void) sig;
+  stopping = 1;
+}
+
+/* nap sleeps for s seconds or until a stop signal. */
+static void nap (double s)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (s * 1e9);
+  while (!stopping && dds_time () < end)
+    dds_sleepfor (DDS_MSECS (10));
+}
+
 /* Options of pub, sub and echo; see README.md. */
 struct opts {
   const char *type, *topic, *out_topic;
@@ -267,7 +286,7 @@ static void wait_matched (dds_entity_t wr, int n, double timeout)
 {
   dds_time_t end = dds_time () + (dds_duration_t) (timeout * 1e9);
   dds_publication_matched_status_t st;
-  for (;;)
+  while (!stopping)
   {
     check (dds_get_publication_matched_status (wr, &st), "matched status: %s");
     if ((int) st.current_count >= n)
@@ -293,7 +312,7 @@ static int pub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
   void **samples = NULL;
   char *line = NULL;
   size_t lcap = 0;
-  while (getline (&line, &lcap, stdin) > 0)
+  while (!stopping && getline (&line, &lcap, stdin) > 0)
   {
     tok_begin (line);
     if (n == cap)
@@ -301,19 +320,22 @@ static int pub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
     samples[n++] = read_sample (t);
   }
   free (line);
+  if (stopping)
+    return 0;
   if (n == 0)
     die ("%s", "no samples on stdin");
   if (o->wait_match > 0)
     wait_matched (wr, o->wait_match, o->timeout);
   int total = o->count > 0 ? o->count : (int) n;
-  for (int i = 0; i < total; i++)
+  int i;
+  for (i = 0; i < total && !stopping; i++)
   {
     check (dds_write (wr, samples[(size_t) i % n]), "write: %s");
     if (o->rate > 0)
-      dds_sleepfor ((dds_duration_t) (1e9 / o->rate));
+      nap (1 / o->rate);
   }
-  fprintf (stderr, "cycpeer: published %d\n", total);
-  dds_sleepfor ((dds_duration_t) (o->linger * 1e9));
+  fprintf (stderr, "cycpeer: published %d\n", i);
+  nap (o->linger);
   for (size_t i = 0; i < n; i++)
     free_sample (t, samples[i]);
   free (samples);
@@ -378,7 +400,7 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
   int got = 0, last = 0;
   bool matched = false;
   dds_time_t deadline = dds_time () + (dds_duration_t) (o->timeout * 1e9);
-  while (o->count == 0 || got < o->count)
+  while (!stopping && (o->count == 0 || got < o->count))
   {
     if (!matched)
     {
@@ -419,7 +441,7 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
   }
   fprintf (stderr, "cycpeer: received %d\n", got);
   if (echo)
-    dds_sleepfor ((dds_duration_t) (o->linger * 1e9));
+    nap (o->linger);
   return 0;
 }
 
@@ -427,6 +449,10 @@ static int run (int argc, char **argv)
 {
   struct opts o = parse_opts (argc, argv);
   const struct peer_type *t = find_type (o.type);
+  struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: a read ends */
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
   dds_entity_t pp = dds_create_participant (o.domain, NULL, NULL);
   check (pp, "create participant: %s");
   int rc;

@@ -24,7 +24,9 @@
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <thread>
 #include <fastrtps/utils/fixed_size_string.hpp>
@@ -272,6 +274,20 @@ static int dump()
     return 0;
 }
 
+// SIGTERM and SIGINT end pub, sub and echo cleanly: the participant is
+// deleted, so peers drop it at once instead of waiting out its lease.
+static volatile std::sig_atomic_t stopping;
+
+extern "C" void on_signal(int) { stopping = 1; }
+
+// nap sleeps for s seconds or until a stop signal.
+static void nap(double s)
+{
+    auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+    while (!stopping && std::chrono::steady_clock::now() < end)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 // Options of pub, sub and echo; see README.md.
 struct Opts
 {
@@ -337,6 +353,11 @@ static int run(int argc, char **argv)
     std::string mode = argv[1];
     Opts o = parse_opts(argc, argv);
     const PeerType &t = find_type(o.type);
+    struct sigaction sa = {};
+    sa.sa_handler = on_signal; // no SA_RESTART: a blocked read ends
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    sigaction(SIGINT, &sa, nullptr);
 
     // UDPv4 only: no shared memory, so that every sample crosses the wire.
     DomainParticipantQos pq = PARTICIPANT_QOS_DEFAULT;
@@ -366,18 +387,18 @@ static int run(int argc, char **argv)
             die("create writer failed");
         std::vector<void *> samples;
         std::string line;
-        while (std::getline(std::cin, line))
+        while (!stopping && std::getline(std::cin, line))
         {
             std::vector<char> buf(line.begin(), line.end());
             buf.push_back(0);
             tok_begin(buf.data());
             samples.push_back(t.read());
         }
-        if (samples.empty())
+        if (!stopping && samples.empty())
             die("no samples on stdin");
         auto end = std::chrono::steady_clock::now() + secs(o.timeout);
         PublicationMatchedStatus st;
-        while (o.wait_match > 0)
+        while (!stopping && o.wait_match > 0)
         {
             w->get_publication_matched_status(st);
             if (st.current_count >= o.wait_match)
@@ -389,16 +410,16 @@ static int run(int argc, char **argv)
                 die("timed out waiting for readers");
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
-        int total = o.count > 0 ? o.count : int(samples.size());
-        for (int i = 0; i < total; i++)
+        int total = o.count > 0 ? o.count : int(samples.size()), i;
+        for (i = 0; i < total && !stopping; i++)
         {
             if (t.write(w, samples[size_t(i) % samples.size()]) != ReturnCode_t::RETCODE_OK)
                 die("write failed");
             if (o.rate > 0)
-                std::this_thread::sleep_for(secs(1 / o.rate));
+                nap(1 / o.rate);
         }
-        std::cerr << "fastpeer: published " << total << std::endl;
-        std::this_thread::sleep_for(secs(o.linger));
+        std::cerr << "fastpeer: published " << i << std::endl;
+        nap(o.linger);
         for (void *s : samples)
             t.free(s);
     }
@@ -422,7 +443,7 @@ static int run(int argc, char **argv)
         int got = 0;
         bool matched = false;
         auto deadline = std::chrono::steady_clock::now() + secs(o.timeout);
-        while (o.count == 0 || got < o.count)
+        while (!stopping && (o.count == 0 || got < o.count))
         {
             if (!matched)
             {
@@ -444,7 +465,7 @@ static int run(int argc, char **argv)
         }
         std::cerr << "fastpeer: received " << got << std::endl;
         if (w != nullptr)
-            std::this_thread::sleep_for(secs(o.linger));
+            nap(o.linger);
     }
     pp->delete_contained_entities();
     DomainParticipantFactory::get_instance()->delete_participant(pp);
