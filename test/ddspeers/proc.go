@@ -3,6 +3,7 @@ package ddspeers
 import (
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -26,8 +27,18 @@ type Proc struct {
 // namespace ns, feeding it stdin (nil: none).
 func StartPeer(t testing.TB, ns, bin string, stdin io.Reader, args ...string) *Proc {
 	t.Helper()
+	return StartPeerEnv(t, ns, bin, nil, stdin, args...)
+}
+
+// StartPeerEnv is StartPeer with variables added to the peer's
+// environment ("CYCLONEDDS_URI=…", "FASTRTPS_DEFAULT_PROFILES_FILE=…").
+func StartPeerEnv(t testing.TB, ns, bin string, env []string, stdin io.Reader, args ...string) *Proc {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := InNetNS(ctx, ns, bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	p := &Proc{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	cmd.Stdin = stdin
