@@ -303,3 +303,15 @@ func TestPeersStopCleanlyOnSIGTERM(t *testing.T) {
 		}
 	}
 }
+
+func TestStartPeerEnvReachesTheVendorStack(t *testing.T) {
+	p := Build(t)
+	ns := NetNS(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	bad := StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=<CycloneDDS><NoSuchElement/></CycloneDDS>"}, nil,
+		"sub", "--type", "builtin_interfaces/msg/Time", "--topic", "rt/env")
+	if err := bad.Wait(ctx); err == nil || !strings.Contains(bad.Stderr(), "create participant") {
+		t.Fatalf("a broken CYCLONEDDS_URI did not stop the peer: %v: %s", err, bad.Stderr())
+	}
+}
