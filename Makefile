@@ -26,6 +26,9 @@ lint:
 
 # The whole suite: unit tests, tests against a real rosmaster/simrobot/
 # Prometheus (each test starts and stops its own), and short fuzz runs.
+# ACTBRIDGE_REQUIRE_DDS_PEERS turns a missing DDS package into a failure
+# instead of a skipped test.
+test: export ACTBRIDGE_REQUIRE_DDS_PEERS = 1
 test: deps lint build
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	@scripts/fuzz.sh 20000x

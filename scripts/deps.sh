@@ -2,7 +2,9 @@
 # Installs what actbridge needs on a Debian 12 machine and is missing:
 # the ROS 1 master and tools (Debian's ROS packages), Prometheus, headless
 # Chromium with chromedriver (the console's browser test), Node.js with npm
-# (an MCP client of the TypeScript SDK checks the bridge), and checks Go.
+# (an MCP client of the TypeScript SDK checks the bridge), the DDS stacks,
+# generators and compilers the ROS 2 test peers are built from (CycloneDDS,
+# Fast DDS; see test/ddspeers) with rosidl's test definitions, and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
 
@@ -15,6 +17,7 @@ packages=(
   ros-robot-state-publisher
   prometheus
   chromium chromium-driver
+  cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen ros2-test-interface-files gcc g++
 )
 
 missing=()

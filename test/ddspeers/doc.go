@@ -1,0 +1,12 @@
+// Package ddspeers builds and runs the test peers: small programs on
+// Debian's CycloneDDS (C, cycpeer.c) and Fast DDS (C++, fastpeer.cpp) that
+// serialize, publish and read samples of the types in [Registry], so that
+// our CDR and RTPS code is checked against real DDS stacks, not only
+// against itself.
+//
+// [Build] turns the type definitions into DDS IDL the way rmw does
+// (module pkg { module msg { module dds_ { struct Type_ … }}}), runs idlc
+// and fastddsgen, generates the per-type sample readers and compiles both
+// peers, once: the binaries are cached by a hash of everything that went
+// into them. The peers' command line is in README.md.
+package ddspeers

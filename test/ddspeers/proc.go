@@ -1,0 +1,128 @@
+package ddspeers
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/roslink/rostest"
+)
+
+// Proc is a running peer. Its output is collected as it comes; the test
+// that started it stops it (by its pid) when it ends.
+type Proc struct {
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error // set before done closes
+	stdout rostest.Buffer
+	stderr rostest.Buffer
+}
+
+// StartPeer starts bin (a peer path from Build) with args inside the
+// namespace ns, feeding it stdin (nil: none).
+func StartPeer(t testing.TB, ns, bin string, stdin io.Reader, args ...string) *Proc {
+	t.Helper()
+	return StartPeerEnv(t, ns, bin, nil, stdin, args...)
+}
+
+// StartPeerEnv is StartPeer with variables added to the peer's
+// environment ("CYCLONEDDS_URI=…", "FASTRTPS_DEFAULT_PROFILES_FILE=…").
+func StartPeerEnv(t testing.TB, ns, bin string, env []string, stdin io.Reader, args ...string) *Proc {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := InNetNS(ctx, ns, bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	p := &Proc{cmd: cmd, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	cmd.Stdin = stdin
+	// The peer dies with the test binary if nothing else stops it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		cancel() // kills the peer's pid
+		<-p.done
+	})
+	return p
+}
+
+// PublishAfterMatch starts a pub peer whose samples (lines) it writes only
+// once sub, a sub peer, has matched the pub's writer: a volatile reader
+// drops samples written before it knew the writer, which would make a
+// test depend on discovery timing.
+func PublishAfterMatch(ctx context.Context, t testing.TB, ns, bin string, sub *Proc, lines string, args ...string) *Proc {
+	t.Helper()
+	r, w := io.Pipe()
+	pub := StartPeer(t, ns, bin, r, append([]string{"pub"}, args...)...)
+	t.Cleanup(func() { _ = w.Close() })
+	if err := sub.WaitStderr(ctx, "matched"); err != nil {
+		t.Fatalf("sub never matched the writer: %v: %s\npub: %s", err, sub.Stderr(), pub.Stderr())
+	}
+	go func() {
+		_, _ = io.WriteString(w, lines)
+		_ = w.Close()
+	}()
+	return pub
+}
+
+// Stop asks the peer to end (SIGTERM): it deletes its participant, which
+// tells the other participants at once, and exits 0. Stop returns its
+// exit error, or ctx's. Stop a peer only once it has said something on
+// stderr: until then the pid may still be ip netns exec's, which the
+// signal simply kills.
+func (p *Proc) Stop(ctx context.Context) error {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	return p.Wait(ctx)
+}
+
+// Kill ends the peer at once (SIGKILL), without a goodbye: the other
+// participants notice only when its lease runs out.
+func (p *Proc) Kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+// Wait waits for the peer to exit and returns its error (nil for exit 0).
+func (p *Proc) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WaitStderr waits until the peer's stderr holds s ("ready", "matched 1").
+func (p *Proc) WaitStderr(ctx context.Context, s string) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(p.stderr.String(), s) {
+		select {
+		case <-p.done:
+			return p.err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// Stdout returns what the peer has printed so far.
+func (p *Proc) Stdout() []byte { return []byte(p.stdout.String()) }
+
+// Stderr returns the peer's messages so far.
+func (p *Proc) Stderr() string { return p.stderr.String() }
