@@ -17,7 +17,7 @@ import (
 type MotionStore interface {
 	PutPreview(ctx context.Context, p inflight.Preview) error
 	GetPreview(id string) (inflight.Preview, error)
-	ConfirmPreview(ctx context.Context, previewID string, m inflight.Motion) (inflight.Motion, bool, error)
+	ConfirmPreview(ctx context.Context, p inflight.Preview, m inflight.Motion) (inflight.Motion, bool, error)
 	Transition(ctx context.Context, id string, to inflight.State, mutate func(*inflight.Motion)) (inflight.Motion, error)
 	Get(id string) (inflight.Motion, error)
 	NonTerminal() ([]inflight.Motion, error)
@@ -590,7 +590,7 @@ func (m *Motions) sessionContext(session string) context.Context {
 // gets the existing motion (a replay) or the refusal, and must send nothing.
 func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
 	m.crash("before_commit")
-	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
+	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
 	})
 	switch {

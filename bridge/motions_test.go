@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -628,7 +630,7 @@ func (b downStore) PutPreview(context.Context, inflight.Preview) error { return 
 func (b downStore) GetPreview(string) (inflight.Preview, error) {
 	return inflight.Preview{}, b.err
 }
-func (b downStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (b downStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, b.err
 }
 func (b downStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
@@ -657,5 +659,58 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})
 	if e == nil || e.Code != CodeNotFound {
 		t.Fatalf("motion_status with the store down: %+v, want not_found as before", e)
+	}
+}
+
+// TestMotionRecordIsInTheFileBeforeItsGoalIsSent checks the write-ahead
+// order where the goal leaves: at the moment the robot is handed the goal,
+// a copy of the store file (what a crash would leave) already holds the
+// motion, dispatching, with its preview used.
+func TestMotionRecordIsInTheFileBeforeItsGoalIsSent(t *testing.T) {
+	r := newRig(t)
+	var checked bool
+	r.robot.onSend = func(goalID string) {
+		b, err := os.ReadFile(r.store.Path())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		snap := filepath.Join(t.TempDir(), "at-send.db")
+		if err := os.WriteFile(snap, b, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		ro, err := inflight.Open(snap, inflight.Options{ReadOnly: true})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer ro.Close()
+		mo, err := ro.Get(goalID)
+		if err != nil || mo.State != inflight.StateDispatching {
+			t.Errorf("when the goal is sent the file holds %v, %v; want the motion, dispatching", mo.State, err)
+			return
+		}
+		if pv, err := ro.GetPreview(mo.PreviewID); err != nil || pv.UsedBy != goalID {
+			t.Errorf("when the goal is sent the file's preview is used by %q, %v; want %s", pv.UsedBy, err, goalID)
+			return
+		}
+		checked = true
+	}
+	for _, c := range []struct{ tool, args string }{
+		{"arm_move_joints", `{"positions":{"j1":0.5}}`},
+		{"gripper_move", `{"position":0.02}`},
+	} {
+		out, e := r.call(t, RolePlanner, c.tool, c.args)
+		if e != nil {
+			t.Fatal(e)
+		}
+		checked = false
+		if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+out["preview_id"].(string)+`"}`); e != nil {
+			t.Fatal(e)
+		}
+		if !checked {
+			t.Fatalf("%s: the goal was never sent, or the file did not hold its record", c.tool)
+		}
 	}
 }

@@ -13,7 +13,7 @@ func TestOpenShrinksAFileLeftSparseByABurst(t *testing.T) {
 	opts := Options{Now: c.Now, Retention: time.Hour, UnsafeNoSync: true, compactMinBytes: 1}
 	s := openStore(t, path, opts)
 	ctx := context.Background()
-	if _, _, err := s.Claim(ctx, testMotion("keep")); err != nil {
+	if _, _, err := claim(ctx, s, testMotion("keep")); err != nil {
 		t.Fatal(err)
 	}
 	appendConcurrently(t, s, 5000)

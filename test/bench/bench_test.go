@@ -61,7 +61,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 		"stop":          {"p50_ms", "p99_ms", "floor_p99_ms"},
 		"navigate":      {"p50_ms"},
 		"navigate_lean": {"p50_ms"},
-		"store":         {"claim_ms", "file_mb", "append_us"},
+		"store":         {"confirm_ms", "file_mb", "append_us"},
 		"rss":           {"idle_mb", "load_mb", "floor_idle_mb"},
 		"audit":         {"calls", "lines"},
 	}

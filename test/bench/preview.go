@@ -106,7 +106,7 @@ func (s *lastPreviewStore) PutPreview(_ context.Context, p inflight.Preview) err
 func (s *lastPreviewStore) GetPreview(string) (inflight.Preview, error) {
 	return inflight.Preview{}, inflight.ErrNotFound
 }
-func (s *lastPreviewStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (s *lastPreviewStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, inflight.ErrNotFound
 }
 func (s *lastPreviewStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
