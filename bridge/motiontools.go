@@ -60,8 +60,10 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 	confirm := &Tool{
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		ResourceOf: func(c *Call) string {
+			// The id's actuator, before its MAC is checked: a forged one
+			// only picks a lock, then Confirm refuses it.
 			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
-				return m.actuatorOf(pid.UUID)
+				return pid.Actuator
 			}
 			return ""
 		},

@@ -126,7 +126,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		return nil, Errf(CodeInternal, "goal not encodable: %v", err)
 	}
 	now := p.Now()
-	b := previewBinding{Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
+	b := previewBinding{Actuator: actuator, Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
 		Expires: now.Add(p.TTL).Truncate(time.Second).Add(time.Second)}
 	id := p.Signer.Sign(&b)
 	requires := p.Motions.Confirmer(actuator)
@@ -146,7 +146,6 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		Role: string(requires), CreatedAt: now, ExpiresAt: b.Expires}); err != nil {
 		return nil, storeUnavailable(err)
 	}
-	p.Motions.Previewed(b.ID, actuator, b.Expires, gb)
 	delete(summary, "plot")
 	return summary, nil
 }

@@ -511,7 +511,7 @@ func TestListPagesInCreationOrderWithAStableCursor(t *testing.T) {
 func TestListRefusesCursorsItDidNotIssue(t *testing.T) {
 	s := openStore(t, testPath(t), Options{})
 	for i := range 3 {
-		if err := s.Append(context.Background(), AuditRecord{Tool: fmt.Sprint("t", i)}); err != nil {
+		if err := s.appendOne(context.Background(), AuditRecord{Tool: fmt.Sprint("t", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

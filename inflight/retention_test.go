@@ -35,7 +35,7 @@ func TestCompactDeletesOnlyFinishedRecordsOlderThanRetention(t *testing.T) {
 			must(err)
 		}
 	}
-	audit := func(tool string) { must(s.Append(ctx, AuditRecord{Tool: tool})) }
+	audit := func(tool string) { must(s.appendOne(ctx, AuditRecord{Tool: tool})) }
 
 	// Two days ago.
 	claim("old-succeeded", StateSent, StateSucceeded)
@@ -120,7 +120,7 @@ func appendConcurrently(t testing.TB, s *Store, n int) {
 			for i := w; i < n; i += workers {
 				r := benchAudit()
 				r.Code = fmt.Sprint(i)
-				if err := s.Append(context.Background(), r); err != nil {
+				if err := s.appendOne(context.Background(), r); err != nil {
 					t.Error(err)
 					return
 				}
@@ -133,7 +133,7 @@ func appendConcurrently(t testing.TB, s *Store, n int) {
 func TestRunRetentionSweepsAndStopsWithItsContext(t *testing.T) {
 	c := newClock()
 	s := openStore(t, testPath(t), Options{Now: c.Now, Retention: time.Hour})
-	if err := s.Append(context.Background(), AuditRecord{Tool: "old"}); err != nil {
+	if err := s.appendOne(context.Background(), AuditRecord{Tool: "old"}); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(2 * time.Hour)
@@ -216,7 +216,7 @@ func BenchmarkAuditAppendWithRetention(b *testing.B) {
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := s.Append(ctx, r); err != nil {
+			if err := s.appendOne(ctx, r); err != nil {
 				b.Error(err)
 				return
 			}

@@ -292,9 +292,6 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Path is the store's file.
-func (s *Store) Path() string { return s.path }
-
 // Healthy returns why the store cannot take irreversible calls: the last
 // write failure (cleared by the next successful write), ErrReadOnly or
 // ErrClosed. nil means the last write reached the disk.

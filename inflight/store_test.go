@@ -177,7 +177,7 @@ func TestReadOnlyStoreReadsButRefusesEveryWrite(t *testing.T) {
 	if _, _, err := claim(ctx, s, testMotion("m1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, AuditRecord{Tool: "robot_state", Outcome: OutcomeOK}); err != nil {
+	if err := s.appendOne(ctx, AuditRecord{Tool: "robot_state", Outcome: OutcomeOK}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -206,7 +206,7 @@ func TestReadOnlyStoreReadsButRefusesEveryWrite(t *testing.T) {
 		{"PutPreview", func() error { return ro.PutPreview(ctx, testPreview("p1", time.Now().Add(time.Hour))) }},
 		{"ConfirmPreview", func() error { _, _, err := confirmID(ctx, ro, "pv-m1", testMotion("m2")); return err }},
 		{"Remember", func() error { return ro.Remember(ctx, "k", "d", json.RawMessage(`{}`)) }},
-		{"Append", func() error { return ro.Append(ctx, AuditRecord{Tool: "t"}) }},
+		{"appendOne", func() error { return ro.appendOne(ctx, AuditRecord{Tool: "t"}) }},
 		{"Compact", func() error { _, err := ro.Compact(ctx, time.Now().Add(365*24*time.Hour)); return err }},
 	}
 	for _, w := range writes {
@@ -262,7 +262,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 2000 && !full.Load(); i++ {
-				if err := s.Append(ctx, benchAudit()); err != nil {
+				if err := s.appendOne(ctx, benchAudit()); err != nil {
 					full.Store(true)
 				}
 			}
@@ -274,7 +274,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 	}
 	// Now alone on a full disk, the next failure is the last word.
 	for i := 0; ; i++ {
-		err := s.Append(ctx, benchAudit())
+		err := s.appendOne(ctx, benchAudit())
 		if err != nil {
 			if h := s.Healthy(); !errors.Is(h, bolterrors.ErrMaxSizeReached) {
 				t.Errorf("Healthy() after a failed audit commit (%v) = %v", err, h)
@@ -300,7 +300,7 @@ func TestClosedStoreSaysSo(t *testing.T) {
 		"Healthy": s.Healthy(),
 		"Claim":   func() error { _, _, err := claim(ctx, s, testMotion("m")); return err }(),
 		"Get":     func() error { _, err := s.Get("m"); return err }(),
-		"Append":  s.Append(ctx, AuditRecord{Tool: "t"}),
+		"appendOne":  s.appendOne(ctx, AuditRecord{Tool: "t"}),
 	} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s after Close = %v, want ErrClosed", name, err)

@@ -82,7 +82,6 @@ func (restRobot) Drive(context.Context, string, float64, float64, time.Duration)
 func (restRobot) Cancel(context.Context, string, string) error                         { return nil }
 func (restRobot) StopAll(context.Context) error                                        { return nil }
 func (restRobot) Track(string, string)                                                 {}
-func (restRobot) Prepare(string)                                                       {}
 func (restRobot) SetObserver(func(bridge.GoalUpdate))                                  {}
 func (restRobot) Topics(context.Context) ([]bridge.TopicInfo, error)                   { return nil, nil }
 func (restRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
