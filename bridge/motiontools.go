@@ -73,7 +73,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"moves the robot (irreversible); the motion is recorded durably before its goal is sent.",
 			"{motion_id, state, actuator, progress, terminal, replay} (under 500 bytes); then motion_status(motion_id, wait_s, until: \"end\") returns its outcome."),
 		Input: Object("", map[string]*Schema{
-			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(200)},
+			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(maxPreviewID)},
 		}, "preview_id"),
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeInternal},

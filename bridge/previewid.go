@@ -14,6 +14,10 @@ import (
 // previewIDPrefix versions the preview id format.
 const previewIDPrefix = "pv2"
 
+// maxPreviewID bounds a preview id (motion_confirm's schema): 77 bytes
+// and the actuator's name in base64, which a service's name makes long.
+const maxPreviewID = 512
+
 // PreviewSigner makes and checks preview ids:
 // "pv2.<uuid>.<expiry>.<actuator>.<mac>", the actuator base64url-encoded,
 // where the MAC binds the id to the actuator, the tool, the canonical

@@ -129,6 +129,10 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	b := previewBinding{Actuator: actuator, Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
 		Expires: now.Add(p.TTL).Truncate(time.Second).Add(time.Second)}
 	id := p.Signer.Sign(&b)
+	if len(id) > maxPreviewID {
+		return nil, FieldError("(arguments)", fmt.Sprintf("a preview id of at most %d bytes", maxPreviewID),
+			fmt.Sprintf("%d bytes, for actuator %s", len(id), clipRunes(actuator, 80)), "the actuator's name is too long to preview")
+	}
 	requires := p.Motions.Confirmer(actuator)
 	summary["preview_id"] = id
 	summary["tool"] = c.Tool.Name
