@@ -49,9 +49,6 @@ type Motions struct {
 	// Lifetime bounds every drive (the bridge's run context); nil means
 	// background.
 	Lifetime context.Context
-	// Crash, when set, is called at each dispatch stage ("before_commit",
-	// "after_commit", "after_publish"); crash tests make it kill the process.
-	Crash func(stage string)
 	// ROS runs confirmed service_call previews (servicecall.go); nil refuses them.
 	ROS ROSAccess
 
@@ -330,7 +327,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return out, err
 	}
 	// The record is durable: only now may the goal go out.
-	m.crash("after_commit")
+	crashpoint("after_commit")
 	m.setActive(pv.Actuator, motionID)
 	if pv.Tool == "base_drive" && c.Session != "" {
 		m.mu.Lock()
@@ -343,7 +340,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"when the action server is connected again", "nothing was sent; the preview is used up")
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
-	m.crash("after_publish")
+	crashpoint("after_publish")
 	mo, err := m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
 	if err != nil {
 		// The goal is out; tracking continues from status updates.
@@ -445,12 +442,6 @@ func (m *Motions) SessionEnded(session string) {
 	}
 }
 
-func (m *Motions) crash(stage string) {
-	if m.Crash != nil {
-		m.Crash(stage)
-	}
-}
-
 // endedMemory is how long an ended session is remembered: far longer than
 // any call that was in flight when it ended.
 const endedMemory = 10 * time.Minute
@@ -481,7 +472,7 @@ func (m *Motions) sessionContext(session string) context.Context {
 // true only for the one caller that created the record; every other caller
 // gets the existing motion (a replay) or the refusal, and must send nothing.
 func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
-	m.crash("before_commit")
+	crashpoint("before_commit")
 	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
 	})
