@@ -134,7 +134,7 @@ func New(opts Options) *Metrics {
 	}, []string{"actuator"})
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "actbridge_store_commit_duration_seconds",
-		Help:    "Duration of the motion store's fsynced bbolt commits (confirms, terminal states; not batched writes).",
+		Help:    "Duration of the motion store's fsynced bbolt commits (confirms, terminal states, audit batches; not DB.Batch commits).",
 		Buckets: commitBuckets,
 	})
 	m.storeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
