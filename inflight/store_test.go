@@ -297,10 +297,10 @@ func TestClosedStoreSaysSo(t *testing.T) {
 	}
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"Healthy": s.Healthy(),
-		"Claim":   func() error { _, _, err := claim(ctx, s, testMotion("m")); return err }(),
-		"Get":     func() error { _, err := s.Get("m"); return err }(),
-		"appendOne":  s.appendOne(ctx, AuditRecord{Tool: "t"}),
+		"Healthy":   s.Healthy(),
+		"Claim":     func() error { _, _, err := claim(ctx, s, testMotion("m")); return err }(),
+		"Get":       func() error { _, err := s.Get("m"); return err }(),
+		"appendOne": s.appendOne(ctx, AuditRecord{Tool: "t"}),
 	} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s after Close = %v, want ErrClosed", name, err)
