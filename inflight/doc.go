@@ -2,7 +2,7 @@
 // and the audit log; a motion record is durable before its goal is published.
 //
 // Durable when the call returns: a confirm and a terminal or unknown state (one bbolt commit, fsync).
-// Previews, open progress and audit lines share fsynced commits; losing the last costs a re-preview.
+// Previews and open progress also return durable, sharing commits (DB.Batch); audit lines follow in batches.
 //
 // One file, one owner: Open takes bbolt's exclusive lock (ErrLocked for a
 // second bridge) and refuses files it cannot trust (ErrReadOnly, ErrCorrupt,
