@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -135,24 +134,6 @@ func FuzzCanonicalArgsWritesCanonicalJSON(f *testing.F) {
 		}
 		if got, want := canonicalArgs(v), canonicalJSON(v); !bytes.Equal(got, want) {
 			t.Fatalf("canonicalArgs(%q) = %s; canonicalJSON: %s", raw, got, want)
-		}
-	})
-}
-
-// FuzzShortestGLiteralsFormatThemselves checks isShortestG's shortcut: a
-// literal it passes is exactly what strconv would print for its value.
-func FuzzShortestGLiteralsFormatThemselves(f *testing.F) {
-	for _, s := range []string{"0", "-0", "1", "999999", "1000000", "0.0001", "0.00001", "0.1", "-0.25", "1.50",
-		"123456.789012345", "123456.7890123456", "0.000123456789012345", "0.0001234567890123456", "9007199254740993", "01", "1.", "1e5"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !isShortestG(s) {
-			return
-		}
-		v, err := strconv.ParseFloat(s, 64)
-		if got := strconv.FormatFloat(v, 'g', -1, 64); err != nil || got != s {
-			t.Fatalf("isShortestG(%q) but strconv prints %q (%v)", s, got, err)
 		}
 	})
 }
