@@ -10,7 +10,7 @@ import (
 )
 
 // sweepChunk bounds one deleting transaction, so a large backlog neither
-// holds the writer lock for long (Claim waits on it) nor builds a huge
+// holds the writer lock for long (a confirm waits on it) nor builds a huge
 // transaction in memory.
 const sweepChunk = 5000
 
