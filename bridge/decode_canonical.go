@@ -6,10 +6,11 @@ import (
 	"strconv"
 )
 
-// canonicalArgs writes the bytes canonicalJSON writes for values from
-// DecodeArgs (the args digest and motion ids depend on them: pinned by
-// TestArgsDigestsDoNotChange, fuzzed against canonicalJSON) in one pass,
-// without copying the values or marshalling by reflection.
+// canonicalArgs is the second pass over decoded arguments, kept for one
+// property: equal arguments have equal bytes (keys sorted, numbers by
+// value), which the args digest and the motion id are computed from. Its
+// bytes are pinned by TestArgsDigestsDoNotChange and fuzzed against the
+// reflection-based canonicalJSON they were first defined by.
 func canonicalArgs(v any) json.RawMessage {
 	return appendCanonical(make([]byte, 0, 512), v)
 }
@@ -55,70 +56,12 @@ func appendCanonical(b []byte, v any) []byte {
 
 // appendCanonicalNumber writes what normalize makes of a number: the
 // shortest 'g' form of its float64, or a JSON string when out of range.
-// Literals already in that form (most planner numbers) are copied as they
-// are, skipping the parse and the format.
 func appendCanonicalNumber(b []byte, s string) []byte {
-	if isShortestG(s) {
-		return append(b, s...)
-	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return appendJSONString(b, s)
 	}
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
-}
-
-// isShortestG reports whether strconv.FormatFloat(ParseFloat(s), 'g', -1,
-// 64) == s, by a sufficient test: a plain decimal (no exponent, no trailing
-// fraction zero) of at most 15 significant digits, which float64 keeps
-// exactly, whose decimal exponent is in [-4, 6) where 'g' does not switch
-// to exponent form.
-func isShortestG(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	intStart := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	intDigits := i - intStart
-	zeroInt := intDigits == 1 && s[intStart] == '0'
-	if intDigits == 0 || intDigits > 6 || (intDigits > 1 && s[intStart] == '0') {
-		return false
-	}
-	sig := intDigits
-	if zeroInt {
-		sig = 0
-	}
-	if i == len(s) {
-		return true
-	}
-	if s[i] != '.' || s[len(s)-1] == '0' {
-		return false
-	}
-	frac := s[i+1:]
-	if len(frac) == 0 {
-		return false
-	}
-	lead := 0
-	for lead < len(frac) && frac[lead] == '0' {
-		lead++
-	}
-	if zeroInt {
-		if lead > 3 {
-			return false
-		}
-		sig = len(frac) - lead
-	} else {
-		sig += len(frac)
-	}
-	for j := 0; j < len(frac); j++ {
-		if frac[j] < '0' || frac[j] > '9' {
-			return false
-		}
-	}
-	return sig <= 15
 }
 
 // appendJSONString writes s as encoding/json does (HTML-escaped); plain

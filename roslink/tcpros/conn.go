@@ -2,6 +2,7 @@ package tcpros
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/apislave"
+	"github.com/bluenviron/goroslib/v2/pkg/protocommon"
+	"github.com/bluenviron/goroslib/v2/pkg/prototcp"
 )
 
 // Connection limits.
@@ -119,14 +122,13 @@ func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) error {
 	if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
 		return err
 	}
-	hdr := map[string]string{
-		"callerid": s.cfg.CallerID, "topic": s.cfg.Topic, "type": s.cfg.Type,
-		"md5sum": s.cfg.MD5, "tcp_nodelay": "1",
+	// goroslib's own subscriber header and encoder: one header format.
+	var hdr bytes.Buffer
+	if err := protocommon.HeaderEncode(&hdr, &prototcp.HeaderSubscriber{Callerid: s.cfg.CallerID, Topic: s.cfg.Topic,
+		Type: s.cfg.Type, Md5sum: s.cfg.MD5, MessageDefinition: s.cfg.Definition, TcpNodelay: 1}); err != nil {
+		return fmt.Errorf("encode header: %w", err)
 	}
-	if s.cfg.Definition != "" {
-		hdr["message_definition"] = s.cfg.Definition
-	}
-	if _, err := conn.Write(encodeHeader(hdr)); err != nil {
+	if _, err := conn.Write(hdr.Bytes()); err != nil {
 		return fmt.Errorf("send header: %w", err)
 	}
 	got, err := readHeader(r)

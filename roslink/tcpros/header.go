@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 )
 
 // maxHeader bounds a connection header; real ones are a few KiB (the
@@ -16,26 +15,12 @@ const maxHeader = 1 << 20
 // ErrBadHeader means a connection header did not parse.
 var ErrBadHeader = errors.New("bad TCPROS connection header")
 
-// encodeHeader is a connection header: a little-endian length, then
-// length-prefixed "key=value" fields (sorted, so the bytes are stable).
-func encodeHeader(fields map[string]string) []byte {
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.Write([]byte{0, 0, 0, 0})
-	for _, k := range keys {
-		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(k)+1+len(fields[k]))))
-		b.WriteString(k + "=" + fields[k])
-	}
-	out := b.Bytes()
-	binary.LittleEndian.PutUint32(out, uint32(len(out)-4))
-	return out
-}
-
-// readHeader reads one connection header from r.
+// readHeader reads one connection header from r. Headers are written with
+// goroslib's encoder (handshake); they are read here rather than with
+// protocommon.HeaderRawDecode, which reads the length with a single Read
+// and allocates each field by the length the peer declares (up to 16 MiB)
+// before reading it: this reads whole lengths and checks every field
+// against the bytes read.
 func readHeader(r io.Reader) (map[string]string, error) {
 	var l [4]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
