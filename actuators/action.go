@@ -113,7 +113,6 @@ type actionClient struct {
 
 	wire       atomic.Pointer[wireBox]
 	subscribed atomic.Bool // the goal topic has a subscriber, per the last monitor poll
-	probe      prober      // a count started ahead of a send (Robot.Prepare)
 
 	mu         sync.Mutex
 	goals      map[string]*goal
@@ -246,21 +245,9 @@ func (c *actionClient) waitConnected(ctx context.Context, g *goal) (actionWire, 
 	}
 }
 
-// prepare starts counting the goal topic's subscribers for a send that is
-// about to come, so the count overlaps the caller's own work.
-func (c *actionClient) prepare() {
-	if b := c.wire.Load(); b != nil {
-		c.probe.start(b, c.now())
-	}
-}
-
-// connectedVia asks the wire itself, for a send that is about to write. A
-// positive count started by prepare within probeFresh is used as is.
+// connectedVia asks the wire itself, for a send that is about to write.
 func (c *actionClient) connectedVia(w actionWire) (bool, string) {
-	n, err, ok := c.probe.recent(w, c.now().Add(-probeFresh)) // counted on the wire the goal goes to
-	if !ok || err != nil || n == 0 {
-		n, err = w.goalSubscribers()
-	}
+	n, err := w.goalSubscribers()
 	switch {
 	case err != nil:
 		return false, fmt.Sprintf("cannot list connections of %s/goal: %v", c.ns, err)

@@ -70,7 +70,6 @@ func (a robotAdapter) Cancel(ctx context.Context, actuator, id string) error {
 func (a robotAdapter) StopAll(ctx context.Context) error { return a.r.StopAll(ctx) }
 
 func (a robotAdapter) Track(actuator, id string) { a.r.Track(actuator, id) }
-func (a robotAdapter) Prepare(actuator string)   { a.r.Prepare(actuator) }
 
 func (a robotAdapter) SetObserver(f func(bridge.GoalUpdate)) {
 	a.r.SetObserver(func(u actuators.GoalUpdate) { f(bridge.GoalUpdate(u)) })

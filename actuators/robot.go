@@ -385,16 +385,6 @@ func (r *Robot) Odom() (Pose2D, bool) {
 	return p, ok
 }
 
-// Prepare readies the named actuator for a send that is about to come
-// (the bridge calls it when a confirm begins): it starts checking that the
-// action server is connected, so the check overlaps the durable commit that
-// must precede the send. Unknown names are ignored.
-func (r *Robot) Prepare(actuatorName string) {
-	if a := r.byName[actuatorName]; a != nil && a.client != nil {
-		a.client.prepare()
-	}
-}
-
 // SendTrajectory sends a FollowJointTrajectory goal to the arm owning the
 // joints. It returns once the goal is on the wire; outcomes arrive as
 // GoalUpdates with progress from the feedback's desired time_from_start.

@@ -21,31 +21,16 @@ const quickBodyMax = 4 << 10
 type admission struct {
 	slots chan struct{}
 	quick func(tool string) bool
-	// direct, if set, may answer a tools/call itself (the Front's direct
-	// path); false hands it to the MCP server.
-	direct func(w http.ResponseWriter, r *http.Request, call *rpcCall) bool
-	// toServer is told of every request handed to the MCP server.
-	toServer func(r *http.Request)
 }
 
-// rpcCall is a JSON-RPC tools/call request as admission reads it.
+// rpcCall is what admission reads of a JSON-RPC tools/call request: which
+// tool, and its arguments (for tools_invoke's inner name).
 type rpcCall struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		// An elicitation round's retry carries these.
-		RequestState   string          `json:"requestState"`
-		InputResponses json.RawMessage `json:"inputResponses"`
-		Meta           struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-			// Set by clients of the 2026-07-28 protocol on every request.
-			ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
-			ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-		} `json:"_meta"`
-	} `json:"params"`
+	Method string
+	Params struct {
+		Name      string
+		Arguments json.RawMessage
+	}
 }
 
 // newAdmission admits up to two quick calls per CPU: enough to keep every
@@ -57,12 +42,7 @@ func newAdmission(quick func(tool string) bool) *admission {
 // wrap gates next. The body of a POST is read here (at most maxBody+1
 // bytes; the MCP handler refuses what is larger) and handed on unchanged.
 func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
-	pass := func(w http.ResponseWriter, r *http.Request) {
-		if a.toServer != nil {
-			a.toServer(r)
-		}
-		next.ServeHTTP(w, r)
-	}
+	pass := next.ServeHTTP
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			pass(w, r)
@@ -91,9 +71,6 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 			}
 			defer func() { <-a.slots }()
 		}
-		if call != nil && a.direct != nil && a.direct(w, r, call) {
-			return
-		}
 		pass(w, r)
 	})
 }
@@ -102,53 +79,23 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 // nil (malformed included: the MCP server words the refusal). Keys match
 // exactly and at most once, as the MCP server reads them: encoding/json's
 // case-insensitive, last-one-wins fields could read another method or tool
-// from the same bytes than the server would. The usual body is scanned;
-// decodeToolCall reads the rest and is what the scan must agree with.
+// from the same bytes than the server would.
 func parseToolCall(body []byte) *rpcCall {
-	if c, ok := scanToolCall(body); ok {
-		return c
-	}
-	return decodeToolCall(body)
-}
-
-// decodeToolCall is parseToolCall with encoding/json's Decoder.
-func decodeToolCall(body []byte) *rpcCall {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var c rpcCall
 	into := func(v any) bool { return dec.Decode(v) == nil }
 	skip := func() bool { var raw json.RawMessage; return into(&raw) }
-	meta := func(k string) bool {
-		switch k {
-		case "progressToken":
-			return into(&c.Params.Meta.ProgressToken)
-		case "io.modelcontextprotocol/protocolVersion":
-			return into(&c.Params.Meta.ProtocolVersion)
-		case "io.modelcontextprotocol/clientCapabilities":
-			return into(&c.Params.Meta.ClientCapabilities)
-		}
-		return skip()
-	}
 	params := func(k string) bool {
 		switch k {
 		case "name":
 			return into(&c.Params.Name)
 		case "arguments":
 			return into(&c.Params.Arguments)
-		case "requestState":
-			return into(&c.Params.RequestState)
-		case "inputResponses":
-			return into(&c.Params.InputResponses)
-		case "_meta":
-			return exactObject(dec, meta)
 		}
 		return skip()
 	}
 	top := func(k string) bool {
 		switch k {
-		case "jsonrpc":
-			return into(&c.JSONRPC)
-		case "id":
-			return into(&c.ID)
 		case "method":
 			return into(&c.Method)
 		case "params":

@@ -3,6 +3,8 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"math"
 	"reflect"
 	"strconv"
@@ -42,29 +44,48 @@ func TestArgsDigestsDoNotChange(t *testing.T) {
 	}
 }
 
-// referenceDecodeArgs is DecodeArgs as it was: the token walker alone.
-func referenceDecodeArgs(raw []byte) (map[string]any, *Error) {
-	return decodeArgsWith(raw, walkArgs)
-}
-
-// sameAsTokenWalker fails unless DecodeArgs answers raw exactly as the token
-// walker does (values, or the error object field by field), and unless the
-// parser took every input the walker accepts, so valid arguments never pay
-// for the walker.
-func sameAsTokenWalker(t *testing.T, raw []byte) {
+// decodesAsEncodingJSON fails unless DecodeArgs accepts exactly the single
+// JSON objects without duplicate keys or nesting past maxDepth, and then
+// yields the values encoding/json yields (numbers as json.Number).
+func decodesAsEncodingJSON(t *testing.T, raw []byte) {
 	t.Helper()
 	got, gotErr := DecodeArgs(raw)
-	want, wantErr := referenceDecodeArgs(raw)
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotErr, wantErr) {
-		t.Fatalf("DecodeArgs(%q) = %#v, %+v; token walker: %#v, %+v", raw, got, gotErr, want, wantErr)
-	}
 	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || len(trimmed) > maxArgBytes {
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		if gotErr != nil || len(got) != 0 {
+			t.Fatalf("DecodeArgs(%q) = %v, %v; want no arguments", raw, got, gotErr)
+		}
 		return
 	}
-	_, walked := walkArgs(trimmed)
-	if _, parsed := parseArgs(trimmed); parsed != (walked == nil) {
-		t.Fatalf("parseArgs(%q) accepted=%v, token walker accepted=%v", raw, parsed, walked == nil)
+	var want any
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	jsonErr := dec.Decode(&want)
+	if jsonErr == nil && dec.More() {
+		jsonErr = errors.New("trailing data")
+	}
+	if jsonErr == nil {
+		var rest json.RawMessage
+		if dec.Decode(&rest) != io.EOF {
+			jsonErr = errors.New("trailing data")
+		}
+	}
+	_, isObject := want.(map[string]any)
+	if jsonErr != nil || !isObject || len(trimmed) > maxArgBytes {
+		if gotErr == nil {
+			t.Fatalf("DecodeArgs(%q) accepted what encoding/json refuses (%v) or is not an object", raw, jsonErr)
+		}
+		return
+	}
+	if gotErr != nil {
+		// Only the two properties the token walk adds may refuse it.
+		if !strings.Contains(gotErr.Actual, "duplicate key") && !strings.Contains(gotErr.Actual, "nesting deeper") {
+			t.Fatalf("DecodeArgs(%q) refused valid JSON: %+v", raw, gotErr)
+		}
+		return
+	}
+	if !reflect.DeepEqual(any(got), want) {
+		t.Fatalf("DecodeArgs(%q) = %#v; encoding/json: %#v", raw, got, want)
 	}
 }
 
@@ -86,17 +107,17 @@ func nested(n int, inner string) string {
 	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
 }
 
-func TestDecodeArgsAnswersAsTheTokenWalker(t *testing.T) {
+func TestDecodeArgsAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range append(decodeSeeds, string(trajectoryArgs7(20))) {
-		sameAsTokenWalker(t, []byte(s))
+		decodesAsEncodingJSON(t, []byte(s))
 	}
 }
 
-func FuzzDecodeArgsAnswersAsTheTokenWalker(f *testing.F) {
+func FuzzDecodeArgsAgreesWithEncodingJSON(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) { sameAsTokenWalker(t, raw) })
+	f.Fuzz(func(t *testing.T, raw []byte) { decodesAsEncodingJSON(t, raw) })
 }
 
 func FuzzCanonicalArgsWritesCanonicalJSON(f *testing.F) {
@@ -235,19 +256,6 @@ func BenchmarkDecodeArgsTrajectory1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, e := DecodeArgs(raw); e != nil {
-			b.Fatal(e)
-		}
-	}
-}
-
-// BenchmarkWalkArgsTrajectory1000 is the token walker on the same input:
-// what DecodeArgs cost before it had its own parser.
-func BenchmarkWalkArgsTrajectory1000(b *testing.B) {
-	raw := trajectoryArgs7(1000)
-	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, e := walkArgs(raw); e != nil {
 			b.Fatal(e)
 		}
 	}

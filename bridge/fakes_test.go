@@ -27,8 +27,7 @@ type fakeRobot struct {
 	cancels    []string
 	stops      int
 	tracked    []string
-	prepared   []string // actuators told a send is coming
-	freshReads int      // FreshJoints calls
+	freshReads int // FreshJoints calls
 	obs        func(GoalUpdate)
 	sendDelay  time.Duration
 	onSend     func(goalID string)
@@ -115,11 +114,6 @@ func (r *fakeRobot) Track(_, id string) {
 	r.mu.Unlock()
 }
 func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
-func (r *fakeRobot) Prepare(actuator string) {
-	r.mu.Lock()
-	r.prepared = append(r.prepared, actuator)
-	r.mu.Unlock()
-}
 func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
 	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
 }
@@ -243,6 +237,8 @@ type rig struct {
 	operator bool // arm confirmed by operator
 	now      time.Time
 	nowMu    sync.Mutex
+	// storePath is the store's file, for tests of what it holds.
+	storePath string
 }
 
 func (r *rig) clock() time.Time { r.nowMu.Lock(); defer r.nowMu.Unlock(); return r.now }
@@ -255,7 +251,8 @@ func (r *rig) advance(d time.Duration) {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	r := &rig{robot: newFakeRobot(), estop: &fakeEStop{}, now: time.Now()}
-	st, err := inflight.Open(filepath.Join(t.TempDir(), "store.db"), inflight.Options{UnsafeNoSync: true, Now: r.clock})
+	r.storePath = filepath.Join(t.TempDir(), "store.db")
+	st, err := inflight.Open(r.storePath, inflight.Options{UnsafeNoSync: true, Now: r.clock})
 	if err != nil {
 		t.Fatal(err)
 	}

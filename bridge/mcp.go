@@ -30,9 +30,8 @@ type Front struct {
 	// Images, when set, adds camera snapshots to the results naming them.
 	Images *Images
 
-	server   *mcp.Server
-	sessions sessions // initialized HTTP sessions, for the quick path
-	tokens   *Tokens  // set by HTTPHandler: each request's role comes from its own token
+	server *mcp.Server
+	tokens *Tokens // set by HTTPHandler: each request's role comes from its own token
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -42,18 +41,16 @@ func (f *Front) Server() *mcp.Server {
 		return f.server
 	}
 	opts := &mcp.ServerOptions{Instructions: f.Instructions}
-	// The quick path serves initialized sessions only, until they close.
 	// The deadman for drives: when a planner's session ends, whatever it
 	// is driving stops. Wait returns when the session closes.
 	opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) {
 		ss := req.Session
-		f.sessions.open(ss.ID(), canElicit(ss.InitializeParams()))
+		if f.OnSessionEnd == nil {
+			return
+		}
 		go func() {
 			_ = ss.Wait()
-			f.sessions.close(ss.ID())
-			if f.OnSessionEnd != nil {
-				f.OnSessionEnd(ss.ID())
-			}
+			f.OnSessionEnd(ss.ID())
 		}()
 	}
 	if f.ServerOptions != nil {
@@ -100,7 +97,7 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 		}
 		// Over HTTP the handler runs in the session's context, made from
 		// its initialize request: the role is read from this request's own
-		// token instead, as the direct path does.
+		// token instead.
 		if f.tokens != nil && req.Extra != nil && req.Extra.Header != nil {
 			if r, ok := f.tokens.RoleFor(req.Extra.Header); ok {
 				inv.Role = r
@@ -194,12 +191,11 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 		t, ok := f.Pipeline.Registry.Lookup(name)
 		return ok && t.Quick
 	})
-	adm.direct, adm.toServer = f.answerDirect, f.sessions.toServer
 	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// DNS rebinding: what the MCP SDK refuses on its own path, refused
-		// before the direct path too.
+		// DNS rebinding: refused before admission reads the body (the MCP
+		// SDK refuses it too, later).
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && LoopbackHost(local.String()) && !LoopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,7 @@ import (
 type MotionStore interface {
 	PutPreview(ctx context.Context, p inflight.Preview) error
 	GetPreview(id string) (inflight.Preview, error)
-	ConfirmPreview(ctx context.Context, previewID string, m inflight.Motion) (inflight.Motion, bool, error)
+	ConfirmPreview(ctx context.Context, p inflight.Preview, m inflight.Motion) (inflight.Motion, bool, error)
 	Transition(ctx context.Context, id string, to inflight.State, mutate func(*inflight.Motion)) (inflight.Motion, error)
 	Get(id string) (inflight.Motion, error)
 	NonTerminal() ([]inflight.Motion, error)
@@ -50,9 +49,6 @@ type Motions struct {
 	// Lifetime bounds every drive (the bridge's run context); nil means
 	// background.
 	Lifetime context.Context
-	// Crash, when set, is called at each dispatch stage ("before_commit",
-	// "after_commit", "after_publish"); crash tests make it kill the process.
-	Crash func(stage string)
 	// ROS runs confirmed service_call previews (servicecall.go); nil refuses them.
 	ROS ROSAccess
 
@@ -67,112 +63,6 @@ type Motions struct {
 	ended   map[string]time.Time
 	active  map[string]string // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
-	// previewed maps previews issued by this process to their actuator,
-	// which never changes, so a confirm's lock is chosen without reading
-	// the preview from the store (Confirm reads it again under the lock),
-	// and to their goal decoded, until the first confirm takes it.
-	previewed map[string]previewedEntry
-	// goalBytes is the size of the goals previewed holds decoded.
-	goalBytes int
-}
-
-// previewedEntry is a preview's actuator and when the preview expires
-// (after which a full map forgets it first), and, until a confirm takes
-// it, its goal decoded from the bytes in goalJSON: the decode then happens
-// while the preview is issued, not between the confirm and its send.
-type previewedEntry struct {
-	actuator string
-	expires  time.Time
-	goalJSON []byte
-	goal     *storedGoal
-}
-
-// maxPreviewed bounds previewed; past it, expired entries go, and if
-// that is not enough, all (a miss only costs a store read). maxGoalBytes
-// bounds the decoded goals it holds, by their JSON's size: past it a goal
-// is not kept, and its confirm decodes it from the store.
-const (
-	maxPreviewed = 4096
-	maxGoalBytes = 4 << 20
-)
-
-// Previewed notes a preview just stored: its actuator, expiry and goal
-// (the bytes stored; decoded here and used once, by the first confirm).
-func (m *Motions) Previewed(id, actuator string, expires time.Time, goal json.RawMessage) {
-	e := previewedEntry{actuator: actuator, expires: expires}
-	if len(goal) > 0 && len(goal) <= maxGoalBytes {
-		var g storedGoal
-		if json.Unmarshal(goal, &g) == nil {
-			e.goalJSON, e.goal = goal, &g
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if old, ok := m.previewed[id]; ok {
-		m.forgetLocked(id, old)
-	}
-	if len(m.previewed) >= maxPreviewed || (e.goal != nil && m.goalBytes+len(e.goalJSON) > maxGoalBytes) {
-		now := m.Now()
-		for k, old := range m.previewed {
-			if !now.Before(old.expires) {
-				m.forgetLocked(k, old)
-			}
-		}
-		if len(m.previewed) >= maxPreviewed {
-			clear(m.previewed)
-			m.goalBytes = 0
-		}
-	}
-	if e.goal != nil && m.goalBytes+len(e.goalJSON) > maxGoalBytes {
-		e.goalJSON, e.goal = nil, nil
-	}
-	if m.previewed == nil {
-		m.previewed = map[string]previewedEntry{}
-	}
-	m.previewed[id] = e
-	m.goalBytes += len(e.goalJSON)
-}
-
-// forgetLocked removes previewed entry id (e). m.mu is held.
-func (m *Motions) forgetLocked(id string, e previewedEntry) {
-	m.goalBytes -= len(e.goalJSON)
-	delete(m.previewed, id)
-}
-
-// decodedGoal is preview id's goal from raw, the bytes its confirm read
-// from the store: the one decoded when this process issued the preview if
-// it was decoded from exactly these bytes and no confirm took it yet,
-// else decoded now. ok is false when raw does not decode.
-func (m *Motions) decodedGoal(id string, raw json.RawMessage) (g *storedGoal, ok bool) {
-	var from []byte
-	m.mu.Lock()
-	if e, found := m.previewed[id]; found && e.goal != nil {
-		m.goalBytes -= len(e.goalJSON)
-		g, from = e.goal, e.goalJSON
-		e.goalJSON, e.goal = nil, nil
-		m.previewed[id] = e
-	}
-	m.mu.Unlock()
-	if g != nil && bytes.Equal(raw, from) {
-		return g, true
-	}
-	g = new(storedGoal)
-	return g, json.Unmarshal(raw, g) == nil
-}
-
-// actuatorOf is the actuator of preview id: from memory when this process
-// issued it, else from the store; "" when there is no such preview.
-func (m *Motions) actuatorOf(id string) string {
-	m.mu.Lock()
-	e, ok := m.previewed[id]
-	m.mu.Unlock()
-	if ok {
-		return e.actuator
-	}
-	if pv, err := m.Store.GetPreview(id); err == nil {
-		return pv.Actuator
-	}
-	return ""
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -379,7 +269,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		}
 		return nil, storeUnavailable(err)
 	}
-	if verr := m.Signer.Verify(pid, previewBinding{Tool: pv.Tool, ArgsDigest: pv.ArgsDigest, StateDigest: pv.StateDigest}); verr != nil {
+	if verr := m.Signer.Verify(pid, previewBinding{Actuator: pv.Actuator, Tool: pv.Tool, ArgsDigest: pv.ArgsDigest, StateDigest: pv.StateDigest}); verr != nil {
 		return nil, verr
 	}
 	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
@@ -418,15 +308,14 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e
 	}
-	m.Robot.Prepare(pv.Actuator) // the connection check runs during the commit
 	if holder, busy := m.ActiveOn(pv.Actuator); busy {
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
 	// Decoded once: the state check and the send read the same goal.
-	g, decoded := m.decodedGoal(pv.ID, pv.Goal)
+	g := new(storedGoal)
 	why := "stored preview unreadable"
-	if decoded {
+	if json.Unmarshal(pv.Goal, g) == nil {
 		why = m.Restate(ctx, g)
 	}
 	if why != "" {
@@ -438,7 +327,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return out, err
 	}
 	// The record is durable: only now may the goal go out.
-	m.crash("after_commit")
+	crashpoint("after_commit")
 	m.setActive(pv.Actuator, motionID)
 	if pv.Tool == "base_drive" && c.Session != "" {
 		m.mu.Lock()
@@ -451,7 +340,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"when the action server is connected again", "nothing was sent; the preview is used up")
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
-	m.crash("after_publish")
+	crashpoint("after_publish")
 	mo, err := m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
 	if err != nil {
 		// The goal is out; tracking continues from status updates.
@@ -553,12 +442,6 @@ func (m *Motions) SessionEnded(session string) {
 	}
 }
 
-func (m *Motions) crash(stage string) {
-	if m.Crash != nil {
-		m.Crash(stage)
-	}
-}
-
 // endedMemory is how long an ended session is remembered: far longer than
 // any call that was in flight when it ended.
 const endedMemory = 10 * time.Minute
@@ -589,8 +472,8 @@ func (m *Motions) sessionContext(session string) context.Context {
 // true only for the one caller that created the record; every other caller
 // gets the existing motion (a replay) or the refusal, and must send nothing.
 func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
-	m.crash("before_commit")
-	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv.ID, inflight.Motion{
+	crashpoint("before_commit")
+	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
 	})
 	switch {

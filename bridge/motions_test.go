@@ -2,10 +2,11 @@ package bridge
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"reflect"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,11 +55,8 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 		t.Fatalf("confirm: %v sent %d", c1, r.robot.goalsSent())
 	}
 	r.robot.mu.Lock()
-	prepared, fresh := fmt.Sprint(r.robot.prepared), r.robot.freshReads
+	fresh := r.robot.freshReads
 	r.robot.mu.Unlock()
-	if prepared != "[arm]" {
-		t.Errorf("actuators told of the coming send: %s, want [arm] (the connection check overlaps the commit)", prepared)
-	}
 	if fresh != 2 {
 		t.Errorf("%d fresh joint reads, want 2: the preview and the check before the send start from the wire, not the cache", fresh)
 	}
@@ -143,7 +141,7 @@ func TestRefusalsReachNothing(t *testing.T) {
 			return "motion_confirm", `{"preview_id":"` + id + `"}`
 		}, CodePreviewExpired},
 		{"forged", func(*testing.T, *rig) (string, string) {
-			return "motion_confirm", `{"preview_id":"pv1.8a1c2f4e-1111-4222-8333-944455556666.9999999999.AAAAAAAAAAAAAAAAAAAAAAAA"}`
+			return "motion_confirm", `{"preview_id":"pv2.8a1c2f4e-1111-4222-8333-944455556666.9999999999.YXJt.AAAAAAAAAAAAAAAAAAAAAAAA"}`
 		}, CodeInvalidArgument},
 		{"altered", func(t *testing.T, r *rig) (string, string) {
 			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
@@ -376,142 +374,42 @@ func (c *countingGets) GetPreview(id string) (inflight.Preview, error) {
 }
 
 // TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice: the lock of
-// a confirm is chosen from what this process remembers of its previews
-// (the store is read once, by Confirm, under the lock); a preview this
-// process did not issue (a restart) is looked up in the store and still
-// locks its own actuator.
+// a confirm is chosen from the actuator its preview id names, so the store
+// is read once, by Confirm, under the lock; the id's actuator is bound by
+// its MAC, so an id naming another actuator is refused.
 func TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice(t *testing.T) {
 	r := newRig(t)
 	counted := &countingGets{MotionStore: r.store}
 	r.m.Store = counted
-	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":1}}`)
-	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e != nil {
-		t.Fatal(e)
-	}
-	if counted.gets != 1 {
-		t.Errorf("a confirm read its preview %d times, want 1", counted.gets)
-	}
-
-	// A preview issued before a restart: the new Motions never saw it.
-	id2 := preview(t, r, "gripper_move", `{"position":0.04}`)
-	m2 := &Motions{Robot: r.robot, Store: counted, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
-	pid, err := parsePreviewID(id2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := m2.actuatorOf(pid.UUID); got != "gripper" {
-		t.Errorf("actuator of a preview from before the restart = %q, want gripper", got)
-	}
-	if got := m2.actuatorOf("00000000-0000-0000-0000-000000000000"); got != "" {
-		t.Errorf("actuator of an unknown preview = %q, want none", got)
-	}
-}
-
-// TestPreviewedForgetsExpiredWhenFull: the memory of previews is bounded.
-func TestPreviewedForgetsExpiredWhenFull(t *testing.T) {
-	r := newRig(t)
-	past, future := r.clock().Add(-time.Second), r.clock().Add(time.Minute)
-	for i := range maxPreviewed - 1 {
-		r.m.Previewed(fmt.Sprint("old-", i), "arm", past, nil)
-	}
-	r.m.Previewed("live", "base", future, nil)
-	r.m.Previewed("new", "gripper", future, nil) // full: the expired go
-	if n := len(r.m.previewed); n != 2 {
-		t.Fatalf("%d previews remembered after pruning, want 2", n)
-	}
-	for i := range maxPreviewed + 1 {
-		r.m.Previewed(fmt.Sprint("live-", i), "arm", future, nil)
-	}
-	if n := len(r.m.previewed); n > maxPreviewed {
-		t.Fatalf("%d previews remembered, bound is %d", n, maxPreviewed)
-	}
-	if got := r.m.actuatorOf("live-" + fmt.Sprint(maxPreviewed)); got != "arm" {
-		t.Errorf("the newest preview's actuator = %q", got)
-	}
-}
-
-// A preview's goal is decoded when it is issued and used once, only by a
-// confirm that read exactly those bytes; anything else decodes the store's.
-func TestDecodedGoalIsUsedOnceAndOnlyForItsBytes(t *testing.T) {
-	r := newRig(t)
-	future := r.clock().Add(time.Minute)
-	a := json.RawMessage(`{"navigate":{"frame":"odom","x":1,"y":2,"yaw":0.5},"start":{"x":0,"y":0,"yaw":0}}`)
-	b := json.RawMessage(`{"navigate":{"frame":"odom","x":3,"y":4,"yaw":0},"start":{"x":0,"y":0,"yaw":0}}`)
-	r.m.Previewed("p", "base", future, a)
-	kept := r.m.previewed["p"].goal
-	if kept == nil || r.m.goalBytes != len(a) {
-		t.Fatalf("goal kept %v, %d bytes counted", kept, r.m.goalBytes)
-	}
-	g, ok := r.m.decodedGoal("p", a)
-	if !ok || g != kept {
-		t.Fatalf("first confirm did not get the goal decoded at preview time")
-	}
-	again, ok := r.m.decodedGoal("p", a)
-	if !ok || again == kept || !reflect.DeepEqual(again, kept) {
-		t.Fatalf("second read: same value %v, equal %v: want a fresh decode of the same goal", again == kept, reflect.DeepEqual(again, kept))
-	}
-	if r.m.goalBytes != 0 {
-		t.Fatalf("%d goal bytes counted after the goal was taken", r.m.goalBytes)
-	}
-	r.m.Previewed("q", "base", future, a)
-	if g, ok := r.m.decodedGoal("q", b); !ok || g.Navigate.X != 3 {
-		t.Fatalf("confirm reading other bytes got x=%v, want the store's goal (x=3)", g.Navigate)
-	}
-	if _, ok := r.m.decodedGoal("unknown", json.RawMessage(`{"navigate":`)); ok {
-		t.Fatal("an undecodable stored goal was reported decoded")
-	}
-}
-
-// TestDecodedGoalsAreBoundedBySize: past maxGoalBytes a goal is not kept
-// (its confirm decodes it); expired previews give their room back.
-func TestDecodedGoalsAreBoundedBySize(t *testing.T) {
-	r := newRig(t)
-	now := r.clock()
-	big := func(n int) json.RawMessage { // a valid goal of about n bytes
-		var sb strings.Builder
-		sb.WriteString(`{"navigate":{"frame":"odom","x":1,"y":0,"yaw":0},"start":{`)
-		for i := 0; sb.Len() < n; i++ {
-			fmt.Fprintf(&sb, `"k%07d":0.125,`, i)
+	confirm, _ := r.p.Registry.Lookup("motion_confirm")
+	for _, c := range []struct{ tool, args, actuator string }{
+		{"arm_move_joints", `{"positions":{"j1":1}}`, "arm"},
+		{"gripper_move", `{"position":0.04}`, "gripper"},
+	} {
+		id := preview(t, r, c.tool, c.args)
+		if got := confirm.ResourceOf(&Call{Values: map[string]any{"preview_id": id}}); got != c.actuator {
+			t.Errorf("%s: confirm locks %q, want %q", c.tool, got, c.actuator)
 		}
-		sb.WriteString(`"x":0}}`)
-		return json.RawMessage(sb.String())
+		counted.gets = 0
+		if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e != nil {
+			t.Fatal(e)
+		}
+		if counted.gets != 1 {
+			t.Errorf("%s: a confirm read its preview %d times, want 1", c.tool, counted.gets)
+		}
 	}
-	g := big(maxGoalBytes / 4) // three fit, a fourth does not
-	r.m.Previewed("old-1", "base", now.Add(time.Second), g)
-	r.m.Previewed("old-2", "base", now.Add(time.Second), g)
-	r.m.Previewed("live", "base", now.Add(time.Minute), g)
-	r.m.Previewed("over", "base", now.Add(time.Minute), g)
-	if r.m.previewed["over"].goal != nil || r.m.previewed["live"].goal == nil {
-		t.Fatalf("kept: live %v, over %v; want only what fits", r.m.previewed["live"].goal != nil, r.m.previewed["over"].goal != nil)
+	// The same id with another actuator put in: the MAC no longer holds.
+	id := preview(t, r, "base_navigate", `{"x":1,"y":0,"yaw":0}`)
+	parts := strings.Split(id, ".")
+	parts[3] = base64.RawURLEncoding.EncodeToString([]byte("gripper"))
+	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+strings.Join(parts, ".")+`"}`); e == nil || e.Code != CodeInvalidArgument {
+		t.Fatalf("an id naming another actuator: %+v, want invalid_argument", e)
 	}
-	if r.m.goalBytes > maxGoalBytes || r.m.goalBytes != 3*len(g) {
-		t.Fatalf("%d goal bytes counted, bound %d", r.m.goalBytes, maxGoalBytes)
-	}
-	if got, ok := r.m.decodedGoal("over", g); !ok || got.Navigate == nil {
-		t.Fatal("a goal not kept is not decoded from the store's bytes")
-	}
-	r.advance(2 * time.Second)
-	r.m.Previewed("new", "base", now.Add(time.Minute), g)
-	if r.m.previewed["new"].goal == nil || r.m.goalBytes != 2*len(g) {
-		t.Fatalf("after the old previews expired: new kept %v, %d bytes", r.m.previewed["new"].goal != nil, r.m.goalBytes)
-	}
-	if _, ok := r.m.previewed["old-1"]; ok {
-		t.Fatal("an expired preview was kept while goals had no room")
-	}
-	r.m.Previewed("third", "base", now.Add(time.Minute), g)
-	r.m.Previewed("live", "base", now.Add(time.Minute), g) // issued again while full: its own room counts once
-	if r.m.previewed["live"].goal == nil || r.m.goalBytes != 3*len(g) {
-		t.Fatalf("re-issued: kept %v, %d bytes", r.m.previewed["live"].goal != nil, r.m.goalBytes)
-	}
-	r.m.Previewed("huge", "base", now.Add(time.Minute), big(maxGoalBytes+1))
-	if r.m.previewed["huge"].goal != nil {
-		t.Fatal("a goal larger than the whole bound was kept")
+	if r.robot.goalsSent() != 2 {
+		t.Fatalf("%d goals sent, want 2", r.robot.goalsSent())
 	}
 }
 
-// changeAfterRead is a store whose next Get of one motion, once armed, is
-// followed by that motion's end before Get returns: the moment between a
-// status call's read and its wait.
 type changeAfterRead struct {
 	MotionStore
 	armed  atomic.Bool
@@ -628,7 +526,7 @@ func (b downStore) PutPreview(context.Context, inflight.Preview) error { return 
 func (b downStore) GetPreview(string) (inflight.Preview, error) {
 	return inflight.Preview{}, b.err
 }
-func (b downStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (b downStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, b.err
 }
 func (b downStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
@@ -657,5 +555,58 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})
 	if e == nil || e.Code != CodeNotFound {
 		t.Fatalf("motion_status with the store down: %+v, want not_found as before", e)
+	}
+}
+
+// TestMotionRecordIsInTheFileBeforeItsGoalIsSent checks the write-ahead
+// order where the goal leaves: at the moment the robot is handed the goal,
+// a copy of the store file (what a crash would leave) already holds the
+// motion, dispatching, with its preview used.
+func TestMotionRecordIsInTheFileBeforeItsGoalIsSent(t *testing.T) {
+	r := newRig(t)
+	var checked bool
+	r.robot.onSend = func(goalID string) {
+		b, err := os.ReadFile(r.storePath)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		snap := filepath.Join(t.TempDir(), "at-send.db")
+		if err := os.WriteFile(snap, b, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		ro, err := inflight.Open(snap, inflight.Options{ReadOnly: true})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer ro.Close()
+		mo, err := ro.Get(goalID)
+		if err != nil || mo.State != inflight.StateDispatching {
+			t.Errorf("when the goal is sent the file holds %v, %v; want the motion, dispatching", mo.State, err)
+			return
+		}
+		if pv, err := ro.GetPreview(mo.PreviewID); err != nil || pv.UsedBy != goalID {
+			t.Errorf("when the goal is sent the file's preview is used by %q, %v; want %s", pv.UsedBy, err, goalID)
+			return
+		}
+		checked = true
+	}
+	for _, c := range []struct{ tool, args string }{
+		{"arm_move_joints", `{"positions":{"j1":0.5}}`},
+		{"gripper_move", `{"position":0.02}`},
+	} {
+		out, e := r.call(t, RolePlanner, c.tool, c.args)
+		if e != nil {
+			t.Fatal(e)
+		}
+		checked = false
+		if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+out["preview_id"].(string)+`"}`); e != nil {
+			t.Fatal(e)
+		}
+		if !checked {
+			t.Fatalf("%s: the goal was never sent, or the file did not hold its record", c.tool)
+		}
 	}
 }

@@ -60,8 +60,10 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 	confirm := &Tool{
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		ResourceOf: func(c *Call) string {
+			// The id's actuator, before its MAC is checked: a forged one
+			// only picks a lock, then Confirm refuses it.
 			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
-				return m.actuatorOf(pid.UUID)
+				return pid.Actuator
 			}
 			return ""
 		},
@@ -71,7 +73,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"moves the robot (irreversible); the motion is recorded durably before its goal is sent.",
 			"{motion_id, state, actuator, progress, terminal, replay} (under 500 bytes); then motion_status(motion_id, wait_s, until: \"end\") returns its outcome."),
 		Input: Object("", map[string]*Schema{
-			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(200)},
+			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(maxPreviewID)},
 		}, "preview_id"),
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeInternal},

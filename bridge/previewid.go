@@ -12,25 +12,32 @@ import (
 )
 
 // previewIDPrefix versions the preview id format.
-const previewIDPrefix = "pv1"
+const previewIDPrefix = "pv2"
 
-// PreviewSigner makes and checks preview ids: "pv1.<uuid>.<expiry>.<mac>",
-// where the MAC binds the id to the tool, the canonical arguments and the
-// robot state digest the preview was computed on. A forged or altered id
-// fails the MAC before the store is even consulted.
+// maxPreviewID bounds a preview id (motion_confirm's schema): 77 bytes
+// and the actuator's name in base64, which a service's name makes long.
+const maxPreviewID = 512
+
+// PreviewSigner makes and checks preview ids:
+// "pv2.<uuid>.<expiry>.<actuator>.<mac>", the actuator base64url-encoded,
+// where the MAC binds the id to the actuator, the tool, the canonical
+// arguments and the robot state digest the preview was computed on. The
+// actuator is in the id so a confirm picks its lock without reading the
+// preview; it is trusted only once the MAC verifies against the stored
+// preview, and a forged or altered id fails there.
 type PreviewSigner struct {
 	Key []byte
 }
 
 // previewBinding is what a preview id's MAC covers.
 type previewBinding struct {
-	ID, Tool, ArgsDigest, StateDigest string
-	Expires                           time.Time
+	ID, Actuator, Tool, ArgsDigest, StateDigest string
+	Expires                                     time.Time
 }
 
 func (s PreviewSigner) mac(b previewBinding) string {
 	h := hmac.New(sha256.New, s.Key)
-	for _, part := range []string{previewIDPrefix, b.ID, strconv.FormatInt(b.Expires.Unix(), 10), b.Tool, b.ArgsDigest, b.StateDigest} {
+	for _, part := range []string{previewIDPrefix, b.ID, strconv.FormatInt(b.Expires.Unix(), 10), b.Actuator, b.Tool, b.ArgsDigest, b.StateDigest} {
 		h.Write([]byte(strconv.Itoa(len(part))))
 		h.Write([]byte{':'})
 		h.Write([]byte(part))
@@ -41,15 +48,17 @@ func (s PreviewSigner) mac(b previewBinding) string {
 // Sign issues a new preview id for the binding (its ID is filled in).
 func (s PreviewSigner) Sign(b *previewBinding) string {
 	b.ID = uuid.NewString()
-	return previewIDPrefix + "." + b.ID + "." + strconv.FormatInt(b.Expires.Unix(), 10) + "." + s.mac(*b)
+	return previewIDPrefix + "." + b.ID + "." + strconv.FormatInt(b.Expires.Unix(), 10) + "." +
+		base64.RawURLEncoding.EncodeToString([]byte(b.Actuator)) + "." + s.mac(*b)
 }
 
 // parsedPreviewID is a preview id split into its parts, not yet verified.
 type parsedPreviewID struct {
-	Key     string // the store key (the whole id)
-	UUID    string
-	Expires time.Time
-	MAC     string
+	Key      string // the whole id
+	UUID     string // the store key
+	Expires  time.Time
+	Actuator string // unverified until Verify
+	MAC      string
 }
 
 // parsePreviewID splits an id; anything malformed is invalid_argument.
@@ -61,7 +70,7 @@ func parsePreviewID(id string) (parsedPreviewID, *Error) {
 		return parsedPreviewID{}, e
 	}
 	parts := strings.Split(id, ".")
-	if len(parts) != 4 || parts[0] != previewIDPrefix {
+	if len(parts) != 5 || parts[0] != previewIDPrefix {
 		return bad("wrong format")
 	}
 	if _, err := uuid.Parse(parts[1]); err != nil {
@@ -71,13 +80,26 @@ func parsePreviewID(id string) (parsedPreviewID, *Error) {
 	if err != nil || exp <= 0 {
 		return bad("wrong format")
 	}
-	return parsedPreviewID{Key: id, UUID: parts[1], Expires: time.Unix(exp, 0), MAC: parts[3]}, nil
+	actuator, err := base64.RawURLEncoding.DecodeString(parts[3])
+	if err != nil {
+		return bad("wrong format")
+	}
+	return parsedPreviewID{Key: id, UUID: parts[1], Expires: time.Unix(exp, 0), Actuator: string(actuator), MAC: parts[4]}, nil
 }
 
-// Verify checks the MAC against the stored binding.
+// PreviewStoreKey is the key a preview id's preview is stored under (ok
+// false for what is not a well-formed preview id).
+func PreviewStoreKey(id string) (key string, ok bool) {
+	p, err := parsePreviewID(id)
+	return p.UUID, err == nil
+}
+
+// Verify checks the MAC against the stored binding (b's Actuator, Tool,
+// ArgsDigest and StateDigest, from the stored preview).
 func (s PreviewSigner) Verify(p parsedPreviewID, b previewBinding) *Error {
 	b.ID, b.Expires = p.UUID, p.Expires
-	if !hmac.Equal([]byte(s.mac(b)), []byte(p.MAC)) {
+	// The MAC covers the stored actuator; the id must name that one too.
+	if !hmac.Equal([]byte(s.mac(b)), []byte(p.MAC)) || p.Actuator != b.Actuator {
 		e := RuleError(CodeInvalidArgument, "preview_id_authentic", "preview_id", "preview id signature does not match: it was altered or forged")
 		e.Expected, e.Actual = "a preview_id returned by a preview tool, unchanged", quote(p.Key)
 		e.Hint = "call the motion tool again to get a fresh preview"

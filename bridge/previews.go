@@ -126,9 +126,13 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		return nil, Errf(CodeInternal, "goal not encodable: %v", err)
 	}
 	now := p.Now()
-	b := previewBinding{Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
+	b := previewBinding{Actuator: actuator, Tool: c.Tool.Name, ArgsDigest: Digest(c.Args), StateDigest: stateDigest(goal.Start),
 		Expires: now.Add(p.TTL).Truncate(time.Second).Add(time.Second)}
 	id := p.Signer.Sign(&b)
+	if len(id) > maxPreviewID {
+		return nil, FieldError("(arguments)", fmt.Sprintf("a preview id of at most %d bytes", maxPreviewID),
+			fmt.Sprintf("%d bytes, for actuator %s", len(id), clipRunes(actuator, 80)), "the actuator's name is too long to preview")
+	}
 	requires := p.Motions.Confirmer(actuator)
 	summary["preview_id"] = id
 	summary["tool"] = c.Tool.Name
@@ -146,7 +150,6 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		Role: string(requires), CreatedAt: now, ExpiresAt: b.Expires}); err != nil {
 		return nil, storeUnavailable(err)
 	}
-	p.Motions.Previewed(b.ID, actuator, b.Expires, gb)
 	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
 	return summary, nil

@@ -26,9 +26,6 @@ type Robot interface {
 	// MasterReachable reports whether the ROS master answers.
 	MasterReachable() bool
 
-	// Prepare tells the actuator a send is about to come (a confirm began),
-	// so its connection check can overlap the durable commit before it.
-	Prepare(actuator string)
 	SendTrajectory(ctx context.Context, goalID string, joints []string, points []spline.Point) error
 	SendGripper(ctx context.Context, goalID string, position, maxEffort float64) error
 	SendNavigate(ctx context.Context, goalID string, goal Pose2D) error

@@ -69,7 +69,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		return out, err
 	}
 	// The record is durable: only now may the request go out.
-	m.crash("after_commit")
+	crashpoint("after_commit")
 	m.setActive(pv.Actuator, motionID)
 	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
 	resp, cerr := m.ROS.CallService(ctx, sg.Service, sg.Type, sg.Request, timeout)
@@ -88,7 +88,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		out["note"] = "the request was sent but no answer came: it may have run. Read the robot's state before anything else; it is never resent."
 		return out, nil
 	}
-	m.crash("after_publish")
+	crashpoint("after_publish")
 	m.transition(context.Background(), motionID, inflight.StateSent, "request sent")
 	to, text := inflight.StateSucceeded, ""
 	if ok, has := resp["success"].(bool); has && !ok {

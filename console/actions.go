@@ -152,13 +152,12 @@ func (c *Console) deny(ctx context.Context, previewID string) (string, *bridge.E
 		e.Actual = clip(previewID, 200)
 		return e
 	}
-	// pv1.<uuid>.<expiry>.<mac>: the store key is the uuid; the whole id
-	// must be the one the preview was issued with.
-	parts := strings.Split(previewID, ".")
-	if len(parts) != 4 {
+	// The whole id must be the one the preview was issued with.
+	key, ok := bridge.PreviewStoreKey(previewID)
+	if !ok {
 		return "", notIssued()
 	}
-	pv, err := c.previews.GetPreview(parts[1])
+	pv, err := c.previews.GetPreview(key)
 	if errors.Is(err, inflight.ErrNotFound) {
 		return "", notIssued()
 	}

@@ -35,7 +35,7 @@ func TestRecordsFromTheRunningBridgeAreWhatTheStorePrints(t *testing.T) {
 	if _, e := r.pipe.Call(context.Background(), "motion_confirm", json.RawMessage(`{"preview_id":"`+id+`"}`), bridge.Invocation{Role: bridge.RolePlanner}); e != nil {
 		t.Fatal(e)
 	}
-	if err := r.store.Append(context.Background(), inflight.AuditRecord{Tool: "gripper_move", Outcome: inflight.OutcomePreview}); err != nil {
+	if err := r.store.AppendAll(context.Background(), []inflight.AuditRecord{{Tool: "gripper_move", Outcome: inflight.OutcomePreview}}); err != nil {
 		t.Fatal(err)
 	}
 	sent := inflight.Filter{States: []inflight.State{inflight.StateSent}}

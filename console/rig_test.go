@@ -74,7 +74,6 @@ func (r *fakeRobot) StopAll(ctx context.Context) error {
 	return nil
 }
 func (r *fakeRobot) Track(string, string)                               {}
-func (r *fakeRobot) Prepare(string)                                     {}
 func (r *fakeRobot) SetObserver(f func(bridge.GoalUpdate))              { r.obs = f }
 func (r *fakeRobot) Topics(context.Context) ([]bridge.TopicInfo, error) { return nil, nil }
 func (r *fakeRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {

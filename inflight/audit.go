@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -19,10 +18,6 @@ const AuditArgsLimit = 2048
 
 // auditTextLimit bounds the other free-text fields (tool, role, code).
 const auditTextLimit = 256
-
-// auditReorderSlack bounds how far a line's end time (Time + latency) may
-// precede an earlier line's: appends from concurrent calls share a batch.
-const auditReorderSlack = time.Second
 
 // Audit outcomes.
 const (
@@ -48,14 +43,6 @@ type AuditRecord struct {
 	Code          string          `json:"code,omitempty"`
 	LatencyMicros int64           `json:"latency_us"`
 	MotionID      string          `json:"motion_id,omitempty"`
-}
-
-// Append adds r to the audit log. Concurrent appends share one commit
-// (bbolt Batch), so a call may wait one batch window plus an fsync; the
-// audit log is never on the write-ahead path of a motion.
-func (s *Store) Append(ctx context.Context, r AuditRecord) error {
-	r = s.auditable(r)
-	return s.batch(ctx, func(tx *bolt.Tx) error { return putAudit(tx, r) })
 }
 
 // AppendAll adds rs to the audit log in order, in one commit: a writer that
@@ -183,42 +170,6 @@ func (s *Store) AuditList(cursor string, limit int) ([]AuditRecord, string, erro
 		return nil, "", err
 	}
 	return out, next, nil
-}
-
-// AuditSince returns the lines of calls started at or after since, in
-// append order. It walks back from the newest line, so it is meant for
-// recent windows; page through everything with AuditList.
-func (s *Store) AuditSince(since time.Time) ([]AuditRecord, error) {
-	var out []AuditRecord
-	err := s.view(func(tx *bolt.Tx) error {
-		audit, err := bucket(tx, bucketAudit)
-		if err != nil {
-			return err
-		}
-		c := audit.Cursor()
-		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			r, err := decodeAudit(k, v)
-			if err != nil {
-				return err
-			}
-			if !r.Time.Before(since) {
-				out = append(out, r)
-				continue
-			}
-			// Lines are appended when calls end, so end times are in log
-			// order up to one batch: once they fall behind since, stop.
-			end := r.Time.Add(time.Duration(r.LatencyMicros) * time.Microsecond)
-			if end.Before(since.Add(-auditReorderSlack)) {
-				break
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.Reverse(out)
-	return out, nil
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }

@@ -13,7 +13,7 @@ func TestOpenShrinksAFileLeftSparseByABurst(t *testing.T) {
 	opts := Options{Now: c.Now, Retention: time.Hour, UnsafeNoSync: true, compactMinBytes: 1}
 	s := openStore(t, path, opts)
 	ctx := context.Background()
-	if _, _, err := s.Claim(ctx, testMotion("keep")); err != nil {
+	if _, _, err := claim(ctx, s, testMotion("keep")); err != nil {
 		t.Fatal(err)
 	}
 	appendConcurrently(t, s, 5000)
@@ -21,7 +21,7 @@ func TestOpenShrinksAFileLeftSparseByABurst(t *testing.T) {
 	if _, err := s.Compact(ctx, c.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, AuditRecord{Tool: "after-burst"}); err != nil {
+	if err := s.appendOne(ctx, AuditRecord{Tool: "after-burst"}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := s.Stats()
@@ -40,7 +40,7 @@ func TestOpenShrinksAFileLeftSparseByABurst(t *testing.T) {
 		t.Errorf("motion after compaction: %v, %v", m.State, err)
 	}
 	// The audit sequence survives compaction, so cursors and order hold.
-	if err := s.Append(ctx, AuditRecord{Tool: "after-reopen"}); err != nil {
+	if err := s.appendOne(ctx, AuditRecord{Tool: "after-reopen"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := allAudit(t, s)

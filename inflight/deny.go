@@ -31,16 +31,13 @@ type Denial struct {
 // motion instead); an expired one is ErrPreviewExpired; denying twice is
 // not an error.
 func (s *Store) DenyPreview(ctx context.Context, id, who string) error {
-	unlock := s.pend.lockMotion(id)
-	defer unlock()
 	s.denials.Store(true) // before the write: a Denied after it must read
-	var settle func(bool)
-	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+	return s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
 			return false, err
 		}
-		p, err := s.loadPreview(previews, id)
+		p, err := loadPreview(previews, id)
 		if err != nil {
 			return false, err
 		}
@@ -71,16 +68,8 @@ func (s *Store) DenyPreview(ctx context.Context, id, who string) error {
 		if !p.CreatedAt.IsZero() && p.CreatedAt.Before(now) {
 			p.ExpiresAt = p.CreatedAt
 		}
-		if err := putPreview(previews, p); err != nil {
-			return false, err
-		}
-		settle = s.pend.syncingPreview(p)
-		return true, nil
+		return true, putPreview(previews, p)
 	})
-	if settle != nil {
-		settle(err == nil)
-	}
-	return err
 }
 
 // pruneDenials drops denials older than cutoff: their previews have long
@@ -135,30 +124,23 @@ func (s *Store) Denied(id string) (Denial, bool, error) {
 // preview: poll it every second or so, not per request.
 func (s *Store) PendingPreviews(now time.Time) ([]Preview, error) {
 	var out []Preview
-	over := s.pend.previewsNow()
 	err := s.view(func(tx *bolt.Tx) error {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
 			return err
 		}
 		denials := tx.Bucket([]byte(bucketDenials))
-		keep := func(p Preview) {
-			if (denials == nil || denials.Get([]byte(p.ID)) == nil) && p.UsedBy == "" && now.Before(p.ExpiresAt) {
-				out = append(out, p)
-			}
-		}
-		for _, p := range over {
-			keep(p)
-		}
-		return previews.ForEach(func(k, _ []byte) error {
-			if _, ok := over[string(k)]; ok {
+		return previews.ForEach(func(k, v []byte) error {
+			if denials != nil && denials.Get(k) != nil {
 				return nil
 			}
-			p, err := loadPreview(previews, string(k))
+			p, err := decodePreview(v)
 			if err != nil {
 				return err
 			}
-			keep(p)
+			if p.UsedBy == "" && now.Before(p.ExpiresAt) {
+				out = append(out, p)
+			}
 			return nil
 		})
 	})

@@ -23,17 +23,25 @@ func TestDeniedPreviewCanNeverBeConfirmed(t *testing.T) {
 	if err := s.PutPreview(ctx, p); err != nil {
 		t.Fatal(err)
 	}
+	readBefore, err := s.GetPreview("p1") // a confirm in flight while the operator denies
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.DenyPreview(ctx, "p1", "operator at the console"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DenyPreview(ctx, "p1", "again"); err != nil {
 		t.Fatalf("denying twice: %v", err)
 	}
-	if _, created, err := s.ConfirmPreview(ctx, "p1", motionFor(p, "m1")); created || !errors.Is(err, ErrPreviewExpired) {
+	if _, created, err := confirmID(ctx, s, "p1", motionFor(p, "m1")); created || !errors.Is(err, ErrPreviewExpired) {
 		t.Fatalf("confirm after deny: created %v, err %v", created, err)
 	}
-	if _, err := s.ConsumePreview(ctx, "p1", "m1"); !errors.Is(err, ErrPreviewExpired) {
-		t.Fatalf("consume after deny: %v", err)
+	// The store sees the record changed since that confirm read it.
+	if _, created, err := s.ConfirmPreview(ctx, readBefore, motionFor(p, "m1")); created || !errors.Is(err, ErrPreviewExpired) {
+		t.Fatalf("confirm holding the preview read before the deny: created %v, err %v", created, err)
+	}
+	if _, err := s.Get("m1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a denied preview started a motion: %v", err)
 	}
 	d, ok, err := s.Denied("p1")
 	if err != nil || !ok || d.By != "operator at the console" || !d.ExpiresAt.Equal(p.ExpiresAt) {
@@ -55,7 +63,7 @@ func TestDenyRefusesPreviewsThatAlreadyRanOrExpired(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := s.ConfirmPreview(ctx, "used", motionFor(used, "m1")); err != nil {
+	if _, _, err := confirmID(ctx, s, "used", motionFor(used, "m1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DenyPreview(ctx, "used", "op"); !errors.Is(err, ErrPreviewUsed) {
@@ -87,7 +95,7 @@ func TestDenyAndConfirmRacingHaveExactlyOneWinner(t *testing.T) {
 		go func() { defer wg.Done(); denyErr = s.DenyPreview(ctx, id, "op") }()
 		go func() {
 			defer wg.Done()
-			_, created, confirmErr = s.ConfirmPreview(ctx, id, motionFor(p, "m-"+id))
+			_, created, confirmErr = confirmID(ctx, s, id, motionFor(p, "m-"+id))
 		}()
 		wg.Wait()
 		denied := denyErr == nil && errors.Is(confirmErr, ErrPreviewExpired) && !created
@@ -115,7 +123,7 @@ func TestPendingPreviewsListsOnlyWhatCouldStillRun(t *testing.T) {
 	put("denied", time.Minute)
 	put("short", 10*time.Millisecond)
 	put("a-open", time.Minute)
-	if _, _, err := s.ConfirmPreview(ctx, "used", motionFor(used, "m1")); err != nil {
+	if _, _, err := confirmID(ctx, s, "used", motionFor(used, "m1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DenyPreview(ctx, "denied", "op"); err != nil {

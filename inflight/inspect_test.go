@@ -17,7 +17,7 @@ func TestMotionsCanBeInspectedOfflineAsATableOrJSON(t *testing.T) {
 		if id == "m-base" {
 			m.Actuator = ActuatorBase
 		}
-		if _, _, err := s.Claim(ctx, m); err != nil {
+		if _, _, err := claim(ctx, s, m); err != nil {
 			t.Fatal(err)
 		}
 	}

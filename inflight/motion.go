@@ -23,7 +23,7 @@ const (
 
 // Motion is the durable record of one irreversible action. Its ID is the
 // ROS GoalID; identity fields (ID, Tool, Actuator, Scope, PreviewID, Args,
-// ArgsDigest, Goal, Role, CreatedAt) never change after Claim.
+// ArgsDigest, Goal, Role, CreatedAt) never change after ConfirmPreview.
 type Motion struct {
 	Version    int             `json:"v"`
 	ID         string          `json:"id"`
@@ -83,43 +83,7 @@ func (m Motion) validate() error {
 	return fmt.Errorf("%w: motion %q: %s", ErrInvalidRecord, m.ID, why)
 }
 
-// Claim records m durably (a bbolt commit with fsync) unless it exists:
-// created=false returns the existing motion (it may be moving right now;
-// never publish), created=true stores m in state dispatching. Publish only
-// on created=true with a nil error. A confirm uses ConfirmPreview, which
-// also consumes the preview; Claim sees its journaled motions too.
-func (s *Store) Claim(ctx context.Context, m Motion) (Motion, bool, error) {
-	if err := m.validate(); err != nil {
-		return Motion{}, false, err
-	}
-	unlock := s.pend.lockMotion(m.ID)
-	defer unlock()
-	if cur, ok := s.pend.motion(m.ID); ok { // journaled by a confirm, not flushed yet
-		return cur, false, nil
-	}
-	var out Motion
-	var created bool
-	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
-		motions, order, err := motionBuckets(tx)
-		if err != nil {
-			return false, err
-		}
-		if v := motions.Get([]byte(m.ID)); v != nil {
-			out, err = s.newest(v)
-			return false, err
-		}
-		// The clock is read under the writer lock, so creation order is commit order.
-		out = claimed(m, s.now())
-		created = true
-		return true, putMotion(motions, order, out)
-	})
-	if err != nil {
-		return Motion{}, false, err
-	}
-	return out, created, nil
-}
-
-// claimed is m as Claim stores it: confirmed then dispatching, nothing else.
+// claimed is m as ConfirmPreview stores it: confirmed then dispatching, nothing else.
 func claimed(m Motion, now time.Time) Motion {
 	m.Version = recordVersion
 	m.State = StateDispatching
@@ -134,52 +98,48 @@ func claimed(m Motion, now time.Time) Motion {
 }
 
 // Transition moves motion id to state `to`, letting mutate set the result
-// fields (Progress, Result, ErrorText, Note) in the same step. to ==
+// fields (Progress, Result, ErrorText, Note) in the same transaction. to ==
 // current state is an update without a History entry for an open motion and
 // a no-op (mutate not called) for a finished one. A move the state machine
-// forbids returns the current record with ErrInvalidTransition. mutate runs
-// under the motion's lock: assign fields, do no IO.
+// forbids returns the current record with ErrInvalidTransition. mutate may
+// run more than once (a shared commit that failed is retried): assign
+// fields, do no IO.
 //
-// A terminal or unknown state is durable (journaled with fdatasync, see
-// journal.go) before Transition returns. Non-terminal progress (sent, active, progress) is visible to
-// reads at once and committed by the flusher within lazyFlushDelay: losing
-// it to a machine crash only leaves the motion at an earlier open state,
-// which a restart re-attaches to exactly like the later one.
+// A terminal or unknown state is committed with fsync before Transition
+// returns. Open progress (sent, active, progress) shares a commit with
+// concurrent writers (DB.Batch): losing it to a crash only leaves the motion
+// at an earlier open state, which a restart re-attaches to like the later one.
 func (s *Store) Transition(ctx context.Context, id string, to State, mutate func(*Motion)) (Motion, error) {
 	if !validState(to) {
 		return Motion{}, fmt.Errorf("%w: %q is not a state", ErrInvalidTransition, to)
 	}
-	if err := s.writable(ctx); err != nil {
-		return Motion{}, err
-	}
-	unlock := s.pend.lockMotion(id)
-	defer unlock()
-	if !IsTerminal(to) && to != StateUnknown {
-		cur, err := s.Get(id)
+	var out Motion
+	step := func(tx *bolt.Tx) (bool, error) {
+		motions, order, err := motionBuckets(tx)
 		if err != nil {
-			return Motion{}, err
+			return false, err
+		}
+		v := motions.Get([]byte(id))
+		if v == nil {
+			return false, fmt.Errorf("%w: motion %q", ErrNotFound, id)
+		}
+		cur, err := decodeMotion(v)
+		if err != nil {
+			return false, err
 		}
 		next, write, err := s.transitioned(cur, to, mutate)
-		if err == nil && write {
-			s.pend.putMotion(next)
+		out = next
+		if err != nil || !write {
+			return false, err
 		}
-		return next, err
+		return true, putMotion(motions, order, next)
 	}
-	cur, err := s.Get(id)
-	if err != nil {
-		return Motion{}, err
+	if IsTerminal(to) || to == StateUnknown {
+		err := s.update(ctx, step)
+		return out, err
 	}
-	next, write, err := s.transitioned(cur, to, mutate)
-	if err != nil || !write {
-		return next, err
-	}
-	// A failure makes the store unhealthy; only a bbolt commit (the
-	// flusher's, an audit batch) makes it healthy again: a journal that
-	// works says nothing about a file that cannot grow.
-	if err := s.pend.writeAhead(&next, nil); err != nil {
-		return cur, s.noteWrite(err)
-	}
-	return next, nil
+	err := s.batch(ctx, func(tx *bolt.Tx) error { _, err := step(tx); return err })
+	return out, err
 }
 
 // transitioned is cur moved to `to` by Transition's rules; write=false
@@ -224,12 +184,8 @@ func keepIdentity(next, cur Motion) Motion {
 	return next
 }
 
-// Get returns motion id, or ErrNotFound. It includes accepted progress
-// not yet flushed to disk.
+// Get returns motion id, or ErrNotFound.
 func (s *Store) Get(id string) (Motion, error) {
-	if m, ok := s.pend.motion(id); ok {
-		return m, nil
-	}
 	var m Motion
 	err := s.view(func(tx *bolt.Tx) error {
 		motions, _, err := motionBuckets(tx)
@@ -250,17 +206,16 @@ func (s *Store) Get(id string) (Motion, error) {
 // creation order: after a restart the bridge re-attaches to each one.
 func (s *Store) NonTerminal() ([]Motion, error) {
 	var out []Motion
-	over := s.pend.motionsNow()
 	err := s.view(func(tx *bolt.Tx) error {
 		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return err
 		}
-		return eachOrdered(motions, order, over, func(k []byte, state State, _ string, load func() (Motion, error)) error {
-			if IsTerminal(state) {
+		return order.ForEach(func(k, v []byte) error {
+			if state, _ := splitOrderValue(v); IsTerminal(state) {
 				return nil
 			}
-			m, err := load()
+			m, err := loadOrdered(motions, k)
 			if err == nil {
 				out = append(out, m)
 			}
@@ -280,13 +235,13 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 		return nil, 0, "", err
 	}
 	limit = pageLimit(limit)
-	over := s.pend.motionsNow()
 	err = s.view(func(tx *bolt.Tx) error {
 		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return err
 		}
-		return eachOrdered(motions, order, over, func(k []byte, state State, actuator string, load func() (Motion, error)) error {
+		return order.ForEach(func(k, v []byte) error {
+			state, actuator := splitOrderValue(v)
 			if (len(f.States) > 0 && !slices.Contains(f.States, state)) || (f.Actuator != "" && f.Actuator != actuator) {
 				return nil
 			}
@@ -294,7 +249,7 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 			switch {
 			case bytes.Compare(k, start) < 0:
 			case len(items) < limit:
-				m, err := load()
+				m, err := loadOrdered(motions, k)
 				if err != nil {
 					return err
 				}
@@ -309,44 +264,6 @@ func (s *Store) List(f Filter, cursor string, limit int) (items []Motion, total 
 		return nil, 0, "", err
 	}
 	return items, total, next, nil
-}
-
-// eachOrdered walks the order index in order with the unflushed motions
-// merged in: a newer version replaces the file's, and a motion only
-// journaled so far (a claim the flusher has not copied yet) comes at its
-// place. load reads the motion fn is at.
-func eachOrdered(motions, order *bolt.Bucket, over map[string]Motion, fn func(k []byte, state State, actuator string, load func() (Motion, error)) error) error {
-	var extra [][]byte
-	only := map[string]Motion{}
-	for id, m := range over {
-		if motions.Get([]byte(id)) == nil {
-			k := orderKey(m)
-			extra, only[string(k)] = append(extra, k), m
-		}
-	}
-	slices.SortFunc(extra, bytes.Compare)
-	emit := func(before []byte) error {
-		for len(extra) > 0 && (before == nil || bytes.Compare(extra[0], before) < 0) {
-			m := only[string(extra[0])]
-			k := extra[0]
-			extra = extra[1:]
-			if err := fn(k, m.State, m.Actuator, func() (Motion, error) { return m, nil }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	err := order.ForEach(func(k, v []byte) error {
-		if err := emit(k); err != nil {
-			return err
-		}
-		state, actuator := overlaidOrderValue(over, k, v)
-		return fn(k, state, actuator, func() (Motion, error) { return loadOverlaid(over, motions, k) })
-	})
-	if err != nil {
-		return err
-	}
-	return emit(nil)
 }
 
 func motionBuckets(tx *bolt.Tx) (motions, order *bolt.Bucket, err error) {
@@ -390,35 +307,6 @@ func loadOrdered(motions *bolt.Bucket, orderKey []byte) (Motion, error) {
 		return Motion{}, fmt.Errorf("%w: index names missing motion %q", ErrCorrupt, orderKey[8:])
 	}
 	return decodeMotion(v)
-}
-
-// overlaidOrderValue is an order entry's state and actuator, taking an
-// unflushed version of its motion over the disk's.
-func overlaidOrderValue(over map[string]Motion, orderKey, v []byte) (State, string) {
-	if m, ok := over[string(orderKey[8:])]; ok {
-		return m.State, m.Actuator
-	}
-	return splitOrderValue(v)
-}
-
-// loadOverlaid is loadOrdered, taking an unflushed version over the disk's.
-func loadOverlaid(over map[string]Motion, motions *bolt.Bucket, orderKey []byte) (Motion, error) {
-	if m, ok := over[string(orderKey[8:])]; ok {
-		return m, nil
-	}
-	return loadOrdered(motions, orderKey)
-}
-
-// newest is the stored motion v, or its unflushed newer version.
-func (s *Store) newest(v []byte) (Motion, error) {
-	m, err := decodeMotion(v)
-	if err != nil {
-		return m, err
-	}
-	if pm, ok := s.pend.motion(m.ID); ok {
-		return pm, nil
-	}
-	return m, nil
 }
 
 func decodeMotion(v []byte) (Motion, error) {

@@ -1,9 +1,9 @@
 package inflight
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,6 +28,10 @@ type Preview struct {
 	ExpiresAt   time.Time       `json:"expires_at"`
 	UsedBy      string          `json:"used_by,omitempty"` // the motion the first confirm started
 	UsedAt      time.Time       `json:"used_at,omitzero"`
+
+	// raw is the stored record p was decoded from (GetPreview), so
+	// ConfirmPreview can tell, without decoding, that it has not changed.
+	raw []byte
 }
 
 func (p Preview) validate() error {
@@ -52,51 +56,35 @@ func (p Preview) validate() error {
 func validOptionalJSON(b json.RawMessage) bool { return len(b) == 0 || json.Valid(b) }
 
 // PutPreview stores a new, unused preview. Ids are never reused: an
-// existing id is ErrDuplicate, even if that preview expired. The preview is
-// readable at once, journaled without fsync (so it survives a killed
-// process), and committed with the next flush (within lazyFlushDelay) or,
-// at the latest, in the confirm that consumes it: a preview lost to a
-// machine crash before either is simply never confirmable, and the planner
-// previews again.
+// existing id is ErrDuplicate, even if that preview expired. Concurrent
+// previews share one commit (DB.Batch, with fsync); the preview is readable
+// when PutPreview returns.
 func (s *Store) PutPreview(ctx context.Context, p Preview) error {
 	if err := p.validate(); err != nil {
-		return err
-	}
-	if err := s.writable(ctx); err != nil {
-		return err
-	}
-	unlock := s.pend.lockMotion(p.ID)
-	defer unlock()
-	switch _, err := s.GetPreview(p.ID); {
-	case err == nil:
-		return fmt.Errorf("%w: preview %q", ErrDuplicate, p.ID)
-	case !errors.Is(err, ErrNotFound):
 		return err
 	}
 	p.Version, p.UsedBy, p.UsedAt = recordVersion, "", time.Time{}
 	if p.CreatedAt.IsZero() {
 		p.CreatedAt = s.now()
 	}
-	line, err := appendJournalLine(make([]byte, 0, journalLineSize(nil, &p)), journalLine{Kind: "p", Preview: &p})
+	b, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
 	}
-	if !s.pend.putPreview(p, line) {
-		return s.Flush(ctx) // no journal to survive a kill: commit now
-	}
-	return nil
+	return s.batch(ctx, func(tx *bolt.Tx) error {
+		previews, err := bucket(tx, bucketPreviews)
+		if err != nil {
+			return err
+		}
+		if previews.Get([]byte(p.ID)) != nil {
+			return fmt.Errorf("%w: preview %q", ErrDuplicate, p.ID)
+		}
+		return previews.Put([]byte(p.ID), b)
+	})
 }
 
 // GetPreview returns preview id, used or expired alike, or ErrNotFound.
 func (s *Store) GetPreview(id string) (Preview, error) {
-	if p, ok := s.pend.preview(id); ok {
-		return p, nil
-	}
-	return s.storedPreview(id)
-}
-
-// storedPreview is preview id as the bbolt file holds it.
-func (s *Store) storedPreview(id string) (Preview, error) {
 	var p Preview
 	err := s.view(func(tx *bolt.Tx) error {
 		previews, err := bucket(tx, bucketPreviews)
@@ -109,101 +97,71 @@ func (s *Store) storedPreview(id string) (Preview, error) {
 	return p, err
 }
 
-// ConsumePreview marks preview id as used by motionID; the first consumer
-// wins. A used preview returns itself (UsedBy names its motion, so confirm
-// can answer with that motion) and ErrPreviewUsed, checked before expiry so
-// a late retry still finds its motion. An unused, expired one is
-// ErrPreviewExpired.
-func (s *Store) ConsumePreview(ctx context.Context, id, motionID string) (Preview, error) {
-	if motionID == "" {
-		return Preview{}, fmt.Errorf("%w: consuming preview %q needs a motion id", ErrInvalidRecord, id)
-	}
-	unlock := s.pend.lockMotion(id)
-	defer unlock()
-	var out Preview
-	var settle func(bool)
+// ConfirmPreview consumes preview p (as GetPreview returned it) and records
+// m in one write transaction committed with fsync: the motion is durable
+// before ConfirmPreview returns, and a crash cannot leave a used preview
+// without its motion. Publish the goal only on created=true with a nil
+// error. The preview is decoded again only if its stored bytes changed
+// since p was read (another confirm, a denial); otherwise p is used as is.
+// m's Actuator, Args and Goal default to the preview's; Tool and ArgsDigest
+// must match it. A retry for the same m.ID returns the existing motion
+// (created=false), even once the preview has expired. A preview used by
+// another motion returns that motion with ErrPreviewUsed.
+func (s *Store) ConfirmPreview(ctx context.Context, p Preview, m Motion) (Motion, bool, error) {
+	var out Motion
+	var created bool
 	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
 			return false, err
 		}
-		p, err := s.loadPreview(previews, id)
+		motions, order, err := motionBuckets(tx)
 		if err != nil {
 			return false, err
 		}
-		out = p
-		if err := usable(p, s.now()); err != nil {
+		switch v := previews.Get([]byte(p.ID)); {
+		case v == nil:
+			return false, fmt.Errorf("%w: preview %q", ErrNotFound, p.ID)
+		case p.raw == nil || !bytes.Equal(v, p.raw):
+			if p, err = decodePreview(v); err != nil {
+				return false, err
+			}
+		}
+		m = fromPreview(m, p)
+		if err := m.validate(); err != nil {
 			return false, err
 		}
-		out = markUsed(p, motionID, s.now())
-		if err := putPreview(previews, out); err != nil {
+		if p.Tool != m.Tool || p.ArgsDigest != m.ArgsDigest {
+			return false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
+				ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
+		}
+		now := s.now()
+		if p.UsedBy != "" && p.UsedBy != m.ID {
+			if v := motions.Get([]byte(p.UsedBy)); v != nil {
+				out, _ = decodeMotion(v)
+			}
+			return false, usable(p, now)
+		}
+		if v := motions.Get([]byte(m.ID)); v != nil { // a retry: never create twice
+			if out, err = decodeMotion(v); err != nil || p.UsedBy == m.ID {
+				return false, err
+			}
+			return true, putPreview(previews, markUsed(p, m.ID, now))
+		}
+		// Creating: even a preview this motion already holds must be fresh.
+		if !now.Before(p.ExpiresAt) {
+			return false, expired(p)
+		}
+		if err := putPreview(previews, markUsed(p, m.ID, now)); err != nil {
 			return false, err
 		}
-		settle = s.pend.syncingPreview(out)
-		return true, nil
+		out, created = claimed(m, now), true
+		return true, putMotion(motions, order, out)
 	})
-	if settle != nil {
-		settle(err == nil)
-	}
-	return out, err
-}
-
-// ConfirmPreview consumes preview previewID and claims m in one durable
-// step (one journal line, fdatasync), so a crash cannot leave a used
-// preview without its motion. m's Actuator, Args and Goal default to the
-// preview's; Tool and ArgsDigest must match it. A retry for the same m.ID
-// behaves like Claim (the existing motion, created=false), even once the
-// preview has expired. A preview used by another motion returns that
-// motion with ErrPreviewUsed. Publish only on created=true with a nil
-// error, as for Claim.
-func (s *Store) ConfirmPreview(ctx context.Context, previewID string, m Motion) (Motion, bool, error) {
-	if err := s.writable(ctx); err != nil {
-		return Motion{}, false, err
-	}
-	// The preview's lock and the motion's: a second confirm of this preview,
-	// or of another preview naming the same motion, waits and then finds it.
-	unlock := s.pend.lockPair(previewID, m.ID)
-	defer unlock()
-	p, err := s.GetPreview(previewID)
 	if err != nil {
-		return Motion{}, false, err
+		return out, false, err
 	}
-	m = fromPreview(m, p)
-	if err := m.validate(); err != nil {
-		return Motion{}, false, err
-	}
-	if p.Tool != m.Tool || p.ArgsDigest != m.ArgsDigest {
-		return Motion{}, false, fmt.Errorf("%w: motion %s (%s %s) does not match preview %s (%s %s)",
-			ErrInvalidRecord, m.ID, m.Tool, m.ArgsDigest, p.ID, p.Tool, p.ArgsDigest)
-	}
-	now := s.now()
-	if p.UsedBy != "" && p.UsedBy != m.ID {
-		out, _ := s.Get(p.UsedBy)
-		return out, false, usable(p, now)
-	}
-	existing, err := s.Get(m.ID)
-	switch {
-	case err == nil: // a retry: never create twice
-		if p.UsedBy == m.ID {
-			return existing, false, nil
-		}
-		used := markUsed(p, m.ID, now)
-		return existing, false, s.pend.writeAhead(nil, &used)
-	case !errors.Is(err, ErrNotFound):
-		return Motion{}, false, err
-	}
-	// Creating: even a preview this motion already holds must be fresh.
-	if !now.Before(p.ExpiresAt) {
-		return Motion{}, false, expired(p)
-	}
-	used, out := markUsed(p, m.ID, now), claimed(m, now)
-	// A failure makes the store unhealthy; only a bbolt commit (the
-	// flusher's, an audit batch) makes it healthy again: a journal that
-	// works says nothing about a file that cannot grow.
-	if err := s.pend.writeAhead(&out, &used); err != nil {
-		return Motion{}, false, s.noteWrite(err)
-	}
-	return out, true, nil
+	return out, created, nil
 }
 
 func fromPreview(m Motion, p Preview) Motion {
@@ -248,19 +206,20 @@ func putPreview(previews *bolt.Bucket, p Preview) error {
 	return previews.Put([]byte(p.ID), b)
 }
 
-// loadPreview is preview id: its unflushed version, else the stored one.
-func (s *Store) loadPreview(previews *bolt.Bucket, id string) (Preview, error) {
-	if p, ok := s.pend.preview(id); ok {
-		return p, nil
-	}
-	return loadPreview(previews, id)
-}
-
 func loadPreview(previews *bolt.Bucket, id string) (Preview, error) {
 	v := previews.Get([]byte(id))
 	if v == nil {
 		return Preview{}, fmt.Errorf("%w: preview %q", ErrNotFound, id)
 	}
+	p, err := decodePreview(v)
+	if err == nil {
+		p.raw = bytes.Clone(v) // v lives only as long as the transaction
+	}
+	return p, err
+}
+
+// decodePreview decodes a stored preview record.
+func decodePreview(v []byte) (Preview, error) {
 	var p Preview
 	if err := json.Unmarshal(v, &p); err != nil {
 		return Preview{}, fmt.Errorf("%w: preview record: %v", ErrCorrupt, err)

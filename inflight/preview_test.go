@@ -36,7 +36,7 @@ func TestPreviewIsConsumedByTheFirstConfirmOnly(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			p, err := s.ConsumePreview(ctx, "p1", fmt.Sprint("motion-", i))
+			p, err := consume(ctx, s, "p1", fmt.Sprint("motion-", i))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -76,7 +76,7 @@ func TestPreviewExpiryAndReuse(t *testing.T) {
 	put("fresh", time.Minute)
 	put("stale", time.Second)
 	put("used", time.Second)
-	if _, err := s.ConsumePreview(ctx, "used", "m-used"); err != nil {
+	if _, err := consume(ctx, s, "used", "m-used"); err != nil {
 		t.Fatal(err)
 	}
 	c.Advance(2 * time.Second)
@@ -94,7 +94,7 @@ func TestPreviewExpiryAndReuse(t *testing.T) {
 		{"missing", "m5", ErrNotFound, ""},
 	}
 	for _, tc := range cases {
-		p, err := s.ConsumePreview(ctx, tc.id, tc.motion)
+		p, err := consume(ctx, s, tc.id, tc.motion)
 		if !errors.Is(err, tc.want) || p.UsedBy != tc.usedBy {
 			t.Errorf("ConsumePreview(%s, %s) = used by %q, %v; want %q, %v", tc.id, tc.motion, p.UsedBy, err, tc.usedBy, tc.want)
 		}
@@ -136,7 +136,7 @@ func TestConfirmPreviewConsumesAndClaimsInOneStep(t *testing.T) {
 		return Motion{ID: id, Tool: p.Tool, ArgsDigest: p.ArgsDigest, Role: "operator"}
 	}
 
-	m, created, err := s.ConfirmPreview(ctx, "p1", confirm("m1"))
+	m, created, err := confirmID(ctx, s, "p1", confirm("m1"))
 	if err != nil || !created || m.State != StateDispatching || string(m.Goal) != string(p.Goal) || m.Actuator != p.Actuator || m.PreviewID != "p1" {
 		t.Fatalf("first confirm = %+v, %v, %v", m, created, err)
 	}
@@ -147,13 +147,13 @@ func TestConfirmPreviewConsumesAndClaimsInOneStep(t *testing.T) {
 	// The same confirm retried (after a timeout, or after the preview
 	// expired) returns the motion and never creates it again.
 	c.Advance(time.Hour)
-	m, created, err = s.ConfirmPreview(ctx, "p1", confirm("m1"))
+	m, created, err = confirmID(ctx, s, "p1", confirm("m1"))
 	if err != nil || created || m.ID != "m1" {
 		t.Errorf("retried confirm = %s, %v, %v; want m1, not created", m.ID, created, err)
 	}
 
 	// Another motion (another planner task) cannot reuse the preview.
-	m, created, err = s.ConfirmPreview(ctx, "p1", confirm("m2"))
+	m, created, err = confirmID(ctx, s, "p1", confirm("m2"))
 	if !errors.Is(err, ErrPreviewUsed) || created || m.ID != "m1" {
 		t.Errorf("confirm for another motion = %s, %v, %v; want m1 with ErrPreviewUsed", m.ID, created, err)
 	}
@@ -185,45 +185,11 @@ func TestConfirmPreviewRefusesAMotionThatIsNotThePreview(t *testing.T) {
 		{"unknown preview", "p9", Motion{ID: "m", Tool: p.Tool, ArgsDigest: p.ArgsDigest}, ErrNotFound},
 	}
 	for _, tc := range cases {
-		if _, created, err := s.ConfirmPreview(ctx, tc.preview, tc.m); !errors.Is(err, tc.want) || created {
+		if _, created, err := confirmID(ctx, s, tc.preview, tc.m); !errors.Is(err, tc.want) || created {
 			t.Errorf("%s: ConfirmPreview = %v, %v; want %v", tc.name, created, err, tc.want)
 		}
 	}
 	if got, _ := s.GetPreview("p1"); got.UsedBy != "" {
 		t.Errorf("a refused confirm consumed the preview (used by %q)", got.UsedBy)
-	}
-}
-
-func TestConfirmPreviewNeverStartsAMotionFromAnExpiredPreview(t *testing.T) {
-	c := newClock()
-	s := openStore(t, testPath(t), Options{Now: c.Now})
-	ctx := context.Background()
-	p := testPreview("p1", c.Now().Add(time.Minute))
-	if err := s.PutPreview(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	// A bridge that consumed the preview for m1 and died before claiming it.
-	if _, err := s.ConsumePreview(ctx, "p1", "m1"); err != nil {
-		t.Fatal(err)
-	}
-	c.Advance(time.Hour)
-	m := Motion{ID: "m1", Tool: p.Tool, ArgsDigest: p.ArgsDigest}
-	if _, created, err := s.ConfirmPreview(ctx, "p1", m); !errors.Is(err, ErrPreviewExpired) || created {
-		t.Fatalf("late confirm of a held but expired preview = %v, %v; want ErrPreviewExpired", created, err)
-	}
-	if _, err := s.Get("m1"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("an expired preview started a motion: %v", err)
-	}
-
-	// Within its lifetime, the held preview does start its motion, once.
-	if err := s.PutPreview(ctx, testPreview("p2", c.Now().Add(time.Minute))); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.ConsumePreview(ctx, "p2", "m2"); err != nil {
-		t.Fatal(err)
-	}
-	m.ID = "m2"
-	if _, created, err := s.ConfirmPreview(ctx, "p2", m); err != nil || !created {
-		t.Fatalf("confirm of a held, fresh preview = %v, %v; want created", created, err)
 	}
 }

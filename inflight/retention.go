@@ -25,9 +25,6 @@ type Removed struct {
 // are never deleted. It commits in chunks, so a cancelled Compact keeps its
 // progress. Freed pages are reused; the file itself shrinks only at Open.
 func (s *Store) Compact(ctx context.Context, now time.Time) (Removed, error) {
-	if err := s.Flush(ctx); err != nil { // sweep what reads see
-		return Removed{}, err
-	}
 	cutoff := now.Add(-s.opts.Retention)
 	var rm Removed
 	sweeps := []struct {
@@ -60,9 +57,6 @@ func (s *Store) Compact(ctx context.Context, now time.Time) (Removed, error) {
 				n = len(keys)
 				return true, nil
 			})
-			if sw.bucket == bucketPreviews {
-				s.pend.cool() // committed or not: the file is the truth
-			}
 			if err != nil {
 				return rm, err
 			}

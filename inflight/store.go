@@ -32,7 +32,9 @@ const (
 	// DefaultLockTimeout is how long Open waits for another process's lock.
 	DefaultLockTimeout = 500 * time.Millisecond
 
-	auditBatchDelay = time.Millisecond
+	// batchDelay: writes arriving while a commit is in flight share the
+	// next one anyway; a short window spares a lone caller bbolt's 10ms.
+	batchDelay = time.Millisecond
 )
 
 const (
@@ -51,9 +53,8 @@ type Options struct {
 	Now func() time.Time
 	// Retention is how long finished records are kept; zero means DefaultRetention.
 	Retention time.Duration
-	// ObserveCommit, if set, gets the duration of every durable write: a
-	// bbolt commit with fsync (not batched audit appends) or a journal
-	// append with fdatasync (a claim, a terminal state). Keep it cheap.
+	// ObserveCommit, if set, gets the duration of every fsynced commit (not
+	// batched ones). It runs on the writer: keep it cheap.
 	ObserveCommit func(time.Duration)
 	// LockTimeout bounds the wait for another process's lock; zero means DefaultLockTimeout.
 	LockTimeout time.Duration
@@ -63,9 +64,8 @@ type Options struct {
 	// lose a motion record whose goal was already published.
 	UnsafeNoSync bool
 
-	compactMinBytes int64         // files smaller than this are never rewritten at Open
-	flushDelay      time.Duration // how long pending writes wait for company; zero means lazyFlushDelay
-	maxBytes        int           // caps the file size, to simulate a full disk in tests
+	compactMinBytes int64 // files smaller than this are never rewritten at Open
+	maxBytes        int   // caps the file size, to simulate a full disk in tests
 }
 
 func (o Options) withDefaults() Options {
@@ -77,9 +77,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = DefaultLockTimeout
-	}
-	if o.flushDelay <= 0 {
-		o.flushDelay = lazyFlushDelay
 	}
 	if o.compactMinBytes <= 0 {
 		o.compactMinBytes = defaultCompactMinBytes
@@ -99,14 +96,11 @@ type Store struct {
 	mu      sync.Mutex
 	lastErr error // last write failure; nil after a write succeeds
 
-	pend *pending // accepted writes not yet committed (pending.go)
 	// denials says whether a denial may exist, so Denied answers "none"
 	// without a read in the usual case (a confirm asks every time). Open
 	// sets it when the file holds one, and always for a read-only store
 	// (another process writes); DenyPreview sets it before it writes one.
-	denials  atomic.Bool
-	flushMu  sync.Mutex // one Flush at a time (pending.go)
-	stopOnce sync.Once
+	denials atomic.Bool
 }
 
 // Open opens (creating if needed) the store at path. Failures are distinct:
@@ -121,7 +115,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, path: path, opts: opts, pend: newPending()}
+	s := &Store{db: db, path: path, opts: opts}
 	if err := s.init(); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -135,30 +129,7 @@ func Open(path string, opts Options) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
-	// Appends arriving while a commit is in flight share the next one anyway;
-	// a short window spares a lone caller bbolt's default 10ms wait.
-	s.db.MaxBatchDelay = auditBatchDelay
-	// What a previous process journaled but never copied into bbolt: a
-	// read-only store shows it, a writable one commits it before use.
-	ms, ps, err := s.unapplied(path)
-	if err != nil {
-		_ = s.db.Close()
-		return nil, err
-	}
-	if opts.ReadOnly {
-		s.pend.overlay(ms, ps)
-		close(s.pend.done)
-		return s, nil
-	}
-	if err := s.apply(ms, ps); err != nil {
-		_ = s.db.Close()
-		return nil, err
-	}
-	if s.pend.journal, err = openJournal(path, opts); err != nil {
-		_ = s.db.Close()
-		return nil, err
-	}
-	go s.runFlusher()
+	s.db.MaxBatchDelay = batchDelay
 	return s, nil
 }
 
@@ -313,30 +284,15 @@ func migrate(tx *bolt.Tx, from uint32) error {
 	return fmt.Errorf("no migration from format %d", from)
 }
 
-// Close commits what is pending, then releases the file and its lock.
-// Stop RunRetention first.
+// Close releases the file and its lock. Stop RunRetention first.
 func (s *Store) Close() error {
-	var ferr error
-	s.stopOnce.Do(func() {
-		close(s.pend.stop)
-		<-s.pend.done
-		if !s.opts.ReadOnly { // its overlay shows a journal it may not apply
-			ferr = s.Flush(context.Background())
-		}
-		if s.pend.journal != nil {
-			_ = s.pend.journal.close()
-		}
-	})
 	if s.closed.Swap(true) {
 		return nil
 	}
-	if err := s.db.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return s.db.Close()
 }
 
-// Path is the store's file.
+// Path is the store's file; the console names it on inspection answers.
 func (s *Store) Path() string { return s.path }
 
 // Healthy returns why the store cannot take irreversible calls: the last
@@ -400,20 +356,25 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) (write bool, er
 	return nil
 }
 
-// batch runs fn through bbolt's Batch: concurrent callers share one commit.
-// fn may run more than once, so it must only touch the transaction.
+// batch runs fn through bbolt's Batch: concurrent callers share one commit
+// (with fsync). fn may run more than once, so it must only touch the
+// transaction. Errors from fn are the caller's, as for update.
 func (s *Store) batch(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := s.writable(ctx); err != nil {
 		return err
 	}
-	if err := s.db.Batch(fn); err != nil {
-		if errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
-			return ErrClosed
-		}
-		return s.noteWrite(fmt.Errorf("inflight: batched commit to %s: %w", s.path, err))
+	var fnErr error
+	err := s.db.Batch(func(tx *bolt.Tx) error { fnErr = fn(tx); return fnErr })
+	switch {
+	case err == nil:
+		s.noteWrite(nil)
+		return nil
+	case fnErr != nil && err == fnErr: //nolint:errorlint // the very value fn returned: the caller's refusal
+		return err
+	case errors.Is(err, bolterrors.ErrDatabaseNotOpen):
+		return ErrClosed
 	}
-	s.noteWrite(nil)
-	return nil
+	return s.noteWrite(fmt.Errorf("inflight: batched commit to %s: %w", s.path, err))
 }
 
 // view runs fn in a read transaction. A panic inside bbolt while reading

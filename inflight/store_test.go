@@ -67,7 +67,7 @@ func TestOpenFailuresAreDistinctErrors(t *testing.T) {
 	withStore := func(t *testing.T, path string) string {
 		s := openStore(t, path, Options{UnsafeNoSync: true})
 		for i := range 200 {
-			if _, _, err := s.Claim(context.Background(), testMotion("m"+strings.Repeat("x", i))); err != nil {
+			if _, _, err := claim(context.Background(), s, testMotion("m"+strings.Repeat("x", i))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -174,10 +174,10 @@ func TestReadOnlyStoreReadsButRefusesEveryWrite(t *testing.T) {
 	path := testPath(t)
 	s := openStore(t, path, Options{})
 	ctx := context.Background()
-	if _, _, err := s.Claim(ctx, testMotion("m1")); err != nil {
+	if _, _, err := claim(ctx, s, testMotion("m1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, AuditRecord{Tool: "robot_state", Outcome: OutcomeOK}); err != nil {
+	if err := s.appendOne(ctx, AuditRecord{Tool: "robot_state", Outcome: OutcomeOK}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -201,13 +201,12 @@ func TestReadOnlyStoreReadsButRefusesEveryWrite(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"Claim", func() error { _, _, err := ro.Claim(ctx, testMotion("m2")); return err }},
+		{"Claim", func() error { _, _, err := claim(ctx, ro, testMotion("m2")); return err }},
 		{"Transition", func() error { _, err := ro.Transition(ctx, "m1", StateSent, nil); return err }},
 		{"PutPreview", func() error { return ro.PutPreview(ctx, testPreview("p1", time.Now().Add(time.Hour))) }},
-		{"ConsumePreview", func() error { _, err := ro.ConsumePreview(ctx, "p1", "m1"); return err }},
-		{"ConfirmPreview", func() error { _, _, err := ro.ConfirmPreview(ctx, "p1", testMotion("m2")); return err }},
+		{"ConfirmPreview", func() error { _, _, err := confirmID(ctx, ro, "pv-m1", testMotion("m2")); return err }},
 		{"Remember", func() error { return ro.Remember(ctx, "k", "d", json.RawMessage(`{}`)) }},
-		{"Append", func() error { return ro.Append(ctx, AuditRecord{Tool: "t"}) }},
+		{"appendOne", func() error { return ro.appendOne(ctx, AuditRecord{Tool: "t"}) }},
 		{"Compact", func() error { _, err := ro.Compact(ctx, time.Now().Add(365*24*time.Hour)); return err }},
 	}
 	for _, w := range writes {
@@ -227,7 +226,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 
 	huge := testMotion("huge")
 	huge.Goal = json.RawMessage(`{"pad":"` + strings.Repeat("a", 2<<20) + `"}`)
-	_, created, err := s.Claim(ctx, huge)
+	_, created, err := claim(ctx, s, huge)
 	if err == nil || created {
 		t.Fatalf("Claim beyond the disk = created %v, %v; want an error", created, err)
 	}
@@ -242,7 +241,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 	}
 
 	// Refusals by the state machine are not store failures.
-	if _, _, err := s.Claim(ctx, testMotion("small")); err != nil {
+	if _, _, err := claim(ctx, s, testMotion("small")); err != nil {
 		t.Fatalf("small Claim after the failure: %v", err)
 	}
 	if err := s.Healthy(); err != nil {
@@ -263,7 +262,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 2000 && !full.Load(); i++ {
-				if err := s.Append(ctx, benchAudit()); err != nil {
+				if err := s.appendOne(ctx, benchAudit()); err != nil {
 					full.Store(true)
 				}
 			}
@@ -275,7 +274,7 @@ func TestWriteFailureMakesStoreUnhealthyUntilNextSuccess(t *testing.T) {
 	}
 	// Now alone on a full disk, the next failure is the last word.
 	for i := 0; ; i++ {
-		err := s.Append(ctx, benchAudit())
+		err := s.appendOne(ctx, benchAudit())
 		if err != nil {
 			if h := s.Healthy(); !errors.Is(h, bolterrors.ErrMaxSizeReached) {
 				t.Errorf("Healthy() after a failed audit commit (%v) = %v", err, h)
@@ -298,10 +297,10 @@ func TestClosedStoreSaysSo(t *testing.T) {
 	}
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"Healthy": s.Healthy(),
-		"Claim":   func() error { _, _, err := s.Claim(ctx, testMotion("m")); return err }(),
-		"Get":     func() error { _, err := s.Get("m"); return err }(),
-		"Append":  s.Append(ctx, AuditRecord{Tool: "t"}),
+		"Healthy":   s.Healthy(),
+		"Claim":     func() error { _, _, err := claim(ctx, s, testMotion("m")); return err }(),
+		"Get":       func() error { _, err := s.Get("m"); return err }(),
+		"appendOne": s.appendOne(ctx, AuditRecord{Tool: "t"}),
 	} {
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("%s after Close = %v, want ErrClosed", name, err)
@@ -315,7 +314,7 @@ func TestProductionStoreFsyncsEveryCommit(t *testing.T) {
 	if s.db.NoSync {
 		t.Fatal("the default Options turn fsync off")
 	}
-	if _, _, err := s.Claim(context.Background(), testMotion("m")); err != nil {
+	if _, _, err := claim(context.Background(), s, testMotion("m")); err != nil {
 		t.Fatal(err)
 	}
 	if commits != 1 {
@@ -327,7 +326,7 @@ func TestReopeningKeepsEverythingAndTheFormatMarker(t *testing.T) {
 	path := testPath(t)
 	ctx := context.Background()
 	s := openStore(t, path, Options{})
-	if _, _, err := s.Claim(ctx, testMotion("m")); err != nil {
+	if _, _, err := claim(ctx, s, testMotion("m")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Remember(ctx, "k", "d", json.RawMessage(`{"ok":true}`)); err != nil {
@@ -351,4 +350,39 @@ func TestReopeningKeepsEverythingAndTheFormatMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// claim records m as a confirm does: through a preview of its own
+// ("pv-" + m.ID, issued if missing) that ConfirmPreview consumes.
+func claim(ctx context.Context, s *Store, m Motion) (Motion, bool, error) {
+	p := Preview{ID: "pv-" + m.ID, Tool: m.Tool, Actuator: m.Actuator, ArgsDigest: m.ArgsDigest,
+		Args: m.Args, Goal: m.Goal, ExpiresAt: s.now().Add(time.Hour)}
+	if err := s.PutPreview(ctx, p); err != nil && !errors.Is(err, ErrDuplicate) {
+		return Motion{}, false, err
+	}
+	return confirmID(ctx, s, p.ID, m)
+}
+
+// confirmID confirms preview id as the bridge does: one GetPreview, then
+// ConfirmPreview with what it read.
+func confirmID(ctx context.Context, s *Store, id string, m Motion) (Motion, bool, error) {
+	p, err := s.GetPreview(id)
+	if err != nil {
+		return Motion{}, false, err
+	}
+	return s.ConfirmPreview(ctx, p, m)
+}
+
+// consume confirms preview id for a motion named motionID and returns the
+// preview as stored afterwards: UsedBy names the motion that won it.
+func consume(ctx context.Context, s *Store, id, motionID string) (Preview, error) {
+	p, err := s.GetPreview(id)
+	if err != nil {
+		return p, err
+	}
+	_, _, err = s.ConfirmPreview(ctx, p, Motion{ID: motionID, Tool: p.Tool, ArgsDigest: p.ArgsDigest})
+	if after, gerr := s.GetPreview(id); gerr == nil {
+		p = after
+	}
+	return p, err
 }

@@ -137,7 +137,7 @@ func New(opts Options) *Metrics {
 	}, []string{"actuator"})
 	m.commit = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "actbridge_store_commit_duration_seconds",
-		Help:    "Duration of durable writes of the motion store: fsynced bbolt commits and fdatasynced journal appends (claims, terminal states).",
+		Help:    "Duration of the motion store's fsynced bbolt commits (confirms, terminal states, audit batches; not DB.Batch commits).",
 		Buckets: commitBuckets,
 	})
 	m.storeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -63,8 +63,8 @@ func (c countingStore) GetPreview(id string) (inflight.Preview, error) {
 	return p, err
 }
 
-func (c countingStore) ConfirmPreview(ctx context.Context, previewID string, mo inflight.Motion) (inflight.Motion, bool, error) {
-	out, created, err := c.s.ConfirmPreview(ctx, previewID, mo)
+func (c countingStore) ConfirmPreview(ctx context.Context, p inflight.Preview, mo inflight.Motion) (inflight.Motion, bool, error) {
+	out, created, err := c.s.ConfirmPreview(ctx, p, mo)
 	c.note("confirm_preview", err)
 	return out, created, err
 }

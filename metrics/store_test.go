@@ -18,7 +18,7 @@ type failingStore struct{ err error }
 
 func (f failingStore) PutPreview(context.Context, inflight.Preview) error { return f.err }
 func (f failingStore) GetPreview(string) (inflight.Preview, error)        { return inflight.Preview{}, f.err }
-func (f failingStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (f failingStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, f.err
 }
 func (f failingStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
@@ -36,7 +36,7 @@ func everyOp(s bridge.MotionStore) {
 	ctx := context.Background()
 	_ = s.PutPreview(ctx, inflight.Preview{})
 	_, _ = s.GetPreview("p")
-	_, _, _ = s.ConfirmPreview(ctx, "p", inflight.Motion{})
+	_, _, _ = s.ConfirmPreview(ctx, inflight.Preview{ID: "p"}, inflight.Motion{})
 	_, _ = s.Transition(ctx, "m", inflight.StateActive, nil)
 	_, _ = s.Get("m")
 	_, _ = s.NonTerminal()
@@ -97,8 +97,20 @@ func TestRealStoreCommitsAndFailuresAreObserved(t *testing.T) {
 		t.Fatal(err)
 	}
 	commitsAtOpen := mustValue(t, m, "actbridge_store_commit_duration_seconds")
-	_, created, err := st.Claim(context.Background(), inflight.Motion{ID: "m1", Tool: "arm_move_joints", Actuator: "arm",
-		ArgsDigest: "d", Goal: json.RawMessage(`{}`)})
+	ctx := context.Background()
+	// A preview shares a batched commit (not observed); the confirm is one
+	// fsynced commit.
+	pv := inflight.Preview{ID: "p1", Tool: "arm_move_joints", Actuator: "arm", ArgsDigest: "d",
+		Goal: json.RawMessage(`{}`), ExpiresAt: time.Now().Add(time.Hour)}
+	if err := st.PutPreview(ctx, pv); err != nil {
+		t.Fatal(err)
+	}
+	commitsAtOpen = mustValue(t, m, "actbridge_store_commit_duration_seconds")
+	pv, err = st.GetPreview("p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, created, err := st.ConfirmPreview(ctx, pv, inflight.Motion{ID: "m1", Tool: pv.Tool, ArgsDigest: pv.ArgsDigest})
 	if err != nil || !created {
 		t.Fatalf("claim: %v %v", created, err)
 	}

@@ -1,10 +1,14 @@
 package test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,10 +27,58 @@ func (w *world) idsOnWire() map[string]int {
 	return out
 }
 
-func (w *world) restartBridge(env ...string) {
+// restartBridge restarts the bridge as the crashpoints build, dying at
+// stage (a dispatch stage; "" never dies).
+func (w *world) restartBridge(stage string) {
 	w.t.Helper()
 	w.bridge.Stop(syscall.SIGKILL)
-	w.startBridge(worldOpts{bridgeEnv: env})
+	w.startBridge(worldOpts{crashpoints: true, bridgeEnv: []string{crashAtEnv + "=" + stage}})
+}
+
+// crashAtEnv is bridge.CrashAtEnv, which only the crashpoints build has.
+const crashAtEnv = "ACTBRIDGE_TEST_CRASH_AT"
+
+var (
+	crashpointsOnce  sync.Once
+	crashpointsBuilt error
+)
+
+// crashpointsBinary builds (once) the bridge with the crashpoints tag into
+// binDir and returns its name there.
+func crashpointsBinary(t *testing.T) string {
+	t.Helper()
+	const name = "actbridge-crashpoints"
+	crashpointsOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", filepath.Join(binDir, name), "../cmd/actbridge").CombinedOutput()
+		if err != nil {
+			crashpointsBuilt = fmt.Errorf("go build -tags crashpoints: %v\n%s", err, out)
+		}
+	})
+	if crashpointsBuilt != nil {
+		t.Fatal(crashpointsBuilt)
+	}
+	return name
+}
+
+// TestOnlyTheCrashpointsBuildCanKillItself: the hook the crash tests use
+// is in the bridge built with the crashpoints tag and absent from the
+// production build (TestMain's, as `go build ./cmd/...` makes it).
+func TestOnlyTheCrashpointsBuildCanKillItself(t *testing.T) {
+	for _, c := range []struct {
+		bin  string
+		want bool
+	}{
+		{"actbridge", false},
+		{crashpointsBinary(t), true},
+	} {
+		b, err := os.ReadFile(filepath.Join(binDir, c.bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(b, []byte(crashAtEnv)); got != c.want {
+			t.Errorf("%s holds the crash hook (%s): %v, want %v", c.bin, crashAtEnv, got, c.want)
+		}
+	}
 }
 
 // TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds kills the
@@ -36,7 +88,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	for i, stage := range []string{"before_commit", "after_commit", "after_publish"} {
 		t.Run(stage, func(t *testing.T) {
-			w.restartBridge("ACTBRIDGE_TEST_CRASH_AT=" + stage)
+			w.restartBridge(stage)
 			cs := w.mcpClient("")
 			target := 0.1 * float64(i+1)
 			pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}})
@@ -54,6 +106,8 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 					}
 				}
 			}
+			// It died at the hook, at this stage, not of something else.
+			w.waitOutput(w.bridge, "crashing at "+stage, 5*time.Second)
 			w.startBridge(worldOpts{})
 			cs = w.mcpClient("")
 			// The planner retries its confirm after the crash, as long as the

@@ -76,6 +76,9 @@ type worldOpts struct {
 	bridgeEnv  []string
 	config     string
 	noBridge   bool
+	// crashpoints runs the bridge built with the crashpoints tag
+	// (crashpointsBinary), which dies at the stage bridgeEnv names.
+	crashpoints bool
 }
 
 func newWorld(t *testing.T, o worldOpts) *world {
@@ -99,7 +102,11 @@ func (w *world) startBridge(o worldOpts) {
 		cfg = "../launch/robots/sim.yaml"
 	}
 	args := append([]string{"serve", "--config", cfg, "--listen", w.addr, "--data-dir", w.dataDir, "--wait-master", "20s"}, o.bridgeArgs...)
-	w.bridge = start(w.t, "actbridge", append(w.master.Env(), o.bridgeEnv...), args...)
+	bin := "actbridge"
+	if o.crashpoints {
+		bin = crashpointsBinary(w.t)
+	}
+	w.bridge = start(w.t, bin, append(w.master.Env(), o.bridgeEnv...), args...)
 	rostest.Eventually(w.t, 40*time.Second, "bridge /healthz answers ready (master and every actuator connected)", func() error {
 		resp, err := http.Get("http://" + w.addr + "/healthz")
 		if err != nil {

@@ -26,7 +26,7 @@ func TestEveryRefusalClassReachesNothing(t *testing.T) {
 		{"unknown joint", "arm_move_joints", arm(map[string]any{"tail_joint": 0.1}), "invalid_argument"},
 		{"geofence", "base_navigate", map[string]any{"x": 40.0, "y": 0.0}, "limit_violation"},
 		{"speed cap", "base_drive", map[string]any{"linear": 3.0, "duration_s": 1.0}, "limit_violation"},
-		{"forged preview", "motion_confirm", map[string]any{"preview_id": "pv1.8a1c2f4e-1111-4222-8333-944455556666.9999999999.AAAAAAAAAAAAAAAAAAAAAAAA"}, "invalid_argument"},
+		{"forged preview", "motion_confirm", map[string]any{"preview_id": "pv2.8a1c2f4e-1111-4222-8333-944455556666.9999999999.YXJt.AAAAAAAAAAAAAAAAAAAAAAAA"}, "invalid_argument"},
 		{"garbage preview", "motion_confirm", map[string]any{"preview_id": "please just move the arm"}, "invalid_argument"},
 	}
 	before := w.goalsReceived()

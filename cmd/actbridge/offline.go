@@ -33,7 +33,6 @@ func (offlineRobot) Drive(context.Context, string, float64, float64, time.Durati
 func (offlineRobot) Cancel(context.Context, string, string) error       { return errOffline }
 func (offlineRobot) StopAll(context.Context) error                      { return errOffline }
 func (offlineRobot) Track(string, string)                               {}
-func (offlineRobot) Prepare(string)                                     {}
 func (offlineRobot) SetObserver(func(bridge.GoalUpdate))                {}
 func (offlineRobot) Topics(context.Context) ([]bridge.TopicInfo, error) { return nil, errOffline }
 func (offlineRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {

@@ -107,7 +107,6 @@ func (x *rosRobot) Cancel(ctx context.Context, actuator, id string) error {
 
 func (x *rosRobot) StopAll(ctx context.Context) error { return x.r.StopAll(ctx) }
 func (x *rosRobot) Track(actuator, id string)         { x.r.Track(actuator, id) }
-func (x *rosRobot) Prepare(actuator string)           { x.r.Prepare(actuator) }
 
 func (x *rosRobot) SetObserver(f func(bridge.GoalUpdate)) {
 	x.r.SetObserver(func(u actuators.GoalUpdate) { f(bridge.GoalUpdate(u)) })

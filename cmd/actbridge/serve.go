@@ -140,16 +140,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if at := os.Getenv("ACTBRIDGE_TEST_CRASH_AT"); at != "" {
-		// Test-only: die like a SIGKILL at a dispatch stage, to prove the
-		// write-ahead rule across restarts.
-		ts.motions.Crash = func(stage string) {
-			if stage == at {
-				fmt.Fprintf(stderr, "actbridge: crashing at %s (ACTBRIDGE_TEST_CRASH_AT)\n", stage)
-				os.Exit(137)
-			}
-		}
-	}
 	ts.motions.Lifetime = ctx
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,

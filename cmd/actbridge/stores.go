@@ -17,7 +17,7 @@ type brokenStore struct{ err error }
 
 func (b brokenStore) PutPreview(context.Context, inflight.Preview) error { return b.err }
 func (b brokenStore) GetPreview(string) (inflight.Preview, error)        { return inflight.Preview{}, b.err }
-func (b brokenStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (b brokenStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, b.err
 }
 func (b brokenStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {
@@ -58,7 +58,7 @@ func (i idemStore) Remember(ctx context.Context, key, digest string, r json.RawM
 // flushes; at 5 ms (200 a second under one busy client) they were an
 // eighth of the bridge's CPU per read on a 2-core VM. What a killed
 // process loses of the audit log is what waited here, at most this long;
-// motions never wait here (their records are journaled before the send).
+// motions never wait here (their records are committed before the send).
 const (
 	auditQueue  = 16384
 	auditBatch  = 1024

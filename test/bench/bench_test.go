@@ -54,16 +54,18 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	}
 	rows := Run(newEnv(t), TinySizes())
 	required := map[string][]string{
-		"confirm":       {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms", "wire_p50_ms", "http_in_p50_ms", "http_rtt_p50_ms"},
-		"confirm_lean":  {"p50_ms", "p99_ms", "floor_p50_ms", "fsync_p50_ms", "wire_p50_ms", "http_in_p50_ms", "http_rtt_p50_ms"},
+		"confirm":       {"p50_ms", "p99_ms", "floor_http_p50_ms", "floor_p50_ms", "fsync_p50_ms", "wire_p50_ms", "http_in_p50_ms", "http_rtt_p50_ms"},
+		"confirm_lean":  {"p50_ms", "p99_ms", "floor_http_p50_ms", "floor_p50_ms", "fsync_p50_ms", "wire_p50_ms", "http_in_p50_ms", "http_rtt_p50_ms"},
 		"preview":       {"compute_p50_ms", "compute_allocs", "p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
 		"ingest":        {"bridge_pct", "floor_pct", "rate"},
 		"stop":          {"p50_ms", "p99_ms", "floor_p99_ms"},
 		"navigate":      {"p50_ms"},
 		"navigate_lean": {"p50_ms"},
-		"store":         {"claim_ms", "file_mb", "append_us"},
+		"store":         {"confirm_ms", "file_mb", "append_us"},
 		"rss":           {"idle_mb", "load_mb", "floor_idle_mb"},
 		"audit":         {"calls", "lines"},
+		"reads_paced":   {"p50_ms", "p99_ms", "calls_per_s", "bridge_cpu_pct"},
+		"rss_mixed":     {"peak_mb", "heap_inuse_mb", "calls"},
 	}
 	for _, c := range TinySizes().ReadClients {
 		for _, key := range []string{"reads", "reads_lean"} {

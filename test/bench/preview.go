@@ -82,7 +82,6 @@ func (restRobot) Drive(context.Context, string, float64, float64, time.Duration)
 func (restRobot) Cancel(context.Context, string, string) error                         { return nil }
 func (restRobot) StopAll(context.Context) error                                        { return nil }
 func (restRobot) Track(string, string)                                                 {}
-func (restRobot) Prepare(string)                                                       {}
 func (restRobot) SetObserver(func(bridge.GoalUpdate))                                  {}
 func (restRobot) Topics(context.Context) ([]bridge.TopicInfo, error)                   { return nil, nil }
 func (restRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
@@ -106,7 +105,7 @@ func (s *lastPreviewStore) PutPreview(_ context.Context, p inflight.Preview) err
 func (s *lastPreviewStore) GetPreview(string) (inflight.Preview, error) {
 	return inflight.Preview{}, inflight.ErrNotFound
 }
-func (s *lastPreviewStore) ConfirmPreview(context.Context, string, inflight.Motion) (inflight.Motion, bool, error) {
+func (s *lastPreviewStore) ConfirmPreview(context.Context, inflight.Preview, inflight.Motion) (inflight.Motion, bool, error) {
 	return inflight.Motion{}, false, inflight.ErrNotFound
 }
 func (s *lastPreviewStore) Transition(context.Context, string, inflight.State, func(*inflight.Motion)) (inflight.Motion, error) {

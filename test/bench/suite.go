@@ -17,20 +17,25 @@ type Sizes struct {
 	PreviewPoints int
 	Preview       int // previews timed
 	StoreCalls    int // audited calls for the store row
+	// Reads at a planner's pace: clients × rate calls/s each, for PacedFor.
+	PacedClients int
+	PacedRate    float64
+	PacedFor     time.Duration
+	MixedFor     time.Duration // test/load.sh's mixed load, for the RSS under it
 }
 
 // FullSizes is the size of make bench: about 6 minutes on 2 cores.
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
-		StoreCalls: 1_000_000}
+		StoreCalls: 1_000_000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second}
 }
 
 // TinySizes is the size of make test: every measurement once or twice.
 func TinySizes() Sizes {
 	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
-		StoreCalls: 2000}
+		StoreCalls: 2000, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second}
 }
 
 // Run runs every measurement in an order that keeps them apart: the
@@ -39,7 +44,7 @@ func TinySizes() Sizes {
 func Run(e *Env, s Sizes) []Row { return RunOnly(e, s, nil) }
 
 // Groups names the measurements RunOnly can pick, in Run's order.
-var Groups = []string{"confirm", "navigate", "reads", "stop", "audit", "ingest", "preview", "store"}
+var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ingest", "preview", "store", "mixed"}
 
 // RunOnly runs the measurements named in only (all when only is empty), so
 // one row can be measured again while profiling its cause. The rss row
@@ -47,8 +52,8 @@ var Groups = []string{"confirm", "navigate", "reads", "stop", "audit", "ingest",
 func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	pick := func(g string) bool { return len(only) == 0 || only[g] }
 	var confirm, nav, reads []Row
-	var preview, ingest, stop, store, audit Row
-	if pick("confirm") || pick("navigate") || pick("reads") || pick("stop") || pick("audit") {
+	var preview, ingest, stop, store, audit, paced, mixed Row
+	if pick("confirm") || pick("navigate") || pick("reads") || pick("paced") || pick("stop") || pick("audit") {
 		w := NewWorld(e, WorldOpts{})
 		idle := MeasureIdleRSS(w)
 		e.logf("idle RSS %.1f MB", idle)
@@ -66,6 +71,10 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		}
 		if pick("reads") {
 			reads, _ = MeasureReads(w, s.ReadClients, s.ReadFor, idle)
+		}
+		if pick("paced") {
+			paced, _ = MeasurePacedReads(w, s.PacedClients, s.PacedRate, s.PacedFor)
+			e.logf("paced reads: %s", paced.Result)
 		}
 		if pick("stop") {
 			stop, _ = MeasureStop(w, s.Stop, s.StopHammer)
@@ -90,11 +99,21 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		store, _ = MeasureStore(e, s.StoreCalls)
 		e.logf("store: %s", store.Result)
 	}
+	if pick("mixed") {
+		mixed, _ = MeasureMixed(e, s.MixedFor)
+		e.logf("mixed: %s", mixed.Result)
+	}
 
 	rows := append([]Row{}, confirm...)
+	if paced.Key != "" {
+		rows = append(rows, paced)
+	}
 	var rss []Row
 	if len(reads) > 0 {
 		rows, rss = append(rows, reads[:len(reads)-1]...), reads[len(reads)-1:]
+	}
+	if mixed.Key != "" {
+		rss = append(rss, mixed)
 	}
 	for _, r := range []Row{preview, ingest, stop} {
 		if r.Key != "" {
