@@ -248,7 +248,9 @@ func (r *rig) advance(d time.Duration) {
 	r.nowMu.Unlock()
 }
 
-func newRig(t *testing.T) *rig {
+// newRig builds the rig; opts may change the previewer before its tools
+// are registered (a real safety guard, other models).
+func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	t.Helper()
 	r := &rig{robot: newFakeRobot(), estop: &fakeEStop{}, now: time.Now()}
 	r.storePath = filepath.Join(t.TempDir(), "store.db")
@@ -272,6 +274,9 @@ func newRig(t *testing.T) *rig {
 		Arm:     &ArmModel{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}},
 		Gripper: &GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
 		Base:    &BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
+	for _, o := range opts {
+		o(pv)
+	}
 	r.m.Restate = pv.Restate
 	if err := r.m.Start(); err != nil {
 		t.Fatal(err)
