@@ -47,7 +47,8 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
 				}
 			}
-			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}
+			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
 		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
