@@ -189,6 +189,12 @@ func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
 	}
 	return nil
 }
+func (fakeBase) OutsideFence(p Pose2D) []OutOfRange {
+	if math.Abs(p.X) > 5 || math.Abs(p.Y) > 5 {
+		return []OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
+	}
+	return nil
+}
 func (fakeBase) CheckDrive(s Pose2D, lin, ang, d float64) (Pose2D, []Violation) {
 	if math.Abs(lin) > 0.5 {
 		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}

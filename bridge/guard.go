@@ -68,6 +68,10 @@ type BaseGuard interface {
 	// CheckDrive refuses twists over the caps and drives whose predicted end
 	// pose leaves the fence; it returns the predicted end pose.
 	CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation)
+	// OutsideFence names, per axis (joint "x" or "y"), how far a pose lies
+	// outside the fence; nil inside. From outside, CheckDrive applies the
+	// recovery rules.
+	OutsideFence(p Pose2D) []OutOfRange
 }
 
 // JointLimits is one joint as robot_describe lists it. Zero limits with the

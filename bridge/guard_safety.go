@@ -147,3 +147,12 @@ func (s SafetyBase) CheckDrive(start Pose2D, linear, angular, duration float64) 
 	}
 	return Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
 }
+
+// OutsideFence says how far the pose lies outside the fence, per axis.
+func (s SafetyBase) OutsideFence(p Pose2D) []OutOfRange {
+	var out []OutOfRange
+	for _, o := range s.Base.OutsideFence(p.X, p.Y) {
+		out = append(out, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
+	}
+	return out
+}

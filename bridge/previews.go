@@ -191,7 +191,7 @@ const recoveryNote = "If a joint already stands outside its range, only a recove
 
 // recoveryError refuses a motion from out of range that is not a recovery:
 // the rule is recovery_only, and the details name the joints out of range.
-func recoveryError(out []OutOfRange, vs []Violation) *Error {
+func recoveryError(out []OutOfRange, vs []Violation, hint string) *Error {
 	e := violationError("", vs)
 	names := make([]string, len(out))
 	for i, o := range out {
@@ -199,9 +199,14 @@ func recoveryError(out []OutOfRange, vs []Violation) *Error {
 	}
 	e.Rule = "recovery_only"
 	e.Message = "out of range (" + strings.Join(names, "; ") + "): only a recovery motion is allowed; " + e.Message
-	return e.WithDetails(map[string]any{"violations": vs, "out_of_range": out}).
-		WithHint("move only the out-of-range joints, monotonically toward their range, hold every other joint, at no more than the recovery speed fraction of the velocity limits (arm_move_joints without duration_s picks it); an operator confirms")
+	return e.WithDetails(map[string]any{"violations": vs, "out_of_range": out}).WithHint(hint)
 }
+
+// Hints of a refused recovery: what the one way out looks like.
+const (
+	armRecoveryHint  = "move only the out-of-range joints, monotonically toward their range, hold every other joint, at no more than the recovery speed fraction of the velocity limits (arm_move_joints without duration_s picks it); an operator confirms"
+	baseRecoveryHint = "use base_drive: turn in place, then drive straight toward the geofence, at no more than the recovery speed fraction of the caps, ending closer to it; an operator confirms"
+)
 
 func previewOut(extra map[string]*Schema) *Schema {
 	props := map[string]*Schema{
@@ -216,7 +221,7 @@ func previewOut(extra map[string]*Schema) *Schema {
 		"confirmed_by": {Type: "string", Description: "Who must confirm: planner or operator."},
 		"confirm_with": {Type: "string", Description: "Always motion_confirm."},
 		"recovery":     {Type: "boolean", Description: "Present and true when the robot starts outside a limit and this motion is the way back: an operator confirms it, whatever the policy."},
-		"out_of_range": {Type: "array", Description: "With recovery: [{joint, position, limit, by}], what stands outside which limit and by how much (for the base: joint is \"base\", by is the distance to the geofence)."},
+		"out_of_range": {Type: "array", Description: "With recovery: [{joint, position, limit, by}], what stands outside which limit and by how much (for the base: joint is the axis x or y, limit that side of the geofence)."},
 	}
 	for k, v := range extra {
 		props[k] = v
@@ -316,7 +321,7 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 	chk.Violations = append(chk.Violations, p.StepCaps.armSteps(p.Arm.Joints, start, points)...)
 	if len(chk.Violations) > 0 {
 		if len(chk.Recovery) > 0 {
-			return nil, recoveryError(chk.Recovery, chk.Violations)
+			return nil, recoveryError(chk.Recovery, chk.Violations, armRecoveryHint)
 		}
 		return nil, violationError(c.Tool.Name, chk.Violations)
 	}

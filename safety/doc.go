@@ -34,7 +34,9 @@
 //     does (spline.WrapOffset); summaries report the wrapped target.
 //   - Base: the whole unicycle arc of a drive must stay in the fence, not only
 //     its end; goals in another frame than the fence's are refused (no TF
-//     here); a base already outside the fence can be moved by no drive.
+//     here). From outside the fence only a recovery drive is allowed:
+//     straight or turning in place, never further from the fence, at
+//     RecoveryFraction of the speed caps.
 //   - E-stop: each distinct cause is a new event; only the newest can be
 //     reset; a retried latch with the same reason is the same event.
 //   - Policy defaults: read, write and stop need no confirmation, every

@@ -142,3 +142,79 @@ func (c *checker) recover(lims []*JointLimits, start []float64, ext []velExtent,
 func (c *checker) add(joint string, k Kind, at, value, limit float64) {
 	c.r.Violations = append(c.r.Violations, Violation{Joint: joint, Kind: k, Time: at, Value: value, Limit: limit, Start: at, End: at})
 }
+
+// Rules of a base recovery: a drive that starts outside the geofence.
+const (
+	// RuleRecoverySpeed: over the recovery fraction of a speed cap.
+	RuleRecoverySpeed = "recovery_speed"
+	// RuleRecoveryDirection: the drive does not only bring the base closer
+	// to the fence (Value is the distance at the end, Limit at the start).
+	RuleRecoveryDirection = "recovery_direction"
+	// RuleRecoveryStraight: from outside, only straight drives and turns in
+	// place are allowed; an arc's distance to the fence is not monotone.
+	RuleRecoveryStraight = "recovery_straight"
+)
+
+// OutsideFence lists, per axis, how far (x, y) lies outside the fence
+// (Joint is "x" or "y"); nil inside or on it.
+func (b *Base) OutsideFence(x, y float64) []OutOfRange {
+	if b == nil {
+		return nil
+	}
+	f := &b.cfg.Geofence
+	var out []OutOfRange
+	for _, a := range []struct {
+		axis      string
+		v, lo, hi float64
+	}{{"x", x, f.MinX, f.MaxX}, {"y", y, f.MinY, f.MaxY}} {
+		switch {
+		case a.v > a.hi:
+			out = append(out, OutOfRange{Joint: a.axis, Position: a.v, Limit: a.hi, By: a.v - a.hi})
+		case a.v < a.lo:
+			out = append(out, OutOfRange{Joint: a.axis, Position: a.v, Limit: a.lo, By: a.lo - a.v})
+		}
+	}
+	return out
+}
+
+// outside is the vector from the nearest fence point to (x, y); zero inside.
+func (b *Base) outside(x, y float64) (gx, gy float64) {
+	f := &b.cfg.Geofence
+	return x - math.Max(f.MinX, math.Min(f.MaxX, x)), y - math.Max(f.MinY, math.Min(f.MaxY, y))
+}
+
+// recoveryDrive checks a drive from start, outside the fence, by the rules
+// of the way back: at most the recovery fraction of each cap, a straight
+// line or a turn in place, and a distance to the fence that only shrinks.
+// Along a straight line that distance is convex, so it never grows iff it
+// does not grow at the end; a translation must also end closer.
+func (b *Base) recoveryDrive(start, end Pose2D, linear, angular, duration float64) []BaseViolation {
+	c := &b.cfg
+	var out []BaseViolation
+	if lim := c.RecoveryFraction * c.MaxLinearSpeed; math.Abs(linear) > lim {
+		out = append(out, BaseViolation{RuleRecoverySpeed, "linear", linear, math.Copysign(lim, linear)})
+	}
+	if lim := c.RecoveryFraction * c.MaxAngularSpeed; math.Abs(angular) > lim {
+		out = append(out, BaseViolation{RuleRecoverySpeed, "angular", angular, math.Copysign(lim, angular)})
+	}
+	if duration > c.MaxDriveDuration {
+		out = append(out, BaseViolation{RuleMaxDuration, "duration", duration, c.MaxDriveDuration})
+	}
+	if linear == 0 || duration == 0 {
+		return out // a turn in place: the distance stays
+	}
+	if math.Abs(angular*duration) >= 1e-9 {
+		return append(out, BaseViolation{RuleRecoveryStraight, "angular", angular, 0})
+	}
+	d0 := math.Hypot(b.outside(start.X, start.Y))
+	gx, gy := b.outside(end.X, end.Y)
+	dT := math.Hypot(gx, gy)
+	ux, uy := math.Cos(start.Theta), math.Sin(start.Theta)
+	if linear < 0 {
+		ux, uy = -ux, -uy
+	}
+	if !(dT < d0) || ux*gx+uy*gy > 1e-9*math.Max(1, dT) {
+		out = append(out, BaseViolation{RuleRecoveryDirection, "distance", dT, d0})
+	}
+	return out
+}

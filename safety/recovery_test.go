@@ -1,6 +1,8 @@
 package safety
 
 import (
+	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -104,5 +106,69 @@ func TestAMotionFromInsideTheRangesIsNoRecovery(t *testing.T) {
 	}
 	if r.Recovery != nil || !r.OK() {
 		t.Fatalf("recovery %+v violations %+v", r.Recovery, r.Violations)
+	}
+}
+
+func TestFromOutsideTheFenceOnlyASlowDriveThatNeverGetsFurtherPasses(t *testing.T) {
+	fence := Fence{Frame: "map", MinX: -2, MaxX: 3, MinY: -1, MaxY: 1}
+	west, north := math.Pi, math.Pi/2
+	for _, tc := range []struct {
+		name          string
+		fraction      float64
+		start         Pose2D
+		lin, ang, dur float64
+		want          []string // rules; nil = allowed
+	}{
+		{name: "toward the fence", start: Pose2D{4, 0, west}, lin: 0.05, dur: 10},
+		{name: "back inside", start: Pose2D{3.4, 0, west}, lin: 0.05, dur: 10},
+		{name: "reversing toward it", start: Pose2D{4, 0, 0}, lin: -0.05, dur: 10},
+		{name: "turn in place", start: Pose2D{4, 0, 0}, ang: 0.1, dur: 10},
+		{name: "along the corner, then along the side", start: Pose2D{3.5, 1.5, west}, lin: 0.05, dur: 10},
+		{name: "away", start: Pose2D{4, 0, west}, lin: -0.05, dur: 10, want: []string{RuleRecoveryDirection}},
+		{name: "along the fence outside", start: Pose2D{4, 0, north}, lin: 0.05, dur: 10, want: []string{RuleRecoveryDirection}},
+		{name: "through the fence and out the far side", fraction: 1, start: Pose2D{0, 1.5, -north}, lin: 0.5, dur: 7, want: []string{RuleRecoveryDirection}},
+		{name: "closer at the end but further on the way", fraction: 1, start: Pose2D{5, -1.5, north}, lin: 0.5, dur: 5.4, want: []string{RuleRecoveryDirection}},
+		{name: "too fast", start: Pose2D{4, 0, west}, lin: 0.2, dur: 2, want: []string{RuleRecoverySpeed}},
+		{name: "turning too fast", start: Pose2D{4, 0, 0}, ang: 0.5, dur: 2, want: []string{RuleRecoverySpeed}},
+		{name: "an arc", start: Pose2D{4, 0, west}, lin: 0.05, ang: 0.05, dur: 10, want: []string{RuleRecoveryStraight}},
+		{name: "too long", start: Pose2D{4, 0, west}, lin: 0.05, dur: 11, want: []string{RuleMaxDuration}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := NewBase(BaseConfig{MaxLinearSpeed: 0.5, MaxAngularSpeed: 1, Geofence: fence, RecoveryFraction: tc.fraction})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.OutsideFence(tc.start.X, tc.start.Y) == nil {
+				t.Fatal("the start is not outside the fence")
+			}
+			_, vs, err := b.CheckDrive("map", tc.start, tc.lin, tc.ang, tc.dur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range vs {
+				got = append(got, v.Rule)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("rules %v, want %v (%+v)", got, tc.want, vs)
+			}
+		})
+	}
+}
+
+func TestOutsideFenceNamesEachAxisAndHowFar(t *testing.T) {
+	b, err := NewBase(BaseConfig{MaxLinearSpeed: 0.5, MaxAngularSpeed: 1, Geofence: Fence{Frame: "map", MinX: -2, MaxX: 3, MinY: -1, MaxY: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.OutsideFence(3, -1); got != nil {
+		t.Fatalf("on the fence: %+v", got)
+	}
+	want := []OutOfRange{{Joint: "x", Position: -2.5, Limit: -2, By: 0.5}, {Joint: "y", Position: 1.25, Limit: 1, By: 0.25}}
+	if got := b.OutsideFence(-2.5, 1.25); !slices.Equal(got, want) {
+		t.Fatalf("%+v, want %+v", got, want)
+	}
+	if _, err := NewBase(BaseConfig{MaxLinearSpeed: 0.5, MaxAngularSpeed: 1, Geofence: b.Config().Geofence, RecoveryFraction: 1.5}); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("recovery fraction 1.5: %v", err)
 	}
 }
