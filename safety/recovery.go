@@ -86,9 +86,9 @@ type velExtent struct{ lo, loAt, hi, hiAt float64 }
 // by the one way out real controllers allow: each out-of-range joint moves
 // monotonically toward its range (never past its far bound, which the
 // position check still reports), every joint inside its range holds, and
-// no joint exceeds fraction of its velocity limit. ext holds each joint's
+// no joint exceeds fraction of its velocity limit. c.vel holds each joint's
 // exact velocity range from the spline analysis.
-func (c *checker) recover(lims []*JointLimits, start []float64, ext []velExtent, fraction float64) {
+func (c *checker) recover(lims []*JointLimits, fraction float64) {
 	out := c.r.Recovery
 	isOut := func(name string) (OutOfRange, bool) {
 		i := slices.IndexFunc(out, func(o OutOfRange) bool { return o.Joint == name })
@@ -104,7 +104,7 @@ func (c *checker) recover(lims []*JointLimits, start []float64, ext []velExtent,
 		return ok && v.Kind == KindPosition && v.Limit == o.Limit
 	})
 	for j, jl := range lims {
-		sum, e := &c.r.Joints[j], ext[j]
+		sum, e := &c.r.Joints[j], c.vel[j]
 		if o, ok := isOut(jl.Name); ok {
 			// Above the range the joint may only go down, below only up.
 			if o.Position > o.Limit && e.hi > recoveryVelocityTolerance {
@@ -114,13 +114,13 @@ func (c *checker) recover(lims []*JointLimits, start []float64, ext []velExtent,
 				c.add(jl.Name, KindRecoveryDirection, e.loAt, e.lo, 0)
 			}
 		} else {
-			up, down := sum.MaxPosition-start[j], start[j]-sum.MinPosition
+			up, down := sum.MaxPosition-sum.From, sum.From-sum.MinPosition
 			if math.Max(up, down) > RecoveryHoldTolerance {
 				v := sum.MaxPosition
 				if down > up {
 					v = sum.MinPosition
 				}
-				c.add(jl.Name, KindRecoveryHold, 0, v, start[j])
+				c.add(jl.Name, KindRecoveryHold, 0, v, sum.From)
 			}
 			continue // a held joint's speed is within every cap
 		}

@@ -142,8 +142,9 @@ func (o CheckOptions) withDefaults() CheckOptions {
 // (spline, with wraparound on continuous joints) and reports every violation
 // of position, velocity, acceleration and jerk limits, per joint summaries
 // and warnings. A motion that starts with a joint outside its position range
-// is checked as a recovery instead (Report.Recovery, recovery.go). Malformed input (unknown or repeated joints, mismatched
-// lengths, NaN/Inf, times not increasing) is an *InputError, not a violation.
+// is checked as a recovery instead (Report.Recovery, recovery.go). Malformed
+// input (unknown or repeated joints, mismatched lengths, NaN/Inf, times not
+// increasing) is an *InputError, not a violation.
 func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points []spline.Point, opt CheckOptions) (*Report, error) {
 	opt = opt.withDefaults()
 	lims, err := l.resolve(joints)
@@ -172,7 +173,6 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 		tr:  tr,
 		opt: opt,
 	}
-	var from []float64
 	for j, jl := range lims {
 		if o, out := outside(jl, start[j].Pos); out {
 			c.r.Recovery = append(c.r.Recovery, o)
@@ -180,16 +180,12 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 	}
 	if c.r.Recovery != nil {
 		c.vel = make([]velExtent, len(lims))
-		from = make([]float64, len(lims))
-		for j := range start {
-			from[j] = start[j].Pos
-		}
 	}
 	for j, jl := range lims {
 		c.joint(j, jl, start[j])
 	}
 	if c.r.Recovery != nil {
-		c.recover(lims, from, c.vel, opt.RecoveryFraction)
+		c.recover(lims, opt.RecoveryFraction)
 	}
 	if c.r.Duration > opt.LongDuration {
 		c.r.Warnings = append(c.r.Warnings, Warning{Kind: WarnLongDuration, Time: c.r.Duration, Value: c.r.Duration, Limit: opt.LongDuration})
