@@ -39,6 +39,9 @@ const (
 	DefaultDriveRateHz        = 10.0
 	DefaultMaxDriveDuration   = 10 * time.Second
 	DefaultOdomFrame          = "odom"
+	// DefaultRecoverySpeedFraction is safety.DefaultRecoveryFraction: slow
+	// enough for a person to stop a recovery that goes wrong.
+	DefaultRecoverySpeedFraction = 0.1
 )
 
 // ErrConfig is wrapped by every LoadConfig / Validate failure; the message
@@ -70,6 +73,10 @@ type Config struct {
 	RateLimits RateLimitConfig `yaml:"rate_limits"`
 	// StepCaps bound one motion on top of the limits. Zero means no cap.
 	StepCaps StepCapConfig `yaml:"step_caps"`
+	// RecoverySpeedFraction is the share of every velocity limit and base
+	// speed cap a recovery motion (the way back from outside a limit) may
+	// use, in (0, 1]; absent or 0 means DefaultRecoverySpeedFraction.
+	RecoverySpeedFraction float64 `yaml:"recovery_speed_fraction"`
 }
 
 // AccessConfig is the allowlists of the guarded ROS tools. Patterns are
@@ -291,6 +298,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.GoalConnectTimeout == 0 {
 		c.GoalConnectTimeout = Duration(DefaultGoalConnectTimeout)
+	}
+	if c.RecoverySpeedFraction == 0 {
+		c.RecoverySpeedFraction = DefaultRecoverySpeedFraction
 	}
 	for i := range c.Access.Services {
 		sv := &c.Access.Services[i]
@@ -630,6 +640,9 @@ func (c *Config) validateLimits(bad func(field, format string, args ...any) erro
 		if !(v.x >= 0 && finite(v.x)) {
 			return bad(v.name, "%v must be a non-negative number (0: no cap)", v.x)
 		}
+	}
+	if f := c.RecoverySpeedFraction; !(f > 0 && f <= 1) {
+		return bad("recovery_speed_fraction", "%v must be in (0, 1]: the share of the velocity limits and speed caps a recovery may use", f)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ actuators:
 		t.Fatal(err)
 	}
 	arm, base := c.Actuators[0], c.Actuators[1]
-	if c.NodeName != DefaultNodeName || arm.JointStatesTopic != DefaultJointStatesTopic || arm.Policy != PolicyOperator {
+	if c.NodeName != DefaultNodeName || arm.JointStatesTopic != DefaultJointStatesTopic || arm.Policy != PolicyOperator || c.RecoverySpeedFraction != DefaultRecoverySpeedFraction {
 		t.Errorf("defaults not applied: %+v %+v", c, arm)
 	}
 	if base.DriveRateHz != DefaultDriveRateHz || base.MaxDriveDuration.D() != DefaultMaxDriveDuration || base.OdomFrame != "odom" {
@@ -83,6 +83,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"bad cap", "actuators: [{name: base, kind: base, cmd_vel_topic: /c, caps: {max_linear: 0, max_angular: 1}}]", "actuators[0].caps.max_linear"},
 		{"empty geofence", "actuators: [{name: base, kind: base, cmd_vel_topic: /c, geofence: {min_x: 1, max_x: 1, min_y: 0, max_y: 1}}]", "actuators[0].geofence"},
 		{"bad node name", "node_name: a/b\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "node_name"},
+		{"recovery faster than the limits", "recovery_speed_fraction: 1.5\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "recovery_speed_fraction"},
+		{"negative recovery fraction", "recovery_speed_fraction: -0.1\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "recovery_speed_fraction"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

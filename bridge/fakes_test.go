@@ -189,6 +189,12 @@ func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
 	}
 	return nil
 }
+func (fakeBase) OutsideFence(p Pose2D) []OutOfRange {
+	if math.Abs(p.X) > 5 || math.Abs(p.Y) > 5 {
+		return []OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
+	}
+	return nil
+}
 func (fakeBase) CheckDrive(s Pose2D, lin, ang, d float64) (Pose2D, []Violation) {
 	if math.Abs(lin) > 0.5 {
 		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
@@ -248,7 +254,9 @@ func (r *rig) advance(d time.Duration) {
 	r.nowMu.Unlock()
 }
 
-func newRig(t *testing.T) *rig {
+// newRig builds the rig; opts may change the previewer before its tools
+// are registered (a real safety guard, other models).
+func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	t.Helper()
 	r := &rig{robot: newFakeRobot(), estop: &fakeEStop{}, now: time.Now()}
 	r.storePath = filepath.Join(t.TempDir(), "store.db")
@@ -272,6 +280,9 @@ func newRig(t *testing.T) *rig {
 		Arm:     &ArmModel{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}},
 		Gripper: &GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
 		Base:    &BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
+	for _, o := range opts {
+		o(pv)
+	}
 	r.m.Restate = pv.Restate
 	if err := r.m.Start(); err != nil {
 		t.Fatal(err)

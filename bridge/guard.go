@@ -29,8 +29,21 @@ type ArmCheck struct {
 	Violations []Violation
 	Warnings   []string
 	Duration   float64
+	// Recovery lists the joints the motion starts outside their range; when
+	// it is not empty the motion was checked by the recovery rules and needs
+	// the operator's confirmation.
+	Recovery []OutOfRange
 	// Plot holds a few samples per joint for the operator console.
 	Plot map[string][][2]float64
+}
+
+// OutOfRange is a joint standing outside its position range, as a
+// recovery preview names it: the bound it is past and by how much.
+type OutOfRange struct {
+	Joint    string  `json:"joint"`
+	Position float64 `json:"position"`
+	Limit    float64 `json:"limit"`
+	By       float64 `json:"by"`
 }
 
 // ArmGuard is what the arm tools need from the safety package: limits,
@@ -39,6 +52,8 @@ type ArmGuard interface {
 	// Range is a joint's allowed position range; limited is false for
 	// continuous joints.
 	Range(joint string) (lo, hi float64, limited bool, ok bool)
+	// MinDuration is the shortest safe duration of a point-to-point move; from
+	// out of range it is the recovery's, whatever scale asks.
 	MinDuration(joints []string, from, to []float64, scale float64) float64
 	// Describe lists every arm joint with its limits, in joint order.
 	Describe() []JointLimits
@@ -53,6 +68,10 @@ type BaseGuard interface {
 	// CheckDrive refuses twists over the caps and drives whose predicted end
 	// pose leaves the fence; it returns the predicted end pose.
 	CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation)
+	// OutsideFence names, per axis (joint "x" or "y"), how far a pose lies
+	// outside the fence; nil inside. From outside, CheckDrive applies the
+	// recovery rules.
+	OutsideFence(p Pose2D) []OutOfRange
 }
 
 // JointLimits is one joint as robot_describe lists it. Zero limits with the

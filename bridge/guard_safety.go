@@ -29,13 +29,26 @@ func (s SafetyArm) Range(joint string) (float64, float64, bool, bool) {
 	return j.MinPosition.Value, j.MaxPosition.Value, true, true
 }
 
-// MinDuration is the shortest safe duration of a point-to-point move.
+// MinDuration is the shortest safe duration of a point-to-point move; from
+// a joint out of range, at no more than the recovery fraction.
 func (s SafetyArm) MinDuration(joints []string, from, to []float64, scale float64) float64 {
+	if f := s.recoveryFraction(); scale > f && len(s.Limits.OutOfRange(joints, from)) > 0 {
+		scale = f
+	}
 	d, err := s.Limits.MinDuration(joints, from, to, scale)
 	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) {
 		return safety.MinMoveDuration
 	}
 	return d
+}
+
+// recoveryFraction is the configured recovery fraction, defaulted as the
+// trajectory check defaults it.
+func (s SafetyArm) recoveryFraction() float64 {
+	if f := s.Opts.RecoveryFraction; f > 0 && f <= 1 {
+		return f
+	}
+	return safety.DefaultRecoveryFraction
 }
 
 // Describe lists the joints with their limits.
@@ -69,6 +82,9 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 		return ArmCheck{}, e
 	}
 	out := ArmCheck{Duration: r.Duration}
+	for _, o := range r.Recovery {
+		out.Recovery = append(out.Recovery, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
+	}
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit})
 	}
@@ -130,4 +146,13 @@ func (s SafetyBase) CheckDrive(start Pose2D, linear, angular, duration float64) 
 		return start, []Violation{{Kind: "invalid_drive: " + err.Error()}}
 	}
 	return Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
+}
+
+// OutsideFence says how far the pose lies outside the fence, per axis.
+func (s SafetyBase) OutsideFence(p Pose2D) []OutOfRange {
+	var out []OutOfRange
+	for _, o := range s.Base.OutsideFence(p.X, p.Y) {
+		out = append(out, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
+	}
+	return out
 }

@@ -286,12 +286,17 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
 	}
-	if who := m.Confirmer(pv.Actuator); who == RoleOperator && c.Role != RoleOperator {
+	who, what := m.Confirmer(pv.Actuator), pv.Actuator+" motions are"
+	if pv.Role == string(RoleOperator) && who != RoleOperator {
+		// The preview asked for one (a recovery), whatever the policy says now.
+		who, what = RoleOperator, "a recovery from outside a limit is"
+	}
+	if who == RoleOperator && c.Role != RoleOperator {
 		if approved, aerr := m.Approvals.approve(ctx, c, pv, previewID); aerr != nil {
 			return nil, aerr
 		} else if !approved {
 			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
-				"policy: "+pv.Actuator+" motions are confirmed by an operator, not the planner; nothing was sent")
+				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
 			return nil, e.WithHint("ask the operator to approve preview " + previewID + " at " + m.ConsoleURL + "; then poll motion_status")
 		}
 	}

@@ -134,6 +134,9 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 			fmt.Sprintf("%d bytes, for actuator %s", len(id), clipRunes(actuator, 80)), "the actuator's name is too long to preview")
 	}
 	requires := p.Motions.Confirmer(actuator)
+	if rec, _ := summary["recovery"].(bool); rec {
+		requires = RoleOperator // a way out of a limit is the operator's call, whatever the policy
+	}
 	summary["preview_id"] = id
 	summary["tool"] = c.Tool.Name
 	summary["actuator"] = actuator
@@ -183,6 +186,28 @@ func violationError(tool string, vs []Violation) *Error {
 	return e.WithDetails(map[string]any{"violations": vs}).WithHint("change the targets or make the motion slower (longer duration_s), then preview again")
 }
 
+// recoveryNote tells the planner the one way out of a joint limit.
+const recoveryNote = "If a joint already stands outside its range, only a recovery is previewed: out-of-range joints move monotonically toward their range (checked along the interpolated motion), every other joint holds, no joint above the recovery speed fraction of its velocity limit; the preview says recovery: true and out_of_range [{joint, position, limit, by}], and an operator confirms it whatever the policy. Anything else is refused with limit_violation, rule recovery_only."
+
+// recoveryError refuses a motion from out of range that is not a recovery:
+// the rule is recovery_only, and the details name the joints out of range.
+func recoveryError(out []OutOfRange, vs []Violation, hint string) *Error {
+	e := violationError("", vs)
+	names := make([]string, len(out))
+	for i, o := range out {
+		names[i] = fmt.Sprintf("%s at %.4g is %.4g past its limit %.4g", o.Joint, o.Position, o.By, o.Limit)
+	}
+	e.Rule = "recovery_only"
+	e.Message = "out of range (" + strings.Join(names, "; ") + "): only a recovery motion is allowed; " + e.Message
+	return e.WithDetails(map[string]any{"violations": vs, "out_of_range": out}).WithHint(hint)
+}
+
+// Hints of a refused recovery: what the one way out looks like.
+const (
+	armRecoveryHint  = "move only the out-of-range joints, monotonically toward their range, hold every other joint, at no more than the recovery speed fraction of the velocity limits (arm_move_joints without duration_s picks it); an operator confirms"
+	baseRecoveryHint = "use base_drive: turn in place, then drive straight toward the geofence, at no more than the recovery speed fraction of the caps, ending closer to it; an operator confirms"
+)
+
 func previewOut(extra map[string]*Schema) *Schema {
 	props := map[string]*Schema{
 		"preview_id":   {Type: "string", Description: "Pass to motion_confirm to run exactly this motion. Single use."},
@@ -195,6 +220,8 @@ func previewOut(extra map[string]*Schema) *Schema {
 		"expires_at":   {Type: "string", Description: "RFC 3339 time after which confirm refuses the preview."},
 		"confirmed_by": {Type: "string", Description: "Who must confirm: planner or operator."},
 		"confirm_with": {Type: "string", Description: "Always motion_confirm."},
+		"recovery":     {Type: "boolean", Description: "Present and true when the robot starts outside a limit and this motion is the way back: an operator confirms it, whatever the policy."},
+		"out_of_range": {Type: "array", Description: "With recovery: [{joint, position, limit, by}], what stands outside which limit and by how much (for the base: joint is the axis x or y, limit that side of the geofence)."},
 	}
 	for k, v := range extra {
 		props[k] = v
@@ -229,10 +256,10 @@ func (p *Previewer) ArmMoveJoints() *Tool {
 			"you want the arm at given joint positions.",
 			"Cartesian goals; multi-waypoint paths (use arm_follow_trajectory); the gripper (gripper_move).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
-			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken."),
+			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken. "+recoveryNote),
 		Input: Object("", map[string]*Schema{
 			"positions":      {Type: "object", Description: "Joint name → target position. Only these joints move.", Properties: props, MinLength: nil},
-			"duration_s":     Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale.", 0.1, 120),
+			"duration_s":     Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale (at the recovery speed fraction when a joint starts out of range).", 0.1, 120),
 			"speed_fraction": Num("Fraction of the allowed speed when duration_s is not given. Default 1.", 0.05, 1),
 		}, "positions"),
 		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
@@ -293,6 +320,9 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 	}
 	chk.Violations = append(chk.Violations, p.StepCaps.armSteps(p.Arm.Joints, start, points)...)
 	if len(chk.Violations) > 0 {
+		if len(chk.Recovery) > 0 {
+			return nil, recoveryError(chk.Recovery, chk.Violations, armRecoveryHint)
+		}
 		return nil, violationError(c.Tool.Name, chk.Violations)
 	}
 	moved := 0
@@ -321,6 +351,9 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{p.Arm.Name}},
 		"plot":   chk.Plot,
 	}
+	if len(chk.Recovery) > 0 {
+		summary["recovery"], summary["out_of_range"] = true, chk.Recovery
+	}
 	_ = named
 	return p.issue(ctx, c, p.Arm.Name, g, summary)
 }
@@ -333,7 +366,7 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 			"you need the arm to pass through several configurations with timing.",
 			"a single target (arm_move_joints is simpler and picks a safe duration).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
-			"a preview as for arm_move_joints (about 1-2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit)."),
+			"a preview as for arm_move_joints (about 1-2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit). "+recoveryNote),
 		Input: Object("", map[string]*Schema{
 			"joints": {Type: "array", Description: "Joint names, in the order of every point's values; must be all arm joints or a subset.", MinItems: Int(1), MaxItems: Int(16), Items: Enum("An arm joint.", p.Arm.Joints...)},
 			"points": {Type: "array", Description: "Waypoints in increasing time.", MinItems: Int(1), MaxItems: Int(1000), Items: Object("A waypoint.", map[string]*Schema{

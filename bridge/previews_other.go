@@ -87,7 +87,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			"you want the base at a pose in the map/odom frame.",
 			"short open-loop nudges (base_drive); arm motions.",
 			"none until confirmed; the confirmed motion drives the base (irreversible).",
-			"a preview: preview_id, from and to poses, distance_m, duration_s estimate, warnings, expires_at (under 1 KB); refused with limit_violation outside the geofence."),
+			"a preview: preview_id, from and to poses, distance_m, duration_s estimate, warnings, expires_at (under 1 KB); refused with limit_violation outside the geofence. While the base stands outside the geofence every goal is refused (rule recovery_only): move_base's path and speed cannot be held to the recovery rules, so base_drive leads back."),
 		Input: Object("", map[string]*Schema{
 			"x":     Num("Goal x in m.", -1000, 1000),
 			"y":     Num("Goal y in m.", -1000, 1000),
@@ -102,12 +102,17 @@ func (p *Previewer) BaseNavigate() *Tool {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			if vs := b.Guard.CheckGoal(b.Frame, in.X, in.Y); len(vs) > 0 {
-				return nil, violationError(c.Tool.Name, vs)
-			}
 			cur, perr := p.pose()
 			if perr != nil {
 				return nil, perr
+			}
+			if out := b.Guard.OutsideFence(cur); out != nil {
+				// move_base picks its own path and speed: neither can be
+				// held to the recovery rules, so only base_drive leads back.
+				return nil, recoveryError(out, []Violation{{Joint: "base", Kind: "recovery_drive_only"}}, baseRecoveryHint)
+			}
+			if vs := b.Guard.CheckGoal(b.Frame, in.X, in.Y); len(vs) > 0 {
+				return nil, violationError(c.Tool.Name, vs)
 			}
 			lin, ang := b.Guard.Caps()
 			dist := math.Hypot(in.X-cur.X, in.Y-cur.Y)
@@ -140,7 +145,7 @@ func (p *Previewer) BaseDrive() *Tool {
 			"short open-loop moves: back off, turn in place, creep forward.",
 			"going to a pose (base_navigate plans around obstacles); long drives.",
 			"none until confirmed; the confirmed motion drives the base (irreversible).",
-			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the end pose leaves the geofence."),
+			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the path leaves the geofence. While the base stands outside the geofence only a recovery is previewed: a turn in place or a straight drive that only brings it closer, at no more than the recovery speed fraction of the caps; the preview says recovery: true and out_of_range [{joint: x|y, position, limit, by}], and an operator confirms it whatever the policy. Anything else is refused with limit_violation, rule recovery_only."),
 		Input: Object("", map[string]*Schema{
 			"linear":     Num(fmt.Sprintf("Forward speed in m/s (cap %g).", lin), -10, 10),
 			"angular":    Num(fmt.Sprintf("Turn rate in rad/s (cap %g). Default 0.", ang), -10, 10),
@@ -163,7 +168,11 @@ func (p *Previewer) BaseDrive() *Tool {
 			}
 			end, vs := b.Guard.CheckDrive(cur, in.Linear, in.Angular, in.DurationS)
 			vs = append(vs, p.StepCaps.baseStep(math.Abs(in.Linear)*in.DurationS)...)
+			out := b.Guard.OutsideFence(cur)
 			if len(vs) > 0 {
+				if out != nil {
+					return nil, recoveryError(out, vs, baseRecoveryHint)
+				}
 				return nil, violationError(c.Tool.Name, vs)
 			}
 			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
@@ -172,10 +181,14 @@ func (p *Previewer) BaseDrive() *Tool {
 				Angular   float64 `json:"angular"`
 				DurationS float64 `json:"duration_s"`
 			}{in.Linear, in.Angular, in.DurationS}
-			return p.issue(ctx, c, b.Name, goal, map[string]any{
+			summary := map[string]any{
 				"from": cur, "end_pose": end, "linear": in.Linear, "angular": in.Angular, "duration_s": in.DurationS, "warnings": []string{},
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
-			})
+			}
+			if out != nil {
+				summary["recovery"], summary["out_of_range"] = true, out
+			}
+			return p.issue(ctx, c, b.Name, goal, summary)
 		},
 	}
 }

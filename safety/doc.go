@@ -24,11 +24,19 @@
 //     warning otherwise. Acceleration jumps (cubic segments) are not flagged;
 //     jerk is checked inside segments only. Effort is reported, not checked:
 //     there is no dynamics model.
+//   - Recovery: a motion that starts with a joint outside its position range
+//     (after an e-stop, a collision, a manual jog, a tightened limit) is
+//     allowed only as the way out real controllers allow: each out-of-range
+//     joint moves monotonically toward its range and never past its far
+//     bound, every joint inside its range holds, and no joint exceeds
+//     RecoveryFraction of its velocity limit, all checked on the spline.
 //   - Continuous joints are moved the shortest way round, as the controller
 //     does (spline.WrapOffset); summaries report the wrapped target.
 //   - Base: the whole unicycle arc of a drive must stay in the fence, not only
 //     its end; goals in another frame than the fence's are refused (no TF
-//     here); a base already outside the fence can be moved by no drive.
+//     here). From outside the fence only a recovery drive is allowed:
+//     straight or turning in place, never further from the fence, at
+//     RecoveryFraction of the speed caps.
 //   - E-stop: each distinct cause is a new event; only the newest can be
 //     reset; a retried latch with the same reason is the same event.
 //   - Policy defaults: read, write and stop need no confirmation, every

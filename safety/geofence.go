@@ -23,6 +23,9 @@ type BaseConfig struct {
 	MaxAngularSpeed  float64 `yaml:"max_angular_speed" json:"max_angular_speed"`   // rad/s, > 0
 	MaxDriveDuration float64 `yaml:"max_drive_duration" json:"max_drive_duration"` // s; 0 means DefaultMaxDriveDuration
 	Geofence         Fence   `yaml:"geofence" json:"geofence"`
+	// RecoveryFraction of each speed cap a drive from outside the fence may
+	// use, in (0, 1]; 0 means DefaultRecoveryFraction.
+	RecoveryFraction float64 `yaml:"recovery_fraction" json:"recovery_fraction"`
 }
 
 // Fence is an axis-aligned rectangle in a named frame (map or odom).
@@ -58,6 +61,12 @@ type Base struct{ cfg BaseConfig }
 func NewBase(cfg BaseConfig) (*Base, error) {
 	if cfg.MaxDriveDuration == 0 {
 		cfg.MaxDriveDuration = DefaultMaxDriveDuration
+	}
+	if cfg.RecoveryFraction == 0 {
+		cfg.RecoveryFraction = DefaultRecoveryFraction
+	}
+	if !(cfg.RecoveryFraction > 0 && cfg.RecoveryFraction <= 1) {
+		return nil, fmt.Errorf("base: recovery_fraction %g must be in (0, 1]: %w", cfg.RecoveryFraction, ErrInvalidConfig)
 	}
 	f := &cfg.Geofence
 	f.Frame = normalizeFrame(f.Frame)
@@ -124,7 +133,8 @@ func (b *Base) CheckTwist(linear, angular, duration float64) ([]BaseViolation, e
 // CheckDrive checks a velocity command from start (a pose in frame) and
 // predicts the end pose by unicycle integration. The whole arc, not only its
 // end, must stay inside the fence: an arc between two inside points can
-// leave a rectangle.
+// leave a rectangle. From outside the fence (OutsideFence) the drive is
+// checked as a recovery instead (recovery.go).
 func (b *Base) CheckDrive(frame string, start Pose2D, linear, angular, duration float64) (Pose2D, []BaseViolation, error) {
 	if err := b.checkFrame(frame); err != nil {
 		return Pose2D{}, nil, err
@@ -137,11 +147,17 @@ func (b *Base) CheckDrive(frame string, start Pose2D, linear, angular, duration 
 			return Pose2D{}, nil, err
 		}
 	}
+	if err := checkTwistInput(linear, angular, duration); err != nil {
+		return Pose2D{}, nil, err
+	}
+	end, minX, maxX, minY, maxY := arc(start, linear, angular, duration)
+	if b.OutsideFence(start.X, start.Y) != nil {
+		return end, b.recoveryDrive(start, end, linear, angular, duration), nil
+	}
 	out, err := b.CheckTwist(linear, angular, duration)
 	if err != nil {
 		return Pose2D{}, nil, err
 	}
-	end, minX, maxX, minY, maxY := arc(start, linear, angular, duration)
 	return end, b.fence(out, minX, maxX, minY, maxY), nil
 }
 

@@ -162,8 +162,9 @@ func TestDriveChecksSpeedsFrameAndStartPose(t *testing.T) {
 	if _, _, err := b.CheckDrive("map", Pose2D{Theta: math.NaN()}, 0.1, 0, 1); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN start: %v", err)
 	}
-	_, v, _ = b.CheckDrive("map", Pose2D{X: 5}, 0.1, 0, 1)
-	if len(v) != 1 || v[0].Rule != RuleGeofence {
+	// From outside, a drive further out breaks the recovery rules (recovery_test.go).
+	_, v, _ = b.CheckDrive("map", Pose2D{X: 5}, 0.01, 0, 1)
+	if len(v) != 1 || v[0].Rule != RuleRecoveryDirection {
 		t.Errorf("start outside the fence: %+v", v)
 	}
 }

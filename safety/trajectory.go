@@ -93,10 +93,13 @@ type JointSummary struct {
 // Report is the result of CheckTrajectory. OK means no violation; warnings
 // do not block.
 type Report struct {
-	Duration   float64            `json:"duration"`
-	Violations []Violation        `json:"violations"`
-	Joints     []JointSummary     `json:"joints"`
-	Warnings   []Warning          `json:"warnings"`
+	Duration   float64        `json:"duration"`
+	Violations []Violation    `json:"violations"`
+	Joints     []JointSummary `json:"joints"`
+	Warnings   []Warning      `json:"warnings"`
+	// Recovery lists the joints that start outside their position range; when
+	// it is not empty the recovery rules (recovery.go) replaced those ranges.
+	Recovery   []OutOfRange       `json:"recovery,omitempty"`
 	Trajectory *spline.Trajectory `json:"-"` // what was checked, for sampling previews
 }
 
@@ -111,6 +114,9 @@ type CheckOptions struct {
 	LargeMotionPrismatic float64 // m; default 0.25
 	LongDuration         float64 // s; default 30
 	MaxPoints            int     // default DefaultMaxPoints
+	// RecoveryFraction caps every joint's speed, as a share of its velocity
+	// limit, in a motion that starts out of range; default DefaultRecoveryFraction.
+	RecoveryFraction float64
 }
 
 func (o CheckOptions) withDefaults() CheckOptions {
@@ -123,6 +129,9 @@ func (o CheckOptions) withDefaults() CheckOptions {
 	def(&o.LargeMotion, math.Pi/2)
 	def(&o.LargeMotionPrismatic, 0.25)
 	def(&o.LongDuration, 30)
+	if !(o.RecoveryFraction > 0 && o.RecoveryFraction <= 1) {
+		o.RecoveryFraction = DefaultRecoveryFraction
+	}
 	if o.MaxPoints <= 0 {
 		o.MaxPoints = DefaultMaxPoints
 	}
@@ -132,8 +141,10 @@ func (o CheckOptions) withDefaults() CheckOptions {
 // CheckTrajectory interpolates the trajectory exactly as the controller will
 // (spline, with wraparound on continuous joints) and reports every violation
 // of position, velocity, acceleration and jerk limits, per joint summaries
-// and warnings. Malformed input (unknown or repeated joints, mismatched
-// lengths, NaN/Inf, times not increasing) is an *InputError, not a violation.
+// and warnings. A motion that starts with a joint outside its position range
+// is checked as a recovery instead (Report.Recovery, recovery.go). Malformed
+// input (unknown or repeated joints, mismatched lengths, NaN/Inf, times not
+// increasing) is an *InputError, not a violation.
 func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points []spline.Point, opt CheckOptions) (*Report, error) {
 	opt = opt.withDefaults()
 	lims, err := l.resolve(joints)
@@ -163,7 +174,18 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 		opt: opt,
 	}
 	for j, jl := range lims {
+		if o, out := outside(jl, start[j].Pos); out {
+			c.r.Recovery = append(c.r.Recovery, o)
+		}
+	}
+	if c.r.Recovery != nil {
+		c.vel = make([]velExtent, len(lims))
+	}
+	for j, jl := range lims {
 		c.joint(j, jl, start[j])
+	}
+	if c.r.Recovery != nil {
+		c.recover(lims, opt.RecoveryFraction)
 	}
 	if c.r.Duration > opt.LongDuration {
 		c.r.Warnings = append(c.r.Warnings, Warning{Kind: WarnLongDuration, Time: c.r.Duration, Value: c.r.Duration, Limit: opt.LongDuration})
@@ -318,6 +340,7 @@ type checker struct {
 	r   *Report
 	tr  *spline.Trajectory
 	opt CheckOptions
+	vel []velExtent // per joint, only when recovering
 }
 
 // pending is a violation that reached the end of a segment and may continue
@@ -406,6 +429,15 @@ func (c *checker) joint(j int, jl *JointLimits, st spline.State) {
 		lastEndP = an.pT
 
 		ext := &an.ext
+		if c.vel != nil {
+			v, e := &c.vel[j], ext[kVel]
+			if i == 0 || e.lo < v.lo {
+				v.lo, v.loAt = e.lo, t0+e.loAt
+			}
+			if i == 0 || e.hi > v.hi {
+				v.hi, v.hiAt = e.hi, t0+e.hiAt
+			}
+		}
 		if e := ext[kPos]; e.lo < sum.MinPosition {
 			sum.MinPosition, minAt = e.lo, t0+e.loAt
 		}

@@ -43,6 +43,10 @@ type Config struct {
 	URDF         string // robot description; movable joints other than GripperJoint form the arm
 	GripperJoint string
 	ArmInitial   []float64 // arm start positions, in URDF joint order; zeros when nil
+	// GripperInitial is the finger's start position; fully open when nil.
+	GripperInitial *float64
+	// BaseInitial is the base's start pose in the odom frame.
+	BaseInitial Pose2D
 
 	Step      time.Duration // fixed physics step of simulated time
 	TimeScale float64       // simulated seconds per wall second when running
@@ -140,6 +144,8 @@ func New(cfg Config) (*Robot, error) {
 		return nil, fmt.Errorf("%w: TimeScale must be > 0, got %g", ErrConfig, cfg.TimeScale)
 	case !(cfg.JointStatesHz > 0) || !(cfg.OdomHz > 0) || !(cfg.ArmStateHz > 0) || !(cfg.StatusHz > 0):
 		return nil, fmt.Errorf("%w: publish rates must be > 0", ErrConfig)
+	case !finite(cfg.BaseInitial.X) || !finite(cfg.BaseInitial.Y) || !finite(cfg.BaseInitial.Yaw):
+		return nil, fmt.Errorf("%w: BaseInitial must be finite", ErrConfig)
 	}
 	joints, err := ParseJoints(cfg.URDF)
 	if err != nil {
@@ -170,9 +176,14 @@ func New(cfg Config) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	r.gripper = newGripper(GripperConfig{Joint: *grip, Initial: grip.Upper, Speed: cfg.GripperSpeed,
+	gripStart := grip.Upper
+	if cfg.GripperInitial != nil {
+		gripStart = grip.clampPos(*cfg.GripperInitial)
+	}
+	r.gripper = newGripper(GripperConfig{Joint: *grip, Initial: gripStart, Speed: cfg.GripperSpeed,
 		GoalTolerance: cfg.GripperGoalTolerance, StallTimeout: cfg.GripperStallTimeout}, &r.faults.Gripper)
 	r.base = newBase(cfg.Base)
+	r.base.pose = Pose2D{X: cfg.BaseInitial.X, Y: cfg.BaseInitial.Y, Yaw: wrapAngle(cfg.BaseInitial.Yaw)}
 	r.nav = newMoveBase(cfg.MoveBase, &r.faults.MoveBase, r.base)
 	r.joints = append(armJoints, *grip)
 

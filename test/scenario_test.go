@@ -26,6 +26,7 @@ import (
 // Directives (one per line; blank lines and # comments ignored):
 //
 //	policy ACTUATOR=planner|operator   before the first call: bridge config
+//	sim FLAG ...                       before the first call: simrobot flags
 //	as planner|operator                who calls from now on (bearer token)
 //	call TOOL {json}                   $NAME in the json is replaced by a saved value
 //	expect ok [key=value ...]          the call succeeded; top-level fields match
@@ -71,6 +72,8 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 		if f := strings.Fields(l.text); len(f) == 2 && f[0] == "policy" {
 			k, v, _ := strings.Cut(f[1], "=")
 			policy[k] = v
+		} else if f[0] == "sim" {
+			opts.simArgs = append(opts.simArgs, f[1:]...)
 		}
 	}
 	if len(policy) > 0 {
@@ -101,7 +104,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 		at := fmt.Sprintf("%s:%d", file, l.n)
 		f := strings.Fields(l.text)
 		switch f[0] {
-		case "policy":
+		case "policy", "sim":
 		case "as":
 			who = f[1]
 		case "sleep":

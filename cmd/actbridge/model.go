@@ -47,7 +47,8 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
 				}
 			}
-			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}
+			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
 		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
@@ -70,8 +71,8 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
 			}
 			b, err := safety.NewBase(safety.BaseConfig{MaxLinearSpeed: a.Caps.MaxLinear, MaxAngularSpeed: a.Caps.MaxAngular,
-				MaxDriveDuration: a.MaxDriveDuration.D().Seconds(),
-				Geofence:         safety.Fence{Frame: a.OdomFrame, MinX: a.Geofence.MinX, MaxX: a.Geofence.MaxX, MinY: a.Geofence.MinY, MaxY: a.Geofence.MaxY}})
+				MaxDriveDuration: a.MaxDriveDuration.D().Seconds(), RecoveryFraction: cfg.RecoverySpeedFraction,
+				Geofence: safety.Fence{Frame: a.OdomFrame, MinX: a.Geofence.MinX, MaxX: a.Geofence.MaxX, MinY: a.Geofence.MinY, MaxY: a.Geofence.MaxY}})
 			if err != nil {
 				return nil, fmt.Errorf("config: base %s: %w", a.Name, err)
 			}

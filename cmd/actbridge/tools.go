@@ -129,6 +129,8 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 		"limit_notes":      notes,
 		"rate_limits":      ts.limits.Describe(),
 		"step_caps":        ts.previewer.StepCaps,
+		// What a recovery from outside a limit may use of each velocity limit and speed cap.
+		"recovery_speed_fraction": m.cfg.RecoverySpeedFraction,
 	}
 	if ts.ros != nil {
 		out["access"] = ts.ros.Describe()

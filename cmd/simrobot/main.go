@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,7 +33,10 @@ type options struct {
 	urdf        string
 	jointLimits string
 	waitMaster  bool
-	cfg         sim.Config
+	// initialPositions and initialPose are the flags as given, parsed into cfg.
+	initialPositions string
+	initialPose      string
+	cfg              sim.Config
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -57,6 +63,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&c.Base.MaxLinear, "max-linear", c.Base.MaxLinear, "base speed limit, m/s")
 	fs.Float64Var(&c.Base.MaxAngular, "max-angular", c.Base.MaxAngular, "base turn rate limit, rad/s")
 	fs.DurationVar(&c.Base.CmdTimeout, "cmd-vel-timeout", c.Base.CmdTimeout, "stop the base when /cmd_vel is silent this long")
+	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
+	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
@@ -103,6 +111,9 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 			return o, err
 		}
 		c.URDF = string(b)
+	}
+	if err := o.applyInitial(); err != nil {
+		return o, err
 	}
 	if o.jointLimits != "" {
 		b, err := os.ReadFile(o.jointLimits)
@@ -158,4 +169,66 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	}
 	logger.Printf("simrobot: stopped")
 	return 0
+}
+
+// applyInitial parses --initial-positions and --initial-pose into the
+// config. Joints are named; a name the URDF does not move, a malformed
+// value or a position beyond the joint's hard stops (where no real joint
+// can stand) is an error.
+func (o *options) applyInitial() error {
+	c := &o.cfg
+	if o.initialPose != "" {
+		parts := strings.Split(o.initialPose, ",")
+		if len(parts) != 3 {
+			return fmt.Errorf("--initial-pose %q: want x,y,yaw", o.initialPose)
+		}
+		var v [3]float64
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("--initial-pose %q: %q is not a finite number", o.initialPose, p)
+			}
+			v[i] = f
+		}
+		c.BaseInitial = sim.Pose2D{X: v[0], Y: v[1], Yaw: v[2]}
+	}
+	if o.initialPositions == "" {
+		return nil
+	}
+	joints, err := sim.ParseJoints(c.URDF)
+	if err != nil {
+		return err
+	}
+	var arm []sim.Joint
+	for _, j := range joints {
+		if j.Name != c.GripperJoint {
+			arm = append(arm, j)
+		}
+	}
+	c.ArmInitial = make([]float64, len(arm))
+	seen := map[string]bool{}
+	for _, item := range strings.Split(o.initialPositions, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		f, perr := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if !ok || perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("--initial-positions: %q is not name=number", item)
+		}
+		if seen[name] {
+			return fmt.Errorf("--initial-positions: joint %q given twice", name)
+		}
+		seen[name] = true
+		k := slices.IndexFunc(joints, func(j sim.Joint) bool { return j.Name == name })
+		if k < 0 {
+			return fmt.Errorf("--initial-positions: %q is not a movable joint of the URDF", name)
+		}
+		if j := joints[k]; !j.Continuous() && (f < j.Lower || f > j.Upper) {
+			return fmt.Errorf("--initial-positions: %s=%g is beyond the joint's hard stops [%g, %g]", name, f, j.Lower, j.Upper)
+		}
+		if name == c.GripperJoint {
+			c.GripperInitial = &f
+			continue
+		}
+		c.ArmInitial[slices.IndexFunc(arm, func(j sim.Joint) bool { return j.Name == name })] = f
+	}
+	return nil
 }

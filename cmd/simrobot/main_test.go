@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/sim"
 )
 
 // TestMain lets the test binary run as simrobot itself when asked, so the
@@ -51,6 +52,14 @@ func TestBadFlagsExitTwoAndHelpExitsZero(t *testing.T) {
 		{[]string{"--no-such-flag"}, 2},
 		{[]string{"stray"}, 2},
 		{[]string{"--urdf", "/no/such/file.urdf"}, 2},
+		{[]string{"--initial-positions", "no_such_joint=1"}, 2},
+		{[]string{"--initial-positions", "elbow_joint"}, 2},
+		{[]string{"--initial-positions", "elbow_joint=abc"}, 2},
+		{[]string{"--initial-positions", "elbow_joint=NaN"}, 2},
+		{[]string{"--initial-positions", "elbow_joint=2.7"}, 2}, // past the URDF's hard stop at 2.6
+		{[]string{"--initial-positions", "elbow_joint=1,elbow_joint=2"}, 2},
+		{[]string{"--initial-pose", "1,2"}, 2},
+		{[]string{"--initial-pose", "1,2,x"}, 2},
 		{[]string{"--help"}, 0},
 	}
 	for _, tt := range tests {
@@ -253,4 +262,25 @@ func TestSimLaunchStartsSimrobotUnderRoslaunch(t *testing.T) {
 	}()
 	rostest.Eventually(t, 60*time.Second, "simrobot started by roslaunch", func() error { return nodeListed(m) })
 	rostest.Eventually(t, 30*time.Second, "/joint_states from the launched simrobot", func() error { return jointStatesFlow(m) })
+}
+
+func TestInitialPositionsAndPoseStartTheRobotThere(t *testing.T) {
+	o, err := parseFlags([]string{"--initial-positions", "elbow_joint=2.55, shoulder_pan_joint=-0.5,gripper_finger_joint=0.01", "--initial-pose", "6,-1,0.5"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.New(o.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Advance(100 * time.Millisecond)
+	got := r.JointPositions()
+	for name, want := range map[string]float64{"elbow_joint": 2.55, "shoulder_pan_joint": -0.5, "shoulder_lift_joint": 0, "gripper_finger_joint": 0.01} {
+		if got[name] != want {
+			t.Errorf("%s at %g, want %g", name, got[name], want)
+		}
+	}
+	if p := r.BasePose(); p.X != 6 || p.Y != -1 || p.Yaw != 0.5 {
+		t.Errorf("base at %+v, want 6,-1,0.5", p)
+	}
 }
