@@ -74,6 +74,8 @@ type Invocation struct {
 	Role     Role
 	Session  string
 	Progress func(done, total float64, message string)
+	// Via is how the caller reaches the bridge: ViaConsole, or empty for MCP.
+	Via string
 }
 
 // Call runs one tool call. It never panics on input: a panic inside a tool
@@ -81,7 +83,7 @@ type Invocation struct {
 func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, inv Invocation) (result any, err *Error) {
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
-	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress}
+	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}
 	}
