@@ -31,6 +31,8 @@ type ArmCheck struct {
 	Duration   float64
 	// Plot holds a few samples per joint for the operator console.
 	Plot map[string][][2]float64
+	// Use is how much of each joint's limits the motion uses (console).
+	Use map[string]LimitUse
 }
 
 // ArmGuard is what the arm tools need from the safety package: limits,
