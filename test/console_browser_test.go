@@ -86,6 +86,7 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	b.waitText(card+` tr[data-joint="shoulder_pan_joint"] td.limit-use`, "% of limit", 5*time.Second)
 	b.waitText("#auth", "Signed in as the operator", 5*time.Second)
 	b.screenshot(filepath.Join(art, "console-pending-preview.png"))
+	b.elementShot(card, filepath.Join(art, "console-arm-preview.png"))
 
 	// Approve: exactly that preview runs on the sim.
 	b.click(card + " button.approve")
