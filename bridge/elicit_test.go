@@ -85,6 +85,8 @@ func TestElicitedApprovalRunsTheMotion(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25"} { // the SDK's newest (client retries) and a server-side round trip
 		t.Run("protocol "+version, func(t *testing.T) {
 			r := elicitRig(t)
+			obs := &recorder{}
+			r.p.Observer = obs
 			var asked atomic.Int32
 			var msgs []string
 			cs := connectWith(t, r, answering("accept", &asked, &msgs), version)
@@ -107,6 +109,9 @@ func TestElicitedApprovalRunsTheMotion(t *testing.T) {
 			}
 			if note := mo.History[0].Note; note != "confirmed by operator via elicitation" {
 				t.Fatalf("history says %q", note)
+			}
+			if rec := obs.last(t, "motion_confirm"); rec.Via != ViaElicitation || rec.Outcome != "ok" {
+				t.Fatalf("the call record of the approved confirm: via %q, outcome %q", rec.Via, rec.Outcome)
 			}
 		})
 	}

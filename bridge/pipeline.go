@@ -38,6 +38,7 @@ type CallRecord struct {
 	MotionID   string
 	PreviewOf  string // the tool whose preview this call issued, confirmed or denied
 	Denial     string // DenialConsole or DenialElicitation when an operator denied it
+	Via        string // how the call came: ViaConsole, ViaElicitation (an approval), empty for MCP
 	Started    time.Time
 }
 
@@ -92,7 +93,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
 		rec.Latency = time.Since(start)
-		rec.MotionID, rec.PreviewOf, rec.Denial = c.MotionID, c.PreviewOf, c.Denial
+		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = c.MotionID, c.PreviewOf, c.Denial, c.Via
 		switch {
 		case err != nil:
 			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
