@@ -129,14 +129,16 @@ func (m baseMap) svg() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="map" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
 		f(mapW), f(mapH), f(mapW), f(mapH), html.EscapeString(label))
+	// A grid of at most 16 lines a side, 1 m or a power of two of metres
+	// apart; none when odometry reports poses too far apart to draw.
 	step := 1.0
-	for (maxX-minX)/step > 16 || (maxY-minY)/step > 16 {
-		step *= 2
+	if span := math.Max(maxX-minX, maxY-minY); span > 16 {
+		step = math.Exp2(math.Ceil(math.Log2(span / 16)))
 	}
-	for gx := math.Ceil(minX/step) * step; gx <= maxX; gx += step {
+	for k, gx := 0, math.Ceil(minX/step)*step; k <= 16 && gx <= maxX; k, gx = k+1, gx+step {
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" x2="%s" y1="%s" y2="%s"/>`, f(X(gx)), f(X(gx)), f(Y(minY)), f(Y(maxY)))
 	}
-	for gy := math.Ceil(minY/step) * step; gy <= maxY; gy += step {
+	for k, gy := 0, math.Ceil(minY/step)*step; k <= 16 && gy <= maxY; k, gy = k+1, gy+step {
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" x2="%s" y1="%s" y2="%s"/>`, f(X(minX)), f(X(maxX)), f(Y(gy)), f(Y(gy)))
 	}
 	if m.Fence != nil {

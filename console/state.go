@@ -387,6 +387,9 @@ func baseOf(v *previewView, sum previewSummary, f *fence) {
 		c := math.Round(m.Clearance*100) / 100
 		bv.ClearanceM = &c
 		bv.Note = fmt.Sprintf("closest to the geofence: %.2f m; at the goal: %.2f m", c, m.Fence.clearance(to.X, to.Y))
+		if c < 0 {
+			bv.Note = fmt.Sprintf("OUTSIDE the geofence by up to %.2f m; at the goal: %.2f m", -c, m.Fence.clearance(to.X, to.Y))
+		}
 	case f != nil:
 		bv.Note = fmt.Sprintf("the geofence is in frame %s, the poses in %s: not drawn", f.Frame, from.Frame)
 	default:

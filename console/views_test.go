@@ -100,6 +100,28 @@ func slicesContain(ss []string, want string) bool {
 	return false
 }
 
+func TestAPathOutsideTheFenceIsSaidToBe(t *testing.T) {
+	v := previewView{Actuator: "base"}
+	from, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 6})
+	to, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 5.5})
+	baseOf(&v, previewSummary{RawFrom: from, RawTo: to}, &fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
+	if v.Base.ClearanceM == nil || *v.Base.ClearanceM != -1 || !strings.HasPrefix(v.Base.Note, "OUTSIDE the geofence by up to 1.00 m; at the goal: -0.50 m") {
+		t.Fatalf("clearance %v, note %q", v.Base.ClearanceM, v.Base.Note)
+	}
+	parseMap(t, v.Base.MapSVG)
+}
+
+func TestMapOfPosesFarApartIsStillDrawnAndBounded(t *testing.T) {
+	for _, x := range []float64{1e4, 1e300, math.MaxFloat64} {
+		m := newBaseMap(bridge.Pose2D{Frame: "odom", X: -x}, bridge.Pose2D{Frame: "odom", X: x}, [][2]float64{{-x, 0}, {x, 0}}, true,
+			&fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
+		svg := m.svg()
+		if n := strings.Count(svg, `class="grid"`); n > 34 || len(svg) > 16<<10 {
+			t.Fatalf("x = %g: %d grid lines, %d bytes", x, n, len(svg))
+		}
+	}
+}
+
 func TestMapLeavesOutAFenceInAnotherFrame(t *testing.T) {
 	f := &fence{Frame: "map", MinX: -1, MaxX: 1, MinY: -1, MaxY: 1}
 	m := newBaseMap(bridge.Pose2D{Frame: "odom"}, bridge.Pose2D{Frame: "odom", X: 1}, [][2]float64{{0, 0}, {1, 0}}, true, f)
