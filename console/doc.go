@@ -6,7 +6,8 @@
 //
 //	GET  /console/api/state        robot_describe, joints_read, motions in flight and
 //	                               recently ended with who confirmed them (motions_list,
-//	                               motion_status), and the pending previews: a plot per
+//	                               motion_status; events_read catches motions that ran
+//	                               between two reads), and the pending previews: a plot per
 //	                               joint with the share of each limit used, a map for
 //	                               the base (plot.go, basemap.go: SVG built here), the
 //	                               request of a service call

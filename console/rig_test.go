@@ -236,6 +236,8 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 		Gripper: &bridge.GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
 		Base:    &bridge.BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
 	r.motions.Restate = pv.Restate
+	events := bridge.NewEvents(100, time.Now)
+	r.motions.Changed = events.MotionChanged
 	if err := r.motions.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	}
 	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
 	reg.MustAdd(bridge.MotionTools(r.motions, pv, r.estop, describe, bridge.NewSpeedScale(1))...)
-	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now))
+	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now), bridge.EventsReadTool(events))
 	r.pipe = bridge.NewPipeline(reg)
 	r.pipe.Observer = r.obs
 	r.console = New(r.pipe, st, tokens)

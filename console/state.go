@@ -21,6 +21,8 @@ const (
 	snapshotMaxAge = 500 * time.Millisecond
 	// recentMax is how many motions the page keeps after they end.
 	recentMax = 8
+	// eventPages bounds the motion events one read catches up on.
+	eventPages = 5
 )
 
 // inFlightStates are the motion states the page lists as in flight.
@@ -101,6 +103,7 @@ func (c *Console) read(ctx context.Context) *snapshot {
 	s := &snapshot{at: now, InFlight: []json.RawMessage{}, Recent: []json.RawMessage{}, Previews: []previewView{}}
 	s.Robot = c.readTool(ctx, s, "robot_describe", map[string]any{})
 	s.Joints = c.readTool(ctx, s, "joints_read", map[string]any{})
+	c.followMotions(ctx, s)
 	flying := map[string]bool{}
 	for _, st := range inFlightStates {
 		var page struct {
@@ -138,6 +141,39 @@ func (c *Console) read(ctx context.Context) *snapshot {
 	s.Previews = c.pendingViews(now, s)
 	c.cache = s
 	return s
+}
+
+// followMotions remembers every motion that changed state since the last
+// read, from the bridge's motion events (events_read), so the history
+// holds motions that started and ended between two reads too.
+func (c *Console) followMotions(ctx context.Context, s *snapshot) {
+	if _, ok := c.pipeline.Registry.Lookup("events_read"); !ok {
+		return
+	}
+	for range eventPages {
+		var page struct {
+			Items []struct {
+				Subject string `json:"subject"`
+			} `json:"items"`
+			NextCursor string `json:"next_cursor"`
+			More       bool   `json:"more"`
+		}
+		args := map[string]any{"kinds": []string{bridge.EventMotion}, "limit": 200}
+		if c.eventCursor != "" {
+			args["cursor"] = c.eventCursor
+		}
+		raw := c.readTool(ctx, s, "events_read", args)
+		if raw == nil || json.Unmarshal(raw, &page) != nil {
+			return
+		}
+		for _, ev := range page.Items { // oldest first: the newest ends up first
+			c.rememberLocked(ev.Subject)
+		}
+		c.eventCursor = page.NextCursor
+		if !page.More {
+			return
+		}
+	}
 }
 
 // readTool runs a read tool through the pipeline; a failure is noted on

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"math"
@@ -155,6 +156,30 @@ func TestDriveArcIsTheUnicyclePath(t *testing.T) {
 	}
 	if s := arcPath(bridge.Pose2D{Yaw: math.Pi / 2}, 0.5, 0, 2); math.Abs(s[len(s)-1][1]-1) > 1e-9 || math.Abs(s[len(s)-1][0]) > 1e-9 {
 		t.Fatalf("straight drive north ends at %v", s[len(s)-1])
+	}
+}
+
+func TestHistoryHoldsMotionsThatStartedAndEndedBetweenReads(t *testing.T) {
+	r := newRig(t, withTokens())
+	clk := &clock{t: time.Now()}
+	r.console.now = clk.now
+	r.do(t, "GET", "/console/api/state", operatorToken, nil) // the page is open
+	id := r.plan(t, "gripper_move", `{"position":0.05}`)
+	out, e := r.pipe.Call(context.Background(), "motion_confirm", json.RawMessage(`{"preview_id":"`+id+`"}`), bridge.Invocation{Role: bridge.RolePlanner, Session: "planner"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	motion := out.(map[string]any)["motion_id"].(string)
+	r.robot.obs(bridge.GoalUpdate{Actuator: "gripper", GoalID: motion, State: "succeeded"})
+	clk.tick()
+	_, st := r.do(t, "GET", "/console/api/state", operatorToken, nil)
+	recent, _ := st["recent"].([]any)
+	if len(recent) != 1 {
+		t.Fatalf("recent %v: the motion the page never saw in flight is missing", recent)
+	}
+	m := recent[0].(map[string]any)
+	if m["motion_id"] != motion || m["state"] != "succeeded" || m["confirmed_by"] != "planner" || m["confirmed_via"] != bridge.ViaMCP {
+		t.Fatalf("history row %v", m)
 	}
 }
 
