@@ -23,6 +23,16 @@ const (
 	DenialElicitation = "elicitation"
 )
 
+// How a confirmation reached the bridge (inflight.Motion.Via, and
+// confirmed_via in motion_status): the caller's own motion_confirm over
+// MCP, the console's Approve button, or the MCP client's user answering
+// the bridge's elicitation.
+const (
+	ViaMCP         = "mcp"
+	ViaConsole     = "console"
+	ViaElicitation = "elicitation"
+)
+
 // Denials is the part of the store that records operator denials.
 type Denials interface {
 	Denied(previewID string) (inflight.Denial, bool, error)
@@ -146,6 +156,8 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 		if err := a.verify(a.sign(decisionApprove, pv.ID, pv.ExpiresAt), decisionApprove, pv.ID, now); err != nil {
 			return false, RuleError(CodePermissionDenied, "approval_bound_to_preview", "preview_id", err.Error()+"; nothing was sent")
 		}
+		// The operator confirmed, not the planner whose call carried it.
+		c.Via = ViaElicitation
 		return true, nil
 	case res != nil && (res.Action == "decline" || res.Action == "accept"):
 		who := "the MCP client's user"

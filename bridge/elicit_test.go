@@ -85,6 +85,8 @@ func TestElicitedApprovalRunsTheMotion(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25"} { // the SDK's newest (client retries) and a server-side round trip
 		t.Run("protocol "+version, func(t *testing.T) {
 			r := elicitRig(t)
+			obs := &recorder{}
+			r.p.Observer = obs
 			var asked atomic.Int32
 			var msgs []string
 			cs := connectWith(t, r, answering("accept", &asked, &msgs), version)
@@ -98,6 +100,18 @@ func TestElicitedApprovalRunsTheMotion(t *testing.T) {
 			}
 			if !strings.Contains(msgs[0], "j1 0.000 → 0.500") || !strings.Contains(msgs[0], id) {
 				t.Fatalf("the user was not told what moves: %q", msgs[0])
+			}
+			// The operator confirmed, not the planner whose call carried the answer.
+			mo, err := r.store.Get(m["motion_id"].(string))
+			if err != nil || mo.Role != "operator" || mo.Via != ViaElicitation || m["confirmed_by"] != "operator" || m["confirmed_via"] != ViaElicitation {
+				t.Fatalf("recorded confirmer %q via %q (%v), answered %v via %v; want operator via elicitation",
+					mo.Role, mo.Via, err, m["confirmed_by"], m["confirmed_via"])
+			}
+			if note := mo.History[0].Note; note != "confirmed by operator via elicitation" {
+				t.Fatalf("history says %q", note)
+			}
+			if rec := obs.last(t, "motion_confirm"); rec.Via != ViaElicitation || rec.Outcome != "ok" {
+				t.Fatalf("the call record of the approved confirm: via %q, outcome %q", rec.Via, rec.Outcome)
 			}
 		})
 	}

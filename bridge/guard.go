@@ -35,6 +35,8 @@ type ArmCheck struct {
 	Recovery []OutOfRange
 	// Plot holds a few samples per joint for the operator console.
 	Plot map[string][][2]float64
+	// Use is how much of each joint's limits the motion uses (console).
+	Use map[string]LimitUse
 }
 
 // OutOfRange is a joint standing outside its position range, as a

@@ -99,6 +99,7 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 		}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %s (%.4g against %.4g at t=%.2fs)", who, w.Kind, w.Value, w.Limit, w.Time))
 	}
+	out.Use = limitUse(s.Limits, r.Joints)
 	if r.Trajectory != nil && s.PlotSamples > 1 {
 		out.Plot = map[string][][2]float64{}
 		st := make([]spline.State, len(joints))

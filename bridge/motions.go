@@ -411,6 +411,12 @@ func motionResult(mo inflight.Motion, replay bool) map[string]any {
 	if mo.ErrorText != "" {
 		out["error"] = mo.ErrorText
 	}
+	if mo.Role != "" {
+		out["confirmed_by"] = mo.Role
+	}
+	if mo.Via != "" {
+		out["confirmed_via"] = mo.Via
+	}
 	if mo.State == inflight.StateUnknown {
 		out["note"] = "the robot no longer reports this goal; read state (joints_read) and preview again; it is never resent automatically"
 	}
@@ -476,10 +482,23 @@ func (m *Motions) sessionContext(session string) context.Context {
 // preview and records the motion durably in one transaction. publish is
 // true only for the one caller that created the record; every other caller
 // gets the existing motion (a replay) or the refusal, and must send nothing.
+// confirmer is who confirmed c's motion and how: an elicited approval is
+// the operator's, whoever made the call that carried it.
+func (c *Call) confirmer() (Role, string) {
+	switch c.Via {
+	case ViaElicitation:
+		return RoleOperator, ViaElicitation
+	case "":
+		return c.Role, ViaMCP
+	}
+	return c.Role, c.Via
+}
+
 func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
 	crashpoint("before_commit")
+	by, via := c.confirmer()
 	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
-		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(c.Role),
+		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(by), Via: via,
 	})
 	switch {
 	case errors.Is(cerr, inflight.ErrPreviewUsed), cerr == nil && !created:

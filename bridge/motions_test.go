@@ -294,6 +294,33 @@ func TestOperatorApprovalRunsTheExactPreview(t *testing.T) {
 	}
 }
 
+func TestMotionRecordNamesWhoConfirmedAndHow(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		inv       Invocation
+		role, via string
+	}{
+		{"planner over MCP", Invocation{Role: RolePlanner, Session: "s"}, "planner", ViaMCP},
+		{"operator over MCP", Invocation{Role: RoleOperator, Session: "s"}, "operator", ViaMCP},
+		{"operator at the console", Invocation{Role: RoleOperator, Session: "console", Via: ViaConsole}, "operator", ViaConsole},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			r.operator = c.role == "operator" // policy: the arm is confirmed by whoever this case names
+			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+			out, e := r.p.Call(context.Background(), "motion_confirm", json.RawMessage(`{"preview_id":"`+id+`"}`), c.inv)
+			if e != nil {
+				t.Fatal(e)
+			}
+			res := out.(map[string]any)
+			mo, err := r.store.Get(res["motion_id"].(string))
+			if err != nil || mo.Role != c.role || mo.Via != c.via || res["confirmed_by"] != c.role || res["confirmed_via"] != c.via {
+				t.Fatalf("record %q via %q (%v), answer %v via %v; want %s via %s", mo.Role, mo.Via, err, res["confirmed_by"], res["confirmed_via"], c.role, c.via)
+			}
+		})
+	}
+}
+
 func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
 	r := newRig(t)
 	id := preview(t, r, "base_drive", `{"linear":0.2,"duration_s":5}`)

@@ -44,14 +44,16 @@ func (p *Previewer) Restate(ctx context.Context, g *storedGoal) string {
 
 func motionOut() *Schema {
 	return &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
-		"motion_id": {Type: "string", Description: "The motion's id (also its ROS GoalID)."},
-		"state":     Enum("Motion state.", "confirmed", "dispatching", "sent", "active", "succeeded", "aborted", "preempted", "rejected", "recalled", "unknown"),
-		"actuator":  {Type: "string", Description: "arm, gripper or base."},
-		"progress":  {Type: "number", Description: "0..1 when known."},
-		"terminal":  {Type: "boolean", Description: "True when the motion is over."},
-		"replay":    {Type: "boolean", Description: "True when this answers a repeated confirm: no new motion was started."},
-		"result":    {Description: "The action's result when terminal."},
-		"error":     {Type: "string", Description: "Why it failed, when it did."},
+		"motion_id":     {Type: "string", Description: "The motion's id (also its ROS GoalID)."},
+		"state":         Enum("Motion state.", "confirmed", "dispatching", "sent", "active", "succeeded", "aborted", "preempted", "rejected", "recalled", "unknown"),
+		"actuator":      {Type: "string", Description: "arm, gripper or base."},
+		"progress":      {Type: "number", Description: "0..1 when known."},
+		"terminal":      {Type: "boolean", Description: "True when the motion is over."},
+		"replay":        {Type: "boolean", Description: "True when this answers a repeated confirm: no new motion was started."},
+		"result":        {Description: "The action's result when terminal."},
+		"error":         {Type: "string", Description: "Why it failed, when it did."},
+		"confirmed_by":  {Type: "string", Description: "Who confirmed it: planner or operator."},
+		"confirmed_via": Enum("How the confirmation came: the caller's own motion_confirm (mcp), the console, or the client's user asked by elicitation.", ViaMCP, ViaConsole, ViaElicitation),
 	}, Required: []string{"motion_id", "state"}}
 }
 

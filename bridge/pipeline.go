@@ -38,6 +38,7 @@ type CallRecord struct {
 	MotionID   string
 	PreviewOf  string // the tool whose preview this call issued, confirmed or denied
 	Denial     string // DenialConsole or DenialElicitation when an operator denied it
+	Via        string // how the call came: ViaConsole, ViaElicitation (an approval), empty for MCP
 	Started    time.Time
 }
 
@@ -74,6 +75,8 @@ type Invocation struct {
 	Role     Role
 	Session  string
 	Progress func(done, total float64, message string)
+	// Via is how the caller reaches the bridge: ViaConsole, or empty for MCP.
+	Via string
 }
 
 // Call runs one tool call. It never panics on input: a panic inside a tool
@@ -81,7 +84,7 @@ type Invocation struct {
 func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, inv Invocation) (result any, err *Error) {
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
-	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress}
+	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}
 	}
@@ -90,7 +93,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
 		rec.Latency = time.Since(start)
-		rec.MotionID, rec.PreviewOf, rec.Denial = c.MotionID, c.PreviewOf, c.Denial
+		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = c.MotionID, c.PreviewOf, c.Denial, c.Via
 		switch {
 		case err != nil:
 			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()

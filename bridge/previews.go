@@ -155,6 +155,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	}
 	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
+	delete(summary, "limit_use")
 	return summary, nil
 }
 
@@ -350,6 +351,8 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 		"joints": impacts, "targets": targets, "duration_s": round6(chk.Duration), "warnings": warnings,
 		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{p.Arm.Name}},
 		"plot":   chk.Plot,
+		// for the console only, as the plot
+		"limit_use": chk.Use,
 	}
 	if len(chk.Recovery) > 0 {
 		summary["recovery"], summary["out_of_range"] = true, chk.Recovery

@@ -49,6 +49,7 @@ func (p *Previewer) GripperMove() *Tool {
 			if eff > 0.95*g.MaxEffort {
 				warn = append(warn, fmt.Sprintf("effort %.1f N is within 5%% of the gripper's maximum", eff))
 			}
+			use := PositionUse(g.Min, g.Max, math.Min(r.Position, in.Position), math.Max(r.Position, in.Position))
 			goal := storedGoal{Start: map[string]float64{g.Joint: r.Position}}
 			goal.Gripper = &struct {
 				Position  float64 `json:"position"`
@@ -58,6 +59,8 @@ func (p *Previewer) GripperMove() *Tool {
 				"from": round6(r.Position), "to": in.Position, "max_effort": eff, "duration_s": round6(dur), "warnings": warn,
 				"joints": []JointImpact{{Joint: g.Joint, From: round6(r.Position), To: in.Position, Delta: round6(delta), PeakVelocity: g.SpeedMS, Limit: g.SpeedMS, PercentOfLimit: 100}},
 				"impact": map[string]any{"joints_moved": boolInt(math.Abs(delta) > 1e-6), "actuators_touched": []string{g.Name}},
+				// for the console only: the fingers move at one speed, so only their range is a limit
+				"limit_use": map[string]LimitUse{g.Joint: {Position: &use}},
 			})
 		},
 	}

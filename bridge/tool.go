@@ -84,6 +84,9 @@ type Call struct {
 	// Denial says how an operator denied that preview during this call
 	// (DenialElicitation); empty when nobody did.
 	Denial string
+	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP);
+	// an elicited approval sets ViaElicitation.
+	Via string
 	// Replay is set when the result was served from the idempotency store.
 	Replay bool
 }

@@ -35,7 +35,7 @@ func decodeAction(w http.ResponseWriter, r *http.Request, v any) bool {
 // its result or its error object.
 func (c *Console) call(ctx context.Context, w http.ResponseWriter, tool string, args any, role bridge.Role) (any, bool) {
 	raw, _ := json.Marshal(args)
-	out, e := c.pipeline.Call(ctx, tool, raw, bridge.Invocation{Role: role, Session: Session})
+	out, e := c.pipeline.Call(ctx, tool, raw, bridge.Invocation{Role: role, Session: Session, Via: bridge.ViaConsole})
 	c.invalidate()
 	if e != nil {
 		writeError(w, e)

@@ -35,9 +35,10 @@ type Console struct {
 	now      func() time.Time
 	mux      *http.ServeMux
 
-	mu     sync.Mutex
-	cache  *snapshot // the last robot state read, shared by every viewer
-	recent []recentMotion
+	mu          sync.Mutex
+	cache       *snapshot // the last robot state read, shared by every viewer
+	recent      []recentMotion
+	eventCursor string // where the next events_read resumes
 }
 
 // New wires a console to the pipeline, the store's previews (nil when the

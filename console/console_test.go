@@ -326,7 +326,11 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 	if svg := arm.Moves[0].PlotSVG; strings.Count(svg, `class="limit `) != 2 || !strings.Contains(svg, "<polyline") {
 		t.Fatalf("arm plot: %s", svg)
 	}
-	if grip := s.Previews[1]; grip.Moves[0].Name != "finger" || grip.Moves[0].To != "0.050 m" || !strings.Contains(grip.Moves[0].PlotSVG, "max 0.08") {
+	if use := arm.Moves[0].LimitUse; use != "position 25% · velocity 50% of limit" { // 0.5 from the centre of a half-range of 2
+		t.Fatalf("arm limit use: %q", use)
+	}
+	if grip := s.Previews[1]; grip.Moves[0].Name != "finger" || grip.Moves[0].To != "0.050 m" || !strings.Contains(grip.Moves[0].PlotSVG, "max 0.08") ||
+		grip.Moves[0].LimitUse != "position 50% of limit" {
 		t.Fatalf("gripper preview: %+v", grip)
 	}
 
@@ -343,7 +347,8 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 	clk.tick()
 	_, st = r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	decode(st)
-	if len(s.Motions) != 0 || len(s.Recent) != 1 || s.Recent[0]["state"] != "preempted" {
+	if len(s.Motions) != 0 || len(s.Recent) != 1 || s.Recent[0]["state"] != "preempted" ||
+		s.Recent[0]["confirmed_by"] != "operator" || s.Recent[0]["confirmed_via"] != bridge.ViaConsole {
 		t.Fatalf("after the end: in flight %v, recent %v", s.Motions, s.Recent)
 	}
 }

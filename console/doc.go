@@ -5,8 +5,12 @@
 // API every second:
 //
 //	GET  /console/api/state        robot_describe, joints_read, motions in flight and
-//	                               recently ended (motions_list, motion_status), and
-//	                               the pending previews with a plot per joint
+//	                               recently ended with who confirmed them (motions_list,
+//	                               motion_status; events_read catches motions that ran
+//	                               between two reads), and the pending previews: a plot per
+//	                               joint with the share of each limit used, a map for
+//	                               the base (plot.go, basemap.go: SVG built here), the
+//	                               request of a service call
 //	POST /console/api/approve      {"preview_id"}  motion_confirm as the operator
 //	POST /console/api/deny         {"preview_id"}  the preview can never run
 //	POST /console/api/stop         {"reason"?}     robot_stop

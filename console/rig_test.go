@@ -124,9 +124,12 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 		}
 	}
 	last := pts[len(pts)-1]
+	out.Use = map[string]bridge.LimitUse{}
 	for i, j := range joints {
 		out.Joints = append(out.Joints, bridge.JointImpact{Joint: j, From: start[i].Pos, To: last.Positions[i],
 			Delta: last.Positions[i] - start[i].Pos, PeakVelocity: 0.5, Limit: 1, PercentOfLimit: 50})
+		pos, vel := bridge.PositionUse(-2, 2, math.Min(start[i].Pos, last.Positions[i]), math.Max(start[i].Pos, last.Positions[i])), 50.0
+		out.Use[j] = bridge.LimitUse{Position: &pos, Velocity: &vel}
 	}
 	return out, nil
 }
@@ -233,6 +236,8 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 		Gripper: &bridge.GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
 		Base:    &bridge.BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
 	r.motions.Restate = pv.Restate
+	events := bridge.NewEvents(100, time.Now)
+	r.motions.Changed = events.MotionChanged
 	if err := r.motions.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +246,12 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 		latched, ev, reason := r.estop.State()
 		return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators(), "master_reachable": true,
 			"gripper": map[string]any{"joint": "finger", "min": 0, "max": 0.08},
+			"base":    map[string]any{"geofence": map[string]any{"frame": "odom", "min_x": -5, "max_x": 5, "min_y": -5, "max_y": 5}},
 			"estop":   map[string]any{"latched": latched, "event": ev, "reason": reason}}
 	}
-	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate())
+	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
 	reg.MustAdd(bridge.MotionTools(r.motions, pv, r.estop, describe, bridge.NewSpeedScale(1))...)
-	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now))
+	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now), bridge.EventsReadTool(events))
 	r.pipe = bridge.NewPipeline(reg)
 	r.pipe.Observer = r.obs
 	r.console = New(r.pipe, st, tokens)

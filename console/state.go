@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,8 @@ const (
 	snapshotMaxAge = 500 * time.Millisecond
 	// recentMax is how many motions the page keeps after they end.
 	recentMax = 8
+	// eventPages bounds the motion events one read catches up on.
+	eventPages = 5
 )
 
 // inFlightStates are the motion states the page lists as in flight.
@@ -100,6 +103,7 @@ func (c *Console) read(ctx context.Context) *snapshot {
 	s := &snapshot{at: now, InFlight: []json.RawMessage{}, Recent: []json.RawMessage{}, Previews: []previewView{}}
 	s.Robot = c.readTool(ctx, s, "robot_describe", map[string]any{})
 	s.Joints = c.readTool(ctx, s, "joints_read", map[string]any{})
+	c.followMotions(ctx, s)
 	flying := map[string]bool{}
 	for _, st := range inFlightStates {
 		var page struct {
@@ -137,6 +141,39 @@ func (c *Console) read(ctx context.Context) *snapshot {
 	s.Previews = c.pendingViews(now, s)
 	c.cache = s
 	return s
+}
+
+// followMotions remembers every motion that changed state since the last
+// read, from the bridge's motion events (events_read), so the history
+// holds motions that started and ended between two reads too.
+func (c *Console) followMotions(ctx context.Context, s *snapshot) {
+	if _, ok := c.pipeline.Registry.Lookup("events_read"); !ok {
+		return
+	}
+	for range eventPages {
+		var page struct {
+			Items []struct {
+				Subject string `json:"subject"`
+			} `json:"items"`
+			NextCursor string `json:"next_cursor"`
+			More       bool   `json:"more"`
+		}
+		args := map[string]any{"kinds": []string{bridge.EventMotion}, "limit": 200}
+		if c.eventCursor != "" {
+			args["cursor"] = c.eventCursor
+		}
+		raw := c.readTool(ctx, s, "events_read", args)
+		if raw == nil || json.Unmarshal(raw, &page) != nil {
+			return
+		}
+		for _, ev := range page.Items { // oldest first: the newest ends up first
+			c.rememberLocked(ev.Subject)
+		}
+		c.eventCursor = page.NextCursor
+		if !page.More {
+			return
+		}
+	}
 }
 
 // readTool runs a read tool through the pipeline; a failure is noted on
@@ -178,6 +215,26 @@ type previewView struct {
 	Moves       []moveView `json:"moves"`
 	Holds       []string   `json:"holds"` // joints that keep their position
 	Detail      string     `json:"detail,omitempty"`
+	// Kind is what the page draws: joints (arm, gripper), base or service.
+	Kind    string       `json:"kind"`
+	Base    *baseView    `json:"base,omitempty"`
+	Service *serviceView `json:"service,omitempty"`
+}
+
+// baseView is a base preview's map.
+type baseView struct {
+	MapSVG string `json:"map_svg"`
+	// ClearanceM is the closest the path comes to the geofence, m
+	// (negative: outside); nil when the fence is unknown or in another frame.
+	ClearanceM *float64 `json:"fence_clearance_m,omitempty"`
+	Note       string   `json:"note"`
+}
+
+// serviceView is what an irreversible service call would send.
+type serviceView struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Request string `json:"request"` // indented JSON
 }
 
 // moveView is what one joint (or the base) would do.
@@ -188,21 +245,28 @@ type moveView struct {
 	Delta   string   `json:"delta,omitempty"`
 	Percent *float64 `json:"percent_of_velocity_limit,omitempty"`
 	PlotSVG string   `json:"plot_svg,omitempty"`
+	// LimitUse says how much of each limit the move uses, as
+	// "position 40% · velocity 75% of limit".
+	LimitUse string `json:"limit_use,omitempty"`
 }
 
 // previewSummary is the part of a stored preview summary the page reads.
 type previewSummary struct {
-	PreviewID   string                  `json:"preview_id"`
-	ConfirmedBy string                  `json:"confirmed_by"`
-	DurationS   float64                 `json:"duration_s"`
-	Warnings    []string                `json:"warnings"`
-	Joints      []bridge.JointImpact    `json:"joints"`
-	Plot        map[string][][2]float64 `json:"plot"`
-	RawFrom     json.RawMessage         `json:"from"`
-	RawTo       json.RawMessage         `json:"to"`
-	EndPose     *bridge.Pose2D          `json:"end_pose"`
-	Linear      float64                 `json:"linear"`
-	Angular     float64                 `json:"angular"`
+	PreviewID   string                     `json:"preview_id"`
+	ConfirmedBy string                     `json:"confirmed_by"`
+	DurationS   float64                    `json:"duration_s"`
+	Warnings    []string                   `json:"warnings"`
+	Joints      []bridge.JointImpact       `json:"joints"`
+	Plot        map[string][][2]float64    `json:"plot"`
+	RawFrom     json.RawMessage            `json:"from"`
+	RawTo       json.RawMessage            `json:"to"`
+	EndPose     *bridge.Pose2D             `json:"end_pose"`
+	Linear      float64                    `json:"linear"`
+	Angular     float64                    `json:"angular"`
+	LimitUse    map[string]bridge.LimitUse `json:"limit_use"`
+	Service     string                     `json:"service"`
+	Type        string                     `json:"type"`
+	Request     json.RawMessage            `json:"request"`
 }
 
 // limits is what robot_describe says about joint ranges.
@@ -213,6 +277,9 @@ type limits struct {
 		Min   float64 `json:"min"`
 		Max   float64 `json:"max"`
 	} `json:"gripper"`
+	Base struct {
+		Geofence *fence `json:"geofence"`
+	} `json:"base"`
 }
 
 // rangeOf returns a joint's position limits and unit.
@@ -252,17 +319,51 @@ func (c *Console) pendingViews(now time.Time, s *snapshot) []previewView {
 }
 
 // viewOf turns a stored preview into what the page shows: per joint from,
-// to and a plot with limits; for the base, the poses.
+// to, a plot with limits and the share of each limit used; for the base, a
+// map; for a service call, the request.
 func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
 	var sum previewSummary
 	_ = json.Unmarshal(p.Summary, &sum)
 	v := previewView{PreviewID: sum.PreviewID, Tool: p.Tool, Actuator: p.Actuator, ConfirmedBy: sum.ConfirmedBy,
 		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: p.ExpiresAt.UTC(), DurationS: sum.DurationS,
-		Warnings: sum.Warnings, Moves: []moveView{}, Holds: []string{}}
+		Warnings: sum.Warnings, Moves: []moveView{}, Holds: []string{}, Kind: "joints"}
 	if v.Warnings == nil {
 		v.Warnings = []string{}
 	}
 	v.ExpiresInS = math.Max(0, math.Round(p.ExpiresAt.Sub(now).Seconds()*10)/10)
+	switch {
+	case p.Tool == bridge.ServiceCallTool:
+		v.Kind = "service"
+		v.Service = &serviceView{Name: sum.Service, Type: sum.Type, Request: indented(sum.Request)}
+		v.Detail = fmt.Sprintf("sends this request once; waits up to %.1f s for the answer", sum.DurationS)
+	case len(sum.Joints) == 0:
+		v.Kind = "base"
+		baseOf(&v, sum, lim.Base.Geofence)
+	default:
+		jointsOf(&v, sum, lim)
+	}
+	return v
+}
+
+// indented is raw JSON indented for reading, as written (no HTML escapes:
+// the page sets it as text).
+func indented(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as sent, not rounded through float64
+	if dec.Decode(&v) != nil {
+		return "{}"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+// jointsOf adds a line and a plot per moving joint, and the held joints.
+func jointsOf(v *previewView, sum previewSummary, lim limits) {
 	for _, j := range sum.Joints {
 		if math.Abs(j.Delta) <= 1e-6 {
 			v.Holds = append(v.Holds, j.Joint)
@@ -271,7 +372,7 @@ func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
 		lo, hi, unit := lim.rangeOf(j.Joint)
 		pct := j.PercentOfLimit
 		mv := moveView{Name: j.Joint, From: fmt.Sprintf("%.3f %s", j.From, unit), To: fmt.Sprintf("%.3f %s", j.To, unit),
-			Delta: fmt.Sprintf("%+.3f %s", j.Delta, unit), Percent: &pct}
+			Delta: fmt.Sprintf("%+.3f %s", j.Delta, unit), Percent: &pct, LimitUse: limitUseText(sum.LimitUse[j.Joint])}
 		samples := sum.Plot[j.Joint]
 		if len(samples) == 0 { // gripper: a straight move over the duration
 			samples = [][2]float64{{0, j.From}, {math.Max(sum.DurationS, 0.1), j.To}}
@@ -279,18 +380,58 @@ func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
 		mv.PlotSVG = plotSVG(j.Joint, unit, samples, lo, hi)
 		v.Moves = append(v.Moves, mv)
 	}
-	if p.Actuator != "" && len(sum.Joints) == 0 { // the base
-		var from, to bridge.Pose2D
-		_ = json.Unmarshal(sum.RawFrom, &from)
-		if sum.EndPose != nil {
-			to = *sum.EndPose
-			v.Detail = fmt.Sprintf("drive at %.2f m/s, %.2f rad/s for %.1f s", sum.Linear, sum.Angular, sum.DurationS)
-		} else {
-			_ = json.Unmarshal(sum.RawTo, &to)
+}
+
+// limitUseText is "position 40% · velocity 75% · acceleration 20% of
+// limit", naming only the limits the joint has.
+func limitUseText(u bridge.LimitUse) string {
+	var parts []string
+	for _, l := range []struct {
+		name string
+		v    *float64
+	}{{"position", u.Position}, {"velocity", u.Velocity}, {"acceleration", u.Acceleration}} {
+		if l.v != nil {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", l.name, *l.v))
 		}
-		v.Moves = append(v.Moves, moveView{Name: p.Actuator, From: pose(from), To: pose(to)})
 	}
-	return v
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " · ") + " of limit"
+}
+
+// baseOf adds the poses and the map of a navigation goal or a drive.
+func baseOf(v *previewView, sum previewSummary, f *fence) {
+	var from, to bridge.Pose2D
+	_ = json.Unmarshal(sum.RawFrom, &from)
+	var path [][2]float64
+	straight := sum.EndPose == nil
+	if straight {
+		_ = json.Unmarshal(sum.RawTo, &to)
+		path = [][2]float64{{from.X, from.Y}, {to.X, to.Y}}
+		v.Detail = fmt.Sprintf("navigate %.2f m in a straight line; the planner on the robot picks the route", math.Hypot(to.X-from.X, to.Y-from.Y))
+	} else {
+		to = *sum.EndPose
+		path = arcPath(from, sum.Linear, sum.Angular, sum.DurationS)
+		v.Detail = fmt.Sprintf("drive at %.2f m/s, %.2f rad/s for %.1f s", sum.Linear, sum.Angular, sum.DurationS)
+	}
+	v.Moves = append(v.Moves, moveView{Name: v.Actuator, From: pose(from), To: pose(to)})
+	m := newBaseMap(from, to, path, straight, f)
+	bv := &baseView{MapSVG: m.svg()}
+	switch {
+	case m.Fence != nil:
+		c := math.Round(m.Clearance*100) / 100
+		bv.ClearanceM = &c
+		bv.Note = fmt.Sprintf("closest to the geofence: %.2f m; at the goal: %.2f m", c, m.Fence.clearance(to.X, to.Y))
+		if c < 0 {
+			bv.Note = fmt.Sprintf("OUTSIDE the geofence by up to %.2f m; at the goal: %.2f m", -c, m.Fence.clearance(to.X, to.Y))
+		}
+	case f != nil:
+		bv.Note = fmt.Sprintf("the geofence is in frame %s, the poses in %s: not drawn", f.Frame, from.Frame)
+	default:
+		bv.Note = "no geofence known: not drawn"
+	}
+	v.Base = bv
 }
 
 func pose(p bridge.Pose2D) string {

@@ -31,10 +31,13 @@ const (
 // Append. When ArgsBytes is set, Args was clipped or not JSON: it is then a
 // JSON string of the first AuditArgsLimit bytes of the ArgsBytes given.
 type AuditRecord struct {
-	Version       int             `json:"v"`
-	Seq           uint64          `json:"seq"`
-	Time          time.Time       `json:"time"` // when the call started; zero means now
-	Role          string          `json:"role,omitempty"`
+	Version int       `json:"v"`
+	Seq     uint64    `json:"seq"`
+	Time    time.Time `json:"time"` // when the call started; zero means now
+	Role    string    `json:"role,omitempty"`
+	// Via is how the call came when not by the caller's own MCP request:
+	// console, or elicitation (a confirm the client's user approved).
+	Via           string          `json:"via,omitempty"`
 	Tool          string          `json:"tool"`
 	ArgsDigest    string          `json:"args_digest,omitempty"`
 	Args          json.RawMessage `json:"args,omitempty"`
@@ -75,6 +78,7 @@ func (s *Store) auditable(r AuditRecord) AuditRecord {
 	r.Args, r.ArgsBytes = clipArgs(r.Args)
 	// A refused call is audited with whatever name the planner sent.
 	r.Tool, r.Role, r.Code, r.MotionID = clipText(r.Tool), clipText(r.Role), clipText(r.Code), clipText(r.MotionID)
+	r.Via = clipText(r.Via)
 	return r
 }
 

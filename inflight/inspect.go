@@ -19,10 +19,10 @@ import (
 // in creation order.
 func (s *Store) WriteMotionsTable(w io.Writer, f Filter) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tACTUATOR\tTOOL\tPROGRESS\tROLE\tCREATED\tUPDATED\tERROR")
+	fmt.Fprintln(tw, "ID\tSTATE\tACTUATOR\tTOOL\tPROGRESS\tCONFIRMED\tCREATED\tUPDATED\tERROR")
 	err := s.eachMotion(f, func(m Motion) error {
 		_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s\t%s\t%s\n",
-			m.ID, m.State, m.Actuator, m.Tool, m.Progress*100, cell(m.Role, 16),
+			m.ID, m.State, m.Actuator, m.Tool, m.Progress*100, cell(m.ConfirmedBy(), 28),
 			m.CreatedAt.Format(time.RFC3339), m.UpdatedAt.Format(time.RFC3339), cell(m.ErrorText, 60))
 		return err
 	})

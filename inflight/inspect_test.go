@@ -16,6 +16,8 @@ func TestMotionsCanBeInspectedOfflineAsATableOrJSON(t *testing.T) {
 		m := testMotion(id)
 		if id == "m-base" {
 			m.Actuator = ActuatorBase
+		} else {
+			m.Role, m.Via = "operator", "elicitation"
 		}
 		if _, _, err := claim(ctx, s, m); err != nil {
 			t.Fatal(err)
@@ -39,7 +41,8 @@ func TestMotionsCanBeInspectedOfflineAsATableOrJSON(t *testing.T) {
 	if len(rows) != 3 || !strings.HasPrefix(rows[0], "ID") {
 		t.Fatalf("table:\n%s", table.String())
 	}
-	if f := strings.Fields(rows[1]); f[0] != "m-arm" || f[1] != "aborted" || f[2] != "arm" || f[4] != "42%" || !strings.Contains(rows[1], "controller fault line two") {
+	if f := strings.Fields(rows[1]); f[0] != "m-arm" || f[1] != "aborted" || f[2] != "arm" || f[4] != "42%" || !strings.Contains(rows[1], "controller fault line two") ||
+		!strings.Contains(rows[1], "operator via elicitation") || !strings.Contains(rows[2], " planner ") {
 		t.Errorf("row %q", rows[1])
 	}
 

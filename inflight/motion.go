@@ -23,7 +23,7 @@ const (
 
 // Motion is the durable record of one irreversible action. Its ID is the
 // ROS GoalID; identity fields (ID, Tool, Actuator, Scope, PreviewID, Args,
-// ArgsDigest, Goal, Role, CreatedAt) never change after ConfirmPreview.
+// ArgsDigest, Goal, Role, Via, CreatedAt) never change after ConfirmPreview.
 type Motion struct {
 	Version    int             `json:"v"`
 	ID         string          `json:"id"`
@@ -39,9 +39,12 @@ type Motion struct {
 	Result     json.RawMessage `json:"result,omitempty"`
 	ErrorText  string          `json:"error,omitempty"`
 	Role       string          `json:"role,omitempty"` // who confirmed
-	CreatedAt  time.Time       `json:"created_at"`
-	UpdatedAt  time.Time       `json:"updated_at"`
-	History    []Transition    `json:"history"`
+	// Via is how the confirmer's word reached the bridge (mcp, console,
+	// elicitation): an operator can approve from the console or the client.
+	Via       string       `json:"via,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+	UpdatedAt time.Time    `json:"updated_at"`
+	History   []Transition `json:"history"`
 
 	// Note, set inside a Transition's mutate, becomes that step's History
 	// note. It is not stored on the motion itself.
@@ -83,6 +86,15 @@ func (m Motion) validate() error {
 	return fmt.Errorf("%w: motion %q: %s", ErrInvalidRecord, m.ID, why)
 }
 
+// ConfirmedBy says who confirmed the motion and how, as in "operator via
+// console"; empty when no role was recorded.
+func (m Motion) ConfirmedBy() string {
+	if m.Role == "" || m.Via == "" {
+		return m.Role
+	}
+	return m.Role + " via " + m.Via
+}
+
 // claimed is m as ConfirmPreview stores it: confirmed then dispatching, nothing else.
 func claimed(m Motion, now time.Time) Motion {
 	m.Version = recordVersion
@@ -91,7 +103,7 @@ func claimed(m Motion, now time.Time) Motion {
 	m.CreatedAt, m.UpdatedAt = now, now
 	confirmed := Transition{To: StateConfirmed, At: now}
 	if m.Role != "" {
-		confirmed.Note = "confirmed by " + m.Role
+		confirmed.Note = "confirmed by " + m.ConfirmedBy()
 	}
 	m.History = []Transition{confirmed, {From: StateConfirmed, To: StateDispatching, At: now}}
 	return m
@@ -174,7 +186,7 @@ func (s *Store) transitioned(cur Motion, to State, mutate func(*Motion)) (next M
 func keepIdentity(next, cur Motion) Motion {
 	next.Version, next.ID, next.Tool, next.Actuator, next.Scope = recordVersion, cur.ID, cur.Tool, cur.Actuator, cur.Scope
 	next.PreviewID, next.ArgsDigest, next.Args, next.Goal = cur.PreviewID, cur.ArgsDigest, cur.Args, cur.Goal
-	next.Role, next.CreatedAt, next.History = cur.Role, cur.CreatedAt, cur.History
+	next.Role, next.Via, next.CreatedAt, next.History = cur.Role, cur.Via, cur.CreatedAt, cur.History
 	switch {
 	case math.IsNaN(next.Progress) || next.Progress < 0:
 		next.Progress = 0

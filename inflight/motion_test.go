@@ -318,7 +318,7 @@ func TestTransitionKeepsIdentityAndRecordsTheStep(t *testing.T) {
 	walk(t, s, "m", StateSent)
 	c.Advance(time.Second)
 	m, err := s.Transition(ctx, "m", StateAborted, func(m *Motion) {
-		m.ID, m.Tool, m.Goal, m.Role = "other", "other_tool", json.RawMessage(`{}`), "intruder"
+		m.ID, m.Tool, m.Goal, m.Role, m.Via = "other", "other_tool", json.RawMessage(`{}`), "intruder", "console"
 		m.CreatedAt = time.Time{}
 		m.History[0].Note = "rewritten"
 		m.History = nil
@@ -332,7 +332,7 @@ func TestTransitionKeepsIdentityAndRecordsTheStep(t *testing.T) {
 	}
 	stored, _ := s.Get("m")
 	for name, got := range map[string]Motion{"returned": m, "stored": stored} {
-		if got.ID != "m" || got.Tool != orig.Tool || string(got.Goal) != string(orig.Goal) || got.Role != orig.Role || !got.CreatedAt.Equal(orig.CreatedAt) {
+		if got.ID != "m" || got.Tool != orig.Tool || string(got.Goal) != string(orig.Goal) || got.Role != orig.Role || got.Via != orig.Via || !got.CreatedAt.Equal(orig.CreatedAt) {
 			t.Errorf("%s: identity changed: %+v", name, got)
 		}
 		if got.Progress != 1 || string(got.Result) != `{"error_code":-4}` || got.ErrorText != "goal tolerance violated" {

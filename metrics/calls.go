@@ -38,7 +38,7 @@ func (m *Metrics) ObserveCall(rec bridge.CallRecord) {
 		switch {
 		case tool == ConfirmTool:
 			if m.firstConfirm(rec.MotionID) {
-				m.previewsConfirmed.WithLabelValues(tt.previewLabel(rec.PreviewOf), roleLabel(rec.Role)).Inc()
+				m.previewsConfirmed.WithLabelValues(tt.previewLabel(rec.PreviewOf), roleLabel(confirmer(rec))).Inc()
 			} else {
 				m.replays.WithLabelValues(tool).Inc()
 			}
@@ -46,6 +46,15 @@ func (m *Metrics) ObserveCall(rec bridge.CallRecord) {
 			m.previewsIssued.WithLabelValues(tt.previewLabel(rec.PreviewOf)).Inc()
 		}
 	}
+}
+
+// confirmer is the role that confirmed: an approval by elicitation is the
+// operator's, though the planner's call carried it.
+func confirmer(rec bridge.CallRecord) bridge.Role {
+	if rec.Via == bridge.ViaElicitation {
+		return bridge.RoleOperator
+	}
+	return rec.Role
 }
 
 // firstConfirm reports whether motion id is confirmed for the first time

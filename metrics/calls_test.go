@@ -116,9 +116,11 @@ func TestCallRecordsFeedCallsErrorsPreviewsAndReplays(t *testing.T) {
 				{Tool: "motion_confirm", Tier: bridge.TierIrreversible, Role: operator, Outcome: "ok", MotionID: "m1", PreviewOf: "arm_move_joints"},
 				{Tool: "motion_confirm", Tier: bridge.TierIrreversible, Role: operator, Outcome: "ok", MotionID: "m2", PreviewOf: "arm_move_joints"},
 				{Tool: "motion_confirm", Tier: bridge.TierIrreversible, Role: planner, Outcome: "ok", MotionID: "m3", PreviewOf: "arm_move_joints"},
+				// the client's user approved by elicitation: the operator's confirmation
+				{Tool: "motion_confirm", Tier: bridge.TierIrreversible, Role: planner, Outcome: "ok", MotionID: "m4", PreviewOf: "arm_move_joints", Via: bridge.ViaElicitation},
 			},
 			[]series{
-				s("actbridge_previews_confirmed_total", 2, "tool", "arm_move_joints", "role", "operator"),
+				s("actbridge_previews_confirmed_total", 3, "tool", "arm_move_joints", "role", "operator"),
 				s("actbridge_previews_confirmed_total", 1, "tool", "arm_move_joints", "role", "planner"),
 			}},
 		{"an expired preview is counted from the confirm's refusal",

@@ -1,8 +1,10 @@
 package test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,8 +83,10 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	card := `.preview[data-preview-id="` + id + `"]`
 	b.waitFor(card+` svg.plot polyline`, 20*time.Second)
 	b.waitText(card, "shoulder_pan_joint", 5*time.Second)
+	b.waitText(card+` tr[data-joint="shoulder_pan_joint"] td.limit-use`, "% of limit", 5*time.Second)
 	b.waitText("#auth", "Signed in as the operator", 5*time.Second)
 	b.screenshot(filepath.Join(art, "console-pending-preview.png"))
+	b.elementShot(card, filepath.Join(art, "console-arm-preview.png"))
 
 	// Approve: exactly that preview runs on the sim.
 	b.click(card + " button.approve")
@@ -94,6 +98,9 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 		t.Fatalf("the sim received %d goals, want 1", n)
 	}
 	b.waitText(`#recent-list .motion[data-motion-id="`+done+`"] .state`, "succeeded", 20*time.Second)
+	b.waitText(`#recent-list .motion[data-motion-id="`+done+`"]`, "confirmed by the operator at the console", 5*time.Second)
+
+	newViews(t, w, b, cs, planner, art)
 
 	// A slow motion, stopped from the page while it runs.
 	pv2 := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": -0.6}, "duration_s": 12})
@@ -152,4 +159,92 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	})
 	b.waitText("#estop", "E-stop clear", 10*time.Second)
 	b.screenshot(filepath.Join(art, "console-reset.png"))
+}
+
+// elicitingClient is a planner whose MCP client asks its user, who approves
+// every request.
+func elicitingClient(t *testing.T, w *world, token string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-eliciting", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + w.addr + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatalf("mcp connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// waitEnded waits for motion id to end in state want.
+func waitEnded(t *testing.T, cs *mcp.ClientSession, id, want string) {
+	t.Helper()
+	rostest.Eventually(t, 60*time.Second, "motion "+id+" is "+want, func() error {
+		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 2})
+		if st["state"] != want {
+			return errState(st)
+		}
+		return nil
+	})
+}
+
+// newViews checks the console's pictures of what would move (base map,
+// service request) and its motion history's confirmers, and saves them.
+func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner, art string) {
+	// An approval by MCP elicitation is the operator's, and the page says so.
+	ecs := elicitingClient(t, w, planner)
+	epv := mustCall(t, ecs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.2}, "duration_s": 3})
+	em := mustCall(t, ecs, "motion_confirm", map[string]any{"preview_id": epv["preview_id"]})
+	if em["confirmed_by"] != "operator" || em["confirmed_via"] != "elicitation" {
+		t.Fatalf("elicited confirm recorded as %v via %v", em["confirmed_by"], em["confirmed_via"])
+	}
+	elicited := em["motion_id"].(string)
+	waitEnded(t, cs, elicited, "succeeded")
+	b.waitText(`#recent-list .motion[data-motion-id="`+elicited+`"]`, "confirmed by the operator by MCP elicitation", 20*time.Second)
+
+	// Base and service previews, pending: a map and a request, not a zero move.
+	nav := mustCall(t, cs, "base_navigate", map[string]any{"x": 2.5, "y": 1.5, "yaw": 0.8})["preview_id"].(string)
+	drive := mustCall(t, cs, "base_drive", map[string]any{"linear": 0.4, "angular": 0.3, "duration_s": 4})["preview_id"].(string)
+	svc := mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})["preview_id"].(string)
+	card := func(id string) string { return `.preview[data-preview-id="` + id + `"]` }
+	for _, id := range []string{nav, drive} {
+		b.waitFor(card(id)+` svg.map rect.fence`, 20*time.Second)
+		b.waitFor(card(id)+` svg.map polyline.path`, 5*time.Second)
+		b.waitFor(card(id)+` svg.map polygon.robot`, 5*time.Second)
+		b.waitFor(card(id)+` svg.map polygon.goal`, 5*time.Second)
+	}
+	// From (0, 0) in the ±5 m fence: the goal (2.5, 1.5) is 2.5 m from x = 5.
+	b.waitText(card(nav)+" figcaption.fence-note", "closest to the geofence: 2.50 m", 5*time.Second)
+	b.waitText(card(drive)+" figcaption.fence-note", "closest to the geofence: ", 5*time.Second)
+	b.waitText(card(svc)+" td.service-name", "/simrobot/reset_odometry", 20*time.Second)
+	b.waitText(card(svc)+" td.service-type", "std_srvs/Empty", 5*time.Second)
+	b.waitText(card(svc)+" pre.service-request", "{}", 5*time.Second)
+	if b.find(card(svc)+" svg") != "" || strings.Contains(b.text(card(svc)), "x 0.00 m") {
+		t.Fatalf("the service call is drawn as a move: %q", b.text(card(svc)))
+	}
+	b.elementShot(card(nav), filepath.Join(art, "console-base-navigate-preview.png"))
+	b.elementShot(card(drive), filepath.Join(art, "console-base-drive-preview.png"))
+	b.elementShot(card(svc), filepath.Join(art, "console-service-preview.png"))
+	b.screenshot(filepath.Join(art, "console-base-and-service-previews.png"))
+
+	// The operator denies two; the planner confirms the drive (its policy).
+	before := w.goalsReceived()
+	b.click(card(nav) + " button.deny")
+	b.click(card(svc) + " button.deny")
+	rostest.Eventually(t, 20*time.Second, "the denied cards leave the page", func() error {
+		if b.find(card(nav)) != "" || b.find(card(svc)) != "" {
+			return fmt.Errorf("still shown")
+		}
+		return nil
+	})
+	if w.goalsReceived() != before {
+		t.Fatal("a denial sent a goal")
+	}
+	dm := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": drive})
+	driven := dm["motion_id"].(string)
+	waitEnded(t, cs, driven, "succeeded")
+	b.waitText(`#recent-list .motion[data-motion-id="`+driven+`"]`, "confirmed by the planner", 20*time.Second)
+	b.elementShot("#motions", filepath.Join(art, "console-motion-history.png"))
 }

@@ -236,8 +236,19 @@ func (b *browser) noDialog() {
 // screenshot saves a PNG of the page as a test artefact.
 func (b *browser) screenshot(path string) {
 	b.t.Helper()
+	b.savePNG("/screenshot", path)
+}
+
+// elementShot saves a PNG of the element matching css as a test artefact.
+func (b *browser) elementShot(css, path string) {
+	b.t.Helper()
+	b.savePNG("/element/"+b.waitFor(css, 10*time.Second)+"/screenshot", path)
+}
+
+func (b *browser) savePNG(endpoint, path string) {
+	b.t.Helper()
 	var s string
-	b.do("GET", "/screenshot", nil, &s)
+	b.do("GET", endpoint, nil, &s)
 	png, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		b.t.Fatal(err)

@@ -145,7 +145,7 @@ func (a *auditor) drain(batch []inflight.AuditRecord) {
 }
 
 func auditRecord(r bridge.CallRecord) inflight.AuditRecord {
-	return inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Tool: r.Tool,
+	return inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Via: r.Via, Tool: r.Tool,
 		ArgsDigest: r.ArgsDigest, Args: r.Args, Outcome: r.Outcome, Code: string(r.Code),
 		LatencyMicros: r.Latency.Microseconds(), MotionID: r.MotionID}
 }

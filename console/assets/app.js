@@ -173,9 +173,20 @@ function renderJoints(joints, robot) {
   }
 }
 
+// confirmer says who confirmed a motion and how (motion_status's
+// confirmed_by and confirmed_via).
+function confirmer(m) {
+  if (!m.confirmed_by) return '';
+  if (m.confirmed_by === 'planner') return 'the planner';
+  const via = { console: 'at the console', elicitation: 'by MCP elicitation', mcp: 'over MCP (operator token)' }[m.confirmed_via];
+  return 'the ' + m.confirmed_by + (via ? ' ' + via : '');
+}
+
 function motionRow(m) {
+  const who = confirmer(m);
   const row = el('div', { class: 'motion', 'data-motion-id': m.motion_id },
-    el('span', {}, el('b', { text: m.tool || m.actuator }), ' on ' + m.actuator),
+    el('span', {}, el('b', { text: m.tool || m.actuator }), ' on ' + m.actuator,
+      who ? el('span', { class: 'confirmer', 'data-confirmed-via': m.confirmed_via || '', text: ' · confirmed by ' + who }) : null),
     el('span', { class: 'state ' + m.state, text: m.state }),
     el('span', { class: 'id', text: m.motion_id + (m.error ? ' · ' + m.error : '') }));
   if (!m.terminal) row.append(el('progress', { max: 1, value: m.progress || 0 }));
@@ -188,27 +199,55 @@ function renderMotions(inFlight, recent) {
   $('recent-list').replaceChildren(...recent.map(motionRow));
 }
 
-// Preview cards are keyed by preview id and built once, so a click never
-// lands on a card being replaced; only the countdown changes.
-function previewCard(p) {
-  const card = el('article', { class: 'preview', 'data-preview-id': p.preview_id });
-  card.append(el('header', {},
-    el('span', { class: 'tool', text: p.tool }),
-    el('span', { class: 'meta', text: p.actuator + ' · ' + fmt(p.duration_s, 1) + ' s · confirmed by ' + (p.confirmed_by || '?') }),
-    el('span', { class: 'expires' })));
-  const table = el('table', {}, el('tr', {}, el('th', { text: 'moves' }), el('th', { text: 'from' }), el('th', { text: 'to' }), el('th', { text: 'change' })));
-  const plots = el('div', { class: 'plots' });
+// movesTable lists what each joint (or the base) does, and adds a plot per
+// joint to plots.
+function movesTable(p, plots) {
+  const joints = p.kind === 'joints';
+  const head = el('tr', {}, el('th', { text: 'moves' }), el('th', { text: 'from' }), el('th', { text: 'to' }));
+  if (joints) head.append(el('th', { text: 'change' }), el('th', { text: 'limits used' }));
+  const table = el('table', { class: 'moves' }, head);
   for (const m of p.moves) {
-    table.append(el('tr', { 'data-joint': m.name }, el('td', { text: m.name }), el('td', { text: m.from }), el('td', { text: m.to }), el('td', { text: m.delta || '' })));
+    const row = el('tr', { 'data-joint': m.name }, el('td', { text: m.name }), el('td', { text: m.from }), el('td', { text: m.to }));
+    if (joints) row.append(el('td', { text: m.delta || '' }), el('td', { class: 'limit-use', text: m.limit_use || '' }));
+    table.append(row);
     if (m.plot_svg) {
       const fig = el('figure', {});
       const holder = el('div', {});
       holder.innerHTML = m.plot_svg; // built and escaped by the bridge (console/plot.go)
-      fig.append(holder, el('figcaption', { text: m.name + (m.percent_of_velocity_limit != null ? ' · peak ' + fmt(m.percent_of_velocity_limit, 0) + '% of velocity limit' : '') }));
+      const use = m.limit_use || (m.percent_of_velocity_limit != null ? 'velocity ' + fmt(m.percent_of_velocity_limit, 0) + '% of limit' : '');
+      fig.append(holder, el('figcaption', { text: m.name + (use ? ' · ' + use : '') }));
       plots.append(fig);
     }
   }
-  card.append(table);
+  return table;
+}
+
+// serviceTable shows the service, its type and the request it would send.
+function serviceTable(s) {
+  return el('table', { class: 'service' },
+    el('tr', {}, el('th', { text: 'service' }), el('td', { class: 'service-name', text: s.name })),
+    el('tr', {}, el('th', { text: 'type' }), el('td', { class: 'service-type', text: s.type })),
+    el('tr', {}, el('th', { text: 'request' }), el('td', {}, el('pre', { class: 'service-request', text: s.request }))));
+}
+
+// Preview cards are keyed by preview id and built once, so a click never
+// lands on a card being replaced; only the countdown changes.
+function previewCard(p) {
+  const card = el('article', { class: 'preview ' + (p.kind || 'joints'), 'data-preview-id': p.preview_id });
+  card.append(el('header', {},
+    el('span', { class: 'tool', text: p.tool }),
+    el('span', { class: 'meta', text: p.actuator + ' · ' + fmt(p.duration_s, 1) + ' s · confirmed by ' + (p.confirmed_by || '?') }),
+    el('span', { class: 'expires' })));
+  const plots = el('div', { class: 'plots' });
+  if (p.kind === 'service') card.append(serviceTable(p.service));
+  else card.append(movesTable(p, plots));
+  if (p.base) {
+    const fig = el('figure', { class: 'base-map' });
+    const holder = el('div', {});
+    holder.innerHTML = p.base.map_svg; // built and escaped by the bridge (console/basemap.go)
+    fig.append(holder, el('figcaption', { class: 'fence-note', text: p.base.note }));
+    plots.append(fig);
+  }
   if (p.detail) card.append(el('p', { class: 'meta', text: p.detail }));
   if (p.holds.length) card.append(el('p', { class: 'holds', text: 'holds: ' + p.holds.join(', ') }));
   if (p.warnings.length) card.append(el('ul', { class: 'warnings' }, ...p.warnings.map((w) => el('li', { text: '⚠ ' + w }))));

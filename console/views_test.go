@@ -1,0 +1,198 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// mapDoc is the part of a base map's SVG the tests read.
+type mapDoc struct {
+	Fence struct {
+		Class string  `xml:"class,attr"`
+		W     float64 `xml:"width,attr"`
+		H     float64 `xml:"height,attr"`
+		X     float64 `xml:"x,attr"`
+		Y     float64 `xml:"y,attr"`
+	} `xml:"rect"`
+	Path struct {
+		Class  string `xml:"class,attr"`
+		Points string `xml:"points,attr"`
+	} `xml:"polyline"`
+	Poses []struct {
+		Class string `xml:"class,attr"`
+	} `xml:"polygon"`
+	Texts []string `xml:"text"`
+}
+
+func parseMap(t *testing.T, svg string) mapDoc {
+	t.Helper()
+	var d mapDoc
+	if err := xml.Unmarshal([]byte(svg), &d); err != nil {
+		t.Fatalf("not well-formed SVG: %v\n%s", err, svg)
+	}
+	return d
+}
+
+func previewsOf(t *testing.T, r *rig) []previewView {
+	t.Helper()
+	_, st := r.do(t, "GET", "/console/api/state", operatorToken, nil)
+	b, _ := json.Marshal(st["previews"])
+	var pvs []previewView
+	if err := json.Unmarshal(b, &pvs); err != nil {
+		t.Fatal(err)
+	}
+	return pvs
+}
+
+func TestBasePreviewsDrawTheFenceThePathAndTheClearanceToScale(t *testing.T) {
+	for _, c := range []struct {
+		name, tool, args string
+		clearance        float64
+		straight         bool
+	}{
+		// From (0, 0) in a ±5 m fence: the goal (3, 1) is 2 m from the x = 5 edge.
+		{"navigation goal", "base_navigate", `{"x":3,"y":1,"yaw":0.5}`, 2, true},
+		// 0.5 m/s for 4 s ends at (2, 0), 3 m from the fence.
+		{"timed drive", "base_drive", `{"linear":0.5,"duration_s":4}`, 3, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, withTokens())
+			id := r.plan(t, c.tool, c.args)
+			pvs := previewsOf(t, r)
+			if len(pvs) != 1 || pvs[0].PreviewID != id || pvs[0].Kind != "base" || pvs[0].Base == nil {
+				t.Fatalf("previews: %+v", pvs)
+			}
+			b := pvs[0].Base
+			if b.ClearanceM == nil || *b.ClearanceM != c.clearance || !strings.Contains(b.Note, "closest to the geofence: "+strconv.FormatFloat(c.clearance, 'f', 2, 64)+" m") {
+				t.Fatalf("clearance %v, note %q; want %g m", b.ClearanceM, b.Note, c.clearance)
+			}
+			d := parseMap(t, b.MapSVG)
+			if d.Fence.Class != "fence" || d.Fence.W <= 0 || math.Abs(d.Fence.W-d.Fence.H) > 0.2 {
+				t.Fatalf("the square fence is not drawn square (to scale): %+v", d.Fence)
+			}
+			if strings.Contains(d.Path.Class, "straight") != c.straight || len(strings.Fields(d.Path.Points)) < 2 {
+				t.Fatalf("path %+v", d.Path)
+			}
+			if len(d.Poses) != 2 || d.Poses[0].Class != "goal" || d.Poses[1].Class != "robot" {
+				t.Fatalf("poses %+v", d.Poses)
+			}
+			if !slicesContain(d.Texts, strconv.FormatFloat(c.clearance, 'f', 2, 64)+" m") {
+				t.Fatalf("the map does not label the clearance: %q", d.Texts)
+			}
+		})
+	}
+}
+
+func slicesContain(ss []string, want string) bool {
+	for _, s := range ss {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAPathOutsideTheFenceIsSaidToBe(t *testing.T) {
+	v := previewView{Actuator: "base"}
+	from, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 6})
+	to, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 5.5})
+	baseOf(&v, previewSummary{RawFrom: from, RawTo: to}, &fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
+	if v.Base.ClearanceM == nil || *v.Base.ClearanceM != -1 || !strings.HasPrefix(v.Base.Note, "OUTSIDE the geofence by up to 1.00 m; at the goal: -0.50 m") {
+		t.Fatalf("clearance %v, note %q", v.Base.ClearanceM, v.Base.Note)
+	}
+	parseMap(t, v.Base.MapSVG)
+}
+
+func TestMapOfPosesFarApartIsStillDrawnAndBounded(t *testing.T) {
+	for _, x := range []float64{1e4, 1e300, math.MaxFloat64} {
+		m := newBaseMap(bridge.Pose2D{Frame: "odom", X: -x}, bridge.Pose2D{Frame: "odom", X: x}, [][2]float64{{-x, 0}, {x, 0}}, true,
+			&fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
+		svg := m.svg()
+		if n := strings.Count(svg, `class="grid"`); n > 34 || len(svg) > 16<<10 {
+			t.Fatalf("x = %g: %d grid lines, %d bytes", x, n, len(svg))
+		}
+	}
+}
+
+func TestMapLeavesOutAFenceInAnotherFrame(t *testing.T) {
+	f := &fence{Frame: "map", MinX: -1, MaxX: 1, MinY: -1, MaxY: 1}
+	m := newBaseMap(bridge.Pose2D{Frame: "odom"}, bridge.Pose2D{Frame: "odom", X: 1}, [][2]float64{{0, 0}, {1, 0}}, true, f)
+	if m.Fence != nil || strings.Contains(m.svg(), `class="fence"`) {
+		t.Fatal("a fence in another frame was drawn as if it applied")
+	}
+}
+
+func TestClearanceIsTheDistanceToTheNearestEdgeAndNegativeOutside(t *testing.T) {
+	f := fence{MinX: -5, MaxX: 5, MinY: -2, MaxY: 2}
+	for _, c := range []struct{ x, y, want float64 }{
+		{0, 0, 2}, {4.5, 0, 0.5}, {0, -1.75, 0.25}, {5, 2, 0}, {6, 0, -1}, {8, 6, -5},
+	} {
+		if got := f.clearance(c.x, c.y); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("clearance(%g, %g) = %g, want %g", c.x, c.y, got, c.want)
+		}
+	}
+}
+
+func TestDriveArcIsTheUnicyclePath(t *testing.T) {
+	// 1 m/s turning π/2 rad/s for 1 s: a quarter circle of radius 2/π.
+	pts := arcPath(bridge.Pose2D{}, 1, math.Pi/2, 1)
+	end, r := pts[len(pts)-1], 2/math.Pi
+	if math.Abs(end[0]-r) > 1e-9 || math.Abs(end[1]-r) > 1e-9 {
+		t.Fatalf("end %v, want (%g, %g)", end, r, r)
+	}
+	for _, p := range pts {
+		if d := math.Hypot(p[0], p[1]-r); math.Abs(d-r) > 1e-9 {
+			t.Fatalf("point %v is off the circle", p)
+		}
+	}
+	if s := arcPath(bridge.Pose2D{Yaw: math.Pi / 2}, 0.5, 0, 2); math.Abs(s[len(s)-1][1]-1) > 1e-9 || math.Abs(s[len(s)-1][0]) > 1e-9 {
+		t.Fatalf("straight drive north ends at %v", s[len(s)-1])
+	}
+}
+
+func TestHistoryHoldsMotionsThatStartedAndEndedBetweenReads(t *testing.T) {
+	r := newRig(t, withTokens())
+	clk := &clock{t: time.Now()}
+	r.console.now = clk.now
+	r.do(t, "GET", "/console/api/state", operatorToken, nil) // the page is open
+	id := r.plan(t, "gripper_move", `{"position":0.05}`)
+	out, e := r.pipe.Call(context.Background(), "motion_confirm", json.RawMessage(`{"preview_id":"`+id+`"}`), bridge.Invocation{Role: bridge.RolePlanner, Session: "planner"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	motion := out.(map[string]any)["motion_id"].(string)
+	r.robot.obs(bridge.GoalUpdate{Actuator: "gripper", GoalID: motion, State: "succeeded"})
+	clk.tick()
+	_, st := r.do(t, "GET", "/console/api/state", operatorToken, nil)
+	recent, _ := st["recent"].([]any)
+	if len(recent) != 1 {
+		t.Fatalf("recent %v: the motion the page never saw in flight is missing", recent)
+	}
+	m := recent[0].(map[string]any)
+	if m["motion_id"] != motion || m["state"] != "succeeded" || m["confirmed_by"] != "planner" || m["confirmed_via"] != bridge.ViaMCP {
+		t.Fatalf("history row %v", m)
+	}
+}
+
+func TestServicePreviewShowsTheServiceItsTypeAndRequest(t *testing.T) {
+	sum, _ := json.Marshal(map[string]any{"preview_id": "p1", "service": "/simrobot/reset_odometry", "type": "std_srvs/Trigger",
+		"request": map[string]any{"reason": "<b>dock</b>"}, "duration_s": 3, "confirmed_by": "planner", "warnings": []string{"the bridge cannot undo what this service does"}})
+	now := time.Now()
+	v := viewOf(inflight.Preview{ID: "p1", Tool: bridge.ServiceCallTool, Actuator: bridge.ServiceActuator("/simrobot/reset_odometry"),
+		Summary: sum, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, now, limits{})
+	if v.Kind != "service" || v.Service == nil || v.Base != nil || len(v.Moves) != 0 {
+		t.Fatalf("a service call shown as a motion: %+v", v)
+	}
+	if v.Service.Name != "/simrobot/reset_odometry" || v.Service.Type != "std_srvs/Trigger" || !strings.Contains(v.Service.Request, `"reason": "<b>dock</b>"`) {
+		t.Fatalf("service view %+v", v.Service)
+	}
+}
