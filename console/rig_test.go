@@ -141,6 +141,7 @@ func (fakeBase) CheckGoal(string, float64, float64) []bridge.Violation { return 
 func (fakeBase) CheckDrive(s bridge.Pose2D, lin, ang, d float64) (bridge.Pose2D, []bridge.Violation) {
 	return bridge.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
+func (fakeBase) OutsideFence(bridge.Pose2D) []bridge.OutOfRange { return nil }
 
 type fakeEStop struct {
 	mu      sync.Mutex
