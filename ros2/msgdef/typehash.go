@@ -84,9 +84,11 @@ func (r *Registry) writeDescription(b *strings.Builder, name string) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		// rosidl's capacity: an array's size or a bounded sequence's bound
+		// (Len is 0 for an unbounded one), 0 for a single value.
 		capacity, nested := 0, ""
-		if f.Type.Collection == cdr.Array {
-			capacity = f.Type.Len // rosidl counts only arrays' sizes here
+		if f.Type.Collection != cdr.Single {
+			capacity = f.Type.Len
 		}
 		if f.Type.Primitive == "" {
 			nested = nestedName(f.Type)
