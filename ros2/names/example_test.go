@@ -80,3 +80,21 @@ func ExampleActionTypesDDS() {
 	// nav2_msgs::action::dds_::NavigateToPose_FeedbackMessage_
 	// action_msgs::msg::dds_::GoalStatusArray_
 }
+
+func ExampleRemap_Resolve() {
+	// ros2 run … --ros-args -r cmd_vel:=/base/cmd_vel -r __ns:=/ur5
+	var m names.Remap
+	for _, s := range []string{"cmd_vel:=/base/cmd_vel", "__ns:=/ur5"} {
+		r, err := names.ParseRule(s)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		m = append(m, r)
+	}
+	node, ns := m.Node("teleop", "/")
+	topic, _ := m.Resolve("cmd_vel", node, ns, false)
+	odom, _ := m.Resolve("odom", node, ns, false)
+	fmt.Println(node, ns, topic, odom)
+	// Output: teleop /ur5 /base/cmd_vel /ur5/odom
+}
