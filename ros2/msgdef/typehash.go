@@ -14,9 +14,15 @@ import (
 // hex digits), as rosidl computes it since Iron and rmw announces it in
 // endpoint user data ("typehash=…;"): SHA-256 of a JSON description of
 // the type's fields and of every type it nests, without constants or
-// default values. Names are as for Struct.
+// default values. Names are as for Struct; a service ("pkg/srv/X") or an
+// action ("pkg/action/X", and its "X_SendGoal" and "X_GetResult"
+// services) gets the hash rosidl gives the whole interface, which rmw
+// announces for service endpoints.
 func (r *Registry) TypeHash(name string) (string, error) {
 	name = fullName(name)
+	if v := r.interfaceView(name); v != nil {
+		return v.TypeHash(name)
+	}
 	if _, ok := r.defs[name]; !ok {
 		return "", fmt.Errorf("%w: %s", ErrUnknownType, name)
 	}
