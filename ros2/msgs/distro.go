@@ -73,7 +73,7 @@ func Load(d Distro) (*Set, error) {
 // Struct resolves a type of the set ("pkg/msg/Type", or "pkg/Type" for a
 // message); a type the distro lacks is ErrNotInDistro.
 func (s *Set) Struct(name string) (*cdr.Struct, error) {
-	if err := s.has(name); err != nil {
+	if err := s.has(name, false); err != nil {
 		return nil, err
 	}
 	return s.Registry.Struct(name)
@@ -81,24 +81,30 @@ func (s *Set) Struct(name string) (*cdr.Struct, error) {
 
 // Message returns a value of a type of the set holding its defaults.
 func (s *Set) Message(name string) (*cdr.Message, error) {
-	if err := s.has(name); err != nil {
+	if err := s.has(name, false); err != nil {
 		return nil, err
 	}
 	return s.Registry.Message(name)
 }
 
-// TypeHash returns the RIHS01 hash of a type of the set.
+// TypeHash returns the RIHS01 hash of a type of the set, or of a whole
+// service or action ("std_srvs/srv/Trigger", as rmw announces it).
 func (s *Set) TypeHash(name string) (string, error) {
-	if err := s.has(name); err != nil {
+	if err := s.has(name, true); err != nil {
 		return "", err
 	}
 	return s.Registry.TypeHash(name)
 }
 
-// has reports a type the set lacks, naming the distro.
-func (s *Set) has(name string) error {
+// has reports a type the set lacks, naming the distro; interfaces admits
+// a whole service or action ("pkg/srv/X"), which only has a hash.
+func (s *Set) has(name string, interfaces bool) error {
 	full := fullName(name)
-	if s.Definition(full) == nil {
+	known := s.Definition(full) != nil
+	if interfaces && !known {
+		known = s.Definition(full+"_Request") != nil || s.Definition(full+"_Goal") != nil
+	}
+	if !known {
 		return fmt.Errorf("%w: %s has no %s", ErrNotInDistro, s.Distro, full)
 	}
 	return nil

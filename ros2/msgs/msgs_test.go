@@ -82,6 +82,20 @@ func TestEveryDistroHoldsExactlyTheBridgeTypesAndResolvesThem(t *testing.T) {
 					t.Errorf("%s: %v", n, err)
 				}
 			}
+			for _, f := range bridgeTypes {
+				var ifaces []string
+				switch {
+				case strings.Contains(f, "/srv/"):
+					ifaces = []string{f}
+				case strings.Contains(f, "/action/"):
+					ifaces = []string{f, f + "_SendGoal", f + "_GetResult"}
+				}
+				for _, n := range ifaces {
+					if _, err := s.TypeHash(n); err != nil {
+						t.Errorf("%s: %v", n, err)
+					}
+				}
+			}
 		})
 	}
 }
@@ -89,11 +103,13 @@ func TestEveryDistroHoldsExactlyTheBridgeTypesAndResolvesThem(t *testing.T) {
 // kiltedHashes are the RIHS01 hashes rosidl generated for Kilted, read from
 // the micro-ROS build in hpmicro/hpm_sdk (main, 375f7cb):
 // middleware/microros/kilted/include/<pkg>/<pkg>/<msg|srv>/detail/<type>__description.c,
-// function <pkg>__<ns>__<Type>__get_type_hash.
+// function <pkg>__<ns>__<Type>__get_type_hash. A service's own hash
+// ("std_srvs/srv/Trigger") is the one rmw announces for its endpoints.
 var kiltedHashes = []struct{ name, hash string }{
 	{"action_msgs/msg/GoalInfo", "6398fe763154554353930716b225947f93b672f0fb2e49fdd01bb7a7e37933e9"},
 	{"action_msgs/msg/GoalStatus", "32f4cfd717735d17657e1178f24431c1ce996c878c515230f6c5b3476819dbb9"},
 	{"action_msgs/msg/GoalStatusArray", "6c1684b00f177d37438febe6e709fc4e2b0d4248dca4854946f9ed8b30cda83e"},
+	{"action_msgs/srv/CancelGoal", "573d8b0a534451d7bc2ac8c5ffde8ac14b8593b7001175d0cd6516dcbeb8689a"},
 	{"action_msgs/srv/CancelGoal_Request", "3d3c84653c1f96918086887e1dcb236faec88b81a5b14fd4cf4840065bcdf8af"},
 	{"action_msgs/srv/CancelGoal_Response", "35e682cf3f510e83c70a82a4aac888496dedee56773bf9d8e5e0aa81f9e1c960"},
 	{"builtin_interfaces/msg/Duration", "e8d009f659816f758b75334ee1a9ca5b5c0b859843261f14c7f937349599d93b"},
@@ -119,14 +135,20 @@ var kiltedHashes = []struct{ name, hash string }{
 	{"rcl_interfaces/msg/ParameterType", "df29ed057a834862187be24dd187d981790ff3ea6502f4cd27b432cbc42c6d46"},
 	{"rcl_interfaces/msg/ParameterValue", "115fc089a387e23c7ecd3525c9189c379109119d6ab82e8dfbde0fdf6a7f9b68"},
 	{"rcl_interfaces/msg/SetParametersResult", "cfcc0fb0371ee5159b403960ef4300f8f9d2f1fd6117c8666b7f9654d528a9b1"},
+	{"rcl_interfaces/srv/DescribeParameters", "845b484d71eb0673dae682f2e3ba3c4851a65a3dcfb97bddd82c5b57e91e4cff"},
 	{"rcl_interfaces/srv/DescribeParameters_Request", "05dd1c2bc87dec2627105c8070d6f9725c781a4f2ab852975bf105462b82b644"},
 	{"rcl_interfaces/srv/DescribeParameters_Response", "ad6747319613c6131589e062e095b469a46cc764f7d0f12a001a49e6cd893995"},
+	{"rcl_interfaces/srv/GetParameterTypes", "da199c878688b3e530bdfe3ca8f74cb9fa0c303101e980a9e8f260e25e1c80ca"},
 	{"rcl_interfaces/srv/GetParameterTypes_Request", "87d7ec5ef545d4daa289d500025d31fb2437bc8b8365ca367161c4dac4be33fd"},
 	{"rcl_interfaces/srv/GetParameterTypes_Response", "ac1335dce67c478e669434f6ac2fbff34fcd529580f272d3006785ba8b54e47f"},
+	{"rcl_interfaces/srv/GetParameters", "bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc"},
 	{"rcl_interfaces/srv/GetParameters_Request", "135a9e1c3d7cebef792f6687d7ddf99949b21a0bd9a320d863a9110a3f5cf4d6"},
 	{"rcl_interfaces/srv/GetParameters_Response", "9fa773b46e39cc5d02db6224d8fd520bb9caeeffc2b27c96c1e59431baba9f2a"},
+	{"rcl_interfaces/srv/ListParameters", "3e6062bfbb27bfb8730d4cef2558221f51a11646d78e7bb30a1e83afac3aad9d"},
 	{"rcl_interfaces/srv/ListParameters_Request", "a1b0b5d6b967a5b8ac5bc8563c3ea678f349e312a6a4967227c5a96bc5ce38df"},
 	{"rcl_interfaces/srv/ListParameters_Response", "31b937b82de3612426be79f231e386259f97e8dc843e3f2845288b4bfa296bdd"},
+	{"rcl_interfaces/srv/SetParameters", "56eed9a67e169f9cb6c1f987bc88f868c14a8fc9f743a263bc734c154015d7e0"},
+	{"rcl_interfaces/srv/SetParametersAtomically", "0e192ef259c07fc3c07a13191d27002222e65e00ccec653ca05e856f79285fcd"},
 	{"rcl_interfaces/srv/SetParametersAtomically_Request", "db0bd950ed5ed867a0e90b225e44dea382d762c0762ff3e0ee842190042a59e5"},
 	{"rcl_interfaces/srv/SetParametersAtomically_Response", "31b1a38c5b0b9d893ee24da45f69638f4561c78461d82d52750f429b534502b8"},
 	{"rcl_interfaces/srv/SetParameters_Request", "130d46386b7e84ea9ecf60608a4d83cbe5e5cb7c6cc5b712b7a4e3a6c254e932"},
@@ -137,10 +159,13 @@ var kiltedHashes = []struct{ name, hash string }{
 	{"std_msgs/msg/Empty", "20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312"},
 	{"std_msgs/msg/Header", "f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01"},
 	{"std_msgs/msg/String", "df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"},
+	{"std_srvs/srv/Empty", "5888399dedec5ccc85ea6451949fd2c9f97bfdf963f9a588821639fcd31b5d19"},
 	{"std_srvs/srv/Empty_Request", "458eaf200a3f63d9cc53d19436edebc0c140ef4c93ca75d5bd4ce19fd7759e35"},
 	{"std_srvs/srv/Empty_Response", "0a2858b3f60df644a61d0fa44cfc923a3d3628e0ad9c8ad8534b1a2c92a413dc"},
+	{"std_srvs/srv/SetBool", "abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a"},
 	{"std_srvs/srv/SetBool_Request", "c62fbb99d94e1b25e8ef9e109f9581956bb1b3361a45a4e5810c36a90d29932e"},
 	{"std_srvs/srv/SetBool_Response", "d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059"},
+	{"std_srvs/srv/Trigger", "eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f"},
 	{"std_srvs/srv/Trigger_Request", "d010825374ce8918e72bfd826c82603e60f45419e932ea976f807b74a863a199"},
 	{"std_srvs/srv/Trigger_Response", "2d946c21e2fc3f1e9ca6986a8191d85fcc70097a8bb7771a053564bc47009cdf"},
 	{"trajectory_msgs/msg/JointTrajectory", "179b33eba59d676f6d967ac71fe35e7ca2f64b2f3928f4a018cec115e213796e"},
@@ -264,6 +289,9 @@ func TestUnknownDistroAndMissingTypeAreNamedErrors(t *testing.T) {
 		}
 		if _, err := s.TypeHash(n); !errors.Is(err, ErrNotInDistro) {
 			t.Errorf("TypeHash(%s): %v", n, err)
+		}
+		if _, err := s.TypeHash(n + "_Request"); !errors.Is(err, ErrNotInDistro) {
+			t.Errorf("TypeHash(%s_Request): %v", n, err)
 		}
 		if _, err := s.Message(n); !errors.Is(err, ErrNotInDistro) {
 			t.Errorf("Message(%s): %v", n, err)
