@@ -63,6 +63,25 @@ const (
 	KindReply               // "rr/…Reply"
 )
 
+func (k Kind) String() string {
+	switch k {
+	case KindTopic:
+		return "topic"
+	case KindRequest:
+		return "request"
+	case KindReply:
+		return "reply"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// IsHidden reports whether a fully qualified name is hidden, as ros2 CLI
+// hides it without --include-hidden-topics: a token starts with _ (an
+// action's "/x/_action/status", for one).
+func IsHidden(fqn string) bool {
+	return strings.HasPrefix(fqn, "_") || strings.Contains(fqn, "/_")
+}
+
 // FromDDSTopic maps a DDS topic name back to the ROS name and what it
 // carries: "rt/a" → ("/a", KindTopic), "rq/sRequest" → ("/s",
 // KindRequest). A topic outside these forms (ros_discovery_info, a plain

@@ -52,9 +52,9 @@ func ExampleFromDDSTopic() {
 		fmt.Println(fqn, kind, err)
 	}
 	// Output:
-	// /joint_states 0 <nil>
-	// /set_bool 2 <nil>
-	//  0 names: not a ROS 2 DDS name: DDS topic "ros_discovery_info"
+	// /joint_states topic <nil>
+	// /set_bool reply <nil>
+	//  topic names: not a ROS 2 DDS name: DDS topic "ros_discovery_info"
 }
 
 func ExampleTypeDDS() {

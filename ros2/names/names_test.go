@@ -145,6 +145,19 @@ func TestDDSTopicNamesRoundTrip(t *testing.T) {
 	}
 }
 
+func TestHiddenNamesAreThoseWithATokenStartingWithUnderscore(t *testing.T) {
+	for name, hidden := range map[string]bool{
+		"/x/_action/status": true, "/_private": true, "/a/b": false, "/a_b/c_": false, "/a/b_/_c": true,
+	} {
+		if IsHidden(name) != hidden {
+			t.Errorf("IsHidden(%q) = %v", name, !hidden)
+		}
+	}
+	if KindReply.String() != "reply" || Kind(7).String() != "Kind(7)" {
+		t.Errorf("Kind strings: %s, %s", KindReply, Kind(7))
+	}
+}
+
 func TestActionEntityNamesFollowRclAction(t *testing.T) {
 	a, err := ActionNames("/arm_controller/follow_joint_trajectory")
 	if err != nil {
