@@ -2,6 +2,7 @@ package msgdef
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,6 +43,12 @@ func (r *Registry) AddFile(pkg, path string) error {
 	if err != nil {
 		return err
 	}
+	return r.addSource(pkg, path, src)
+}
+
+// addSource parses the text of one .msg, .srv or .action file; path names
+// it in errors and gives its kind and type name.
+func (r *Registry) addSource(pkg, path string, src []byte) error {
 	ext := filepath.Ext(path)
 	name := strings.TrimSuffix(filepath.Base(path), ext)
 	switch ext {
@@ -70,13 +77,21 @@ func (r *Registry) AddFile(pkg, path string) error {
 // AddPackage adds every definition of a package laid out as ROS does:
 // dir/msg/*.msg, dir/srv/*.srv, dir/action/*.action.
 func (r *Registry) AddPackage(pkg, dir string) error {
+	return r.addPackage(os.DirFS(dir), pkg, dir)
+}
+
+func (r *Registry) addPackage(fsys fs.FS, pkg, label string) error {
 	for _, ns := range []string{"msg", "srv", "action"} {
-		files, err := filepath.Glob(filepath.Join(dir, ns, "*."+ns))
+		files, err := fs.Glob(fsys, ns+"/*."+ns)
 		if err != nil {
 			return err
 		}
 		for _, f := range files {
-			if err := r.AddFile(pkg, f); err != nil {
+			src, err := fs.ReadFile(fsys, f)
+			if err != nil {
+				return err
+			}
+			if err := r.addSource(pkg, filepath.Join(label, f), src); err != nil {
 				return err
 			}
 		}
@@ -87,15 +102,26 @@ func (r *Registry) AddPackage(pkg, dir string) error {
 // AddTree adds every package under root, one folder per package
 // (root/std_msgs/msg/Header.msg, …), as a ROS share folder lays them out.
 func (r *Registry) AddTree(root string) error {
-	entries, err := os.ReadDir(root)
+	return r.AddFS(os.DirFS(root), root)
+}
+
+// AddFS adds every package at the top of fsys, laid out as AddTree reads
+// a folder (embedded definitions, for one); errors name files below label.
+func (r *Registry) AddFS(fsys fs.FS, label string) error {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			if err := r.AddPackage(e.Name(), filepath.Join(root, e.Name())); err != nil {
-				return err
-			}
+		if !e.IsDir() {
+			continue
+		}
+		sub, err := fs.Sub(fsys, e.Name())
+		if err != nil {
+			return err
+		}
+		if err := r.addPackage(sub, e.Name(), filepath.Join(label, e.Name())); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -14,9 +14,15 @@ import (
 // hex digits), as rosidl computes it since Iron and rmw announces it in
 // endpoint user data ("typehash=…;"): SHA-256 of a JSON description of
 // the type's fields and of every type it nests, without constants or
-// default values. Names are as for Struct.
+// default values. Names are as for Struct; a service ("pkg/srv/X") or an
+// action ("pkg/action/X", and its "X_SendGoal" and "X_GetResult"
+// services) gets the hash rosidl gives the whole interface, which rmw
+// announces for service endpoints.
 func (r *Registry) TypeHash(name string) (string, error) {
 	name = fullName(name)
+	if v := r.interfaceView(name); v != nil {
+		return v.TypeHash(name)
+	}
 	if _, ok := r.defs[name]; !ok {
 		return "", fmt.Errorf("%w: %s", ErrUnknownType, name)
 	}
@@ -84,9 +90,11 @@ func (r *Registry) writeDescription(b *strings.Builder, name string) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		// rosidl's capacity: an array's size or a bounded sequence's bound
+		// (Len is 0 for an unbounded one), 0 for a single value.
 		capacity, nested := 0, ""
-		if f.Type.Collection == cdr.Array {
-			capacity = f.Type.Len // rosidl counts only arrays' sizes here
+		if f.Type.Collection != cdr.Single {
+			capacity = f.Type.Len
 		}
 		if f.Type.Primitive == "" {
 			nested = nestedName(f.Type)

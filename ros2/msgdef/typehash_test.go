@@ -88,3 +88,46 @@ func TestActionTypesFollowRosidl(t *testing.T) {
 		}
 	}
 }
+
+// TestInterfaceHashesMatchRosidl checks the hashes of whole services and
+// actions, which rmw announces for service endpoints, against rosidl's
+// for example_interfaces/action/Fibonacci (Kilted, hpmicro/hpm_sdk main
+// 375f7cb, middleware/microros/kilted/include/example_interfaces/
+// example_interfaces/action/detail/fibonacci__description.c).
+func TestInterfaceHashesMatchRosidl(t *testing.T) {
+	r := testRegistry(t)
+	src := []byte("int32 order\n---\nint32[] sequence\n---\nint32[] sequence\n")
+	g, res, fb, err := ParseAction("Fibonacci.action", "example_interfaces", "Fibonacci", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Add(append([]*Definition{g, res, fb}, ActionTypes("example_interfaces", "Fibonacci")...)...); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"Fibonacci":                    "9508051da1ea4658de144b09bd0690ff3de52104683d847aed764d2915906f51",
+		"Fibonacci_Goal":               "226cb437e4355dcd3e914f930382a3b0cc1da81545bd319ed554e95a03255f51",
+		"Fibonacci_Result":             "fea81394f25aa4502217953f1a021fb750e79c10bbd43f13dd94632da6569649",
+		"Fibonacci_Feedback":           "2b12e37361da6f408d4c85bc24a18de64333f29082f2ca34b5ee33dc4c8b42a9",
+		"Fibonacci_SendGoal":           "d1a57fb2a4afe8c21e34fb10db206f16ce6729b28531141472df92277c55b557",
+		"Fibonacci_SendGoal_Request":   "3d088942b413247db536576f0286768c6be8fcd5d0c9a5d544f359fba090a238",
+		"Fibonacci_SendGoal_Response":  "d8c07bb3d5b766fe4b43159c9a5222af5214e2fcc29229b991d826166c512be1",
+		"Fibonacci_GetResult":          "1b0de0d5d29dc955d92f546706568428632771db13ec84c15ec1c1a59f424a57",
+		"Fibonacci_GetResult_Request":  "c8a4f5e7d13b81286ee1043e2ecd084281cecf1ff06aaa799464f5f15479f003",
+		"Fibonacci_GetResult_Response": "6021dc98ab9b4bbe395e48aa4de81ee5f68eb570f88358affcc648146668b24f",
+		"Fibonacci_FeedbackMessage":    "c1de71afd52e49a89c53d8262366884185bc0a02f78ce051c4e46b0a7fe59bb2",
+	} {
+		got, err := r.TypeHash("example_interfaces/action/" + name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if got != "RIHS01_"+want {
+			t.Errorf("%s: %s, want RIHS01_%s", name, got, want)
+		}
+	}
+	if _, err := r.TypeHash("example_interfaces/action/Nothing"); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("unknown action: %v", err)
+	}
+	if r.Definition("example_interfaces/action/Fibonacci_SendGoal") != nil {
+		t.Error("hashing a service added its description to the registry")
+	}
+}

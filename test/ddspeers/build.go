@@ -49,14 +49,13 @@ func requiredTools() [][2]string {
 		{"/usr/include/fastdds/dds/topic/TopicDataType.hpp", "libfastrtps-dev"},
 		{"gcc", "gcc"},
 		{"g++", "g++"},
-		{CorpusDir, "ros2-test-interface-files"},
 	}
 }
 
 // missingTools names the Debian packages whose files are absent.
-func missingTools() []string {
+func missingTools(tools [][2]string) []string {
 	var missing []string
-	for _, tp := range requiredTools() {
+	for _, tp := range tools {
 		var err error
 		if filepath.IsAbs(tp[0]) {
 			_, err = os.Stat(tp[0])
@@ -70,18 +69,26 @@ func missingTools() []string {
 	return missing
 }
 
-// Build returns the peers, building them on the first call of a test run
-// and taking them from the cache after. A test is skipped when the Debian
-// packages are missing, unless RequireEnv is set: then it fails.
-func Build(t testing.TB) *Peers {
+// skipWithout skips t when Debian packages are missing, unless RequireEnv
+// is set: then it fails.
+func skipWithout(t testing.TB, tools [][2]string) {
 	t.Helper()
-	if missing := missingTools(); len(missing) > 0 {
+	if missing := missingTools(tools); len(missing) > 0 {
 		msg := fmt.Sprintf("DDS test peers need the Debian packages %v (scripts/deps.sh installs them)", missing)
 		if requireDDS() {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
+}
+
+// Build returns the peers of the default types (Registry, PeerTypes),
+// building them on the first call of a test run and taking them from the
+// cache after. A test is skipped when the Debian packages are missing,
+// unless RequireEnv is set: then it fails.
+func Build(t testing.TB) *Peers {
+	t.Helper()
+	skipWithout(t, append(requiredTools(), [2]string{CorpusDir, "ros2-test-interface-files"}))
 	reg, err := Registry()
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +97,15 @@ func Build(t testing.TB) *Peers {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return BuildTypes(t, types)
+}
+
+// BuildTypes returns peers that know exactly the given types (and the
+// types they nest, which must each be one *cdr.Struct per name). Each
+// distinct type set is one build in the cache, made once.
+func BuildTypes(t testing.TB, types []*cdr.Struct) *Peers {
+	t.Helper()
+	skipWithout(t, requiredTools())
 	cache := os.Getenv(CacheEnv)
 	if cache == "" {
 		dir, err := os.UserCacheDir()
@@ -174,6 +190,10 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 	final := filepath.Join(cache, r.name+"-"+hex.EncodeToString(h.Sum(nil))[:20])
 	bin := filepath.Join(final, r.name)
 	if _, err := os.Stat(bin); err == nil {
+		// A build in use stays young, so that building another type set
+		// never prunes it (pruneStale).
+		now := time.Now()
+		_ = os.Chtimes(final, now, now)
 		return bin, nil
 	}
 	lock, err := os.OpenFile(filepath.Join(cache, r.name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
@@ -224,8 +244,8 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 // staleAfter is how long a build of older sources stays in the cache.
 const staleAfter = 7 * 24 * time.Hour
 
-// pruneStale removes builds of a peer from older sources that no one has
-// built for staleAfter, so that the cache does not grow with every edit.
+// pruneStale removes builds of a peer that no one has built or used for
+// staleAfter, so that the cache does not grow with every edit.
 func pruneStale(cache, name, keep string) {
 	dirs, _ := filepath.Glob(filepath.Join(cache, name+"-*"))
 	for _, d := range dirs {

@@ -1,9 +1,7 @@
 package ddspeers
 
 import (
-	"bytes"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -41,29 +39,5 @@ func corpusSamples(t *testing.T, p *Peers) []Sample {
 // endian, and our decoder reads theirs back to the same value.
 func TestEncodingEqualsVendorSerialization(t *testing.T) {
 	p := Build(t)
-	samples := corpusSamples(t, p)
-	for _, vendor := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
-		t.Run(vendor.name, func(t *testing.T) {
-			theirs, err := Dump(t.Context(), vendor.bin, samples)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, s := range samples {
-				ours, err := cdr.Encode(s.Msg, s.Endian)
-				if err != nil {
-					t.Fatalf("%s: %v", s.Msg.Type.Name(), err)
-				}
-				if !bytes.Equal(ours, theirs[i]) {
-					t.Errorf("%s endian %d sample %s:\nours   %x\ntheirs %x", s.Msg.Type.Name(), s.Endian, s.Msg.AppendJSON(nil), ours, theirs[i])
-					continue
-				}
-				back, err := cdr.Decode(s.Msg.Type, theirs[i])
-				if err != nil {
-					t.Errorf("%s: decoding theirs: %v", s.Msg.Type.Name(), err)
-				} else if !reflect.DeepEqual(back, s.Msg) {
-					t.Errorf("%s: decoded %s, sent %s", s.Msg.Type.Name(), back.AppendJSON(nil), s.Msg.AppendJSON(nil))
-				}
-			}
-		})
-	}
+	CompareEncodings(t, p, corpusSamples(t, p))
 }

@@ -1,0 +1,303 @@
+package msgs
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/actbridge/actbridge/cdr"
+)
+
+// bridgeTypes are the definition files every distro set holds: what the
+// bridge uses and what those nest.
+var bridgeTypes = []string{
+	"action_msgs/msg/GoalInfo", "action_msgs/msg/GoalStatus", "action_msgs/msg/GoalStatusArray", "action_msgs/srv/CancelGoal",
+	"builtin_interfaces/msg/Duration", "builtin_interfaces/msg/Time",
+	"control_msgs/action/FollowJointTrajectory", "control_msgs/action/GripperCommand", "control_msgs/action/ParallelGripperCommand",
+	"control_msgs/msg/GripperCommand", "control_msgs/msg/JointComponentTolerance", "control_msgs/msg/JointTolerance",
+	"geometry_msgs/msg/Point", "geometry_msgs/msg/Pose", "geometry_msgs/msg/Pose2D", "geometry_msgs/msg/PoseStamped",
+	"geometry_msgs/msg/PoseWithCovariance", "geometry_msgs/msg/Quaternion", "geometry_msgs/msg/Transform", "geometry_msgs/msg/Twist",
+	"geometry_msgs/msg/TwistStamped", "geometry_msgs/msg/TwistWithCovariance", "geometry_msgs/msg/Vector3",
+	"nav2_msgs/action/NavigateToPose", "nav_msgs/msg/Odometry",
+	"rcl_interfaces/msg/FloatingPointRange", "rcl_interfaces/msg/IntegerRange", "rcl_interfaces/msg/ListParametersResult",
+	"rcl_interfaces/msg/Parameter", "rcl_interfaces/msg/ParameterDescriptor", "rcl_interfaces/msg/ParameterEvent",
+	"rcl_interfaces/msg/ParameterType", "rcl_interfaces/msg/ParameterValue", "rcl_interfaces/msg/SetParametersResult",
+	"rcl_interfaces/srv/DescribeParameters", "rcl_interfaces/srv/GetParameterTypes", "rcl_interfaces/srv/GetParameters",
+	"rcl_interfaces/srv/ListParameters", "rcl_interfaces/srv/SetParameters", "rcl_interfaces/srv/SetParametersAtomically",
+	"rmw_dds_common/msg/Gid", "rmw_dds_common/msg/NodeEntitiesInfo", "rmw_dds_common/msg/ParticipantEntitiesInfo",
+	"sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image", "sensor_msgs/msg/JointState",
+	"std_msgs/msg/Empty", "std_msgs/msg/Header", "std_msgs/msg/String",
+	"std_srvs/srv/Empty", "std_srvs/srv/SetBool", "std_srvs/srv/Trigger",
+	"trajectory_msgs/msg/JointTrajectory", "trajectory_msgs/msg/JointTrajectoryPoint",
+	"trajectory_msgs/msg/MultiDOFJointTrajectory", "trajectory_msgs/msg/MultiDOFJointTrajectoryPoint",
+	"unique_identifier_msgs/msg/UUID",
+}
+
+// parts are the registry names one definition file brings.
+func parts(file string) []string {
+	switch {
+	case strings.Contains(file, "/srv/"):
+		return []string{file + "_Request", file + "_Response"}
+	case strings.Contains(file, "/action/"):
+		var out []string
+		for _, s := range []string{"_Goal", "_Result", "_Feedback", "_SendGoal_Request", "_SendGoal_Response", "_GetResult_Request", "_GetResult_Response", "_FeedbackMessage"} {
+			out = append(out, file+s)
+		}
+		return out
+	}
+	return []string{file}
+}
+
+func load(t testing.TB, d Distro) *Set {
+	t.Helper()
+	s, err := Load(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestEveryDistroHoldsExactlyTheBridgeTypesAndResolvesThem(t *testing.T) {
+	var want []string
+	for _, f := range bridgeTypes {
+		want = append(want, parts(f)...)
+	}
+	slices.Sort(want)
+	for _, d := range Distros() {
+		t.Run(string(d), func(t *testing.T) {
+			s := load(t, d)
+			if got := s.Names(); !slices.Equal(got, want) {
+				t.Fatalf("names:\n got %v\nwant %v", got, want)
+			}
+			for _, n := range s.Names() {
+				if _, err := s.Struct(n); err != nil {
+					t.Errorf("%s: %v", n, err)
+				}
+				if _, err := s.Message(n); err != nil {
+					t.Errorf("%s: %v", n, err)
+				}
+				if _, err := s.TypeHash(n); err != nil {
+					t.Errorf("%s: %v", n, err)
+				}
+			}
+			for _, f := range bridgeTypes {
+				var ifaces []string
+				switch {
+				case strings.Contains(f, "/srv/"):
+					ifaces = []string{f}
+				case strings.Contains(f, "/action/"):
+					ifaces = []string{f, f + "_SendGoal", f + "_GetResult"}
+				}
+				for _, n := range ifaces {
+					if _, err := s.TypeHash(n); err != nil {
+						t.Errorf("%s: %v", n, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// kiltedHashes are the RIHS01 hashes rosidl generated for Kilted, read from
+// the micro-ROS build in hpmicro/hpm_sdk (main, 375f7cb):
+// middleware/microros/kilted/include/<pkg>/<pkg>/<msg|srv>/detail/<type>__description.c,
+// function <pkg>__<ns>__<Type>__get_type_hash. A service's own hash
+// ("std_srvs/srv/Trigger") is the one rmw announces for its endpoints.
+var kiltedHashes = []struct{ name, hash string }{
+	{"action_msgs/msg/GoalInfo", "6398fe763154554353930716b225947f93b672f0fb2e49fdd01bb7a7e37933e9"},
+	{"action_msgs/msg/GoalStatus", "32f4cfd717735d17657e1178f24431c1ce996c878c515230f6c5b3476819dbb9"},
+	{"action_msgs/msg/GoalStatusArray", "6c1684b00f177d37438febe6e709fc4e2b0d4248dca4854946f9ed8b30cda83e"},
+	{"action_msgs/srv/CancelGoal", "573d8b0a534451d7bc2ac8c5ffde8ac14b8593b7001175d0cd6516dcbeb8689a"},
+	{"action_msgs/srv/CancelGoal_Request", "3d3c84653c1f96918086887e1dcb236faec88b81a5b14fd4cf4840065bcdf8af"},
+	{"action_msgs/srv/CancelGoal_Response", "35e682cf3f510e83c70a82a4aac888496dedee56773bf9d8e5e0aa81f9e1c960"},
+	{"builtin_interfaces/msg/Duration", "e8d009f659816f758b75334ee1a9ca5b5c0b859843261f14c7f937349599d93b"},
+	{"builtin_interfaces/msg/Time", "b106235e25a4c5ed35098aa0a61a3ee9c9b18d197f398b0e4206cea9acf9c197"},
+	{"geometry_msgs/msg/Point", "6963084842a9b04494d6b2941d11444708d892da2f4b09843b9c43f42a7f6881"},
+	{"geometry_msgs/msg/Pose", "d501954e9476cea2996984e812054b68026ae0bfae789d9a10b23daf35cc90fa"},
+	{"geometry_msgs/msg/Pose2D", "d68efa5b46e70f7b16ca23085474fdac5a44b638783ec42f661da64da4724ccc"},
+	{"geometry_msgs/msg/PoseStamped", "10f3786d7d40fd2b54367835614bff85d4ad3b5dab62bf8bca0cc232d73b4cd8"},
+	{"geometry_msgs/msg/PoseWithCovariance", "9a7c0fd234b7f45c6098745ecccd773ca1085670e64107135397aee31c02e1bb"},
+	{"geometry_msgs/msg/Quaternion", "8a765f66778c8ff7c8ab94afcc590a2ed5325a1d9a076ffff38fbce36f458684"},
+	{"geometry_msgs/msg/Transform", "beb83fbe698636351461f6f35d1abb20010c43d55374d81bd041f1ba2581fddc"},
+	{"geometry_msgs/msg/Twist", "9c45bf16fe0983d80e3cfe750d6835843d265a9a6c46bd2e609fcddde6fb8d2a"},
+	{"geometry_msgs/msg/TwistStamped", "5f0fcd4f81d5d06ad9b4c4c63e3ea51b82d6ae4d0558f1d475229b1121db6f64"},
+	{"geometry_msgs/msg/TwistWithCovariance", "49f574f033f095d8b6cd1beaca5ca7925e296e84af1716d16c89d38b059c8c18"},
+	{"geometry_msgs/msg/Vector3", "cc12fe83e4c02719f1ce8070bfd14aecd40f75a96696a67a2a1f37f7dbb0765d"},
+	{"nav_msgs/msg/Odometry", "3cc97dc7fb7502f8714462c526d369e35b603cfc34d946e3f2eda2766dfec6e0"},
+	{"rcl_interfaces/msg/FloatingPointRange", "e6af23a23c177fee5f3075c8b1e435162a9b63c863d78c06017460b49684262d"},
+	{"rcl_interfaces/msg/IntegerRange", "f7b7fdc0f65f07702e099218e13288c3963bcb9345bde78b560e6cd19800fc5a"},
+	{"rcl_interfaces/msg/ListParametersResult", "237ae3428413dcbcfb452b510c42355f3a2b021dc091afa3e18526d57022f1cd"},
+	{"rcl_interfaces/msg/Parameter", "ddfe6442cffc462317adb5c92536a7b6dd55858c5c3e1e328165a6b73c2831af"},
+	{"rcl_interfaces/msg/ParameterDescriptor", "52175dbfda6c51153101d33d2a9da05743f66f02d5ab2ca9ec4709b46b73d704"},
+	{"rcl_interfaces/msg/ParameterEvent", "043e627780fcad87a22d225bc2a037361dba713fca6a6b9f4b869a5aa0393204"},
+	{"rcl_interfaces/msg/ParameterType", "df29ed057a834862187be24dd187d981790ff3ea6502f4cd27b432cbc42c6d46"},
+	{"rcl_interfaces/msg/ParameterValue", "115fc089a387e23c7ecd3525c9189c379109119d6ab82e8dfbde0fdf6a7f9b68"},
+	{"rcl_interfaces/msg/SetParametersResult", "cfcc0fb0371ee5159b403960ef4300f8f9d2f1fd6117c8666b7f9654d528a9b1"},
+	{"rcl_interfaces/srv/DescribeParameters", "845b484d71eb0673dae682f2e3ba3c4851a65a3dcfb97bddd82c5b57e91e4cff"},
+	{"rcl_interfaces/srv/DescribeParameters_Request", "05dd1c2bc87dec2627105c8070d6f9725c781a4f2ab852975bf105462b82b644"},
+	{"rcl_interfaces/srv/DescribeParameters_Response", "ad6747319613c6131589e062e095b469a46cc764f7d0f12a001a49e6cd893995"},
+	{"rcl_interfaces/srv/GetParameterTypes", "da199c878688b3e530bdfe3ca8f74cb9fa0c303101e980a9e8f260e25e1c80ca"},
+	{"rcl_interfaces/srv/GetParameterTypes_Request", "87d7ec5ef545d4daa289d500025d31fb2437bc8b8365ca367161c4dac4be33fd"},
+	{"rcl_interfaces/srv/GetParameterTypes_Response", "ac1335dce67c478e669434f6ac2fbff34fcd529580f272d3006785ba8b54e47f"},
+	{"rcl_interfaces/srv/GetParameters", "bf9803d5c74cf989a5de3e0c2e99444599a627c7ff75f97b8c05b01003675cbc"},
+	{"rcl_interfaces/srv/GetParameters_Request", "135a9e1c3d7cebef792f6687d7ddf99949b21a0bd9a320d863a9110a3f5cf4d6"},
+	{"rcl_interfaces/srv/GetParameters_Response", "9fa773b46e39cc5d02db6224d8fd520bb9caeeffc2b27c96c1e59431baba9f2a"},
+	{"rcl_interfaces/srv/ListParameters", "3e6062bfbb27bfb8730d4cef2558221f51a11646d78e7bb30a1e83afac3aad9d"},
+	{"rcl_interfaces/srv/ListParameters_Request", "a1b0b5d6b967a5b8ac5bc8563c3ea678f349e312a6a4967227c5a96bc5ce38df"},
+	{"rcl_interfaces/srv/ListParameters_Response", "31b937b82de3612426be79f231e386259f97e8dc843e3f2845288b4bfa296bdd"},
+	{"rcl_interfaces/srv/SetParameters", "56eed9a67e169f9cb6c1f987bc88f868c14a8fc9f743a263bc734c154015d7e0"},
+	{"rcl_interfaces/srv/SetParametersAtomically", "0e192ef259c07fc3c07a13191d27002222e65e00ccec653ca05e856f79285fcd"},
+	{"rcl_interfaces/srv/SetParametersAtomically_Request", "db0bd950ed5ed867a0e90b225e44dea382d762c0762ff3e0ee842190042a59e5"},
+	{"rcl_interfaces/srv/SetParametersAtomically_Response", "31b1a38c5b0b9d893ee24da45f69638f4561c78461d82d52750f429b534502b8"},
+	{"rcl_interfaces/srv/SetParameters_Request", "130d46386b7e84ea9ecf60608a4d83cbe5e5cb7c6cc5b712b7a4e3a6c254e932"},
+	{"rcl_interfaces/srv/SetParameters_Response", "7a0e8140a0b8d98308fa81a5403a766e610af29a239caf54b7553227906fc266"},
+	{"sensor_msgs/msg/CompressedImage", "15640771531571185e2efc8a100baf923961a4d15d5569652e6cb6691e8e371a"},
+	{"sensor_msgs/msg/Image", "d31d41a9a4c4bc8eae9be757b0beed306564f7526c88ea6a4588fb9582527d47"},
+	{"sensor_msgs/msg/JointState", "a13ee3a330e346c9d87b5aa18d24e11690752bd33a0350f11c5882bc9179260e"},
+	{"std_msgs/msg/Empty", "20b625256f32d5dbc0d04fee44f43c41e51c70d3502f84b4a08e7a9c26a96312"},
+	{"std_msgs/msg/Header", "f49fb3ae2cf070f793645ff749683ac6b06203e41c891e17701b1cb597ce6a01"},
+	{"std_msgs/msg/String", "df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18"},
+	{"std_srvs/srv/Empty", "5888399dedec5ccc85ea6451949fd2c9f97bfdf963f9a588821639fcd31b5d19"},
+	{"std_srvs/srv/Empty_Request", "458eaf200a3f63d9cc53d19436edebc0c140ef4c93ca75d5bd4ce19fd7759e35"},
+	{"std_srvs/srv/Empty_Response", "0a2858b3f60df644a61d0fa44cfc923a3d3628e0ad9c8ad8534b1a2c92a413dc"},
+	{"std_srvs/srv/SetBool", "abe9e4bb6b41b40e6789712c00ec8871923e089af3f667a79992a428cff2da0a"},
+	{"std_srvs/srv/SetBool_Request", "c62fbb99d94e1b25e8ef9e109f9581956bb1b3361a45a4e5810c36a90d29932e"},
+	{"std_srvs/srv/SetBool_Response", "d0814e7f7b4880ab77e9c57426c7aa1562ab69f11eef8e2e968812f9cbd0b059"},
+	{"std_srvs/srv/Trigger", "eeff2cd6fa5ad9d27cdf4dec64818317839b62f212a91e6b5304b634b2062c5f"},
+	{"std_srvs/srv/Trigger_Request", "d010825374ce8918e72bfd826c82603e60f45419e932ea976f807b74a863a199"},
+	{"std_srvs/srv/Trigger_Response", "2d946c21e2fc3f1e9ca6986a8191d85fcc70097a8bb7771a053564bc47009cdf"},
+	{"trajectory_msgs/msg/JointTrajectory", "179b33eba59d676f6d967ac71fe35e7ca2f64b2f3928f4a018cec115e213796e"},
+	{"trajectory_msgs/msg/JointTrajectoryPoint", "de8907036d8bd45aac6f30cc9044a3d4a329c42cbf719aff7d95a584cfa532d7"},
+	{"trajectory_msgs/msg/MultiDOFJointTrajectory", "3a18fd095292a65cfde8833c72985a30af981f3ec44494655c6267262b443a4a"},
+	{"trajectory_msgs/msg/MultiDOFJointTrajectoryPoint", "6ada1085b5ee64eaa069b074968e69f0e27c8c5e6f5bb0586dd1c834ef0e32b8"},
+	{"unique_identifier_msgs/msg/UUID", "1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437"},
+}
+
+func TestTypeHashesEqualRosidlsKiltedHashes(t *testing.T) {
+	s := load(t, Kilted)
+	for _, c := range kiltedHashes {
+		got, err := s.TypeHash(c.name)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got != "RIHS01_"+c.hash {
+			t.Errorf("%s: %s, want RIHS01_%s", c.name, got, c.hash)
+		}
+	}
+}
+
+// distroDifferences are the types whose wire layout (and so hash) differs
+// from the previous distro's: everything else is the same in all three.
+var distroDifferences = map[Distro][]string{
+	// Gid is char[24] in Humble, char[16] from Iron on.
+	Jazzy: {"rmw_dds_common/msg/Gid", "rmw_dds_common/msg/NodeEntitiesInfo", "rmw_dds_common/msg/ParticipantEntitiesInfo",
+		// Humble's result is std_msgs/Empty; Jazzy's error_code, error_msg.
+		"nav2_msgs/action/NavigateToPose_Result", "nav2_msgs/action/NavigateToPose_GetResult_Response"},
+	// control_msgs 6.3 (Kilted, June 2025) adds index and multi_dof_index to the feedback.
+	Kilted: {"control_msgs/action/FollowJointTrajectory_Feedback", "control_msgs/action/FollowJointTrajectory_FeedbackMessage"},
+}
+
+func TestDistrosDifferExactlyWhereUpstreamDoes(t *testing.T) {
+	ds := Distros()
+	for i := 1; i < len(ds); i++ {
+		prev, cur := load(t, ds[i-1]), load(t, ds[i])
+		var differ []string
+		for _, n := range cur.Names() {
+			// The hash covers every field's name and type, nested types too.
+			a, err := prev.TypeHash(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := cur.TypeHash(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a != b {
+				differ = append(differ, n)
+			}
+		}
+		want := slices.Sorted(slices.Values(distroDifferences[ds[i]]))
+		if !slices.Equal(differ, want) {
+			t.Errorf("%s → %s: %v differ, want %v", ds[i-1], ds[i], differ, want)
+		}
+	}
+}
+
+func TestDistroDifferencesHaveTheUpstreamShape(t *testing.T) {
+	field := func(d Distro, name string, i int) string {
+		st, err := load(t, d).Struct(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= st.NumField() {
+			return ""
+		}
+		f := st.Field(i)
+		typ := f.Type.Kind.String()
+		if f.Type.Struct != nil {
+			typ = f.Type.Struct.Name()
+		}
+		switch f.Type.Collection {
+		case cdr.Array:
+			typ += fmt.Sprintf("[%d]", f.Type.Len)
+		case cdr.Sequence:
+			typ += "[]"
+		}
+		return f.Name + " " + typ
+	}
+	for _, c := range []struct {
+		d    Distro
+		typ  string
+		i    int
+		want string
+	}{
+		{Humble, "rmw_dds_common/msg/Gid", 0, "data uint8[24]"},
+		{Jazzy, "rmw_dds_common/msg/Gid", 0, "data uint8[16]"},
+		{Kilted, "rmw_dds_common/msg/Gid", 0, "data uint8[16]"},
+		{Humble, "nav2_msgs/action/NavigateToPose_Result", 0, "result std_msgs/msg/Empty"},
+		{Jazzy, "nav2_msgs/action/NavigateToPose_Result", 0, "error_code uint16"},
+		{Kilted, "nav2_msgs/action/NavigateToPose_Result", 1, "error_msg string"},
+		{Jazzy, "control_msgs/action/FollowJointTrajectory_Feedback", 5, "multi_dof_joint_names string[]"},
+		{Jazzy, "control_msgs/action/FollowJointTrajectory_Feedback", 9, ""},
+		{Kilted, "control_msgs/action/FollowJointTrajectory_Feedback", 5, "index int32"},
+		{Kilted, "control_msgs/action/FollowJointTrajectory_Feedback", 10, "multi_dof_index int32"},
+	} {
+		if got := field(c.d, c.typ, c.i); got != c.want {
+			t.Errorf("%s %s field %d: %q, want %q", c.d, c.typ, c.i, got, c.want)
+		}
+	}
+}
+
+func TestUnknownDistroAndMissingTypeAreNamedErrors(t *testing.T) {
+	if _, err := Load("rolling"); !errors.Is(err, ErrUnknownDistro) {
+		t.Errorf("Load(rolling): %v, want ErrUnknownDistro", err)
+	}
+	if _, err := ParseDistro("Iron"); !errors.Is(err, ErrUnknownDistro) {
+		t.Errorf("ParseDistro(Iron): %v, want ErrUnknownDistro", err)
+	}
+	if d, err := ParseDistro("Jazzy"); d != Jazzy || err != nil {
+		t.Errorf("ParseDistro(Jazzy) = %q, %v", d, err)
+	}
+	s := load(t, Humble)
+	for _, n := range []string{"control_msgs/action/FollowWrenchTrajectory_Goal", "std_msgs/Float64"} {
+		_, err := s.Struct(n)
+		if !errors.Is(err, ErrNotInDistro) || !strings.Contains(err.Error(), "humble") {
+			t.Errorf("Struct(%s): %v, want ErrNotInDistro naming humble", n, err)
+		}
+		if _, err := s.TypeHash(n); !errors.Is(err, ErrNotInDistro) {
+			t.Errorf("TypeHash(%s): %v", n, err)
+		}
+		if _, err := s.TypeHash(n + "_Request"); !errors.Is(err, ErrNotInDistro) {
+			t.Errorf("TypeHash(%s_Request): %v", n, err)
+		}
+		if _, err := s.Message(n); !errors.Is(err, ErrNotInDistro) {
+			t.Errorf("Message(%s): %v", n, err)
+		}
+	}
+	if _, err := s.Struct("std_msgs/Header"); err != nil {
+		t.Errorf("short name: %v", err)
+	}
+}
