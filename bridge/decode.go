@@ -266,7 +266,7 @@ func (p *argsParser) unquote(start, i int) (string, error) {
 			return string(b), nil
 		case c == '\\':
 			if i+1 >= len(p.data) {
-				return "", p.eof()
+				return "", p.invalid(i+1, "in string escape code")
 			}
 			switch e := p.data[i+1]; e {
 			case '"', '\\', '/':
@@ -320,7 +320,7 @@ func (p *argsParser) hex4(i int) (rune, error) {
 	var r rune
 	for j := i; j < i+4; j++ {
 		if j >= len(p.data) {
-			return 0, p.eof()
+			return 0, p.invalid(j, "in \\u hexadecimal character escape")
 		}
 		c := p.data[j]
 		switch {
@@ -389,10 +389,7 @@ func (p *argsParser) number() (any, error) {
 
 // digitAt refuses anything but a digit at i, where a number needs one.
 func (p *argsParser) digitAt(i int, context string) error {
-	if i >= len(p.data) {
-		return p.eof()
-	}
-	if c := p.data[i]; c < '0' || c > '9' {
+	if i >= len(p.data) || p.data[i] < '0' || p.data[i] > '9' {
 		return p.invalid(i, context)
 	}
 	return nil
@@ -419,11 +416,7 @@ func digits(d []byte, i int) int {
 // literal reads true, false or null, whose first byte is at pos.
 func (p *argsParser) literal(word string) error {
 	for k := 1; k < len(word); k++ {
-		i := p.pos + k
-		if i >= len(p.data) {
-			return p.eof()
-		}
-		if p.data[i] != word[k] {
+		if i := p.pos + k; i >= len(p.data) || p.data[i] != word[k] {
 			return p.invalid(i, "in literal "+word+" (expecting "+quoteChar(word[k])+")")
 		}
 	}
@@ -450,7 +443,12 @@ func (p *argsParser) skipSpace() {
 	}
 }
 
+// invalid refuses the byte at i. At the end of the input it words the
+// refusal as encoding/json does: it feeds its scanner one space there.
 func (p *argsParser) invalid(i int, context string) error {
+	if i >= len(p.data) {
+		return &argsSyntaxError{"invalid character ' ' " + context, len(p.data)}
+	}
 	return &argsSyntaxError{"invalid character " + quoteChar(p.data[i]) + " " + context, i + 1}
 }
 
