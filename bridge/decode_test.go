@@ -210,7 +210,14 @@ func TestDecodeArgsAcceptsNestingAtTheBound(t *testing.T) {
 }
 
 func TestDecodeArgsAgreesWithEncodingJSON(t *testing.T) {
-	for _, s := range append(decodeSeeds, string(trajectoryArgs7(20))) {
+	// Besides the seeds: numbers across many of the parser's copies of the
+	// body, and literals longer than one copy.
+	long := "1" + strings.Repeat("0", 3*textChunk)
+	// The first copy starts at the 1 (offset 6); 123456 starts 2 bytes
+	// before that copy ends.
+	across := `{"a":[1,"` + strings.Repeat("x", textChunk-7) + `",123456]}`
+	big := []string{across, string(trajectoryArgs7(1000)), `{"n":` + long + `}`, `{"n":[` + long + `,-` + long + `.5e-` + long + `]}`}
+	for _, s := range append(decodeSeeds, big...) {
 		decodesAsEncodingJSON(t, []byte(s))
 	}
 }
