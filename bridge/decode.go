@@ -197,17 +197,16 @@ func (p *argsParser) array(depth int) (any, error) {
 	return a, nil
 }
 
-// str reads the string whose opening quote is at pos. Strings without
-// escapes or invalid UTF-8 (nearly all) are copied as they are.
+// str is unquoted's string as a value.
 func (p *argsParser) str() (any, error) {
-	s, err := p.key()
+	s, err := p.unquoted()
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// objectKey is key, with plain keys (no escapes, valid UTF-8) interned.
+// objectKey is unquoted, with plain keys (no escapes, valid UTF-8) interned.
 func (p *argsParser) objectKey() (string, error) {
 	start := p.pos + 1
 	if n := bytes.IndexByte(p.data[start:], '"'); n >= 0 {
@@ -217,7 +216,7 @@ func (p *argsParser) objectKey() (string, error) {
 			return k, nil
 		}
 	}
-	s, err := p.key()
+	s, err := p.unquoted()
 	if err != nil || string(p.data[start:p.pos-1]) != s || len(p.keys) >= maxInternedKeys {
 		return s, err
 	}
@@ -228,8 +227,9 @@ func (p *argsParser) objectKey() (string, error) {
 	return s, nil
 }
 
-// key is str's string before it is put in an interface.
-func (p *argsParser) key() (string, error) {
+// unquoted reads the string whose opening quote is at pos. Strings without
+// escapes or invalid UTF-8 (nearly all) are copied as they are.
+func (p *argsParser) unquoted() (string, error) {
 	start := p.pos + 1
 	for i := start; i < len(p.data); {
 		switch c := p.data[i]; {
