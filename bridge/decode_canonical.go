@@ -12,46 +12,83 @@ import (
 // bytes are pinned by TestArgsDigestsDoNotChange and fuzzed against the
 // reflection-based canonicalJSON they were first defined by.
 func canonicalArgs(v any) json.RawMessage {
-	return appendCanonical(make([]byte, 0, 512), v)
+	w := canonicalWriter{b: make([]byte, 0, canonicalSizeHint(v))}
+	w.value(v)
+	return w.b
 }
 
-func appendCanonical(b []byte, v any) []byte {
+// canonicalWriter appends the canonical form to b; keys is scratch for
+// sorting each object's keys, shared down the recursion.
+type canonicalWriter struct {
+	b    []byte
+	keys []string
+}
+
+func (w *canonicalWriter) value(v any) {
 	switch x := v.(type) {
 	case nil:
-		return append(b, "null"...)
+		w.b = append(w.b, "null"...)
 	case bool:
-		return strconv.AppendBool(b, x)
+		w.b = strconv.AppendBool(w.b, x)
 	case string:
-		return appendJSONString(b, x)
+		w.b = appendJSONString(w.b, x)
 	case json.Number:
-		return appendCanonicalNumber(b, string(x))
+		w.b = appendCanonicalNumber(w.b, string(x))
 	case []any:
-		b = append(b, '[')
+		w.b = append(w.b, '[')
 		for i, e := range x {
 			if i > 0 {
-				b = append(b, ',')
+				w.b = append(w.b, ',')
 			}
-			b = appendCanonical(b, e)
+			w.value(e)
 		}
-		return append(b, ']')
+		w.b = append(w.b, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		base := len(w.keys)
 		for k := range x {
-			keys = append(keys, k)
+			w.keys = append(w.keys, k)
 		}
+		keys := w.keys[base:]
 		slices.Sort(keys) // bytewise, as encoding/json sorts map keys
-		b = append(b, '{')
+		w.b = append(w.b, '{')
 		for i, k := range keys {
 			if i > 0 {
-				b = append(b, ',')
+				w.b = append(w.b, ',')
 			}
-			b = append(appendJSONString(b, k), ':')
-			b = appendCanonical(b, x[k])
+			w.b = append(appendJSONString(w.b, k), ':')
+			w.value(x[k])
 		}
-		return append(b, '}')
+		w.b = append(w.b, '}')
+		clear(keys)
+		w.keys = w.keys[:base]
+	default:
+		enc, _ := json.Marshal(v) // not a DecodeArgs type; what canonicalJSON does
+		w.b = append(w.b, enc...)
 	}
-	enc, _ := json.Marshal(v) // not a DecodeArgs type; what canonicalJSON does
-	return append(b, enc...)
+}
+
+// canonicalSizeHint is about the length of v's canonical form, so the
+// buffer for 200 KB of arguments is allocated once rather than grown.
+func canonicalSizeHint(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x) + 2
+	case json.Number:
+		return len(x) + 2
+	case []any:
+		n := 2 + len(x)
+		for _, e := range x {
+			n += canonicalSizeHint(e)
+		}
+		return n
+	case map[string]any:
+		n := 2 + len(x)
+		for k, e := range x {
+			n += len(k) + 3 + canonicalSizeHint(e)
+		}
+		return n
+	}
+	return 5
 }
 
 // appendCanonicalNumber writes what normalize makes of a number: the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"reflect"
@@ -45,7 +46,9 @@ func TestArgsDigestsDoNotChange(t *testing.T) {
 
 // decodesAsEncodingJSON fails unless DecodeArgs accepts exactly the single
 // JSON objects without duplicate keys or nesting past maxDepth, and then
-// yields the values encoding/json yields (numbers as json.Number).
+// yields the values encoding/json yields (numbers as json.Number), and
+// unless its parser refuses bad JSON where encoding/json does, in the same
+// words.
 func decodesAsEncodingJSON(t *testing.T, raw []byte) {
 	t.Helper()
 	got, gotErr := DecodeArgs(raw)
@@ -56,6 +59,7 @@ func decodesAsEncodingJSON(t *testing.T, raw []byte) {
 		}
 		return
 	}
+	refusesWhereEncodingJSONDoes(t, trimmed)
 	var want any
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
@@ -74,10 +78,13 @@ func decodesAsEncodingJSON(t *testing.T, raw []byte) {
 		if gotErr == nil {
 			t.Fatalf("DecodeArgs(%q) accepted what encoding/json refuses (%v) or is not an object", raw, jsonErr)
 		}
+		if gotErr.Code != CodeInvalidArgument || gotErr.Field != "(arguments)" || gotErr.Expected == "" || gotErr.Actual == "" {
+			t.Fatalf("DecodeArgs(%q) refused without saying why: %+v", raw, gotErr)
+		}
 		return
 	}
 	if gotErr != nil {
-		// Only the two properties the token walk adds may refuse it.
+		// Only the two properties the parser adds may refuse it.
 		if !strings.Contains(gotErr.Actual, "duplicate key") && !strings.Contains(gotErr.Actual, "nesting deeper") {
 			t.Fatalf("DecodeArgs(%q) refused valid JSON: %+v", raw, gotErr)
 		}
@@ -85,6 +92,33 @@ func decodesAsEncodingJSON(t *testing.T, raw []byte) {
 	}
 	if !reflect.DeepEqual(any(got), want) {
 		t.Fatalf("DecodeArgs(%q) = %#v; encoding/json: %#v", raw, got, want)
+	}
+}
+
+// refusesWhereEncodingJSONDoes fails unless a syntax error from the
+// parser is json.Unmarshal's, message and offset, and trailing data is
+// found where json.Unmarshal finds it.
+func refusesWhereEncodingJSONDoes(t *testing.T, data []byte) {
+	t.Helper()
+	p := argsParser{data: data}
+	_, err := p.value(0)
+	var want *json.SyntaxError
+	jsonErr := json.Unmarshal(data, new(json.RawMessage)) // syntax errors only
+	errors.As(jsonErr, &want)
+	var got *argsSyntaxError
+	p.skipSpace()
+	switch {
+	case errors.As(err, &got):
+		if want == nil || got.msg != want.Error() || int64(got.offset) != want.Offset {
+			t.Fatalf("parser refused %q with %q at %d; json.Unmarshal: %v", data, got.msg, got.offset, jsonErr)
+		}
+	case err != nil: // duplicate key or too deep: encoding/json has no such rule
+	case p.pos < len(data):
+		if want == nil || !strings.HasSuffix(want.Error(), "after top-level value") || want.Offset != int64(p.pos+1) {
+			t.Fatalf("parser found trailing data in %q at %d; json.Unmarshal: %v", data, p.pos, jsonErr)
+		}
+	case jsonErr != nil:
+		t.Fatalf("parser accepted %q; json.Unmarshal: %v", data, jsonErr)
 	}
 }
 
@@ -99,6 +133,32 @@ var decodeSeeds = []string{
 	`[1]`, `"x"`, `3`, `null`, ``, `  `, "\u00a0{}\u00a0", "{}\x00",
 	nested(32, "1"), nested(33, "1"), nested(32, "[]"), nested(33, "{}"), nested(40, ""),
 	`{"a":"` + strings.Repeat("x", maxArgBytes) + `"}`,
+	// Escapes and surrogates, as encoding/json's unquote treats them.
+	`{"s":"\ud83d\ude00 \uDBFF\uDFFF \ude00\ud83d \ud83d\u0041 \ud83d\ud83d\ude00 \ud83dx \ud83d"}`,
+	`{"s":"\u0000\u001f\u007f\u00FF\uFFFF\uFFFE\u2028"}`, `{"s":"\ud800\u12"}`, `{"s":"\ud800\"}`, `{"s":"\ud800\\"}`,
+	`{"s":"\'"}`, `{"s":"\a"}`, `{"s":"\U0041"}`, `{"s":"\`, `{"s":"\u00`, `{"s":"abc`, `{"s":"\/\/"}`,
+	// Invalid UTF-8: each bad byte becomes U+FFFD, valid runes stay.
+	"{\"s\":\"\xc3\"}", "{\"s\":\"\xc3\x28\"}", "{\"s\":\"\xe2\x82\"}", "{\"s\":\"\xed\xa0\x80\"}",
+	"{\"s\":\"\xf4\x90\x80\x80\"}", "{\"s\":\"\xc0\xaf\"}", "{\"s\":\"\x80\\n\"}", "{\"s\":\"\xf0\x9f\x98\x80\"}",
+	"{\"s\":\"a\x1fb\"}", "{\"s\":\"a\x7fb\"}", "{\"s\":\"\xff\\u0041\xfe\"}",
+	// Duplicate keys, as the keys read after unescaping.
+	`{"a":1,"b":{"a":2}}`, `{"b":{"a":1,"a":2}}`, `{"ab":1,"a\u0062":2}`, `{"\ud800":1,"\ufffd":2}`,
+	"{\"\xff\":1,\"\\ufffd\":2}", `{"\ud800":1,"\udc00":2}`, `{"\/":1,"/":2}`, `{"a":1,"a ":2}`, `{"":1,"":2}`,
+	// Numbers: encoding/json's grammar, kept as spelt.
+	`{"n":[-0,-0.0,0e0,-0E-0,1E+2,1e-2,-1e400,1e-400,123456789012345678901234567890,0.1e1,2.50,100]}`,
+	`{"n":-01}`, `{"n":-}`, `{"n":--1}`, `{"n":1e+}`, `{"n":1.e1}`, `{"n":0x1}`, `{"n":1.5e}`, `{"n":Infinity}`,
+	`{"n":-Infinity}`, `{"n":1_000}`, `{"n":1}`, `{"n":-1`, `{"n":1.5`, `{"n":1e5`, `{"n":0`,
+	// Literals and whitespace.
+	`{"a":tRue}`, `{"a":fals}`, `{"a":nulll}`, `{"a":f`, `{"a":n}`, "{\t\"a\"\n:\r1 ,\"b\" :[ ] }\n\n",
+	"{\f}", "{\v}", "{\"a\"\u00a0:1}", "{\"a\":1\u00a0}", "\r\n\t{\"a\":[\r\n1\t]}\t\r\n", `{`, `{"a"`, `{"a":1,`, `{"a":[`,
+	// Nesting at the bound and one past, objects and arrays mixed.
+	nestedObject(32, "1"), nestedObject(33, "1"), `{"a":` + nested(31, "1") + `}`, `{"a":` + nested(32, "1") + `}`,
+	`{"a":` + nested(32, "") + `}`, nestedObject(33, "x"), nested(33, "x"),
+}
+
+// nestedObject puts inner at depth n under objects with key "a".
+func nestedObject(n int, inner string) string {
+	return strings.Repeat(`{"a":`, n) + inner + strings.Repeat("}", n)
 }
 
 // nested puts inner at depth n (the outermost array is depth 0).
@@ -106,8 +166,58 @@ func nested(n int, inner string) string {
 	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
 }
 
+// TestDecodeArgsRefusalsSayWhy pins the refusals encoding/json has no
+// rule for (duplicate keys after unescaping, depth past maxDepth, trailing
+// data, size, not an object) and the structured form every refusal takes.
+func TestDecodeArgsRefusalsSayWhy(t *testing.T) {
+	cases := []struct{ name, args, expected, actual string }{
+		{"duplicate key", `{"a":1,"a":2}`, "a JSON object", `invalid JSON: duplicate key "a"`},
+		{"duplicate after unescaping", `{"a":1,"\u0061":2}`, "a JSON object", `invalid JSON: duplicate key "a"`},
+		{"duplicate replacement rune", "{\"\xff\":1,\"\\udc00\":2}", "a JSON object", "invalid JSON: duplicate key \"\ufffd\""},
+		{"duplicate nested", `{"p":[{"x":1,"y":2,"x":3}]}`, "a JSON object", `invalid JSON: duplicate key "x"`},
+		{"duplicate before a syntax error", `{"a":1,"a":x}`, "a JSON object", `invalid JSON: duplicate key "a"`},
+		{"array one past the bound", `{"a":` + nested(32, "1") + `}`, "a JSON object", "invalid JSON: nesting deeper than 32 levels"},
+		{"object one past the bound", nestedObject(33, "1"), "a JSON object", "invalid JSON: nesting deeper than 32 levels"},
+		{"deep before a syntax error", nestedObject(33, "x"), "a JSON object", "invalid JSON: nesting deeper than 32 levels"},
+		{"syntax", `{"a":01}`, "a JSON object", "invalid JSON: invalid character '1' after object key:value pair at offset 7"},
+		{"end of input", `{"a":[1,`, "a JSON object", "invalid JSON: unexpected end of JSON input at offset 8"},
+		{"trailing value", `{"a":1} {"b":2}`, "a single JSON object", "trailing data"},
+		{"trailing byte", "{}\x00", "a single JSON object", "trailing data"},
+		{"array", `[{"a":1}]`, "object", "array of 1 items"},
+		{"too large", `{"a":"` + strings.Repeat("x", maxArgBytes) + `"}`, fmt.Sprintf("at most %d bytes", maxArgBytes), fmt.Sprintf("%d bytes", maxArgBytes+8)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, e := DecodeArgs([]byte(tc.args))
+			if e == nil {
+				t.Fatalf("accepted: %v", v)
+			}
+			if e.Code != CodeInvalidArgument || e.Field != "(arguments)" || e.Expected != tc.expected || e.Actual != tc.actual || e.Message == "" {
+				t.Fatalf("got %+v", e)
+			}
+		})
+	}
+}
+
+// TestDecodeArgsAcceptsNestingAtTheBound is the other side of the depth
+// refusal: values at depth maxDepth are read.
+func TestDecodeArgsAcceptsNestingAtTheBound(t *testing.T) {
+	for _, args := range []string{nestedObject(32, "1"), `{"a":` + nested(31, "1") + `}`, `{"a":` + nested(32, "") + `}`} {
+		if _, e := DecodeArgs([]byte(args)); e != nil {
+			t.Errorf("DecodeArgs(%.40q…) = %+v", args, e)
+		}
+	}
+}
+
 func TestDecodeArgsAgreesWithEncodingJSON(t *testing.T) {
-	for _, s := range append(decodeSeeds, string(trajectoryArgs7(20))) {
+	// Besides the seeds: numbers across many of the parser's copies of the
+	// body, and literals longer than one copy.
+	long := "1" + strings.Repeat("0", 3*textChunk)
+	// The first copy starts at the 1 (offset 6); 123456 starts 2 bytes
+	// before that copy ends.
+	across := `{"a":[1,"` + strings.Repeat("x", textChunk-7) + `",123456]}`
+	big := []string{across, string(trajectoryArgs7(1000)), `{"n":` + long + `}`, `{"n":[` + long + `,-` + long + `.5e-` + long + `]}`}
+	for _, s := range append(decodeSeeds, big...) {
 		decodesAsEncodingJSON(t, []byte(s))
 	}
 }
