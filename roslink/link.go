@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"net"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -226,6 +229,11 @@ func (l *Link) connect() (*incarnation, error) {
 	}
 	if err != nil {
 		l.retire(inc)
+		if connectionLost(err) {
+			// rosmaster's XML-RPC server resets connections past its small
+			// listen backlog: a setup cut off that way is worth another try.
+			return nil, fmt.Errorf("roslink: setup on node %s: %w: %w", l.name, ErrMasterUnreachable, err)
+		}
 		return nil, fmt.Errorf("roslink: setup on node %s: %w", l.name, err)
 	}
 	uri, known, err := l.probe.lookupNode(l.name)
@@ -238,6 +246,14 @@ func (l *Link) connect() (*incarnation, error) {
 	}
 	inc.uri = uri
 	return inc, nil
+}
+
+// connectionLost reports whether err is a connection to the master that
+// failed (refused, reset, cut short) rather than an answer refusing the call.
+func connectionLost(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // retire tears down and closes an incarnation in the background: goroslib's

@@ -15,6 +15,8 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
+	"net/url"
+	"syscall"
 )
 
 const (
@@ -383,4 +385,37 @@ func TestLinkYieldsNameToNewerNodeAndReturnsWhenItLeaves(t *testing.T) {
 		}
 		return graphHas(m)
 	})
+}
+
+func TestSetupCutOffByTheMasterIsTriedAgainWhileWaitingForIt(t *testing.T) {
+	t.Parallel()
+	m := rostest.StartMaster(t)
+	// What goroslib returns when rosmaster resets a connection past its
+	// listen backlog: an url.Error around a net.OpError.
+	reset := &url.Error{Op: "Post", URL: "http://" + m.Address() + "/RPC2",
+		Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
+	for _, wait := range []bool{true, false} {
+		var calls atomic.Int32
+		setup := func(*goroslib.Node) (func(), error) {
+			if calls.Add(1) == 1 {
+				return nil, fmt.Errorf("subscribe /x: %w", reset)
+			}
+			return func() {}, nil
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), pollTimeout)
+		l, err := Open(ctx, Config{Env: Env{MasterAddress: m.Address(), Host: "127.0.0.1"}, Name: "roslink_test",
+			WaitForMaster: wait, CheckInterval: 100 * time.Millisecond, Logf: t.Logf}, setup)
+		cancel()
+		switch {
+		case wait && err != nil:
+			t.Fatalf("waiting for the master, Open = %v after a reset setup; want a second try", err)
+		case wait:
+			if got := calls.Load(); got != 2 {
+				t.Errorf("setup ran %d times, want 2", got)
+			}
+			l.Close()
+		case !errors.Is(err, ErrMasterUnreachable):
+			t.Fatalf("not waiting, Open = %v, want ErrMasterUnreachable", err)
+		}
+	}
 }
