@@ -1,0 +1,124 @@
+package rtps
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+	"github.com/actbridge/actbridge/test/netns"
+)
+
+// requireTool finds a peer binary; without it the test skips, or fails
+// when peers are required (CI).
+func requireTool(t *testing.T, name, pkg string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	if os.Getenv(netns.EnvRequire) == "1" {
+		t.Fatalf("%s required (%s=1) but not found: install %s", name, netns.EnvRequire, pkg)
+	}
+	t.Skipf("%s not found (Debian package %s)", name, pkg)
+	return ""
+}
+
+// cycloneGUID writes a prefix as CycloneDDS's trace does: three 32-bit
+// words in hex without leading zeros.
+func cycloneGUID(p wire.GUIDPrefix) string {
+	return fmt.Sprintf("%x:%x:%x", binary.BigEndian.Uint32(p[0:]), binary.BigEndian.Uint32(p[4:]), binary.BigEndian.Uint32(p[8:]))
+}
+
+// traceLines returns the lines of Cyclone's discovery trace that mention
+// prefix and contain every word of what.
+func traceLines(path string, prefix wire.GUIDPrefix, what ...string) []string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, cycloneGUID(prefix)) {
+			continue
+		}
+		all := true
+		for _, w := range what {
+			all = all && strings.Contains(l, w)
+		}
+		if all {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func waitTrace(t *testing.T, path string, prefix wire.GUIDPrefix, d time.Duration, what ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if ls := traceLines(path, prefix, what...); len(ls) > 0 {
+			return ls[0]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	all := traceLines(path, prefix)
+	t.Fatalf("Cyclone's trace has no line with %s and %q within %v; its lines about us:\n%s", cycloneGUID(prefix), what, d, strings.Join(all, "\n"))
+	return ""
+}
+
+// TestDiscoveryWithCycloneDDS runs Debian's ddsperf (CycloneDDS 0.10.2)
+// and our participants in the test's namespace: each side learns the
+// other, Cyclone drops ours at once when ours says goodbye, and ours
+// drops Cyclone's when its lease ends after it is killed.
+func TestDiscoveryWithCycloneDDS(t *testing.T) {
+	netns.Require(t)
+	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
+	const domain, cycloneLease = 3, 2 * time.Second
+	trace := filepath.Join(t.TempDir(), "cyclone.log")
+	cmd := exec.Command(ddsperf, "-i", fmt.Sprint(domain), "-D", "60", "sub")
+	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI="+
+		"<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery>"+
+		"<Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
+	cyclone := netns.StartPeer(t, cmd)
+
+	cfg := Config{Domain: domain, Multicast: true, LeaseDuration: time.Minute}
+	leaver, stayer := newParticipant(t, cfg), newParticipant(t, cfg)
+	isCyclone := func(ds []ParticipantData) bool {
+		for _, d := range ds {
+			if d.Vendor == wire.VendorCyclone && strings.HasPrefix(string(d.UserData), "DDSPerf:") {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, leaver, 10*time.Second, "ours learns Cyclone", isCyclone)
+	peers := waitFor(t, stayer, 10*time.Second, "ours learns Cyclone", isCyclone)
+	var cyc ParticipantData
+	for _, d := range peers {
+		if d.Vendor == wire.VendorCyclone {
+			cyc = d
+		}
+	}
+	if cyc.LeaseDuration != cycloneLease {
+		t.Errorf("Cyclone's lease read as %v, configured %v", cyc.LeaseDuration, cycloneLease)
+	}
+
+	line := waitTrace(t, trace, leaver.GUID().Prefix, 10*time.Second, "SPDP", "NEW")
+	t.Logf("Cyclone learned ours: %s", line)
+
+	if err := leaver.Close(); err != nil {
+		t.Fatal(err)
+	}
+	line = waitTrace(t, trace, leaver.GUID().Prefix, 2*time.Second, "delete_proxy_participant")
+	t.Logf("Cyclone dropped ours after its goodbye (our lease %v): %s", cfg.LeaseDuration, line)
+
+	cyclone.Kill()
+	killed := time.Now()
+	waitFor(t, stayer, 3*cycloneLease, "Cyclone's lease ends", hasNot(cyc.Prefix))
+	if d := time.Since(killed); d < cycloneLease-leaseCheckPeriod {
+		t.Fatalf("Cyclone dropped %v after the kill, before its %v lease could end", d, cycloneLease)
+	}
+}
