@@ -26,6 +26,9 @@ type Config struct {
 	// indices 0..PeerIndices-1 (and the SPDP port); default 127.0.0.1 when
 	// Multicast is off.
 	Peers []netip.Addr
+	// PeerAddrs get SPDP by unicast at exactly these ports (a peer that
+	// listens on a port of its own, such as a Fast DDS discovery server).
+	PeerAddrs []netip.AddrPort
 	// PeerIndices is how many participant indices per peer; default 4.
 	PeerIndices int
 	// MaxIndex bounds the participant indices tried for our own port; default 32.
@@ -54,7 +57,7 @@ func (c Config) withDefaults() (Config, error) {
 	if !c.Addr.Is4() {
 		return c, fmt.Errorf("%w: address %v is not IPv4", ErrConfig, c.Addr)
 	}
-	if !c.Multicast && len(c.Peers) == 0 {
+	if !c.Multicast && len(c.Peers) == 0 && len(c.PeerAddrs) == 0 {
 		c.Peers = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}
 	}
 	if c.PeerIndices <= 0 {

@@ -89,6 +89,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 			}
 		}
 	}
+	p.spdp = append(p.spdp, cfg.PeerAddrs...)
 	runCtx, stop := context.WithCancel(context.Background())
 	p.stop = stop
 	p.wg.Add(2)

@@ -174,3 +174,13 @@ func TestGarbageDatagramsAreIgnored(t *testing.T) {
 	inject(t, a, f)
 	waitFor(t, a, 3*time.Second, "learn after garbage", has(f.Prefix))
 }
+
+// A participant told only one exact peer address finds that peer, and
+// the peer (which knows no way to it) learns it back from its announcement.
+func TestExactPeerAddressIsEnoughForBothSides(t *testing.T) {
+	nowhere := netip.AddrPortFrom(loopback, 9) // discard port: nobody answers
+	a := newParticipant(t, Config{Domain: 12, PeerAddrs: []netip.AddrPort{nowhere}})
+	b := newParticipant(t, Config{Domain: 12, PeerAddrs: []netip.AddrPort{netip.AddrPortFrom(loopback, a.uc.Port())}})
+	waitFor(t, a, 5*time.Second, "a learns b", has(b.GUID().Prefix))
+	waitFor(t, b, 5*time.Second, "b learns a", has(a.GUID().Prefix))
+}
