@@ -42,6 +42,8 @@ type Config struct {
 	// MaxParticipants bounds remote participants kept; default 256. SPDP
 	// from more is ignored until some leave.
 	MaxParticipants int
+	// MaxEndpoints bounds remote endpoints kept; default 4096.
+	MaxEndpoints int
 	// MaxDatagram bounds received datagrams; default 65507 (all UDP allows).
 	MaxDatagram int
 	// Prefix is our GUID prefix; zero means random.
@@ -74,6 +76,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxParticipants <= 0 {
 		c.MaxParticipants = 256
+	}
+	if c.MaxEndpoints <= 0 {
+		c.MaxEndpoints = 4096
 	}
 	if c.MaxDatagram <= 0 || c.MaxDatagram > 65507 {
 		c.MaxDatagram = 65507

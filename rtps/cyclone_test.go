@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,69 @@ func TestDiscoveryWithCycloneDDS(t *testing.T) {
 	if d := time.Since(killed); d < cycloneLease-leaseCheckPeriod {
 		t.Fatalf("Cyclone dropped %v after the kill, before its %v lease could end", d, cycloneLease)
 	}
+}
+
+// cycloneEntity writes a GUID as CycloneDDS's trace does.
+func cycloneEntity(g wire.GUID) string {
+	return fmt.Sprintf("%s:%x", cycloneGUID(g.Prefix), uint32(g.Entity))
+}
+
+// TestEndpointDiscoveryWithCycloneDDS: ddsperf (CycloneDDS 0.10.2)
+// publishes; our participant learns its endpoints over reliable SEDP, and
+// Cyclone learns ours, matches the reader whose topic, type and QoS fit
+// its writer (and not the one whose type differs), and drops our reader
+// when we withdraw it.
+func TestEndpointDiscoveryWithCycloneDDS(t *testing.T) {
+	netns.Require(t)
+	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
+	const domain = 4
+	trace := filepath.Join(t.TempDir(), "cyclone.log")
+	cmd := exec.Command(ddsperf, "-i", fmt.Sprint(domain), "-D", "60", "pub", "1Hz")
+	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI=<Domain><Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
+	netns.StartPeer(t, cmd)
+
+	p := newParticipant(t, Config{Domain: domain, Multicast: true})
+	reader, err := p.AddEndpoint(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true, QoS: QoS{Reliability: Reliable}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongType, err := p.AddEndpoint(EndpointData{Topic: "DDSPerfRDataKS", Type: "OtherType", Keyed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	isDataWriter := func(e EndpointData) bool {
+		return e.Writer && e.Topic == "DDSPerfRDataKS" && e.Type == "KeyedSeq" && e.Vendor == wire.VendorCyclone
+	}
+	got := waitEndpoints(t, p, "ours learns Cyclone's data writer", func(es []EndpointData) bool { return slices.ContainsFunc(es, isDataWriter) })
+	cw := got[slices.IndexFunc(got, isDataWriter)]
+	if cw.QoS.Reliability != Reliable {
+		t.Errorf("Cyclone's writer read as %+v, ddsperf's writers are reliable", cw.QoS)
+	}
+	if m, _ := p.Matched(reader); !slices.ContainsFunc(m, func(e EndpointData) bool { return e.GUID == cw.GUID }) {
+		t.Errorf("our reader does not match Cyclone's writer: %+v", m)
+	}
+	if m, _ := p.Matched(wrongType); len(m) != 0 {
+		t.Errorf("reader of another type matches %+v", m)
+	}
+
+	waitTrace(t, trace, p.GUID().Prefix, 5*time.Second, "SEDP ST0", cycloneEntity(reader), "reliable", "DDSPerfRDataKS/KeyedSeq", "NEW")
+	line := waitTrace(t, trace, p.GUID().Prefix, 5*time.Second, "writer_add_connection", "wr "+cycloneEntity(cw.GUID), "prd "+cycloneEntity(reader))
+	t.Logf("Cyclone matched its writer with our reader: %s", line)
+	waitTrace(t, trace, p.GUID().Prefix, 5*time.Second, "SEDP ST0", cycloneEntity(wrongType), "DDSPerfRDataKS/OtherType")
+	if ls := traceLines(trace, p.GUID().Prefix, "add_connection", "prd "+cycloneEntity(wrongType)); len(ls) > 0 {
+		t.Errorf("Cyclone matched our reader of another type: %s", ls[0])
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !p.Acknowledged(cw.GUID.Prefix) {
+		if time.Now().After(deadline) {
+			t.Fatal("Cyclone never acknowledged our SEDP announcements")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	if err := p.RemoveEndpoint(reader); err != nil {
+		t.Fatal(err)
+	}
+	waitTrace(t, trace, p.GUID().Prefix, 3*time.Second, "delete_proxy_reader", cycloneEntity(reader))
 }

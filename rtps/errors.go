@@ -14,3 +14,10 @@ var (
 	// announces (GUID, protocol version) or holds invalid values.
 	ErrParticipantData = errors.New("rtps: bad participant data")
 )
+
+// ErrEndpointData means an SEDP sample lacks what every endpoint
+// announces (GUID, topic, type) or holds invalid values.
+var ErrEndpointData = errors.New("rtps: bad endpoint data")
+
+// ErrUnknownEndpoint means no local endpoint has that GUID.
+var ErrUnknownEndpoint = errors.New("rtps: unknown local endpoint")

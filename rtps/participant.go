@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,6 +21,10 @@ import (
 // leaseCheckPeriod is how often leases are checked at most; leases end at
 // most this late.
 const leaseCheckPeriod = 250 * time.Millisecond
+
+// heartbeatPeriod is how often our SEDP announcers heartbeat readers that
+// have not acknowledged everything.
+const heartbeatPeriod = 500 * time.Millisecond
 
 // Participant is one DDS domain participant: it announces itself by SPDP
 // and keeps the remote participants it hears of until their lease ends or
@@ -35,8 +40,10 @@ type Participant struct {
 	mu      sync.Mutex
 	remotes map[wire.GUIDPrefix]*remote
 	changed chan struct{} // closed and replaced on every change
-	seq     wire.SequenceNumber
 	closed  bool
+	sedp    sedp
+
+	seq atomic.Int64 // SPDP sequence numbers
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -55,7 +62,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{})}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP()}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -72,7 +79,9 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	p.self = ParticipantData{
 		Prefix: prefix, Version: wire.Version(), Vendor: VendorID,
 		Domain: uint32(cfg.Domain), HasDomain: true,
-		BuiltinEndpoints:   BuiltinParticipantAnnouncer | BuiltinParticipantDetector,
+		BuiltinEndpoints: BuiltinParticipantAnnouncer | BuiltinParticipantDetector |
+			BuiltinPublicationsAnnouncer | BuiltinPublicationsDetector |
+			BuiltinSubscriptionsAnnouncer | BuiltinSubscriptionsDetector,
 		MetatrafficUnicast: []wire.Locator{self}, DefaultUnicast: []wire.Locator{self},
 		LeaseDuration: cfg.LeaseDuration, UserData: cfg.UserData,
 	}
@@ -165,9 +174,15 @@ func (p *Participant) snapshot() []ParticipantData {
 // known, and returns them; it checks at every change. It fails with ctx's
 // error or ErrClosed.
 func (p *Participant) WaitParticipants(ctx context.Context, cond func([]ParticipantData) bool) ([]ParticipantData, error) {
+	return waitChange(ctx, p, p.snapshot, cond)
+}
+
+// waitChange waits until cond holds for what snapshot returns (called
+// with p.mu held), checking at every change.
+func waitChange[T any](ctx context.Context, p *Participant, snapshot func() []T, cond func([]T) bool) ([]T, error) {
 	for {
 		p.mu.Lock()
-		snap, ch, closed := p.snapshot(), p.changed, p.closed
+		snap, ch, closed := snapshot(), p.changed, p.closed
 		p.mu.Unlock()
 		if cond(snap) {
 			return snap, nil
@@ -218,6 +233,8 @@ func (p *Participant) run(ctx context.Context) {
 	defer announce.Stop()
 	check := time.NewTicker(min(p.cfg.AnnouncePeriod, leaseCheckPeriod))
 	defer check.Stop()
+	heartbeat := time.NewTicker(heartbeatPeriod)
+	defer heartbeat.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -226,6 +243,8 @@ func (p *Participant) run(ctx context.Context) {
 			p.announce(false)
 		case now := <-check.C:
 			p.expire(now)
+		case <-heartbeat.C:
+			p.send(p.heartbeats())
 		}
 	}
 }
@@ -237,10 +256,17 @@ func (p *Participant) expire(now time.Time) {
 	for k, r := range p.remotes {
 		if now.After(r.deadline) {
 			p.cfg.Logger.Debug("rtps: participant lease ended", "prefix", k, "vendor", r.data.Vendor)
-			delete(p.remotes, k)
-			p.notify()
+			p.drop(k)
 		}
 	}
+}
+
+// drop forgets a remote participant, its endpoints and its matches with
+// our builtin endpoints; p.mu must be held.
+func (p *Participant) drop(prefix wire.GUIDPrefix) {
+	delete(p.remotes, prefix)
+	p.sedp.drop(prefix)
+	p.notify()
 }
 
 // receive reads datagrams from c until it is closed.

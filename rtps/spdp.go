@@ -9,56 +9,35 @@ import (
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// handle processes one datagram: the submessages that parsed, with the
-// source and destination INFO_SRC and INFO_DST set for them.
-func (p *Participant) handle(b []byte) {
-	var m wire.Message
-	if err := m.Unmarshal(b); err != nil {
-		p.cfg.Logger.Debug("rtps: bad message", "err", err)
-		// The submessages before the bad one stand (spec 8.3.4.1).
-	}
-	src, vendor := m.Header.Prefix, m.Header.Vendor
-	if src == p.self.Prefix {
-		return
-	}
-	forUs := true
-	for _, s := range m.Submessages {
-		switch s := s.(type) {
-		case *wire.InfoSrc:
-			src, vendor = s.Prefix, s.Vendor
-		case *wire.InfoDst:
-			forUs = s.Prefix == (wire.GUIDPrefix{}) || s.Prefix == p.self.Prefix
-		case *wire.Data:
-			if forUs && s.WriterID == wire.EntityIDSPDPWriter {
-				p.handleSPDP(src, vendor, s)
-			}
-		}
-	}
-}
-
 // handleSPDP learns, refreshes or drops a participant from an SPDP sample.
-func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) {
-	if st, ok := d.InlineQoS.Get(wire.PIDStatusInfo); ok && len(st) == 4 && st[3]&(wire.StatusDisposed|wire.StatusUnregistered) != 0 {
+func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) []outgoing {
+	if disposed(d) {
 		p.forget(goodbyeKey(src, d))
-		return
+		return nil
 	}
 	if d.Payload == nil || d.Key {
-		return
+		return nil
 	}
 	pl, o, err := payloadParameterList(d.Payload)
 	if err != nil {
 		p.cfg.Logger.Debug("rtps: bad SPDP payload", "src", src, "err", err)
-		return
+		return nil
 	}
 	data, err := ParseParticipantData(pl, o, vendor)
 	if err != nil {
 		p.cfg.Logger.Debug("rtps: bad SPDP data", "src", src, "err", err)
-		return
+		return nil
 	}
 	if data.Prefix == p.self.Prefix || (data.HasDomain && data.Domain != uint32(p.cfg.Domain)) || data.Version.Major != 2 {
-		return
+		return nil
 	}
-	p.learn(data)
+	return p.learn(data)
+}
+
+// disposed reports whether a DATA's status info disposes or unregisters.
+func disposed(d *wire.Data) bool {
+	st, ok := d.InlineQoS.Get(wire.PIDStatusInfo)
+	return ok && len(st) == 4 && st[3]&(wire.StatusDisposed|wire.StatusUnregistered) != 0
 }
 
 // goodbyeKey finds which participant a dispose/unregister names: the key
@@ -81,21 +60,21 @@ func goodbyeKey(src wire.GUIDPrefix, d *wire.Data) wire.GUIDPrefix {
 	return src
 }
 
-// learn adds or refreshes a participant; a new one gets our announcement
-// at once so it need not wait for our next period.
-func (p *Participant) learn(d ParticipantData) {
+// learn adds or refreshes a participant. A new one gets our SPDP
+// announcement at once, so it need not wait for our next period, and is
+// matched with our SEDP endpoints.
+func (p *Participant) learn(d ParticipantData) []outgoing {
 	lease := min(d.LeaseDuration, 24*time.Hour)
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.closed {
-		p.mu.Unlock()
-		return
+		return nil
 	}
 	r, known := p.remotes[d.Prefix]
 	if !known {
 		if len(p.remotes) >= p.cfg.MaxParticipants {
-			p.mu.Unlock()
 			p.cfg.Logger.Debug("rtps: participant limit reached", "prefix", d.Prefix)
-			return
+			return nil
 		}
 		r = &remote{}
 		p.remotes[d.Prefix] = r
@@ -105,11 +84,15 @@ func (p *Participant) learn(d ParticipantData) {
 	if changed {
 		p.notify()
 	}
-	p.mu.Unlock()
-	if !known {
-		p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor)
-		p.sendSPDP(false, p.locatorsOf([]ParticipantData{d}))
+	if known {
+		return nil
 	}
+	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor)
+	to := p.locatorsOf([]ParticipantData{d})
+	if b, err := p.spdpMessage(false); err == nil {
+		p.writeAll(b, to)
+	}
+	return p.matchBuiltins(d, to)
 }
 
 func sameData(a, b ParticipantData) bool {
@@ -136,8 +119,7 @@ func (p *Participant) forget(prefix wire.GUIDPrefix) {
 	defer p.mu.Unlock()
 	if _, ok := p.remotes[prefix]; ok {
 		p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
-		delete(p.remotes, prefix)
-		p.notify()
+		p.drop(prefix)
 	}
 }
 
@@ -189,10 +171,7 @@ func (p *Participant) sendSPDP(goodbye bool, dst []netip.AddrPort) error {
 // serialized key with the participant guid), as CycloneDDS and Fast DDS
 // both understand.
 func (p *Participant) spdpMessage(goodbye bool) ([]byte, error) {
-	p.mu.Lock()
-	p.seq++
-	sn := p.seq
-	p.mu.Unlock()
+	sn := wire.SequenceNumber(p.seq.Add(1))
 	g := p.self.GUID().Bytes()
 	data := &wire.Data{
 		ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn,
