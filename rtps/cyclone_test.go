@@ -70,20 +70,27 @@ func waitTrace(t *testing.T, path string, prefix wire.GUIDPrefix, d time.Duratio
 	return ""
 }
 
+// startDDSPerf runs Debian's ddsperf (CycloneDDS 0.10.2) in domain with
+// a discovery trace, extra configuration (CycloneDDS XML under Domain)
+// and mode arguments; it returns the peer and the trace's path.
+func startDDSPerf(t *testing.T, domain int, config string, mode ...string) (*netns.Peer, string) {
+	t.Helper()
+	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
+	trace := filepath.Join(t.TempDir(), "cyclone.log")
+	cmd := exec.Command(ddsperf, append([]string{"-i", fmt.Sprint(domain), "-D", "60"}, mode...)...)
+	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI=<Domain>"+config+
+		"<Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
+	return netns.StartPeer(t, cmd), trace
+}
+
 // TestDiscoveryWithCycloneDDS runs Debian's ddsperf (CycloneDDS 0.10.2)
 // and our participants in the test's namespace: each side learns the
 // other, Cyclone drops ours at once when ours says goodbye, and ours
 // drops Cyclone's when its lease ends after it is killed.
 func TestDiscoveryWithCycloneDDS(t *testing.T) {
 	netns.Require(t)
-	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
 	const domain, cycloneLease = 3, 2 * time.Second
-	trace := filepath.Join(t.TempDir(), "cyclone.log")
-	cmd := exec.Command(ddsperf, "-i", fmt.Sprint(domain), "-D", "60", "sub")
-	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI="+
-		"<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery>"+
-		"<Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
-	cyclone := netns.StartPeer(t, cmd)
+	cyclone, trace := startDDSPerf(t, domain, "<Discovery><LeaseDuration>2 s</LeaseDuration></Discovery>", "sub")
 
 	cfg := Config{Domain: domain, Multicast: true, LeaseDuration: time.Minute}
 	leaver, stayer := newParticipant(t, cfg), newParticipant(t, cfg)
@@ -136,12 +143,8 @@ func cycloneEntity(g wire.GUID) string {
 // when we withdraw it.
 func TestEndpointDiscoveryWithCycloneDDS(t *testing.T) {
 	netns.Require(t)
-	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
 	const domain = 4
-	trace := filepath.Join(t.TempDir(), "cyclone.log")
-	cmd := exec.Command(ddsperf, "-i", fmt.Sprint(domain), "-D", "60", "pub", "1Hz")
-	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI=<Domain><Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
-	netns.StartPeer(t, cmd)
+	_, trace := startDDSPerf(t, domain, "", "pub", "1Hz")
 
 	p := newParticipant(t, Config{Domain: domain, Multicast: true})
 	reader, err := p.AddEndpoint(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true, QoS: QoS{Reliability: Reliable}})
@@ -187,4 +190,29 @@ func TestEndpointDiscoveryWithCycloneDDS(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTrace(t, trace, p.GUID().Prefix, 3*time.Second, "delete_proxy_reader", cycloneEntity(reader))
+}
+
+// TestLocalhostOnlyDiscoveryWithCycloneDDS: with multicast off on both
+// sides (ours by default, Cyclone by configuration, as ROS 2's
+// ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST sets it up), the unicast peer
+// lists to 127.0.0.1 alone make each side learn the other.
+func TestLocalhostOnlyDiscoveryWithCycloneDDS(t *testing.T) {
+	netns.Require(t)
+	const domain = 5
+	_, trace := startDDSPerf(t, domain, "<General><AllowMulticast>false</AllowMulticast></General>"+
+		"<Discovery><ParticipantIndex>auto</ParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>", "sub")
+	p := newParticipant(t, Config{Domain: domain})
+	if p.Data().MetatrafficMulticast != nil {
+		t.Fatal("localhost-only participant announces multicast")
+	}
+	got := waitFor(t, p, 10*time.Second, "ours learns Cyclone by unicast", func(ds []ParticipantData) bool {
+		return slices.ContainsFunc(ds, func(d ParticipantData) bool { return d.Vendor == wire.VendorCyclone })
+	})
+	for _, d := range got {
+		for _, l := range d.MetatrafficMulticast {
+			t.Errorf("Cyclone announced multicast locator %v with multicast off", l)
+		}
+	}
+	line := waitTrace(t, trace, p.GUID().Prefix, 10*time.Second, "SPDP ST0", "NEW")
+	t.Logf("Cyclone learned ours by unicast: %s", line)
 }

@@ -2,7 +2,9 @@
 # Installs what actbridge needs on a Debian 12 machine and is missing:
 # the ROS 1 master and tools (Debian's ROS packages), Prometheus, headless
 # Chromium with chromedriver (the console's browser test), Node.js with npm
-# (an MCP client of the TypeScript SDK checks the bridge), and checks Go.
+# (an MCP client of the TypeScript SDK checks the bridge), CycloneDDS's
+# ddsperf and iproute2 (the RTPS interop tests, in network namespaces),
+# and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
 
@@ -15,6 +17,7 @@ packages=(
   ros-robot-state-publisher
   prometheus
   chromium chromium-driver
+  cyclonedds-tools iproute2
 )
 
 missing=()
