@@ -102,7 +102,7 @@ func ParseEndpointData(pl wire.ParameterList, o wire.ByteOrder, writer bool, ven
 	if e.QoS, err = parseQoS(e.QoS, pl, o); err != nil {
 		return e, err
 	}
-	if v, ok := pl.Get(wire.PIDVendorID); ok && len(v) >= 2 {
+	if v, ok := pl.Get(wire.PIDVendorID); ok && len(v) >= 2 && binary.BigEndian.Uint16(v) != uint16(wire.VendorUnknown) {
 		e.Vendor = wire.VendorID(binary.BigEndian.Uint16(v))
 	}
 	if v, ok := pl.Get(wire.PIDUserData); ok {

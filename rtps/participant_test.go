@@ -94,9 +94,8 @@ func TestCloseSaysGoodbyeSoPeersDropAtOnce(t *testing.T) {
 	}
 }
 
-// inject sends an SPDP announcement of d to p from a socket of our own,
-// playing a participant that announces once and then falls silent.
-func inject(t *testing.T, p *Participant, d ParticipantData) {
+// spdpDatagram is an SPDP announcement of d as its participant sends it.
+func spdpDatagram(t testing.TB, d ParticipantData) []byte {
 	t.Helper()
 	payload, err := plPayload(d.ParameterList(binary.LittleEndian))
 	if err != nil {
@@ -110,12 +109,19 @@ func inject(t *testing.T, p *Participant, d ParticipantData) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// inject sends an SPDP announcement of d to p from a socket of our own,
+// playing a participant that announces once and then falls silent.
+func inject(t *testing.T, p *Participant, d ParticipantData) {
+	t.Helper()
 	c, err := udp.ListenUnicast(context.Background(), loopback, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.WriteTo(b, netip.AddrPortFrom(loopback, p.uc.Port())); err != nil {
+	if err := c.WriteTo(spdpDatagram(t, d), netip.AddrPortFrom(loopback, p.uc.Port())); err != nil {
 		t.Fatal(err)
 	}
 }
