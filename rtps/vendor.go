@@ -3,8 +3,8 @@ package rtps
 import "github.com/actbridge/actbridge/rtps/wire"
 
 // VendorID is the vendor id this library announces. The OMG assigns
-// vendor ids; 01.ab is not assigned (the assigned ones run from 01.01 to
-// the low 01.2x), so no peer mistakes us for another implementation and
-// interprets our vendor-specific parameters (we send none) as its own.
-// This constant is the one place it is chosen.
+// vendor ids (dds-foundation.org's list ran from 01.01 to 01.16 in late
+// 2024); 01.ab is not assigned, so no peer mistakes us for another
+// implementation and reads our vendor-specific parameters (we send none)
+// as its own. This constant is the one place it is chosen.
 const VendorID wire.VendorID = 0x01ab
