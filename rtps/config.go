@@ -50,6 +50,9 @@ type Config struct {
 	Prefix wire.GUIDPrefix
 	// Logger gets debug logs; nil means none.
 	Logger *slog.Logger
+
+	// tap, in this package's tests, sees every datagram received.
+	tap func([]byte)
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -282,6 +282,9 @@ func (p *Participant) receive(ctx context.Context, c *udp.Conn) {
 			p.cfg.Logger.Debug("rtps: read", "from", src, "err", err)
 			continue
 		}
+		if p.cfg.tap != nil {
+			p.cfg.tap(buf[:n])
+		}
 		p.handle(buf[:n])
 	}
 }

@@ -15,7 +15,9 @@ import (
 // sent, byte for byte: captured inside a test-made namespace by a UDP
 // socket bound to 0.0.0.0:7400 (SO_REUSEADDR/SO_REUSEPORT) that joined
 // 239.255.0.1 on lo, while `ddsperf -D 2 sub` ran and exited (its SPDP
-// announcement, then its dispose).
+// announcement, then its dispose). cyclone-sedp-publication.bin comes
+// from TestCaptureCycloneSEDP (capture_test.go), which says how to run it
+// again.
 func readGolden(t *testing.T, name string) *wire.Message {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)

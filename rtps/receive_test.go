@@ -35,7 +35,7 @@ func sedpDatagram(t testing.TB, prefix wire.GUIDPrefix) []byte {
 // FuzzHandle feeds datagrams to a live participant: whatever arrives, it
 // neither panics nor keeps more than its bounds allow.
 func FuzzHandle(f *testing.F) {
-	for _, name := range []string{"cyclone-spdp-alive.bin", "cyclone-spdp-dispose.bin"} {
+	for _, name := range []string{"cyclone-spdp-alive.bin", "cyclone-spdp-dispose.bin", "cyclone-sedp-publication.bin"} {
 		b, err := os.ReadFile("testdata/" + name)
 		if err != nil {
 			f.Fatal(err)

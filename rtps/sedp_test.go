@@ -164,3 +164,41 @@ func FuzzSEDPPayload(f *testing.F) {
 		}
 	})
 }
+
+func TestCycloneSEDPPublicationParses(t *testing.T) {
+	m := readGolden(t, "cyclone-sedp-publication.bin")
+	var got *EndpointData
+	for _, s := range m.Submessages {
+		d, ok := s.(*wire.Data)
+		if !ok || d.WriterID != wire.EntityIDSEDPPublicationsWriter {
+			continue
+		}
+		pl, o, err := payloadParameterList(d.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := ParseEndpointData(pl, o, true, m.Header.Vendor)
+		if err != nil {
+			t.Fatalf("sn %d: %v", d.WriterSN, err)
+		}
+		if e.Topic == "DDSPerfRDataKS" {
+			got = &e
+		}
+	}
+	if got == nil {
+		t.Fatal("no publication of DDSPerfRDataKS in the capture")
+	}
+	if got.Type != "KeyedSeq" || !got.Keyed || got.GUID.Prefix != m.Header.Prefix || got.Vendor != wire.VendorCyclone ||
+		got.QoS.Reliability != Reliable || got.QoS.Durability != Volatile || got.QoS.History != KeepAll {
+		t.Fatalf("read as %+v", *got)
+	}
+	if _, ok := got.Extra.Get(wire.PIDDataRepresentation); !ok {
+		t.Error("data representation not kept in Extra")
+	}
+	if _, ok := got.Extra.GetVendor(0x800c, wire.VendorCyclone, got.Vendor); !ok {
+		t.Error("Cyclone's vendor-specific 0x800c not kept for Cyclone")
+	}
+	if _, ok := got.Extra.GetVendor(0x800c, wire.VendorEProsima, got.Vendor); ok {
+		t.Error("Cyclone's 0x800c read as eProsima's")
+	}
+}
