@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 
@@ -189,4 +190,39 @@ func TestExactPeerAddressIsEnoughForBothSides(t *testing.T) {
 	b := newParticipant(t, Config{Domain: 12, PeerAddrs: []netip.AddrPort{netip.AddrPortFrom(loopback, a.uc.Port())}})
 	waitFor(t, a, 5*time.Second, "a learns b", has(b.GUID().Prefix))
 	waitFor(t, b, 5*time.Second, "b learns a", has(a.GUID().Prefix))
+}
+
+func TestCloseStopsEveryGoroutineAndWakesWaiters(t *testing.T) {
+	before := runtime.NumGoroutine()
+	p, err := NewParticipant(context.Background(), Config{Domain: 19, Multicast: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error)
+	go func() {
+		_, err := p.WaitParticipants(context.Background(), func([]ParticipantData) bool { return false })
+		waited <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-waited:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("waiter got %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("waiter not woken by Close")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after Close, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := p.AddEndpoint(EndpointData{Topic: "t", Type: "T"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("AddEndpoint after Close: %v", err)
+	}
 }
