@@ -83,7 +83,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 			BuiltinPublicationsAnnouncer | BuiltinPublicationsDetector |
 			BuiltinSubscriptionsAnnouncer | BuiltinSubscriptionsDetector,
 		MetatrafficUnicast: []wire.Locator{self}, DefaultUnicast: []wire.Locator{self},
-		LeaseDuration: cfg.LeaseDuration, UserData: cfg.UserData,
+		LeaseDuration: cfg.LeaseDuration, UserData: bytes.Clone(cfg.UserData),
 	}
 	if p.mc != nil {
 		p.self.MetatrafficMulticast = []wire.Locator{wire.UDPv4Locator(udp.SPDPGroup(), mport)}

@@ -226,3 +226,27 @@ func TestCloseStopsEveryGoroutineAndWakesWaiters(t *testing.T) {
 		t.Fatalf("AddEndpoint after Close: %v", err)
 	}
 }
+
+func TestGoodbyeForAnotherParticipantIsIgnored(t *testing.T) {
+	p := newParticipant(t, Config{Domain: 20})
+	victim, liar := fakeParticipant(1, time.Minute, 20), fakeParticipant(2, time.Minute, 20)
+	p.handle(spdpDatagram(t, victim))
+	g := victim.GUID().Bytes()
+	m := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: liar.Vendor, Prefix: liar.Prefix}, Submessages: []wire.Submessage{
+		&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 2, InlineQoS: wire.ParameterList{
+			{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}}}}
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.handle(b)
+	if !has(victim.Prefix)(p.Participants()) {
+		t.Fatal("a participant was dropped on another's word")
+	}
+	m.Header.Prefix = victim.Prefix
+	b, _ = m.Marshal()
+	p.handle(b)
+	if has(victim.Prefix)(p.Participants()) {
+		t.Fatal("a participant's own goodbye was ignored")
+	}
+}

@@ -82,7 +82,7 @@ func TestCycloneSPDPDisposeNamesTheParticipant(t *testing.T) {
 	if !ok || st[3] != wire.StatusDisposed|wire.StatusUnregistered || !d.Key {
 		t.Fatalf("not a dispose+unregister: %+v", d)
 	}
-	if got := goodbyeKey(wire.GUIDPrefix{}, d); got != m.Header.Prefix {
+	if got, ok := disposedKey(d, wire.PIDParticipantGUID); !ok || got.Prefix != m.Header.Prefix {
 		t.Fatalf("goodbye names %v, want %v", got, m.Header.Prefix)
 	}
 }

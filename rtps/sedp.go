@@ -106,7 +106,7 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) {
 		return
 	}
 	if disposed(d) {
-		if g, ok := endpointKey(d); ok && g.Prefix == src {
+		if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix == src {
 			if _, had := p.sedp.remote[g]; had {
 				delete(p.sedp.remote, g)
 				p.notify()
@@ -133,26 +133,6 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) {
 	}
 	p.sedp.remote[e.GUID] = e
 	p.notify()
-}
-
-// endpointKey finds the endpoint a dispose names: key hash, else the
-// key payload's endpoint guid.
-func endpointKey(d *wire.Data) (wire.GUID, bool) {
-	if kh, ok := d.InlineQoS.Get(wire.PIDKeyHash); ok {
-		if g, err := wire.GUIDFromBytes(kh); err == nil {
-			return g, true
-		}
-	}
-	if d.Payload != nil {
-		if pl, _, err := payloadParameterList(d.Payload); err == nil {
-			if v, ok := pl.Get(wire.PIDEndpointGUID); ok {
-				if g, err := wire.GUIDFromBytes(v); err == nil {
-					return g, true
-				}
-			}
-		}
-	}
-	return wire.GUID{}, false
 }
 
 func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) []outgoing {

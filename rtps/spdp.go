@@ -12,7 +12,11 @@ import (
 // handleSPDP learns, refreshes or drops a participant from an SPDP sample.
 func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) []outgoing {
 	if disposed(d) {
-		p.forget(goodbyeKey(src, d))
+		// A participant says goodbye for itself only; without a key the
+		// sender is meant.
+		if g, ok := disposedKey(d, wire.PIDParticipantGUID); !ok || g.Prefix == src {
+			p.forget(src)
+		}
 		return nil
 	}
 	if d.Payload == nil || d.Key {
@@ -40,24 +44,24 @@ func disposed(d *wire.Data) bool {
 	return ok && len(st) == 4 && st[3]&(wire.StatusDisposed|wire.StatusUnregistered) != 0
 }
 
-// goodbyeKey finds which participant a dispose/unregister names: the key
-// hash, else the key payload's participant guid, else the sender.
-func goodbyeKey(src wire.GUIDPrefix, d *wire.Data) wire.GUIDPrefix {
+// disposedKey finds the GUID a dispose names: its key hash, else the
+// serialized key's parameter pid (participant or endpoint GUID).
+func disposedKey(d *wire.Data, pid wire.ParameterID) (wire.GUID, bool) {
 	if kh, ok := d.InlineQoS.Get(wire.PIDKeyHash); ok {
 		if g, err := wire.GUIDFromBytes(kh); err == nil {
-			return g.Prefix
+			return g, true
 		}
 	}
 	if d.Payload != nil {
 		if pl, _, err := payloadParameterList(d.Payload); err == nil {
-			if v, ok := pl.Get(wire.PIDParticipantGUID); ok {
+			if v, ok := pl.Get(pid); ok {
 				if g, err := wire.GUIDFromBytes(v); err == nil {
-					return g.Prefix
+					return g, true
 				}
 			}
 		}
 	}
-	return src
+	return wire.GUID{}, false
 }
 
 // learn adds or refreshes a participant. A new one gets our SPDP
