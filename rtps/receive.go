@@ -73,16 +73,19 @@ func (p *Participant) send(out []outgoing) {
 		b, _ := hdr.Marshal()
 		b, _ = wire.AppendSubmessage(b, &wire.InfoDst{Prefix: o.dst})
 		start := len(b)
-		for i, s := range o.subs {
+		for _, s := range o.subs {
 			var err error
 			if b, err = wire.AppendSubmessage(b, s); err != nil {
 				p.cfg.Logger.Debug("rtps: marshal", "err", err)
 				continue
 			}
-			if len(b) >= maxMessage || i == len(o.subs)-1 {
+			if len(b) >= maxMessage {
 				p.writeAll(b, o.to)
 				b = b[:start]
 			}
+		}
+		if len(b) > start {
+			p.writeAll(b, o.to)
 		}
 	}
 }
