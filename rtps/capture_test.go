@@ -27,7 +27,7 @@ func TestCaptureCycloneSEDP(t *testing.T) {
 		t.Skip("set ACTBRIDGE_RTPS_CAPTURE to a folder to capture golden datagrams")
 	}
 	netns.Require(t)
-	startDDSPerf(t, 6, "", "pub", "1Hz")
+	startDDSPerf(t, 6, "", 60, "pub", "1Hz")
 	var mu sync.Mutex
 	var found []byte
 	tap := func(b []byte) {

@@ -71,13 +71,14 @@ func waitTrace(t *testing.T, path string, prefix wire.GUIDPrefix, d time.Duratio
 }
 
 // startDDSPerf runs Debian's ddsperf (CycloneDDS 0.10.2) in domain with
-// a discovery trace, extra configuration (CycloneDDS XML under Domain)
-// and mode arguments; it returns the peer and the trace's path.
-func startDDSPerf(t *testing.T, domain int, config string, mode ...string) (*netns.Peer, string) {
+// a discovery trace, extra configuration (CycloneDDS XML under Domain),
+// for at most seconds, with mode arguments; it returns the peer and the
+// trace's path.
+func startDDSPerf(t *testing.T, domain int, config string, seconds int, mode ...string) (*netns.Peer, string) {
 	t.Helper()
 	ddsperf := requireTool(t, "ddsperf", "cyclonedds-tools")
 	trace := filepath.Join(t.TempDir(), "cyclone.log")
-	cmd := exec.Command(ddsperf, append([]string{"-i", fmt.Sprint(domain), "-D", "60"}, mode...)...)
+	cmd := exec.Command(ddsperf, append([]string{"-i", fmt.Sprint(domain), "-D", fmt.Sprint(seconds)}, mode...)...)
 	cmd.Env = append(os.Environ(), "CYCLONEDDS_URI=<Domain>"+config+
 		"<Tracing><Category>discovery</Category><OutputFile>"+trace+"</OutputFile></Tracing></Domain>")
 	return netns.StartPeer(t, cmd), trace
@@ -90,7 +91,7 @@ func startDDSPerf(t *testing.T, domain int, config string, mode ...string) (*net
 func TestDiscoveryWithCycloneDDS(t *testing.T) {
 	netns.Require(t)
 	const domain, cycloneLease = 3, 2 * time.Second
-	cyclone, trace := startDDSPerf(t, domain, "<Discovery><LeaseDuration>2 s</LeaseDuration></Discovery>", "sub")
+	cyclone, trace := startDDSPerf(t, domain, "<Discovery><LeaseDuration>2 s</LeaseDuration></Discovery>", 60, "sub")
 
 	cfg := Config{Domain: domain, Multicast: true, LeaseDuration: time.Minute}
 	leaver, stayer := newParticipant(t, cfg), newParticipant(t, cfg)
@@ -144,7 +145,7 @@ func cycloneEntity(g wire.GUID) string {
 func TestEndpointDiscoveryWithCycloneDDS(t *testing.T) {
 	netns.Require(t)
 	const domain = 4
-	_, trace := startDDSPerf(t, domain, "", "pub", "1Hz")
+	_, trace := startDDSPerf(t, domain, "", 60, "pub", "1Hz")
 
 	p := newParticipant(t, Config{Domain: domain, Multicast: true})
 	reader, err := p.AddEndpoint(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true, QoS: QoS{Reliability: Reliable}})
@@ -200,7 +201,7 @@ func TestLocalhostOnlyDiscoveryWithCycloneDDS(t *testing.T) {
 	netns.Require(t)
 	const domain = 5
 	_, trace := startDDSPerf(t, domain, "<General><AllowMulticast>false</AllowMulticast></General>"+
-		"<Discovery><ParticipantIndex>auto</ParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>", "sub")
+		"<Discovery><ParticipantIndex>auto</ParticipantIndex><Peers><Peer address=\"127.0.0.1\"/></Peers></Discovery>", 60, "sub")
 	p := newParticipant(t, Config{Domain: domain})
 	if p.Data().MetatrafficMulticast != nil {
 		t.Fatal("localhost-only participant announces multicast")
@@ -215,4 +216,25 @@ func TestLocalhostOnlyDiscoveryWithCycloneDDS(t *testing.T) {
 	}
 	line := waitTrace(t, trace, p.GUID().Prefix, 10*time.Second, "SPDP ST0", "NEW")
 	t.Logf("Cyclone learned ours by unicast: %s", line)
+}
+
+// TestCycloneGoodbyeDropsItAtOnce: a ddsperf that ends on its own sends
+// its SPDP dispose, and ours drops it long before its 10 s lease.
+func TestCycloneGoodbyeDropsItAtOnce(t *testing.T) {
+	netns.Require(t)
+	const domain = 7
+	p := newParticipant(t, Config{Domain: domain, Multicast: true})
+	cyclone, _ := startDDSPerf(t, domain, "", 2, "sub")
+	got := waitFor(t, p, 10*time.Second, "ours learns Cyclone", func(ds []ParticipantData) bool {
+		return slices.ContainsFunc(ds, func(d ParticipantData) bool { return d.Vendor == wire.VendorCyclone })
+	})
+	lease := got[0].LeaseDuration
+	select {
+	case <-cyclone.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("ddsperf -D 2 still running")
+	}
+	exited := time.Now()
+	waitFor(t, p, time.Second, "ours drops Cyclone on its goodbye", func(ds []ParticipantData) bool { return len(ds) == 0 })
+	t.Logf("dropped %v after Cyclone exited (its lease %v)", time.Since(exited), lease)
 }
