@@ -42,6 +42,7 @@ type Participant struct {
 	changed chan struct{} // closed and replaced on every change
 	closed  bool
 	sedp    sedp
+	readers map[wire.GUID]*Reader
 
 	seq atomic.Int64 // SPDP sequence numbers
 
@@ -62,7 +63,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP()}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -214,6 +215,9 @@ func (p *Participant) Close() error {
 	}
 	p.closed = true
 	p.notify()
+	for _, r := range p.readers {
+		r.wake()
+	}
 	p.mu.Unlock()
 	err := p.announce(true)
 	p.stop()
@@ -266,6 +270,13 @@ func (p *Participant) expire(now time.Time) {
 func (p *Participant) drop(prefix wire.GUIDPrefix) {
 	delete(p.remotes, prefix)
 	p.sedp.drop(prefix)
+	for _, r := range p.readers {
+		for w := range r.writers {
+			if w.Prefix == prefix {
+				delete(r.writers, w)
+			}
+		}
+	}
 	p.notify()
 }
 

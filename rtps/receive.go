@@ -51,14 +51,33 @@ func (p *Participant) handle(b []byte) {
 func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire.Submessage) []outgoing {
 	switch s := s.(type) {
 	case *wire.Data:
-		if s.WriterID == wire.EntityIDSPDPWriter {
+		switch {
+		case s.WriterID == wire.EntityIDSPDPWriter:
 			return p.handleSPDP(src, vendor, s)
+		case s.WriterID.IsBuiltin():
+			p.handleSEDPData(src, s)
+		case s.Payload != nil && !s.Key && !disposed(s):
+			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS)
 		}
-		p.handleSEDPData(src, s)
+	case *wire.DataFrag:
+		if !s.WriterID.IsBuiltin() && !s.Key {
+			p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
 	case *wire.Heartbeat:
-		return p.handleSEDPHeartbeat(src, s)
+		if s.WriterID.IsBuiltin() {
+			return p.handleSEDPHeartbeat(src, s)
+		}
+		return p.handleUserHeartbeat(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 	case *wire.Gap:
-		p.handleSEDPGap(src, s)
+		if s.WriterID.IsBuiltin() {
+			p.handleSEDPGap(src, s)
+		} else {
+			p.handleUserGap(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
+	case *wire.HeartbeatFrag:
+		if !s.WriterID.IsBuiltin() {
+			return p.handleUserHeartbeatFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
 	case *wire.AckNack:
 		return p.handleSEDPAckNack(src, s)
 	}

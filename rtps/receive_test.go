@@ -48,18 +48,37 @@ func FuzzHandle(f *testing.F) {
 	alive := spdpDatagram(f, remote)
 	f.Add(alive)
 	f.Add(sedpDatagram(f, remote.Prefix))
+	w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
+	f.Add(userMessage(f, w, userData(w, 2), &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 3, Count: 1},
+		&wire.DataFrag{WriterID: w.Entity, WriterSN: 3, FragmentStart: 1, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: []byte{0, 1, 0, 0}},
+		&wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 3, LastFragment: 3, Count: 1},
+		&wire.Gap{WriterID: w.Entity, Start: 1, List: wire.NewSequenceNumberSet(2)}))
 	p, err := NewParticipant(context.Background(), Config{Domain: 17, MaxParticipants: 4, MaxEndpoints: 8, PeerAddrs: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:9")}})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { p.Close() })
-	p.handle(alive) // the SEDP seed's sender is known
+	p.handle(alive) // the seeds' sender and its writer are known
+	p.handle(sedpDatagram(f, remote.Prefix))
+	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}}); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p.handle(b)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.remotes) > 4 || len(p.sedp.remote) > 8 {
 			t.Fatalf("bounds exceeded: %d participants, %d endpoints", len(p.remotes), len(p.sedp.remote))
+		}
+		for _, r := range p.readers {
+			if _, b := r.frags.Pending(); len(r.queue) > 1 || b > 32<<20 {
+				t.Fatalf("reader bounds exceeded: %d queued (keep-last 1), %d octets of fragments", len(r.queue), b)
+			}
+			for _, uw := range r.writers {
+				if uw.heldBytes > maxOutOfOrder {
+					t.Fatalf("%d octets held out of order", uw.heldBytes)
+				}
+			}
 		}
 	})
 }
