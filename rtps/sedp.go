@@ -15,7 +15,7 @@ import (
 // publications and subscriptions, our local endpoints and the remote ones
 // learned. It is guarded by the participant's lock.
 type sedp struct {
-	pubWriter, subWriter *builtinWriter
+	pubWriter, subWriter *statefulWriter
 	pubReader, subReader *builtinReader
 	local                map[wire.GUID]EndpointData
 	remote               map[wire.GUID]EndpointData
@@ -38,8 +38,8 @@ func newSEDP() sedp {
 
 // drop forgets everything of a remote participant.
 func (s *sedp) drop(prefix wire.GUIDPrefix) {
-	s.pubWriter.unmatch(prefix)
-	s.subWriter.unmatch(prefix)
+	s.pubWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.pubWriter.readerID})
+	s.subWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.subWriter.readerID})
 	s.pubReader.forget(prefix)
 	s.subReader.forget(prefix)
 	for g := range s.remote {
@@ -60,7 +60,7 @@ func (s *sedp) readerFor(remoteWriter wire.EntityID) (*builtinReader, bool) {
 	return nil, false
 }
 
-func (s *sedp) writerFor(ourWriter wire.EntityID) *builtinWriter {
+func (s *sedp) writerFor(ourWriter wire.EntityID) *statefulWriter {
 	switch ourWriter {
 	case wire.EntityIDSEDPPublicationsWriter:
 		return s.pubWriter
@@ -75,10 +75,10 @@ func (s *sedp) writerFor(ourWriter wire.EntityID) *builtinWriter {
 func (p *Participant) matchBuiltins(d ParticipantData, to []netip.AddrPort) []outgoing {
 	var subs []wire.Submessage
 	if d.BuiltinEndpoints&BuiltinPublicationsDetector != 0 {
-		subs = append(subs, p.sedp.pubWriter.match(d.Prefix)...)
+		subs = append(subs, p.sedp.pubWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.pubWriter.readerID})...)
 	}
 	if d.BuiltinEndpoints&BuiltinSubscriptionsDetector != 0 {
-		subs = append(subs, p.sedp.subWriter.match(d.Prefix)...)
+		subs = append(subs, p.sedp.subWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.subWriter.readerID})...)
 	}
 	if len(subs) == 0 {
 		return nil
@@ -167,7 +167,7 @@ func (p *Participant) handleSEDPAckNack(src wire.GUIDPrefix, a *wire.AckNack) []
 	if w == nil || !ok {
 		return nil
 	}
-	if subs := w.onAckNack(src, a); len(subs) > 0 {
+	if subs := w.onAckNack(wire.GUID{Prefix: src, Entity: w.readerID}, a); len(subs) > 0 {
 		return []outgoing{{dst: src, to: to, subs: subs}}
 	}
 	return nil
@@ -179,10 +179,10 @@ func (p *Participant) heartbeats() []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []outgoing
-	for _, w := range []*builtinWriter{p.sedp.pubWriter, p.sedp.subWriter} {
-		for _, prefix := range w.unacked() {
-			if _, to, ok := p.known(prefix); ok {
-				out = append(out, outgoing{dst: prefix, to: to, subs: []wire.Submessage{w.heartbeat(false)}})
+	for _, w := range []*statefulWriter{p.sedp.pubWriter, p.sedp.subWriter} {
+		for _, g := range w.unacked() {
+			if _, to, ok := p.known(g.Prefix); ok {
+				out = append(out, outgoing{dst: g.Prefix, to: to, subs: []wire.Submessage{w.heartbeat(false)}})
 			}
 		}
 	}
@@ -259,11 +259,11 @@ func (p *Participant) publish(writer bool, key wire.GUID, payload []byte) []outg
 	if writer {
 		w = p.sedp.pubWriter
 	}
-	subs := w.write(key, payload)
+	subs := w.write(key, payload, nil)
 	var out []outgoing
-	for prefix := range w.readers {
-		if _, to, ok := p.known(prefix); ok {
-			out = append(out, outgoing{dst: prefix, to: to, subs: subs})
+	for g := range w.readers {
+		if _, to, ok := p.known(g.Prefix); ok {
+			out = append(out, outgoing{dst: g.Prefix, to: to, subs: subs})
 		}
 	}
 	return out
@@ -323,9 +323,9 @@ func (p *Participant) Acknowledged(prefix wire.GUIDPrefix) bool {
 	}
 	for _, c := range []struct {
 		bit uint32
-		w   *builtinWriter
+		w   *statefulWriter
 	}{{BuiltinPublicationsDetector, p.sedp.pubWriter}, {BuiltinSubscriptionsDetector, p.sedp.subWriter}} {
-		if r.data.BuiltinEndpoints&c.bit != 0 && !c.w.acknowledged(prefix) {
+		if r.data.BuiltinEndpoints&c.bit != 0 && !c.w.acknowledged(wire.GUID{Prefix: prefix, Entity: c.w.readerID}) {
 			return false
 		}
 	}

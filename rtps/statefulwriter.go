@@ -6,24 +6,28 @@ import (
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// builtinWriter is a reliable, stateful, transient-local writer of keyed
-// discovery samples (an SEDP announcer): it keeps the latest change per
-// key, sends everything to a newly matched reader, repairs what readers
-// NACK and heartbeats until they acknowledge. It does no IO: its methods
-// return the submessages to send, the participant sends them. Callers
-// hold the participant's lock.
-type builtinWriter struct {
+// statefulWriter is the reliable side of a writer: a history of changes,
+// a proxy per matched remote reader, repairs of what readers NACK and
+// heartbeats until they acknowledge. An SEDP announcer keeps the latest
+// change per key (keepLast 0) and is transient-local; a user writer keeps
+// its last keepLast changes. It does no IO: its methods return the
+// submessages to send, the participant sends them. Callers hold the
+// participant's lock.
+type statefulWriter struct {
 	id, readerID wire.EntityID
-	changes      []change // ascending SN, one per key
+	changes      []change // ascending SN
 	next         wire.SequenceNumber
 	hbCount      int32
-	readers      map[wire.GUIDPrefix]*readerProxy
+	readers      map[wire.GUID]*readerProxy
+	keepLast     int  // 0: one change per key
+	durable      bool // transient-local: new readers get the history
 }
 
 type change struct {
 	sn      wire.SequenceNumber
 	key     wire.GUID
-	payload []byte // PL_CDR_LE; nil for a dispose
+	payload []byte // serialized payload; nil for a dispose
+	qos     wire.ParameterList
 }
 
 type readerProxy struct {
@@ -32,38 +36,52 @@ type readerProxy struct {
 	lastNack int32
 }
 
-func newBuiltinWriter(id, readerID wire.EntityID) *builtinWriter {
-	return &builtinWriter{id: id, readerID: readerID, next: 1, readers: map[wire.GUIDPrefix]*readerProxy{}}
+// newBuiltinWriter is an SEDP announcer: transient-local, one change per
+// key, addressed to the remote builtin reader readerID.
+func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
+	return &statefulWriter{id: id, readerID: readerID, next: 1, readers: map[wire.GUID]*readerProxy{}, durable: true}
 }
 
-// write replaces the change of key (nil payload: dispose) and returns the
-// submessages every matched reader gets.
-func (w *builtinWriter) write(key wire.GUID, payload []byte) []wire.Submessage {
-	w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
-	c := change{sn: w.next, key: key, payload: payload}
+// write adds a change (nil payload: dispose) and returns the submessages
+// every matched reader gets. It replaces the change of the same key, or
+// drops the oldest beyond keepLast.
+func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
+	if w.keepLast == 0 {
+		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
+	} else if len(w.changes) >= w.keepLast {
+		w.changes = slices.Delete(w.changes, 0, len(w.changes)-w.keepLast+1)
+	}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos}
 	w.next++
 	w.changes = append(w.changes, c)
 	return []wire.Submessage{w.data(c), w.heartbeat(false)}
 }
 
-// match adds a remote reader and returns all changes and a heartbeat.
-func (w *builtinWriter) match(prefix wire.GUIDPrefix) []wire.Submessage {
-	if _, ok := w.readers[prefix]; !ok {
-		w.readers[prefix] = &readerProxy{acked: 1, lastNack: -1 << 31}
+// match adds remote reader g and returns what it gets first: the history
+// when durable, and a heartbeat.
+func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
+	if _, ok := w.readers[g]; !ok {
+		acked := wire.SequenceNumber(1)
+		if !w.durable {
+			acked = w.next
+		}
+		w.readers[g] = &readerProxy{acked: acked, lastNack: -1 << 31}
 	}
 	var out []wire.Submessage
-	for _, c := range w.changes {
-		out = append(out, w.data(c))
+	if w.durable {
+		for _, c := range w.changes {
+			out = append(out, w.data(c))
+		}
 	}
 	return append(out, w.heartbeat(false))
 }
 
-func (w *builtinWriter) unmatch(prefix wire.GUIDPrefix) { delete(w.readers, prefix) }
+func (w *statefulWriter) unmatch(g wire.GUID) { delete(w.readers, g) }
 
 // onAckNack records what a reader acknowledged and returns the repairs:
 // the changes it misses, GAPs for numbers no longer held.
-func (w *builtinWriter) onAckNack(prefix wire.GUIDPrefix, a *wire.AckNack) []wire.Submessage {
-	r, ok := w.readers[prefix]
+func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessage {
+	r, ok := w.readers[g]
 	if !ok || a.Count <= r.lastNack {
 		return nil
 	}
@@ -95,7 +113,7 @@ func (w *builtinWriter) onAckNack(prefix wire.GUIDPrefix, a *wire.AckNack) []wir
 
 // prune drops disposes every matched reader has acknowledged: a reader
 // that joins later never knew the key, so it needs no dispose.
-func (w *builtinWriter) prune() {
+func (w *statefulWriter) prune() {
 	low := w.next
 	for _, r := range w.readers {
 		low = min(low, r.acked)
@@ -104,8 +122,8 @@ func (w *builtinWriter) prune() {
 }
 
 // unacked lists the readers that have not acknowledged everything.
-func (w *builtinWriter) unacked() []wire.GUIDPrefix {
-	var out []wire.GUIDPrefix
+func (w *statefulWriter) unacked() []wire.GUID {
+	var out []wire.GUID
 	for p, r := range w.readers {
 		if r.acked < w.next {
 			out = append(out, p)
@@ -114,13 +132,13 @@ func (w *builtinWriter) unacked() []wire.GUIDPrefix {
 	return out
 }
 
-// acknowledged reports whether reader prefix acknowledged every change.
-func (w *builtinWriter) acknowledged(prefix wire.GUIDPrefix) bool {
-	r, ok := w.readers[prefix]
+// acknowledged reports whether reader g acknowledged every change.
+func (w *statefulWriter) acknowledged(g wire.GUID) bool {
+	r, ok := w.readers[g]
 	return ok && r.acked >= w.next
 }
 
-func (w *builtinWriter) data(c change) *wire.Data {
+func (w *statefulWriter) data(c change) *wire.Data {
 	g := c.key.Bytes()
 	d := &wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn,
 		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}}
@@ -131,10 +149,15 @@ func (w *builtinWriter) data(c change) *wire.Data {
 		return d
 	}
 	d.Payload = c.payload
+	if c.qos != nil {
+		d.InlineQoS = c.qos
+	} else if w.keepLast > 0 {
+		d.InlineQoS = nil // user data: no key hash for keyless samples
+	}
 	return d
 }
 
-func (w *builtinWriter) heartbeat(final bool) *wire.Heartbeat {
+func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
 	w.hbCount++
 	first := w.next
 	if len(w.changes) > 0 {
