@@ -43,6 +43,7 @@ type Participant struct {
 	closed  bool
 	sedp    sedp
 	readers map[wire.GUID]*Reader
+	writers map[wire.GUID]*Writer
 
 	seq atomic.Int64 // SPDP sequence numbers
 
@@ -63,7 +64,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -274,6 +275,13 @@ func (p *Participant) drop(prefix wire.GUIDPrefix) {
 		for w := range r.writers {
 			if w.Prefix == prefix {
 				delete(r.writers, w)
+			}
+		}
+	}
+	for _, w := range p.writers {
+		for g := range w.sw.readers {
+			if g.Prefix == prefix {
+				w.sw.unmatch(g)
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/netip"
 
 	"github.com/actbridge/actbridge/rtps/fragment"
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -277,7 +276,7 @@ func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outg
 				subs = append(subs, nf)
 			}
 		}
-		out = append(out, outgoing{dst: w.Prefix, to: p.writerLocators(w), subs: subs})
+		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: subs})
 	}
 	return out
 }
@@ -305,7 +304,7 @@ func (p *Participant) handleUserHeartbeatFrag(w wire.GUID, h *wire.HeartbeatFrag
 			continue
 		}
 		if nf := r.nackFrag(w, uw, h.WriterSN); nf != nil {
-			out = append(out, outgoing{dst: w.Prefix, to: p.writerLocators(w), subs: []wire.Submessage{nf}})
+			out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: []wire.Submessage{nf}})
 		}
 	}
 	return out
@@ -341,26 +340,6 @@ func (p *Participant) handleUserGap(w wire.GUID, g *wire.Gap) {
 		}
 		r.release(uw)
 	}
-}
-
-// writerLocators is where a remote writer listens: its own unicast
-// locators, else its participant's default ones. p.mu must be held.
-func (p *Participant) writerLocators(w wire.GUID) []netip.AddrPort {
-	e := p.sedp.remote[w]
-	ls := e.Unicast
-	if rp, ok := p.remotes[w.Prefix]; ok && len(ls) == 0 {
-		ls = rp.data.DefaultUnicast
-		if len(ls) == 0 {
-			ls = rp.data.MetatrafficUnicast
-		}
-	}
-	var out []netip.AddrPort
-	for _, l := range ls {
-		if ap, ok := l.AddrPort(); ok && p.uc.Reachable(ap.Addr()) {
-			out = append(out, ap)
-		}
-	}
-	return out
 }
 
 func cloneParams(pl wire.ParameterList) wire.ParameterList {

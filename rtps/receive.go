@@ -55,7 +55,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire
 		case s.WriterID == wire.EntityIDSPDPWriter:
 			return p.handleSPDP(src, vendor, s)
 		case s.WriterID.IsBuiltin():
-			p.handleSEDPData(src, s)
+			return p.handleSEDPData(src, s)
 		case s.Payload != nil && !s.Key && !disposed(s):
 			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS)
 		}
@@ -79,7 +79,10 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire
 			return p.handleUserHeartbeatFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 		}
 	case *wire.AckNack:
-		return p.handleSEDPAckNack(src, s)
+		if s.WriterID.IsBuiltin() {
+			return p.handleSEDPAckNack(src, s)
+		}
+		return p.handleUserAckNack(src, s)
 	}
 	return nil
 }

@@ -97,42 +97,50 @@ func (p *Participant) known(prefix wire.GUIDPrefix) (ParticipantData, []netip.Ad
 }
 
 // handleSEDPData learns or forgets a remote endpoint.
-func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) {
+func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rd, writer := p.sedp.readerFor(d.WriterID)
 	part, _, ok := p.known(src)
 	if rd == nil || !ok || !rd.onData(src, d.WriterSN) {
-		return
+		return nil
 	}
 	if disposed(d) {
 		if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix == src {
 			if _, had := p.sedp.remote[g]; had {
 				delete(p.sedp.remote, g)
+				p.unmatchReader(g)
 				p.notify()
 			}
 		}
-		return
+		return nil
 	}
 	if d.Payload == nil || d.Key {
-		return
+		return nil
 	}
 	pl, o, err := payloadParameterList(d.Payload)
 	if err != nil {
 		p.cfg.Logger.Debug("rtps: bad SEDP payload", "src", src, "err", err)
-		return
+		return nil
 	}
 	e, err := ParseEndpointData(pl, o, writer, part.Vendor)
 	if err != nil || e.GUID.Prefix != src {
 		p.cfg.Logger.Debug("rtps: bad SEDP data", "src", src, "err", err)
-		return
+		return nil
 	}
 	if _, had := p.sedp.remote[e.GUID]; !had && len(p.sedp.remote) >= p.cfg.MaxEndpoints {
 		p.cfg.Logger.Debug("rtps: endpoint limit reached", "guid", e.GUID)
-		return
+		return nil
 	}
 	p.sedp.remote[e.GUID] = e
 	p.notify()
+	var out []outgoing
+	if !e.Writer {
+		for _, w := range p.writers {
+			out = append(out, p.matchWriter(w, e)...)
+		}
+	}
+	return out
 }
 
 func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) []outgoing {
@@ -186,7 +194,7 @@ func (p *Participant) heartbeats() []outgoing {
 			}
 		}
 	}
-	return out
+	return append(out, p.userHeartbeats()...)
 }
 
 // AddEndpoint announces a local writer (e.Writer) or reader over SEDP and

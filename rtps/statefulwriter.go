@@ -32,6 +32,8 @@ type change struct {
 
 type readerProxy struct {
 	acked wire.SequenceNumber // every SN below is acknowledged
+	// bestEffort readers never acknowledge; they are not waited for.
+	bestEffort bool
 	// lastNack is the count of the last ACKNACK acted on; repeats are ignored.
 	lastNack int32
 }
@@ -116,7 +118,9 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 func (w *statefulWriter) prune() {
 	low := w.next
 	for _, r := range w.readers {
-		low = min(low, r.acked)
+		if !r.bestEffort {
+			low = min(low, r.acked)
+		}
 	}
 	w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.payload == nil && c.sn < low })
 }
@@ -125,7 +129,7 @@ func (w *statefulWriter) prune() {
 func (w *statefulWriter) unacked() []wire.GUID {
 	var out []wire.GUID
 	for p, r := range w.readers {
-		if r.acked < w.next {
+		if r.acked < w.next && !r.bestEffort {
 			out = append(out, p)
 		}
 	}

@@ -1,0 +1,86 @@
+package rtps
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func takeN(t *testing.T, r *Reader, n int) []Sample {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out []Sample
+	for range n {
+		s, err := r.Take(ctx)
+		if err != nil {
+			t.Fatalf("after %d of %d samples: %v", len(out), n, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestReliableWriterReachesReaderInOrder(t *testing.T) {
+	a, b := newParticipant(t, Config{Domain: 22}), newParticipant(t, Config{Domain: 22})
+	topic := EndpointData{Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", QoS: QoS{Reliability: Reliable, History: KeepAll}}
+	w, err := a.NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if err := w.Write([]byte{0, 1, 0, 0, byte(i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range takeN(t, r, 50) {
+		if s.Payload[4] != byte(i) || s.Writer != w.GUID() {
+			t.Fatalf("sample %d: %+v", i, s)
+		}
+	}
+}
+
+func TestTransientLocalLateJoinerGetsTheLastSample(t *testing.T) {
+	a := newParticipant(t, Config{Domain: 23})
+	topic := EndpointData{Topic: "rt/status", Type: "T", QoS: QoS{Reliability: Reliable, Durability: TransientLocal, History: KeepLast, Depth: 1}}
+	w, err := a.NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.Write([]byte{0, 1, 0, 0, byte(i)}, nil)
+	}
+	b := newParticipant(t, Config{Domain: 23})
+	r, err := b.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := takeN(t, r, 1)[0]; s.Payload[4] != 2 || s.SN != 3 {
+		t.Fatalf("late joiner got %+v, want the last sample (sn 3)", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if s, err := r.Take(ctx); err == nil {
+		t.Fatalf("late joiner got an older sample too: %+v", s)
+	}
+}
+
+func TestWriterRefusesOversizedSamples(t *testing.T) {
+	a := newParticipant(t, Config{Domain: 24})
+	w, err := a.NewWriter(EndpointData{Topic: "t", Type: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(make([]byte, maxUnfragmented+1), nil); err == nil {
+		t.Fatal("oversized sample accepted")
+	}
+}
