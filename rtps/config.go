@@ -53,6 +53,9 @@ type Config struct {
 
 	// tap, in this package's tests, sees every datagram received.
 	tap func([]byte)
+	// drop, in this package's tests, loses the datagrams it returns true
+	// for, as a lossy network would (the kernel here has no netem).
+	drop func() bool
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -304,6 +304,9 @@ func (p *Participant) receive(ctx context.Context, c *udp.Conn) {
 		if p.cfg.tap != nil {
 			p.cfg.tap(buf[:n])
 		}
+		if p.cfg.drop != nil && p.cfg.drop() {
+			continue
+		}
 		p.handle(buf[:n])
 	}
 }
