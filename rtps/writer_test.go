@@ -23,22 +23,29 @@ func takeN(t *testing.T, r *Reader, n int) []Sample {
 	return out
 }
 
-func TestReliableWriterReachesReaderInOrder(t *testing.T) {
-	a, b := newParticipant(t, Config{Domain: 22}), newParticipant(t, Config{Domain: 22})
+// matchedPair is a writer on a participant of config a and a reader on
+// one of config b, of the same reliable keep-all topic, once matched.
+func matchedPair(t *testing.T, a, b Config) (*Writer, *Reader) {
+	t.Helper()
 	topic := EndpointData{Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", QoS: QoS{Reliability: Reliable, History: KeepAll}}
-	w, err := a.NewWriter(topic)
+	w, err := newParticipant(t, a).NewWriter(topic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := b.NewReader(topic)
+	r, err := newParticipant(t, b).NewReader(topic)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := w.WaitMatched(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	return w, r
+}
+
+func TestReliableWriterReachesReaderInOrder(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 22}, Config{Domain: 22})
 	for i := range 50 {
 		if err := w.Write([]byte{0, 1, 0, 0, byte(i)}, nil); err != nil {
 			t.Fatal(err)
@@ -102,22 +109,7 @@ func lossy(fraction float64, seed uint64) func() bool {
 // With a fifth of all datagrams lost on both sides (discovery included),
 // every sample of a reliable writer arrives in order, exactly once.
 func TestReliableDeliveryUnderLoss(t *testing.T) {
-	a := newParticipant(t, Config{Domain: 26, drop: lossy(0.2, 1)})
-	b := newParticipant(t, Config{Domain: 26, drop: lossy(0.2, 2)})
-	topic := EndpointData{Topic: "rt/joint_states", Type: "T", QoS: QoS{Reliability: Reliable, History: KeepAll}}
-	w, err := a.NewWriter(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := b.NewReader(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := w.WaitMatched(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	w, r := matchedPair(t, Config{Domain: 26, drop: lossy(0.2, 1)}, Config{Domain: 26, drop: lossy(0.2, 2)})
 	const n = 300
 	for i := range n {
 		if err := w.Write([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, nil); err != nil {
