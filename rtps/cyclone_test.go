@@ -302,48 +302,61 @@ func TestReaderReceivesCycloneSamples(t *testing.T) {
 }
 
 // TestWriterReachesCycloneReader: our reliable writer publishes KeyedSeq
-// samples; ddsperf sub (CycloneDDS 0.10.2) counts every one of them and
-// reports none lost (in the statistics it prints every second).
+// samples, small and of 1 MiB (in DATA_FRAGs); ddsperf sub (CycloneDDS
+// 0.10.2) counts every one of them and reports none lost (in the
+// statistics it prints every second).
 func TestWriterReachesCycloneReader(t *testing.T) {
 	netns.Require(t)
-	const domain, n = 11, 200
-	cyclone, _ := startDDSPerf(t, domain, "", 60, "sub")
-	p := newParticipant(t, Config{Domain: domain, Multicast: true})
-	w, err := p.NewWriter(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true, QoS: QoS{Reliability: Reliable, History: KeepAll}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := w.WaitMatched(ctx, 1); err != nil {
-		t.Fatalf("Cyclone's reader never matched: %v", err)
-	}
-	// Cyclone's volatile reader takes only what is written after it knows
-	// our writer: wait until it acknowledged our announcements.
-	cyc := w.Matched()[0].Prefix
-	for !p.Acknowledged(cyc) {
-		if ctx.Err() != nil {
-			t.Fatal("Cyclone never acknowledged our writer's announcement")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	for i := range n {
-		sample := []byte{0, 1, 0, 0}
-		sample = binary.LittleEndian.AppendUint32(sample, uint32(i)) // seq
-		sample = binary.LittleEndian.AppendUint32(sample, 0)         // keyval
-		sample = binary.LittleEndian.AppendUint32(sample, 0)         // baggage: empty
-		if err := w.Write(sample, nil); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	want := fmt.Sprintf("total %d lost 0", n)
-	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(cyclone.Output(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("ddsperf did not report %q:\n%s", want, cyclone.Output())
-		}
-		time.Sleep(100 * time.Millisecond)
+	for i, c := range []struct {
+		n, baggage int
+		pause      time.Duration
+	}{{200, 0, 2 * time.Millisecond}, {5, 1 << 20, 200 * time.Millisecond}} {
+		t.Run(fmt.Sprint(c.baggage), func(t *testing.T) {
+			domain := 13 + i
+			// In its default listener mode ddsperf can leave the tail of a
+			// burst unread until more data comes (seen here: acknowledged,
+			// never counted); its waitset mode reads until nothing is left.
+			cyclone, _ := startDDSPerf(t, domain, "", 60, "sub", "waitset")
+			p := newParticipant(t, Config{Domain: domain, Multicast: true})
+			w, err := p.NewWriter(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true, QoS: QoS{Reliability: Reliable, History: KeepAll}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := w.WaitMatched(ctx, 1); err != nil {
+				t.Fatalf("Cyclone's reader never matched: %v", err)
+			}
+			// Cyclone's volatile reader takes only what is written after it
+			// knows our writer: wait until it acknowledged our announcements.
+			cyc := w.Matched()[0].Prefix
+			for !p.Acknowledged(cyc) {
+				if ctx.Err() != nil {
+					t.Fatal("Cyclone never acknowledged our writer's announcement")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			for i := range c.n {
+				sample := []byte{0, 1, 0, 0}
+				sample = binary.LittleEndian.AppendUint32(sample, uint32(i))         // seq
+				sample = binary.LittleEndian.AppendUint32(sample, 0)                 // keyval
+				sample = binary.LittleEndian.AppendUint32(sample, uint32(c.baggage)) // baggage length
+				sample = append(sample, make([]byte, c.baggage)...)
+				if err := w.Write(sample, nil); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(c.pause) // no flow control yet: do not outrun the reader's socket
+
+			}
+			want := fmt.Sprintf("total %d lost 0", c.n)
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(cyclone.Output(), want) {
+				if time.Now().After(deadline) {
+					t.Fatalf("ddsperf did not report %q:\n%s", want, cyclone.Output())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
 	}
 }
 

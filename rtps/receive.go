@@ -78,6 +78,10 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire
 		if !s.WriterID.IsBuiltin() {
 			return p.handleUserHeartbeatFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 		}
+	case *wire.NackFrag:
+		if !s.WriterID.IsBuiltin() {
+			return p.handleUserNackFrag(src, s)
+		}
 	case *wire.AckNack:
 		if s.WriterID.IsBuiltin() {
 			return p.handleSEDPAckNack(src, s)

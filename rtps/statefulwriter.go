@@ -56,7 +56,7 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 	c := change{sn: w.next, key: key, payload: payload, qos: qos}
 	w.next++
 	w.changes = append(w.changes, c)
-	return []wire.Submessage{w.data(c), w.heartbeat(false)}
+	return append(w.submessages(c, nil), w.heartbeat(false))
 }
 
 // match adds remote reader g and returns what it gets first: the history
@@ -72,7 +72,7 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	var out []wire.Submessage
 	if w.durable {
 		for _, c := range w.changes {
-			out = append(out, w.data(c))
+			out = append(out, w.submessages(c, nil)...)
 		}
 	}
 	return append(out, w.heartbeat(false))
@@ -94,12 +94,17 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	w.prune()
 	var out []wire.Submessage
 	var gaps []wire.SequenceNumber
+	repaired := 0
 	for _, sn := range a.State.Members() {
 		if sn >= w.next {
 			break
 		}
 		if i, ok := slices.BinarySearchFunc(w.changes, sn, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) }); ok {
-			out = append(out, w.data(w.changes[i]))
+			if repaired > 0 && repaired+len(w.changes[i].payload) > maxRepair {
+				continue // the reader asks again after the next heartbeat
+			}
+			repaired += len(w.changes[i].payload)
+			out = append(out, w.submessages(w.changes[i], nil)...)
 		} else {
 			gaps = append(gaps, sn)
 		}
@@ -140,6 +145,59 @@ func (w *statefulWriter) unacked() []wire.GUID {
 func (w *statefulWriter) acknowledged(g wire.GUID) bool {
 	r, ok := w.readers[g]
 	return ok && r.acked >= w.next
+}
+
+// fragmentSize is the fragment size of samples too large for one DATA,
+// CycloneDDS's default, small enough for an Ethernet frame.
+const fragmentSize = 1344
+
+// maxRepair bounds the octets one ACKNACK has resent (at least one
+// change), so repairs do not flood a reader that is already dropping.
+const maxRepair = 256 << 10
+
+// maxData is the largest payload sent in one DATA; larger ones go as
+// DATA_FRAGs.
+const maxData = 8000
+
+// submessages is a change as sent: one DATA, or DATA_FRAGs when its
+// payload exceeds maxData (only those fragments in frags, when given).
+func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
+	if c.payload == nil || len(c.payload) <= maxData {
+		return []wire.Submessage{w.data(c)}
+	}
+	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
+	if frags == nil {
+		for f := uint32(1); f <= total; f++ {
+			frags = append(frags, f)
+		}
+	}
+	var out []wire.Submessage
+	for _, f := range frags {
+		if f < 1 || f > total {
+			continue
+		}
+		off := int(f-1) * fragmentSize
+		end := min(off+fragmentSize, len(c.payload))
+		df := &wire.DataFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, FragmentStart: f, Fragments: 1,
+			FragmentSize: fragmentSize, SampleSize: uint32(len(c.payload)), Payload: c.payload[off:end]}
+		if f == 1 {
+			df.InlineQoS = c.qos
+		}
+		out = append(out, df)
+	}
+	return out
+}
+
+// onNackFrag returns the fragments a reader asks for again.
+func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submessage {
+	if _, ok := w.readers[g]; !ok {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(w.changes, n.WriterSN, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) })
+	if !ok {
+		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
+	}
+	return w.submessages(w.changes[i], n.State.Members())
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {

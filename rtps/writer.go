@@ -9,9 +9,9 @@ import (
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// maxUnfragmented is the largest sample a Writer sends; larger ones need
-// DATA_FRAG, which writers do not send yet.
-const maxUnfragmented = 64000
+// maxSample is the largest sample a Writer sends (in DATA_FRAGs of
+// fragmentSize octets beyond maxData).
+const maxSample = 8 << 20
 
 // ErrTooLarge means a sample is larger than a Writer sends.
 var ErrTooLarge = errors.New("rtps: sample too large")
@@ -95,8 +95,8 @@ func (w *Writer) reliable(subs []wire.Submessage) []wire.Submessage {
 // Write publishes one sample: payload is the serialized sample with its
 // encapsulation header; qos, if not nil, is sent as the DATA's inline QoS.
 func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
-	if len(payload) > maxUnfragmented {
-		return fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxUnfragmented)
+	if len(payload) > maxSample {
+		return fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
 	}
 	p := w.p
 	p.mu.Lock()
@@ -166,6 +166,22 @@ func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []
 	}
 	reader := wire.GUID{Prefix: src, Entity: a.ReaderID}
 	if subs := w.sw.onAckNack(reader, a); len(subs) > 0 {
+		return []outgoing{{dst: src, to: p.endpointLocators(reader), subs: subs}}
+	}
+	return nil
+}
+
+// handleUserNackFrag resends the fragments a remote reader of one of our
+// writers misses.
+func (p *Participant) handleUserNackFrag(src wire.GUIDPrefix, n *wire.NackFrag) []outgoing {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.writers[wire.GUID{Prefix: p.self.Prefix, Entity: n.WriterID}]
+	if !ok || w.data.QoS.Reliability != Reliable {
+		return nil
+	}
+	reader := wire.GUID{Prefix: src, Entity: n.ReaderID}
+	if subs := w.sw.onNackFrag(reader, n); len(subs) > 0 {
 		return []outgoing{{dst: src, to: p.endpointLocators(reader), subs: subs}}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package rtps
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"sync"
@@ -36,7 +37,7 @@ func matchedPair(t *testing.T, a, b Config) (*Writer, *Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := w.WaitMatched(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestWriterRefusesOversizedSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(make([]byte, maxUnfragmented+1), nil); err == nil {
+	if err := w.Write(make([]byte, maxSample+1), nil); err == nil {
 		t.Fatal("oversized sample accepted")
 	}
 }
@@ -109,7 +110,9 @@ func lossy(fraction float64, seed uint64) func() bool {
 // With a fifth of all datagrams lost on both sides (discovery included),
 // every sample of a reliable writer arrives in order, exactly once.
 func TestReliableDeliveryUnderLoss(t *testing.T) {
-	w, r := matchedPair(t, Config{Domain: 26, drop: lossy(0.2, 1)}, Config{Domain: 26, drop: lossy(0.2, 2)})
+	// Lost announcements are repeated every AnnouncePeriod.
+	w, r := matchedPair(t, Config{Domain: 26, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 1)},
+		Config{Domain: 26, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 2)})
 	const n = 300
 	for i := range n {
 		if err := w.Write([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, nil); err != nil {
@@ -126,5 +129,22 @@ func TestReliableDeliveryUnderLoss(t *testing.T) {
 	defer cancel2()
 	if s, err := r.Take(ctx2); err == nil {
 		t.Fatalf("a sample arrived twice: sn %d", s.SN)
+	}
+}
+
+// Samples larger than one DATA go as DATA_FRAGs and come out whole.
+func TestLargeSamplesTravelInFragments(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 27}, Config{Domain: 27})
+	for _, size := range []int{maxData + 1, 100_000, 1 << 20} {
+		sample := make([]byte, size)
+		for i := range sample {
+			sample[i] = byte(i * 7)
+		}
+		if err := w.Write(sample, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := takeN(t, r, 1)[0]; !bytes.Equal(got.Payload, sample) {
+			t.Fatalf("%d-octet sample came out as %d octets, or changed", size, len(got.Payload))
+		}
 	}
 }
