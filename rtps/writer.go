@@ -158,30 +158,30 @@ func (w *Writer) Close() error {
 // handleUserAckNack repairs what a remote reader of one of our writers
 // asks for.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w, ok := p.writers[wire.GUID{Prefix: p.self.Prefix, Entity: a.WriterID}]
-	if !ok || w.data.QoS.Reliability != Reliable {
-		return nil
-	}
-	reader := wire.GUID{Prefix: src, Entity: a.ReaderID}
-	if subs := w.sw.onAckNack(reader, a); len(subs) > 0 {
-		return []outgoing{{dst: src, to: p.endpointLocators(reader), subs: subs}}
-	}
-	return nil
+	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
+		return sw.onAckNack(reader, a)
+	})
 }
 
 // handleUserNackFrag resends the fragments a remote reader of one of our
 // writers misses.
 func (p *Participant) handleUserNackFrag(src wire.GUIDPrefix, n *wire.NackFrag) []outgoing {
+	return p.repair(src, n.ReaderID, n.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
+		return sw.onNackFrag(reader, n)
+	})
+}
+
+// repair addresses to remote reader (src, readerID) what answer returns
+// for our reliable writer writerID.
+func (p *Participant) repair(src wire.GUIDPrefix, readerID, writerID wire.EntityID, answer func(*statefulWriter, wire.GUID) []wire.Submessage) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	w, ok := p.writers[wire.GUID{Prefix: p.self.Prefix, Entity: n.WriterID}]
+	w, ok := p.writers[wire.GUID{Prefix: p.self.Prefix, Entity: writerID}]
 	if !ok || w.data.QoS.Reliability != Reliable {
 		return nil
 	}
-	reader := wire.GUID{Prefix: src, Entity: n.ReaderID}
-	if subs := w.sw.onNackFrag(reader, n); len(subs) > 0 {
+	reader := wire.GUID{Prefix: src, Entity: readerID}
+	if subs := answer(w.sw, reader); len(subs) > 0 {
 		return []outgoing{{dst: src, to: p.endpointLocators(reader), subs: subs}}
 	}
 	return nil
