@@ -63,6 +63,15 @@ func FuzzHandle(f *testing.F) {
 	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}}); err != nil {
 		f.Fatal(err)
 	}
+	ours, err := p.NewWriter(EndpointData{Topic: "u", Type: "U", QoS: QoS{Reliability: Reliable}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ours.Write(make([]byte, 3*maxData), nil) // fragmented
+	nack := wire.FragmentNumberSet{Base: 1}
+	nack.Add(2)
+	f.Add(userMessage(f, w, &wire.AckNack{ReaderID: 0x107, WriterID: ours.GUID().Entity, State: wire.NewSequenceNumberSet(1), Count: 1},
+		&wire.NackFrag{ReaderID: 0x107, WriterID: ours.GUID().Entity, WriterSN: 1, State: nack, Count: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p.handle(b)
 		p.mu.Lock()
