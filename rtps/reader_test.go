@@ -124,3 +124,16 @@ func TestReaderIgnoresUnmatchedWritersAndCloses(t *testing.T) {
 		t.Fatalf("Take after Close: %v", err)
 	}
 }
+
+func TestWithdrawnWriterLeavesNoReaderState(t *testing.T) {
+	p, r, w := readerFixture(t, QoS{Reliability: Reliable})
+	p.handle(userMessage(t, w, userData(w, 1)))
+	g := w.Bytes()
+	p.handle(userMessage(t, w, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 3, // 1 announced it, 2 was a gap
+		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}}))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.sedp.remote[w]; ok || len(r.writers) != 0 {
+		t.Fatalf("withdrawn writer still known (%v) or tracked by the reader (%d)", ok, len(r.writers))
+	}
+}

@@ -110,6 +110,9 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoi
 			if _, had := p.sedp.remote[g]; had {
 				delete(p.sedp.remote, g)
 				p.unmatchReader(g)
+				for _, r := range p.readers {
+					delete(r.writers, g)
+				}
 				p.notify()
 			}
 		}
