@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -382,4 +384,52 @@ func TestReaderReceivesCycloneSamplesUnderLoss(t *testing.T) {
 		}
 		lastSeq = seq
 	}
+}
+
+// TestReaderKeepsUpWithCyclone1kHz: ddsperf publishes 1,000 samples a
+// second of a 7-joint JointState's size (about 250 octets); our reliable
+// reader gets every one, in order, and the test reports the CPU it used.
+// ACTBRIDGE_RTPS_STREAM_SECONDS sets the duration (default 3; the issue's
+// acceptance run is 20).
+func TestReaderKeepsUpWithCyclone1kHz(t *testing.T) {
+	netns.Require(t)
+	seconds := 3
+	if v, err := strconv.Atoi(os.Getenv("ACTBRIDGE_RTPS_STREAM_SECONDS")); err == nil && v > 0 {
+		seconds = v
+	}
+	const domain = 15
+	p := newParticipant(t, Config{Domain: domain, Multicast: true})
+	r, err := p.NewReader(EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true,
+		QoS: QoS{Reliability: Reliable, History: KeepAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startDDSPerf(t, domain, "", 60+seconds, "pub", "1kHz", "size", "250")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(seconds+20)*time.Second)
+	defer cancel()
+	first, err := r.Take(ctx) // discovery done, the stream runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastSeq := binary.LittleEndian.Uint32(first.Payload[4:])
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	start := time.Now()
+	n := seconds * 1000
+	for i := range n {
+		s, err := r.Take(ctx)
+		if err != nil {
+			t.Fatalf("after %d samples: %v", i, err)
+		}
+		seq := binary.LittleEndian.Uint32(s.Payload[4:])
+		if seq != lastSeq+1 {
+			t.Fatalf("sample %d: ddsperf seq %d after %d", i, seq, lastSeq)
+		}
+		lastSeq = seq
+	}
+	var after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+	wall := time.Since(start)
+	t.Logf("%d samples in %v, none lost; CPU %v (%.1f %% of a core, test binary with its checks)", n, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds())
 }
