@@ -155,11 +155,25 @@ func (w *Writer) Close() error {
 	return w.p.RemoveEndpoint(w.data.GUID)
 }
 
+// WaitAcknowledged waits until every matched reliable reader has
+// acknowledged every sample written so far (DDS's
+// wait_for_acknowledgments): a writer of large samples uses it to keep
+// from outrunning its readers. It fails with ctx's error or ErrClosed.
+func (w *Writer) WaitAcknowledged(ctx context.Context) error {
+	_, err := waitChange(ctx, w.p, func() []wire.GUID { return w.sw.unacked() }, func(gs []wire.GUID) bool { return len(gs) == 0 })
+	return err
+}
+
 // handleUserAckNack repairs what a remote reader of one of our writers
-// asks for.
+// asks for, and wakes WaitAcknowledged when the reader acknowledged more.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
-		return sw.onAckNack(reader, a)
+		before := sw.acknowledged(reader)
+		subs := sw.onAckNack(reader, a)
+		if !before && sw.acknowledged(reader) {
+			p.notify()
+		}
+		return subs
 	})
 }
 

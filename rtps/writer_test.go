@@ -57,6 +57,11 @@ func TestReliableWriterReachesReaderInOrder(t *testing.T) {
 			t.Fatalf("sample %d: %+v", i, s)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.WaitAcknowledged(ctx); err != nil {
+		t.Fatalf("samples taken but not acknowledged: %v", err)
+	}
 }
 
 func TestTransientLocalLateJoinerGetsTheLastSample(t *testing.T) {
