@@ -3,8 +3,9 @@
 # the ROS 1 master and tools (Debian's ROS packages), Prometheus, headless
 # Chromium with chromedriver (the console's browser test), Node.js with npm
 # (an MCP client of the TypeScript SDK checks the bridge), the DDS stacks,
-# generators and compilers the ROS 2 test peers are built from (CycloneDDS,
-# Fast DDS; see test/ddspeers) with rosidl's test definitions, and checks Go.
+# generators and compilers the ROS 2 test peers are built from (CycloneDDS
+# with ddsperf, Fast DDS; see test/ddspeers) with rosidl's test definitions,
+# iproute2 (the DDS tests run in network namespaces they make), and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
 
@@ -18,6 +19,7 @@ packages=(
   prometheus
   chromium chromium-driver
   cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen ros2-test-interface-files gcc g++
+  iproute2
 )
 
 missing=()

@@ -1,0 +1,99 @@
+package rtps
+
+import (
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/udp"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// Config says where and how a participant discovers others. The zero
+// value (plus a domain) is localhost-only discovery: loopback, no
+// multicast, unicast SPDP to 127.0.0.1 — what ROS 2 calls
+// ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST.
+type Config struct {
+	// Domain is the DDS domain id (0..232 with the default ports).
+	Domain int
+	// Addr is the IPv4 address of the one interface used; default 127.0.0.1.
+	Addr netip.Addr
+	// Multicast enables SPDP over the spec's group 239.255.0.1 on Addr's
+	// interface; NewParticipant fails if the interface cannot.
+	Multicast bool
+	// Peers get SPDP by unicast at the discovery ports of participant
+	// indices 0..PeerIndices-1 (and the SPDP port); default 127.0.0.1 when
+	// Multicast is off.
+	Peers []netip.Addr
+	// PeerAddrs get SPDP by unicast at exactly these ports (a peer that
+	// listens on a port of its own, such as a Fast DDS discovery server).
+	PeerAddrs []netip.AddrPort
+	// PeerIndices is how many participant indices per peer; default 4.
+	PeerIndices int
+	// MaxIndex bounds the participant indices tried for our own port; default 32.
+	MaxIndex int
+	// LeaseDuration is how long peers keep us without news; default 20s.
+	LeaseDuration time.Duration
+	// AnnouncePeriod is the SPDP period; default LeaseDuration/5.
+	AnnouncePeriod time.Duration
+	// UserData is announced as the participant's USER_DATA QoS.
+	UserData []byte
+	// MaxParticipants bounds remote participants kept; default 256. SPDP
+	// from more is ignored until some leave.
+	MaxParticipants int
+	// MaxEndpoints bounds remote endpoints kept; default 4096.
+	MaxEndpoints int
+	// MaxDatagram bounds received datagrams; default 65507 (all UDP allows).
+	MaxDatagram int
+	// Prefix is our GUID prefix; zero means random.
+	Prefix wire.GUIDPrefix
+	// Logger gets debug logs; nil means none.
+	Logger *slog.Logger
+
+	// tap, in this package's tests, sees every datagram received.
+	tap func([]byte)
+	// drop, in this package's tests, loses the datagrams it returns true
+	// for, as a lossy network would (the kernel here has no netem).
+	drop func() bool
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if !c.Addr.IsValid() {
+		c.Addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	if !c.Addr.Is4() {
+		return c, fmt.Errorf("%w: address %v is not IPv4", ErrConfig, c.Addr)
+	}
+	if !c.Multicast && len(c.Peers) == 0 && len(c.PeerAddrs) == 0 {
+		c.Peers = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}
+	}
+	if c.PeerIndices <= 0 {
+		c.PeerIndices = 4
+	}
+	if c.MaxIndex <= 0 {
+		c.MaxIndex = 32
+	}
+	if c.LeaseDuration <= 0 {
+		c.LeaseDuration = 20 * time.Second
+	}
+	if c.AnnouncePeriod <= 0 {
+		c.AnnouncePeriod = c.LeaseDuration / 5
+	}
+	if c.MaxParticipants <= 0 {
+		c.MaxParticipants = 256
+	}
+	if c.MaxEndpoints <= 0 {
+		c.MaxEndpoints = 4096
+	}
+	if c.MaxDatagram <= 0 || c.MaxDatagram > 65507 {
+		c.MaxDatagram = 65507
+	}
+	if _, err := udp.DefaultPorts().MetatrafficMulticast(c.Domain); err != nil {
+		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}

@@ -1,0 +1,312 @@
+package rtps
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/udp"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// leaseCheckPeriod is how often leases are checked at most; leases end at
+// most this late.
+const leaseCheckPeriod = 250 * time.Millisecond
+
+// heartbeatPeriod is how often our SEDP announcers heartbeat readers that
+// have not acknowledged everything.
+const heartbeatPeriod = 500 * time.Millisecond
+
+// Participant is one DDS domain participant: it announces itself by SPDP
+// and keeps the remote participants it hears of until their lease ends or
+// they say goodbye. Close it to stop its goroutines and say goodbye.
+type Participant struct {
+	cfg   Config
+	self  ParticipantData
+	index int
+	uc    *udp.Conn // discovery unicast, also announced as default unicast
+	mc    *udp.Conn // SPDP multicast; nil when Multicast is off
+	spdp  []netip.AddrPort
+
+	mu      sync.Mutex
+	remotes map[wire.GUIDPrefix]*remote
+	changed chan struct{} // closed and replaced on every change
+	closed  bool
+	sedp    sedp
+	readers map[wire.GUID]*Reader
+	writers map[wire.GUID]*Writer
+
+	seq atomic.Int64 // SPDP sequence numbers
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+type remote struct {
+	data     ParticipantData
+	deadline time.Time
+}
+
+// NewParticipant binds the discovery sockets of the first free participant
+// index and starts announcing. ctx bounds the setup only; the participant
+// lives until Close.
+func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
+	prefix := cfg.Prefix
+	if prefix == (wire.GUIDPrefix{}) {
+		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
+		if _, err := rand.Read(prefix[2:]); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.bind(ctx); err != nil {
+		return nil, err
+	}
+	ports := udp.DefaultPorts()
+	mport, _ := ports.MetatrafficMulticast(cfg.Domain)
+	self := wire.UDPv4Locator(cfg.Addr, p.uc.Port())
+	p.self = ParticipantData{
+		Prefix: prefix, Version: wire.Version(), Vendor: VendorID,
+		Domain: uint32(cfg.Domain), HasDomain: true,
+		BuiltinEndpoints: BuiltinParticipantAnnouncer | BuiltinParticipantDetector |
+			BuiltinPublicationsAnnouncer | BuiltinPublicationsDetector |
+			BuiltinSubscriptionsAnnouncer | BuiltinSubscriptionsDetector,
+		MetatrafficUnicast: []wire.Locator{self}, DefaultUnicast: []wire.Locator{self},
+		LeaseDuration: cfg.LeaseDuration, UserData: bytes.Clone(cfg.UserData),
+	}
+	if p.mc != nil {
+		p.self.MetatrafficMulticast = []wire.Locator{wire.UDPv4Locator(udp.SPDPGroup(), mport)}
+		p.spdp = append(p.spdp, netip.AddrPortFrom(udp.SPDPGroup(), mport))
+	}
+	for _, peer := range cfg.Peers {
+		p.spdp = append(p.spdp, netip.AddrPortFrom(peer, mport))
+		for i := range cfg.PeerIndices {
+			port, err := ports.MetatrafficUnicast(cfg.Domain, i)
+			if err == nil && (peer != cfg.Addr || port != p.uc.Port()) {
+				p.spdp = append(p.spdp, netip.AddrPortFrom(peer, port))
+			}
+		}
+	}
+	p.spdp = append(p.spdp, cfg.PeerAddrs...)
+	runCtx, stop := context.WithCancel(context.Background())
+	p.stop = stop
+	p.wg.Add(2)
+	go p.receive(runCtx, p.uc)
+	go p.run(runCtx)
+	if p.mc != nil {
+		p.wg.Add(1)
+		go p.receive(runCtx, p.mc)
+	}
+	return p, nil
+}
+
+// bind takes the first participant index whose discovery unicast port is
+// free, and the SPDP multicast port when Multicast is on.
+func (p *Participant) bind(ctx context.Context) error {
+	ports := udp.DefaultPorts()
+	for i := range p.cfg.MaxIndex {
+		port, err := ports.MetatrafficUnicast(p.cfg.Domain, i)
+		if err != nil {
+			break
+		}
+		c, err := udp.ListenUnicast(ctx, p.cfg.Addr, port)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		p.uc, p.index = c, i
+		break
+	}
+	if p.uc == nil {
+		return fmt.Errorf("%w: domain %d, %d indices tried", ErrNoPort, p.cfg.Domain, p.cfg.MaxIndex)
+	}
+	if p.cfg.Multicast {
+		mport, _ := ports.MetatrafficMulticast(p.cfg.Domain)
+		mc, err := udp.ListenMulticast(ctx, p.cfg.Addr, udp.SPDPGroup(), mport)
+		if err != nil {
+			p.uc.Close()
+			return err
+		}
+		p.mc = mc
+	}
+	return nil
+}
+
+// GUID is this participant's GUID.
+func (p *Participant) GUID() wire.GUID { return p.self.GUID() }
+
+// Index is the participant index whose ports this participant took.
+func (p *Participant) Index() int { return p.index }
+
+// Data is what this participant announces.
+func (p *Participant) Data() ParticipantData { return p.self }
+
+// Participants returns the remote participants known now, ordered by prefix.
+func (p *Participant) Participants() []ParticipantData {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.snapshot()
+}
+
+func (p *Participant) snapshot() []ParticipantData {
+	out := make([]ParticipantData, 0, len(p.remotes))
+	for _, r := range p.remotes {
+		out = append(out, r.data)
+	}
+	slices.SortFunc(out, func(a, b ParticipantData) int { return bytes.Compare(a.Prefix[:], b.Prefix[:]) })
+	return out
+}
+
+// WaitParticipants waits until cond holds for the remote participants
+// known, and returns them; it checks at every change. It fails with ctx's
+// error or ErrClosed.
+func (p *Participant) WaitParticipants(ctx context.Context, cond func([]ParticipantData) bool) ([]ParticipantData, error) {
+	return waitChange(ctx, p, p.snapshot, cond)
+}
+
+// waitChange waits until cond holds for what snapshot returns (called
+// with p.mu held), checking at every change.
+func waitChange[T any](ctx context.Context, p *Participant, snapshot func() []T, cond func([]T) bool) ([]T, error) {
+	for {
+		p.mu.Lock()
+		snap, ch, closed := snapshot(), p.changed, p.closed
+		p.mu.Unlock()
+		if cond(snap) {
+			return snap, nil
+		}
+		if closed {
+			return snap, ErrClosed
+		}
+		select {
+		case <-ctx.Done():
+			return snap, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// notify wakes waiters; p.mu must be held.
+func (p *Participant) notify() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Close says goodbye (an SPDP dispose, so peers drop us at once instead
+// of waiting for our lease), stops the goroutines and closes the sockets.
+func (p *Participant) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.notify()
+	for _, r := range p.readers {
+		r.wake()
+	}
+	p.mu.Unlock()
+	err := p.announce(true)
+	p.stop()
+	p.uc.Close()
+	if p.mc != nil {
+		p.mc.Close()
+	}
+	p.wg.Wait()
+	return err
+}
+
+// run announces every AnnouncePeriod and ends leases.
+func (p *Participant) run(ctx context.Context) {
+	defer p.wg.Done()
+	p.announce(false)
+	announce := time.NewTicker(p.cfg.AnnouncePeriod)
+	defer announce.Stop()
+	check := time.NewTicker(min(p.cfg.AnnouncePeriod, leaseCheckPeriod))
+	defer check.Stop()
+	heartbeat := time.NewTicker(heartbeatPeriod)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-announce.C:
+			p.announce(false)
+		case now := <-check.C:
+			p.expire(now)
+		case <-heartbeat.C:
+			p.send(p.heartbeats())
+		}
+	}
+}
+
+// expire drops the participants whose lease ended before now.
+func (p *Participant) expire(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, r := range p.remotes {
+		if now.After(r.deadline) {
+			p.cfg.Logger.Debug("rtps: participant lease ended", "prefix", k, "vendor", r.data.Vendor)
+			p.drop(k)
+		}
+	}
+}
+
+// drop forgets a remote participant, its endpoints and its matches with
+// our builtin endpoints; p.mu must be held.
+func (p *Participant) drop(prefix wire.GUIDPrefix) {
+	delete(p.remotes, prefix)
+	p.sedp.drop(prefix)
+	for _, r := range p.readers {
+		for w := range r.writers {
+			if w.Prefix == prefix {
+				delete(r.writers, w)
+			}
+		}
+	}
+	for _, w := range p.writers {
+		for g := range w.sw.readers {
+			if g.Prefix == prefix {
+				w.sw.unmatch(g)
+			}
+		}
+	}
+	p.notify()
+}
+
+// receive reads datagrams from c until it is closed.
+func (p *Participant) receive(ctx context.Context, c *udp.Conn) {
+	defer p.wg.Done()
+	buf := make([]byte, p.cfg.MaxDatagram+1)
+	for {
+		n, src, err := c.ReadFrom(buf)
+		if errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			p.cfg.Logger.Debug("rtps: read", "from", src, "err", err)
+			continue
+		}
+		if p.cfg.tap != nil {
+			p.cfg.tap(buf[:n])
+		}
+		if p.cfg.drop != nil && p.cfg.drop() {
+			continue
+		}
+		p.handle(buf[:n])
+	}
+}

@@ -1,0 +1,354 @@
+package rtps
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/actbridge/actbridge/rtps/fragment"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// Bounds of a reader.
+const (
+	// maxKeepAll bounds the queue of a keep-all reader.
+	maxKeepAll = 1024
+	// maxOutOfOrder bounds the octets a reliable reader holds per writer
+	// while it waits for a missing earlier sample.
+	maxOutOfOrder = 4 << 20
+)
+
+// Sample is one sample a Reader delivers.
+type Sample struct {
+	Writer wire.GUID
+	SN     wire.SequenceNumber
+	// Payload is the serialized payload, encapsulation header included.
+	Payload []byte
+	// InlineQoS is the DATA's inline QoS (nil when none), copied.
+	InlineQoS wire.ParameterList
+}
+
+// Reader receives the samples of the remote writers that match its
+// endpoint: in order per writer, each once, repaired by ACKNACK when it is
+// reliable; it keeps the last QoS.Depth samples not yet taken (keep-last)
+// or up to 1024 (keep-all). Close it to withdraw it.
+type Reader struct {
+	p       *Participant
+	data    EndpointData
+	queue   []Sample
+	ready   chan struct{} // closed and replaced when a sample is queued
+	writers map[wire.GUID]*userWriter
+	frags   *fragment.Reassembler
+	closed  bool
+}
+
+// userWriter is a reader's state for one remote writer.
+type userWriter struct {
+	writerProxy
+	held      map[wire.SequenceNumber]Sample // reliable: arrived ahead of next
+	heldBytes int
+	nackFrags int32 // NACK_FRAG count
+}
+
+// NewReader announces a reader (e.Writer must be false) and returns it.
+func (p *Participant) NewReader(e EndpointData) (*Reader, error) {
+	if e.Writer {
+		return nil, fmt.Errorf("%w: NewReader of a writer", ErrConfig)
+	}
+	g, err := p.AddEndpoint(e)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
+		frags: fragment.New(fragment.Limits{})}
+	p.readers[g] = r
+	return r, nil
+}
+
+// GUID is the reader's GUID.
+func (r *Reader) GUID() wire.GUID { return r.data.GUID }
+
+// Take removes and returns the oldest queued sample, waiting for one. It
+// fails with ctx's error, or ErrClosed once the reader or its participant
+// is closed.
+func (r *Reader) Take(ctx context.Context) (Sample, error) {
+	for {
+		r.p.mu.Lock()
+		if len(r.queue) > 0 {
+			s := r.queue[0]
+			r.queue = r.queue[1:]
+			r.p.mu.Unlock()
+			return s, nil
+		}
+		ch, closed := r.ready, r.closed || r.p.closed
+		r.p.mu.Unlock()
+		if closed {
+			return Sample{}, ErrClosed
+		}
+		select {
+		case <-ctx.Done():
+			return Sample{}, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Close withdraws the reader; Take returns ErrClosed.
+func (r *Reader) Close() error {
+	r.p.mu.Lock()
+	if r.closed {
+		r.p.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	delete(r.p.readers, r.data.GUID)
+	r.wake()
+	r.p.mu.Unlock()
+	return r.p.RemoveEndpoint(r.data.GUID)
+}
+
+// wake tells Take a sample is queued; p.mu must be held.
+func (r *Reader) wake() {
+	close(r.ready)
+	r.ready = make(chan struct{})
+}
+
+// readersFor lists our readers a user submessage from writer w to
+// readerID is for: the named one, or every reader matching w when the
+// reader is unknown (multicast). p.mu must be held.
+func (p *Participant) readersFor(w wire.GUID, readerID wire.EntityID) []*Reader {
+	remote, ok := p.sedp.remote[w]
+	if !ok {
+		return nil
+	}
+	var out []*Reader
+	for g, r := range p.readers {
+		if (readerID == wire.EntityIDUnknown || readerID == g.Entity) && Match(remote, r.data) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// reliableReadersFor is readersFor without the best-effort readers, which
+// never answer a writer.
+func (p *Participant) reliableReadersFor(w wire.GUID, readerID wire.EntityID) []*Reader {
+	var out []*Reader
+	for _, r := range p.readersFor(w, readerID) {
+		if r.data.QoS.Reliability == Reliable {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (r *Reader) writer(w wire.GUID) *userWriter {
+	uw, ok := r.writers[w]
+	if !ok {
+		uw = &userWriter{writerProxy: writerProxy{next: 1, received: wire.NewSequenceNumberSet(1), hbCount: -1 << 31}, held: map[wire.SequenceNumber]Sample{}}
+		r.writers[w] = uw
+	}
+	return uw
+}
+
+// handleUserData delivers a DATA (or a completed DATA_FRAG) to our readers.
+func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.readersFor(w, readerID) {
+		r.receive(w, sn, payload, qos)
+	}
+}
+
+// handleUserFrag adds fragments and delivers the sample they complete.
+func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.readersFor(w, f.ReaderID) {
+		uw := r.writer(w)
+		if f.WriterSN < uw.next || uw.received.Contains(f.WriterSN) {
+			continue
+		}
+		payload, err := r.frags.Add(w, f)
+		if err != nil {
+			p.cfg.Logger.Debug("rtps: bad fragment", "writer", w, "err", err)
+			continue
+		}
+		if payload != nil {
+			r.receive(w, f.WriterSN, bytes.Clone(payload), f.InlineQoS)
+		}
+	}
+}
+
+// receive queues sample sn of writer w: a best-effort reader takes any
+// sample newer than the last, a reliable one delivers in order and holds
+// what arrives early.
+func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+	uw := r.writer(w)
+	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos)}
+	if r.data.QoS.Reliability != Reliable {
+		if sn >= uw.next {
+			uw.next = sn + 1
+			r.enqueue(s)
+		}
+		return
+	}
+	if sn < uw.next || uw.received.Contains(sn) {
+		return
+	}
+	if sn > uw.next {
+		if uw.heldBytes+len(s.Payload) > maxOutOfOrder || !uw.received.Add(sn) {
+			return // the writer sends it again
+		}
+		uw.held[sn] = s
+		uw.heldBytes += len(s.Payload)
+		return
+	}
+	r.enqueue(s)
+	uw.received.Add(sn)
+	r.release(uw)
+}
+
+// release moves next past what arrived and queues the held samples that
+// are now in order.
+func (r *Reader) release(uw *userWriter) {
+	for uw.received.Contains(uw.next) {
+		if s, ok := uw.held[uw.next]; ok {
+			delete(uw.held, uw.next)
+			uw.heldBytes -= len(s.Payload)
+			r.enqueue(s)
+		}
+		uw.next++
+	}
+	uw.rebase(uw.next)
+}
+
+// enqueue adds s, dropping the oldest beyond the history depth.
+func (r *Reader) enqueue(s Sample) {
+	limit := maxKeepAll
+	if r.data.QoS.History == KeepLast {
+		limit = int(max(r.data.QoS.Depth, 1))
+	}
+	if len(r.queue) >= limit {
+		r.queue = r.queue[1:]
+	}
+	r.queue = append(r.queue, s)
+	r.wake()
+}
+
+// handleUserHeartbeat answers a writer's heartbeat with the reliable
+// readers' ACKNACKs.
+func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outgoing {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []outgoing
+	for _, r := range p.reliableReadersFor(w, h.ReaderID) {
+		uw := r.writer(w)
+		if h.Count <= uw.hbCount {
+			continue
+		}
+		uw.hbCount = h.Count
+		if h.First > uw.next {
+			// What the writer no longer has is skipped.
+			if h.First >= uw.next+wire.MaxSetBits {
+				uw.skipHeld(h.First)
+			}
+			for sn := uw.next; sn < h.First; sn++ {
+				uw.received.Add(sn)
+			}
+			r.release(uw)
+		}
+		state := wire.NewSequenceNumberSet(uw.next)
+		for sn := uw.next; sn <= h.Last && sn < uw.next+wire.MaxSetBits; sn++ {
+			if !uw.received.Contains(sn) {
+				state.Add(sn)
+			}
+		}
+		if h.Final && state.NumBits == 0 {
+			continue
+		}
+		uw.ackCount++
+		subs := []wire.Submessage{&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: state, Count: uw.ackCount, Final: state.NumBits == 0}}
+		for _, sn := range state.Members() {
+			if nf := r.nackFrag(w, uw, sn); nf != nil {
+				subs = append(subs, nf)
+			}
+		}
+		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: subs})
+	}
+	return out
+}
+
+// nackFrag asks for the missing fragments of a partly received sample;
+// nil when none of sn has arrived.
+func (r *Reader) nackFrag(w wire.GUID, uw *userWriter, sn wire.SequenceNumber) *wire.NackFrag {
+	set, ok := r.frags.Missing(fragment.Key{Writer: w, SN: sn})
+	if !ok || set.NumBits == 0 {
+		return nil
+	}
+	uw.nackFrags++
+	return &wire.NackFrag{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, WriterSN: sn, State: set, Count: uw.nackFrags}
+}
+
+// handleUserHeartbeatFrag answers a writer's HEARTBEAT_FRAG with the
+// fragments our reliable readers miss.
+func (p *Participant) handleUserHeartbeatFrag(w wire.GUID, h *wire.HeartbeatFrag) []outgoing {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []outgoing
+	for _, r := range p.reliableReadersFor(w, h.ReaderID) {
+		uw := r.writer(w)
+		if h.WriterSN < uw.next || uw.received.Contains(h.WriterSN) {
+			continue
+		}
+		if nf := r.nackFrag(w, uw, h.WriterSN); nf != nil {
+			out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: []wire.Submessage{nf}})
+		}
+	}
+	return out
+}
+
+// skipHeld drops every held sample below sn and moves next to sn.
+func (uw *userWriter) skipHeld(sn wire.SequenceNumber) {
+	for k, s := range uw.held {
+		if k < sn {
+			delete(uw.held, k)
+			uw.heldBytes -= len(s.Payload)
+		}
+	}
+	uw.next = sn
+}
+
+// handleUserGap marks numbers a writer will never send as done.
+func (p *Participant) handleUserGap(w wire.GUID, g *wire.Gap) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.readersFor(w, g.ReaderID) {
+		uw := r.writer(w)
+		for sn := max(g.Start, uw.next); sn < g.List.Base && sn < uw.next+wire.MaxSetBits; sn++ {
+			uw.received.Add(sn)
+		}
+		for _, sn := range g.List.Members() {
+			if sn >= uw.next {
+				uw.received.Add(sn)
+			}
+		}
+		if g.Start <= uw.next && g.List.Base >= uw.next+wire.MaxSetBits {
+			uw.skipHeld(g.List.Base)
+		}
+		r.release(uw)
+	}
+}
+
+func cloneParams(pl wire.ParameterList) wire.ParameterList {
+	if pl == nil {
+		return nil
+	}
+	out := make(wire.ParameterList, len(pl))
+	for i, p := range pl {
+		out[i] = wire.Parameter{ID: p.ID, Value: bytes.Clone(p.Value)}
+	}
+	return out
+}

@@ -1,0 +1,139 @@
+package rtps
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// readerFixture is a participant that knows a fake remote participant
+// and its keyed writer of topic "t" (see sedpDatagram).
+func readerFixture(t *testing.T, qos QoS) (*Participant, *Reader, wire.GUID) {
+	t.Helper()
+	p := newParticipant(t, Config{Domain: 21, PeerAddrs: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	remote := fakeParticipant(3, time.Minute, 21)
+	remote.BuiltinEndpoints = 0x3f
+	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	p.handle(spdpDatagram(t, remote))
+	p.handle(sedpDatagram(t, remote.Prefix))
+	r, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: qos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r, wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
+}
+
+func userMessage(t testing.TB, w wire.GUID, subs ...wire.Submessage) []byte {
+	t.Helper()
+	m := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: wire.VendorCyclone, Prefix: w.Prefix}, Submessages: subs}
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func userData(w wire.GUID, sn wire.SequenceNumber) *wire.Data {
+	return &wire.Data{WriterID: w.Entity, WriterSN: sn, Payload: []byte{0, 1, 0, 0, byte(sn)}}
+}
+
+// queued takes every sample queued now.
+func queued(r *Reader) []wire.SequenceNumber {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	var out []wire.SequenceNumber
+	for {
+		s, err := r.Take(ctx)
+		if err != nil {
+			return out
+		}
+		out = append(out, s.SN)
+	}
+}
+
+func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
+	p, r, w := readerFixture(t, QoS{Reliability: Reliable, History: KeepAll})
+	p.handle(userMessage(t, w, userData(w, 3), userData(w, 2)))
+	if got := queued(r); len(got) != 0 {
+		t.Fatalf("delivered %v before 1", got)
+	}
+	out := p.handleUserHeartbeat(w, &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 3, Count: 1})
+	if len(out) != 1 {
+		t.Fatalf("answers %+v", out)
+	}
+	a := out[0].subs[0].(*wire.AckNack)
+	if a.State.Base != 1 || len(a.State.Members()) != 1 || a.State.Members()[0] != 1 {
+		t.Fatalf("acknack %+v", a.State)
+	}
+	p.handle(userMessage(t, w, userData(w, 1), userData(w, 2)))
+	if got := queued(r); len(got) != 3 || got[0] != 1 || got[2] != 3 {
+		t.Fatalf("delivered %v, want 1 2 3 once each", got)
+	}
+	p.handle(userMessage(t, w, &wire.Gap{WriterID: w.Entity, Start: 4, List: wire.NewSequenceNumberSet(5)}, userData(w, 5)))
+	if got := queued(r); len(got) != 1 || got[0] != 5 {
+		t.Fatalf("after gap: %v", got)
+	}
+	// Fragments 1 and 3 of sample 6 (3 fragments of 4 octets) arrive; a
+	// heartbeat gets a NACK_FRAG for fragment 2.
+	payload := []byte{0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}
+	for _, f := range []uint32{1, 3} {
+		p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: f, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[(f-1)*4 : f*4]}))
+	}
+	out = p.handleUserHeartbeat(w, &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 6, Count: 2})
+	if len(out) != 1 || len(out[0].subs) != 2 {
+		t.Fatalf("answers %+v", out)
+	}
+	if nf := out[0].subs[1].(*wire.NackFrag); nf.WriterSN != 6 || len(nf.State.Members()) != 1 || nf.State.Members()[0] != 2 {
+		t.Fatalf("nack_frag %+v", nf)
+	}
+	p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: 2, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[4:8]}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	s, err := r.Take(ctx)
+	if err != nil || s.SN != 6 || string(s.Payload) != string(payload) {
+		t.Fatalf("reassembled %+v %v", s, err)
+	}
+}
+
+func TestBestEffortKeepLastReaderKeepsTheNewest(t *testing.T) {
+	p, r, w := readerFixture(t, QoS{Reliability: BestEffort, History: KeepLast, Depth: 2})
+	p.handle(userMessage(t, w, userData(w, 1), userData(w, 3), userData(w, 2), userData(w, 4)))
+	if got := queued(r); len(got) != 2 || got[0] != 3 || got[1] != 4 {
+		t.Fatalf("queued %v, want the last 2 of 1 3 4 (2 came late)", got)
+	}
+	if out := p.handleUserHeartbeat(w, &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 9, Count: 1}); len(out) != 0 {
+		t.Fatalf("best-effort reader answered a heartbeat: %+v", out)
+	}
+}
+
+func TestReaderIgnoresUnmatchedWritersAndCloses(t *testing.T) {
+	p, r, w := readerFixture(t, QoS{Reliability: Reliable})
+	stranger := wire.GUID{Prefix: w.Prefix, Entity: 0x999902}
+	p.handle(userMessage(t, stranger, userData(stranger, 1)))
+	if got := queued(r); len(got) != 0 {
+		t.Fatalf("sample from an undiscovered writer delivered: %v", got)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Take(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Take after Close: %v", err)
+	}
+}
+
+func TestWithdrawnWriterLeavesNoReaderState(t *testing.T) {
+	p, r, w := readerFixture(t, QoS{Reliability: Reliable})
+	p.handle(userMessage(t, w, userData(w, 1)))
+	g := w.Bytes()
+	p.handle(userMessage(t, w, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 3, // 1 announced it, 2 was a gap
+		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}}))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.sedp.remote[w]; ok || len(r.writers) != 0 {
+		t.Fatalf("withdrawn writer still known (%v) or tracked by the reader (%d)", ok, len(r.writers))
+	}
+}

@@ -1,0 +1,125 @@
+package rtps
+
+import (
+	"net/netip"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// maxMessage is the size at which outgoing submessages start a new
+// datagram; far below UDP's limit and Cyclone's 14720-octet default.
+const maxMessage = 8192
+
+// outgoing is submessages for one remote participant (INFO_DST is added).
+type outgoing struct {
+	dst  wire.GUIDPrefix
+	to   []netip.AddrPort
+	subs []wire.Submessage
+}
+
+// handle processes one datagram: the submessages that parsed, with the
+// source and destination INFO_SRC and INFO_DST set for them.
+func (p *Participant) handle(b []byte) {
+	var m wire.Message
+	if err := m.Unmarshal(b); err != nil {
+		p.cfg.Logger.Debug("rtps: bad message", "err", err)
+		// The submessages before the bad one stand (spec 8.3.4.1).
+	}
+	src, vendor := m.Header.Prefix, m.Header.Vendor
+	if src == p.self.Prefix {
+		return
+	}
+	var out []outgoing
+	forUs := true
+	for _, s := range m.Submessages {
+		switch s := s.(type) {
+		case *wire.InfoSrc:
+			src, vendor = s.Prefix, s.Vendor
+		case *wire.InfoDst:
+			forUs = s.Prefix == (wire.GUIDPrefix{}) || s.Prefix == p.self.Prefix
+		default:
+			if forUs && src != p.self.Prefix {
+				out = append(out, p.dispatch(src, vendor, s)...)
+			}
+		}
+	}
+	p.send(out)
+}
+
+// dispatch routes one submessage from participant src to the builtin
+// endpoint it is for.
+func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire.Submessage) []outgoing {
+	switch s := s.(type) {
+	case *wire.Data:
+		switch {
+		case s.WriterID == wire.EntityIDSPDPWriter:
+			return p.handleSPDP(src, vendor, s)
+		case s.WriterID.IsBuiltin():
+			return p.handleSEDPData(src, s)
+		case s.Payload != nil && !s.Key && !disposed(s):
+			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS)
+		}
+	case *wire.DataFrag:
+		if !s.WriterID.IsBuiltin() && !s.Key {
+			p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
+	case *wire.Heartbeat:
+		if s.WriterID.IsBuiltin() {
+			return p.handleSEDPHeartbeat(src, s)
+		}
+		return p.handleUserHeartbeat(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+	case *wire.Gap:
+		if s.WriterID.IsBuiltin() {
+			p.handleSEDPGap(src, s)
+		} else {
+			p.handleUserGap(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
+	case *wire.HeartbeatFrag:
+		if !s.WriterID.IsBuiltin() {
+			return p.handleUserHeartbeatFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+		}
+	case *wire.NackFrag:
+		if !s.WriterID.IsBuiltin() {
+			return p.handleUserNackFrag(src, s)
+		}
+	case *wire.AckNack:
+		if s.WriterID.IsBuiltin() {
+			return p.handleSEDPAckNack(src, s)
+		}
+		return p.handleUserAckNack(src, s)
+	}
+	return nil
+}
+
+// send marshals and sends the outgoing submessages, a datagram per
+// maxMessage octets.
+func (p *Participant) send(out []outgoing) {
+	for _, o := range out {
+		hdr := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: VendorID, Prefix: p.self.Prefix}}
+		b, _ := hdr.Marshal()
+		b, _ = wire.AppendSubmessage(b, &wire.InfoDst{Prefix: o.dst})
+		start := len(b)
+		for _, s := range o.subs {
+			var err error
+			if b, err = wire.AppendSubmessage(b, s); err != nil {
+				p.cfg.Logger.Debug("rtps: marshal", "err", err)
+				continue
+			}
+			if len(b) >= maxMessage {
+				p.writeAll(b, o.to)
+				b = b[:start]
+			}
+		}
+		if len(b) > start {
+			p.writeAll(b, o.to)
+		}
+	}
+}
+
+func (p *Participant) writeAll(b []byte, to []netip.AddrPort) {
+	for _, a := range to {
+		if err := p.uc.WriteTo(b, a); err != nil {
+			p.cfg.Logger.Debug("rtps: send", "to", a, "err", err)
+		}
+	}
+}

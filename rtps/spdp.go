@@ -1,0 +1,200 @@
+package rtps
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// handleSPDP learns, refreshes or drops a participant from an SPDP sample.
+func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) []outgoing {
+	if disposed(d) {
+		// A participant says goodbye for itself only; without a key the
+		// sender is meant.
+		if g, ok := disposedKey(d, wire.PIDParticipantGUID); !ok || g.Prefix == src {
+			p.forget(src)
+		}
+		return nil
+	}
+	if d.Payload == nil || d.Key {
+		return nil
+	}
+	pl, o, err := payloadParameterList(d.Payload)
+	if err != nil {
+		p.cfg.Logger.Debug("rtps: bad SPDP payload", "src", src, "err", err)
+		return nil
+	}
+	data, err := ParseParticipantData(pl, o, vendor)
+	if err != nil {
+		p.cfg.Logger.Debug("rtps: bad SPDP data", "src", src, "err", err)
+		return nil
+	}
+	if data.Prefix == p.self.Prefix || (data.HasDomain && data.Domain != uint32(p.cfg.Domain)) || data.Version.Major != 2 {
+		return nil
+	}
+	return p.learn(data)
+}
+
+// disposed reports whether a DATA's status info disposes or unregisters.
+func disposed(d *wire.Data) bool {
+	st, ok := d.InlineQoS.Get(wire.PIDStatusInfo)
+	return ok && len(st) == 4 && st[3]&(wire.StatusDisposed|wire.StatusUnregistered) != 0
+}
+
+// disposedKey finds the GUID a dispose names: its key hash, else the
+// serialized key's parameter pid (participant or endpoint GUID).
+func disposedKey(d *wire.Data, pid wire.ParameterID) (wire.GUID, bool) {
+	if kh, ok := d.InlineQoS.Get(wire.PIDKeyHash); ok {
+		if g, err := wire.GUIDFromBytes(kh); err == nil {
+			return g, true
+		}
+	}
+	if d.Payload != nil {
+		if pl, _, err := payloadParameterList(d.Payload); err == nil {
+			if v, ok := pl.Get(pid); ok {
+				if g, err := wire.GUIDFromBytes(v); err == nil {
+					return g, true
+				}
+			}
+		}
+	}
+	return wire.GUID{}, false
+}
+
+// learn adds or refreshes a participant. A new one gets our SPDP
+// announcement at once, so it need not wait for our next period, and is
+// matched with our SEDP endpoints.
+func (p *Participant) learn(d ParticipantData) []outgoing {
+	lease := min(d.LeaseDuration, 24*time.Hour)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	r, known := p.remotes[d.Prefix]
+	if !known {
+		if len(p.remotes) >= p.cfg.MaxParticipants {
+			p.cfg.Logger.Debug("rtps: participant limit reached", "prefix", d.Prefix)
+			return nil
+		}
+		r = &remote{}
+		p.remotes[d.Prefix] = r
+	}
+	changed := !known || !sameData(r.data, d)
+	r.data, r.deadline = d, time.Now().Add(lease)
+	if changed {
+		p.notify()
+	}
+	if known {
+		return nil
+	}
+	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor)
+	to := p.locatorsOf([]ParticipantData{d})
+	if b, err := p.spdpMessage(false); err == nil {
+		p.writeAll(b, to)
+	}
+	return p.matchBuiltins(d, to)
+}
+
+func sameData(a, b ParticipantData) bool {
+	return a.Vendor == b.Vendor && a.BuiltinEndpoints == b.BuiltinEndpoints && a.LeaseDuration == b.LeaseDuration &&
+		string(a.UserData) == string(b.UserData) &&
+		equalLocators(a.MetatrafficUnicast, b.MetatrafficUnicast) && equalLocators(a.DefaultUnicast, b.DefaultUnicast)
+}
+
+func equalLocators(a, b []wire.Locator) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// forget drops a participant that said goodbye.
+func (p *Participant) forget(prefix wire.GUIDPrefix) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.remotes[prefix]; ok {
+		p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
+		p.drop(prefix)
+	}
+}
+
+// locatorsOf lists the reachable discovery unicast addresses of ds.
+func (p *Participant) locatorsOf(ds []ParticipantData) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, d := range ds {
+		for _, l := range d.MetatrafficUnicast {
+			if ap, ok := l.AddrPort(); ok && p.uc.Reachable(ap.Addr()) {
+				out = append(out, ap)
+			}
+		}
+	}
+	return out
+}
+
+// announce sends our SPDP sample (or, for goodbye, its dispose) to the
+// SPDP destinations and every known participant.
+func (p *Participant) announce(goodbye bool) error {
+	dst := append(append([]netip.AddrPort{}, p.spdp...), p.locatorsOf(p.Participants())...)
+	return p.sendSPDP(goodbye, dst)
+}
+
+func (p *Participant) sendSPDP(goodbye bool, dst []netip.AddrPort) error {
+	b, err := p.spdpMessage(goodbye)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	seen := map[netip.AddrPort]bool{}
+	for _, a := range dst {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		if err := p.uc.WriteTo(b, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		p.cfg.Logger.Debug("rtps: SPDP send", "err", err)
+		return err
+	}
+	return nil
+}
+
+// spdpMessage builds INFO_TS + DATA(SPDP): our participant data, or for
+// goodbye a disposed+unregistered key (inline key hash and status info,
+// serialized key with the participant guid), as CycloneDDS and Fast DDS
+// both understand.
+func (p *Participant) spdpMessage(goodbye bool) ([]byte, error) {
+	sn := wire.SequenceNumber(p.seq.Add(1))
+	g := p.self.GUID().Bytes()
+	data := &wire.Data{
+		ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn,
+		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}},
+	}
+	var err error
+	if goodbye {
+		data.InlineQoS = append(data.InlineQoS, wire.Parameter{ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, wire.StatusDisposed | wire.StatusUnregistered}})
+		data.Key = true
+		data.Payload, err = plPayload(wire.ParameterList{{ID: wire.PIDParticipantGUID, Value: g[:]}})
+	} else {
+		data.Payload, err = plPayload(p.self.ParameterList(binary.LittleEndian))
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := wire.Message{
+		Header:      wire.Header{Version: wire.Version(), Vendor: VendorID, Prefix: p.self.Prefix},
+		Submessages: []wire.Submessage{&wire.InfoTS{Time: wire.TimeOf(time.Now())}, data},
+	}
+	return m.Marshal()
+}

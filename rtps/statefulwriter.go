@@ -1,0 +1,249 @@
+package rtps
+
+import (
+	"slices"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// statefulWriter is the reliable side of a writer: a history of changes,
+// a proxy per matched remote reader, repairs of what readers NACK and
+// heartbeats until they acknowledge. An SEDP announcer keeps the latest
+// change per key (keepLast 0) and is transient-local; a user writer keeps
+// its last keepLast changes. It does no IO: its methods return the
+// submessages to send, the participant sends them. Callers hold the
+// participant's lock.
+type statefulWriter struct {
+	id, readerID wire.EntityID
+	changes      []change // ascending SN
+	next         wire.SequenceNumber
+	hbCount      int32
+	readers      map[wire.GUID]*readerProxy
+	keepLast     int  // 0: one change per key
+	durable      bool // transient-local: new readers get the history
+}
+
+type change struct {
+	sn      wire.SequenceNumber
+	key     wire.GUID
+	payload []byte // serialized payload; nil for a dispose
+	qos     wire.ParameterList
+}
+
+type readerProxy struct {
+	acked wire.SequenceNumber // every SN below is acknowledged
+	// bestEffort readers never acknowledge; they are not waited for.
+	bestEffort bool
+	// lastNack is the count of the last ACKNACK acted on; repeats are ignored.
+	lastNack int32
+}
+
+// newBuiltinWriter is an SEDP announcer: transient-local, one change per
+// key, addressed to the remote builtin reader readerID.
+func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
+	return &statefulWriter{id: id, readerID: readerID, next: 1, readers: map[wire.GUID]*readerProxy{}, durable: true}
+}
+
+// write adds a change (nil payload: dispose) and returns the submessages
+// every matched reader gets. It replaces the change of the same key, or
+// drops the oldest beyond keepLast.
+func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
+	if w.keepLast == 0 {
+		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
+	} else if len(w.changes) >= w.keepLast {
+		w.changes = slices.Delete(w.changes, 0, len(w.changes)-w.keepLast+1)
+	}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos}
+	w.next++
+	w.changes = append(w.changes, c)
+	return append(w.submessages(c, nil), w.heartbeat(false))
+}
+
+// match adds remote reader g and returns what it gets first: the history
+// when durable, and a heartbeat.
+func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
+	if _, ok := w.readers[g]; !ok {
+		acked := wire.SequenceNumber(1)
+		if !w.durable {
+			acked = w.next
+		}
+		w.readers[g] = &readerProxy{acked: acked, lastNack: -1 << 31}
+	}
+	var out []wire.Submessage
+	if w.durable {
+		for _, c := range w.changes {
+			out = append(out, w.submessages(c, nil)...)
+		}
+	}
+	return append(out, w.heartbeat(false))
+}
+
+func (w *statefulWriter) unmatch(g wire.GUID) { delete(w.readers, g) }
+
+// onAckNack records what a reader acknowledged and returns the repairs:
+// the changes it misses, GAPs for numbers no longer held.
+func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessage {
+	r, ok := w.readers[g]
+	if !ok || a.Count <= r.lastNack {
+		return nil
+	}
+	r.lastNack = a.Count
+	if a.State.Base > r.acked {
+		r.acked = min(a.State.Base, w.next)
+	}
+	w.prune()
+	var out []wire.Submessage
+	var gaps []wire.SequenceNumber
+	repaired := 0
+	for _, sn := range a.State.Members() {
+		if sn >= w.next {
+			break
+		}
+		if i, ok := slices.BinarySearchFunc(w.changes, sn, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) }); ok {
+			if repaired > 0 && repaired+len(w.changes[i].payload) > maxRepair {
+				continue // the reader asks again after the next heartbeat
+			}
+			repaired += len(w.changes[i].payload)
+			out = append(out, w.submessages(w.changes[i], nil)...)
+		} else {
+			gaps = append(gaps, sn)
+		}
+	}
+	if len(gaps) > 0 {
+		out = append(out, gapOf(w.readerID, w.id, gaps))
+	}
+	if len(out) > 0 {
+		out = append(out, w.heartbeat(false))
+	}
+	return out
+}
+
+// prune drops disposes every matched reader has acknowledged: a reader
+// that joins later never knew the key, so it needs no dispose.
+func (w *statefulWriter) prune() {
+	low := w.next
+	for _, r := range w.readers {
+		if !r.bestEffort {
+			low = min(low, r.acked)
+		}
+	}
+	w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.payload == nil && c.sn < low })
+}
+
+// unacked lists the readers that have not acknowledged everything.
+func (w *statefulWriter) unacked() []wire.GUID {
+	var out []wire.GUID
+	for p, r := range w.readers {
+		if r.acked < w.next && !r.bestEffort {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// acknowledged reports whether reader g acknowledged every change.
+func (w *statefulWriter) acknowledged(g wire.GUID) bool {
+	r, ok := w.readers[g]
+	return ok && r.acked >= w.next
+}
+
+// fragmentSize is the fragment size of samples too large for one DATA,
+// CycloneDDS's default, small enough for an Ethernet frame.
+const fragmentSize = 1344
+
+// maxRepair bounds the octets one ACKNACK has resent (at least one
+// change), so repairs do not flood a reader that is already dropping.
+const maxRepair = 256 << 10
+
+// maxData is the largest payload sent in one DATA; larger ones go as
+// DATA_FRAGs.
+const maxData = 8000
+
+// submessages is a change as sent: one DATA, or DATA_FRAGs when its
+// payload exceeds maxData (only those fragments in frags, when given).
+func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
+	if c.payload == nil || len(c.payload) <= maxData {
+		return []wire.Submessage{w.data(c)}
+	}
+	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
+	if frags == nil {
+		for f := uint32(1); f <= total; f++ {
+			frags = append(frags, f)
+		}
+	}
+	var out []wire.Submessage
+	for _, f := range frags {
+		if f < 1 || f > total {
+			continue
+		}
+		off := int(f-1) * fragmentSize
+		end := min(off+fragmentSize, len(c.payload))
+		df := &wire.DataFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, FragmentStart: f, Fragments: 1,
+			FragmentSize: fragmentSize, SampleSize: uint32(len(c.payload)), Payload: c.payload[off:end]}
+		if f == 1 {
+			df.InlineQoS = c.qos
+		}
+		out = append(out, df)
+	}
+	return out
+}
+
+// onNackFrag returns the fragments a reader asks for again.
+func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submessage {
+	if _, ok := w.readers[g]; !ok {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(w.changes, n.WriterSN, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) })
+	if !ok {
+		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
+	}
+	return w.submessages(w.changes[i], n.State.Members())
+}
+
+func (w *statefulWriter) data(c change) *wire.Data {
+	g := c.key.Bytes()
+	d := &wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn,
+		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}}
+	if c.payload == nil {
+		d.InlineQoS = append(d.InlineQoS, wire.Parameter{ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, wire.StatusDisposed | wire.StatusUnregistered}})
+		d.Key = true
+		d.Payload, _ = plPayload(wire.ParameterList{{ID: wire.PIDEndpointGUID, Value: g[:]}})
+		return d
+	}
+	d.Payload = c.payload
+	if c.qos != nil {
+		d.InlineQoS = c.qos
+	} else if w.keepLast > 0 {
+		d.InlineQoS = nil // user data: no key hash for keyless samples
+	}
+	return d
+}
+
+func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
+	w.hbCount++
+	first := w.next
+	if len(w.changes) > 0 {
+		first = w.changes[0].sn
+	}
+	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: w.next - 1, Count: w.hbCount, Final: final}
+}
+
+// gapOf builds a GAP of the given ascending numbers (at most 256 apart,
+// as they come from one ACKNACK).
+func gapOf(readerID, writerID wire.EntityID, sns []wire.SequenceNumber) *wire.Gap {
+	g := &wire.Gap{ReaderID: readerID, WriterID: writerID, Start: sns[0], List: wire.NewSequenceNumberSet(sns[0] + 1)}
+	for _, sn := range sns[1:] {
+		g.List.Add(sn)
+	}
+	return g
+}
+
+func cmpSN(a, b wire.SequenceNumber) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,139 @@
+package udp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+)
+
+// Errors of the transport.
+var (
+	// ErrUnreachable means a destination is off the socket's interface:
+	// a loopback socket only sends to loopback and multicast addresses.
+	ErrUnreachable = errors.New("udp: destination not reachable from this interface")
+	// ErrNotIPv4 means an address is not IPv4.
+	ErrNotIPv4 = errors.New("udp: not an IPv4 address")
+	// ErrTooLarge means a received datagram exceeded the read buffer and
+	// was dropped.
+	ErrTooLarge = errors.New("udp: datagram larger than the buffer")
+)
+
+// Conn is a UDPv4 socket on one interface, for unicast or for one
+// multicast group; multicast it sends goes out of that interface only.
+type Conn struct {
+	pc     *net.UDPConn
+	ifaddr netip.Addr
+	port   uint16
+}
+
+// ListenUnicast binds ifaddr:port (port 0: any free port) for exclusive
+// use; its multicast sends leave through ifaddr's interface, loopback on.
+func ListenUnicast(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, error) {
+	if !ifaddr.Is4() {
+		return nil, fmt.Errorf("%w: %v", ErrNotIPv4, ifaddr)
+	}
+	lc := net.ListenConfig{}
+	pc, err := lc.ListenPacket(ctx, "udp4", netip.AddrPortFrom(ifaddr, port).String())
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr}
+	c.port = uint16(c.pc.LocalAddr().(*net.UDPAddr).Port)
+	if err := c.control(func(fd int) error { return setMulticastSender(fd, ifaddr) }); err != nil {
+		c.pc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// ListenMulticast binds port on all addresses, shared with other
+// participants of the host (SO_REUSEADDR, SO_REUSEPORT), and joins group
+// on ifaddr's interface only. It receives that group's datagrams and any
+// unicast to the port.
+func ListenMulticast(ctx context.Context, ifaddr, group netip.Addr, port uint16) (*Conn, error) {
+	if !ifaddr.Is4() || !group.Is4() || !group.IsMulticast() {
+		return nil, fmt.Errorf("%w: interface %v group %v", ErrNotIPv4, ifaddr, group)
+	}
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		if err := rc.Control(func(fd uintptr) { serr = setReuse(int(fd)) }); err != nil {
+			return err
+		}
+		return serr
+	}}
+	pc, err := lc.ListenPacket(ctx, "udp4", fmt.Sprintf("0.0.0.0:%d", port))
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port}
+	if err := c.control(func(fd int) error { return joinGroup(fd, ifaddr, group) }); err != nil {
+		c.pc.Close()
+		return nil, fmt.Errorf("udp: join %v on %v: %w", group, ifaddr, err)
+	}
+	if err := c.control(func(fd int) error { return setMulticastSender(fd, ifaddr) }); err != nil {
+		c.pc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Conn) control(f func(fd int) error) error {
+	rc, err := c.pc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// Port is the bound local port.
+func (c *Conn) Port() uint16 { return c.port }
+
+// Addr is the interface address the socket uses.
+func (c *Conn) Addr() netip.Addr { return c.ifaddr }
+
+// Reachable reports whether c may send to dst: anything multicast, and
+// from loopback only loopback.
+func (c *Conn) Reachable(dst netip.Addr) bool {
+	dst = dst.Unmap()
+	if !dst.Is4() || dst.IsUnspecified() {
+		return false
+	}
+	if c.ifaddr.IsLoopback() {
+		return dst.IsLoopback() || dst.IsMulticast()
+	}
+	return true
+}
+
+// WriteTo sends one datagram to dst if Reachable allows it.
+func (c *Conn) WriteTo(b []byte, dst netip.AddrPort) error {
+	if !c.Reachable(dst.Addr()) {
+		return fmt.Errorf("%w: %v from %v", ErrUnreachable, dst, c.ifaddr)
+	}
+	_, err := c.pc.WriteToUDPAddrPort(b, netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port()))
+	return err
+}
+
+// ReadFrom reads one datagram into buf. A datagram that fills buf is
+// taken as truncated and reported as ErrTooLarge (with n 0), so give a
+// buffer one octet larger than the largest datagram to accept.
+func (c *Conn) ReadFrom(buf []byte) (int, netip.AddrPort, error) {
+	n, src, err := c.pc.ReadFromUDPAddrPort(buf)
+	if err == nil && n == len(buf) {
+		return 0, src, ErrTooLarge
+	}
+	return n, src, err
+}
+
+// Close closes the socket; a blocked ReadFrom returns net.ErrClosed.
+func (c *Conn) Close() error { return c.pc.Close() }
+
+// ErrNoMulticast means the interface cannot do multicast (down, flag off,
+// or not found); use unicast peers instead.
+var ErrNoMulticast = errors.New("udp: no multicast on this interface")

@@ -1,0 +1,112 @@
+package udp
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/test/netns"
+)
+
+func TestMain(m *testing.M) { netns.Main(m) }
+
+var loopback = netip.MustParseAddr("127.0.0.1")
+
+func receive(t *testing.T, c *Conn) string {
+	t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 100)
+		n, _, err := c.ReadFrom(buf)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		return s
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing received")
+		return ""
+	}
+}
+
+func TestUnicastOnLoopbackDeliversAndRefusesOffHost(t *testing.T) {
+	ctx := context.Background()
+	a, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := a.WriteTo([]byte("hello"), netip.AddrPortFrom(loopback, b.Port())); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, b); got != "hello" {
+		t.Fatalf("got %q", got)
+	}
+	for _, dst := range []string{"10.0.0.1:7410", "192.168.1.2:7400", "0.0.0.0:7400"} {
+		if err := a.WriteTo([]byte("x"), netip.MustParseAddrPort(dst)); !errors.Is(err, ErrUnreachable) {
+			t.Errorf("send to %s from loopback: %v", dst, err)
+		}
+	}
+}
+
+func TestExclusiveUnicastPortCannotBeBoundTwice(t *testing.T) {
+	a, err := ListenUnicast(context.Background(), loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if b, err := ListenUnicast(context.Background(), loopback, a.Port()); err == nil {
+		b.Close()
+		t.Fatal("second bind of an exclusive port succeeded")
+	}
+}
+
+func TestTruncatedDatagramIsRefused(t *testing.T) {
+	a, _ := ListenUnicast(context.Background(), loopback, 0)
+	defer a.Close()
+	if err := a.WriteTo(make([]byte, 200), netip.AddrPortFrom(loopback, a.Port())); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, a); got != "error: "+ErrTooLarge.Error() {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestMulticastReachesEveryMemberOnTheHost(t *testing.T) {
+	netns.Require(t)
+	ctx := context.Background()
+	port, _ := DefaultPorts().MetatrafficMulticast(7)
+	var members []*Conn
+	for range 2 {
+		m, err := ListenMulticast(ctx, loopback, SPDPGroup(), port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		members = append(members, m)
+	}
+	sender, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sender.Close()
+	if err := sender.WriteTo([]byte("spdp"), netip.AddrPortFrom(SPDPGroup(), port)); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range members {
+		if got := receive(t, m); got != "spdp" {
+			t.Errorf("member %d got %q", i, got)
+		}
+	}
+}

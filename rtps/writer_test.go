@@ -1,0 +1,155 @@
+package rtps
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+)
+
+func takeN(t *testing.T, r *Reader, n int) []Sample {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []Sample
+	for range n {
+		s, err := r.Take(ctx)
+		if err != nil {
+			t.Fatalf("after %d of %d samples: %v", len(out), n, err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// matchedPair is a writer on a participant of config a and a reader on
+// one of config b, of the same reliable keep-all topic, once matched.
+func matchedPair(t *testing.T, a, b Config) (*Writer, *Reader) {
+	t.Helper()
+	topic := EndpointData{Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", QoS: QoS{Reliability: Reliable, History: KeepAll}}
+	w, err := newParticipant(t, a).NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newParticipant(t, b).NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	return w, r
+}
+
+func TestReliableWriterReachesReaderInOrder(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 22}, Config{Domain: 22})
+	for i := range 50 {
+		if err := w.Write([]byte{0, 1, 0, 0, byte(i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range takeN(t, r, 50) {
+		if s.Payload[4] != byte(i) || s.Writer != w.GUID() {
+			t.Fatalf("sample %d: %+v", i, s)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.WaitAcknowledged(ctx); err != nil {
+		t.Fatalf("samples taken but not acknowledged: %v", err)
+	}
+}
+
+func TestTransientLocalLateJoinerGetsTheLastSample(t *testing.T) {
+	a := newParticipant(t, Config{Domain: 23})
+	topic := EndpointData{Topic: "rt/status", Type: "T", QoS: QoS{Reliability: Reliable, Durability: TransientLocal, History: KeepLast, Depth: 1}}
+	w, err := a.NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.Write([]byte{0, 1, 0, 0, byte(i)}, nil)
+	}
+	b := newParticipant(t, Config{Domain: 23})
+	r, err := b.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := takeN(t, r, 1)[0]; s.Payload[4] != 2 || s.SN != 3 {
+		t.Fatalf("late joiner got %+v, want the last sample (sn 3)", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if s, err := r.Take(ctx); err == nil {
+		t.Fatalf("late joiner got an older sample too: %+v", s)
+	}
+}
+
+func TestWriterRefusesOversizedSamples(t *testing.T) {
+	a := newParticipant(t, Config{Domain: 24})
+	w, err := a.NewWriter(EndpointData{Topic: "t", Type: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(make([]byte, maxSample+1), nil); err == nil {
+		t.Fatal("oversized sample accepted")
+	}
+}
+
+// lossy drops the given fraction of calls, deterministically seeded; safe
+// for the participant's two receive goroutines.
+func lossy(fraction float64, seed uint64) func() bool {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, seed))
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return rng.Float64() < fraction
+	}
+}
+
+// With a fifth of all datagrams lost on both sides (discovery included),
+// every sample of a reliable writer arrives in order, exactly once.
+func TestReliableDeliveryUnderLoss(t *testing.T) {
+	// Lost announcements are repeated every AnnouncePeriod.
+	w, r := matchedPair(t, Config{Domain: 26, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 1)},
+		Config{Domain: 26, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 2)})
+	const n = 300
+	for i := range n {
+		if err := w.Write([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := takeN(t, r, n)
+	for i, s := range got {
+		if int(s.Payload[4])|int(s.Payload[5])<<8 != i {
+			t.Fatalf("sample %d carries %d", i, int(s.Payload[4])|int(s.Payload[5])<<8)
+		}
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	if s, err := r.Take(ctx2); err == nil {
+		t.Fatalf("a sample arrived twice: sn %d", s.SN)
+	}
+}
+
+// Samples larger than one DATA go as DATA_FRAGs and come out whole.
+func TestLargeSamplesTravelInFragments(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 27}, Config{Domain: 27})
+	for _, size := range []int{maxData + 1, 100_000, 1 << 20} {
+		sample := make([]byte, size)
+		for i := range sample {
+			sample[i] = byte(i * 7)
+		}
+		if err := w.Write(sample, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := takeN(t, r, 1)[0]; !bytes.Equal(got.Payload, sample) {
+			t.Fatalf("%d-octet sample came out as %d octets, or changed", size, len(got.Payload))
+		}
+	}
+}
