@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/roslink/rostest"
+
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 // Proc is a running peer. Its output is collected as it comes; the test
@@ -35,7 +37,7 @@ func StartPeer(t testing.TB, ns, bin string, stdin io.Reader, args ...string) *P
 func StartPeerEnv(t testing.TB, ns, bin string, env []string, stdin io.Reader, args ...string) *Proc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := InNetNS(ctx, ns, bin, args...)
+	cmd := netns.Command(ctx, ns, bin, args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
+
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 func sampleLine(t *testing.T, m *cdr.Message) string {
@@ -52,7 +54,7 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			ns := NetNS(t)
+			ns := netns.New(t)
 			qos := []string{"--type", js.Name(), "--transient-local", "--timeout", "30"}
 			sub := StartPeer(t, ns, tc.outer, nil, append([]string{"sub", "--topic", "rt/out", "--count", "3"}, qos...)...)
 			echo := StartPeer(t, ns, tc.echo, nil, append([]string{"echo", "--topic", "rt/in", "--out-topic", "rt/out", "--count", "3", "--linger", "5"}, qos...)...)
@@ -119,7 +121,7 @@ func TestPeerQoSFlagsTakeEffect(t *testing.T) {
 		t.Run("late joiner "+tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			ns := NetNS(t)
+			ns := netns.New(t)
 			pub := StartPeer(t, ns, tc.pub, strings.NewReader(lines), "pub", "--type", tm.Name(), "--topic", "rt/late",
 				"--transient-local", "--depth", "2", "--wait-match", "0", "--linger", "30")
 			if err := pub.WaitStderr(ctx, "published 5"); err != nil {
@@ -145,7 +147,7 @@ func TestPeerQoSFlagsTakeEffect(t *testing.T) {
 		t.Run("best effort "+tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			ns := NetNS(t)
+			ns := netns.New(t)
 			sub := StartPeer(t, ns, tc.sub, nil, "sub", "--type", tm.Name(), "--topic", "rt/be",
 				"--best-effort", "--count", "5", "--timeout", "20")
 			pub := PublishAfterMatch(ctx, t, ns, tc.pub, sub, lines, "--type", tm.Name(), "--topic", "rt/be",
@@ -187,7 +189,7 @@ func TestPaddedEncodingEqualsCycloneWire(t *testing.T) {
 			t.Run(name+" from "+pubBin[strings.LastIndex(pubBin, "/")+1:], func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 				defer cancel()
-				ns := NetNS(t)
+				ns := netns.New(t)
 				sub := StartPeer(t, ns, p.Cyclone, nil, "sub", "--raw", "--type", name, "--topic", "rt/raw", "--count", "4", "--timeout", "20")
 				pub := PublishAfterMatch(ctx, t, ns, pubBin, sub, lines, "--type", name, "--topic", "rt/raw", "--linger", "5")
 				if err := sub.Wait(ctx); err != nil {
@@ -248,7 +250,7 @@ func TestPeersCarryLargeSamples(t *testing.T) {
 			t.Run(fmt.Sprintf("%d bytes %s", size, tc.name), func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 				defer cancel()
-				ns := NetNS(t)
+				ns := netns.New(t)
 				sub := StartPeer(t, ns, tc.sub, nil, "sub", "--type", js.Name(), "--topic", "rt/big", "--count", "1", "--timeout", "30")
 				pub := PublishAfterMatch(ctx, t, ns, tc.pub, sub, line, "--type", js.Name(), "--topic", "rt/big", "--linger", "10")
 				if err := sub.Wait(ctx); err != nil {
@@ -272,7 +274,7 @@ func TestPeersCarryLargeSamples(t *testing.T) {
 // say goodbye, and that Kill ends one without a word.
 func TestPeersStopCleanlyOnSIGTERM(t *testing.T) {
 	p := Build(t)
-	ns := NetNS(t)
+	ns := netns.New(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	tm := "builtin_interfaces/msg/Time"
@@ -306,7 +308,7 @@ func TestPeersStopCleanlyOnSIGTERM(t *testing.T) {
 
 func TestStartPeerEnvReachesTheVendorStack(t *testing.T) {
 	p := Build(t)
-	ns := NetNS(t)
+	ns := netns.New(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	bad := StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=<CycloneDDS><NoSuchElement/></CycloneDDS>"}, nil,
