@@ -52,6 +52,7 @@ func TestFromOutOfRangeEveryOtherArmMotionIsRefusedAndNothingIsSent(t *testing.T
 		name, tool, args, kind string
 	}{
 		{"further out", "arm_follow_trajectory", `{"joints":["j1"],"points":[{"positions":[2.5],"velocities":[0],"accelerations":[0],"time_from_start":30}]}`, "recovery_direction"},
+		{"slowly further out, under the speed allowance", "arm_follow_trajectory", `{"joints":["j1"],"points":[{"positions":[2.6],"velocities":[0],"accelerations":[0],"time_from_start":600}]}`, "recovery_direction"},
 		{"an in-range joint moves", "arm_move_joints", `{"positions":{"j1":1.9,"j2":0.5}}`, "recovery_hold"},
 		{"too fast", "arm_move_joints", `{"positions":{"j1":1.9},"duration_s":1}`, "recovery_speed"},
 		{"past the far limit", "arm_follow_trajectory", `{"joints":["j1"],"points":[{"positions":[-2.2],"velocities":[0],"accelerations":[0],"time_from_start":100}]}`, "position"},

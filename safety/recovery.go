@@ -9,10 +9,14 @@ import (
 // base's speed caps) a recovery motion may use when the config sets none.
 const DefaultRecoveryFraction = 0.1
 
-// Recovery tolerances. A held joint may drift by RecoveryHoldTolerance along
-// the interpolated motion (velocity noise in the start state; previews show
-// positions to 6 decimals); an out-of-range joint may move outward at up to
-// recoveryVelocityTolerance, which moves it by microradians at most.
+// Recovery tolerances, both for velocity noise in the start state (previews
+// show positions to 6 decimals). A held joint may drift by
+// RecoveryHoldTolerance along the interpolated motion, and an out-of-range
+// joint may pass its start outward by as much: the same noise moves either
+// by the same amount. Apart from that, an out-of-range joint may move
+// outward at up to recoveryVelocityTolerance, so that a start velocity of
+// noise level still allows a move inward; the position bound, not this
+// speed, is what keeps it from getting further out.
 const (
 	RecoveryHoldTolerance     = 1e-4 // rad or m
 	recoveryVelocityTolerance = 1e-3 // rad/s or m/s
@@ -22,8 +26,9 @@ const (
 // its position range must obey these rules instead of the position limit
 // it already breaks.
 const (
-	// KindRecoveryDirection: an out-of-range joint moves away from its range
-	// at some point (Value is that velocity, Limit 0).
+	// KindRecoveryDirection: an out-of-range joint gets further out than it
+	// starts (Value is its furthest position, Limit the start), or it turns
+	// away from its range at some point (Value is that velocity, Limit 0).
 	KindRecoveryDirection Kind = "recovery_direction"
 	// KindRecoveryHold: a joint inside its range moves (Value is the
 	// position furthest from its start, Limit the start).
@@ -79,15 +84,17 @@ func outside(jl *JointLimits, p float64) (OutOfRange, bool) {
 	return OutOfRange{}, false
 }
 
-// velExtent is one joint's velocity range over the whole motion.
-type velExtent struct{ lo, loAt, hi, hiAt float64 }
+// recoveryExtent is one joint's velocity range over the whole motion and
+// when it reaches its lowest and highest positions.
+type recoveryExtent struct{ lo, loAt, hi, hiAt, minAt, maxAt float64 }
 
 // recover replaces the position rule for a motion that starts out of range
-// by the one way out real controllers allow: each out-of-range joint moves
-// monotonically toward its range (never past its far bound, which the
-// position check still reports), every joint inside its range holds, and
-// no joint exceeds fraction of its velocity limit. c.vel holds each joint's
-// exact velocity range from the spline analysis.
+// by the one way out real controllers allow: each out-of-range joint never
+// gets further out than it starts and moves monotonically toward its range
+// (never past its far bound, which the position check still reports), every
+// joint inside its range holds, and no joint exceeds fraction of its
+// velocity limit. c.ext holds each joint's exact velocity range and the
+// times of its position extremes from the spline analysis.
 func (c *checker) recover(lims []*JointLimits, fraction float64) {
 	out := c.r.Recovery
 	isOut := func(name string) (OutOfRange, bool) {
@@ -104,17 +111,22 @@ func (c *checker) recover(lims []*JointLimits, fraction float64) {
 		return ok && v.Kind == KindPosition && v.Limit == o.Limit
 	})
 	for j, jl := range lims {
-		sum, e := &c.r.Joints[j], c.vel[j]
+		sum, e := &c.r.Joints[j], c.ext[j]
+		up, down := sum.MaxPosition-sum.From, sum.From-sum.MinPosition
 		if o, ok := isOut(jl.Name); ok {
-			// Above the range the joint may only go down, below only up.
-			if o.Position > o.Limit && e.hi > recoveryVelocityTolerance {
+			// Above the range the joint may only go down, below only up; no
+			// speed, however slow, may take it past its start.
+			switch {
+			case o.Position > o.Limit && up > RecoveryHoldTolerance:
+				c.add(jl.Name, KindRecoveryDirection, e.maxAt, sum.MaxPosition, sum.From)
+			case o.Position < o.Limit && down > RecoveryHoldTolerance:
+				c.add(jl.Name, KindRecoveryDirection, e.minAt, sum.MinPosition, sum.From)
+			case o.Position > o.Limit && e.hi > recoveryVelocityTolerance:
 				c.add(jl.Name, KindRecoveryDirection, e.hiAt, e.hi, 0)
-			}
-			if o.Position < o.Limit && e.lo < -recoveryVelocityTolerance {
+			case o.Position < o.Limit && e.lo < -recoveryVelocityTolerance:
 				c.add(jl.Name, KindRecoveryDirection, e.loAt, e.lo, 0)
 			}
 		} else {
-			up, down := sum.MaxPosition-sum.From, sum.From-sum.MinPosition
 			if math.Max(up, down) > RecoveryHoldTolerance {
 				v := sum.MaxPosition
 				if down > up {

@@ -42,14 +42,27 @@ func TestFromOutOfRangeOnlyASlowMonotoneMoveTowardTheRangeWithOthersHeldPasses(t
 		{Positions: []float64{1.1, 0}, Velocities: []float64{0.08, 0}, Time: 2},
 		{Positions: []float64{1.0, 0}, Velocities: []float64{0, 0}, Time: 4},
 	}
+	// a creeps outward at just under the speed allowance from its start
+	// for ten minutes, then comes to rest: 0.6 rad further out.
+	const creep = 0.999 * recoveryVelocityTolerance
+	creeping := []spline.Point{
+		{Positions: []float64{1.2 + 599*creep, 0}, Velocities: []float64{creep, 0}, Accelerations: []float64{0, 0}, Time: 599},
+		{Positions: []float64{1.2 + 599.5*creep, 0}, Velocities: []float64{0, 0}, Accelerations: []float64{0, 0}, Time: 600},
+	}
 	for _, tc := range []struct {
 		name     string
 		from, to []float64
+		v0       float64 // a's start velocity
 		T        float64
 		points   []spline.Point // instead of a rest-to-rest move to `to`
 		fraction float64
 		want     []string // violations as joint:kind; nil = allowed
 	}{
+		{name: "slowly toward the range over ten minutes", from: []float64{1.2, 0}, to: []float64{1.0, 0}, T: 600},
+		{name: "toward the range from a start velocity of noise level outward", from: []float64{1.2, 0}, v0: 5e-4, to: []float64{0.9, 0}, T: 6},
+		{name: "slowly further out, under the speed allowance", from: []float64{1.2, 0}, to: []float64{1.5, 0}, T: 600, want: []string{"a:recovery_direction"}},
+		{name: "slowly further out below the range", from: []float64{-1.2, 0}, to: []float64{-1.5, 0}, T: 600, want: []string{"a:recovery_direction"}},
+		{name: "outward just under the speed allowance all along", from: []float64{1.2, 0}, v0: creep, points: creeping, want: []string{"a:recovery_direction"}},
 		{name: "toward the range into it", from: []float64{1.2, 0}, to: []float64{0.9, 0}, T: 6},
 		{name: "toward the range, still outside at the end", from: []float64{1.2, 0}, to: []float64{1.1, 0}, T: 3},
 		{name: "up from below the range", from: []float64{-1.3, 0}, to: []float64{-0.9, 0}, T: 10},
@@ -63,6 +76,7 @@ func TestFromOutOfRangeOnlyASlowMonotoneMoveTowardTheRangeWithOthersHeldPasses(t
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start, pts := restToRest(tc.from, tc.to, tc.T)
+			start[0].Vel = tc.v0
 			if tc.points != nil {
 				pts = tc.points
 			}

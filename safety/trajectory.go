@@ -179,7 +179,7 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 		}
 	}
 	if c.r.Recovery != nil {
-		c.vel = make([]velExtent, len(lims))
+		c.ext = make([]recoveryExtent, len(lims))
 	}
 	for j, jl := range lims {
 		c.joint(j, jl, start[j])
@@ -340,7 +340,7 @@ type checker struct {
 	r   *Report
 	tr  *spline.Trajectory
 	opt CheckOptions
-	vel []velExtent // per joint, only when recovering
+	ext []recoveryExtent // per joint, only when recovering
 }
 
 // pending is a violation that reached the end of a segment and may continue
@@ -429,8 +429,8 @@ func (c *checker) joint(j int, jl *JointLimits, st spline.State) {
 		lastEndP = an.pT
 
 		ext := &an.ext
-		if c.vel != nil {
-			v, e := &c.vel[j], ext[kVel]
+		if c.ext != nil {
+			v, e := &c.ext[j], ext[kVel]
 			if i == 0 || e.lo < v.lo {
 				v.lo, v.loAt = e.lo, t0+e.loAt
 			}
@@ -483,6 +483,9 @@ func (c *checker) joint(j int, jl *JointLimits, st spline.State) {
 		}
 	}
 
+	if c.ext != nil {
+		c.ext[j].minAt, c.ext[j].maxAt = minAt, maxAt
+	}
 	sum.To = lastEndP
 	sum.Delta = sum.To - sum.From
 	sum.VelocityLimit = limitValue(jl.MaxVelocity)
