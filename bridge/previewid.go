@@ -48,8 +48,13 @@ func (s PreviewSigner) mac(b previewBinding) string {
 // Sign issues a new preview id for the binding (its ID is filled in).
 func (s PreviewSigner) Sign(b *previewBinding) string {
 	b.ID = uuid.NewString()
-	return previewIDPrefix + "." + b.ID + "." + strconv.FormatInt(b.Expires.Unix(), 10) + "." +
-		base64.RawURLEncoding.EncodeToString([]byte(b.Actuator)) + "." + s.mac(*b)
+	return formatPreviewID(b.ID, b.Expires, b.Actuator, s.mac(*b))
+}
+
+// formatPreviewID is the one encoding of a preview id's parts.
+func formatPreviewID(id string, expires time.Time, actuator, mac string) string {
+	return previewIDPrefix + "." + id + "." + strconv.FormatInt(expires.Unix(), 10) + "." +
+		base64.RawURLEncoding.EncodeToString([]byte(actuator)) + "." + mac
 }
 
 // parsedPreviewID is a preview id split into its parts, not yet verified.
@@ -61,7 +66,11 @@ type parsedPreviewID struct {
 	MAC      string
 }
 
-// parsePreviewID splits an id; anything malformed is invalid_argument.
+// parsePreviewID splits an id; anything malformed is invalid_argument. An
+// id must be the canonical encoding of its parts (lowercase hyphenated
+// uuid, expiry without sign or leading zeros, strict unpadded base64),
+// because the MAC covers the parsed values: otherwise several strings would
+// verify as the same preview.
 func parsePreviewID(id string) (parsedPreviewID, *Error) {
 	bad := func(why string) (parsedPreviewID, *Error) {
 		e := RuleError(CodeInvalidArgument, "preview_id_authentic", "preview_id", "not a preview id this bridge issued: "+why)
@@ -73,18 +82,23 @@ func parsePreviewID(id string) (parsedPreviewID, *Error) {
 	if len(parts) != 5 || parts[0] != previewIDPrefix {
 		return bad("wrong format")
 	}
-	if _, err := uuid.Parse(parts[1]); err != nil {
+	u, err := uuid.Parse(parts[1])
+	if err != nil {
 		return bad("wrong format")
 	}
 	exp, err := strconv.ParseInt(parts[2], 10, 64)
 	if err != nil || exp <= 0 {
 		return bad("wrong format")
 	}
-	actuator, err := base64.RawURLEncoding.DecodeString(parts[3])
+	actuator, err := base64.RawURLEncoding.Strict().DecodeString(parts[3])
 	if err != nil {
 		return bad("wrong format")
 	}
-	return parsedPreviewID{Key: id, UUID: parts[1], Expires: time.Unix(exp, 0), Actuator: string(actuator), MAC: parts[4]}, nil
+	p := parsedPreviewID{Key: id, UUID: u.String(), Expires: time.Unix(exp, 0), Actuator: string(actuator), MAC: parts[4]}
+	if formatPreviewID(p.UUID, p.Expires, p.Actuator, p.MAC) != id {
+		return bad("not in canonical form")
+	}
+	return p, nil
 }
 
 // PreviewStoreKey is the key a preview id's preview is stored under (ok

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,53 @@ func TestPreviewIDBindsToolArgumentsAndState(t *testing.T) {
 	}
 }
 
+func TestOnlyTheCanonicalSpellingOfAPreviewIDIsAccepted(t *testing.T) {
+	s := PreviewSigner{Key: []byte("k")}
+	// "arm1" is 4 bytes: its last base64 digit carries 4 unused bits.
+	b := previewBinding{Actuator: "arm1", Tool: "arm_move_joints", ArgsDigest: "a", StateDigest: "s", Expires: time.Unix(2000000000, 0)}
+	id := s.Sign(&b)
+	parts := strings.Split(id, ".")
+	with := func(i int, v string) string {
+		p := slices.Clone(parts)
+		p[i] = v
+		return strings.Join(p, ".")
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	act := parts[3]
+	trailing := act[:len(act)-1] + string(alphabet[strings.IndexByte(alphabet, act[len(act)-1])+1])
+	for _, tc := range []struct {
+		name, id string
+		ok       bool
+	}{
+		{"as issued", id, true},
+		{"expiry with a plus sign", with(2, "+"+parts[2]), false},
+		{"expiry with a leading zero", with(2, "0"+parts[2]), false},
+		{"expiry with a plus sign and a leading zero", with(2, "+0"+parts[2]), false},
+		{"uuid in upper case", with(1, strings.ToUpper(parts[1])), false},
+		{"uuid without hyphens", with(1, strings.ReplaceAll(parts[1], "-", "")), false},
+		{"uuid in braces", with(1, "{"+parts[1]+"}"), false},
+		{"uuid as a urn", with(1, "urn:uuid:"+parts[1]), false},
+		{"actuator with nonzero trailing bits", with(3, trailing), false},
+		{"actuator padded", with(3, act+"=="), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parsePreviewID(tc.id)
+			if !tc.ok {
+				if err == nil || err.Code != CodeInvalidArgument {
+					t.Fatalf("%q parsed: %+v, %v", tc.id, p, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := s.Verify(p, b); e != nil {
+				t.Fatal(e)
+			}
+		})
+	}
+}
+
 func FuzzParsePreviewID(f *testing.F) {
 	s := PreviewSigner{Key: []byte("k")}
 	b := previewBinding{Tool: "t", ArgsDigest: "a", StateDigest: "s", Expires: time.Unix(2000000000, 0)}
@@ -57,8 +105,8 @@ func FuzzParsePreviewID(f *testing.F) {
 			return
 		}
 		// A parsed id that was not signed by us must never verify.
-		if id != p.Key {
-			t.Fatal("key differs from id")
+		if id != p.Key || formatPreviewID(p.UUID, p.Expires, p.Actuator, p.MAC) != id {
+			t.Fatal("the id is not the canonical encoding of its parts")
 		}
 		if e := s.Verify(p, previewBinding{Tool: "x", ArgsDigest: "y", StateDigest: "z"}); e == nil {
 			t.Fatalf("forged id %q verified", id)
