@@ -128,9 +128,11 @@ func (a *Approvals) refusal(pv inflight.Preview) *Error {
 // when nobody can be asked, so the caller refuses as policy says. The first
 // round ends the call with confirmation_required while the client asks; the
 // retry carries the answer and the signed request state, which must name pv.
+// A recovery is never asked about: the planner's own client would answer,
+// and only the operator (console or operator token) may approve one.
 func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, previewID string) (bool, *Error) {
 	r, _ := ctx.Value(roundKey{}).(*elicitRound)
-	if a == nil || !a.Elicit || r == nil || !r.canAsk {
+	if a == nil || !a.Elicit || r == nil || !r.canAsk || isRecovery(pv) {
 		return false, nil
 	}
 	now := a.now()
@@ -174,6 +176,16 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 	}
 	e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id", "the approval request was dismissed; nothing was sent")
 	return false, e.WithHint("call motion_confirm(" + previewID + ") again to be asked once more, or have the operator approve it at the console")
+}
+
+// isRecovery says whether pv is a way back from outside a limit (its
+// summary says recovery: true, as previews.go writes it).
+func isRecovery(pv inflight.Preview) bool {
+	var s struct {
+		Recovery bool `json:"recovery"`
+	}
+	_ = json.Unmarshal(pv.Summary, &s)
+	return s.Recovery
 }
 
 func approvalSchema() map[string]any {

@@ -286,10 +286,14 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
 	}
-	who, what := m.Confirmer(pv.Actuator), pv.Actuator+" motions are"
+	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
 	if pv.Role == string(RoleOperator) && who != RoleOperator {
 		// The preview asked for one (a recovery), whatever the policy says now.
 		who, what = RoleOperator, "a recovery from outside a limit is"
+	}
+	if isRecovery(pv) {
+		// Never by elicitation (approve refuses it): only the console or the operator token.
+		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
 	}
 	if who == RoleOperator && c.Role != RoleOperator {
 		if approved, aerr := m.Approvals.approve(ctx, c, pv, previewID); aerr != nil {
@@ -297,7 +301,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		} else if !approved {
 			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
 				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
-			return nil, e.WithHint("ask the operator to approve preview " + previewID + " at " + m.ConsoleURL + "; then poll motion_status")
+			return nil, e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")
 		}
 	}
 	if err := m.Store.Healthy(); err != nil {

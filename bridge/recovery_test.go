@@ -3,9 +3,12 @@ package bridge
 import (
 	"fmt"
 	"math"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/actbridge/actbridge/safety"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // recoveryRig is the rig with the real safety checks on two joints in
@@ -153,5 +156,46 @@ func onlyTheOperatorConfirms(t *testing.T, r *rig, id string) {
 	}
 	if n := r.robot.goalsSent(); n != 1 {
 		t.Fatalf("%d goals sent, want 1", n)
+	}
+}
+
+// A planner's client that declares elicitation and accepts every request
+// must not approve a recovery: the operator does, at the console or with
+// the operator token. The same client still approves an ordinary
+// operator-policy preview by elicitation.
+func TestElicitationCannotApproveARecoveryButStillApprovesOperatorPolicy(t *testing.T) {
+	for _, operatorPolicy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("operator policy %v", operatorPolicy), func(t *testing.T) {
+			r := recoveryRig(t)
+			r.operator = operatorPolicy
+			r.m.Approvals = &Approvals{Key: []byte("approval key"), Denials: r.store, Now: r.clock, Elicit: true}
+			var asked atomic.Int32
+			cs := connectWith(t, r, answering("accept", &asked, nil), "")
+			id := armPreview(t, cs, 1.9)
+			for range 2 { // a retry is refused alike, never asked
+				_, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
+				if m["code"] != "permission_denied" || m["rule"] != "operator_confirms" ||
+					!strings.Contains(m["hint"].(string), r.m.ConsoleURL) || !strings.Contains(m["hint"].(string), "operator token") {
+					t.Fatalf("planner confirm of a recovery: %v", m)
+				}
+			}
+			if asked.Load() != 0 || r.robot.goalsSent() != 0 {
+				t.Fatalf("asked %d times, %d goals sent; want 0 and 0", asked.Load(), r.robot.goalsSent())
+			}
+			if !operatorPolicy {
+				return
+			}
+			r.robot.mu.Lock()
+			r.robot.joints["j1"] = 1.5 // back in range: an ordinary operator-policy motion
+			r.robot.mu.Unlock()
+			id = armPreview(t, cs, 1.0)
+			res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
+			if res.IsError || m["state"] != "sent" || m["confirmed_via"] != ViaElicitation {
+				t.Fatalf("confirm of an operator-policy preview after approval: %v", m)
+			}
+			if asked.Load() != 1 || r.robot.goalsSent() != 1 {
+				t.Fatalf("asked %d times, %d goals sent; want 1 and 1", asked.Load(), r.robot.goalsSent())
+			}
+		})
 	}
 }

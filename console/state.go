@@ -215,6 +215,10 @@ type previewView struct {
 	Moves       []moveView `json:"moves"`
 	Holds       []string   `json:"holds"` // joints that keep their position
 	Detail      string     `json:"detail,omitempty"`
+	// Recovery marks a way back from outside a limit; OutOfRange says
+	// what stands outside which limit and by how much.
+	Recovery   bool        `json:"recovery,omitempty"`
+	OutOfRange []outOfView `json:"out_of_range,omitempty"`
 	// Kind is what the page draws: joints (arm, gripper), base or service.
 	Kind    string       `json:"kind"`
 	Base    *baseView    `json:"base,omitempty"`
@@ -235,6 +239,14 @@ type serviceView struct {
 	Name    string `json:"name"`
 	Type    string `json:"type"`
 	Request string `json:"request"` // indented JSON
+}
+
+// outOfView is one joint (or base axis) outside its limit, with units.
+type outOfView struct {
+	Joint    string `json:"joint"`
+	Position string `json:"position"`
+	Limit    string `json:"limit"`
+	By       string `json:"by"`
 }
 
 // moveView is what one joint (or the base) would do.
@@ -267,6 +279,8 @@ type previewSummary struct {
 	Service     string                     `json:"service"`
 	Type        string                     `json:"type"`
 	Request     json.RawMessage            `json:"request"`
+	Recovery    bool                       `json:"recovery"`
+	OutOfRange  []bridge.OutOfRange        `json:"out_of_range"`
 }
 
 // limits is what robot_describe says about joint ranges.
@@ -342,7 +356,24 @@ func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
 	default:
 		jointsOf(&v, sum, lim)
 	}
+	if sum.Recovery {
+		recoveryOf(&v, sum, lim)
+	}
 	return v
+}
+
+// recoveryOf marks a recovery and lists what is out of range, in the
+// joint's unit (metres for the base's x and y).
+func recoveryOf(v *previewView, sum previewSummary, lim limits) {
+	v.Recovery = true
+	for _, o := range sum.OutOfRange {
+		_, _, unit := lim.rangeOf(o.Joint)
+		if v.Kind == "base" {
+			unit = "m"
+		}
+		f := func(x float64) string { return fmt.Sprintf("%.3f %s", x, unit) }
+		v.OutOfRange = append(v.OutOfRange, outOfView{Joint: o.Joint, Position: f(o.Position), Limit: f(o.Limit), By: f(o.By)})
+	}
 }
 
 // indented is raw JSON indented for reading, as written (no HTML escapes:

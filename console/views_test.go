@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,5 +195,40 @@ func TestServicePreviewShowsTheServiceItsTypeAndRequest(t *testing.T) {
 	}
 	if v.Service.Name != "/simrobot/reset_odometry" || v.Service.Type != "std_srvs/Trigger" || !strings.Contains(v.Service.Request, `"reason": "<b>dock</b>"`) {
 		t.Fatalf("service view %+v", v.Service)
+	}
+}
+
+func TestARecoveryPreviewIsMarkedAndNamesWhatIsOutOfRange(t *testing.T) {
+	lo, hi := -2.0, 2.0
+	lim := limits{Joints: []bridge.JointLimits{{Name: "j1", Type: "revolute", Lower: &lo, Upper: &hi}, {Name: "slide", Type: "prismatic"}}}
+	for _, tc := range []struct {
+		name, actuator, tool string
+		summary              map[string]any
+		want                 []outOfView // nil: not a recovery
+	}{
+		{"arm out of range", "arm", "arm_move_joints", map[string]any{"recovery": true,
+			"joints":       []map[string]any{{"joint": "j1", "from": 2.3, "to": 1.9, "delta": -0.4}, {"joint": "slide", "from": 0.6, "to": 0.5, "delta": -0.1}},
+			"out_of_range": []bridge.OutOfRange{{Joint: "j1", Position: 2.3, Limit: 2, By: 0.3}, {Joint: "slide", Position: 0.6, Limit: 0.5, By: 0.1}}},
+			[]outOfView{{"j1", "2.300 rad", "2.000 rad", "0.300 rad"}, {"slide", "0.600 m", "0.500 m", "0.100 m"}}},
+		{"base outside the fence", "base", "base_drive", map[string]any{"recovery": true, "linear": 0.05, "duration_s": 10,
+			"from": map[string]any{"x": 6.0, "y": 0.0}, "end_pose": map[string]any{"x": 5.5, "y": 0.0},
+			"out_of_range": []bridge.OutOfRange{{Joint: "x", Position: 6, Limit: 5, By: 1}}},
+			[]outOfView{{"x", "6.000 m", "5.000 m", "1.000 m"}}},
+		{"ordinary arm motion", "arm", "arm_move_joints", map[string]any{
+			"joints": []map[string]any{{"joint": "j1", "from": 0.0, "to": 0.5, "delta": 0.5}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.summary["preview_id"], tc.summary["confirmed_by"] = "p1", "operator"
+			sum, _ := json.Marshal(tc.summary)
+			now := time.Now()
+			v := viewOf(inflight.Preview{ID: "p1", Tool: tc.tool, Actuator: tc.actuator, Summary: sum, CreatedAt: now, ExpiresAt: now.Add(time.Minute)}, now, lim)
+			if v.Recovery != (tc.want != nil) || !slices.Equal(v.OutOfRange, tc.want) {
+				t.Fatalf("recovery %v, out of range %+v; want %+v", v.Recovery, v.OutOfRange, tc.want)
+			}
+			b, _ := json.Marshal(v)
+			if strings.Contains(string(b), `"recovery"`) != (tc.want != nil) {
+				t.Fatalf("the page's JSON: %s", b)
+			}
+		})
 	}
 }

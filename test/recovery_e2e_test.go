@@ -2,6 +2,9 @@ package test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,6 +57,14 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 	if out, isErr := call(t, planner, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr || out["rule"] != "operator_confirms" {
 		t.Fatalf("planner confirm: %v", out)
 	}
+	// A planner's client that would accept an approval request is not asked:
+	// only the operator approves a recovery, at the console or with the operator token.
+	eliciting := elicitingClient(t, w, plannerToken)
+	if out, isErr := call(t, eliciting, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr ||
+		out["rule"] != "operator_confirms" || !strings.Contains(out["hint"].(string), "operator token") {
+		t.Fatalf("eliciting planner confirm: %v", out)
+	}
+	recoveryCard(t, w, pv["preview_id"].(string))
 	time.Sleep(500 * time.Millisecond)
 	if n := twists.Load(); n != 0 || x() != 5.5 || w.goalsReceived() != goals {
 		t.Fatalf("refused requests reached the robot: %d twists, x=%g, %d goals", n, x(), w.goalsReceived()-goals)
@@ -69,6 +80,28 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 	if got := x(); !(got < 5.5-0.1 && got > 5.5-0.25) || twists.Load() == 0 {
 		t.Fatalf("after the recovery drive the base is at x=%g (%d twists), want about 5.3", got, twists.Load())
 	}
+}
+
+// recoveryCard requires the console to show preview id marked RECOVERY,
+// with the base's x half a metre past the fence, and saves its picture.
+func recoveryCard(t *testing.T, w *world, id string) {
+	t.Helper()
+	art, err := filepath.Abs("artifacts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	b.open("http://" + w.addr + "/console")
+	b.waitText("#auth", "operator token", 20*time.Second)
+	b.typeInto("#token", operatorToken)
+	b.click("#token-form button")
+	card := `.preview.recovery[data-preview-id="` + id + `"]`
+	b.waitText(card+" .recovery-mark", "RECOVERY", 20*time.Second)
+	b.waitText(card+" .out-of-range", "x at 5.500 m, limit 5.000 m, out by 0.500 m", 5*time.Second)
+	b.elementShot(card, filepath.Join(art, "console-recovery-preview.png"))
 }
 
 func jsonArgs(t *testing.T, s string) map[string]any {

@@ -232,12 +232,22 @@ function serviceTable(s) {
 
 // Preview cards are keyed by preview id and built once, so a click never
 // lands on a card being replaced; only the countdown changes.
+// recoveryList names each joint (or base axis) outside its limit and by how much.
+function recoveryList(out) {
+  return el('ul', { class: 'out-of-range' }, ...(out || []).map((o) =>
+    el('li', { text: o.joint + ' at ' + o.position + ', limit ' + o.limit + ', out by ' + o.by })));
+}
+
 function previewCard(p) {
-  const card = el('article', { class: 'preview ' + (p.kind || 'joints'), 'data-preview-id': p.preview_id });
+  const card = el('article', { class: 'preview ' + (p.kind || 'joints') + (p.recovery ? ' recovery' : ''), 'data-preview-id': p.preview_id });
   card.append(el('header', {},
+    ...(p.recovery ? [el('span', { class: 'recovery-mark', text: 'RECOVERY' })] : []),
     el('span', { class: 'tool', text: p.tool }),
     el('span', { class: 'meta', text: p.actuator + ' · ' + fmt(p.duration_s, 1) + ' s · confirmed by ' + (p.confirmed_by || '?') }),
     el('span', { class: 'expires' })));
+  if (p.recovery) {
+    card.append(el('p', { class: 'recovery-note', text: 'Recovery from outside a limit: only an operator approves it.' }), recoveryList(p.out_of_range));
+  }
   const plots = el('div', { class: 'plots' });
   if (p.kind === 'service') card.append(serviceTable(p.service));
   else card.append(movesTable(p, plots));
