@@ -288,8 +288,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
 	if pv.Role == string(RoleOperator) && who != RoleOperator {
-		// The preview asked for one (a recovery), whatever the policy says now.
-		who, what = RoleOperator, "a recovery from outside a limit is"
+		// The preview asked for one (a recovery, or issued under operator
+		// policy), whatever the policy says now.
+		who, what = RoleOperator, "this preview was issued for an operator and is"
 	}
 	if isRecovery(pv) {
 		// Never by elicitation (approve refuses it): only the console or the operator token.
