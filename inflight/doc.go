@@ -6,7 +6,7 @@
 //
 // One file, one owner: Open takes bbolt's exclusive lock (ErrLocked for a
 // second bridge) and refuses files it cannot trust (ErrReadOnly, ErrCorrupt,
-// ErrNewerFormat). Records are JSON stamped with a version; the file carries
+// ErrNewerFormat, and ErrOldJournal while an older build's journal holds records). Records are JSON stamped with a version; the file carries
 // a format number and migrate is the hook for changing it. Retention
 // (Compact, RunRetention) deletes finished records in small transactions;
 // bbolt reuses the freed pages but never shrinks the file, so Open rewrites

@@ -13,6 +13,9 @@ var (
 	ErrCorrupt = errors.New("inflight: store file is corrupt or not an actbridge store")
 	// ErrNewerFormat: a newer actbridge wrote the file; this build must not touch it.
 	ErrNewerFormat = errors.New("inflight: store was written by a newer actbridge")
+	// ErrOldJournal: a build from before the journal's removal left records
+	// in its journal beside the file; that build must apply them first.
+	ErrOldJournal = errors.New("inflight: store has an old journal this build does not apply")
 	// ErrClosed: the Store was closed.
 	ErrClosed = errors.New("inflight: store is closed")
 

@@ -104,8 +104,8 @@ type Store struct {
 }
 
 // Open opens (creating if needed) the store at path. Failures are distinct:
-// ErrLocked, ErrReadOnly, ErrCorrupt, ErrNewerFormat, or a wrapped OS error.
-// A file mostly made of free pages is rewritten compactly first.
+// ErrLocked, ErrReadOnly, ErrCorrupt, ErrNewerFormat, ErrOldJournal, or a
+// wrapped OS error. A file mostly made of free pages is rewritten compactly first.
 func Open(path string, opts Options) (*Store, error) {
 	opts = opts.withDefaults()
 	if err := precheck(path, opts.ReadOnly); err != nil {
@@ -113,6 +113,10 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	db, err := openBolt(path, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkOldJournal(path, opts.ReadOnly); err != nil {
+		_ = db.Close()
 		return nil, err
 	}
 	s := &Store{db: db, path: path, opts: opts}
