@@ -197,7 +197,11 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if !ok {
 		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
-	return w.submessages(w.changes[i], n.State.Members())
+	out := w.submessages(w.changes[i], n.State.Members())
+	if len(out) == 0 {
+		return nil
+	}
+	return append(out, w.heartbeat(false))
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 func takeN(t *testing.T, r *Reader, n int) []Sample {
@@ -151,5 +153,51 @@ func TestLargeSamplesTravelInFragments(t *testing.T) {
 		if got := takeN(t, r, 1)[0]; !bytes.Equal(got.Payload, sample) {
 			t.Fatalf("%d-octet sample came out as %d octets, or changed", size, len(got.Payload))
 		}
+	}
+}
+
+// TestFragmentRepairsEndWithAHeartbeat: the fragments a NACK_FRAG asks
+// for go out followed by a HEARTBEAT, so the reader says at once what it
+// still misses. Without it each round of repairs waited for the periodic
+// heartbeat: a 1 MB sample took 4 s to reach a Fast DDS reader whose
+// socket dropped a third of every burst.
+func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
+	peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x107}
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 1}
+	w.match(peer)
+	w.write(wire.GUID{}, make([]byte, 10*fragmentSize), nil)
+	for _, c := range []struct {
+		name  string
+		sn    wire.SequenceNumber
+		frags []uint32
+		want  int // DATA_FRAGs before the HEARTBEAT, or -1 for none
+	}{
+		{"missing fragments", 1, []uint32{2, 7}, 2},
+		{"fragments the sample does not have", 1, []uint32{11, 12}, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			set := wire.FragmentNumberSet{Base: c.frags[0]}
+			for _, f := range c.frags {
+				set.Add(f)
+			}
+			subs := w.onNackFrag(peer, &wire.NackFrag{WriterSN: c.sn, State: set, Count: 1})
+			if c.want < 0 {
+				if len(subs) != 0 {
+					t.Fatalf("answered %+v", subs)
+				}
+				return
+			}
+			if len(subs) != c.want+1 {
+				t.Fatalf("answered %d submessages, want %d fragments and a heartbeat", len(subs), c.want)
+			}
+			for i, f := range c.frags {
+				if df, ok := subs[i].(*wire.DataFrag); !ok || df.FragmentStart != f {
+					t.Fatalf("submessage %d is %+v, want fragment %d", i, subs[i], f)
+				}
+			}
+			if hb, ok := subs[c.want].(*wire.Heartbeat); !ok || hb.Last != c.sn || hb.Final {
+				t.Fatalf("last submessage %+v, want a HEARTBEAT up to %d asking for an answer", subs[c.want], c.sn)
+			}
+		})
 	}
 }
