@@ -427,3 +427,52 @@ func TestTransientLocalLateJoinerGetsTheLastSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledPeerDisappearsWhenItsLeaseEnds: a peer killed without a
+// goodbye is dropped by ours when the lease it announced ends, not
+// before: Cyclone configured for 2 s, Fast DDS with its default 20 s (the
+// peer has no lease option), both at once.
+func TestKilledPeerDisappearsWhenItsLeaseEnds(t *testing.T) {
+	ns, _, vs := setup(t)
+	for i, v := range vs {
+		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
+			domain := 50 + i
+			ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+			defer cancel()
+			env := []string{"CYCLONEDDS_URI=<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery></Domain>"}
+			peer := ddspeers.StartPeerEnv(t, ns, v.bin, env, nil, append([]string{"sub"}, peerArgs(domain, "rt/lease", rtps.Reliable)...)...)
+			if err := peer.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("peer: %v: %s", err, peer.Stderr())
+			}
+			p := newParticipant(t, domain)
+			var them rtps.ParticipantData
+			if _, err := p.WaitParticipants(ctx, func(ds []rtps.ParticipantData) bool {
+				for _, d := range ds {
+					if d.Vendor == v.id {
+						them = d
+						return true
+					}
+				}
+				return false
+			}); err != nil {
+				t.Fatalf("never learned the peer: %v", err)
+			}
+			if want := map[wire.VendorID]time.Duration{wire.VendorCyclone: 2 * time.Second, wire.VendorEProsima: 20 * time.Second}[v.id]; them.LeaseDuration != want {
+				t.Fatalf("the peer's lease read as %v, want %v", them.LeaseDuration, want)
+			}
+			peer.Kill()
+			killed := time.Now()
+			if _, err := p.WaitParticipants(ctx, func(ds []rtps.ParticipantData) bool {
+				return !slices.ContainsFunc(ds, func(d rtps.ParticipantData) bool { return d.Prefix == them.Prefix })
+			}); err != nil {
+				t.Fatalf("the killed peer was still known %v later: %v", time.Since(killed), err)
+			}
+			// The lease runs from its last announcement, up to one period
+			// before the kill (Fast DDS: 3 s); half the lease is a safe floor.
+			if d := time.Since(killed); d < them.LeaseDuration/2 || d > them.LeaseDuration+3*time.Second {
+				t.Fatalf("dropped %v after the kill, lease %v", d, them.LeaseDuration)
+			}
+		})
+	}
+}
