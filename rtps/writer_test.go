@@ -201,3 +201,41 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 		})
 	}
 }
+
+// TestPreemptiveAckNackGetsAHeartbeat: a reader that has just matched our
+// writer sends an empty, non-final ACKNACK (base 1 from Cyclone, base 0
+// from Fast DDS); while it lacks changes the writer answers once with a
+// heartbeat, instead of leaving it to the next period (a transient-local
+// Cyclone late joiner waited 0.5 s more for it).
+func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		base   wire.SequenceNumber
+		writes int
+		want   bool
+	}{
+		{"Fast DDS's, changes held", 0, 2, true},
+		{"Cyclone's, changes held", 1, 2, true},
+		{"nothing written", 1, 0, false},
+		{"everything acknowledged", 3, 2, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
+			w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4, durable: true}
+			for range c.writes {
+				w.write(wire.GUID{}, []byte("x"), nil)
+			}
+			w.match(peer)
+			for count := int32(1); count <= 2; count++ {
+				subs := w.onAckNack(peer, &wire.AckNack{State: wire.NewSequenceNumberSet(c.base), Count: count})
+				hb := len(subs) == 1
+				if hb {
+					_, hb = subs[0].(*wire.Heartbeat)
+				}
+				if want := c.want && count == 1; hb != want || (!want && len(subs) != 0) {
+					t.Fatalf("ACKNACK %d answered with %+v, want a heartbeat: %v", count, subs, want)
+				}
+			}
+		})
+	}
+}
