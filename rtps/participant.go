@@ -40,10 +40,13 @@ type Participant struct {
 	mu      sync.Mutex
 	remotes map[wire.GUIDPrefix]*remote
 	changed chan struct{} // closed and replaced on every change
-	closed  bool
-	sedp    sedp
-	readers map[wire.GUID]*Reader
-	writers map[wire.GUID]*Writer
+	// newcomer wakes run to announce quickly again when a participant is
+	// learned (buffered 1).
+	newcomer chan struct{}
+	closed   bool
+	sedp     sedp
+	readers  map[wire.GUID]*Reader
+	writers  map[wire.GUID]*Writer
 
 	seq atomic.Int64 // SPDP sequence numbers
 
@@ -64,7 +67,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -230,12 +233,26 @@ func (p *Participant) Close() error {
 	return err
 }
 
-// run announces every AnnouncePeriod and ends leases.
+// quickAnnouncements are the SPDP announcements sent quickPeriod apart
+// when we start and when we learn a participant, as Fast DDS does
+// (initial_announcements): our unicast reply to a participant that has
+// just started can be lost (Fast DDS 2.9 ignored it), which left it
+// without us until our next period, 4 s by default.
+const (
+	quickAnnouncements = 5
+	quickPeriod        = 100 * time.Millisecond
+)
+
+// run announces every AnnouncePeriod, more often after start and after
+// learning a participant, and ends leases.
 func (p *Participant) run(ctx context.Context) {
 	defer p.wg.Done()
 	p.announce(false)
 	announce := time.NewTicker(p.cfg.AnnouncePeriod)
 	defer announce.Stop()
+	quickLeft := quickAnnouncements - 1
+	quick := time.NewTimer(quickPeriod)
+	defer quick.Stop()
 	check := time.NewTicker(min(p.cfg.AnnouncePeriod, leaseCheckPeriod))
 	defer check.Stop()
 	heartbeat := time.NewTicker(heartbeatPeriod)
@@ -246,6 +263,15 @@ func (p *Participant) run(ctx context.Context) {
 			return
 		case <-announce.C:
 			p.announce(false)
+		case <-p.newcomer:
+			quickLeft = quickAnnouncements
+			quick.Reset(quickPeriod)
+		case <-quick.C:
+			if quickLeft > 0 {
+				quickLeft--
+				p.announce(false)
+				quick.Reset(quickPeriod)
+			}
 		case now := <-check.C:
 			p.expire(now)
 		case <-heartbeat.C:

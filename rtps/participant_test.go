@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/netip"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -248,5 +249,31 @@ func TestGoodbyeForAnotherParticipantIsIgnored(t *testing.T) {
 	p.handle(b)
 	if has(victim.Prefix)(p.Participants()) {
 		t.Fatal("a participant's own goodbye was ignored")
+	}
+}
+
+// TestNewcomerLearnsUsThoughOurReplyWasLost: when a participant appears
+// we announce ourselves to it a few more times at once, so that losing
+// our first reply (Fast DDS 2.9 ignored the one that came while it was
+// starting) does not leave it without us until our next period.
+func TestNewcomerLearnsUsThoughOurReplyWasLost(t *testing.T) {
+	netns.Require(t)
+	const domain = 40
+	old := newParticipant(t, Config{Domain: domain, LeaseDuration: 10 * time.Minute})
+	// Its quick announcements after start are over (each takes an SPDP
+	// sequence number): what the newcomer gets now answers it alone.
+	for deadline := time.Now().Add(5 * time.Second); old.seq.Load() < quickAnnouncements; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d announcements after start, want %d", old.seq.Load(), quickAnnouncements)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var received atomic.Int32
+	dropFirst := func() bool { return received.Add(1) == 1 }
+	newcomer := newParticipant(t, Config{Domain: domain, LeaseDuration: 10 * time.Minute, drop: dropFirst})
+	// Both announce every 2 minutes: only the quick announcements can do it.
+	waitFor(t, newcomer, 2*time.Second, "the newcomer learns the old participant", has(old.GUID().Prefix))
+	if received.Load() < 2 {
+		t.Fatalf("the newcomer received %d datagrams, the first of which was dropped", received.Load())
 	}
 }

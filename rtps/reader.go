@@ -281,6 +281,22 @@ func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outg
 	return out
 }
 
+// preemptiveAckNacks asks remote writer w, just learned, for a heartbeat
+// to each of our reliable readers it matches: an ACKNACK of base 0, empty
+// and not final, which Fast DDS and RTI send and answer at once and
+// CycloneDDS accepts. A heartbeat that came before we knew w was dropped,
+// and Fast DDS's next one is 3 s away. p.mu must be held.
+func (p *Participant) preemptiveAckNacks(w wire.GUID) []outgoing {
+	var out []outgoing
+	for _, r := range p.reliableReadersFor(w, wire.EntityIDUnknown) {
+		uw := r.writer(w)
+		uw.ackCount++
+		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: []wire.Submessage{
+			&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: wire.NewSequenceNumberSet(0), Count: uw.ackCount}}})
+	}
+	return out
+}
+
 // nackFrag asks for the missing fragments of a partly received sample;
 // nil when none of sn has arrived.
 func (r *Reader) nackFrag(w wire.GUID, uw *userWriter, sn wire.SequenceNumber) *wire.NackFrag {

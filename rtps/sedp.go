@@ -131,7 +131,8 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoi
 		p.cfg.Logger.Debug("rtps: bad SEDP data", "src", src, "err", err)
 		return nil
 	}
-	if _, had := p.sedp.remote[e.GUID]; !had && len(p.sedp.remote) >= p.cfg.MaxEndpoints {
+	_, had := p.sedp.remote[e.GUID]
+	if !had && len(p.sedp.remote) >= p.cfg.MaxEndpoints {
 		p.cfg.Logger.Debug("rtps: endpoint limit reached", "guid", e.GUID)
 		return nil
 	}
@@ -142,6 +143,8 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoi
 		for _, w := range p.writers {
 			out = append(out, p.matchWriter(w, e)...)
 		}
+	} else if !had {
+		out = append(out, p.preemptiveAckNacks(e.GUID)...)
 	}
 	return out
 }

@@ -92,6 +92,10 @@ func (p *Participant) learn(d ParticipantData) []outgoing {
 		return nil
 	}
 	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor)
+	select {
+	case p.newcomer <- struct{}{}:
+	default:
+	}
 	to := p.locatorsOf([]ParticipantData{d})
 	if b, err := p.spdpMessage(false); err == nil {
 		p.writeAll(b, to)

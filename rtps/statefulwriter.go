@@ -36,6 +36,8 @@ type readerProxy struct {
 	bestEffort bool
 	// lastNack is the count of the last ACKNACK acted on; repeats are ignored.
 	lastNack int32
+	// answeredEmpty says its first empty, non-final ACKNACK got a heartbeat.
+	answeredEmpty bool
 }
 
 // newBuiltinWriter is an SEDP announcer: transient-local, one change per
@@ -113,6 +115,14 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 		out = append(out, gapOf(w.readerID, w.id, gaps))
 	}
 	if len(out) > 0 {
+		out = append(out, w.heartbeat(false))
+	}
+	// A reader that matched us asks nothing yet (a preemptive ACKNACK:
+	// Cyclone's base 1, Fast DDS's base 0) while it lacks changes: tell
+	// it what we have now instead of at the next periodic heartbeat. Once
+	// per reader, so that no exchange of the two can loop.
+	if len(out) == 0 && !a.Final && a.State.NumBits == 0 && r.acked < w.next && !r.answeredEmpty {
+		r.answeredEmpty = true
 		out = append(out, w.heartbeat(false))
 	}
 	return out
@@ -197,7 +207,11 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if !ok {
 		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
-	return w.submessages(w.changes[i], n.State.Members())
+	out := w.submessages(w.changes[i], n.State.Members())
+	if len(out) == 0 {
+		return nil
+	}
+	return append(out, w.heartbeat(false))
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {

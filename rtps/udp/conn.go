@@ -42,7 +42,7 @@ func ListenUnicast(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, 
 	}
 	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr}
 	c.port = uint16(c.pc.LocalAddr().(*net.UDPAddr).Port)
-	if err := c.control(func(fd int) error { return setMulticastSender(fd, ifaddr) }); err != nil {
+	if err := c.control(func(fd int) error { setReceiveBuffer(fd); return setMulticastSender(fd, ifaddr) }); err != nil {
 		c.pc.Close()
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func ListenMulticast(ctx context.Context, ifaddr, group netip.Addr, port uint16)
 	}
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		var serr error
-		if err := rc.Control(func(fd uintptr) { serr = setReuse(int(fd)) }); err != nil {
+		if err := rc.Control(func(fd uintptr) { setReceiveBuffer(int(fd)); serr = setReuse(int(fd)) }); err != nil {
 			return err
 		}
 		return serr

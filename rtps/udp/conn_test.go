@@ -110,3 +110,61 @@ func TestMulticastReachesEveryMemberOnTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstOfAMegabyteWaitsInTheSocket: a 1 MB sample in 1,344-octet
+// DATA_FRAGs (what CycloneDDS sends in one burst) fits in the socket's
+// receive buffer while nobody reads; the kernel's default buffer dropped
+// nine tenths of it.
+func TestBurstOfAMegabyteWaitsInTheSocket(t *testing.T) {
+	ctx := context.Background()
+	for _, listen := range []struct {
+		name string
+		open func() (*Conn, error)
+	}{
+		{"unicast", func() (*Conn, error) { return ListenUnicast(ctx, loopback, 0) }},
+		{"multicast", func() (*Conn, error) {
+			return ListenMulticast(ctx, loopback, netip.MustParseAddr("239.255.0.1"), 7411)
+		}},
+	} {
+		t.Run(listen.name, func(t *testing.T) {
+			netns.Require(t)
+			rx, err := listen.open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rx.Close()
+			tx, err := ListenUnicast(ctx, loopback, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Close()
+			const n = 800 // 1 MiB / 1,344 octets, plus headers
+			dg := make([]byte, 1400)
+			for range n {
+				if err := tx.WriteTo(dg, netip.AddrPortFrom(loopback, rx.Port())); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := make(chan int, 1)
+			go func() {
+				buf := make([]byte, 2000)
+				k := 0
+				for ; k < n; k++ {
+					if _, _, err := rx.ReadFrom(buf); err != nil {
+						break
+					}
+				}
+				got <- k
+			}()
+			select {
+			case k := <-got:
+				if k != n {
+					t.Fatalf("read %d of %d", k, n)
+				}
+			case <-time.After(2 * time.Second):
+				rx.Close()
+				t.Fatalf("only %d of %d datagrams waited in the socket", <-got, n)
+			}
+		})
+	}
+}

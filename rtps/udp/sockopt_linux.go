@@ -63,3 +63,21 @@ func interfaceOf(addr netip.Addr) (*net.Interface, error) {
 	}
 	return nil, fmt.Errorf("%w: no interface holds %v", ErrNoMulticast, addr)
 }
+
+// receiveBuffer is the socket receive buffer asked for: a 1 MB sample in
+// CycloneDDS's DATA_FRAGs is some 780 datagrams sent in one burst, about
+// 2 MB of kernel memory, ten times Linux's usual 208 KiB default.
+const receiveBuffer = 4 << 20
+
+// setReceiveBuffer asks for receiveBuffer octets. The kernel caps
+// SO_RCVBUF at net.core.rmem_max; past it only SO_RCVBUFFORCE goes, with
+// CAP_NET_ADMIN. Neither is an error when refused: a smaller buffer only
+// loses more of a burst, which reliability repairs.
+func setReceiveBuffer(fd int) {
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, receiveBuffer)
+	// The kernel reports twice what it grants (it counts its overhead).
+	if got, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF); err == nil && got >= 2*receiveBuffer {
+		return
+	}
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, receiveBuffer)
+}

@@ -1,7 +1,11 @@
 package ddspeers
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -128,3 +132,18 @@ func (p *Proc) Stdout() []byte { return []byte(p.stdout.String()) }
 
 // Stderr returns the peer's messages so far.
 func (p *Proc) Stderr() string { return p.stderr.String() }
+
+// HexLines reads a sub peer's stdout: one sample a line, in hex.
+func HexLines(out []byte) ([][]byte, error) {
+	var res [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 64<<20) // a line holds a whole sample in hex
+	for sc.Scan() {
+		b, err := hex.DecodeString(sc.Text())
+		if err != nil {
+			return nil, fmt.Errorf("ddspeers: line %d: %w", len(res)+1, err)
+		}
+		res = append(res, b)
+	}
+	return res, sc.Err()
+}

@@ -1,10 +1,8 @@
 package ddspeers
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -19,11 +17,11 @@ import (
 
 func sampleLine(t *testing.T, m *cdr.Message) string {
 	t.Helper()
-	b, err := appendTokens(nil, m)
+	line, err := SampleLine(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b) + "\n"
+	return line
 }
 
 // TestPeersCarrySamplesAcrossVendors runs publisher → echo → subscriber
@@ -81,17 +79,8 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 
 func readHexLines(t *testing.T, out []byte) [][]byte {
 	t.Helper()
-	var res [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 64<<20) // a line holds a whole sample in hex
-	for sc.Scan() {
-		b, err := hex.DecodeString(sc.Text())
-		if err != nil {
-			t.Fatal(fmt.Errorf("line %d: %w", len(res)+1, err))
-		}
-		res = append(res, b)
-	}
-	if err := sc.Err(); err != nil {
+	res, err := HexLines(out)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return res

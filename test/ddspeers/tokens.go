@@ -26,6 +26,16 @@ func appendTokens(dst []byte, m *cdr.Message) ([]byte, error) {
 	return dst, nil
 }
 
+// SampleLine returns m as one line of a pub peer's stdin (sample text,
+// newline ended), for tests outside this package that feed a peer.
+func SampleLine(m *cdr.Message) (string, error) {
+	b, err := appendTokens(nil, m)
+	if err != nil {
+		return "", err
+	}
+	return string(b) + "\n", nil
+}
+
 func appendValueTokens(dst []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case bool:
