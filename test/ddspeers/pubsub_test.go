@@ -15,6 +15,20 @@ import (
 	"github.com/actbridge/actbridge/test/netns"
 )
 
+// peerStruct is the peers' definition of name.
+func peerStruct(t *testing.T, name string) *cdr.Struct {
+	t.Helper()
+	reg, err := Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := reg.Struct(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func sampleLine(t *testing.T, m *cdr.Message) string {
 	t.Helper()
 	line, err := SampleLine(m)
@@ -29,14 +43,7 @@ func sampleLine(t *testing.T, m *cdr.Message) string {
 // mode works, and the two stacks agree on the wire.
 func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 	p := Build(t)
-	reg, err := Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := reg.Struct("sensor_msgs/msg/JointState")
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := peerStruct(t, "sensor_msgs/msg/JointState")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sent []*cdr.Message
 	var lines []string
@@ -91,14 +98,7 @@ func readHexLines(t *testing.T, out []byte) [][]byte {
 // samples, and best effort carries samples too.
 func TestPeerQoSFlagsTakeEffect(t *testing.T) {
 	p := Build(t)
-	reg, err := Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := reg.Struct("builtin_interfaces/msg/Time")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := peerStruct(t, "builtin_interfaces/msg/Time")
 	var lines string
 	for i := range 5 {
 		m := cdr.Zero(tm)
@@ -157,16 +157,9 @@ func TestPeerQoSFlagsTakeEffect(t *testing.T) {
 // value for a Fast DDS writer, whose padding bytes are not defined.
 func TestPaddedEncodingEqualsCycloneWire(t *testing.T) {
 	p := Build(t)
-	reg, err := Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, name := range []string{"sensor_msgs/msg/JointState", "trajectory_msgs/msg/JointTrajectory", "geometry_msgs/msg/Twist", "std_msgs/msg/Header"} {
-		s, err := reg.Struct(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := peerStruct(t, name)
 		var sent []*cdr.Message
 		var lines string
 		for range 4 {
@@ -216,14 +209,7 @@ func TestPaddedEncodingEqualsCycloneWire(t *testing.T) {
 // it. That is between the two vendors, not ours to fix here.
 func TestPeersCarryLargeSamples(t *testing.T) {
 	p := Build(t)
-	reg, err := Registry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := reg.Struct("sensor_msgs/msg/JointState")
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := peerStruct(t, "sensor_msgs/msg/JointState")
 	for _, size := range []int{100, 10 << 10, 100 << 10, 1 << 20} {
 		m := cdr.Zero(js)
 		pos := make([]float64, size/8)
