@@ -31,6 +31,10 @@ type fakeRobot struct {
 	obs        func(GoalUpdate)
 	sendDelay  time.Duration
 	onSend     func(goalID string)
+	// trajectories are the joints of every trajectory sent, in order.
+	trajectories [][]string
+	// actuators are {name, kind} pairs when not the default arm, gripper, base.
+	actuators [][2]string
 }
 
 func newFakeRobot() *fakeRobot {
@@ -41,6 +45,13 @@ func newFakeRobot() *fakeRobot {
 func (r *fakeRobot) Actuators() []ActuatorStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.actuators != nil {
+		out := make([]ActuatorStatus, len(r.actuators))
+		for i, a := range r.actuators {
+			out[i] = ActuatorStatus{Name: a[0], Kind: a[1], Connected: r.connected}
+		}
+		return out
+	}
 	return []ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
 }
 
@@ -56,7 +67,7 @@ func (r *fakeRobot) Joints() JointsSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var js []JointReading
-	for _, n := range []string{"j1", "j2", "finger"} {
+	for _, n := range sortedKeys(r.joints) {
 		js = append(js, JointReading{Name: n, Position: r.joints[n]})
 	}
 	return JointsSnapshot{Joints: js, Received: time.Now()}
@@ -91,8 +102,14 @@ func (r *fakeRobot) recordCtx(ctx context.Context, id string) error {
 	return nil
 }
 
-func (r *fakeRobot) SendTrajectory(ctx context.Context, id string, _ []string, _ []spline.Point) error {
-	return r.recordCtx(ctx, id)
+func (r *fakeRobot) SendTrajectory(ctx context.Context, id string, joints []string, _ []spline.Point) error {
+	if err := r.recordCtx(ctx, id); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.trajectories = append(r.trajectories, joints)
+	r.mu.Unlock()
+	return nil
 }
 func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error {
 	return r.record(id)
@@ -277,9 +294,9 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 		EStop: r.estop.State}
 	pv := &Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second,
 		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: r.clock,
-		Arm:     &ArmModel{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}},
-		Gripper: &GripperModel{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05},
-		Base:    &BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}
+		Arms:     []*ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
+		Grippers: []*GripperModel{{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05}},
+		Bases:    []*BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}}
 	for _, o := range opts {
 		o(pv)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,14 +67,17 @@ type BaseModel struct {
 // Previewer builds previews: it reads the robot, computes what would move
 // and checks every limit; violations refuse the preview; otherwise the
 // preview is stored and a signed preview_id returned. Nothing moves.
+// Each kind holds any number of actuators, in config order: a kind with
+// none has no tools (Tools), one with several names its actuator in an
+// argument (choice.go).
 type Previewer struct {
 	Robot      Robot
 	Store      MotionStore
 	Signer     PreviewSigner
 	Motions    *Motions
-	Arm        *ArmModel
-	Gripper    *GripperModel
-	Base       *BaseModel
+	Arms       []*ArmModel
+	Grippers   []*GripperModel
+	Bases      []*BaseModel
 	TTL        time.Duration
 	StaleAfter time.Duration
 	// StartTolerance is how far (rad or m) a joint may drift between preview
@@ -106,13 +110,8 @@ func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error
 
 // stateDigest hashes the start state the preview depends on.
 func stateDigest(start map[string]float64) string {
-	keys := make([]string, 0, len(start))
-	for k := range start {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	h := sha256.New()
-	for _, k := range keys {
+	for _, k := range sortedKeys(start) {
 		fmt.Fprintf(h, "%s=%.4f;", k, start[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
@@ -241,25 +240,58 @@ func (p *Previewer) estopReady(context.Context, *Call) error {
 	return nil
 }
 
+// Tools are the preview tools of the kinds the robot has: the arm tools
+// with at least one arm, gripper_move with a gripper, the base tools with
+// a base. A kind the robot lacks has no tool that could name it.
+func (p *Previewer) Tools() []*Tool {
+	var out []*Tool
+	if len(p.Arms) > 0 {
+		out = append(out, p.ArmMoveJoints(), p.ArmFollowTrajectory())
+	}
+	if len(p.Grippers) > 0 {
+		out = append(out, p.GripperMove())
+	}
+	if len(p.Bases) > 0 {
+		out = append(out, p.BaseNavigate(), p.BaseDrive())
+	}
+	return out
+}
+
+// armJoints lists every arm's joints, arm by arm: joint names are unique
+// across actuators, so one schema holds each joint's own range.
+func (p *Previewer) armJoints() []string {
+	var out []string
+	for _, a := range p.Arms {
+		out = append(out, a.Joints...)
+	}
+	return out
+}
+
 // ArmMoveJoints previews a point-to-point joint move.
 func (p *Previewer) ArmMoveJoints() *Tool {
 	props := map[string]*Schema{}
-	for _, j := range p.Arm.Joints {
-		lo, hi, limited, _ := p.Arm.Guard.Range(j)
-		if !limited {
-			lo, hi = -100, 100
+	for _, a := range p.Arms {
+		for _, j := range a.Joints {
+			lo, hi, limited, _ := a.Guard.Range(j)
+			if !limited {
+				lo, hi = -100, 100
+			}
+			props[j] = Num(fmt.Sprintf("Target of %s in rad (or m for prismatic).", j), round6(lo), round6(hi))
 		}
-		props[j] = Num(fmt.Sprintf("Target of %s in rad (or m for prismatic).", j), round6(lo), round6(hi))
 	}
-	return &Tool{
-		Name: "arm_move_joints", Group: "arm", Tier: TierIrreversible, Resource: p.Arm.Name, Title: "Preview an arm joint move", TouchesRobot: true,
+	positions := "Joint name → target position. Only these joints move."
+	if len(p.Arms) > 1 {
+		positions = "Joint name → target position, joints of the named actuator only. Only these joints move."
+	}
+	t := &Tool{
+		Name: "arm_move_joints", Group: "arm", Tier: TierIrreversible, Title: "Preview an arm joint move", TouchesRobot: true,
 		Description: Describe("Previews moving arm joints to target positions (a subset is allowed: unnamed joints hold). Computes the trajectory from the current state and checks position, velocity and acceleration limits. Nothing moves: run it with motion_confirm(preview_id).",
 			"you want the arm at given joint positions.",
 			"Cartesian goals; multi-waypoint paths (use arm_follow_trajectory); the gripper (gripper_move).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
 			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken. "+recoveryNote),
 		Input: Object("", map[string]*Schema{
-			"positions":      {Type: "object", Description: "Joint name → target position. Only these joints move.", Properties: props, MinLength: nil},
+			"positions":      {Type: "object", Description: positions, Properties: props, MinLength: nil},
 			"duration_s":     Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale (at the recovery speed fraction when a joint starts out of range).", 0.1, 120),
 			"speed_fraction": Num("Fraction of the allowed speed when duration_s is not given. Default 1.", 0.05, 1),
 		}, "positions"),
@@ -268,6 +300,7 @@ func (p *Previewer) ArmMoveJoints() *Tool {
 		Ready:  p.estopReady,
 		Call:   p.armMoveJoints,
 	}
+	return chooseActuator(t, "arm", namesOf(p.Arms))
 }
 
 func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
@@ -279,22 +312,31 @@ func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
 	if err := c.Decode(&in); err != nil {
 		return nil, err
 	}
+	arm, aerr := pick(c, p.Arms)
+	if aerr != nil {
+		return nil, aerr
+	}
 	if len(in.Positions) == 0 {
-		e := FieldError("positions", "at least one joint: "+strings.Join(p.Arm.Joints, ", "), "empty object", "no joint to move")
+		e := FieldError("positions", "at least one joint: "+strings.Join(arm.Joints, ", "), "empty object", "no joint to move")
 		return nil, e
+	}
+	for _, j := range sortedKeys(in.Positions) {
+		if !slices.Contains(arm.Joints, j) {
+			return nil, notOwnJoint("positions."+j, j, arm.Name, arm.Joints)
+		}
 	}
 	cur, jerr := p.joints(ctx)
 	if jerr != nil {
 		return nil, jerr
 	}
-	from := make([]float64, len(p.Arm.Joints))
-	to := make([]float64, len(p.Arm.Joints))
-	start := make([]spline.State, len(p.Arm.Joints))
+	from := make([]float64, len(arm.Joints))
+	to := make([]float64, len(arm.Joints))
+	start := make([]spline.State, len(arm.Joints))
 	startMap := map[string]float64{}
-	for i, j := range p.Arm.Joints {
+	for i, j := range arm.Joints {
 		r, ok := cur[j]
 		if !ok {
-			return nil, StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
+			return nil, missingJoint(j)
 		}
 		from[i], to[i] = r.Position, r.Position
 		start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
@@ -308,18 +350,31 @@ func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
 	}
 	dur := in.DurationS
 	if dur == 0 {
-		dur = p.Arm.Guard.MinDuration(p.Arm.Joints, from, to, in.SpeedFraction*p.SpeedScale())
+		dur = arm.Guard.MinDuration(arm.Joints, from, to, in.SpeedFraction*p.SpeedScale())
 	}
 	pt := spline.Point{Positions: to, Velocities: make([]float64, len(to)), Accelerations: make([]float64, len(to)), Time: dur}
-	return p.previewTrajectory(ctx, c, start, startMap, []spline.Point{pt}, in.Positions)
+	return p.previewTrajectory(ctx, c, arm, start, startMap, []spline.Point{pt})
 }
 
-func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spline.State, startMap map[string]float64, points []spline.Point, named map[string]float64) (any, error) {
-	chk, err := p.Arm.Guard.Check(p.Arm.Joints, start, points)
+func missingJoint(j string) *Error {
+	return StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, points []spline.Point) (any, error) {
+	chk, err := arm.Guard.Check(arm.Joints, start, points)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	chk.Violations = append(chk.Violations, p.StepCaps.armSteps(p.Arm.Joints, start, points)...)
+	chk.Violations = append(chk.Violations, p.StepCaps.armSteps(arm.Joints, start, points)...)
 	if len(chk.Violations) > 0 {
 		if len(chk.Recovery) > 0 {
 			return nil, recoveryError(chk.Recovery, chk.Violations, armRecoveryHint)
@@ -346,10 +401,10 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 	g.Trajectory = &struct {
 		Joints []string       `json:"joints"`
 		Points []spline.Point `json:"points"`
-	}{Joints: p.Arm.Joints, Points: points}
+	}{Joints: arm.Joints, Points: points}
 	summary := map[string]any{
 		"joints": impacts, "targets": targets, "duration_s": round6(chk.Duration), "warnings": warnings,
-		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{p.Arm.Name}},
+		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{arm.Name}},
 		"plot":   chk.Plot,
 		// for the console only, as the plot
 		"limit_use": chk.Use,
@@ -357,21 +412,24 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, start []spli
 	if len(chk.Recovery) > 0 {
 		summary["recovery"], summary["out_of_range"] = true, chk.Recovery
 	}
-	_ = named
-	return p.issue(ctx, c, p.Arm.Name, g, summary)
+	return p.issue(ctx, c, arm.Name, g, summary)
 }
 
 // ArmFollowTrajectory previews a multi-waypoint joint trajectory.
 func (p *Previewer) ArmFollowTrajectory() *Tool {
-	return &Tool{
-		Name: "arm_follow_trajectory", Group: "arm", Tier: TierIrreversible, Resource: p.Arm.Name, Title: "Preview an arm trajectory", TouchesRobot: true,
+	jointsDesc := "Joint names, in the order of every point's values; must be all arm joints or a subset."
+	if len(p.Arms) > 1 {
+		jointsDesc = "Joint names, in the order of every point's values; must be all joints of the named actuator or a subset."
+	}
+	t := &Tool{
+		Name: "arm_follow_trajectory", Group: "arm", Tier: TierIrreversible, Title: "Preview an arm trajectory", TouchesRobot: true,
 		Description: Describe("Previews a joint trajectory through timed waypoints, interpolated as joint_trajectory_controller does (cubic with velocities, quintic with accelerations, linear with positions only), and checks every limit along it. Nothing moves: run it with motion_confirm(preview_id).",
 			"you need the arm to pass through several configurations with timing.",
 			"a single target (arm_move_joints is simpler and picks a safe duration).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
 			"a preview as for arm_move_joints (about 1-2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit). "+recoveryNote),
 		Input: Object("", map[string]*Schema{
-			"joints": {Type: "array", Description: "Joint names, in the order of every point's values; must be all arm joints or a subset.", MinItems: Int(1), MaxItems: Int(16), Items: Enum("An arm joint.", p.Arm.Joints...)},
+			"joints": {Type: "array", Description: jointsDesc, MinItems: Int(1), MaxItems: Int(16), Items: Enum("An arm joint.", p.armJoints()...)},
 			"points": {Type: "array", Description: "Waypoints in increasing time.", MinItems: Int(1), MaxItems: Int(1000), Items: Object("A waypoint.", map[string]*Schema{
 				"positions":       Array("Position per joint, in the order of joints.", Num("rad or m.", -100, 100), 16),
 				"velocities":      Array("Velocity per joint. Default: none (then interpolation is linear).", Num("rad/s or m/s.", -100, 100), 16),
@@ -382,71 +440,81 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}}),
 		Errors: previewErrors,
 		Ready:  p.estopReady,
-		Call: func(ctx context.Context, c *Call) (any, error) {
-			in, derr := trajectoryInputOf(c.Values)
-			if derr != nil {
-				return nil, derr
+		Call:   p.armFollowTrajectory,
+	}
+	return chooseActuator(t, "arm", namesOf(p.Arms))
+}
+
+func (p *Previewer) armFollowTrajectory(ctx context.Context, c *Call) (any, error) {
+	in, derr := trajectoryInputOf(c.Values)
+	if derr != nil {
+		return nil, derr
+	}
+	arm, aerr := pick(c, p.Arms)
+	if aerr != nil {
+		return nil, aerr
+	}
+	idx := map[string]int{}
+	for i, j := range in.Joints {
+		if _, dup := idx[j]; dup {
+			e := RuleError(CodeInvalidArgument, "joints_unique", "joints", "joint "+j+" is listed twice")
+			e.Expected, e.Actual = "each joint at most once", quote(j)
+			return nil, e
+		}
+		if !slices.Contains(arm.Joints, j) {
+			return nil, notOwnJoint("joints["+strconv.Itoa(i)+"]", j, arm.Name, arm.Joints)
+		}
+		idx[j] = i
+	}
+	cur, jerr := p.joints(ctx)
+	if jerr != nil {
+		return nil, jerr
+	}
+	n := len(arm.Joints)
+	start := make([]spline.State, n)
+	startMap := map[string]float64{}
+	for i, j := range arm.Joints {
+		r, ok := cur[j]
+		if !ok {
+			return nil, missingJoint(j)
+		}
+		start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
+		startMap[j] = r.Position
+	}
+	points := make([]spline.Point, len(in.Points))
+	prevT := 0.0
+	for k, ip := range in.Points {
+		f := "points[" + strconv.Itoa(k) + "]"
+		for i, arr := range [...][]float64{ip.Positions, ip.Velocities, ip.Accelerations} {
+			if arr != nil && len(arr) != len(in.Joints) {
+				return nil, FieldError(f+"."+waypointArrays[i], fmt.Sprintf("%d values (one per joint)", len(in.Joints)), fmt.Sprintf("%d values", len(arr)), "length does not match joints")
 			}
-			idx := map[string]int{}
-			for i, j := range in.Joints {
-				if _, dup := idx[j]; dup {
-					e := RuleError(CodeInvalidArgument, "joints_unique", "joints", "joint "+j+" is listed twice")
-					e.Expected, e.Actual = "each joint at most once", quote(j)
-					return nil, e
-				}
-				idx[j] = i
-			}
-			cur, jerr := p.joints(ctx)
-			if jerr != nil {
-				return nil, jerr
-			}
-			n := len(p.Arm.Joints)
-			start := make([]spline.State, n)
-			startMap := map[string]float64{}
-			for i, j := range p.Arm.Joints {
-				r, ok := cur[j]
-				if !ok {
-					return nil, StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
-				}
-				start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
-				startMap[j] = r.Position
-			}
-			points := make([]spline.Point, len(in.Points))
-			prevT := 0.0
-			for k, ip := range in.Points {
-				f := "points[" + strconv.Itoa(k) + "]"
-				for i, arr := range [...][]float64{ip.Positions, ip.Velocities, ip.Accelerations} {
-					if arr != nil && len(arr) != len(in.Joints) {
-						return nil, FieldError(f+"."+waypointArrays[i], fmt.Sprintf("%d values (one per joint)", len(in.Joints)), fmt.Sprintf("%d values", len(arr)), "length does not match joints")
-					}
-				}
-				if ip.Time <= prevT {
-					return nil, FieldError(f+".time_from_start", fmt.Sprintf("greater than %g", prevT), strconv.FormatFloat(ip.Time, 'g', -1, 64), "times must strictly increase")
-				}
-				prevT = ip.Time
-				pt := spline.Point{Positions: make([]float64, n), Time: ip.Time}
+		}
+		if ip.Time <= prevT {
+			return nil, FieldError(f+".time_from_start", fmt.Sprintf("greater than %g", prevT), strconv.FormatFloat(ip.Time, 'g', -1, 64), "times must strictly increase")
+		}
+		prevT = ip.Time
+		pt := spline.Point{Positions: make([]float64, n), Time: ip.Time}
+		if ip.Velocities != nil {
+			pt.Velocities = make([]float64, n)
+		}
+		if ip.Accelerations != nil {
+			pt.Accelerations = make([]float64, n)
+		}
+		for i, j := range arm.Joints {
+			if src, ok := idx[j]; ok {
+				pt.Positions[i] = ip.Positions[src]
 				if ip.Velocities != nil {
-					pt.Velocities = make([]float64, n)
+					pt.Velocities[i] = ip.Velocities[src]
 				}
 				if ip.Accelerations != nil {
-					pt.Accelerations = make([]float64, n)
+					pt.Accelerations[i] = ip.Accelerations[src]
 				}
-				for i, j := range p.Arm.Joints {
-					if src, ok := idx[j]; ok {
-						pt.Positions[i] = ip.Positions[src]
-						if ip.Velocities != nil {
-							pt.Velocities[i] = ip.Velocities[src]
-						}
-						if ip.Accelerations != nil {
-							pt.Accelerations[i] = ip.Accelerations[src]
-						}
-					} else {
-						pt.Positions[i] = start[i].Pos // unnamed joints hold
-					}
-				}
-				points[k] = pt
+			} else {
+				pt.Positions[i] = start[i].Pos // unnamed joints hold
 			}
-			return p.previewTrajectory(ctx, c, start, startMap, points, nil)
-		},
+		}
+		points[k] = pt
 	}
+	return p.previewTrajectory(ctx, c, arm, start, startMap, points)
 }

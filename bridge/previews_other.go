@@ -4,21 +4,39 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // GripperMove previews moving the gripper fingers.
 func (p *Previewer) GripperMove() *Tool {
-	g := p.Gripper
-	return &Tool{
-		Name: "gripper_move", Group: "gripper", Tier: TierIrreversible, Resource: g.Name, Title: "Preview a gripper move", TouchesRobot: true,
+	names := namesOf(p.Grippers)
+	g := p.Grippers[0]
+	position := Num(fmt.Sprintf("Finger position in m: %g is closed, %g fully open.", g.Min, g.Max), g.Min, g.Max)
+	effort := Num(fmt.Sprintf("Effort cap in N. Default %g.", g.MaxEffort), 0, g.MaxEffort)
+	if len(p.Grippers) > 1 {
+		// One schema for every gripper: the widest bounds, each gripper's
+		// own in the description and checked once the call names it.
+		lo, hi, eff := g.Min, g.Max, g.MaxEffort
+		var ranges, efforts []string
+		for _, o := range p.Grippers {
+			lo, hi, eff = math.Min(lo, o.Min), math.Max(hi, o.Max), math.Max(eff, o.MaxEffort)
+			ranges = append(ranges, fmt.Sprintf("%s %g closed to %g open", o.Name, o.Min, o.Max))
+			efforts = append(efforts, fmt.Sprintf("%s %g", o.Name, o.MaxEffort))
+		}
+		position = Num("Finger position in m: "+strings.Join(ranges, "; ")+".", lo, hi)
+		effort = Num("Effort cap in N, at most the gripper's maximum, the default: "+strings.Join(efforts, ", ")+".", 0, eff)
+	}
+	t := &Tool{
+		Name: "gripper_move", Group: "gripper", Tier: TierIrreversible, Title: "Preview a gripper move", TouchesRobot: true,
 		Description: Describe("Previews opening or closing the gripper to a finger position with an effort cap. Nothing moves: run it with motion_confirm(preview_id).",
 			"you want to open the hand, close it on an object, or release one.",
 			"moving the arm or base.",
 			"none until confirmed; the confirmed motion moves the fingers and may squeeze an object (irreversible).",
 			"a preview: preview_id, from, to, max_effort, duration_s, warnings, expires_at (under 1 KB)."),
 		Input: Object("", map[string]*Schema{
-			"position":   Num(fmt.Sprintf("Finger position in m: %g is closed, %g fully open.", g.Min, g.Max), g.Min, g.Max),
-			"max_effort": Num(fmt.Sprintf("Effort cap in N. Default %g.", g.MaxEffort), 0, g.MaxEffort),
+			"position":   position,
+			"max_effort": effort,
 		}, "position"),
 		Output: previewOut(map[string]*Schema{"from": {Type: "number", Description: "Current finger position."}, "to": {Type: "number", Description: "Target."}}),
 		Errors: previewErrors,
@@ -31,9 +49,19 @@ func (p *Previewer) GripperMove() *Tool {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
+			g, gerr := pick(c, p.Grippers)
+			if gerr != nil {
+				return nil, gerr
+			}
 			eff := g.MaxEffort
 			if in.MaxEffort != nil {
 				eff = *in.MaxEffort
+			}
+			if in.Position < g.Min || in.Position > g.Max {
+				return nil, FieldError("position", fmt.Sprintf("%g to %g (%s)", g.Min, g.Max, g.Name), fmt.Sprint(in.Position), "outside this gripper's finger range")
+			}
+			if eff > g.MaxEffort {
+				return nil, FieldError("max_effort", fmt.Sprintf("0 to %g (%s)", g.MaxEffort, g.Name), fmt.Sprint(eff), "over this gripper's maximum effort")
 			}
 			cur, jerr := p.joints(ctx)
 			if jerr != nil {
@@ -64,6 +92,7 @@ func (p *Previewer) GripperMove() *Tool {
 			})
 		},
 	}
+	return chooseActuator(t, "gripper", names)
 }
 
 func boolInt(b bool) int {
@@ -83,9 +112,20 @@ func (p *Previewer) pose() (Pose2D, *Error) {
 
 // BaseNavigate previews a move_base goal.
 func (p *Previewer) BaseNavigate() *Tool {
-	b := p.Base
-	return &Tool{
-		Name: "base_navigate", Group: "base", Tier: TierIrreversible, Resource: b.Name, Title: "Preview a navigation goal", TouchesRobot: true,
+	names := namesOf(p.Bases)
+	frame := Enum("Frame of the goal. Default "+p.Bases[0].Frame+".", p.Bases[0].Frame)
+	if len(p.Bases) > 1 {
+		var frames, defaults []string
+		for _, b := range p.Bases {
+			if !slices.Contains(frames, b.Frame) {
+				frames = append(frames, b.Frame)
+			}
+			defaults = append(defaults, b.Name+" "+b.Frame)
+		}
+		frame = Enum("Frame of the goal, the named base's own. Default: "+strings.Join(defaults, ", ")+".", frames...)
+	}
+	t := &Tool{
+		Name: "base_navigate", Group: "base", Tier: TierIrreversible, Title: "Preview a navigation goal", TouchesRobot: true,
 		Description: Describe("Previews sending the mobile base to a pose through move_base; the goal must lie inside the geofence. Nothing moves: run it with motion_confirm(preview_id).",
 			"you want the base at a pose in the map/odom frame.",
 			"short open-loop nudges (base_drive); arm motions.",
@@ -95,15 +135,25 @@ func (p *Previewer) BaseNavigate() *Tool {
 			"x":     Num("Goal x in m.", -1000, 1000),
 			"y":     Num("Goal y in m.", -1000, 1000),
 			"yaw":   Num("Goal heading in rad. Default 0.", -math.Pi, math.Pi),
-			"frame": Enum("Frame of the goal. Default "+b.Frame+".", b.Frame),
+			"frame": frame,
 		}, "x", "y"),
 		Output: previewOut(map[string]*Schema{"distance_m": {Type: "number", Description: "Straight-line distance."}}),
 		Errors: previewErrors,
 		Ready:  p.estopReady,
 		Call: func(ctx context.Context, c *Call) (any, error) {
-			var in struct{ X, Y, Yaw float64 }
+			var in struct {
+				X, Y, Yaw float64
+				Frame     string
+			}
 			if err := c.Decode(&in); err != nil {
 				return nil, err
+			}
+			b, berr := pick(c, p.Bases)
+			if berr != nil {
+				return nil, berr
+			}
+			if in.Frame != "" && in.Frame != b.Frame {
+				return nil, FieldError("frame", b.Frame+" ("+b.Name+"'s frame)", quote(in.Frame), "not this base's frame")
 			}
 			cur, perr := p.pose()
 			if perr != nil {
@@ -136,23 +186,43 @@ func (p *Previewer) BaseNavigate() *Tool {
 			})
 		},
 	}
+	return chooseActuator(t, "base", names)
 }
 
 // BaseDrive previews a timed velocity command with a deadman.
 func (p *Previewer) BaseDrive() *Tool {
-	b := p.Base
+	names := namesOf(p.Bases)
+	b := p.Bases[0]
 	lin, ang := b.Guard.Caps()
-	return &Tool{
-		Name: "base_drive", Group: "base", Tier: TierIrreversible, Resource: b.Name, Title: "Preview a timed drive", TouchesRobot: true,
+	linear := Num(fmt.Sprintf("Forward speed in m/s (cap %g).", lin), -10, 10)
+	angular := Num(fmt.Sprintf("Turn rate in rad/s (cap %g). Default 0.", ang), -10, 10)
+	duration := Num(fmt.Sprintf("How long to drive, at most %g s.", b.MaxDriveS), 0.1, b.MaxDriveS)
+	if len(p.Bases) > 1 {
+		// The longest drive any base allows; each base's own caps are in
+		// the text and checked once the call names it.
+		var lins, angs, durs []string
+		longest := 0.0
+		for _, o := range p.Bases {
+			l, a := o.Guard.Caps()
+			lins, angs = append(lins, fmt.Sprintf("%s %g", o.Name, l)), append(angs, fmt.Sprintf("%s %g", o.Name, a))
+			durs = append(durs, fmt.Sprintf("%s %g s", o.Name, o.MaxDriveS))
+			longest = math.Max(longest, o.MaxDriveS)
+		}
+		linear = Num("Forward speed in m/s (caps: "+strings.Join(lins, ", ")+").", -10, 10)
+		angular = Num("Turn rate in rad/s (caps: "+strings.Join(angs, ", ")+"). Default 0.", -10, 10)
+		duration = Num("How long to drive, at most: "+strings.Join(durs, ", ")+".", 0.1, longest)
+	}
+	t := &Tool{
+		Name: "base_drive", Group: "base", Tier: TierIrreversible, Title: "Preview a timed drive", TouchesRobot: true,
 		Description: Describe("Previews driving the base at a linear and angular velocity for a bounded time (cmd_vel, republished with a deadman: the base stops at the end, on cancel, on robot_stop, or if this MCP session ends). Nothing moves: run it with motion_confirm(preview_id).",
 			"short open-loop moves: back off, turn in place, creep forward.",
 			"going to a pose (base_navigate plans around obstacles); long drives.",
 			"none until confirmed; the confirmed motion drives the base (irreversible).",
 			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the path leaves the geofence. While the base stands outside the geofence only a recovery is previewed: a turn in place or a straight drive that only brings it closer, at no more than the recovery speed fraction of the caps; the preview says recovery: true and out_of_range [{joint: x|y, position, limit, by}], and an operator confirms it whatever the policy. Anything else is refused with limit_violation, rule recovery_only."),
 		Input: Object("", map[string]*Schema{
-			"linear":     Num(fmt.Sprintf("Forward speed in m/s (cap %g).", lin), -10, 10),
-			"angular":    Num(fmt.Sprintf("Turn rate in rad/s (cap %g). Default 0.", ang), -10, 10),
-			"duration_s": Num(fmt.Sprintf("How long to drive, at most %g s.", b.MaxDriveS), 0.1, b.MaxDriveS),
+			"linear":     linear,
+			"angular":    angular,
+			"duration_s": duration,
 		}, "linear", "duration_s"),
 		Output: previewOut(map[string]*Schema{"end_pose": {Type: "object", Description: "Predicted pose at the end."}}),
 		Errors: previewErrors,
@@ -164,6 +234,13 @@ func (p *Previewer) BaseDrive() *Tool {
 			}
 			if err := c.Decode(&in); err != nil {
 				return nil, err
+			}
+			b, berr := pick(c, p.Bases)
+			if berr != nil {
+				return nil, berr
+			}
+			if in.DurationS > b.MaxDriveS {
+				return nil, FieldError("duration_s", fmt.Sprintf("at most %g (%s)", b.MaxDriveS, b.Name), fmt.Sprint(in.DurationS), "longer than this base may drive")
 			}
 			cur, perr := p.pose()
 			if perr != nil {
@@ -194,4 +271,5 @@ func (p *Previewer) BaseDrive() *Tool {
 			return p.issue(ctx, c, b.Name, goal, summary)
 		},
 	}
+	return chooseActuator(t, "base", names)
 }

@@ -9,8 +9,8 @@ func TestStepCapsRefuseTooLargeMotionsAndSendNothing(t *testing.T) {
 	r := newRig(t)
 	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second,
 		SpeedScale: func() float64 { return 1 }, Now: r.clock,
-		Arm:      &ArmModel{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}},
-		Base:     &BaseModel{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}},
+		Arms:     []*ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
+		Bases:    []*BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}},
 		StepCaps: StepCaps{MaxJointChange: 1.0, MaxBaseTravel: 2.0}}
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.BaseNavigate(), pv.BaseDrive())

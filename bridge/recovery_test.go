@@ -25,7 +25,7 @@ func recoveryRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, func(p *Previewer) { p.Arm.Guard = SafetyArm{Limits: lim} })
+	r := newRig(t, func(p *Previewer) { p.Arms[0].Guard = SafetyArm{Limits: lim} })
 	r.robot.joints["j1"] = 2.3
 	return r
 }
@@ -85,7 +85,7 @@ func fenceRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, func(p *Previewer) { p.Base.Guard = SafetyBase{Base: b} })
+	r := newRig(t, func(p *Previewer) { p.Bases[0].Guard = SafetyBase{Base: b} })
 	r.robot.pose = Pose2D{Frame: "odom", X: 6, Yaw: math.Pi}
 	return r
 }

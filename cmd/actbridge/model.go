@@ -15,9 +15,10 @@ type robotModel struct {
 	cfg     *actuators.Config
 	limits  *safety.Limits
 	ignored []safety.Ignored
-	arm     *bridge.ArmModel
-	gripper *bridge.GripperModel
-	base    *bridge.BaseModel
+	// Any number of each kind, in config order (bridge.Previewer).
+	arms     []*bridge.ArmModel
+	grippers []*bridge.GripperModel
+	bases    []*bridge.BaseModel
 }
 
 // loadModel merges the URDF with the config's joint_limits.yaml and builds
@@ -39,16 +40,13 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
 		case actuators.KindArm:
-			if m.arm != nil {
-				return nil, fmt.Errorf("config: more than one arm is not supported yet (%s)", a.Name)
-			}
 			for _, j := range a.Joints {
 				if _, ok := lim.Joint(j); !ok {
 					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
 				}
 			}
-			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
-				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
+			m.arms = append(m.arms, &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}})
 		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
@@ -65,7 +63,7 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 			if speed <= 0 {
 				speed = 0.05
 			}
-			m.gripper = &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed}
+			m.grippers = append(m.grippers, &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed})
 		case actuators.KindBase:
 			if a.Caps == nil || a.Geofence == nil {
 				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
@@ -80,11 +78,8 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 			if maxD <= 0 {
 				maxD = safety.DefaultMaxDriveDuration
 			}
-			m.base = &bridge.BaseModel{Name: a.Name, Frame: a.OdomFrame, MaxDriveS: maxD, Guard: bridge.SafetyBase{Base: b}}
+			m.bases = append(m.bases, &bridge.BaseModel{Name: a.Name, Frame: a.OdomFrame, MaxDriveS: maxD, Guard: bridge.SafetyBase{Base: b}})
 		}
-	}
-	if m.arm == nil || m.gripper == nil || m.base == nil {
-		return nil, fmt.Errorf("config: an arm, a gripper and a base are required (this version's tool set)")
 	}
 	return m, nil
 }

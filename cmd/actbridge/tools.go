@@ -49,7 +49,7 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: m.confirmer,
 		ConsoleURL: opt.consoleURL, EStop: estopAdapter{es}.State}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
-		Arm: m.arm, Gripper: m.gripper, Base: m.base, TTL: opt.ttl, StaleAfter: opt.staleAfter,
+		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
 	ts.motions.Restate = ts.previewer.Restate
 	ts.previewer.StepCaps = stepCaps(m.cfg)
@@ -58,9 +58,8 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 	topics := bridge.Globs(m.cfg.Access.Topics)
 	sample := bridge.TopicSampleTool(robot, opt.dataDir)
 	bridge.GuardTopics(sample, topics)
-	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
-		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot, topics), sample,
-		bridge.OutputReadTool(opt.dataDir)}
+	tools := append(pv.Tools(), bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot, topics), sample,
+		bridge.OutputReadTool(opt.dataDir))
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
@@ -105,22 +104,13 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 	for _, a := range m.cfg.Actuators {
 		policy[a.Name] = map[string]any{"kind": a.Kind, "confirmed_by": string(m.confirmer(a.Name))}
 	}
-	caps, _ := m.base.Guard.(bridge.SafetyBase)
-	base := map[string]any{"name": m.base.Name, "frame": m.base.Frame, "max_drive_s": m.base.MaxDriveS}
-	if caps.Base != nil {
-		c := caps.Base.Config()
-		base["max_linear"], base["max_angular"], base["geofence"] = c.MaxLinearSpeed, c.MaxAngularSpeed, c.Geofence
-	}
 	var notes []string
 	for _, ig := range m.ignored {
 		notes = append(notes, fmt.Sprintf("%s: %s=%s ignored, kept %s (%s)", ig.Joint, ig.Key, ig.Value, ig.Kept, ig.Reason))
 	}
 	out := map[string]any{
 		"actuators":        robot.Actuators(),
-		"joints":           m.arm.Guard.Describe(),
-		"arm":              map[string]any{"name": m.arm.Name, "joints": m.arm.Joints},
-		"gripper":          map[string]any{"name": m.gripper.Name, "joint": m.gripper.Joint, "min": m.gripper.Min, "max": m.gripper.Max, "max_effort": m.gripper.MaxEffort},
-		"base":             base,
+		"joints":           bridge.SafetyArm{Limits: m.limits}.Describe(),
 		"tiers":            map[string]string{"read": "runs at once", "write": "reversible; pass idempotency_key to retry safely", "irreversible": "returns a preview; runs only via motion_confirm", "stop": "never gated"},
 		"policy":           policy,
 		"speed_scale":      ts.scale.Get(),
@@ -134,6 +124,9 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 	}
 	if ts.ros != nil {
 		out["access"] = ts.ros.Describe()
+	}
+	for k, v := range ts.previewer.DescribeActuators() {
+		out[k] = v
 	}
 	return out
 }
