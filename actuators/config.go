@@ -392,8 +392,10 @@ func (c *Config) Validate() error {
 			return bad(f("kind"), "%q is not one of arm, gripper, base", a.Kind)
 		}
 		kinds[a.Kind]++
+		// The tools name any number of each kind; this transport sends
+		// gripper and base goals by kind, and arm goals by their joints.
 		if a.Kind != KindArm && kinds[a.Kind] > 1 {
-			return bad(f("kind"), "only one %s is supported (the tools do not name it)", a.Kind)
+			return bad(f("kind"), "only one %s is supported (the ROS 1 transport sends %s goals without a name)", a.Kind, a.Kind)
 		}
 		if a.Policy != PolicyPlanner && a.Policy != PolicyOperator {
 			return bad(f("policy"), "%q is not one of planner, operator", a.Policy)
