@@ -15,6 +15,13 @@
 //	/robot_description_planning/joint_limits joint_limits.yaml, one parameter per key
 //	/arm_controller/joints, /arm_controller/constraints/...  as joint_trajectory_controller reads them
 //
+// With Config.SecondArm (simrobot --second-arm) it is a dual-arm cell: the
+// URDF is assets/simrobot-dual-arm.urdf, whose second arm's joints are the
+// first arm's prefixed arm2_; /joint_states carries both arms, and
+// /arm2_controller/{state,follow_joint_trajectory,joints,constraints/...}
+// serve the second arm as the names above serve the first. Its goals are
+// logged under "arm2"; faults act on the first arm only.
+//
 // The action servers speak actionlib over plain topics (goroslib's servers
 // hide goal ids): a goal whose id the server already knows is ignored and
 // logged as a duplicate; a cancel that arrives before its goal (by id, or by

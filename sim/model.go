@@ -19,6 +19,18 @@ var DefaultURDF string
 //go:embed assets/joint_limits.yaml
 var DefaultJointLimits string
 
+// DualArmURDF is the dual-arm cell (Config.SecondArm): DefaultURDF with a
+// second arm of Arm2JointPrefix joints; launch/simrobot-dual-arm.urdf is a copy.
+//
+//go:embed assets/simrobot-dual-arm.urdf
+var DualArmURDF string
+
+// DualArmJointLimits is DefaultJointLimits with the second arm's joints;
+// launch/joint_limits-dual-arm.yaml is a copy.
+//
+//go:embed assets/joint_limits-dual-arm.yaml
+var DualArmJointLimits string
+
 // Joint is one movable URDF joint.
 type Joint struct {
 	Name string

@@ -12,7 +12,7 @@ import (
 )
 
 func TestLaunchCopiesMatchEmbeddedAssets(t *testing.T) {
-	for _, name := range []string{"simrobot.urdf", "joint_limits.yaml"} {
+	for _, name := range []string{"simrobot.urdf", "joint_limits.yaml", "simrobot-dual-arm.urdf", "joint_limits-dual-arm.yaml"} {
 		embedded, err := os.ReadFile(filepath.Join("assets", name))
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,9 +31,18 @@ const (
 	BaseFrame        = "base_footprint"
 )
 
+// The dual-arm cell's second arm (Config.SecondArm): its own controller
+// namespace, and joint names prefixed as one URDF names two arms.
+const (
+	Arm2Action      = "/arm2_controller/follow_joint_trajectory"
+	TopicArm2State  = "/arm2_controller/state"
+	Arm2JointPrefix = "arm2_"
+)
+
 // Action short names, used by the goal log and the fault parameters.
 const (
 	Arm      = "arm"
+	Arm2     = "arm2"
 	Gripper  = "gripper"
 	MoveBase = "move_base"
 )
@@ -42,7 +52,11 @@ const (
 type Config struct {
 	URDF         string // robot description; movable joints other than GripperJoint form the arm
 	GripperJoint string
-	ArmInitial   []float64 // arm start positions, in URDF joint order; zeros when nil
+	// SecondArm serves the URDF's Arm2JointPrefix joints as a second arm
+	// behind Arm2Action (DualArmURDF has them); off, they join the first.
+	// Faults are injected into the first arm only.
+	SecondArm  bool
+	ArmInitial []float64 // arm start positions, in URDF joint order (both arms); zeros when nil
 	// GripperInitial is the finger's start position; fully open when nil.
 	GripperInitial *float64
 	// BaseInitial is the base's start pose in the odom frame.
@@ -118,21 +132,25 @@ type Robot struct {
 	clock *Clock
 	wall  func() time.Time
 
-	joints  []Joint // arm joints, then the gripper joint
+	joints  []Joint // arm joints, the second arm's, then the gripper joint
 	arm     *arm
+	arm2    *arm // nil without Config.SecondArm
 	gripper *gripper
 	base    *base
 	nav     *moveBase
 	faults  Faults
 
 	armSrv  *actionServer[trajGoal, trajResult, trajFeedback]
-	gripSrv *actionServer[gripGoal, gripResult, gripFeedback]
-	navSrv  *actionServer[navGoal, navResult, navFeedback]
-	logs    map[string]*actionLog
+	arm2Srv *actionServer[trajGoal, trajResult, trajFeedback] // nil without a second arm
+	// arm2Faults stay zero: fault injection targets the first arm.
+	arm2Faults ArmFaults
+	gripSrv    *actionServer[gripGoal, gripResult, gripFeedback]
+	navSrv     *actionServer[navGoal, navResult, navFeedback]
+	logs       map[string]*actionLog
 
-	nextJS, nextOdom, nextArmState time.Time
-	jsSeq, odomSeq                 uint32
-	queued                         []Message
+	nextJS, nextOdom, nextArmState, nextArm2State time.Time
+	jsSeq, odomSeq                                uint32
+	queued                                        []Message
 }
 
 // New builds a robot at rest at its initial positions.
@@ -151,17 +169,34 @@ func New(cfg Config) (*Robot, error) {
 	if err != nil {
 		return nil, err
 	}
-	var armJoints []Joint
+	// ArmInitial follows the URDF's non-gripper joints; each arm takes its own.
+	var armJoints, arm2Joints []Joint
+	var initial, initial2 []float64
 	var grip *Joint
+	k := 0
 	for _, j := range joints {
 		if j.Name == cfg.GripperJoint {
 			grip = &j
 			continue
 		}
-		armJoints = append(armJoints, j)
+		dst, init := &armJoints, &initial
+		if cfg.SecondArm && strings.HasPrefix(j.Name, Arm2JointPrefix) {
+			dst, init = &arm2Joints, &initial2
+		}
+		*dst = append(*dst, j)
+		if k < len(cfg.ArmInitial) {
+			*init = append(*init, cfg.ArmInitial[k])
+		}
+		k++
 	}
 	if grip == nil {
 		return nil, fmt.Errorf("%w: gripper joint %q not in the URDF", ErrConfig, cfg.GripperJoint)
+	}
+	if cfg.SecondArm && len(arm2Joints) == 0 {
+		return nil, fmt.Errorf("%w: a second arm needs %s* joints in the URDF (DualArmURDF has them)", ErrConfig, Arm2JointPrefix)
+	}
+	if cfg.ArmInitial != nil && len(cfg.ArmInitial) != k {
+		return nil, fmt.Errorf("%w: %d initial arm positions for %d arm joints", ErrConfig, len(cfg.ArmInitial), k)
 	}
 	if cfg.Epoch.IsZero() {
 		cfg.Epoch = time.Now()
@@ -171,10 +206,19 @@ func New(cfg Config) (*Robot, error) {
 		r.wall = time.Now
 	}
 	r.faults = Faults{Arm: ArmFaults{AbortErrorCode: ErrorPathToleranceViolated}}
-	r.arm, err = newArm(ArmConfig{Joints: armJoints, Initial: cfg.ArmInitial, PathTolerance: cfg.PathTolerance,
-		GoalTolerance: cfg.GoalTolerance, GoalTime: cfg.GoalTime, HoldOnAbort: cfg.HoldOnAbort}, &r.faults.Arm)
+	armCfg := func(joints []Joint, initial []float64) ArmConfig {
+		return ArmConfig{Joints: joints, Initial: initial, PathTolerance: cfg.PathTolerance,
+			GoalTolerance: cfg.GoalTolerance, GoalTime: cfg.GoalTime, HoldOnAbort: cfg.HoldOnAbort}
+	}
+	r.arm, err = newArm(armCfg(armJoints, initial), &r.faults.Arm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if cfg.SecondArm {
+		r.arm2Faults.AbortErrorCode = ErrorPathToleranceViolated
+		if r.arm2, err = newArm(armCfg(arm2Joints, initial2), &r.arm2Faults); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	gripStart := grip.Upper
 	if cfg.GripperInitial != nil {
@@ -185,16 +229,23 @@ func New(cfg Config) (*Robot, error) {
 	r.base = newBase(cfg.Base)
 	r.base.pose = Pose2D{X: cfg.BaseInitial.X, Y: cfg.BaseInitial.Y, Yaw: wrapAngle(cfg.BaseInitial.Yaw)}
 	r.nav = newMoveBase(cfg.MoveBase, &r.faults.MoveBase, r.base)
-	r.joints = append(armJoints, *grip)
+	r.joints = append(append(armJoints, arm2Joints...), *grip)
 
 	statusPeriod := hz(cfg.StatusHz)
 	for name, ns := range map[string]string{Arm: ArmAction, Gripper: GripperAction, MoveBase: MoveBaseAction} {
 		r.logs[name] = newActionLog(ns)
 	}
-	r.armSrv = newActionServer(actionServerConfig[trajResult, trajFeedback]{
-		Name: Arm, NS: ArmAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
-		WrapResult: wrapTrajResult, WrapFeedback: wrapTrajFeedback,
-	}, armExec{r.arm}, r.logs[Arm])
+	armServer := func(name, ns string, a *arm) *actionServer[trajGoal, trajResult, trajFeedback] {
+		return newActionServer(actionServerConfig[trajResult, trajFeedback]{
+			Name: name, NS: ns, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
+			WrapResult: wrapTrajResult, WrapFeedback: wrapTrajFeedback,
+		}, armExec{a}, r.logs[name])
+	}
+	r.armSrv = armServer(Arm, ArmAction, r.arm)
+	if r.arm2 != nil {
+		r.logs[Arm2] = newActionLog(Arm2Action)
+		r.arm2Srv = armServer(Arm2, Arm2Action, r.arm2)
+	}
 	r.gripSrv = newActionServer(actionServerConfig[gripResult, gripFeedback]{
 		Name: Gripper, NS: GripperAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
 		WrapResult: wrapGripResult, WrapFeedback: wrapGripFeedback,
@@ -238,6 +289,15 @@ func (r *Robot) Joints() []Joint { return append([]Joint(nil), r.joints...) }
 
 // ArmJoints lists the arm's joint names in controller order.
 func (r *Robot) ArmJoints() []string { return r.arm.names() }
+
+// Arm2Joints lists the second arm's joint names in controller order; nil
+// without a second arm.
+func (r *Robot) Arm2Joints() []string {
+	if r.arm2 == nil {
+		return nil
+	}
+	return r.arm2.names()
+}
 
 // Advance runs the physics for d of simulated time, in whole steps.
 // Messages it produces queue up for Drain.
@@ -296,6 +356,13 @@ func (r *Robot) stepLocked() {
 	r.gripper.step(now, dt)
 
 	r.queue(r.armSrv.drain(now)...)
+	if r.arm2 != nil {
+		r.arm2.step(now, dt)
+		r.queue(r.arm2Srv.drain(now)...)
+		if due(now, &r.nextArm2State, hz(r.cfg.ArmStateHz)) {
+			r.queue(Message{TopicArm2State, r.arm2.state(now)})
+		}
+	}
 	r.queue(r.gripSrv.drain(now)...)
 	r.queue(r.navSrv.drain(now)...)
 	if due(now, &r.nextJS, hz(r.cfg.JointStatesHz)) && !r.faults.MuteJointStates {
@@ -340,11 +407,13 @@ func (r *Robot) jointStateLocked(now time.Time) *sensor_msgs.JointState {
 		Velocity: make([]float64, 0, n),
 		Effort:   make([]float64, 0, n),
 	}
-	for i, j := range r.arm.cfg.Joints {
-		js.Name = append(js.Name, j.Name)
-		js.Position = append(js.Position, r.arm.pos[i])
-		js.Velocity = append(js.Velocity, r.arm.vel[i])
-		js.Effort = append(js.Effort, 0)
+	for _, a := range r.arms() {
+		for i, j := range a.cfg.Joints {
+			js.Name = append(js.Name, j.Name)
+			js.Position = append(js.Position, a.pos[i])
+			js.Velocity = append(js.Velocity, a.vel[i])
+			js.Effort = append(js.Effort, 0)
+		}
 	}
 	js.Name = append(js.Name, r.gripper.cfg.Joint.Name)
 	js.Position = append(js.Position, r.gripper.pos)
@@ -381,13 +450,23 @@ func odomTF(o *nav_msgs.Odometry) *tf2_msgs.TFMessage {
 	}}}
 }
 
+// arms are the first arm and the second, when there is one.
+func (r *Robot) arms() []*arm {
+	if r.arm2 == nil {
+		return []*arm{r.arm}
+	}
+	return []*arm{r.arm, r.arm2}
+}
+
 // JointPositions is every joint's actual position by name.
 func (r *Robot) JointPositions() map[string]float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]float64{}
-	for i, j := range r.arm.cfg.Joints {
-		out[j.Name] = r.arm.pos[i]
+	for _, a := range r.arms() {
+		for i, j := range a.cfg.Joints {
+			out[j.Name] = a.pos[i]
+		}
 	}
 	out[r.gripper.cfg.Joint.Name] = r.gripper.pos
 	return out
@@ -469,6 +548,10 @@ func (r *Robot) Goal(action, id string) (GoalOutcome, bool) {
 	switch action {
 	case Arm:
 		return r.armSrv.outcome(id)
+	case Arm2:
+		if r.arm2Srv != nil {
+			return r.arm2Srv.outcome(id)
+		}
 	case Gripper:
 		return r.gripSrv.outcome(id)
 	case MoveBase:
@@ -482,6 +565,16 @@ func (r *Robot) ArmGoal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.armSrv.handleGoal(r.clock.Now(), r.wall(), id, g)
+}
+
+// Arm2Goal is a FollowJointTrajectory goal arriving on the second arm's
+// goal topic; nothing happens without a second arm.
+func (r *Robot) Arm2Goal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.arm2Srv != nil {
+		r.arm2Srv.handleGoal(r.clock.Now(), r.wall(), id, g)
+	}
 }
 
 // GripperGoal is a GripperCommand goal arriving on the goal topic.
@@ -506,6 +599,11 @@ func (r *Robot) Cancel(action string, id GoalID) error {
 	switch action {
 	case Arm:
 		r.armSrv.handleCancel(now, wall, id)
+	case Arm2:
+		if r.arm2Srv == nil {
+			return fmt.Errorf("sim: no second arm")
+		}
+		r.arm2Srv.handleCancel(now, wall, id)
 	case Gripper:
 		r.gripSrv.handleCancel(now, wall, id)
 	case MoveBase:

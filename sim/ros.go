@@ -197,6 +197,17 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{TopicCameraImage, &sensor_msgs.Image{}},
 		{TopicCameraCompressed, &sensor_msgs.CompressedImage{}},
 	}
+	if s.r.arm2 != nil {
+		pubs = append(pubs, []struct {
+			topic string
+			msg   any
+		}{
+			{TopicArm2State, &control_msgs.JointTrajectoryControllerState{}},
+			{Arm2Action + "/status", &actionlib_msgs.GoalStatusArray{}},
+			{Arm2Action + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
+			{Arm2Action + "/result", &msgs.FollowJointTrajectoryActionResult{}},
+		}...)
+	}
 	for _, p := range pubs {
 		if err := pub(p.topic, p.msg, false); err != nil {
 			return nil, err
@@ -233,6 +244,15 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{MoveBaseAction + "/goal", func(m *msgs.MoveBaseActionGoal) { r.MoveBaseGoal(goalID(m.GoalId), m.Goal) }},
 		{MoveBaseAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(MoveBase, goalID(*m)) }},
 		{TopicCmdVel, func(m *geometry_msgs.Twist) { r.CmdVel(*m) }},
+	}
+	if r.arm2 != nil {
+		subs = append(subs, []struct {
+			topic string
+			cb    any
+		}{
+			{Arm2Action + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.Arm2Goal(goalID(m.GoalId), m.Goal) }},
+			{Arm2Action + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Arm2, goalID(*m)) }},
+		}...)
 	}
 	for _, sb := range subs {
 		if err := sub(sb.topic, sb.cb); err != nil {
@@ -412,17 +432,22 @@ func (s *server) setParams(n *goroslib.Node) error {
 			return fmt.Errorf("set %s: %w", p.key, err)
 		}
 	}
-	if err := setStringList(s.cfg.Env.MasterAddress, "/"+s.cfg.Name, ParamArmJoints, s.r.ArmJoints()); err != nil {
-		return fmt.Errorf("set %s: %w", ParamArmJoints, err)
-	}
 	cfg := s.r.cfg
-	floats := map[string]float64{
-		"/arm_controller/constraints/goal_time":                  cfg.GoalTime.Seconds(),
-		"/arm_controller/constraints/stopped_velocity_tolerance": 0,
+	floats := map[string]float64{}
+	controllers := map[string][]string{"/arm_controller": s.r.ArmJoints()}
+	if s.r.arm2 != nil {
+		controllers["/arm2_controller"] = s.r.Arm2Joints()
 	}
-	for _, j := range s.r.ArmJoints() {
-		floats["/arm_controller/constraints/"+j+"/trajectory"] = cfg.PathTolerance
-		floats["/arm_controller/constraints/"+j+"/goal"] = cfg.GoalTolerance
+	for ctrl, joints := range controllers {
+		if err := setStringList(s.cfg.Env.MasterAddress, "/"+s.cfg.Name, ctrl+"/joints", joints); err != nil {
+			return fmt.Errorf("set %s/joints: %w", ctrl, err)
+		}
+		floats[ctrl+"/constraints/goal_time"] = cfg.GoalTime.Seconds()
+		floats[ctrl+"/constraints/stopped_velocity_tolerance"] = 0
+		for _, j := range joints {
+			floats[ctrl+"/constraints/"+j+"/trajectory"] = cfg.PathTolerance
+			floats[ctrl+"/constraints/"+j+"/goal"] = cfg.GoalTolerance
+		}
 	}
 	for k, v := range floats {
 		if err := roslink.SetParamFloat64(n, k, v); err != nil {

@@ -1,7 +1,9 @@
 // Command simrobot is a simulated ros_control robot for actbridge: a 6-joint
 // arm behind /arm_controller/follow_joint_trajectory, a gripper behind
 // /gripper_controller/gripper_cmd, a diff-drive base on /cmd_vel and /odom
-// with a /move_base action, and fault injection through parameters.
+// with a /move_base action, and fault injection through parameters. With
+// --second-arm it is a dual-arm cell: a second arm, joints arm2_*, behind
+// /arm2_controller/follow_joint_trajectory.
 package main
 
 import (
@@ -47,6 +49,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.name, "name", "simrobot", "ROS node name; faults are read from /<name>/faults/, services are /<name>/...")
 	fs.StringVar(&o.urdf, "urdf", "", "URDF file to simulate and set on /robot_description (default: the built-in 6-joint arm)")
 	fs.StringVar(&o.jointLimits, "joint-limits", "", "joint_limits.yaml to set under "+sim.ParamJointLimits+" (default: built-in)")
+	fs.BoolVar(&c.SecondArm, "second-arm", false, "serve a dual-arm cell: a second arm, its joints prefixed "+sim.Arm2JointPrefix+", behind "+sim.Arm2Action+
+		" (default URDF and joint limits: the built-in dual-arm cell, launch/simrobot-dual-arm.urdf)")
 	fs.StringVar(&c.GripperJoint, "gripper-joint", c.GripperJoint, "URDF joint driven by the gripper; every other movable joint is the arm")
 	fs.Float64Var(&c.JointStatesHz, "joint-states-hz", c.JointStatesHz, "/joint_states rate in simulated Hz (1..1000)")
 	fs.Float64Var(&c.OdomHz, "odom-hz", c.OdomHz, "/odom rate in simulated Hz")
@@ -76,10 +80,12 @@ a master restart.
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,
 and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults
-and /<name>/goals (goal log as JSON).
+and /<name>/goals (goal log as JSON). With --second-arm also %s
+and the action %s
+(goal log key "%s"); faults act on the first arm only.
 
 Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
-`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction)
+`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, sim.TopicArm2State, sim.Arm2Action, sim.Arm2)
 		for _, p := range sim.FaultParams() {
 			fmt.Fprintf(fs.Output(), "  %-26s %-5s %s\n", p.Key, p.Kind, p.Doc)
 		}
@@ -105,6 +111,9 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 	if c.JointStatesHz < 1 || c.JointStatesHz > 1000 {
 		return o, fmt.Errorf("--joint-states-hz %g: want 1..1000", c.JointStatesHz)
 	}
+	if c.SecondArm {
+		c.URDF = sim.DualArmURDF
+	}
 	if o.urdf != "" {
 		b, err := os.ReadFile(o.urdf)
 		if err != nil {
@@ -121,6 +130,8 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 			return o, err
 		}
 		o.jointLimits = string(b)
+	} else if c.SecondArm {
+		o.jointLimits = sim.DualArmJointLimits
 	}
 	return o, nil
 }
@@ -150,6 +161,9 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	defer stop()
 	logger.Printf("simrobot: master %s, node /%s, arm joints %v, joint_states %g Hz, time scale %g",
 		env.MasterAddress, o.name, robot.ArmJoints(), o.cfg.JointStatesHz, o.cfg.TimeScale)
+	if j := robot.Arm2Joints(); j != nil {
+		logger.Printf("simrobot: second arm joints %v behind %s", j, sim.Arm2Action)
+	}
 	err = sim.Serve(ctx, robot, sim.ServeConfig{
 		Env:             env,
 		Name:            o.name,

@@ -284,3 +284,27 @@ func TestInitialPositionsAndPoseStartTheRobotThere(t *testing.T) {
 		t.Errorf("base at %+v, want 6,-1,0.5", p)
 	}
 }
+
+func TestSecondArmFlagServesTheDualArmCellWithItsLimits(t *testing.T) {
+	o, err := parseFlags([]string{"--second-arm", "--initial-positions", "arm2_elbow_joint=1.2,elbow_joint=-0.3"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.cfg.SecondArm || o.cfg.URDF != sim.DualArmURDF || o.jointLimits != sim.DualArmJointLimits {
+		t.Fatalf("--second-arm: second arm %v, dual-arm URDF %v, dual-arm limits %v", o.cfg.SecondArm, o.cfg.URDF == sim.DualArmURDF, o.jointLimits == sim.DualArmJointLimits)
+	}
+	r, err := sim.New(o.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Advance(100 * time.Millisecond)
+	got := r.JointPositions()
+	for name, want := range map[string]float64{"arm2_elbow_joint": 1.2, "elbow_joint": -0.3, "arm2_shoulder_pan_joint": 0} {
+		if got[name] != want {
+			t.Errorf("%s at %g, want %g", name, got[name], want)
+		}
+	}
+	if o, err := parseFlags(nil, &bytes.Buffer{}); err != nil || o.cfg.SecondArm || o.cfg.URDF != sim.DefaultURDF || o.jointLimits != "" {
+		t.Fatalf("without the flag: %v, second arm %v", err, o.cfg.SecondArm)
+	}
+}
