@@ -238,3 +238,19 @@ func TestTwoArmsMoveAtOnceWhileOneArmsWritesSerialize(t *testing.T) {
 		}
 	}
 }
+
+func TestDescribeListsEveryActuatorAndKeepsTheSingleKindKeys(t *testing.T) {
+	arm := func(n string) *ArmModel { return &ArmModel{Name: n, Joints: []string{n + "_j"}, Guard: fakeArm{}} }
+	one := (&Previewer{Arms: []*ArmModel{arm("arm")}}).DescribeActuators()
+	if one["arm"].(map[string]any)["name"] != "arm" || len(one["arms"].([]map[string]any)) != 1 {
+		t.Fatalf("one arm: %v", one)
+	}
+	if _, ok := one["gripper"]; ok || len(one["grippers"].([]map[string]any)) != 0 || len(one["bases"].([]map[string]any)) != 0 {
+		t.Fatalf("an arm-only robot describes a gripper or base: %v", one)
+	}
+	two := (&Previewer{Arms: []*ArmModel{arm("arm"), arm("arm2")}}).DescribeActuators()
+	arms := two["arms"].([]map[string]any)
+	if _, ok := two["arm"]; ok || len(arms) != 2 || arms[1]["name"] != "arm2" {
+		t.Fatalf("two arms: %v", two)
+	}
+}
