@@ -62,8 +62,12 @@ func (p *Pipeline) RunBatch(ctx context.Context, calls []batchCall, inv Invocati
 			continue
 		}
 		key := "none"
-		if ok && t.Resource != "" {
-			key = t.Resource
+		if ok {
+			// The key the pipeline will lock: per call for tools that name
+			// their actuator (two arms' moves need not wait on each other).
+			if k := t.resourceFor(&Call{Tool: t, Values: bc.Arguments}); k != "" {
+				key = k
+			}
 		}
 		if _, seen := byKey[key]; !seen {
 			keyOrder = append(keyOrder, key)

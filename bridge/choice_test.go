@@ -198,10 +198,10 @@ func TestAKindWithoutActuatorsHasNoTools(t *testing.T) {
 	}
 }
 
-func TestTwoArmsMoveAtOnceWhileOneArmsWritesSerialize(t *testing.T) {
-	entered, release := make(chan string, 4), make(chan struct{})
-	var running atomic.Int32
-	tool := chooseActuator(&Tool{Name: "demo_move", Group: "demo", Tier: TierIrreversible,
+// blockingArmTool is a write naming one of two arms that runs until release
+// closes, counting the calls running.
+func blockingArmTool(entered chan<- string, release <-chan struct{}, running *atomic.Int32) *Tool {
+	return chooseActuator(&Tool{Name: "demo_move", Group: "demo", Tier: TierIrreversible,
 		Description: Describe("Test tool.", "testing.", "production.", "none.", "small."),
 		Input:       Object("", map[string]*Schema{"v": Num("Value.", 0, 1)}, "v"),
 		Output:      okOut(), Errors: []Code{CodeInvalidArgument, CodeBusy, CodeInternal},
@@ -212,8 +212,13 @@ func TestTwoArmsMoveAtOnceWhileOneArmsWritesSerialize(t *testing.T) {
 			<-release
 			return map[string]any{"ok": true}, nil
 		}}, "arm", []string{"left_arm", "right_arm"})
+}
+
+func TestTwoArmsMoveAtOnceWhileOneArmsWritesSerialize(t *testing.T) {
+	entered, release := make(chan string, 4), make(chan struct{})
+	var running atomic.Int32
 	reg := NewRegistry()
-	reg.MustAdd(tool)
+	reg.MustAdd(blockingArmTool(entered, release, &running))
 	p := NewPipeline(reg)
 	p.LockWait = 100 * time.Millisecond
 	call := func(arm string) *Error {
@@ -252,5 +257,38 @@ func TestDescribeListsEveryActuatorAndKeepsTheSingleKindKeys(t *testing.T) {
 	arms := two["arms"].([]map[string]any)
 	if _, ok := two["arm"]; ok || len(arms) != 2 || arms[1]["name"] != "arm2" {
 		t.Fatalf("two arms: %v", two)
+	}
+}
+
+func TestABatchRunsTwoArmsAtOnceAndOneArmsCallsInOrder(t *testing.T) {
+	entered, release := make(chan string, 4), make(chan struct{})
+	var running atomic.Int32
+	reg := NewRegistry()
+	reg.MustAdd(blockingArmTool(entered, release, &running))
+	p := NewPipeline(reg)
+	arg := func(arm string) map[string]any { return map[string]any{ActuatorArg: arm, "v": 0.5} }
+	done := make(chan BatchResult, 1)
+	go func() {
+		done <- p.RunBatch(context.Background(), []batchCall{
+			{Tool: "demo_move", Arguments: arg("left_arm")}, {Tool: "demo_move", Arguments: arg("right_arm")}, {Tool: "demo_move", Arguments: arg("left_arm")},
+		}, Invocation{})
+	}()
+	var first []string
+	for range 2 {
+		select {
+		case a := <-entered:
+			first = append(first, a)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("only %v started: the two arms' calls waited on each other", first)
+		}
+	}
+	slices.Sort(first)
+	if !slices.Equal(first, []string{"left_arm", "right_arm"}) || running.Load() != 2 {
+		t.Fatalf("running at once: %v (%d)", first, running.Load())
+	}
+	close(release)
+	res := <-done
+	if !res.AllOK || len(entered) != 1 {
+		t.Fatalf("batch %+v, %d more calls entered, want the second left_arm call after the first", res, len(entered))
 	}
 }
