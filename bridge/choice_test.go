@@ -198,28 +198,37 @@ func TestAKindWithoutActuatorsHasNoTools(t *testing.T) {
 	}
 }
 
-// blockingArmTool is a write naming one of two arms that runs until release
-// closes, counting the calls running.
-func blockingArmTool(entered chan<- string, release <-chan struct{}, running *atomic.Int32) *Tool {
-	return chooseActuator(&Tool{Name: "demo_move", Group: "demo", Tier: TierIrreversible,
+// armLocks is a pipeline with one write, demo_move, naming one of two arms
+// and running until release closes; entered gets the arm of each call that
+// starts, running counts the calls in progress.
+type armLocks struct {
+	p       *Pipeline
+	entered chan string
+	release chan struct{}
+	running atomic.Int32
+}
+
+func newArmLocks() *armLocks {
+	l := &armLocks{entered: make(chan string, 4), release: make(chan struct{})}
+	reg := NewRegistry()
+	reg.MustAdd(chooseActuator(&Tool{Name: "demo_move", Group: "demo", Tier: TierIrreversible,
 		Description: Describe("Test tool.", "testing.", "production.", "none.", "small."),
 		Input:       Object("", map[string]*Schema{"v": Num("Value.", 0, 1)}, "v"),
 		Output:      okOut(), Errors: []Code{CodeInvalidArgument, CodeBusy, CodeInternal},
 		Call: func(_ context.Context, c *Call) (any, error) {
-			running.Add(1)
-			defer running.Add(-1)
-			entered <- c.Values[ActuatorArg].(string)
-			<-release
+			l.running.Add(1)
+			defer l.running.Add(-1)
+			l.entered <- c.Values[ActuatorArg].(string)
+			<-l.release
 			return map[string]any{"ok": true}, nil
-		}}, "arm", []string{"left_arm", "right_arm"})
+		}}, "arm", []string{"left_arm", "right_arm"}))
+	l.p = NewPipeline(reg)
+	return l
 }
 
 func TestTwoArmsMoveAtOnceWhileOneArmsWritesSerialize(t *testing.T) {
-	entered, release := make(chan string, 4), make(chan struct{})
-	var running atomic.Int32
-	reg := NewRegistry()
-	reg.MustAdd(blockingArmTool(entered, release, &running))
-	p := NewPipeline(reg)
+	l := newArmLocks()
+	p, entered, release, running := l.p, l.entered, l.release, &l.running
 	p.LockWait = 100 * time.Millisecond
 	call := func(arm string) *Error {
 		_, e := p.Call(context.Background(), "demo_move", json.RawMessage(`{"actuator":"`+arm+`","v":0.5}`), Invocation{})
@@ -261,11 +270,8 @@ func TestDescribeListsEveryActuatorAndKeepsTheSingleKindKeys(t *testing.T) {
 }
 
 func TestABatchRunsTwoArmsAtOnceAndOneArmsCallsInOrder(t *testing.T) {
-	entered, release := make(chan string, 4), make(chan struct{})
-	var running atomic.Int32
-	reg := NewRegistry()
-	reg.MustAdd(blockingArmTool(entered, release, &running))
-	p := NewPipeline(reg)
+	l := newArmLocks()
+	p, entered, release, running := l.p, l.entered, l.release, &l.running
 	arg := func(arm string) map[string]any { return map[string]any{ActuatorArg: arm, "v": 0.5} }
 	done := make(chan BatchResult, 1)
 	go func() {
