@@ -30,7 +30,7 @@ var shippedConfigs = []struct {
 }
 
 // robotWideTools are registered whatever actuators a robot has.
-var robotWideTools = []string{"robot_describe", "robot_stop", "motion_confirm", "motion_status", "motion_cancel", "joints_read"}
+var robotWideTools = []string{"robot_describe", "robot_stop", "motion_confirm", "motion_status", "motion_cancel", "motions_list"}
 
 // actuatorTools keeps the tools of an actuator kind, sorted.
 func actuatorTools(names []string) []string {
