@@ -1,0 +1,78 @@
+package node_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/actbridge/actbridge/ros2/graph"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/qos"
+)
+
+// Discovery settings from ROS 2's environment variables (a program
+// passes os.LookupEnv); with none set, localhost only, domain 0.
+func ExampleDiscoveryFromEnv() {
+	d, err := node.DiscoveryFromEnv(func(k string) (string, bool) {
+		return map[string]string{"ROS_DOMAIN_ID": "7", "ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET"}[k], true
+	})
+	fmt.Println(d.Domain, d.Range, err)
+	_, err = node.DiscoveryFromEnv(func(k string) (string, bool) {
+		return map[string]string{"ROS_LOCALHOST_ONLY": "true"}[k], true
+	})
+	fmt.Println(err)
+	// Output:
+	// 7 SUBNET <nil>
+	// node: bad ROS 2 environment: ROS_LOCALHOST_ONLY="true", want 0 or 1
+}
+
+// A node publishes a String that a node of another Context takes.
+func ExampleNode_NewPublisher() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: 90}}
+	a, _ := node.NewContext(ctx, opts)
+	defer a.Close()
+	b, _ := node.NewContext(ctx, opts)
+	defer b.Close()
+	talker, _ := a.NewNode("talker", "")
+	listener, _ := b.NewNode("listener", "")
+	pub, _ := talker.NewPublisher("chatter", "std_msgs/msg/String", qos.Default)
+	sub, _ := listener.NewSubscription("chatter", "std_msgs/msg/String", qos.Default, node.SubscriptionOptions{})
+	if err := pub.WaitMatched(ctx, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := pub.New()
+	m.Set("data", "hello")
+	pub.Publish(m)
+	got, _, err := sub.Take(ctx)
+	fmt.Println(got.Get("data"), err)
+	// Output: hello <nil>
+}
+
+// One Context waits until the graph shows the other's node and its
+// publisher, as `ros2 topic info -v` would.
+func ExampleContext_WaitGraph() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := node.Options{Distro: msgs.Humble, Discovery: node.Discovery{Domain: 91}}
+	a, _ := node.NewContext(ctx, opts)
+	defer a.Close()
+	b, _ := node.NewContext(ctx, opts)
+	defer b.Close()
+	n, _ := a.NewNode("camera", "/robot")
+	n.NewPublisher("image", "sensor_msgs/msg/Image", qos.SensorData)
+	g, err := b.WaitGraph(ctx, func(g graph.Graph) bool {
+		t, ok := g.Topic("/robot/image")
+		return ok && len(t.Publishers) > 0 && t.Publishers[0].Node != ""
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t, _ := g.Topic("/robot/image")
+	fmt.Println(t.Types[0], t.Publishers[0].Node)
+	// Output: sensor_msgs/msg/Image /robot/camera
+}
