@@ -173,21 +173,31 @@ func visibleTopics(g graph.Graph) []graph.Topic {
 	return slices.DeleteFunc(slices.Clone(g.Topics), func(t graph.Topic) bool { return names.IsHidden(t.Name) })
 }
 
-func ros2Topics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := newROS2Flags("topics", stderr)
+// settledGraph parses a graph command's flags, and returns the graph once
+// cond holds and it has settled, or the reason nothing was found.
+func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool) (graph.Graph, *ros2Flags, error) {
+	f := newROS2Flags(name, stderr)
 	if _, err := f.parseArgs(args); err != nil {
-		return helpOK(err)
+		return graph.Graph{}, nil, err
 	}
 	c, d, err := f.open(ctx)
 	if err != nil {
-		return err
+		return graph.Graph{}, nil, err
 	}
 	defer c.Close()
 	wait, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
-	g, err := settled(wait, c, func(g graph.Graph) bool { return len(visibleTopics(g)) > 0 })
+	g, err := settled(wait, c, cond)
 	if err != nil {
-		return notFound("ROS 2 topic", d, *f.timeout, c)
+		return g, nil, notFound(what, d, *f.timeout, c)
+	}
+	return g, f, nil
+}
+
+func ros2Topics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	g, f, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visibleTopics(g)) > 0 })
+	if err != nil {
+		return helpOK(err)
 	}
 	topics := visibleTopics(g)
 	if *f.jsonOut {
@@ -257,20 +267,9 @@ func helpOK(err error) error {
 }
 
 func ros2Nodes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := newROS2Flags("nodes", stderr)
-	if _, err := f.parseArgs(args); err != nil {
+	g, f, err := settledGraph(ctx, "nodes", "ROS 2 node", args, stderr, func(g graph.Graph) bool { return len(g.Nodes) > 0 })
+	if err != nil {
 		return helpOK(err)
-	}
-	c, d, err := f.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	wait, cancel := context.WithTimeout(ctx, *f.timeout)
-	defer cancel()
-	g, err := settled(wait, c, func(g graph.Graph) bool { return len(g.Nodes) > 0 })
-	if err != nil {
-		return notFound("ROS 2 node", d, *f.timeout, c)
 	}
 	if *f.jsonOut {
 		type nodeJSON struct {
