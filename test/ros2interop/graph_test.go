@@ -26,59 +26,66 @@ func nodeVendors(t *testing.T) (string, []vendor) {
 	return ns, []vendor{{"fast", p.Fast, wire.VendorEProsima}, {"cyclone", p.Cyclone, wire.VendorCyclone}}
 }
 
-// gidSizes are the distros whose Gid sizes differ.
-var gidSizes = []struct {
+// gidSize is a distro and the size of its Gid.
+type gidSize struct {
 	distro msgs.Distro
 	size   int
-}{{msgs.Humble, 24}, {msgs.Jazzy, 16}}
+}
+
+// eachNodePeer runs f for each node peer and each Gid size (Humble 24,
+// Jazzy 16), each in a domain of its own from base on.
+func eachNodePeer(t *testing.T, base int, f func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int)) {
+	ns, vs := nodeVendors(t)
+	for i, v := range vs {
+		for j, gs := range []gidSize{{msgs.Humble, 24}, {msgs.Jazzy, 16}} {
+			t.Run(fmt.Sprintf("%s %s", v.name, gs.distro), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+				defer cancel()
+				f(t, ctx, ns, v, gs, base+2*i+j)
+			})
+		}
+	}
+}
 
 // TestPeerNodesAppearInOurGraph: a node each vendor's peer announces on
 // ros_discovery_info (Humble's 24-byte and Jazzy's 16-byte Gids) is in
 // our graph with the peer's vendor, and owns the publisher and
 // subscriber of its topics; `actbridge ros2 nodes` lists it.
 func TestPeerNodesAppearInOurGraph(t *testing.T) {
-	ns, vs := nodeVendors(t)
-	for i, v := range vs {
-		for j, gs := range gidSizes {
-			t.Run(fmt.Sprintf("%s %s", v.name, gs.distro), func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
-				defer cancel()
-				domain := 140 + 2*i + j
-				peer := ddspeers.StartAnnouncer(t, ns, v.bin, "talker", gs.size, "--namespace", "/robot",
-					"--pub", "rt/chatter", "--sub", "rt/listen", "--domain", fmt.Sprint(domain))
-				c := newContext(t, gs.distro, domain)
-				g, err := c.WaitGraph(ctx, func(g graph.Graph) bool {
-					t, ok := g.Topic("/chatter")
-					return ok && len(t.Publishers) == 1 && t.Publishers[0].Node != ""
-				})
-				if err != nil {
-					t.Fatalf("%v: graph %+v: %s", err, g, peer.Stderr())
-				}
-				n, ok := g.Node("/robot/talker")
-				if !ok || n.Vendor != v.id {
-					t.Fatalf("nodes %+v", g.Nodes)
-				}
-				chatter, _ := g.Topic("/chatter")
-				listen, _ := g.Topic("/listen")
-				if chatter.Publishers[0].Node != "/robot/talker" || chatter.Types[0] != "std_msgs/msg/String" ||
-					len(listen.Subscribers) != 1 || listen.Subscribers[0].Node != "/robot/talker" || listen.Subscribers[0].Vendor != v.id {
-					t.Fatalf("topics %+v %+v", chatter, listen)
-				}
-				for _, p := range g.Participants {
-					if p.Vendor == v.id && p.Enclave != "/" {
-						t.Fatalf("the peer's enclave read as %q", p.Enclave)
-					}
-				}
-				if gs.distro != msgs.Jazzy {
-					return
-				}
-				out, errOut, err := actbridge(ctx, t, domain, "nodes", "--interface", "127.0.0.1", "--timeout", "20s")
-				if want := fmt.Sprintf("/robot/talker (%s)\n", graph.VendorName(v.id)); err != nil || !strings.Contains(out, want) {
-					t.Fatalf("nodes: %v: %s\nstdout:\n%s\nwant %q", err, errOut, out, want)
-				}
-			})
+	eachNodePeer(t, 140, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
+		peer := ddspeers.StartAnnouncer(t, ns, v.bin, "talker", gs.size, "--namespace", "/robot",
+			"--pub", "rt/chatter", "--sub", "rt/listen", "--domain", fmt.Sprint(domain))
+		c := newContext(t, gs.distro, domain)
+		g, err := c.WaitGraph(ctx, func(g graph.Graph) bool {
+			t, ok := g.Topic("/chatter")
+			return ok && len(t.Publishers) == 1 && t.Publishers[0].Node != ""
+		})
+		if err != nil {
+			t.Fatalf("%v: graph %+v: %s", err, g, peer.Stderr())
 		}
-	}
+		n, ok := g.Node("/robot/talker")
+		if !ok || n.Vendor != v.id {
+			t.Fatalf("nodes %+v", g.Nodes)
+		}
+		chatter, _ := g.Topic("/chatter")
+		listen, _ := g.Topic("/listen")
+		if chatter.Publishers[0].Node != "/robot/talker" || chatter.Types[0] != "std_msgs/msg/String" ||
+			len(listen.Subscribers) != 1 || listen.Subscribers[0].Node != "/robot/talker" || listen.Subscribers[0].Vendor != v.id {
+			t.Fatalf("topics %+v %+v", chatter, listen)
+		}
+		for _, p := range g.Participants {
+			if p.Vendor == v.id && p.Enclave != "/" {
+				t.Fatalf("the peer's enclave read as %q", p.Enclave)
+			}
+		}
+		if gs.distro != msgs.Jazzy {
+			return
+		}
+		out, errOut, err := actbridge(ctx, t, domain, "nodes", "--interface", "127.0.0.1", "--timeout", "20s")
+		if want := fmt.Sprintf("/robot/talker (%s)\n", graph.VendorName(v.id)); err != nil || !strings.Contains(out, want) {
+			t.Fatalf("nodes: %v: %s\nstdout:\n%s\nwant %q", err, errOut, out, want)
+		}
+	})
 }
 
 // TestOurNodeAppearsInPeersGraph: each vendor's graph listener, reading
@@ -86,59 +93,51 @@ func TestPeerNodesAppearInOurGraph(t *testing.T) {
 // any other), sees our node with its namespace, our participant's Gid,
 // and our publisher's and subscription's Gids.
 func TestOurNodeAppearsInPeersGraph(t *testing.T) {
-	ns, vs := nodeVendors(t)
-	for i, v := range vs {
-		for j, gs := range gidSizes {
-			t.Run(fmt.Sprintf("%s %s", v.name, gs.distro), func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
-				defer cancel()
-				domain := 150 + 2*i + j
-				peer := ddspeers.StartGraphListener(t, ns, v.bin, gs.size, "--domain", fmt.Sprint(domain))
-				if err := peer.WaitStderr(ctx, "ready"); err != nil {
-					t.Fatalf("graph listener: %v: %s", err, peer.Stderr())
-				}
-				c := newContext(t, gs.distro, domain)
-				n, err := c.NewNode("bridge", "/arm")
-				if err != nil {
-					t.Fatal(err)
-				}
-				pub, err := n.NewPublisher("chatter", "std_msgs/msg/String", qos.Default)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sub, err := n.NewSubscription("listen", "std_msgs/msg/String", qos.Default, node.SubscriptionOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				gid := func(g wire.GUID) string {
-					b := g.Bytes()
-					return hex.EncodeToString(append(b[:], make([]byte, gs.size-16)...))
-				}
-				want := ddspeers.NodeInfo{Namespace: "/arm", Name: "bridge", Readers: []string{gid(sub.GUID())}, Writers: []string{gid(pub.GUID())}}
-				tick := time.NewTicker(50 * time.Millisecond)
-				defer tick.Stop()
-				for {
-					infos, err := ddspeers.JSONLines[ddspeers.ParticipantInfo](peer.Stdout())
-					if err != nil {
-						t.Fatal(err)
-					}
-					if slices.ContainsFunc(infos, func(p ddspeers.ParticipantInfo) bool {
-						return p.Gid == gid(c.Participant().GUID()) && slices.ContainsFunc(p.Nodes, func(n ddspeers.NodeInfo) bool {
-							return n.Namespace == want.Namespace && n.Name == want.Name && slices.Equal(n.Readers, want.Readers) && slices.Equal(n.Writers, want.Writers)
-						})
-					}) {
-						return
-					}
-					if why, bad := peer.Malformed(); bad {
-						t.Fatalf("the peer refused our sample: %s", why)
-					}
-					select {
-					case <-ctx.Done():
-						t.Fatalf("the peer never saw %+v; it printed:\n%s\n%s", want, peer.Stdout(), peer.Stderr())
-					case <-tick.C:
-					}
-				}
-			})
+	eachNodePeer(t, 150, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
+		peer := ddspeers.StartGraphListener(t, ns, v.bin, gs.size, "--domain", fmt.Sprint(domain))
+		if err := peer.WaitStderr(ctx, "ready"); err != nil {
+			t.Fatalf("graph listener: %v: %s", err, peer.Stderr())
 		}
-	}
+		c := newContext(t, gs.distro, domain)
+		n, err := c.NewNode("bridge", "/arm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, err := n.NewPublisher("chatter", "std_msgs/msg/String", qos.Default)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub, err := n.NewSubscription("listen", "std_msgs/msg/String", qos.Default, node.SubscriptionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gid := func(g wire.GUID) string {
+			b := g.Bytes()
+			return hex.EncodeToString(append(b[:], make([]byte, gs.size-16)...))
+		}
+		want := ddspeers.NodeInfo{Namespace: "/arm", Name: "bridge", Readers: []string{gid(sub.GUID())}, Writers: []string{gid(pub.GUID())}}
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			infos, err := ddspeers.JSONLines[ddspeers.ParticipantInfo](peer.Stdout())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(infos, func(p ddspeers.ParticipantInfo) bool {
+				return p.Gid == gid(c.Participant().GUID()) && slices.ContainsFunc(p.Nodes, func(n ddspeers.NodeInfo) bool {
+					return n.Namespace == want.Namespace && n.Name == want.Name && slices.Equal(n.Readers, want.Readers) && slices.Equal(n.Writers, want.Writers)
+				})
+			}) {
+				return
+			}
+			if why, bad := peer.Malformed(); bad {
+				t.Fatalf("the peer refused our sample: %s", why)
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("the peer never saw %+v; it printed:\n%s\n%s", want, peer.Stdout(), peer.Stderr())
+			case <-tick.C:
+			}
+		}
+	})
 }
