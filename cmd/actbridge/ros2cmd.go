@@ -340,7 +340,15 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := sub.WaitMatched(wait, 1); err != nil {
+	// A publisher that QoS keeps from matching is known by discovery at
+	// once: say so after a settling second rather than the whole timeout.
+	quick, cancelQuick := context.WithTimeout(wait, 2*settleTime)
+	err = sub.WaitMatched(quick, 1)
+	cancelQuick()
+	if err != nil && !errors.Is(err, node.ErrIncompatibleQoS) {
+		err = sub.WaitMatched(wait, 1)
+	}
+	if err != nil {
 		if errors.Is(err, node.ErrIncompatibleQoS) {
 			return err
 		}

@@ -139,6 +139,11 @@ func TestGraphShowsTheOtherContextsNodesAndEndpoints(t *testing.T) {
 			if _, ok := g.Node("/arm/driver"); !ok {
 				t.Fatalf("nodes %+v", g.Nodes)
 			}
+			for _, p := range g.Participants {
+				if p.Enclave != "/" {
+					t.Fatalf("participant %v announces enclave %q, want rmw's \"/\"", p.Prefix, p.Enclave)
+				}
+			}
 			if err := n.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -277,4 +282,29 @@ func TestRegisteredEndpointAppearsUnderItsNode(t *testing.T) {
 	if _, err := b.WaitGraph(ctx, func(g graph.Graph) bool { return owner(g) == "" }); err != nil {
 		t.Fatalf("still announced after Unregister: %v", err)
 	}
+}
+
+// TestWatchSendsTheGraphAfterEveryChange: Watch sends the graph at once,
+// then again when another Context's node appears, and closes its channel
+// when the watching context ends.
+func TestWatchSendsTheGraphAfterEveryChange(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	a, b := newContext(t, msgs.Jazzy, 79), newContext(t, msgs.Jazzy, 79)
+	watch, stop := context.WithCancel(ctx)
+	ch := b.Watch(watch)
+	first := <-ch
+	if _, ok := first.Node("/late"); ok {
+		t.Fatal("the first graph has a node not made yet")
+	}
+	newNode(t, a, "late", "")
+	for g := range ch {
+		if _, ok := g.Node("/late"); ok {
+			stop()
+			for range ch {
+			}
+			return
+		}
+	}
+	t.Fatalf("the channel closed before the node appeared: %v", ctx.Err())
 }

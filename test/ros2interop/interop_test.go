@@ -3,6 +3,7 @@ package ros2interop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -303,4 +304,46 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestQoSIncompatibilityWithPeerIsReported: a vendor's best-effort,
+// volatile writer never matches a subscription of ours that asks for
+// reliable, transient_local samples; the subscription says why, and so
+// does `actbridge ros2 echo` (exit status 1, the reason on one line).
+func TestQoSIncompatibilityWithPeerIsReported(t *testing.T) {
+	ns, vs, sent := setup(t)
+	for i, v := range vs {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			domain := 160 + i
+			ddspeers.StartPeer(t, ns, v.bin, strings.NewReader(lines(t, sent)),
+				peerArgs("pub", domain, "--best-effort", "--wait-match", "0", "--count", "100000", "--rate", "20")...)
+			c := newContext(t, msgs.Jazzy, domain)
+			n, err := c.NewNode("listener", "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub, err := n.NewSubscription("joint_states", jointState, qos.Latched, node.SubscriptionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.WaitGraph(ctx, func(graph.Graph) bool { return len(sub.Incompatible()) > 0 }); err != nil {
+				t.Fatal(err)
+			}
+			short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
+			defer cancelShort()
+			err = sub.WaitMatched(short, 1)
+			want := "reliability: offered best_effort, requested reliable; durability: offered volatile, requested transient_local"
+			if !errors.Is(err, node.ErrIncompatibleQoS) || !strings.Contains(err.Error(), want) || sub.Incompatible()[0].Remote.Vendor != v.id {
+				t.Fatalf("WaitMatched: %v (incompatible %v)", err, sub.Incompatible())
+			}
+			_, errOut, err := actbridge(ctx, t, domain, "echo", "/joint_states", "--count", "1", "--interface", "127.0.0.1",
+				"--timeout", "5s", "--qos-reliability", "reliable")
+			if err == nil || !strings.Contains(errOut, "incompatible QoS") || !strings.Contains(errOut, "offered best_effort, requested reliable") ||
+				strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Fatalf("echo: %v, stderr %q", err, errOut)
+			}
+		})
+	}
 }
