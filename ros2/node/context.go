@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/graph"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -25,6 +27,10 @@ type Options struct {
 	Discovery Discovery
 	// Remap holds `--ros-args -r` rules for every node of the Context.
 	Remap names.Remap
+	// QoS overrides, by fully qualified topic name after remapping
+	// ("/joint_states"), change the profile a publisher or subscription of
+	// that topic is created with (from config, say).
+	QoS map[string]qos.Override
 	// Enclave is announced in the participant's user data; default "/".
 	Enclave string
 	// Logger gets debug logs; nil means none.
@@ -38,6 +44,7 @@ type Context struct {
 	p      *rtps.Participant
 	distro msgs.Distro
 	remap  names.Remap
+	qos    map[string]qos.Override
 	log    *slog.Logger
 	codec  *graph.Codec
 	infoW  *rtps.Writer
@@ -85,7 +92,7 @@ func NewContext(ctx context.Context, o Options) (*Context, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.UserData, cfg.Logger = graph.ParticipantUserData(o.Enclave), o.Logger
-	c := &Context{distro: o.Distro, remap: o.Remap, log: o.Logger, codec: codec, set: set,
+	c := &Context{distro: o.Distro, remap: o.Remap, qos: maps.Clone(o.QoS), log: o.Logger, codec: codec, set: set,
 		local: map[wire.GUID]rtps.EndpointData{}, infos: map[wire.GUIDPrefix]graph.ParticipantInfo{}, changed: make(chan struct{})}
 	if c.p, err = rtps.NewParticipant(ctx, cfg); err != nil {
 		return nil, err

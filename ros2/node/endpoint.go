@@ -34,6 +34,11 @@ func (n *Node) newEndpoint(topic, typ string, q qos.Profile, writer bool) (*endp
 	if err != nil {
 		return nil, err
 	}
+	if o, ok := n.c.qos[fqn]; ok {
+		if q, err = o.Apply(q); err != nil {
+			return nil, fmt.Errorf("QoS override of %s: %w", fqn, err)
+		}
+	}
 	if strings.Count(typ, "/") == 1 {
 		pkg, t, _ := strings.Cut(typ, "/")
 		typ = pkg + "/msg/" + t

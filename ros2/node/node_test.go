@@ -308,3 +308,48 @@ func TestWatchSendsTheGraphAfterEveryChange(t *testing.T) {
 	}
 	t.Fatalf("the channel closed before the node appeared: %v", ctx.Err())
 }
+
+// TestQoSOverrideChangesTheTopicsProfile: an override for a topic (by its
+// name after remapping) changes what its publisher announces, other
+// topics keep the code's profile, and an invalid override is an error at
+// creation naming the topic.
+func TestQoSOverrideChangesTheTopicsProfile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	rule, _ := names.ParseRule("states:=/robot/joint_states")
+	a, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: 81}, Remap: names.Remap{rule},
+		QoS: map[string]qos.Override{
+			"/robot/joint_states": {Reliability: "best_effort", Depth: 3},
+			"/bad":                {Durability: "forever"},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := newContext(t, msgs.Jazzy, 81)
+	n := newNode(t, a, "talker", "")
+	for _, topic := range []string{"states", "other"} {
+		if _, err := n.NewPublisher(topic, jointState, qos.Default); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := b.WaitGraph(ctx, func(g graph.Graph) bool {
+		_, ok1 := g.Topic("/robot/joint_states")
+		_, ok2 := g.Topic("/other")
+		return ok1 && ok2
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := g.Topic("/robot/joint_states")
+	other, _ := g.Topic("/other")
+	if q := js.Publishers[0].QoS; q.Reliability != rtps.BestEffort || q.Depth != 3 {
+		t.Fatalf("overridden topic announced %+v", q)
+	}
+	if q := other.Publishers[0].QoS; q != qos.Default.QoS {
+		t.Fatalf("other topic announced %+v, want the default profile", q)
+	}
+	if _, err := n.NewPublisher("/bad", jointState, qos.Default); !errors.Is(err, qos.ErrInvalidOverride) || !strings.Contains(err.Error(), "/bad") {
+		t.Fatalf("invalid override: %v", err)
+	}
+}

@@ -16,8 +16,9 @@ type Publisher struct {
 }
 
 // NewPublisher announces a publisher of typ ("sensor_msgs/msg/JointState")
-// on topic (resolved and remapped for the node) with QoS q. A type the
-// distro lacks is an error (ErrType).
+// on topic (resolved and remapped for the node) with QoS q, or the
+// Context's override for the topic. A type the distro lacks is an error
+// (ErrType).
 func (n *Node) NewPublisher(topic, typ string, q qos.Profile) (*Publisher, error) {
 	e, err := n.newEndpoint(topic, typ, q, true)
 	if err != nil {

@@ -31,15 +31,15 @@ type SampleInfo struct {
 }
 
 // NewSubscription announces a subscription of typ on topic (resolved and
-// remapped for the node) with QoS q. A type the distro lacks is an error
-// (ErrType).
+// remapped for the node) with QoS q, or the Context's override for the
+// topic. A type the distro lacks is an error (ErrType).
 func (n *Node) NewSubscription(topic, typ string, q qos.Profile, o SubscriptionOptions) (*Subscription, error) {
-	if o.LatestOnly {
-		q.QoS.History, q.QoS.Depth = rtps.KeepLast, 1
-	}
 	e, err := n.newEndpoint(topic, typ, q, false)
 	if err != nil {
 		return nil, err
+	}
+	if o.LatestOnly {
+		e.data.QoS.History, e.data.QoS.Depth = rtps.KeepLast, 1
 	}
 	r, err := n.c.p.NewReader(e.data)
 	if err != nil {
