@@ -75,7 +75,7 @@ func TestROS2CommandsShowAnotherParticipantsGraph(t *testing.T) {
 		t.Fatalf("topics: %v\n%s", err, out)
 	}
 	out, err = runROS2(t, "nodes", "--domain-id", "96")
-	if err != nil || out != "/talker (Go rtps)\n" {
+	if err != nil || !strings.Contains(out, "/talker (Go rtps)\n") {
 		t.Fatalf("nodes: %v\n%q", err, out)
 	}
 	out, err = runROS2(t, "echo", "joint_states", "--count", "3", "--domain-id", "96")
