@@ -300,8 +300,8 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return helpOK(err)
 	}
-	if len(pos) != 1 {
-		return usageError{"usage: actbridge ros2 echo TOPIC [--count N] [flags]"}
+	if len(pos) != 1 || *count < 0 {
+		return usageError{"usage: actbridge ros2 echo TOPIC [--count N ≥ 0] [flags]"}
 	}
 	c, d, err := f.open(ctx)
 	if err != nil {

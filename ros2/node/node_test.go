@@ -353,3 +353,31 @@ func TestQoSOverrideChangesTheTopicsProfile(t *testing.T) {
 		t.Fatalf("invalid override: %v", err)
 	}
 }
+
+// TestClosedNodeWithdrawsItsEndpoints: closing a node closes its
+// publishers (Publish says ErrClosed) and a closed Context refuses new
+// nodes.
+func TestClosedNodeWithdrawsItsEndpoints(t *testing.T) {
+	c := newContext(t, msgs.Jazzy, 82)
+	n := newNode(t, c, "talker", "")
+	pub, err := n.NewPublisher("chatter", "std_msgs/msg/String", qos.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish(pub.New()); !errors.Is(err, node.ErrClosed) {
+		t.Fatalf("Publish after Close: %v", err)
+	}
+	if _, err := n.NewPublisher("other", "std_msgs/msg/String", qos.Default); !errors.Is(err, node.ErrClosed) {
+		t.Fatalf("NewPublisher on a closed node: %v", err)
+	}
+	if len(c.Graph().Topics) != 0 {
+		t.Fatalf("topics left: %+v", c.Graph().Topics)
+	}
+	c.Close()
+	if _, err := c.NewNode("late", ""); !errors.Is(err, node.ErrClosed) {
+		t.Fatalf("NewNode after Close: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -44,7 +45,12 @@ func (p *Publisher) Publish(m *cdr.Message) error {
 	if err != nil {
 		return err
 	}
-	return p.w.Write(b, nil)
+	if err := p.w.Write(b, nil); errors.Is(err, rtps.ErrClosed) {
+		return ErrClosed
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // New returns a zero message of the publisher's type to fill in.
