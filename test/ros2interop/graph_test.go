@@ -85,6 +85,38 @@ func TestPeerNodesAppearInOurGraph(t *testing.T) {
 		if want := fmt.Sprintf("/robot/talker (%s)\n", graph.VendorName(v.id)); err != nil || !strings.Contains(out, want) {
 			t.Fatalf("nodes: %v: %s\nstdout:\n%s\nwant %q", err, errOut, out, want)
 		}
+		out, errOut, err = actbridge(ctx, t, domain, "topics", "--interface", "127.0.0.1", "--timeout", "20s")
+		want := fmt.Sprintf("/chatter [std_msgs/msg/String]\n  publisher  /robot/talker (%[1]s)\n/listen [std_msgs/msg/String]\n  subscriber /robot/talker (%[1]s)\n", graph.VendorName(v.id))
+		if err != nil || !strings.Contains(out, want) {
+			t.Fatalf("topics: %v: %s\nstdout:\n%s\nwant:\n%s", err, errOut, out, want)
+		}
+	})
+}
+
+// TestPeerServiceServersAppearInOurGraph: a Trigger server each vendor's
+// peer runs as a node is a service of our graph with its ROS type, and
+// its request reader and reply writer are the node's, with the vendor.
+func TestPeerServiceServersAppearInOurGraph(t *testing.T) {
+	eachNodePeer(t, 170, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
+		peer := ddspeers.StartTriggerServer(t, ns, v.bin, "/trigger", "--node", "server", "--namespace", "/robot",
+			"--gid-size", fmt.Sprint(gs.size), "--timeout", "0", "--domain", fmt.Sprint(domain))
+		c := newContext(t, gs.distro, domain)
+		g, err := c.WaitGraph(ctx, func(g graph.Graph) bool {
+			return len(g.Services) == 1 && len(g.Services[0].Servers) == 2 &&
+				g.Services[0].Servers[0].Node != "" && g.Services[0].Servers[1].Node != ""
+		})
+		if err != nil {
+			t.Fatalf("%v: services %+v: %s", err, g.Services, peer.Stderr())
+		}
+		s := g.Services[0]
+		if s.Name != "/trigger" || !slices.Equal(s.Types, []string{"std_srvs/srv/Trigger"}) || len(s.Clients) != 0 {
+			t.Fatalf("service %+v", s)
+		}
+		for _, e := range s.Servers {
+			if e.Node != "/robot/server" || e.Vendor != v.id {
+				t.Fatalf("server endpoint %+v", e)
+			}
+		}
 	})
 }
 
