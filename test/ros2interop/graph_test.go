@@ -81,11 +81,11 @@ func TestPeerNodesAppearInOurGraph(t *testing.T) {
 		if gs.distro != msgs.Jazzy {
 			return
 		}
-		out, errOut, err := actbridge(ctx, t, domain, "nodes", "--interface", "127.0.0.1", "--timeout", "20s")
+		out, errOut, err := actbridge(ctx, t, domain, node.Subnet, "nodes", "--interface", "127.0.0.1", "--timeout", "20s")
 		if want := fmt.Sprintf("/robot/talker (%s)\n", graph.VendorName(v.id)); err != nil || !strings.Contains(out, want) {
 			t.Fatalf("nodes: %v: %s\nstdout:\n%s\nwant %q", err, errOut, out, want)
 		}
-		out, errOut, err = actbridge(ctx, t, domain, "topics", "--interface", "127.0.0.1", "--timeout", "20s")
+		out, errOut, err = actbridge(ctx, t, domain, node.Subnet, "topics", "--interface", "127.0.0.1", "--timeout", "20s")
 		want := fmt.Sprintf("/chatter [std_msgs/msg/String]\n  publisher  /robot/talker (%[1]s)\n/listen [std_msgs/msg/String]\n  subscriber /robot/talker (%[1]s)\n", graph.VendorName(v.id))
 		if err != nil || !strings.Contains(out, want) {
 			t.Fatalf("topics: %v: %s\nstdout:\n%s\nwant:\n%s", err, errOut, out, want)

@@ -253,12 +253,14 @@ func binary(t *testing.T) string {
 	return buildOnce.bin
 }
 
-// actbridge runs the built binary with ROS 2's variables set for the
-// namespace's loopback multicast; it returns stdout, stderr and the error.
-func actbridge(ctx context.Context, t *testing.T, domain int, args ...string) (string, string, error) {
+// actbridge runs the built binary with ROS 2's variables set for domain
+// and discovery range rng (SUBNET: multicast on the namespace's
+// loopback); it returns stdout, stderr and the error.
+func actbridge(ctx context.Context, t *testing.T, domain int, rng node.Range, args ...string) (string, string, error) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, binary(t), append([]string{"ros2"}, args...)...)
-	cmd.Env = append(os.Environ(), "ROS_DOMAIN_ID="+fmt.Sprint(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=SUBNET", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=", "ROS_DISTRO=jazzy")
+	cmd.Env = append(os.Environ(), "ROS_DOMAIN_ID="+fmt.Sprint(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE="+string(rng),
+		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=", "ROS_DISTRO=jazzy")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -266,8 +268,8 @@ func actbridge(ctx context.Context, t *testing.T, domain int, args ...string) (s
 }
 
 // TestCLITopicsAndEchoAgainstPeers: `actbridge ros2 topics`, run as a
-// built binary, lists a peer's /joint_states with its ROS type and the
-// peer's vendor; `actbridge ros2 echo /joint_states --count 3` prints
+// built binary with localhost-only discovery, lists a peer's
+// /joint_states with its ROS type and the peer's vendor; `actbridge ros2 echo /joint_states --count 3` prints
 // three of the peer's JointStates as JSON lines and exits 0.
 func TestCLITopicsAndEchoAgainstPeers(t *testing.T) {
 	ns, vs, sent := setup(t)
@@ -280,12 +282,13 @@ func TestCLITopicsAndEchoAgainstPeers(t *testing.T) {
 			pub := ddspeers.StartPeer(t, ns, v.bin, strings.NewReader(lines(t, sent)),
 				peerArgs("pub", domain, "--wait-match", "0", "--count", "100000", "--rate", "50")...)
 			// pub says nothing until it has written everything; the CLI's own wait covers discovery.
-			out, errOut, err := actbridge(ctx, t, domain, "topics", "--interface", "127.0.0.1", "--timeout", "20s")
+			// LOCALHOST (the default): unicast SPDP to the vendor's ports on 127.0.0.1.
+			out, errOut, err := actbridge(ctx, t, domain, node.Localhost, "topics", "--timeout", "20s")
 			line := fmt.Sprintf("/joint_states [%s]\n  publisher  <node not announced> (%s)\n", jointState, graph.VendorName(v.id))
 			if err != nil || !strings.Contains(out, line) {
 				t.Fatalf("topics: %v: %s\nstdout:\n%s\nwant:\n%s\npub: %s", err, errOut, out, line, pub.Stderr())
 			}
-			out, errOut, err = actbridge(ctx, t, domain, "echo", "/joint_states", "--count", "3", "--interface", "127.0.0.1", "--timeout", "20s")
+			out, errOut, err = actbridge(ctx, t, domain, node.Subnet, "echo", "/joint_states", "--count", "3", "--interface", "127.0.0.1", "--timeout", "20s")
 			got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 			if err != nil || len(got) != 3 {
 				t.Fatalf("echo: %v: %s\nstdout:\n%s\npub: %s", err, errOut, out, pub.Stderr())
@@ -338,7 +341,7 @@ func TestQoSIncompatibilityWithPeerIsReported(t *testing.T) {
 			if !errors.Is(err, node.ErrIncompatibleQoS) || !strings.Contains(err.Error(), want) || sub.Incompatible()[0].Remote.Vendor != v.id {
 				t.Fatalf("WaitMatched: %v (incompatible %v)", err, sub.Incompatible())
 			}
-			_, errOut, err := actbridge(ctx, t, domain, "echo", "/joint_states", "--count", "1", "--interface", "127.0.0.1",
+			_, errOut, err := actbridge(ctx, t, domain, node.Subnet, "echo", "/joint_states", "--count", "1", "--interface", "127.0.0.1",
 				"--timeout", "5s", "--qos-reliability", "reliable")
 			if err == nil || !strings.Contains(errOut, "incompatible QoS") || !strings.Contains(errOut, "offered best_effort, requested reliable") ||
 				strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
