@@ -104,6 +104,17 @@ func (n *Node) add(e rtps.EndpointData, closer func() error) error {
 	return nil
 }
 
+// Announce is Register (added) or Unregister (not added) in the form of
+// an endpoint hook, func(rtps.EndpointData, bool) error: pass n.Announce
+// where a layer that makes its own endpoints (ros2/service's
+// EndpointHook) asks whom to tell.
+func (n *Node) Announce(e rtps.EndpointData, added bool) error {
+	if added {
+		return n.Register(e)
+	}
+	return n.Unregister(e.GUID)
+}
+
 // Unregister removes an endpoint Register announced.
 func (n *Node) Unregister(g wire.GUID) error {
 	n.remove(g)

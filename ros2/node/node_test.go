@@ -245,9 +245,9 @@ func TestTypeTheDistroLacksIsAnErrorAtCreation(t *testing.T) {
 }
 
 // TestRegisteredEndpointAppearsUnderItsNode: an endpoint a service layer
-// makes on the participant itself, once registered, is announced as the
-// node's in ros_discovery_info (the other Context's graph names the
-// node), and unregistering withdraws that.
+// makes on the participant itself, once told to the node's Announce hook,
+// is announced as the node's in ros_discovery_info (the other Context's
+// graph names the node), and withdrawing it withdraws that.
 func TestRegisteredEndpointAppearsUnderItsNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
@@ -261,7 +261,8 @@ func TestRegisteredEndpointAppearsUnderItsNode(t *testing.T) {
 	}
 	defer r.Close()
 	req.GUID = r.GUID()
-	if err := n.Register(req); err != nil {
+	hook := n.Announce // as a service layer holds it
+	if err := hook(req, true); err != nil {
 		t.Fatal(err)
 	}
 	owner := func(g graph.Graph) string {
@@ -276,7 +277,7 @@ func TestRegisteredEndpointAppearsUnderItsNode(t *testing.T) {
 	if g := a.Graph(); owner(g) != "/robot/server" || g.Services[0].Types[0] != "std_srvs/srv/Trigger" {
 		t.Fatalf("our own graph: %+v", g.Services)
 	}
-	if err := n.Unregister(r.GUID()); err != nil {
+	if err := hook(req, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.WaitGraph(ctx, func(g graph.Graph) bool { return owner(g) == "" }); err != nil {
