@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/actbridge/actbridge/ros2/node"
@@ -87,4 +88,36 @@ func TestDiscoveryConfigKeepsLocalhostOnLoopback(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDiscoveryFromEnv: whatever the variables hold, reading them never
+// panics, and what is accepted is a domain the ports allow, a known range
+// and IPv4-or-name peers.
+func FuzzDiscoveryFromEnv(f *testing.F) {
+	f.Add("0", "SUBNET", "", "127.0.0.1;host")
+	f.Add("232", "", "1", "")
+	f.Add("x", "OFF", "0", ";;")
+	f.Fuzz(func(t *testing.T, domain, rng, localhost, peers string) {
+		d, err := node.DiscoveryFromEnv(lookup(map[string]string{"ROS_DOMAIN_ID": domain, "ROS_AUTOMATIC_DISCOVERY_RANGE": rng,
+			"ROS_LOCALHOST_ONLY": localhost, "ROS_STATIC_PEERS": peers}))
+		if err != nil {
+			if !errors.Is(err, node.ErrEnv) {
+				t.Fatalf("error %v is not ErrEnv", err)
+			}
+			return
+		}
+		if d.Domain < 0 || d.Domain > 232 {
+			t.Fatalf("domain %d accepted", d.Domain)
+		}
+		switch d.Range {
+		case node.Localhost, node.Subnet, node.Off, node.SystemDefault:
+		default:
+			t.Fatalf("range %q accepted", d.Range)
+		}
+		for _, p := range d.StaticPeers {
+			if a, err := netip.ParseAddr(p); p == "" || strings.Contains(p, ";") || err == nil && !a.Is4() {
+				t.Fatalf("peer %q accepted", p)
+			}
+		}
+	})
 }
