@@ -354,6 +354,10 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return fmt.Errorf("no publisher of %s matched within %v: %v", topic, *f.timeout, err)
 	}
+	// Same type name, another definition: the samples would decode as garbage.
+	if mm := sub.TypeMismatches(); len(mm) > 0 {
+		return fmt.Errorf("%s: %s (another distro's definition? see --distro)", topic, mm[0])
+	}
 	var line []byte
 	for got := 0; *count == 0 || got < *count; {
 		each, cancel := context.WithTimeout(ctx, *f.timeout)

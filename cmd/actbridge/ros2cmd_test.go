@@ -118,3 +118,29 @@ func TestROS2CommandsFailWithAReasonWhenNothingIsFound(t *testing.T) {
 		t.Fatalf("bad ROS_DOMAIN_ID: %v", err)
 	}
 }
+
+// TestROS2EchoRefusesAnotherDistrosLayout: a Kilted publisher of
+// FollowJointTrajectory feedback (a layout Jazzy lacks, same type name)
+// is refused by echo --distro jazzy with the reason, instead of printing
+// garbage.
+func TestROS2EchoRefusesAnotherDistrosLayout(t *testing.T) {
+	for _, k := range []string{"ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_LOCALHOST_ONLY", "ROS_STATIC_PEERS"} {
+		t.Setenv(k, "")
+	}
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Kilted, Discovery: node.Discovery{Domain: 99}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n, err := c.NewNode("controller", "/arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.NewPublisher("fjt/_action/feedback", "control_msgs/action/FollowJointTrajectory_FeedbackMessage", qos.Default); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runROS2(t, "echo", "/arm/fjt/_action/feedback", "--distro", "jazzy", "--domain-id", "99", "--timeout", "5s")
+	if err == nil || !strings.Contains(err.Error(), "type hash: theirs RIHS01_") || !strings.Contains(err.Error(), "--distro") {
+		t.Fatalf("echo: %v", err)
+	}
+}

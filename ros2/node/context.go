@@ -144,6 +144,18 @@ func (c *Context) Struct(rosType string) (*cdr.Struct, error) {
 	return s, nil
 }
 
+// TypeHash is the RIHS01 hash of rosType in the distro's definitions (as
+// Iron and later announce it; computed for Humble too).
+func (c *Context) TypeHash(rosType string) (string, error) {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
+	h, err := c.set.TypeHash(rosType)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrType, err)
+	}
+	return h, nil
+}
+
 // TypeUserData is the user data rmw gives an endpoint of rosType:
 // "typehash=RIHS01_…;" from Iron on, none on Humble. A service or action
 // type ("std_srvs/srv/Trigger") gets the hash of the whole interface.
@@ -151,11 +163,9 @@ func (c *Context) TypeUserData(rosType string) ([]byte, error) {
 	if c.distro == msgs.Humble {
 		return nil, nil
 	}
-	c.setMu.Lock()
-	defer c.setMu.Unlock()
-	h, err := c.set.TypeHash(rosType)
+	h, err := c.TypeHash(rosType)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrType, err)
+		return nil, err
 	}
 	return graph.EndpointUserData(h), nil
 }

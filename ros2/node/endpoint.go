@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/graph"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/rtps"
@@ -115,6 +116,25 @@ func (e *endpoint) Incompatible() []Incompatibility {
 		}
 		if reason := incompatibility(w.QoS, rd.QoS); reason != "" {
 			out = append(out, Incompatibility{Remote: r, Reason: reason})
+		}
+	}
+	return out
+}
+
+// TypeMismatches lists the matched remote endpoints whose announced type
+// hash differs from the one our distro's definition has: same type name,
+// another layout (a graph of another distro, most likely), whose samples
+// would not decode as ours. Endpoints that announce no hash (Humble's)
+// are not listed.
+func (e *endpoint) TypeMismatches() []Incompatibility {
+	ours, err := e.n.c.TypeHash(e.typ)
+	if err != nil {
+		return nil
+	}
+	var out []Incompatibility
+	for _, r := range e.Matched() {
+		if theirs, ok := graph.UserDataValue(r.UserData, "typehash"); ok && theirs != "" && theirs != ours {
+			out = append(out, Incompatibility{Remote: r, Reason: fmt.Sprintf("type hash: theirs %s, %s's %s", theirs, e.n.c.distro, ours)})
 		}
 	}
 	return out

@@ -382,3 +382,45 @@ func TestClosedNodeWithdrawsItsEndpoints(t *testing.T) {
 		t.Fatalf("NewNode after Close: %v", err)
 	}
 }
+
+// TestTypeMismatchAcrossDistrosIsReported: Kilted's
+// FollowJointTrajectory feedback has fields Jazzy's lacks under the same
+// DDS type name, so DDS matches a Kilted publisher with a Jazzy
+// subscription; the subscription reports the differing type hash. Two
+// Jazzy sides report nothing.
+func TestTypeMismatchAcrossDistrosIsReported(t *testing.T) {
+	const fb = "control_msgs/action/FollowJointTrajectory_FeedbackMessage"
+	for i, c := range []struct {
+		pub      msgs.Distro
+		mismatch bool
+	}{{msgs.Kilted, true}, {msgs.Jazzy, false}} {
+		t.Run(string(c.pub), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+			defer cancel()
+			a, b := newContext(t, c.pub, 83+i), newContext(t, msgs.Jazzy, 83+i)
+			pub, err := newNode(t, a, "controller", "").NewPublisher("/arm/follow_joint_trajectory/_action/feedback", fb, qos.Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub, err := newNode(t, b, "bridge", "").NewSubscription("/arm/follow_joint_trajectory/_action/feedback", fb, qos.Default, node.SubscriptionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sub.WaitMatched(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			mm := sub.TypeMismatches()
+			if !c.mismatch {
+				if len(mm) != 0 {
+					t.Fatalf("same distro reported %v", mm)
+				}
+				return
+			}
+			theirs, _ := a.TypeHash(fb)
+			ours, _ := b.TypeHash(fb)
+			if len(mm) != 1 || mm[0].Remote.GUID != pub.GUID() || mm[0].Reason != "type hash: theirs "+theirs+", jazzy's "+ours || theirs == ours {
+				t.Fatalf("mismatches %v (theirs %s, ours %s)", mm, theirs, ours)
+			}
+		})
+	}
+}
