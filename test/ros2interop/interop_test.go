@@ -78,6 +78,22 @@ func newContext(t *testing.T, d msgs.Distro, domain int) *node.Context {
 	return c
 }
 
+// listener starts a Jazzy Context whose node /listener subscribes to
+// /joint_states with profile.
+func listener(t *testing.T, domain int, profile qos.Profile) (*node.Context, *node.Subscription) {
+	t.Helper()
+	c := newContext(t, msgs.Jazzy, domain)
+	n, err := c.NewNode("listener", "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := n.NewSubscription("joint_states", jointState, profile, node.SubscriptionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sub
+}
+
 func lines(t *testing.T, ms []*cdr.Message) string {
 	t.Helper()
 	var b strings.Builder
@@ -117,15 +133,7 @@ func TestPeerPublisherReachesOurSubscriptionAndGraph(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			domain := 110 + i
-			c := newContext(t, msgs.Jazzy, domain)
-			n, err := c.NewNode("listener", "/")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sub, err := n.NewSubscription("joint_states", jointState, qos.Default, node.SubscriptionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, sub := listener(t, domain, qos.Default)
 			in, feed := io.Pipe()
 			t.Cleanup(func() { feed.Close() })
 			pub := ddspeers.StartPeer(t, ns, v.bin, in, peerArgs("pub", domain, "--linger", "5")...)
@@ -322,21 +330,13 @@ func TestQoSIncompatibilityWithPeerIsReported(t *testing.T) {
 			domain := 160 + i
 			ddspeers.StartPeer(t, ns, v.bin, strings.NewReader(lines(t, sent)),
 				peerArgs("pub", domain, "--best-effort", "--wait-match", "0", "--count", "100000", "--rate", "20")...)
-			c := newContext(t, msgs.Jazzy, domain)
-			n, err := c.NewNode("listener", "/")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sub, err := n.NewSubscription("joint_states", jointState, qos.Latched, node.SubscriptionOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, sub := listener(t, domain, qos.Latched)
 			if _, err := c.WaitGraph(ctx, func(graph.Graph) bool { return len(sub.Incompatible()) > 0 }); err != nil {
 				t.Fatal(err)
 			}
 			short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
 			defer cancelShort()
-			err = sub.WaitMatched(short, 1)
+			err := sub.WaitMatched(short, 1)
 			want := "reliability: offered best_effort, requested reliable; durability: offered volatile, requested transient_local"
 			if !errors.Is(err, node.ErrIncompatibleQoS) || !strings.Contains(err.Error(), want) || sub.Incompatible()[0].Remote.Vendor != v.id {
 				t.Fatalf("WaitMatched: %v (incompatible %v)", err, sub.Incompatible())
