@@ -224,10 +224,28 @@ func nodeOrUnknown(n string) string {
 
 // endpointJSON and topicJSON are the --json form of topics.
 type endpointJSON struct {
-	Node     string `json:"node,omitempty"`
-	Vendor   string `json:"vendor"`
-	GID      string `json:"gid"`
-	TypeHash string `json:"type_hash,omitempty"`
+	Node        string `json:"node,omitempty"`
+	Vendor      string `json:"vendor"`
+	GID         string `json:"gid"`
+	TypeHash    string `json:"type_hash,omitempty"`
+	Reliability string `json:"reliability"`
+	Durability  string `json:"durability"`
+	History     string `json:"history"`
+}
+
+// qosJSON names an endpoint's QoS as ros2/qos overrides spell it.
+func qosJSON(q rtps.QoS) (rel, dur, hist string) {
+	rel, dur, hist = "best_effort", "volatile", "keep_all"
+	if q.Reliability == rtps.Reliable {
+		rel = "reliable"
+	}
+	if q.Durability >= rtps.TransientLocal {
+		dur = "transient_local"
+	}
+	if q.History == rtps.KeepLast {
+		hist = fmt.Sprintf("keep_last %d", q.Depth)
+	}
+	return rel, dur, hist
 }
 
 type topicJSON struct {
@@ -241,7 +259,9 @@ func topicsJSON(ts []graph.Topic) []topicJSON {
 	eps := func(es []graph.Endpoint) []endpointJSON {
 		out := make([]endpointJSON, 0, len(es))
 		for _, e := range es {
-			out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash})
+			rel, dur, hist := qosJSON(e.QoS)
+			out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash,
+				Reliability: rel, Durability: dur, History: hist})
 		}
 		return out
 	}

@@ -74,6 +74,19 @@ func TestROS2CommandsShowAnotherParticipantsGraph(t *testing.T) {
 	if err != nil || !strings.Contains(out, "/joint_states [sensor_msgs/msg/JointState]\n  publisher  /talker (Go rtps)\n") {
 		t.Fatalf("topics: %v\n%s", err, out)
 	}
+	out, err = runROS2(t, "topics", "--domain-id", "96", "--json")
+	var topics []struct {
+		Name       string
+		Types      []string
+		Publishers []map[string]string
+	}
+	if err != nil || json.Unmarshal([]byte(out), &topics) != nil || len(topics) == 0 {
+		t.Fatalf("topics --json: %v\n%s", err, out)
+	}
+	if p := topics[0].Publishers[0]; topics[0].Name != "/joint_states" || p["node"] != "/talker" || p["reliability"] != "reliable" ||
+		p["durability"] != "volatile" || p["history"] != "keep_last 10" || !strings.HasPrefix(p["type_hash"], "RIHS01_") {
+		t.Fatalf("topics --json: %s", out)
+	}
 	out, err = runROS2(t, "nodes", "--domain-id", "96")
 	if err != nil || !strings.Contains(out, "/talker (Go rtps)\n") {
 		t.Fatalf("nodes: %v\n%q", err, out)
