@@ -173,10 +173,13 @@ func visibleTopics(g graph.Graph) []graph.Topic {
 	return slices.DeleteFunc(slices.Clone(g.Topics), func(t graph.Topic) bool { return names.IsHidden(t.Name) })
 }
 
-// settledGraph parses a graph command's flags, and returns the graph once
+// settledGraph parses a graph command's flags (more adds its own), and returns the graph once
 // cond holds and it has settled, or the reason nothing was found.
-func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool) (graph.Graph, *ros2Flags, error) {
+func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool, more ...func(*flag.FlagSet)) (graph.Graph, *ros2Flags, error) {
 	f := newROS2Flags(name, stderr)
+	for _, add := range more {
+		add(f.fs)
+	}
 	if _, err := f.parseArgs(args); err != nil {
 		return graph.Graph{}, nil, err
 	}
@@ -195,11 +198,21 @@ func settledGraph(ctx context.Context, name, what string, args []string, stderr 
 }
 
 func ros2Topics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	g, f, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visibleTopics(g)) > 0 })
+	hidden := false
+	visible := func(g graph.Graph) []graph.Topic {
+		if hidden {
+			return g.Topics
+		}
+		return visibleTopics(g)
+	}
+	g, f, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visible(g)) > 0 },
+		func(fs *flag.FlagSet) {
+			fs.BoolVar(&hidden, "include-hidden", false, "also list hidden topics (a name part starting with _, such as an action's)")
+		})
 	if err != nil {
 		return helpOK(err)
 	}
-	topics := visibleTopics(g)
+	topics := visible(g)
 	if *f.jsonOut {
 		return writeJSON(stdout, topicsJSON(topics))
 	}

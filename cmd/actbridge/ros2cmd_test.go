@@ -135,7 +135,7 @@ func TestROS2CommandsFailWithAReasonWhenNothingIsFound(t *testing.T) {
 // TestROS2EchoRefusesAnotherDistrosLayout: a Kilted publisher of
 // FollowJointTrajectory feedback (a layout Jazzy lacks, same type name)
 // is refused by echo --distro jazzy with the reason, instead of printing
-// garbage.
+// garbage. Its topic, hidden, is listed only with --include-hidden.
 func TestROS2EchoRefusesAnotherDistrosLayout(t *testing.T) {
 	for _, k := range []string{"ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_LOCALHOST_ONLY", "ROS_STATIC_PEERS"} {
 		t.Setenv(k, "")
@@ -151,6 +151,12 @@ func TestROS2EchoRefusesAnotherDistrosLayout(t *testing.T) {
 	}
 	if _, err := n.NewPublisher("fjt/_action/feedback", "control_msgs/action/FollowJointTrajectory_FeedbackMessage", qos.Default); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := runROS2(t, "topics", "--domain-id", "99", "--timeout", "1s"); err == nil {
+		t.Fatal("topics lists a hidden topic without --include-hidden")
+	}
+	if out, err := runROS2(t, "topics", "--domain-id", "99", "--include-hidden"); err != nil || !strings.HasPrefix(out, "/arm/fjt/_action/feedback [control_msgs/action/FollowJointTrajectory_FeedbackMessage]\n") {
+		t.Fatalf("topics --include-hidden: %v\n%s", err, out)
 	}
 	_, err = runROS2(t, "echo", "/arm/fjt/_action/feedback", "--distro", "jazzy", "--domain-id", "99", "--timeout", "5s")
 	if err == nil || !strings.Contains(err.Error(), "type hash: theirs RIHS01_") || !strings.Contains(err.Error(), "--distro") {
