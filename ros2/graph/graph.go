@@ -83,7 +83,7 @@ type Service struct {
 // Build makes the graph from what discovery learned: participants (ours
 // included), endpoints (ours included) and the ros_discovery_info
 // samples of each participant. Announcements of participants no longer
-// known are ignored; endpoints on DDS topics outside ROS's naming
+// known are ignored, as are Gids a participant lists of another's endpoints; endpoints on DDS topics outside ROS's naming
 // (ros_discovery_info itself) are left out.
 func Build(parts []rtps.ParticipantData, eps []rtps.EndpointData, infos []ParticipantInfo) Graph {
 	var g Graph
@@ -103,7 +103,10 @@ func Build(parts []rtps.ParticipantData, eps []rtps.EndpointData, infos []Partic
 			node := Node{Name: n.Name, Namespace: n.Namespace, Participant: info.GID.Prefix, Vendor: v}
 			g.Nodes = append(g.Nodes, node)
 			for _, e := range slices.Concat(n.Readers, n.Writers) {
-				owner[e] = node.FullName()
+				// A participant speaks for its own endpoints only.
+				if e.Prefix == info.GID.Prefix {
+					owner[e] = node.FullName()
+				}
 			}
 		}
 	}

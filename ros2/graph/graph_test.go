@@ -18,8 +18,8 @@ func endpoint(g wire.GUID, writer bool, topic, typ string, v wire.VendorID) rtps
 }
 
 // TestBuildNamesOwnersTypesAndVendors: topics get ROS names and types,
-// endpoints the node their participant announced (or none) and their
-// vendor; services pair servers and clients; ros_discovery_info and
+// endpoints the node their participant announced (or none: another
+// participant cannot claim them) and their vendor; services pair servers and clients; ros_discovery_info and
 // announcements of unknown participants are left out.
 func TestBuildNamesOwnersTypesAndVendors(t *testing.T) {
 	const js = "sensor_msgs::msg::dds_::JointState_"
@@ -41,6 +41,9 @@ func TestBuildNamesOwnersTypesAndVendors(t *testing.T) {
 		{GID: guid(cyc, wire.EntityIDParticipant), Nodes: []graph.NodeInfo{{Namespace: "/robot", Name: "server", Readers: []wire.GUID{srvReq}, Writers: []wire.GUID{srvRep}}}},
 		{GID: guid(gone, wire.EntityIDParticipant), Nodes: []graph.NodeInfo{{Namespace: "/", Name: "ghost"}}},
 	}
+	// Cyclone's participant claims Fast DDS's subscriber too; it is not its own.
+	infos[1].Nodes[0].Readers = append(infos[1].Nodes[0].Readers, sub)
+	infos[0].Nodes[0].Readers = nil
 	g := graph.Build(parts, eps, infos)
 
 	if got := []string{g.Nodes[0].FullName(), g.Nodes[1].FullName()}; len(g.Nodes) != 2 || !reflect.DeepEqual(got, []string{"/robot/server", "/talker"}) {
@@ -57,7 +60,7 @@ func TestBuildNamesOwnersTypesAndVendors(t *testing.T) {
 		t.Fatalf("/joint_states: %+v", jt)
 	}
 	p, s := jt.Publishers[0], jt.Subscribers[0]
-	if p.Node != "/talker" || s.Node != "/talker" || p.Vendor != wire.VendorEProsima || p.TypeHash != "RIHS01_ab" || p.Type != "sensor_msgs/msg/JointState" {
+	if p.Node != "/talker" || s.Node != "" || p.Vendor != wire.VendorEProsima || p.TypeHash != "RIHS01_ab" || p.Type != "sensor_msgs/msg/JointState" {
 		t.Fatalf("endpoints %+v %+v", p, s)
 	}
 	odd, _ := g.Topic("/ns/odd")

@@ -215,6 +215,9 @@ func (c *Context) readInfos(ctx context.Context) {
 			continue
 		}
 		info, err := c.codec.Decode(s.Payload)
+		if err == nil && info.GID.Prefix != s.Writer.Prefix {
+			err = fmt.Errorf("announces participant %v", info.GID)
+		}
 		if err != nil {
 			c.log.Debug("node: ros_discovery_info", "writer", s.Writer, "err", err)
 			continue
