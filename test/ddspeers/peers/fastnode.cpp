@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <iostream>
@@ -97,6 +98,8 @@ struct Opts
     int cancel_after = 1;
     double gap = 0, result_delay = 0;
     bool no_result = false;
+    // param-server's table and param-client's calls
+    std::vector<std::string> params, readonly, calls;
 };
 
 // choice returns false for the first of two words, true for the second.
@@ -151,6 +154,9 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--gap") o.gap = num(i);
         else if (a == "--result-delay") o.result_delay = num(i);
         else if (a == "--no-result") o.no_result = true;
+        else if (a == "--param" && more) o.params.push_back(argv[++i]);
+        else if (a == "--read-only" && more) o.readonly.push_back(argv[++i]);
+        else if (a == "--call" && more) o.calls.push_back(argv[++i]);
         else die("unknown option " + a);
     }
     if (o.gid_size != 16 && o.gid_size != 24)
@@ -1217,10 +1223,311 @@ static int action_client(DomainParticipant *pp, const Opts &o)
     return 0;
 }
 
+// ---- rcl_interfaces parameter services ----
+
+namespace rmsg = rcl_interfaces::msg::dds_;
+namespace rsrv = rcl_interfaces::srv::dds_;
+
+enum : uint8_t { PT_NOT_SET = 0, PT_BOOL, PT_INTEGER, PT_DOUBLE, PT_STRING };
+
+static const char *type_names[] = {"not_set", "bool", "int", "double", "string"};
+
+static std::string type_name(uint8_t t) { return t <= PT_STRING ? type_names[t] : "array"; }
+
+// parse_value reads "type:value" (bool, int, double or string).
+static bool parse_value(const std::string &s, rmsg::ParameterValue_ &v)
+{
+    v = rmsg::ParameterValue_();
+    size_t colon = s.find(':');
+    if (colon == std::string::npos)
+        return false;
+    std::string t = s.substr(0, colon), val = s.substr(colon + 1);
+    char *end = nullptr;
+    if (t == "bool")
+    {
+        v.type(PT_BOOL);
+        v.bool_value(val == "true");
+        return val == "true" || val == "false";
+    }
+    if (t == "int")
+    {
+        v.type(PT_INTEGER);
+        v.integer_value(std::strtoll(val.c_str(), &end, 10));
+        return !val.empty() && *end == 0;
+    }
+    if (t == "double")
+    {
+        v.type(PT_DOUBLE);
+        v.double_value(std::strtod(val.c_str(), &end));
+        return !val.empty() && *end == 0;
+    }
+    if (t == "string")
+    {
+        v.type(PT_STRING);
+        v.string_value(val);
+        return true;
+    }
+    return false;
+}
+
+// value_json is {"type":T,"value":V}; arrays are given by type only.
+static std::string value_json(const rmsg::ParameterValue_ &v)
+{
+    std::string s = "{\"type\":" + std::to_string(int(v.type())) + ",\"value\":";
+    char b[64];
+    switch (v.type())
+    {
+        case PT_BOOL: s += v.bool_value() ? "true" : "false"; break;
+        case PT_INTEGER: s += std::to_string(v.integer_value()); break;
+        case PT_DOUBLE: std::snprintf(b, sizeof b, "%.17g", v.double_value()); s += b; break;
+        case PT_STRING: s += json_str(v.string_value()); break;
+        default: s += "null";
+    }
+    return s + "}";
+}
+
+struct Param
+{
+    std::string name;
+    rmsg::ParameterValue_ v;
+    bool read_only = false;
+};
+
+struct Params
+{
+    std::vector<Param> p;
+    Svc list, get, set, describe;
+
+    Param *find(const std::string &name)
+    {
+        for (auto &x : p)
+            if (x.name == name)
+                return &x;
+        return nullptr;
+    }
+    bool all_declared(const std::vector<std::string> &names)
+    {
+        for (const auto &n : names)
+            if (find(n) == nullptr)
+                return false;
+        return true;
+    }
+
+    // on_list follows rclcpp's list_parameters: names under a prefix (all
+    // with none), at most depth levels below it (0: any), and the prefixes
+    // of the names listed.
+    void on_list(const rsrv::ListParameters_Request_ &req, rsrv::ListParameters_Response_ &rep)
+    {
+        auto dots = [](const std::string &s) { return uint64_t(std::count(s.begin(), s.end(), '.')); };
+        auto push = [](std::vector<std::string> &v, const std::string &s) {
+            if (std::find(v.begin(), v.end(), s) == v.end())
+                v.push_back(s);
+        };
+        for (const auto &x : p)
+        {
+            bool add = req.prefixes().empty() && (req.depth() == 0 || dots(x.name) < req.depth());
+            for (const auto &pre : req.prefixes())
+                if (!add && (x.name == pre || (x.name.rfind(pre + ".", 0) == 0 && (req.depth() == 0 || dots(x.name.substr(pre.size() + 1)) < req.depth()))))
+                    add = true;
+            if (!add)
+                continue;
+            push(rep.result().names(), x.name);
+            size_t last = x.name.rfind('.');
+            if (last != std::string::npos)
+                push(rep.result().prefixes(), x.name.substr(0, last));
+        }
+        std::cout << "{\"event\":\"list\",\"prefixes\":" << json_list(req.prefixes()) << ",\"depth\":" << req.depth() << ",\"names\":" << json_list(rep.result().names()) << "}" << std::endl;
+    }
+
+    // on_get answers the values, or nothing when a name is not declared
+    // (as rclcpp, which catches ParameterNotDeclaredException).
+    void on_get(const rsrv::GetParameters_Request_ &req, rsrv::GetParameters_Response_ &rep)
+    {
+        std::string vals;
+        if (all_declared(req.names()))
+            for (const auto &n : req.names())
+            {
+                rep.values().push_back(find(n)->v);
+                vals += (vals.empty() ? "" : ",") + value_json(find(n)->v);
+            }
+        std::cout << "{\"event\":\"get\",\"names\":" << json_list(req.names()) << ",\"values\":[" << vals << "]}" << std::endl;
+    }
+
+    // on_set sets each parameter as rclcpp does for declared ones: its
+    // type may not change (no dynamic typing) and a read-only one stays.
+    void on_set(const rsrv::SetParameters_Request_ &req, rsrv::SetParameters_Response_ &rep)
+    {
+        for (const auto &np : req.parameters())
+        {
+            Param *x = find(np.name());
+            std::string why;
+            if (x == nullptr)
+                why = "parameter '" + np.name() + "' cannot be set because it was not declared";
+            else if (x->read_only)
+                why = "parameter '" + np.name() + "' cannot be set because it is read-only";
+            else if (np.value().type() != x->v.type())
+                why = "Wrong parameter type, parameter {" + np.name() + "} is of type {" + type_name(x->v.type()) + "}, setting it to {" + type_name(np.value().type()) + "} is not allowed.";
+            else
+                x->v = np.value();
+            rmsg::SetParametersResult_ r;
+            r.successful(why.empty());
+            r.reason(why);
+            rep.results().push_back(r);
+            std::cout << "{\"event\":\"set\",\"name\":" << json_str(np.name()) << ",\"value\":" << value_json(np.value()) << ",\"successful\":"
+                      << (why.empty() ? "true" : "false") << ",\"reason\":" << json_str(why) << "}" << std::endl;
+        }
+    }
+
+    void on_describe(const rsrv::DescribeParameters_Request_ &req, rsrv::DescribeParameters_Response_ &rep)
+    {
+        bool all = all_declared(req.names());
+        if (all)
+            for (const auto &n : req.names())
+            {
+                rmsg::ParameterDescriptor_ d;
+                d.name(n);
+                d.type(find(n)->v.type());
+                d.read_only(find(n)->read_only);
+                rep.descriptors().push_back(d);
+            }
+        std::cout << "{\"event\":\"describe\",\"names\":" << json_list(req.names()) << ",\"described\":" << (all ? req.names().size() : 0) << "}" << std::endl;
+    }
+};
+
+// param_services opens a node's parameter services (rclcpp's names:
+// <node>/list_parameters, get_parameters, set_parameters,
+// describe_parameters).
+static void param_services(DomainParticipant *pp, const Opts &o, Params &ps, bool server)
+{
+    std::string fqn = o.ns + (o.ns == "/" ? "" : "/") + o.node;
+    svc_open<rsrv::ListParameters_Request_PubSubType, rsrv::ListParameters_Response_PubSubType>(ps.list, pp, fqn + "/list_parameters", server);
+    svc_open<rsrv::GetParameters_Request_PubSubType, rsrv::GetParameters_Response_PubSubType>(ps.get, pp, fqn + "/get_parameters", server);
+    svc_open<rsrv::SetParameters_Request_PubSubType, rsrv::SetParameters_Response_PubSubType>(ps.set, pp, fqn + "/set_parameters", server);
+    svc_open<rsrv::DescribeParameters_Request_PubSubType, rsrv::DescribeParameters_Response_PubSubType>(ps.describe, pp, fqn + "/describe_parameters", server);
+}
+
+// handle_one takes a request of s, if any, and replies what h makes of it.
+template <class Req, class Rep>
+static bool handle_one(const Opts &o, Svc &s, const std::function<void(const Req &, Rep &)> &h)
+{
+    Req req;
+    SampleIdentity to;
+    if (!take_request(s, req, to))
+        return false;
+    Rep rep;
+    h(req, rep);
+    reply(s, o, to, &rep);
+    return true;
+}
+
+static int param_server(DomainParticipant *pp, const Opts &o)
+{
+    static Params ps;
+    for (const auto &spec : o.params)
+    {
+        size_t eq = spec.find('=');
+        Param x;
+        if (eq == std::string::npos || !parse_value(spec.substr(eq + 1), x.v))
+            die("--param " + spec + " is not name=type:value (bool, int, double or string)");
+        x.name = spec.substr(0, eq);
+        ps.p.push_back(x);
+    }
+    for (const auto &name : o.readonly)
+    {
+        if (ps.find(name) == nullptr)
+            die("--read-only " + name + " names no --param");
+        ps.find(name)->read_only = true;
+    }
+    param_services(pp, o, ps, true);
+    NodeEps eps;
+    for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
+        svc_eps(*s, eps);
+    announce_node(pp, o, eps);
+    std::cerr << "fastnode: ready" << std::endl;
+    using namespace std::placeholders;
+    while (!stopping)
+    {
+        bool any = handle_one<rsrv::ListParameters_Request_, rsrv::ListParameters_Response_>(o, ps.list, std::bind(&Params::on_list, &ps, _1, _2));
+        any |= handle_one<rsrv::GetParameters_Request_, rsrv::GetParameters_Response_>(o, ps.get, std::bind(&Params::on_get, &ps, _1, _2));
+        any |= handle_one<rsrv::SetParameters_Request_, rsrv::SetParameters_Response_>(o, ps.set, std::bind(&Params::on_set, &ps, _1, _2));
+        any |= handle_one<rsrv::DescribeParameters_Request_, rsrv::DescribeParameters_Response_>(o, ps.describe, std::bind(&Params::on_describe, &ps, _1, _2));
+        if (!any)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return 0;
+}
+
+// param_client makes each --call in order and prints each reply:
+// list[:prefix,…], get:a,b, set:name=type:value, describe:a,b.
+static int param_client(DomainParticipant *pp, const Opts &o)
+{
+    static Params ps;
+    param_services(pp, o, ps, false);
+    std::cerr << "fastnode: ready" << std::endl;
+    for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
+        wait_matched(*s, o.timeout);
+    for (const auto &c : o.calls)
+    {
+        size_t colon = c.find(':');
+        std::string op = c.substr(0, colon), arg = colon == std::string::npos ? "" : c.substr(colon + 1);
+        std::vector<std::string> names = split(arg);
+        if (op == "list")
+        {
+            rsrv::ListParameters_Request_ req;
+            req.prefixes(names);
+            rsrv::ListParameters_Response_ rep;
+            call(ps.list, o, req, rep);
+            std::cout << "{\"call\":\"list\",\"names\":" << json_list(rep.result().names()) << ",\"prefixes\":" << json_list(rep.result().prefixes()) << "}" << std::endl;
+        }
+        else if (op == "get")
+        {
+            rsrv::GetParameters_Request_ req;
+            req.names(names);
+            rsrv::GetParameters_Response_ rep;
+            call(ps.get, o, req, rep);
+            std::string vals;
+            for (const auto &v : rep.values())
+                vals += (vals.empty() ? "" : ",") + value_json(v);
+            std::cout << "{\"call\":\"get\",\"values\":[" << vals << "]}" << std::endl;
+        }
+        else if (op == "set")
+        {
+            size_t eq = arg.find('=');
+            rmsg::Parameter_ p;
+            if (eq == std::string::npos || !parse_value(arg.substr(eq + 1), p.value()))
+                die("--call " + c + " is not set:name=type:value");
+            p.name(arg.substr(0, eq));
+            rsrv::SetParameters_Request_ req;
+            req.parameters().push_back(p);
+            rsrv::SetParameters_Response_ rep;
+            call(ps.set, o, req, rep);
+            std::string rs;
+            for (const auto &r : rep.results())
+                rs += std::string(rs.empty() ? "" : ",") + "{\"successful\":" + (r.successful() ? "true" : "false") + ",\"reason\":" + json_str(r.reason()) + "}";
+            std::cout << "{\"call\":\"set\",\"results\":[" << rs << "]}" << std::endl;
+        }
+        else if (op == "describe")
+        {
+            rsrv::DescribeParameters_Request_ req;
+            req.names(names);
+            rsrv::DescribeParameters_Response_ rep;
+            call(ps.describe, o, req, rep);
+            std::string ds;
+            for (const auto &d : rep.descriptors())
+                ds += std::string(ds.empty() ? "" : ",") + "{\"name\":" + json_str(d.name()) + ",\"type\":" + std::to_string(int(d.type())) +
+                      ",\"read_only\":" + (d.read_only() ? "true" : "false") + "}";
+            std::cout << "{\"call\":\"describe\",\"descriptors\":[" << ds << "]}" << std::endl;
+        }
+        else
+            die("--call " + c + ": list, get, set or describe");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        die("usage: fastnode trigger-server|trigger-client|announce|graph|action-server|action-client [options] (see README.md)");
+        die("usage: fastnode trigger-server|trigger-client|announce|graph|action-server|action-client|param-server|param-client [options] (see README.md)");
     std::string mode = argv[1];
     Opts o = parse_opts(argc, argv);
     struct sigaction sa = {};
@@ -1232,6 +1539,8 @@ int main(int argc, char **argv)
         die(mode + " needs --service");
     if (mode.rfind("action-", 0) == 0 && o.action.empty())
         die(mode + " needs --action");
+    if (mode.rfind("param-", 0) == 0 && o.node.empty())
+        die(mode + " needs --node");
     DomainParticipant *pp = make_participant(o);
     int rc;
     if (mode == "trigger-server")
@@ -1246,6 +1555,10 @@ int main(int argc, char **argv)
         rc = action_server(pp, o);
     else if (mode == "action-client")
         rc = action_client(pp, o);
+    else if (mode == "param-server")
+        rc = param_server(pp, o);
+    else if (mode == "param-client")
+        rc = param_client(pp, o);
     else
         die("unknown mode " + mode);
     pp->delete_contained_entities();
