@@ -50,11 +50,15 @@ func eachNodePeer(t *testing.T, base int, f func(t *testing.T, ctx context.Conte
 // TestPeerNodesAppearInOurGraph: a node each vendor's peer announces on
 // ros_discovery_info (Humble's 24-byte and Jazzy's 16-byte Gids) is in
 // our graph with the peer's vendor, and owns the publisher and
-// subscriber of its topics; `actbridge ros2 nodes` lists it.
+// subscriber of its topics, whose type hashes (Jazzy) are read as
+// announced; `actbridge ros2 nodes` and `topics` list them.
 func TestPeerNodesAppearInOurGraph(t *testing.T) {
 	eachNodePeer(t, 140, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
-		peer := ddspeers.StartAnnouncer(t, ns, v.bin, "talker", gs.size, "--namespace", "/robot",
-			"--pub", "rt/chatter", "--sub", "rt/listen", "--domain", fmt.Sprint(domain))
+		args := []string{"--namespace", "/robot", "--pub", "rt/chatter", "--sub", "rt/listen", "--domain", fmt.Sprint(domain)}
+		if gs.distro != msgs.Humble {
+			args = append(args, "--typehash")
+		}
+		peer := ddspeers.StartAnnouncer(t, ns, v.bin, "talker", gs.size, args...)
 		c := newContext(t, gs.distro, domain)
 		g, err := c.WaitGraph(ctx, func(g graph.Graph) bool {
 			t, ok := g.Topic("/chatter")
@@ -72,6 +76,13 @@ func TestPeerNodesAppearInOurGraph(t *testing.T) {
 		if chatter.Publishers[0].Node != "/robot/talker" || chatter.Types[0] != "std_msgs/msg/String" ||
 			len(listen.Subscribers) != 1 || listen.Subscribers[0].Node != "/robot/talker" || listen.Subscribers[0].Vendor != v.id {
 			t.Fatalf("topics %+v %+v", chatter, listen)
+		}
+		wantHash := ""
+		if gs.distro != msgs.Humble {
+			wantHash, _ = c.TypeHash("std_msgs/msg/String")
+		}
+		if chatter.Publishers[0].TypeHash != wantHash || listen.Subscribers[0].TypeHash != wantHash {
+			t.Fatalf("type hashes %q %q, want %q", chatter.Publishers[0].TypeHash, listen.Subscribers[0].TypeHash, wantHash)
 		}
 		for _, p := range g.Participants {
 			if p.Vendor == v.id && p.Enclave != "/" {
@@ -172,4 +183,75 @@ func TestOurNodeAppearsInPeersGraph(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOurEndpointsAsCycloneDiscoverySeesThem: CycloneDDS's own discovery
+// (DCPSPublication, DCPSSubscription) reports our publisher and
+// subscription with rmw's topic and type names, and user data
+// "typehash=RIHS01_…;" equal to the distro's hash on Jazzy and Kilted,
+// none on Humble; our ros_discovery_info writer is there, unprefixed.
+func TestOurEndpointsAsCycloneDiscoverySeesThem(t *testing.T) {
+	ns := netns.Require(t)
+	cyc := ddspeers.BuildNodes(t, msgs.Jazzy).Cyclone
+	for i, d := range msgs.Distros() {
+		t.Run(string(d), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			domain := 190 + i
+			peer := ddspeers.StartEndpoints(t, ns, cyc, "--domain", fmt.Sprint(domain))
+			if err := peer.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("endpoints: %v: %s", err, peer.Stderr())
+			}
+			c := newContext(t, d, domain)
+			n, err := c.NewNode("bridge", "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pub, err := n.NewPublisher("joint_states", jointState, qos.Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub, err := n.NewSubscription("chatter", "std_msgs/msg/String", qos.Default, node.SubscriptionOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			userData := func(typ string) string {
+				if d == msgs.Humble {
+					return ""
+				}
+				h, err := c.TypeHash(typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return "typehash=" + h + ";"
+			}
+			hexGUID := func(g wire.GUID) string { b := g.Bytes(); return hex.EncodeToString(b[:]) }
+			want := []ddspeers.EndpointInfo{
+				{Kind: "writer", GUID: hexGUID(pub.GUID()), Topic: "rt/joint_states", Type: "sensor_msgs::msg::dds_::JointState_", UserData: userData(jointState)},
+				{Kind: "reader", GUID: hexGUID(sub.GUID()), Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", UserData: userData("std_msgs/msg/String")},
+				{Kind: "writer", Topic: graph.InfoTopic, Type: graph.InfoType, UserData: userData(graph.InfoTypeName)},
+			}
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				seen, err := ddspeers.JSONLines[ddspeers.EndpointInfo](peer.Stdout())
+				if err != nil {
+					t.Fatal(err)
+				}
+				missing := slices.DeleteFunc(slices.Clone(want), func(w ddspeers.EndpointInfo) bool {
+					return slices.ContainsFunc(seen, func(s ddspeers.EndpointInfo) bool {
+						return s.Kind == w.Kind && (w.GUID == "" || s.GUID == w.GUID) && s.Topic == w.Topic && s.Type == w.Type && s.UserData == w.UserData
+					})
+				})
+				if len(missing) == 0 {
+					return
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatalf("Cyclone never reported %+v; it reported:\n%s", missing, peer.Stdout())
+				case <-tick.C:
+				}
+			}
+		})
+	}
 }
