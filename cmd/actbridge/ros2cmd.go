@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,7 +72,6 @@ type ros2Flags struct {
 	domain    *int
 	timeout   *time.Duration
 	iface     *string
-	jsonOut   *bool
 	remapping []string
 }
 
@@ -81,13 +81,20 @@ func newROS2Flags(name string, out io.Writer) *ros2Flags {
 	if distro == "" {
 		distro = string(msgs.Jazzy)
 	}
-	f := &ros2Flags{fs: fs,
-		distro:  fs.String("distro", distro, "ROS 2 distro of the graph: humble, jazzy or kilted (default $ROS_DISTRO, else jazzy)"),
-		domain:  fs.Int("domain-id", -1, "DDS domain (default $ROS_DOMAIN_ID, else 0)"),
+	domain := -1
+	f := &ros2Flags{fs: fs, domain: &domain,
+		distro:  fs.String("distro", distro, "ROS 2 distro of the graph: humble, jazzy or kilted ($ROS_DISTRO sets the default)"),
 		timeout: fs.Duration("timeout", 5*time.Second, "how long to wait for what is asked for"),
 		iface:   fs.String("interface", "", "IPv4 address of the interface SUBNET discovery uses (default: the first multicast one that is up)"),
-		jsonOut: fs.Bool("json", false, "print JSON instead of text"),
 	}
+	fs.Func("domain-id", "DDS domain, 0 to 232 (default $ROS_DOMAIN_ID, else 0)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > 232 {
+			return fmt.Errorf("%q is not a domain id (0 to 232)", s)
+		}
+		domain = n
+		return nil
+	})
 	fs.Func("r", "a remapping rule as --ros-args -r takes it (repeatable)", func(s string) error {
 		f.remapping = append(f.remapping, s)
 		return nil
@@ -175,45 +182,46 @@ func visibleTopics(g graph.Graph) []graph.Topic {
 
 // settledGraph parses a graph command's flags (more adds its own), and returns the graph once
 // cond holds and it has settled, or the reason nothing was found.
-func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool, more ...func(*flag.FlagSet)) (graph.Graph, *ros2Flags, error) {
+func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool, more ...func(*flag.FlagSet)) (graph.Graph, error) {
 	f := newROS2Flags(name, stderr)
 	for _, add := range more {
 		add(f.fs)
 	}
 	if _, err := f.parseArgs(args); err != nil {
-		return graph.Graph{}, nil, err
+		return graph.Graph{}, err
 	}
 	c, d, err := f.open(ctx)
 	if err != nil {
-		return graph.Graph{}, nil, err
+		return graph.Graph{}, err
 	}
 	defer c.Close()
 	wait, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
 	g, err := settled(wait, c, cond)
 	if err != nil {
-		return g, nil, notFound(what, d, *f.timeout, c)
+		return g, notFound(what, d, *f.timeout, c)
 	}
-	return g, f, nil
+	return g, nil
 }
 
 func ros2Topics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	hidden := false
+	hidden, jsonOut := false, false
 	visible := func(g graph.Graph) []graph.Topic {
 		if hidden {
 			return g.Topics
 		}
 		return visibleTopics(g)
 	}
-	g, f, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visible(g)) > 0 },
+	g, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visible(g)) > 0 },
 		func(fs *flag.FlagSet) {
 			fs.BoolVar(&hidden, "include-hidden", false, "also list hidden topics (a name part starting with _, such as an action's)")
+			fs.BoolVar(&jsonOut, "json", false, "print JSON (with each endpoint's Gid, type hash and QoS) instead of text")
 		})
 	if err != nil {
 		return helpOK(err)
 	}
 	topics := visible(g)
-	if *f.jsonOut {
+	if jsonOut {
 		return writeJSON(stdout, topicsJSON(topics))
 	}
 	for _, t := range topics {
@@ -300,11 +308,13 @@ func helpOK(err error) error {
 }
 
 func ros2Nodes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	g, f, err := settledGraph(ctx, "nodes", "ROS 2 node", args, stderr, func(g graph.Graph) bool { return len(g.Nodes) > 0 })
+	jsonOut := false
+	g, err := settledGraph(ctx, "nodes", "ROS 2 node", args, stderr, func(g graph.Graph) bool { return len(g.Nodes) > 0 },
+		func(fs *flag.FlagSet) { fs.BoolVar(&jsonOut, "json", false, "print JSON instead of text") })
 	if err != nil {
 		return helpOK(err)
 	}
-	if *f.jsonOut {
+	if jsonOut {
 		type nodeJSON struct {
 			Name   string `json:"name"`
 			Vendor string `json:"vendor"`
