@@ -68,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return motionsCmd(args[1:], stdout)
 	case "audit":
 		return auditCmd(args[1:], stdout)
+	case "ros2":
+		return ros2Cmd(ctx, args[1:], stdout, stderr)
 	}
 	return usageError{fmt.Sprintf("unknown command %q\n%s", args[0], usage)}
 }

@@ -1,4 +1,4 @@
-package msgs
+package msgs_test // external: test/ddspeers imports ros2/msgs
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgdef"
+	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/test/ddspeers"
 )
 
@@ -17,8 +18,12 @@ import (
 // differently from Humble.
 func TestEncodingEqualsVendorsInEveryDistro(t *testing.T) {
 	var regs []*msgdef.Registry
-	for _, d := range Distros() {
-		regs = append(regs, load(t, d).Registry)
+	for _, d := range msgs.Distros() {
+		set, err := msgs.Load(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs = append(regs, set.Registry)
 	}
 	sets, where, err := ddspeers.TypeSets(regs...)
 	if err != nil {
@@ -36,12 +41,12 @@ func TestEncodingEqualsVendorsInEveryDistro(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			msgs := []*cdr.Message{def}
+			ms := []*cdr.Message{def}
 			for range 3 {
-				msgs = append(msgs, ddspeers.RandomMessage(s, rng, 3))
+				ms = append(ms, ddspeers.RandomMessage(s, rng, 3))
 			}
 			b := where[i][name]
-			for _, m := range msgs {
+			for _, m := range ms {
 				samples[b] = append(samples[b], ddspeers.Sample{Msg: m, Endian: cdr.LittleEndian}, ddspeers.Sample{Msg: m, Endian: cdr.BigEndian})
 			}
 		}

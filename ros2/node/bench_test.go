@@ -1,0 +1,101 @@
+package node_test
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/qos"
+)
+
+// cpuTime is the CPU time this process used so far, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkJointStates1kHz publishes a 7-joint JointState every
+// millisecond (one op) from one Context to another over loopback, and
+// reports the CPU both sides cost as a fraction of one core
+// ("cores"): a LatestOnly subscription read at 50 Hz against one that
+// takes and decodes every sample.
+func BenchmarkJointStates1kHz(b *testing.B) {
+	for i, c := range []struct {
+		name   string
+		latest bool
+		every  time.Duration
+	}{{"latest-only read at 50Hz", true, 20 * time.Millisecond}, {"every sample", false, 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx, cancel := context.WithCancel(b.Context())
+			defer cancel()
+			pc, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: 80 + i}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer pc.Close()
+			sc, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: 80 + i}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sc.Close()
+			pn, _ := pc.NewNode("robot_state", "")
+			sn, _ := sc.NewNode("bridge", "")
+			pub, err := pn.NewPublisher("joint_states", jointState, qos.Default)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sub, err := sn.NewSubscription("joint_states", jointState, qos.Default, node.SubscriptionOptions{LatestOnly: c.latest})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pub.WaitMatched(ctx, 1); err != nil {
+				b.Fatal(err)
+			}
+			m := pub.New()
+			m.Set("name", []string{"j1", "j2", "j3", "j4", "j5", "j6", "j7"})
+			m.Set("position", make([]float64, 7))
+			m.Set("velocity", make([]float64, 7))
+			m.Set("effort", make([]float64, 7))
+			taken := 0
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					if _, _, err := sub.Take(ctx); err != nil {
+						return
+					}
+					taken++
+					if c.every > 0 {
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(c.every):
+						}
+					}
+				}
+			}()
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			b.ResetTimer()
+			cpu0, wall0 := cpuTime(b), time.Now()
+			for range b.N {
+				<-tick.C
+				if err := pub.Publish(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu, wall := cpuTime(b)-cpu0, time.Since(wall0)
+			b.StopTimer()
+			cancel()
+			<-done
+			b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cores")
+			b.ReportMetric(float64(taken)/float64(b.N), "taken/op")
+		})
+	}
+}
