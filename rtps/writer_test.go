@@ -239,3 +239,35 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteSNNumbersSamplesAsTheReaderSeesThemAndTellsWhichAreAcknowledged(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 41}, Config{Domain: 41})
+	qos := wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: make([]byte, 24)}}
+	var sns []wire.SequenceNumber
+	for i := range 3 {
+		sn, err := w.WriteSN([]byte{0, 1, 0, 0, byte(i)}, qos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sns = append(sns, sn)
+	}
+	for i, s := range takeN(t, r, 3) {
+		if s.SN != sns[i] || s.BigEndian || len(s.InlineQoS) != 1 {
+			t.Fatalf("sample %d: SN %d BigEndian %v qos %v, WriteSN said %d", i, s.SN, s.BigEndian, s.InlineQoS, sns[i])
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.WaitAcknowledged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !w.AcknowledgedBy(r.GUID(), sns[2]) {
+		t.Fatalf("reader %v acknowledged everything but AcknowledgedBy(%d) is false", r.GUID(), sns[2])
+	}
+	if w.AcknowledgedBy(r.GUID(), sns[2]+1) {
+		t.Fatal("a sample never written counts as acknowledged")
+	}
+	if w.AcknowledgedBy(wire.GUID{Prefix: r.GUID().Prefix, Entity: 0x77}, sns[0]) {
+		t.Fatal("a reader that is not matched counts as having acknowledged")
+	}
+}
