@@ -1,0 +1,160 @@
+package service
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// Options tune a Client or Server; the zero value is ROS 2's defaults.
+type Options struct {
+	// QoS of both endpoints; zero means qos.Services.
+	QoS rtps.QoS
+	// Dialect forces one dialect whatever the peer's vendor; Auto (zero)
+	// picks per peer.
+	Dialect Dialect
+	// Endpoints, when set, is told of each endpoint made (added) and
+	// withdrawn, for a node's ros_discovery_info.
+	Endpoints func(g wire.GUID, added bool)
+	// ReplyWait bounds how long a server waits for a client's reply
+	// reader to match before dropping a reply (rmw waits 100 ms or the
+	// writer's max blocking time); default 1 s.
+	ReplyWait time.Duration
+	// Logger gets the frames refused and replies dropped; nil: none.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.QoS == (rtps.QoS{}) {
+		o.QoS = qos.Services.QoS
+	}
+	if o.ReplyWait <= 0 {
+		o.ReplyWait = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Types are the request and response types of a service type: "pkg/srv/X"
+// or an action's "pkg/action/X_SendGoal" and "…_GetResult".
+type Types struct {
+	Request, Response       *cdr.Struct
+	RequestDDS, ResponseDDS string
+	// Hash is the service type's RIHS01 hash, empty on Humble (whose rmw
+	// announces none) or when unknown.
+	Hash string
+}
+
+// ResolveTypes looks srvType up in set. A Set is not safe for concurrent
+// use: resolve before sharing it.
+func ResolveTypes(set *msgs.Set, srvType string) (Types, error) {
+	var t Types
+	var err error
+	if t.Request, err = set.Struct(srvType + "_Request"); err != nil {
+		return t, err
+	}
+	if t.Response, err = set.Struct(srvType + "_Response"); err != nil {
+		return t, err
+	}
+	if t.RequestDDS, t.ResponseDDS, err = names.ServiceTypesDDS(srvType); err != nil {
+		return t, err
+	}
+	if set.Distro != msgs.Humble {
+		t.Hash, _ = set.TypeHash(srvType)
+	}
+	return t, nil
+}
+
+// endpoints are a service's two DDS endpoints, as one side makes them.
+type endpoints struct {
+	p      *rtps.Participant
+	w      *rtps.Writer
+	r      *rtps.Reader
+	o      Options
+	userID string // the value of clientid= or serviceid=
+}
+
+// newEndpoints makes the writer of topic wt (type wtype) and the reader
+// of rt (rtype), both with user data "<idKey>=<id>;" and the type hash.
+func newEndpoints(p *rtps.Participant, o Options, idKey, wt, wtype, rt, rtype, hash string) (*endpoints, error) {
+	var raw [16]byte
+	pg := p.GUID().Prefix
+	copy(raw[:], pg[:])
+	if _, err := rand.Read(raw[12:]); err != nil {
+		return nil, err
+	}
+	e := &endpoints{p: p, o: o, userID: dotted(raw[:])}
+	ud := idKey + "=" + e.userID + ";"
+	if hash != "" {
+		ud += "typehash=" + hash + ";"
+	}
+	var err error
+	if e.r, err = p.NewReader(rtps.EndpointData{Topic: rt, Type: rtype, QoS: o.QoS, UserData: []byte(ud)}); err != nil {
+		return nil, err
+	}
+	if e.w, err = p.NewWriter(rtps.EndpointData{Topic: wt, Type: wtype, QoS: o.QoS, UserData: []byte(ud)}); err != nil {
+		e.r.Close()
+		return nil, err
+	}
+	if o.Endpoints != nil {
+		o.Endpoints(e.r.GUID(), true)
+		o.Endpoints(e.w.GUID(), true)
+	}
+	return e, nil
+}
+
+// close withdraws both endpoints.
+func (e *endpoints) close() error {
+	if e.o.Endpoints != nil {
+		e.o.Endpoints(e.r.GUID(), false)
+		e.o.Endpoints(e.w.GUID(), false)
+	}
+	return errors.Join(e.w.Close(), e.r.Close())
+}
+
+// dotted formats octets as rmw_cyclonedds formats its client and service
+// ids: hex octets joined by dots.
+func dotted(b []byte) string {
+	var s strings.Builder
+	for i, c := range b {
+		if i > 0 {
+			s.WriteByte('.')
+		}
+		fmt.Fprintf(&s, "%02x", c)
+	}
+	return s.String()
+}
+
+// userValue returns the value of key in rmw's "k=v;k=v;" user data.
+func userValue(ud []byte, key string) (string, bool) {
+	for kv := range bytes.SplitSeq(ud, []byte{';'}) {
+		if k, v, ok := bytes.Cut(kv, []byte{'='}); ok && string(k) == key {
+			return string(v), true
+		}
+	}
+	return "", false
+}
+
+// vendorOf is the vendor of a remote participant, VendorUnknown when it
+// is not known (any more).
+func vendorOf(p *rtps.Participant, prefix wire.GUIDPrefix) wire.VendorID {
+	for _, d := range p.Participants() {
+		if d.Prefix == prefix {
+			return d.Vendor
+		}
+	}
+	return wire.VendorUnknown
+}
