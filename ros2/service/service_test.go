@@ -13,6 +13,7 @@ import (
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/service/servicetest"
 	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/test/netns"
 )
@@ -36,16 +37,6 @@ func triggerTypes(t *testing.T) Types {
 	return ty
 }
 
-func participant(t *testing.T, domain int) *rtps.Participant {
-	t.Helper()
-	p, err := rtps.NewParticipant(t.Context(), rtps.Config{Domain: domain, Multicast: true, LeaseDuration: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
-
 // counting is a Trigger handler that answers "call N" and counts calls.
 func counting(ty Types, n *atomic.Int32) Handler {
 	return func(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
@@ -57,18 +48,12 @@ func counting(ty Types, n *atomic.Int32) Handler {
 	}
 }
 
-func ctxFor(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestGoClientAndServerPairEachRequestWithItsReplyInEachDialect(t *testing.T) {
 	netns.Require(t)
 	ty := triggerTypes(t)
 	for i, d := range []Dialect{Auto, Cyclone, FastDDS} {
 		t.Run(d.String(), func(t *testing.T) {
-			ps, pc := participant(t, 60+i), participant(t, 60+i)
+			ps, pc := servicetest.Participant(t, 60+i), servicetest.Participant(t, 60+i)
 			var calls atomic.Int32
 			srv, err := NewServer(ps, ty, "/robot/trigger", counting(ty, &calls), Options{Dialect: d})
 			if err != nil {
@@ -91,7 +76,7 @@ func TestGoClientAndServerPairEachRequestWithItsReplyInEachDialect(t *testing.T)
 			for _, c := range clients {
 				wg.Go(func() {
 					for range 3 {
-						rep, peer, err := c.Exchange(ctxFor(t, 10*time.Second), cdr.Zero(ty.Request))
+						rep, peer, err := c.Exchange(servicetest.Timeout(t, 10*time.Second), cdr.Zero(ty.Request))
 						if err != nil {
 							t.Error(err)
 							return
@@ -122,13 +107,13 @@ func TestGoClientAndServerPairEachRequestWithItsReplyInEachDialect(t *testing.T)
 func TestTimedOutCallSaysHowFarTheRequestGotAndNeverResends(t *testing.T) {
 	netns.Require(t)
 	ty := triggerTypes(t)
-	ps, pc := participant(t, 63), participant(t, 63)
+	ps, pc := servicetest.Participant(t, 63), servicetest.Participant(t, 63)
 	c, err := NewClient(pc, ty, "/slow", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.Call(ctxFor(t, 300*time.Millisecond), cdr.Zero(ty.Request)); !errors.Is(err, ErrNoServer) || !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.Call(servicetest.Timeout(t, 300*time.Millisecond), cdr.Zero(ty.Request)); !errors.Is(err, ErrNoServer) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("no server: %v, want ErrNoServer", err)
 	}
 	var calls atomic.Int32
@@ -146,7 +131,7 @@ func TestTimedOutCallSaysHowFarTheRequestGotAndNeverResends(t *testing.T) {
 	}
 	defer srv.Close()
 	defer close(release)
-	if _, err := c.Call(ctxFor(t, 3*time.Second), cdr.Zero(ty.Request)); !errors.Is(err, ErrNoReply) {
+	if _, err := c.Call(servicetest.Timeout(t, 3*time.Second), cdr.Zero(ty.Request)); !errors.Is(err, ErrNoReply) {
 		t.Fatalf("server holding the request: %v, want ErrNoReply", err)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -158,7 +143,7 @@ func TestTimedOutCallSaysHowFarTheRequestGotAndNeverResends(t *testing.T) {
 func TestRequestToAReaderThatNeverAcknowledgesIsUndelivered(t *testing.T) {
 	netns.Require(t)
 	ty := triggerTypes(t)
-	ps, pc := participant(t, 64), participant(t, 64)
+	ps, pc := servicetest.Participant(t, 64), servicetest.Participant(t, 64)
 	// A server whose request reader is best effort: it matches our
 	// reliable writer but never acknowledges.
 	rq, err := ps.NewReader(rtps.EndpointData{Topic: "rq/deafRequest", Type: ty.RequestDDS, QoS: rtps.QoS{Reliability: rtps.BestEffort, History: rtps.KeepLast, Depth: 10}})
@@ -176,11 +161,11 @@ func TestRequestToAReaderThatNeverAcknowledgesIsUndelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.Call(ctxFor(t, 3*time.Second), cdr.Zero(ty.Request))
+	_, err = c.Call(servicetest.Timeout(t, 3*time.Second), cdr.Zero(ty.Request))
 	if !errors.Is(err, ErrUndelivered) {
 		t.Fatalf("%v, want ErrUndelivered", err)
 	}
-	if _, err := rq.Take(ctxFor(t, time.Second)); err != nil {
+	if _, err := rq.Take(servicetest.Timeout(t, time.Second)); err != nil {
 		t.Fatalf("the request never reached the reader: %v", err)
 	}
 }
@@ -188,7 +173,7 @@ func TestRequestToAReaderThatNeverAcknowledgesIsUndelivered(t *testing.T) {
 func TestServerLeavingMidCallEndsTheCallAsLost(t *testing.T) {
 	netns.Require(t)
 	ty := triggerTypes(t)
-	ps, pc := participant(t, 65), participant(t, 65)
+	ps, pc := servicetest.Participant(t, 65), servicetest.Participant(t, 65)
 	taken := make(chan struct{})
 	srv, err := NewServer(ps, ty, "/gone", func(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
 		close(taken)
@@ -210,7 +195,7 @@ func TestServerLeavingMidCallEndsTheCallAsLost(t *testing.T) {
 		ps.Close() // goodbye
 	}()
 	start := time.Now()
-	_, err = c.Call(ctxFor(t, 10*time.Second), cdr.Zero(ty.Request))
+	_, err = c.Call(servicetest.Timeout(t, 10*time.Second), cdr.Zero(ty.Request))
 	if !errors.Is(err, ErrServerLost) || !errors.Is(err, ErrNoReply) {
 		t.Fatalf("%v, want ErrServerLost after delivery", err)
 	}
@@ -242,7 +227,7 @@ func TestServerRefusesARequestFramedInTheOtherDialect(t *testing.T) {
 	ty := triggerTypes(t)
 	for i, tc := range []struct{ server, client Dialect }{{Cyclone, FastDDS}, {FastDDS, Cyclone}} {
 		t.Run(tc.server.String()+" server", func(t *testing.T) {
-			ps, pc := participant(t, 66+i), participant(t, 66+i)
+			ps, pc := servicetest.Participant(t, 66+i), servicetest.Participant(t, 66+i)
 			var log syncBuffer
 			var calls atomic.Int32
 			srv, err := NewServer(ps, ty, "/strict", counting(ty, &calls), Options{Dialect: tc.server, Logger: slog.New(slog.NewTextHandler(&log, nil))})
@@ -255,7 +240,7 @@ func TestServerRefusesARequestFramedInTheOtherDialect(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			_, err = c.Call(ctxFor(t, 2*time.Second), cdr.Zero(ty.Request))
+			_, err = c.Call(servicetest.Timeout(t, 2*time.Second), cdr.Zero(ty.Request))
 			if err == nil {
 				t.Fatal("a request in the wrong dialect was answered")
 			}
