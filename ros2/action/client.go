@@ -114,10 +114,7 @@ func NewClient(p *rtps.Participant, set *msgs.Set, action, actionType string, o 
 		if err != nil {
 			return nil, err
 		}
-		var ud []byte
-		if h, err := set.TypeHash(r.htype); err == nil && set.Distro != msgs.Humble {
-			ud = []byte("typehash=" + h + ";")
-		}
+		ud := service.TypeHashUserData(set, r.htype)
 		if *r.dst, err = p.NewReader(rtps.EndpointData{Topic: topic, Type: r.typ, QoS: r.q.QoS, UserData: ud}); err != nil {
 			return nil, err
 		}

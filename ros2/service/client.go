@@ -57,7 +57,7 @@ func NewClient(p *rtps.Participant, types Types, service string, o Options) (*Cl
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEndpoints(p, o, "clientid", rq, types.RequestDDS, rr, types.ResponseDDS, types.Hash)
+	e, err := newEndpoints(p, o, "clientid", rq, types.RequestDDS, rr, types.ResponseDDS, types.UserData)
 	if err != nil {
 		return nil, err
 	}

@@ -53,9 +53,22 @@ func (o Options) withDefaults() Options {
 type Types struct {
 	Request, Response       *cdr.Struct
 	RequestDDS, ResponseDDS string
-	// Hash is the service type's RIHS01 hash, empty on Humble (whose rmw
-	// announces none) or when unknown.
-	Hash string
+	// UserData is the service type's hash as TypeHashUserData gives it.
+	UserData []byte
+}
+
+// TypeHashUserData is the endpoint user data rmw announces a type's
+// RIHS01 hash in ("typehash=RIHS01_…;"), nil on Humble (whose rmw sends
+// none) or when the set cannot hash typ.
+func TypeHashUserData(set *msgs.Set, typ string) []byte {
+	if set.Distro == msgs.Humble {
+		return nil
+	}
+	h, err := set.TypeHash(typ)
+	if err != nil {
+		return nil
+	}
+	return []byte("typehash=" + h + ";")
 }
 
 // ResolveTypes looks srvType up in set. A Set is not safe for concurrent
@@ -72,9 +85,7 @@ func ResolveTypes(set *msgs.Set, srvType string) (Types, error) {
 	if t.RequestDDS, t.ResponseDDS, err = names.ServiceTypesDDS(srvType); err != nil {
 		return t, err
 	}
-	if set.Distro != msgs.Humble {
-		t.Hash, _ = set.TypeHash(srvType)
-	}
+	t.UserData = TypeHashUserData(set, srvType)
 	return t, nil
 }
 
@@ -88,8 +99,8 @@ type endpoints struct {
 }
 
 // newEndpoints makes the writer of topic wt (type wtype) and the reader
-// of rt (rtype), both with user data "<idKey>=<id>;" and the type hash.
-func newEndpoints(p *rtps.Participant, o Options, idKey, wt, wtype, rt, rtype, hash string) (*endpoints, error) {
+// of rt (rtype), both with user data "<idKey>=<id>;" and hashUD.
+func newEndpoints(p *rtps.Participant, o Options, idKey, wt, wtype, rt, rtype string, hashUD []byte) (*endpoints, error) {
 	var raw [16]byte
 	pg := p.GUID().Prefix
 	copy(raw[:], pg[:])
@@ -97,15 +108,12 @@ func newEndpoints(p *rtps.Participant, o Options, idKey, wt, wtype, rt, rtype, h
 		return nil, err
 	}
 	e := &endpoints{p: p, o: o, userID: dotted(raw[:])}
-	ud := idKey + "=" + e.userID + ";"
-	if hash != "" {
-		ud += "typehash=" + hash + ";"
-	}
+	ud := append([]byte(idKey+"="+e.userID+";"), hashUD...)
 	var err error
-	if e.r, err = p.NewReader(rtps.EndpointData{Topic: rt, Type: rtype, QoS: o.QoS, UserData: []byte(ud)}); err != nil {
+	if e.r, err = p.NewReader(rtps.EndpointData{Topic: rt, Type: rtype, QoS: o.QoS, UserData: ud}); err != nil {
 		return nil, err
 	}
-	if e.w, err = p.NewWriter(rtps.EndpointData{Topic: wt, Type: wtype, QoS: o.QoS, UserData: []byte(ud)}); err != nil {
+	if e.w, err = p.NewWriter(rtps.EndpointData{Topic: wt, Type: wtype, QoS: o.QoS, UserData: ud}); err != nil {
 		e.r.Close()
 		return nil, err
 	}

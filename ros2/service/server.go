@@ -33,7 +33,7 @@ func NewServer(p *rtps.Participant, types Types, service string, h Handler, o Op
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEndpoints(p, o, "serviceid", rr, types.ResponseDDS, rq, types.RequestDDS, types.Hash)
+	e, err := newEndpoints(p, o, "serviceid", rr, types.ResponseDDS, rq, types.RequestDDS, types.UserData)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/service/servicetest"
 	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/netns"
 )
 
@@ -248,5 +251,61 @@ func TestServerRefusesARequestFramedInTheOtherDialect(t *testing.T) {
 				t.Fatalf("handler calls %d, log %q", calls.Load(), log.String())
 			}
 		})
+	}
+}
+
+func TestEndpointsAnnounceTheirIDAndTypeHashAsRmwDoes(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	ps, pc := servicetest.Participant(t, 69), servicetest.Participant(t, 69)
+	srv, err := NewServer(ps, ty, "/announced", counting(ty, new(atomic.Int32)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var seen []wire.GUID
+	c, err := NewClient(pc, ty, "/announced", Options{Endpoints: func(g wire.GUID, added bool) {
+		if added {
+			seen = append(seen, g)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w, r := c.GUIDs()
+	if len(seen) != 2 || !slices.Contains(seen, w) || !slices.Contains(seen, r) {
+		t.Fatalf("hook saw %v, endpoints are %v and %v", seen, w, r)
+	}
+	eps, err := ps.WaitEndpoints(servicetest.Timeout(t, 10*time.Second), func(es []rtps.EndpointData) bool {
+		n := 0
+		for _, e := range es {
+			if e.GUID == w || e.GUID == r {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, e := range eps {
+		if e.GUID != w && e.GUID != r {
+			continue
+		}
+		id, ok := userValue(e.UserData, "clientid")
+		hash, _ := userValue(e.UserData, "typehash")
+		if !ok || !strings.HasPrefix(hash, "RIHS01_") || len(hash) != 7+64 {
+			t.Fatalf("%s announces %q", e.Topic, e.UserData)
+		}
+		ids[id] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("writer and reader announce different client ids %v; a Cyclone server pairs them by it", ids)
+	}
+	humble, _ := msgs.Load(msgs.Humble)
+	if ud := TypeHashUserData(humble, trigger); ud != nil {
+		t.Fatalf("Humble's rmw announces no type hash, we would: %q", ud)
 	}
 }
