@@ -106,17 +106,7 @@ func Build(t testing.TB) *Peers {
 func BuildTypes(t testing.TB, types []*cdr.Struct) *Peers {
 	t.Helper()
 	skipWithout(t, requiredTools())
-	cache := os.Getenv(CacheEnv)
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache = filepath.Join(dir, "actbridge", "ddspeers")
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	cache := peerCache(t)
 	idl, err := IDL(types)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +153,23 @@ func BuildTypes(t testing.TB, types []*cdr.Struct) *Peers {
 	}
 	p.Types = types
 	return &p
+}
+
+// peerCache returns the build cache folder, made if missing.
+func peerCache(t testing.TB) string {
+	t.Helper()
+	cache := os.Getenv(CacheEnv)
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(dir, "actbridge", "ddspeers")
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return cache
 }
 
 // recipe builds one peer from its source in peers/ and generated files.

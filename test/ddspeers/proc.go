@@ -113,11 +113,28 @@ func (p *Proc) Wait(ctx context.Context) error {
 
 // WaitStderr waits until the peer's stderr holds s ("ready", "matched 1").
 func (p *Proc) WaitStderr(ctx context.Context, s string) error {
+	return p.waitFor(ctx, &p.stderr, s)
+}
+
+// WaitStdout waits until the peer's stdout holds s (a node name, say).
+func (p *Proc) WaitStdout(ctx context.Context, s string) error {
+	return p.waitFor(ctx, &p.stdout, s)
+}
+
+// waitFor waits until out holds s; a peer that exits without printing it
+// is an error (its exit error, or one saying so).
+func (p *Proc) waitFor(ctx context.Context, out *rostest.Buffer, s string) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for !strings.Contains(p.stderr.String(), s) {
+	for !strings.Contains(out.String(), s) {
 		select {
 		case <-p.done:
+			if strings.Contains(out.String(), s) {
+				return nil
+			}
+			if p.err == nil {
+				return fmt.Errorf("ddspeers: peer exited without printing %q", s)
+			}
 			return p.err
 		case <-ctx.Done():
 			return ctx.Err()

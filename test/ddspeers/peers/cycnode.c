@@ -1,0 +1,719 @@
+/* cycnode: a CycloneDDS peer that plays a ROS 2 node the way rmw_cyclonedds
+ * does: services with the 16-byte in-band request header and clientid/
+ * serviceid user data, and the ros_discovery_info graph. Built by the Go
+ * package test/ddspeers (BuildNodes) with nodetypes.h/.c, idlc's output
+ * for the node types, their rmw_cyclonedds wrappers (module cycwrap) and
+ * the graph types of both Gid sizes. Usage: see README.md. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dds/dds.h"
+#include "dds/ddsi/ddsi_cdrstream.h"
+#include "dds/ddsi/ddsi_serdata.h"
+
+#include "nodetypes.h" /* idlc output */
+
+static void die (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fprintf (stderr, "cycnode: ");
+  vfprintf (stderr, fmt, ap);
+  fprintf (stderr, "\n");
+  va_end (ap);
+  exit (2);
+}
+
+/* malformed rejects a frame that is not what rmw_cyclonedds would send:
+ * tests look for the MALFORMED line and the exit status. */
+static void malformed (const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  fprintf (stderr, "MALFORMED: ");
+  vfprintf (stderr, fmt, ap);
+  fprintf (stderr, "\n");
+  va_end (ap);
+  exit (3);
+}
+
+static void check (dds_return_t rc, const char *what)
+{
+  if (rc < 0)
+    die ("%s: %s", what, dds_strretcode (rc));
+}
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal (int sig)
+{
+  (void) sig;
+  stopping = 1;
+}
+
+static void nap (double s)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (s * 1e9);
+  while (!stopping && dds_time () < end)
+    dds_sleepfor (DDS_MSECS (10));
+}
+
+/* Options of every mode; see README.md. */
+#define MAX_ENDPOINTS 16
+struct opts {
+  const char *service, *node, *ns;
+  const char *pubs[MAX_ENDPOINTS], *subs[MAX_ENDPOINTS];
+  int npubs, nsubs;
+  int count, gid_size;
+  uint32_t domain;
+  double timeout, linger, reply_wait;
+};
+
+static double num_arg (int argc, char **argv, int *i)
+{
+  if (*i + 1 >= argc)
+    die ("%s needs a value", argv[*i]);
+  char *end;
+  double v = strtod (argv[++*i], &end);
+  if (*end || v < 0)
+    die ("bad value for %s", argv[*i - 1]);
+  return v;
+}
+
+static struct opts parse_opts (int argc, char **argv)
+{
+  struct opts o = { .ns = "/", .gid_size = 16, .timeout = 30, .linger = 1, .reply_wait = 0.1 };
+  for (int i = 2; i < argc; i++)
+  {
+    const char *a = argv[i];
+    if (strcmp (a, "--service") == 0 && i + 1 < argc) o.service = argv[++i];
+    else if (strcmp (a, "--node") == 0 && i + 1 < argc) o.node = argv[++i];
+    else if (strcmp (a, "--namespace") == 0 && i + 1 < argc) o.ns = argv[++i];
+    else if (strcmp (a, "--pub") == 0 && i + 1 < argc && o.npubs < MAX_ENDPOINTS) o.pubs[o.npubs++] = argv[++i];
+    else if (strcmp (a, "--sub") == 0 && i + 1 < argc && o.nsubs < MAX_ENDPOINTS) o.subs[o.nsubs++] = argv[++i];
+    else if (strcmp (a, "--count") == 0) o.count = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--gid-size") == 0) o.gid_size = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--domain") == 0) o.domain = (uint32_t) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--linger") == 0) o.linger = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--reply-wait") == 0) o.reply_wait = num_arg (argc, argv, &i);
+    else die ("unknown option %s", a);
+  }
+  if (o.gid_size != 16 && o.gid_size != 24)
+    die ("--gid-size is 16 (Jazzy and later) or 24 (Humble)");
+  return o;
+}
+
+/* ---- JSON output ---- */
+
+static void json_str (const char *s)
+{
+  putchar ('"');
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+  {
+    if (*p == '"' || *p == '\\')
+      printf ("\\%c", *p);
+    else if (*p < 0x20)
+      printf ("\\u%04x", *p);
+    else
+      putchar (*p);
+  }
+  putchar ('"');
+}
+
+static void json_hex (const void *b, size_t n)
+{
+  putchar ('"');
+  for (size_t i = 0; i < n; i++)
+    printf ("%02x", ((const unsigned char *) b)[i]);
+  putchar ('"');
+}
+
+/* ---- topics under rmw's type names, and raw frames ---- */
+
+/* ros_topic creates a topic of a generated type registered under another
+ * type name (a cycwrap wrapper or a graph type under rmw's name). */
+static dds_entity_t ros_topic (dds_entity_t pp, const dds_topic_descriptor_t *d, const char *name, const char *type_name)
+{
+  dds_topic_descriptor_t *c = malloc (sizeof *c);
+  memcpy (c, d, sizeof *c);
+  c->m_typename = type_name; /* the one member that is not const */
+  dds_entity_t tp = dds_create_topic (pp, c, name, NULL, NULL);
+  if (tp < 0)
+    die ("create topic %s: %s", name, dds_strretcode (tp));
+  return tp;
+}
+
+/* A reader of raw_topic takes any payload of at least one byte: its
+ * type is a single octet (std_srvs' empty Trigger request, rosidl's dummy
+ * member), so Cyclone's own check of incoming data accepts whatever comes
+ * and the peer checks each frame itself (decode), where Cyclone would drop
+ * a bad one in silence. */
+static dds_entity_t raw_topic (dds_entity_t pp, const char *name, const char *type_name)
+{
+  return ros_topic (pp, &std_srvs_srv_dds__Trigger_Request__desc, name, type_name);
+}
+
+/* decode checks that a raw frame is one XCDR1 sample of d, nothing more,
+ * and reads it into sample (zeroed, d->m_size bytes); anything else is
+ * MALFORMED. */
+static void decode (struct ddsi_serdata *sd, const dds_topic_descriptor_t *d, void *sample, const char *what)
+{
+  uint32_t size = ddsi_serdata_size (sd);
+  unsigned char *b = malloc (size + 1);
+  ddsi_serdata_to_ser (sd, 0, size, b);
+  if (size < 4)
+    malformed ("%s: %u bytes, no encapsulation header", what, size);
+  bool bswap;
+  if (b[0] == 0 && b[1] == 1)
+    bswap = (DDSRT_ENDIAN != DDSRT_LITTLE_ENDIAN);
+  else if (b[0] == 0 && b[1] == 0)
+    bswap = (DDSRT_ENDIAN != DDSRT_BIG_ENDIAN);
+  else
+    malformed ("%s: encapsulation %02x%02x is not plain CDR", what, b[0], b[1]);
+  uint32_t body = size - 4, pad = b[3] & 3;
+  if (pad > body)
+    malformed ("%s: padding %u longer than the %u-byte payload", what, pad, body);
+  body -= pad;
+  uint32_t off = 0;
+  if (dds_stream_normalize_data ((char *) b + 4, &off, body, bswap, 1, d->m_ops) == NULL)
+    malformed ("%s: a %u-byte payload that does not decode", what, body);
+  if (body - off > 3)
+    malformed ("%s: %u bytes left after the sample", what, body - off);
+  dds_istream_t is;
+  dds_istream_init (&is, body, b + 4, 1);
+  dds_stream_read (&is, sample, d->m_ops);
+  dds_istream_fini (&is);
+  free (b);
+}
+
+/* take_frame takes the next sample with data from a raw reader and
+ * decodes it as d; it returns false when there is none. */
+static bool take_frame (dds_entity_t rd, const dds_topic_descriptor_t *d, void *sample, dds_sample_info_t *si, const char *what)
+{
+  struct ddsi_serdata *sd = NULL;
+  while (dds_takecdr (rd, &sd, 1, si, DDS_ANY_STATE) > 0)
+  {
+    bool valid = si->valid_data;
+    if (valid)
+      decode (sd, d, sample, what);
+    ddsi_serdata_unref (sd);
+    if (valid)
+      return true;
+  }
+  return false;
+}
+
+/* ---- the participant and the graph ---- */
+
+static dds_entity_t make_participant (const struct opts *o)
+{
+  /* rmw's participants say enclave=/; and Cyclone's rmw graph only adds
+   * participants that do. */
+  dds_qos_t *q = dds_create_qos ();
+  const char *ud = "enclave=/;";
+  dds_qset_userdata (q, ud, strlen (ud));
+  dds_entity_t pp = dds_create_participant (o->domain, q, NULL);
+  check (pp, "create participant");
+  dds_delete_qos (q);
+  return pp;
+}
+
+static dds_qos_t *qos_reliable (int depth, bool transient_local, bool keep_all)
+{
+  dds_qos_t *q = dds_create_qos ();
+  dds_qset_reliability (q, DDS_RELIABILITY_RELIABLE, DDS_SECS (10));
+  dds_qset_durability (q, transient_local ? DDS_DURABILITY_TRANSIENT_LOCAL : DDS_DURABILITY_VOLATILE);
+  dds_qset_history (q, keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth);
+  dds_qset_durability_service (q, 0, keep_all ? DDS_HISTORY_KEEP_ALL : DDS_HISTORY_KEEP_LAST, depth,
+                               DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
+  return q;
+}
+
+#define GRAPH_TYPE "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
+
+/* A node's endpoints as ros_discovery_info lists them. */
+struct node_eps {
+  dds_entity_t readers[2 * MAX_ENDPOINTS + 8], writers[2 * MAX_ENDPOINTS + 8];
+  int nreaders, nwriters;
+};
+
+static void gid_of (dds_entity_t e, void *data, size_t size)
+{
+  dds_guid_t g;
+  check (dds_get_guid (e, &g), "get guid");
+  memset (data, 0, size);
+  memcpy (data, g.v, sizeof g.v);
+}
+
+/* print_graph prints one ParticipantEntitiesInfo as a JSON line. */
+#define PRINT_GRAPH(N)                                                                        \
+  static void print_graph##N (const rmw_dds_common_gid##N##_msg_dds__ParticipantEntitiesInfo_ *m) \
+  {                                                                                           \
+    printf ("{\"gid\":");                                                                     \
+    json_hex (m->gid.data, N);                                                                \
+    printf (",\"nodes\":[");                                                                  \
+    for (uint32_t i = 0; i < m->node_entities_info_seq._length; i++)                          \
+    {                                                                                         \
+      const rmw_dds_common_gid##N##_msg_dds__NodeEntitiesInfo_ *n = &m->node_entities_info_seq._buffer[i]; \
+      printf ("%s{\"namespace\":", i ? "," : "");                                             \
+      json_str (n->node_namespace);                                                           \
+      printf (",\"name\":");                                                                  \
+      json_str (n->node_name);                                                                \
+      printf (",\"readers\":[");                                                              \
+      for (uint32_t j = 0; j < n->reader_gid_seq._length; j++)                                \
+      {                                                                                       \
+        printf ("%s", j ? "," : "");                                                          \
+        json_hex (n->reader_gid_seq._buffer[j].data, N);                                      \
+      }                                                                                       \
+      printf ("],\"writers\":[");                                                             \
+      for (uint32_t j = 0; j < n->writer_gid_seq._length; j++)                                \
+      {                                                                                       \
+        printf ("%s", j ? "," : "");                                                          \
+        json_hex (n->writer_gid_seq._buffer[j].data, N);                                      \
+      }                                                                                       \
+      printf ("]}");                                                                          \
+    }                                                                                         \
+    printf ("]}\n");                                                                          \
+    fflush (stdout);                                                                          \
+  }
+PRINT_GRAPH (16)
+PRINT_GRAPH (24)
+
+/* announce publishes the node on ros_discovery_info (reliable,
+ * transient_local, keep last 1, as rmw does) and prints what it sent as
+ * a JSON line; it returns the writer. */
+#define ANNOUNCE(N)                                                                           \
+  static dds_entity_t announce##N (dds_entity_t pp, const struct opts *o, const struct node_eps *eps) \
+  {                                                                                           \
+    dds_entity_t tp = ros_topic (pp, &rmw_dds_common_gid##N##_msg_dds__ParticipantEntitiesInfo__desc, "ros_discovery_info", GRAPH_TYPE); \
+    dds_qos_t *q = qos_reliable (1, true, false);                                             \
+    dds_entity_t wr = dds_create_writer (pp, tp, q, NULL);                                    \
+    check (wr, "create ros_discovery_info writer");                                           \
+    dds_delete_qos (q);                                                                       \
+    rmw_dds_common_gid##N##_msg_dds__ParticipantEntitiesInfo_ m;                              \
+    memset (&m, 0, sizeof m);                                                                 \
+    gid_of (pp, m.gid.data, N);                                                               \
+    rmw_dds_common_gid##N##_msg_dds__NodeEntitiesInfo_ n;                                     \
+    memset (&n, 0, sizeof n);                                                                 \
+    snprintf (n.node_namespace, sizeof n.node_namespace, "%s", o->ns);                        \
+    snprintf (n.node_name, sizeof n.node_name, "%s", o->node);                                \
+    rmw_dds_common_gid##N##_msg_dds__Gid_ rg[sizeof eps->readers / sizeof eps->readers[0]];   \
+    rmw_dds_common_gid##N##_msg_dds__Gid_ wg[sizeof eps->writers / sizeof eps->writers[0]];   \
+    for (int i = 0; i < eps->nreaders; i++)                                                   \
+      gid_of (eps->readers[i], rg[i].data, N);                                                \
+    for (int i = 0; i < eps->nwriters; i++)                                                   \
+      gid_of (eps->writers[i], wg[i].data, N);                                                \
+    n.reader_gid_seq._length = n.reader_gid_seq._maximum = (uint32_t) eps->nreaders;          \
+    n.reader_gid_seq._buffer = rg;                                                            \
+    n.writer_gid_seq._length = n.writer_gid_seq._maximum = (uint32_t) eps->nwriters;          \
+    n.writer_gid_seq._buffer = wg;                                                            \
+    m.node_entities_info_seq._length = m.node_entities_info_seq._maximum = 1;                 \
+    m.node_entities_info_seq._buffer = &n;                                                    \
+    check (dds_write (wr, &m), "write ros_discovery_info");                                   \
+    print_graph##N (&m);                                                                      \
+    return wr;                                                                                \
+  }
+ANNOUNCE (16)
+ANNOUNCE (24)
+
+/* announce_node announces the node of --node, if any, with eps. */
+static void announce_node (dds_entity_t pp, const struct opts *o, const struct node_eps *eps)
+{
+  if (o->node == NULL)
+    return;
+  if (o->gid_size == 24)
+    announce24 (pp, o, eps);
+  else
+    announce16 (pp, o, eps);
+  fprintf (stderr, "cycnode: announced %s\n", o->node);
+}
+
+/* graph: prints each ros_discovery_info sample (every participant's
+ * nodes) as a JSON line, until --count samples (0: until stopped). */
+static int graph (dds_entity_t pp, const struct opts *o)
+{
+  dds_entity_t tp = raw_topic (pp, "ros_discovery_info", GRAPH_TYPE);
+  dds_qos_t *q = qos_reliable (1, true, true);
+  dds_entity_t rd = dds_create_reader (pp, tp, q, NULL);
+  check (rd, "create ros_discovery_info reader");
+  dds_delete_qos (q);
+  fprintf (stderr, "cycnode: ready\n");
+  const dds_topic_descriptor_t *d = o->gid_size == 24 ? &rmw_dds_common_gid24_msg_dds__ParticipantEntitiesInfo__desc
+                                                      : &rmw_dds_common_gid16_msg_dds__ParticipantEntitiesInfo__desc;
+  int got = 0;
+  while (!stopping && (o->count == 0 || got < o->count))
+  {
+    void *m = calloc (1, d->m_size);
+    dds_sample_info_t si;
+    if (take_frame (rd, d, m, &si, o->gid_size == 24 ? "ros_discovery_info (Gid of 24 bytes)" : "ros_discovery_info (Gid of 16 bytes)"))
+    {
+      got++;
+      if (o->gid_size == 24)
+        print_graph24 (m);
+      else
+        print_graph16 (m);
+    }
+    else
+      dds_sleepfor (DDS_MSECS (20));
+    dds_stream_free_sample (m, d->m_ops);
+    free (m);
+  }
+  return 0;
+}
+
+/* announce_mode: a node with --pub/--sub topics (std_msgs/msg/String),
+ * announced until stopped. */
+static int announce_mode (dds_entity_t pp, struct opts *o)
+{
+  if (o->node == NULL)
+    die ("announce needs --node");
+  struct node_eps eps = { .nreaders = 0 };
+  dds_qos_t *q = qos_reliable (10, false, false);
+  for (int i = 0; i < o->npubs; i++)
+  {
+    dds_entity_t tp = dds_create_topic (pp, &std_msgs_msg_dds__String__desc, o->pubs[i], NULL, NULL);
+    check (tp, "create topic");
+    check (eps.writers[eps.nwriters++] = dds_create_writer (pp, tp, q, NULL), "create writer");
+  }
+  for (int i = 0; i < o->nsubs; i++)
+  {
+    dds_entity_t tp = dds_create_topic (pp, &std_msgs_msg_dds__String__desc, o->subs[i], NULL, NULL);
+    check (tp, "create topic");
+    check (eps.readers[eps.nreaders++] = dds_create_reader (pp, tp, q, NULL), "create reader");
+  }
+  dds_delete_qos (q);
+  announce_node (pp, o, &eps);
+  while (!stopping)
+    nap (1);
+  return 0;
+}
+
+/* ---- services in rmw_cyclonedds's dialect ---- */
+
+/* A service's four types: the wrappers on the wire and the messages. */
+struct svc_types {
+  const dds_topic_descriptor_t *req_wrap, *req, *rep_wrap, *rep;
+};
+#define SVC_TYPES(T) { &cycwrap_##T##_Request__desc, &T##_Request__desc, &cycwrap_##T##_Response__desc, &T##_Response__desc }
+
+struct svc {
+  dds_entity_t wr, rd;
+  struct svc_types ty;
+  bool server;
+  char req_what[256], rep_what[256]; /* for MALFORMED lines */
+};
+
+/* csid is the id rmw_cyclonedds puts in user data: the participant's
+ * GUID prefix and a per-process counter, big endian; printed as rmw's
+ * csid_to_string does (the first byte in a field of 2, space filled, the
+ * rest unpadded, all hex, dot separated). */
+static void csid (dds_entity_t pp, char *out, size_t size)
+{
+  static uint32_t counter;
+  dds_guid_t g;
+  check (dds_get_guid (pp, &g), "participant guid");
+  uint32_t x = ++counter;
+  unsigned char id[16];
+  memcpy (id, g.v, 12);
+  for (int i = 0; i < 4; i++)
+    id[12 + i] = (unsigned char) (x >> (24 - 8 * i));
+  int n = snprintf (out, size, "%2x", id[0]);
+  for (int i = 1; i < 16; i++)
+    n += snprintf (out + n, size - (size_t) n, ".%x", id[i]);
+}
+
+static bool user_data_key (const dds_qos_t *q, const char *key, char *val, size_t size)
+{
+  void *ud;
+  size_t sz;
+  if (q == NULL || !dds_qget_userdata (q, &ud, &sz) || ud == NULL)
+    return false;
+  char *s = calloc (1, sz + 1);
+  memcpy (s, ud, sz);
+  dds_free (ud);
+  size_t kl = strlen (key);
+  bool found = false;
+  for (char *p = s; p && *p; p = strchr (p, ';') ? strchr (p, ';') + 1 : NULL)
+  {
+    if (strncmp (p, key, kl) == 0 && p[kl] == '=')
+    {
+      char *end = strchr (p, ';');
+      size_t n = end ? (size_t) (end - p - (ptrdiff_t) kl - 1) : strlen (p + kl + 1);
+      if (n >= size)
+        n = size - 1;
+      memcpy (val, p + kl + 1, n);
+      val[n] = 0;
+      found = true;
+      break;
+    }
+  }
+  free (s);
+  return found;
+}
+
+/* svc_open makes a service's or a client's two endpoints: rq/<name>Request
+ * and rr/<name>Reply, services QoS (reliable, volatile, keep last 10),
+ * user data serviceid=…; or clientid=…;. What it reads is a raw topic
+ * (decode checks every frame). */
+static void svc_open (struct svc *s, dds_entity_t pp, const char *service, struct svc_types ty, bool server)
+{
+  s->ty = ty;
+  s->server = server;
+  snprintf (s->req_what, sizeof s->req_what, "request (rmw_cyclonedds: 16-byte header, then %s)", ty.req->m_typename);
+  snprintf (s->rep_what, sizeof s->rep_what, "reply (rmw_cyclonedds: 16-byte header, then %s)", ty.rep->m_typename);
+  const char *name = service[0] == '/' ? service + 1 : service;
+  char rq[512], rr[512], id[80], ud[100];
+  snprintf (rq, sizeof rq, "rq/%sRequest", name);
+  snprintf (rr, sizeof rr, "rr/%sReply", name);
+  csid (pp, id, sizeof id);
+  snprintf (ud, sizeof ud, "%s=%s;", server ? "serviceid" : "clientid", id);
+  dds_qos_t *q = qos_reliable (10, false, false);
+  dds_qset_userdata (q, ud, strlen (ud));
+  dds_entity_t wtp, rtp;
+  if (server)
+  {
+    rtp = raw_topic (pp, rq, ty.req->m_typename);
+    wtp = ros_topic (pp, ty.rep_wrap, rr, ty.rep->m_typename);
+  }
+  else
+  {
+    wtp = ros_topic (pp, ty.req_wrap, rq, ty.req->m_typename);
+    rtp = raw_topic (pp, rr, ty.rep->m_typename);
+  }
+  check (s->wr = dds_create_writer (pp, wtp, q, NULL), "create writer");
+  check (s->rd = dds_create_reader (pp, rtp, q, NULL), "create reader");
+  dds_delete_qos (q);
+}
+
+static void svc_eps (const struct svc *s, struct node_eps *eps)
+{
+  eps->readers[eps->nreaders++] = s->rd;
+  eps->writers[eps->nwriters++] = s->wr;
+}
+
+/* client_reader_matched is rmw_cyclonedds's check before a reply: the
+ * request's writer gone → -1; without a clientid → 1 (assumed fine);
+ * else 1 once the reply writer has matched a reader of that clientid. */
+static int client_reader_matched (const struct svc *s, dds_instance_handle_t reqwr)
+{
+  dds_builtintopic_endpoint_t *wr = dds_get_matched_publication_data (s->rd, reqwr);
+  if (wr == NULL)
+    return -1;
+  char id[80];
+  bool has = user_data_key (wr->qos, "clientid", id, sizeof id);
+  dds_builtintopic_free_endpoint (wr);
+  if (!has)
+    return 1;
+  dds_instance_handle_t ihs[64];
+  dds_return_t n = dds_get_matched_subscriptions (s->wr, ihs, 64);
+  for (dds_return_t i = 0; i < n && i < 64; i++)
+  {
+    dds_builtintopic_endpoint_t *rd = dds_get_matched_subscription_data (s->wr, ihs[i]);
+    char rid[80];
+    bool same = rd && user_data_key (rd->qos, "clientid", rid, sizeof rid) && strcmp (rid, id) == 0;
+    if (rd)
+      dds_builtintopic_free_endpoint (rd);
+    if (same)
+      return 1;
+  }
+  return 0;
+}
+
+/* reply writes a reply to the request of si, after waiting up to
+ * --reply-wait for the client's reader as rmw does (100 ms); it returns
+ * false when rmw would have dropped it. */
+static bool reply (const struct svc *s, const struct opts *o, const dds_sample_info_t *si, void *rep_wrap)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (o->reply_wait * 1e9);
+  int st;
+  while ((st = client_reader_matched (s, si->publication_handle)) == 0 && dds_time () < end)
+    dds_sleepfor (DDS_MSECS (10));
+  if (st != 1)
+  {
+    fprintf (stderr, "cycnode: reply dropped: the client's reader %s\n", st < 0 ? "is gone" : "did not match in time");
+    return false;
+  }
+  check (dds_write (s->wr, rep_wrap), "write reply");
+  return true;
+}
+
+/* wait_matched waits until the endpoints of s see a peer each. */
+static void wait_matched (const struct svc *s, double timeout)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (timeout * 1e9);
+  for (;;)
+  {
+    dds_publication_matched_status_t p;
+    dds_subscription_matched_status_t r;
+    check (dds_get_publication_matched_status (s->wr, &p), "matched status");
+    check (dds_get_subscription_matched_status (s->rd, &r), "matched status");
+    if (p.current_count > 0 && r.current_count > 0)
+      break;
+    if (stopping)
+      exit (0);
+    if (dds_time () > end)
+      die ("timed out waiting for the %s", s->server ? "client" : "service");
+    dds_sleepfor (DDS_MSECS (10));
+  }
+  fprintf (stderr, "cycnode: matched\n");
+}
+
+/* serve runs a service's loop: handle is called for each request with
+ * the request wrapper and the reply wrapper (its header already copied)
+ * and returns after filling the reply. Stops after --count requests
+ * (0: until stopped) or --timeout seconds without one. */
+typedef void (*handler) (const struct opts *o, int call, const void *req, void *rep, void *arg);
+
+static void serve (const struct svc *s, const struct opts *o, handler h, void *arg, void (*idle) (void *arg))
+{
+  dds_time_t deadline = dds_time () + (dds_duration_t) (o->timeout * 1e9);
+  int calls = 0;
+  while (!stopping && (o->count == 0 || calls < o->count))
+  {
+    void *req = calloc (1, s->ty.req_wrap->m_size), *rep = calloc (1, s->ty.rep_wrap->m_size);
+    dds_sample_info_t si;
+    if (take_frame (s->rd, s->ty.req_wrap, req, &si, s->req_what))
+    {
+      calls++;
+      /* The header goes back as it came: the client matches on it. */
+      memcpy (rep, req, 2 * sizeof (uint64_t));
+      h (o, calls, req, rep, arg);
+      bool sent = reply (s, o, &si, rep);
+      printf ("{\"call\":%d,\"client\":\"%016" PRIx64 "\",\"seq\":%" PRId64 ",\"replied\":%s}\n",
+              calls, ((uint64_t *) req)[0], ((int64_t *) req)[1], sent ? "true" : "false");
+      fflush (stdout);
+      deadline = dds_time () + (dds_duration_t) (o->timeout * 1e9);
+    }
+    else
+    {
+      if (idle)
+        idle (arg);
+      dds_sleepfor (DDS_MSECS (5));
+    }
+    dds_stream_free_sample (req, s->ty.req_wrap->m_ops);
+    dds_stream_free_sample (rep, s->ty.rep_wrap->m_ops);
+    free (req);
+    free (rep);
+    if (o->timeout > 0 && dds_time () > deadline)
+      die ("no request for %g s", o->timeout);
+  }
+}
+
+/* call sends one request (req, a wrapper whose header call fills) and
+ * waits for its reply into rep; replies to other clients are skipped, as
+ * rmw_cyclonedds does (it matches the header's guid). */
+static void call (const struct svc *s, const struct opts *o, int64_t seq, void *req, void *rep)
+{
+  dds_instance_handle_t ih;
+  check (dds_get_instance_handle (s->wr, &ih), "instance handle");
+  ((uint64_t *) req)[0] = ih;
+  ((int64_t *) req)[1] = seq;
+  check (dds_write (s->wr, req), "write request");
+  dds_time_t end = dds_time () + (dds_duration_t) (o->timeout * 1e9);
+  for (;;)
+  {
+    dds_sample_info_t si;
+    memset (rep, 0, s->ty.rep_wrap->m_size);
+    if (take_frame (s->rd, s->ty.rep_wrap, rep, &si, s->rep_what))
+    {
+      if (((uint64_t *) rep)[0] == ih && ((int64_t *) rep)[1] == seq)
+        return;
+      dds_stream_free_sample (rep, s->ty.rep_wrap->m_ops);
+      continue;
+    }
+    if (stopping)
+      exit (0);
+    if (dds_time () > end)
+      die ("no reply to request %" PRId64 " in %g s", seq, o->timeout);
+    dds_sleepfor (DDS_MSECS (5));
+  }
+}
+
+/* ---- std_srvs/srv/Trigger ---- */
+
+static void trigger_handle (const struct opts *o, int n, const void *req, void *rep, void *arg)
+{
+  (void) o; (void) req; (void) arg;
+  cycwrap_std_srvs_srv_dds__Trigger_Response_ *r = rep;
+  char msg[64];
+  snprintf (msg, sizeof msg, "cyclonedds call %d", n);
+  r->data.success = true;
+  r->data.message = dds_string_dup (msg);
+}
+
+static const struct svc_types trigger_types = SVC_TYPES (std_srvs_srv_dds__Trigger);
+
+static int trigger_server (dds_entity_t pp, const struct opts *o)
+{
+  struct svc s;
+  svc_open (&s, pp, o->service, trigger_types, true);
+  struct node_eps eps = { .nreaders = 0 };
+  svc_eps (&s, &eps);
+  announce_node (pp, o, &eps);
+  fprintf (stderr, "cycnode: ready\n");
+  serve (&s, o, trigger_handle, NULL, NULL);
+  nap (o->linger);
+  return 0;
+}
+
+static int trigger_client (dds_entity_t pp, const struct opts *o)
+{
+  struct svc s;
+  svc_open (&s, pp, o->service, trigger_types, false);
+  struct node_eps eps = { .nreaders = 0 };
+  svc_eps (&s, &eps);
+  announce_node (pp, o, &eps);
+  fprintf (stderr, "cycnode: ready\n");
+  wait_matched (&s, o->timeout);
+  int n = o->count > 0 ? o->count : 1;
+  for (int i = 1; i <= n && !stopping; i++)
+  {
+    cycwrap_std_srvs_srv_dds__Trigger_Request_ req;
+    cycwrap_std_srvs_srv_dds__Trigger_Response_ rep;
+    memset (&req, 0, sizeof req);
+    call (&s, o, i, &req, &rep);
+    printf ("{\"call\":%d,\"seq\":%d,\"success\":%s,\"message\":", i, i, rep.data.success ? "true" : "false");
+    json_str (rep.data.message ? rep.data.message : "");
+    printf ("}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&rep, trigger_types.rep_wrap->m_ops);
+  }
+  return 0;
+}
+
+int main (int argc, char **argv)
+{
+  if (argc < 2)
+    die ("usage: cycnode trigger-server|trigger-client|announce|graph [options] (see README.md)");
+  const char *mode = argv[1];
+  struct opts o = parse_opts (argc, argv);
+  struct sigaction sa = { .sa_handler = on_signal };
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGINT, &sa, NULL);
+  bool needs_service = strcmp (mode, "trigger-server") == 0 || strcmp (mode, "trigger-client") == 0;
+  if (needs_service && o.service == NULL)
+    die ("%s needs --service", mode);
+  dds_entity_t pp = make_participant (&o);
+  int rc;
+  if (strcmp (mode, "trigger-server") == 0)
+    rc = trigger_server (pp, &o);
+  else if (strcmp (mode, "trigger-client") == 0)
+    rc = trigger_client (pp, &o);
+  else if (strcmp (mode, "announce") == 0)
+    rc = announce_mode (pp, &o);
+  else if (strcmp (mode, "graph") == 0)
+    rc = graph (pp, &o);
+  else
+    die ("unknown mode %s", mode);
+  dds_delete (pp);
+  return rc;
+}
