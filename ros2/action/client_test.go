@@ -217,3 +217,25 @@ func TestAttachAfterRestartFollowsTheGoalWithoutSendingIt(t *testing.T) {
 		t.Fatalf("server saw the UUID %d times", n)
 	}
 }
+
+func TestPreemptedGoalEndsAsTheServerReportsIt(t *testing.T) {
+	r := newRig(t, 76)
+	first, second := GoalID{0xa}, GoalID{0xb}
+	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), first, r.goal(t, "hold")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), second, r.goal(t, "preempt")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.client.WaitStatus(servicetest.Timeout(t, 10*time.Second), first, Status.Terminal)
+	if err != nil || st.Name != "ABORTED" || st.Code != 6 {
+		t.Fatalf("preempted goal: %v %v, want ABORTED", st, err)
+	}
+	res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), first)
+	if err != nil || res.Status.Name != "ABORTED" || res.Message.Get("error_code") != int32(-1) {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	if st, _ := r.client.Status(second); st.Terminal() || st.Lost {
+		t.Fatalf("the preempting goal is %v", st)
+	}
+}

@@ -18,7 +18,8 @@ import (
 // scriptedServer is a FollowJointTrajectory action server for these
 // tests, scripted by the goal's first joint name: "succeed" runs three
 // feedbacks then succeeds, "hold" executes until canceled, "reject" is
-// rejected. Like the vendor peers it fails the test if it ever sees a
+// rejected, "preempt" aborts every live goal (as Jazzy's
+// joint_trajectory_controller does) and then holds. Like the vendor peers it fails the test if it ever sees a
 // goal UUID twice.
 type scriptedServer struct {
 	t        *testing.T
@@ -134,6 +135,17 @@ func (s *scriptedServer) sendGoal(req, rep *cdr.Message) bool {
 		return true
 	}
 	rep.Set("accepted", true)
+	if script == "preempt" {
+		for _, g := range s.goals {
+			if g.status < 4 {
+				g.status = 6
+				g.result = cdr.Zero(s.resultT)
+				g.result.Set("error_code", int32(-1))
+				g.result.Set("error_string", "Current goal preempted by new incoming action.")
+			}
+		}
+		s.notify()
+	}
 	s.goals[id] = &serverGoal{status: 2}
 	s.order = append(s.order, id)
 	s.publishStatus()
