@@ -88,8 +88,9 @@ func (c *Client) Close() error {
 }
 
 // Call sends req once and returns the reply. Its errors say how far it
-// got: ErrNoServer (nothing sent), ErrUndelivered (sent, never
-// acknowledged), ErrNoReply (delivered, no reply in time), ErrServerLost.
+// got: ErrNoServer or ErrMixedDialects (nothing sent), ErrUndelivered
+// (sent, never acknowledged), ErrNoReply (delivered, no reply in time),
+// ErrServerLost.
 func (c *Client) Call(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
 	rep, _, err := c.Exchange(ctx, req)
 	return rep, err
@@ -181,12 +182,17 @@ func (c *Client) send(peer Peer, body []byte) (callKey, wire.SequenceNumber, cha
 // answer us). It fails with ErrNoServer when ctx ends first.
 func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
 	var peer Peer
+	var mixed error
 	ready := func(ps []rtps.ParticipantData) bool {
 		writers, err := c.e.p.Matched(c.e.r.GUID())
 		if err != nil {
 			return false
 		}
-		for _, g := range c.e.w.Matched() {
+		readers := c.e.w.Matched()
+		if mixed = c.mixedDialects(ps, readers); mixed != nil {
+			return true
+		}
+		for _, g := range readers {
 			if !hasPrefix(writers, g.Prefix) || !c.e.p.Acknowledged(g.Prefix) {
 				continue
 			}
@@ -205,7 +211,33 @@ func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
 		}
 		return Peer{}, fmt.Errorf("%w: %w", ErrNoServer, err)
 	}
+	if mixed != nil {
+		return Peer{}, mixed
+	}
 	return peer, nil
+}
+
+// mixedDialects refuses a call while our request writer matches server
+// readers that speak different dialects: it sends each request to every
+// matched reader, and a request framed for one misleads the other (a
+// Fast DDS server reads a Cyclone header as message fields).
+func (c *Client) mixedDialects(ps []rtps.ParticipantData, readers []wire.GUID) error {
+	vendors := map[wire.GUIDPrefix]wire.VendorID{}
+	for _, d := range ps {
+		vendors[d.Prefix] = d.Vendor
+	}
+	seen := map[Dialect]wire.GUIDPrefix{}
+	for _, g := range readers {
+		v, ok := vendors[g.Prefix]
+		if !ok {
+			continue
+		}
+		seen[c.e.o.Dialect.resolve(v)] = g.Prefix
+	}
+	if len(seen) > 1 {
+		return fmt.Errorf("%w: servers %v (cyclone) and %v (fastdds)", ErrMixedDialects, seen[Cyclone], seen[FastDDS])
+	}
+	return nil
 }
 
 func hasPrefix(es []rtps.EndpointData, prefix wire.GUIDPrefix) bool {

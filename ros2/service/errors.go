@@ -18,6 +18,9 @@ var (
 	ErrServerLost = errors.New("service: server lost")
 	// ErrFrame means a request or reply is not framed as its dialect says.
 	ErrFrame = errors.New("service: malformed frame")
+	// ErrMixedDialects means servers of both dialects serve the service:
+	// a request would reach both, framed wrongly for one, so none is sent.
+	ErrMixedDialects = errors.New("service: servers of both dialects matched")
 	// ErrClosed means the client or server was closed.
 	ErrClosed = errors.New("service: closed")
 )

@@ -2,6 +2,7 @@ package ros2interop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/ros2/service/servicetest"
+	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/ddspeers"
 	"github.com/actbridge/actbridge/test/netns"
@@ -171,5 +173,51 @@ func TestEachVendorRefusesTheOtherDialectLoudly(t *testing.T) {
 			}
 			t.Logf("%s refused: %s", v.name, line)
 		})
+	}
+}
+
+// TestCallRefusedWhileServersOfBothDialectsMatch has a CycloneDDS and a
+// Fast DDS server on one service: any request we wrote would reach both,
+// framed wrongly for one, so none is sent.
+func TestCallRefusedWhileServersOfBothDialectsMatch(t *testing.T) {
+	ns, set, vendors := setup(t)
+	ty := triggerTypes(t, set)
+	ctx := servicetest.Timeout(t, 60*time.Second)
+	var peers []*ddspeers.Proc
+	for _, v := range vendors {
+		p := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", "96", "--timeout", "0")
+		if err := p.WaitStderr(ctx, "ready"); err != nil {
+			t.Fatalf("%v: %s", err, p.Stderr())
+		}
+		peers = append(peers, p)
+	}
+	part := servicetest.Participant(t, 96)
+	c, err := service.NewClient(part, ty, "/robot/trigger", service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// Both servers' readers known (and so matched with our writer) before
+	// calling, so the refusal does not depend on which came first.
+	if _, err := part.WaitEndpoints(ctx, func(es []rtps.EndpointData) bool {
+		n := 0
+		for _, e := range es {
+			if e.Topic == "rq/robot/triggerRequest" && !e.Writer {
+				n++
+			}
+		}
+		return n == 2
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(servicetest.Timeout(t, 5*time.Second), cdr.Zero(ty.Request)); !errors.Is(err, service.ErrMixedDialects) {
+		t.Fatalf("%v, want ErrMixedDialects", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, p := range peers {
+		checkNotMalformed(t, p)
+		if served, _ := ddspeers.JSONLines[ddspeers.ServedCall](p.Stdout()); len(served) != 0 {
+			t.Fatalf("a server got %d requests", len(served))
+		}
 	}
 }
