@@ -1,4 +1,4 @@
-package ros2interop
+package ros2rpc
 
 import (
 	"context"
