@@ -34,6 +34,7 @@ type Client struct {
 
 	send, result, cancel *service.Client
 	feedback, status     *rtps.Reader
+	announced            []rtps.EndpointData // the readers, for the hook
 
 	mu         sync.Mutex
 	goals      map[GoalID]*goal
@@ -115,12 +116,11 @@ func NewClient(p *rtps.Participant, set *msgs.Set, action, actionType string, o 
 			return nil, err
 		}
 		ud := service.TypeHashUserData(set, r.htype)
-		if *r.dst, err = p.NewReader(rtps.EndpointData{Topic: topic, Type: r.typ, QoS: r.q.QoS, UserData: ud}); err != nil {
+		var e rtps.EndpointData
+		if *r.dst, e, err = o.Endpoints.NewReader(p, rtps.EndpointData{Topic: topic, Type: r.typ, QoS: r.q.QoS, UserData: ud}); err != nil {
 			return nil, err
 		}
-		if o.Endpoints != nil {
-			o.Endpoints((*r.dst).GUID(), true)
-		}
+		c.announced = append(c.announced, e)
 	}
 	ok = true
 	ctx, stop := context.WithCancel(context.Background())
@@ -156,11 +156,11 @@ func (c *Client) closeEndpoints() error {
 			errs = append(errs, s.Close())
 		}
 	}
+	for _, e := range c.announced {
+		c.o.Endpoints.Withdrawn(e)
+	}
 	for _, r := range []*rtps.Reader{c.feedback, c.status} {
 		if r != nil {
-			if c.o.Endpoints != nil {
-				c.o.Endpoints(r.GUID(), false)
-			}
 			errs = append(errs, r.Close())
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/rtps"
-	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 // EventsTopic is the ROS topic every node reports parameter changes on.
@@ -28,14 +27,15 @@ type Event struct {
 // Events subscribes to /parameter_events (keep-last 1000, reliable, as
 // rclcpp publishes it). Close it to withdraw the reader.
 type Events struct {
-	r     *rtps.Reader
-	t     *cdr.Struct
-	hooks func(wire.GUID, bool)
+	r    *rtps.Reader
+	e    rtps.EndpointData
+	t    *cdr.Struct
+	hook service.EndpointHook
 }
 
-// SubscribeEvents starts the subscription; endpoints, if not nil, is
-// told of the reader made and withdrawn (for ros_discovery_info).
-func SubscribeEvents(p *rtps.Participant, set *msgs.Set, endpoints func(g wire.GUID, added bool)) (*Events, error) {
+// SubscribeEvents starts the subscription; hook (may be nil) is told of
+// the reader, for a node's ros_discovery_info.
+func SubscribeEvents(p *rtps.Participant, set *msgs.Set, hook service.EndpointHook) (*Events, error) {
 	t, err := set.Struct("rcl_interfaces/msg/ParameterEvent")
 	if err != nil {
 		return nil, err
@@ -43,14 +43,11 @@ func SubscribeEvents(p *rtps.Participant, set *msgs.Set, endpoints func(g wire.G
 	topic, _ := names.TopicDDS(EventsTopic)
 	typ, _ := names.TypeDDS("rcl_interfaces/msg/ParameterEvent")
 	ud := service.TypeHashUserData(set, "rcl_interfaces/msg/ParameterEvent")
-	r, err := p.NewReader(rtps.EndpointData{Topic: topic, Type: typ, QoS: qos.ParameterEvents.QoS, UserData: ud})
+	r, e, err := hook.NewReader(p, rtps.EndpointData{Topic: topic, Type: typ, QoS: qos.ParameterEvents.QoS, UserData: ud})
 	if err != nil {
 		return nil, err
 	}
-	if endpoints != nil {
-		endpoints(r.GUID(), true)
-	}
-	return &Events{r: r, t: t, hooks: endpoints}, nil
+	return &Events{r: r, e: e, t: t, hook: hook}, nil
 }
 
 // Next waits for the next event, from any node.
@@ -90,8 +87,6 @@ func eventOf(m *cdr.Message) (Event, error) {
 
 // Close withdraws the subscription.
 func (e *Events) Close() error {
-	if e.hooks != nil {
-		e.hooks(e.r.GUID(), false)
-	}
+	e.hook.Withdrawn(e.e)
 	return e.r.Close()
 }

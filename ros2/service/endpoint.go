@@ -24,9 +24,9 @@ type Options struct {
 	// Dialect forces one dialect whatever the peer's vendor; Auto (zero)
 	// picks per peer.
 	Dialect Dialect
-	// Endpoints, when set, is told of each endpoint made (added) and
-	// withdrawn, for a node's ros_discovery_info.
-	Endpoints func(g wire.GUID, added bool)
+	// Endpoints, when set, is told of each endpoint made and withdrawn,
+	// for a node's ros_discovery_info.
+	Endpoints EndpointHook
 	// ReplyWait bounds how long a server waits for a client's reply
 	// reader to match before dropping a reply (rmw waits 100 ms or the
 	// writer's max blocking time); default 1 s.
@@ -46,6 +46,55 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// EndpointHook is told of an endpoint once made (added true; e carries
+// its GUID) and before it is withdrawn (false), so that a node lists it
+// in ros_discovery_info (ros2/node's Register and Unregister fit). An
+// error when adding fails the creation; one when withdrawing is ignored.
+type EndpointHook func(e rtps.EndpointData, added bool) error
+
+// NewReader makes a reader on p and tells h of it (h may be nil).
+func (h EndpointHook) NewReader(p *rtps.Participant, e rtps.EndpointData) (*rtps.Reader, rtps.EndpointData, error) {
+	r, err := p.NewReader(e)
+	if err != nil {
+		return nil, e, err
+	}
+	e.GUID = r.GUID()
+	if err := h.added(e); err != nil {
+		r.Close()
+		return nil, e, err
+	}
+	return r, e, nil
+}
+
+// NewWriter makes a writer on p and tells h of it (h may be nil).
+func (h EndpointHook) NewWriter(p *rtps.Participant, e rtps.EndpointData) (*rtps.Writer, rtps.EndpointData, error) {
+	e.Writer = true
+	w, err := p.NewWriter(e)
+	if err != nil {
+		return nil, e, err
+	}
+	e.GUID = w.GUID()
+	if err := h.added(e); err != nil {
+		w.Close()
+		return nil, e, err
+	}
+	return w, e, nil
+}
+
+func (h EndpointHook) added(e rtps.EndpointData) error {
+	if h == nil {
+		return nil
+	}
+	return h(e, true)
+}
+
+// Withdrawn tells h that e is about to be withdrawn.
+func (h EndpointHook) Withdrawn(e rtps.EndpointData) {
+	if h != nil {
+		h(e, false)
+	}
 }
 
 // Types are the request and response types of a service type: "pkg/srv/X"
@@ -94,6 +143,7 @@ type endpoints struct {
 	p      *rtps.Participant
 	w      *rtps.Writer
 	r      *rtps.Reader
+	wd, rd rtps.EndpointData // as announced, for the hook
 	o      Options
 	userID string // the value of clientid= or serviceid=
 }
@@ -110,26 +160,21 @@ func newEndpoints(p *rtps.Participant, o Options, idKey, wt, wtype, rt, rtype st
 	e := &endpoints{p: p, o: o, userID: dotted(raw[:])}
 	ud := append([]byte(idKey+"="+e.userID+";"), hashUD...)
 	var err error
-	if e.r, err = p.NewReader(rtps.EndpointData{Topic: rt, Type: rtype, QoS: o.QoS, UserData: ud}); err != nil {
+	if e.r, e.rd, err = o.Endpoints.NewReader(p, rtps.EndpointData{Topic: rt, Type: rtype, QoS: o.QoS, UserData: ud}); err != nil {
 		return nil, err
 	}
-	if e.w, err = p.NewWriter(rtps.EndpointData{Topic: wt, Type: wtype, QoS: o.QoS, UserData: ud}); err != nil {
+	if e.w, e.wd, err = o.Endpoints.NewWriter(p, rtps.EndpointData{Topic: wt, Type: wtype, QoS: o.QoS, UserData: ud}); err != nil {
+		o.Endpoints.Withdrawn(e.rd)
 		e.r.Close()
 		return nil, err
-	}
-	if o.Endpoints != nil {
-		o.Endpoints(e.r.GUID(), true)
-		o.Endpoints(e.w.GUID(), true)
 	}
 	return e, nil
 }
 
 // close withdraws both endpoints.
 func (e *endpoints) close() error {
-	if e.o.Endpoints != nil {
-		e.o.Endpoints(e.r.GUID(), false)
-		e.o.Endpoints(e.w.GUID(), false)
-	}
+	e.o.Endpoints.Withdrawn(e.rd)
+	e.o.Endpoints.Withdrawn(e.wd)
 	return errors.Join(e.w.Close(), e.r.Close())
 }
 

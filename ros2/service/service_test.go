@@ -264,10 +264,11 @@ func TestEndpointsAnnounceTheirIDAndTypeHashAsRmwDoes(t *testing.T) {
 	}
 	defer srv.Close()
 	var seen []wire.GUID
-	c, err := NewClient(pc, ty, "/announced", Options{Endpoints: func(g wire.GUID, added bool) {
+	c, err := NewClient(pc, ty, "/announced", Options{Endpoints: func(e rtps.EndpointData, added bool) error {
 		if added {
-			seen = append(seen, g)
+			seen = append(seen, e.GUID)
 		}
+		return nil
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -303,6 +304,21 @@ func TestEndpointsAnnounceTheirIDAndTypeHashAsRmwDoes(t *testing.T) {
 	}
 	if len(ids) != 1 {
 		t.Fatalf("writer and reader announce different client ids %v; a Cyclone server pairs them by it", ids)
+	}
+	refused := errors.New("node closed")
+	var withdrawn []wire.GUID
+	_, err = NewClient(pc, ty, "/announced", Options{Endpoints: func(e rtps.EndpointData, added bool) error {
+		if !added {
+			withdrawn = append(withdrawn, e.GUID)
+			return nil
+		}
+		if e.Writer {
+			return refused
+		}
+		return nil
+	}})
+	if !errors.Is(err, refused) || len(withdrawn) != 1 {
+		t.Fatalf("a hook refusing the writer: %v, %d withdrawn (the reader made before it must be)", err, len(withdrawn))
 	}
 	humble, _ := msgs.Load(msgs.Humble)
 	if ud := TypeHashUserData(humble, trigger); ud != nil {
