@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/actbridge/actbridge/ros2/msgs"
 )
 
 // MalformedExit is the exit status of a node peer that received a frame
@@ -154,4 +156,103 @@ func StartAnnouncer(t testing.TB, ns, bin, node string, gidSize int, extra ...st
 func StartGraphListener(t testing.TB, ns, bin string, gidSize int, extra ...string) *Proc {
 	t.Helper()
 	return StartPeer(t, ns, bin, nil, append([]string{"graph", "--gid-size", fmt.Sprint(gidSize)}, extra...)...)
+}
+
+// DuplicateGoalExit is the exit status of an action-server that received
+// a goal UUID it had seen before; its stderr then holds a line
+// "DUPLICATE GOAL UUID <uuid>".
+const DuplicateGoalExit = 4
+
+// ActionEvent is one line of action-server's or action-client's stdout.
+// Goal ids are UUIDs in their canonical form (lowercase, hyphenated).
+// action-server prints:
+//
+//	{"event":"goal","goal_id":U,"joints":["j1"],"points":1}          a send_goal request came
+//	{"event":"accepted"|"rejected","goal_id":U,"replied":true}       its reply went out
+//	{"event":"preempted","goal_id":OLD,"by":NEW}                     a new goal ends the running one
+//	{"event":"feedback","goal_id":U,"n":1}                           feedback n of the goal sent
+//	{"event":"result","goal_id":U,"status":4,"error_code":0,"error_string":""}  the goal ended
+//	{"event":"cancel","goal_id":U,"return_code":0,"canceling":[U],"replied":true}  a cancel_goal request (U zero: all)
+//	{"event":"get_result","goal_id":U,"status":4,"replied":true}     a get_result answered (status 0: unknown or forgotten)
+//	{"event":"forgotten","goal_id":U}                                its result expired (--result-timeout)
+//
+// action-client prints:
+//
+//	{"event":"sent","goal_id":U,"accepted":true}                     the send_goal reply
+//	{"event":"feedback","goal_id":U,"joints":["j1"]}                 a feedback message
+//	{"event":"status","goals":[{"goal_id":U,"status":2}]}            a status message
+//	{"event":"cancel","return_code":0,"canceling":[U]}               the cancel_goal reply
+//	{"event":"result","goal_id":U,"status":4,"error_code":0,"error_string":""}  the get_result reply
+//
+// Status codes are action_msgs/msg/GoalStatus's: 0 unknown, 1 accepted,
+// 2 executing, 3 canceling, 4 succeeded, 5 canceled, 6 aborted.
+type ActionEvent struct {
+	Event       string       `json:"event"`
+	GoalID      string       `json:"goal_id"`
+	Joints      []string     `json:"joints"`
+	Points      int          `json:"points"`
+	N           int          `json:"n"`
+	By          string       `json:"by"`
+	Accepted    bool         `json:"accepted"`
+	Replied     bool         `json:"replied"`
+	Status      int          `json:"status"`
+	ErrorCode   int          `json:"error_code"`
+	ErrorString string       `json:"error_string"`
+	ReturnCode  int          `json:"return_code"`
+	Canceling   []string     `json:"canceling"`
+	Goals       []GoalStatus `json:"goals"`
+}
+
+// GoalStatus is one goal of a status event.
+type GoalStatus struct {
+	GoalID string `json:"goal_id"`
+	Status int    `json:"status"`
+}
+
+// StartActionServer starts a node peer serving the action (a ROS name,
+// "/arm/follow_joint_trajectory") of type
+// control_msgs/action/FollowJointTrajectory in its RMW's dialect, until
+// stopped: the three services and the feedback and status topics (status
+// reliable, transient_local, keep last 1). It runs a script:
+//
+//	PEER action-server --action NAME [--goal accept|reject] [--feedback N] [--feedback-period S]
+//	                   [--outcome succeed|abort|hold] [--cancel accept|reject] [--preempt aborted|canceled]
+//	                   [--result-timeout S] [--node NAME …] [--reply-wait S] [--domain N]
+//
+// An accepted goal goes EXECUTING at once, gets N feedback messages (3)
+// one --feedback-period apart (0.1 s), then ends SUCCEEDED (error_code 0),
+// ABORTED (error_code -4, PATH_TOLERANCE_VIOLATED) or, with hold, runs
+// until canceled (CANCELED, error_code 0) or preempted. A new accepted
+// goal ends the running one with error_code -1 (INVALID_GOAL), ABORTED as
+// Jazzy's joint_trajectory_controller does or CANCELED as Humble's; this
+// helper passes --preempt for p.Distro, extra may override it. Results
+// are kept --result-timeout seconds (10, as rcl since Iron) after a goal
+// ends, then forgotten: it leaves the status list and get_result answers
+// status 0. It prints an ActionEvent line per event, "ready" on stderr,
+// and exits DuplicateGoalExit if a goal UUID it ever saw comes again.
+func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extra ...string) *Proc {
+	t.Helper()
+	preempt := "aborted"
+	if p.Distro == msgs.Humble {
+		preempt = "canceled"
+	}
+	return StartPeer(t, ns, bin, nil, append([]string{"action-server", "--action", action, "--preempt", preempt}, extra...)...)
+}
+
+// StartActionClient starts a node peer that drives a FollowJointTrajectory
+// action server, to test the peers' servers against each other:
+//
+//	PEER action-client --action NAME --goals U1[,U2…] [--joints a,b] [--gap S]
+//	                   [--cancel-goal U|all --cancel-after N] [--result-delay S] [--no-result] [--timeout S]
+//
+// It waits for the server, sends each goal (one point of zeros for
+// --joints, default j1,j2) and waits --gap seconds between them; with
+// --cancel-goal it cancels once the last accepted goal had N feedback
+// messages (1); after --result-delay it asks get_result of every accepted
+// goal in order. It prints an ActionEvent line per reply, feedback and
+// status message, exits 0 when done and 2 when a reply does not come
+// within --timeout.
+func StartActionClient(t testing.TB, ns, bin, action string, goals []string, extra ...string) *Proc {
+	t.Helper()
+	return StartPeer(t, ns, bin, nil, append([]string{"action-client", "--action", action, "--goals", strings.Join(goals, ",")}, extra...)...)
 }

@@ -68,7 +68,17 @@ static void nap (double s)
 /* Options of every mode; see README.md. */
 #define MAX_ENDPOINTS 16
 struct opts {
-  const char *service, *node, *ns;
+  const char *service, *node, *ns, *action;
+  /* action-server's script */
+  bool reject_goals, reject_cancels, preempt_canceled;
+  const char *outcome; /* succeed, abort or hold */
+  int feedback;
+  double feedback_period, result_timeout;
+  /* action-client's script */
+  const char *goals, *joints, *cancel;
+  int cancel_after;
+  double gap, result_delay;
+  bool no_result;
   const char *pubs[MAX_ENDPOINTS], *subs[MAX_ENDPOINTS];
   int npubs, nsubs;
   int count, gid_size;
@@ -87,9 +97,21 @@ static double num_arg (int argc, char **argv, int *i)
   return v;
 }
 
+/* choice returns false for the first of two words, true for the second. */
+static bool choice (const char *v, const char *first, const char *second, const char *flag)
+{
+  if (strcmp (v, first) == 0)
+    return false;
+  if (strcmp (v, second) != 0)
+    die ("%s is %s or %s", flag, first, second);
+  return true;
+}
+
 static struct opts parse_opts (int argc, char **argv)
 {
-  struct opts o = { .ns = "/", .gid_size = 16, .timeout = 30, .linger = 1, .reply_wait = 0.1 };
+  struct opts o = { .ns = "/", .gid_size = 16, .timeout = 30, .linger = 1, .reply_wait = 0.1,
+                    .outcome = "succeed", .feedback = 3, .feedback_period = 0.1, .result_timeout = 10,
+                    .joints = "j1,j2", .cancel_after = 1 };
   for (int i = 2; i < argc; i++)
   {
     const char *a = argv[i];
@@ -104,10 +126,27 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
     else if (strcmp (a, "--linger") == 0) o.linger = num_arg (argc, argv, &i);
     else if (strcmp (a, "--reply-wait") == 0) o.reply_wait = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--action") == 0 && i + 1 < argc) o.action = argv[++i];
+    else if (strcmp (a, "--goal") == 0 && i + 1 < argc) o.reject_goals = choice (argv[++i], "accept", "reject", a);
+    else if (strcmp (a, "--cancel") == 0 && i + 1 < argc) o.reject_cancels = choice (argv[++i], "accept", "reject", a);
+    else if (strcmp (a, "--preempt") == 0 && i + 1 < argc) o.preempt_canceled = choice (argv[++i], "aborted", "canceled", a);
+    else if (strcmp (a, "--outcome") == 0 && i + 1 < argc) o.outcome = argv[++i];
+    else if (strcmp (a, "--feedback") == 0) o.feedback = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--feedback-period") == 0) o.feedback_period = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--result-timeout") == 0) o.result_timeout = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--goals") == 0 && i + 1 < argc) o.goals = argv[++i];
+    else if (strcmp (a, "--joints") == 0 && i + 1 < argc) o.joints = argv[++i];
+    else if (strcmp (a, "--cancel-goal") == 0 && i + 1 < argc) o.cancel = argv[++i];
+    else if (strcmp (a, "--cancel-after") == 0) o.cancel_after = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--gap") == 0) o.gap = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--result-delay") == 0) o.result_delay = num_arg (argc, argv, &i);
+    else if (strcmp (a, "--no-result") == 0) o.no_result = true;
     else die ("unknown option %s", a);
   }
   if (o.gid_size != 16 && o.gid_size != 24)
     die ("--gid-size is 16 (Jazzy and later) or 24 (Humble)");
+  if (strcmp (o.outcome, "succeed") && strcmp (o.outcome, "abort") && strcmp (o.outcome, "hold"))
+    die ("--outcome is succeed, abort or hold");
   return o;
 }
 
@@ -530,11 +569,11 @@ static int client_reader_matched (const struct svc *s, dds_instance_handle_t req
 /* reply writes a reply to the request of si, after waiting up to
  * --reply-wait for the client's reader as rmw does (100 ms); it returns
  * false when rmw would have dropped it. */
-static bool reply (const struct svc *s, const struct opts *o, const dds_sample_info_t *si, void *rep_wrap)
+static bool reply (const struct svc *s, const struct opts *o, dds_instance_handle_t reqwr, void *rep_wrap)
 {
   dds_time_t end = dds_time () + (dds_duration_t) (o->reply_wait * 1e9);
   int st;
-  while ((st = client_reader_matched (s, si->publication_handle)) == 0 && dds_time () < end)
+  while ((st = client_reader_matched (s, reqwr)) == 0 && dds_time () < end)
     dds_sleepfor (DDS_MSECS (10));
   if (st != 1)
   {
@@ -570,9 +609,9 @@ static void wait_matched (const struct svc *s, double timeout)
  * the request wrapper and the reply wrapper (its header already copied)
  * and returns after filling the reply. Stops after --count requests
  * (0: until stopped) or --timeout seconds without one. */
-typedef void (*handler) (const struct opts *o, int call, const void *req, void *rep, void *arg);
+typedef void (*handler) (int call, const void *req, void *rep);
 
-static void serve (const struct svc *s, const struct opts *o, handler h, void *arg, void (*idle) (void *arg))
+static void serve (const struct svc *s, const struct opts *o, handler h)
 {
   dds_time_t deadline = dds_time () + (dds_duration_t) (o->timeout * 1e9);
   int calls = 0;
@@ -585,19 +624,15 @@ static void serve (const struct svc *s, const struct opts *o, handler h, void *a
       calls++;
       /* The header goes back as it came: the client matches on it. */
       memcpy (rep, req, 2 * sizeof (uint64_t));
-      h (o, calls, req, rep, arg);
-      bool sent = reply (s, o, &si, rep);
+      h (calls, req, rep);
+      bool sent = reply (s, o, si.publication_handle, rep);
       printf ("{\"call\":%d,\"client\":\"%016" PRIx64 "\",\"seq\":%" PRId64 ",\"replied\":%s}\n",
               calls, ((uint64_t *) req)[0], ((int64_t *) req)[1], sent ? "true" : "false");
       fflush (stdout);
       deadline = dds_time () + (dds_duration_t) (o->timeout * 1e9);
     }
     else
-    {
-      if (idle)
-        idle (arg);
       dds_sleepfor (DDS_MSECS (5));
-    }
     dds_stream_free_sample (req, s->ty.req_wrap->m_ops);
     dds_stream_free_sample (rep, s->ty.rep_wrap->m_ops);
     free (req);
@@ -607,13 +642,21 @@ static void serve (const struct svc *s, const struct opts *o, handler h, void *a
   }
 }
 
+/* call_idle, when set, runs while call waits (the action client takes
+ * feedback and status then). */
+static void (*call_idle) (void);
+
 /* call sends one request (req, a wrapper whose header call fills) and
  * waits for its reply into rep; replies to other clients are skipped, as
- * rmw_cyclonedds does (it matches the header's guid). */
-static void call (const struct svc *s, const struct opts *o, int64_t seq, void *req, void *rep)
+ * rmw_cyclonedds does (it matches the header's guid). The seq counts
+ * requests across the process's clients from 1, as rmw's does; call
+ * returns it. */
+static int64_t call (const struct svc *s, const struct opts *o, void *req, void *rep)
 {
+  static int64_t next_seq;
   dds_instance_handle_t ih;
   check (dds_get_instance_handle (s->wr, &ih), "instance handle");
+  int64_t seq = ++next_seq;
   ((uint64_t *) req)[0] = ih;
   ((int64_t *) req)[1] = seq;
   check (dds_write (s->wr, req), "write request");
@@ -625,7 +668,7 @@ static void call (const struct svc *s, const struct opts *o, int64_t seq, void *
     if (take_frame (s->rd, s->ty.rep_wrap, rep, &si, s->rep_what))
     {
       if (((uint64_t *) rep)[0] == ih && ((int64_t *) rep)[1] == seq)
-        return;
+        return seq;
       dds_stream_free_sample (rep, s->ty.rep_wrap->m_ops);
       continue;
     }
@@ -633,15 +676,17 @@ static void call (const struct svc *s, const struct opts *o, int64_t seq, void *
       exit (0);
     if (dds_time () > end)
       die ("no reply to request %" PRId64 " in %g s", seq, o->timeout);
+    if (call_idle)
+      call_idle ();
     dds_sleepfor (DDS_MSECS (5));
   }
 }
 
 /* ---- std_srvs/srv/Trigger ---- */
 
-static void trigger_handle (const struct opts *o, int n, const void *req, void *rep, void *arg)
+static void trigger_handle (int n, const void *req, void *rep)
 {
-  (void) o; (void) req; (void) arg;
+  (void) req;
   cycwrap_std_srvs_srv_dds__Trigger_Response_ *r = rep;
   char msg[64];
   snprintf (msg, sizeof msg, "cyclonedds call %d", n);
@@ -659,7 +704,7 @@ static int trigger_server (dds_entity_t pp, const struct opts *o)
   svc_eps (&s, &eps);
   announce_node (pp, o, &eps);
   fprintf (stderr, "cycnode: ready\n");
-  serve (&s, o, trigger_handle, NULL, NULL);
+  serve (&s, o, trigger_handle);
   nap (o->linger);
   return 0;
 }
@@ -679,8 +724,8 @@ static int trigger_client (dds_entity_t pp, const struct opts *o)
     cycwrap_std_srvs_srv_dds__Trigger_Request_ req;
     cycwrap_std_srvs_srv_dds__Trigger_Response_ rep;
     memset (&req, 0, sizeof req);
-    call (&s, o, i, &req, &rep);
-    printf ("{\"call\":%d,\"seq\":%d,\"success\":%s,\"message\":", i, i, rep.data.success ? "true" : "false");
+    int64_t seq = call (&s, o, &req, &rep);
+    printf ("{\"call\":%d,\"seq\":%" PRId64 ",\"success\":%s,\"message\":", i, seq, rep.data.success ? "true" : "false");
     json_str (rep.data.message ? rep.data.message : "");
     printf ("}\n");
     fflush (stdout);
@@ -689,10 +734,611 @@ static int trigger_client (dds_entity_t pp, const struct opts *o)
   return 0;
 }
 
+/* ---- control_msgs/action/FollowJointTrajectory server ---- */
+
+/* Goal status codes (action_msgs/msg/GoalStatus). */
+enum { ST_UNKNOWN = 0, ST_ACCEPTED, ST_EXECUTING, ST_CANCELING, ST_SUCCEEDED, ST_CANCELED, ST_ABORTED };
+
+#define FJT(x) control_msgs_action_dds__FollowJointTrajectory_##x
+#define MAX_GOALS 1024
+
+struct goal {
+  unsigned char id[16];
+  builtin_interfaces_msg_dds__Time_ stamp; /* accepted at */
+  int8_t status;
+  int feedback_sent;
+  dds_time_t next;  /* next feedback or outcome */
+  dds_time_t ended; /* 0 while live */
+  bool forgotten;
+  int32_t error_code;
+  const char *error_string;
+  dds_sequence_string joints;
+};
+
+/* A get_result request waiting for its goal to end. */
+struct pending {
+  unsigned char id[16];
+  uint64_t guid;
+  int64_t seq;
+  dds_instance_handle_t reqwr;
+};
+
+struct action {
+  const struct opts *o;
+  struct svc send, cancel, result;
+  dds_entity_t feedback, status;
+  struct goal goals[MAX_GOALS];
+  int ngoals;
+  unsigned char (*seen)[16]; /* every goal id ever received */
+  size_t nseen, capseen;
+  struct pending pend[MAX_GOALS];
+  int npend;
+};
+
+static void print_uuid (const unsigned char *u)
+{
+  printf ("\"");
+  for (int i = 0; i < 16; i++)
+    printf ("%s%02x", (i == 4 || i == 6 || i == 8 || i == 10) ? "-" : "", u[i]);
+  printf ("\"");
+}
+
+static bool zero_uuid (const unsigned char *u)
+{
+  for (int i = 0; i < 16; i++)
+    if (u[i])
+      return false;
+  return true;
+}
+
+static builtin_interfaces_msg_dds__Time_ now_stamp (void)
+{
+  dds_time_t t = dds_time ();
+  return (builtin_interfaces_msg_dds__Time_) { .sec = (int32_t) (t / DDS_NSECS_IN_SEC), .nanosec = (uint32_t) (t % DDS_NSECS_IN_SEC) };
+}
+
+static bool terminal (int8_t st)
+{
+  return st >= ST_SUCCEEDED;
+}
+
+static struct goal *find_goal (struct action *a, const unsigned char *id)
+{
+  for (int i = 0; i < a->ngoals; i++)
+    if (!a->goals[i].forgotten && memcmp (a->goals[i].id, id, 16) == 0)
+      return &a->goals[i];
+  return NULL;
+}
+
+/* publish_status writes every goal the server still knows, as rcl does
+ * after each change (transient_local, keep last 1: a late reader gets
+ * the latest list). */
+static void publish_status (struct action *a)
+{
+  action_msgs_msg_dds__GoalStatus_ *list = calloc ((size_t) a->ngoals + 1, sizeof *list);
+  uint32_t n = 0;
+  for (int i = 0; i < a->ngoals; i++)
+  {
+    struct goal *g = &a->goals[i];
+    if (g->forgotten)
+      continue;
+    memcpy (list[n].goal_info.goal_id.uuid, g->id, 16);
+    list[n].goal_info.stamp = g->stamp;
+    list[n].status = g->status;
+    n++;
+  }
+  action_msgs_msg_dds__GoalStatusArray_ m = { .status_list = { ._length = n, ._maximum = n, ._buffer = list } };
+  check (dds_write (a->status, &m), "write status");
+  free (list);
+}
+
+static void event (const char *name, const unsigned char *id)
+{
+  printf ("{\"event\":\"%s\",\"goal_id\":", name);
+  print_uuid (id);
+}
+
+/* answer_result replies to one get_result request. */
+static void answer_result (struct action *a, uint64_t guid, int64_t seq, dds_instance_handle_t reqwr, const unsigned char *id)
+{
+  struct goal *g = find_goal (a, id);
+  cycwrap_control_msgs_action_dds__FollowJointTrajectory_GetResult_Response_ rep;
+  memset (&rep, 0, sizeof rep);
+  rep.guid = guid;
+  rep.seq = seq;
+  rep.data.status = g ? g->status : ST_UNKNOWN;
+  rep.data.result.error_code = g ? g->error_code : 0;
+  rep.data.result.error_string = (char *) (g && g->error_string ? g->error_string : "");
+  bool sent = reply (&a->result, a->o, reqwr, &rep);
+  event ("get_result", id);
+  printf (",\"status\":%d,\"replied\":%s}\n", rep.data.status, sent ? "true" : "false");
+  fflush (stdout);
+}
+
+/* finish ends a goal with a terminal status and answers the get_result
+ * requests that waited for it. */
+static void finish (struct action *a, struct goal *g, int8_t status, int32_t code, const char *why)
+{
+  g->status = status;
+  g->error_code = code;
+  g->error_string = why;
+  g->ended = dds_time ();
+  event ("result", g->id);
+  printf (",\"status\":%d,\"error_code\":%d,\"error_string\":", status, code);
+  json_str (why);
+  printf ("}\n");
+  fflush (stdout);
+  publish_status (a);
+  for (int i = 0; i < a->npend;)
+  {
+    if (memcmp (a->pend[i].id, g->id, 16) == 0)
+    {
+      answer_result (a, a->pend[i].guid, a->pend[i].seq, a->pend[i].reqwr, g->id);
+      a->pend[i] = a->pend[--a->npend];
+    }
+    else
+      i++;
+  }
+}
+
+static void send_feedback (struct action *a, struct goal *g)
+{
+  FJT (FeedbackMessage_) m;
+  memset (&m, 0, sizeof m);
+  memcpy (m.goal_id.uuid, g->id, 16);
+  m.feedback.header.stamp = now_stamp ();
+  m.feedback.header.frame_id = "";
+  m.feedback.joint_names = g->joints;
+  check (dds_write (a->feedback, &m), "write feedback");
+  g->feedback_sent++;
+  event ("feedback", g->id);
+  printf (",\"n\":%d}\n", g->feedback_sent);
+  fflush (stdout);
+}
+
+static void on_send_goal (struct action *a, const cycwrap_control_msgs_action_dds__FollowJointTrajectory_SendGoal_Request_ *req, dds_instance_handle_t reqwr)
+{
+  const unsigned char *id = req->data.goal_id.uuid;
+  for (size_t i = 0; i < a->nseen; i++)
+    if (memcmp (a->seen[i], id, 16) == 0)
+    {
+      fprintf (stderr, "DUPLICATE GOAL UUID ");
+      for (int j = 0; j < 16; j++)
+        fprintf (stderr, "%s%02x", (j == 4 || j == 6 || j == 8 || j == 10) ? "-" : "", id[j]);
+      fprintf (stderr, "\n");
+      exit (4);
+    }
+  if (a->nseen == a->capseen)
+    a->seen = realloc (a->seen, (a->capseen = a->capseen * 2 + 64) * sizeof *a->seen);
+  memcpy (a->seen[a->nseen++], id, 16);
+  const trajectory_msgs_msg_dds__JointTrajectory_ *tr = &req->data.goal.trajectory;
+  event ("goal", id);
+  printf (",\"joints\":[");
+  for (uint32_t i = 0; i < tr->joint_names._length; i++)
+  {
+    printf ("%s", i ? "," : "");
+    json_str (tr->joint_names._buffer[i]);
+  }
+  printf ("],\"points\":%u}\n", tr->points._length);
+  bool accept = !a->o->reject_goals && a->ngoals < MAX_GOALS;
+  cycwrap_control_msgs_action_dds__FollowJointTrajectory_SendGoal_Response_ rep = {
+    .guid = req->guid, .seq = req->seq, .data = { .accepted = accept, .stamp = now_stamp () }
+  };
+  bool sent = reply (&a->send, a->o, reqwr, &rep);
+  event (accept ? "accepted" : "rejected", id);
+  printf (",\"replied\":%s}\n", sent ? "true" : "false");
+  fflush (stdout);
+  if (!accept)
+    return;
+  /* joint_trajectory_controller ends the goal it was running when a new
+   * one comes: ABORTED on Jazzy and later, CANCELED on Humble. */
+  for (int i = 0; i < a->ngoals; i++)
+  {
+    struct goal *old = &a->goals[i];
+    if (!old->forgotten && !terminal (old->status))
+    {
+      event ("preempted", old->id);
+      printf (",\"by\":");
+      print_uuid (id);
+      printf ("}\n");
+      if (a->o->preempt_canceled)
+        finish (a, old, ST_CANCELED, -1, "Current goal cancelled due to new incoming action.");
+      else
+        finish (a, old, ST_ABORTED, -1, "Current goal preempted by new incoming action.");
+    }
+  }
+  struct goal *g = &a->goals[a->ngoals++];
+  memset (g, 0, sizeof *g);
+  memcpy (g->id, id, 16);
+  g->stamp = rep.data.stamp;
+  g->status = ST_ACCEPTED;
+  g->joints._length = g->joints._maximum = tr->joint_names._length;
+  g->joints._buffer = calloc (tr->joint_names._length + 1, sizeof (char *));
+  for (uint32_t i = 0; i < tr->joint_names._length; i++)
+    g->joints._buffer[i] = dds_string_dup (tr->joint_names._buffer[i]);
+  publish_status (a);
+  g->status = ST_EXECUTING;
+  g->next = dds_time () + (dds_duration_t) (a->o->feedback_period * 1e9);
+  publish_status (a);
+}
+
+/* on_cancel follows rcl_action's rules: a zero goal id and zero stamp
+ * cancel every goal, a zero id and a stamp every goal accepted at or
+ * before it, an id that goal (and, with a stamp, those before it). */
+static void on_cancel (struct action *a, const cycwrap_action_msgs_srv_dds__CancelGoal_Request_ *req, dds_instance_handle_t reqwr)
+{
+  const unsigned char *id = req->data.goal_info.goal_id.uuid;
+  builtin_interfaces_msg_dds__Time_ st = req->data.goal_info.stamp;
+  bool all = zero_uuid (id), by_stamp = st.sec != 0 || st.nanosec != 0;
+  action_msgs_msg_dds__GoalInfo_ *list = calloc ((size_t) a->ngoals + 1, sizeof *list);
+  uint32_t n = 0;
+  for (int i = 0; i < a->ngoals && !a->o->reject_cancels; i++)
+  {
+    struct goal *g = &a->goals[i];
+    if (g->forgotten || terminal (g->status))
+      continue;
+    bool before = g->stamp.sec < st.sec || (g->stamp.sec == st.sec && g->stamp.nanosec <= st.nanosec);
+    if ((all && !by_stamp) || memcmp (g->id, id, 16) == 0 || (by_stamp && before))
+    {
+      memcpy (list[n].goal_id.uuid, g->id, 16);
+      list[n++].stamp = g->stamp;
+    }
+  }
+  int8_t code = 0;
+  if (n == 0)
+  {
+    struct goal *g = all ? NULL : find_goal (a, id);
+    code = all || a->o->reject_cancels ? 1 : g == NULL ? 2 : terminal (g->status) ? 3 : 1;
+  }
+  cycwrap_action_msgs_srv_dds__CancelGoal_Response_ rep = {
+    .guid = req->guid, .seq = req->seq,
+    .data = { .return_code = code, .goals_canceling = { ._length = n, ._maximum = n, ._buffer = list } }
+  };
+  bool sent = reply (&a->cancel, a->o, reqwr, &rep);
+  event ("cancel", id);
+  printf (",\"return_code\":%d,\"canceling\":[", code);
+  for (uint32_t i = 0; i < n; i++)
+  {
+    printf ("%s", i ? "," : "");
+    print_uuid (list[i].goal_id.uuid);
+  }
+  printf ("],\"replied\":%s}\n", sent ? "true" : "false");
+  fflush (stdout);
+  for (uint32_t i = 0; i < n; i++)
+    find_goal (a, list[i].goal_id.uuid)->status = ST_CANCELING;
+  if (n > 0)
+    publish_status (a);
+  free (list);
+}
+
+static void on_get_result (struct action *a, const cycwrap_control_msgs_action_dds__FollowJointTrajectory_GetResult_Request_ *req, dds_instance_handle_t reqwr)
+{
+  const unsigned char *id = req->data.goal_id.uuid;
+  struct goal *g = find_goal (a, id);
+  if (g == NULL || terminal (g->status))
+    answer_result (a, req->guid, req->seq, reqwr, id);
+  else if (a->npend < MAX_GOALS)
+  {
+    /* rclcpp answers get_result of a live goal when it ends. */
+    struct pending *p = &a->pend[a->npend++];
+    memcpy (p->id, id, 16);
+    p->guid = req->guid;
+    p->seq = req->seq;
+    p->reqwr = reqwr;
+  }
+}
+
+/* step moves each live goal along the script and forgets results older
+ * than --result-timeout, as rcl_action does. */
+static void step (struct action *a)
+{
+  dds_time_t now = dds_time ();
+  for (int i = 0; i < a->ngoals; i++)
+  {
+    struct goal *g = &a->goals[i];
+    if (g->forgotten)
+      continue;
+    if (g->status == ST_CANCELING)
+      finish (a, g, ST_CANCELED, 0, "Goal canceled");
+    else if (g->status == ST_EXECUTING && now >= g->next)
+    {
+      g->next = now + (dds_duration_t) (a->o->feedback_period * 1e9);
+      if (g->feedback_sent < a->o->feedback)
+        send_feedback (a, g);
+      else if (strcmp (a->o->outcome, "succeed") == 0)
+        finish (a, g, ST_SUCCEEDED, 0, "");
+      else if (strcmp (a->o->outcome, "abort") == 0)
+        finish (a, g, ST_ABORTED, -4, "Aborted due to path tolerance violation");
+    }
+    else if (terminal (g->status) && now - g->ended >= (dds_duration_t) (a->o->result_timeout * 1e9))
+    {
+      g->forgotten = true;
+      event ("forgotten", g->id);
+      printf ("}\n");
+      fflush (stdout);
+      publish_status (a);
+    }
+  }
+}
+
+static const struct svc_types send_goal_types = SVC_TYPES (control_msgs_action_dds__FollowJointTrajectory_SendGoal);
+static const struct svc_types get_result_types = SVC_TYPES (control_msgs_action_dds__FollowJointTrajectory_GetResult);
+static const struct svc_types cancel_types = SVC_TYPES (action_msgs_srv_dds__CancelGoal);
+
+/* action_services opens an action's three services (rcl's names:
+ * <action>/_action/send_goal, cancel_goal, get_result) and returns the
+ * action's name without its leading slash. */
+static const char *action_services (dds_entity_t pp, const struct opts *o, struct svc *send, struct svc *cancel, struct svc *result, bool server)
+{
+  const char *base = o->action[0] == '/' ? o->action + 1 : o->action;
+  char name[512];
+  snprintf (name, sizeof name, "%s/_action/send_goal", base);
+  svc_open (send, pp, name, send_goal_types, server);
+  snprintf (name, sizeof name, "%s/_action/cancel_goal", base);
+  svc_open (cancel, pp, name, cancel_types, server);
+  snprintf (name, sizeof name, "%s/_action/get_result", base);
+  svc_open (result, pp, name, get_result_types, server);
+  return base;
+}
+
+/* take_request takes the next request of s into a fresh wrapper sample
+ * (free with free_request); NULL when there is none. */
+static void *take_request (const struct svc *s, dds_instance_handle_t *reqwr)
+{
+  void *req = calloc (1, s->ty.req_wrap->m_size);
+  dds_sample_info_t si;
+  if (take_frame (s->rd, s->ty.req_wrap, req, &si, s->req_what))
+  {
+    *reqwr = si.publication_handle;
+    return req;
+  }
+  free (req);
+  return NULL;
+}
+
+static void free_request (const struct svc *s, void *req)
+{
+  dds_stream_free_sample (req, s->ty.req_wrap->m_ops);
+  free (req);
+}
+
+static int action_server (dds_entity_t pp, const struct opts *o)
+{
+  static struct action a;
+  a.o = o;
+  const char *base = action_services (pp, o, &a.send, &a.cancel, &a.result, true);
+  char name[512];
+  snprintf (name, sizeof name, "rt/%s/_action/feedback", base);
+  dds_qos_t *q = qos_reliable (10, false, false);
+  check (a.feedback = dds_create_writer (pp, dds_create_topic (pp, &FJT (FeedbackMessage__desc), name, NULL, NULL), q, NULL), "create feedback writer");
+  dds_delete_qos (q);
+  snprintf (name, sizeof name, "rt/%s/_action/status", base);
+  q = qos_reliable (1, true, false);
+  check (a.status = dds_create_writer (pp, dds_create_topic (pp, &action_msgs_msg_dds__GoalStatusArray__desc, name, NULL, NULL), q, NULL), "create status writer");
+  dds_delete_qos (q);
+  struct node_eps eps = { .nreaders = 0 };
+  svc_eps (&a.send, &eps);
+  svc_eps (&a.cancel, &eps);
+  svc_eps (&a.result, &eps);
+  eps.writers[eps.nwriters++] = a.feedback;
+  eps.writers[eps.nwriters++] = a.status;
+  announce_node (pp, o, &eps);
+  fprintf (stderr, "cycnode: ready\n");
+  while (!stopping)
+  {
+    dds_instance_handle_t wr;
+    void *req;
+    bool idle = true;
+    if ((req = take_request (&a.send, &wr)) != NULL)
+    {
+      on_send_goal (&a, req, wr);
+      free_request (&a.send, req);
+      idle = false;
+    }
+    if ((req = take_request (&a.cancel, &wr)) != NULL)
+    {
+      on_cancel (&a, req, wr);
+      free_request (&a.cancel, req);
+      idle = false;
+    }
+    if ((req = take_request (&a.result, &wr)) != NULL)
+    {
+      on_get_result (&a, req, wr);
+      free_request (&a.result, req);
+      idle = false;
+    }
+    step (&a);
+    if (idle)
+      dds_sleepfor (DDS_MSECS (5));
+  }
+  return 0;
+}
+
+/* ---- FollowJointTrajectory client (to drive the server from a peer) ---- */
+
+struct aclient {
+  const struct opts *o;
+  struct svc send, cancel, result;
+  dds_entity_t feedback, status;
+  unsigned char last[16]; /* the goal whose feedback --cancel-after counts */
+  int last_feedback;
+};
+
+static struct aclient *polling;
+
+static bool parse_uuid (const char *s, unsigned char *u)
+{
+  for (int i = 0; i < 16; i++)
+  {
+    if (*s == '-')
+      s++;
+    unsigned v;
+    if (sscanf (s, "%2x", &v) != 1)
+      return false;
+    u[i] = (unsigned char) v;
+    s += 2;
+  }
+  return *s == 0 || *s == ',';
+}
+
+/* poll_topics prints the feedback and status samples that came. */
+static void poll_topics (void)
+{
+  struct aclient *c = polling;
+  dds_sample_info_t si;
+  FJT (FeedbackMessage_) fb;
+  memset (&fb, 0, sizeof fb);
+  while (take_frame (c->feedback, &FJT (FeedbackMessage__desc), &fb, &si, "feedback"))
+  {
+    if (memcmp (fb.goal_id.uuid, c->last, 16) == 0)
+      c->last_feedback++;
+    event ("feedback", fb.goal_id.uuid);
+    printf (",\"joints\":[");
+    for (uint32_t i = 0; i < fb.feedback.joint_names._length; i++)
+    {
+      printf ("%s", i ? "," : "");
+      json_str (fb.feedback.joint_names._buffer[i]);
+    }
+    printf ("]}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&fb, FJT (FeedbackMessage__desc).m_ops);
+    memset (&fb, 0, sizeof fb);
+  }
+  action_msgs_msg_dds__GoalStatusArray_ st;
+  memset (&st, 0, sizeof st);
+  while (take_frame (c->status, &action_msgs_msg_dds__GoalStatusArray__desc, &st, &si, "status"))
+  {
+    printf ("{\"event\":\"status\",\"goals\":[");
+    for (uint32_t i = 0; i < st.status_list._length; i++)
+    {
+      printf ("%s{\"goal_id\":", i ? "," : "");
+      print_uuid (st.status_list._buffer[i].goal_info.goal_id.uuid);
+      printf (",\"status\":%d}", st.status_list._buffer[i].status);
+    }
+    printf ("]}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&st, action_msgs_msg_dds__GoalStatusArray__desc.m_ops);
+    memset (&st, 0, sizeof st);
+  }
+}
+
+static void poll_for (double s)
+{
+  dds_time_t end = dds_time () + (dds_duration_t) (s * 1e9);
+  while (!stopping && dds_time () < end)
+  {
+    poll_topics ();
+    dds_sleepfor (DDS_MSECS (5));
+  }
+}
+
+static int action_client (dds_entity_t pp, const struct opts *o)
+{
+  static struct aclient c;
+  c.o = o;
+  polling = &c;
+  call_idle = poll_topics;
+  const char *base = action_services (pp, o, &c.send, &c.cancel, &c.result, false);
+  char name[512];
+  snprintf (name, sizeof name, "rt/%s/_action/feedback", base);
+  dds_qos_t *q = qos_reliable (100, false, false);
+  check (c.feedback = dds_create_reader (pp, raw_topic (pp, name, FJT (FeedbackMessage__desc).m_typename), q, NULL), "create feedback reader");
+  dds_delete_qos (q);
+  snprintf (name, sizeof name, "rt/%s/_action/status", base);
+  q = qos_reliable (1, true, false);
+  check (c.status = dds_create_reader (pp, raw_topic (pp, name, action_msgs_msg_dds__GoalStatusArray__desc.m_typename), q, NULL), "create status reader");
+  dds_delete_qos (q);
+  fprintf (stderr, "cycnode: ready\n");
+  wait_matched (&c.send, o->timeout);
+  wait_matched (&c.cancel, o->timeout);
+  wait_matched (&c.result, o->timeout);
+
+  unsigned char accepted[64][16];
+  int naccepted = 0;
+  /* joint names for the goal's trajectory, one point of zeros */
+  char *joints = strdup (o->joints), *save = NULL;
+  char *names[32];
+  uint32_t njoints = 0;
+  for (char *j = strtok_r (joints, ",", &save); j && njoints < 32; j = strtok_r (NULL, ",", &save))
+    names[njoints++] = j;
+  double zeros[32] = { 0 };
+  for (const char *g = o->goals; g && *g && naccepted < 64;)
+  {
+    cycwrap_control_msgs_action_dds__FollowJointTrajectory_SendGoal_Request_ req;
+    cycwrap_control_msgs_action_dds__FollowJointTrajectory_SendGoal_Response_ rep;
+    memset (&req, 0, sizeof req);
+    if (!parse_uuid (g, req.data.goal_id.uuid))
+      die ("bad goal id in --goals: %s", g);
+    trajectory_msgs_msg_dds__JointTrajectory_ *tr = &req.data.goal.trajectory;
+    tr->header.frame_id = "";
+    tr->joint_names = (dds_sequence_string) { ._length = njoints, ._maximum = njoints, ._buffer = names };
+    trajectory_msgs_msg_dds__JointTrajectoryPoint_ pt;
+    memset (&pt, 0, sizeof pt);
+    pt.positions = (dds_sequence_double) { ._length = njoints, ._maximum = njoints, ._buffer = zeros };
+    pt.velocities = pt.positions;
+    pt.time_from_start.sec = 1;
+    tr->points = (dds_sequence_trajectory_msgs_msg_dds__JointTrajectoryPoint_) { ._length = 1, ._maximum = 1, ._buffer = &pt };
+    req.data.goal.multi_dof_trajectory.header.frame_id = "";
+    call (&c.send, o, &req, &rep);
+    event ("sent", req.data.goal_id.uuid);
+    printf (",\"accepted\":%s}\n", rep.data.accepted ? "true" : "false");
+    fflush (stdout);
+    if (rep.data.accepted)
+    {
+      memcpy (accepted[naccepted++], req.data.goal_id.uuid, 16);
+      memcpy (c.last, req.data.goal_id.uuid, 16);
+      c.last_feedback = 0;
+    }
+    g = strchr (g, ',');
+    g = g ? g + 1 : NULL;
+    if (g)
+      poll_for (o->gap);
+  }
+  if (o->cancel)
+  {
+    dds_time_t end = dds_time () + (dds_duration_t) (o->timeout * 1e9);
+    while (!stopping && c.last_feedback < o->cancel_after && dds_time () < end)
+      poll_for (0.01);
+    cycwrap_action_msgs_srv_dds__CancelGoal_Request_ req;
+    cycwrap_action_msgs_srv_dds__CancelGoal_Response_ rep;
+    memset (&req, 0, sizeof req);
+    if (strcmp (o->cancel, "all") != 0 && !parse_uuid (o->cancel, req.data.goal_info.goal_id.uuid))
+      die ("bad --cancel %s", o->cancel);
+    call (&c.cancel, o, &req, &rep);
+    printf ("{\"event\":\"cancel\",\"return_code\":%d,\"canceling\":[", rep.data.return_code);
+    for (uint32_t i = 0; i < rep.data.goals_canceling._length; i++)
+    {
+      printf ("%s", i ? "," : "");
+      print_uuid (rep.data.goals_canceling._buffer[i].goal_id.uuid);
+    }
+    printf ("]}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&rep, cancel_types.rep_wrap->m_ops);
+  }
+  poll_for (o->result_delay);
+  for (int i = 0; i < naccepted && !o->no_result; i++)
+  {
+    cycwrap_control_msgs_action_dds__FollowJointTrajectory_GetResult_Request_ req;
+    cycwrap_control_msgs_action_dds__FollowJointTrajectory_GetResult_Response_ rep;
+    memset (&req, 0, sizeof req);
+    memcpy (req.data.goal_id.uuid, accepted[i], 16);
+    call (&c.result, o, &req, &rep);
+    event ("result", accepted[i]);
+    printf (",\"status\":%d,\"error_code\":%d,\"error_string\":", rep.data.status, rep.data.result.error_code);
+    json_str (rep.data.result.error_string ? rep.data.result.error_string : "");
+    printf ("}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&rep, get_result_types.rep_wrap->m_ops);
+  }
+  poll_for (0.2);
+  free (joints);
+  return 0;
+}
+
 int main (int argc, char **argv)
 {
   if (argc < 2)
-    die ("usage: cycnode trigger-server|trigger-client|announce|graph [options] (see README.md)");
+    die ("usage: cycnode trigger-server|trigger-client|announce|graph|action-server|action-client [options] (see README.md)");
   const char *mode = argv[1];
   struct opts o = parse_opts (argc, argv);
   struct sigaction sa = { .sa_handler = on_signal };
@@ -702,6 +1348,8 @@ int main (int argc, char **argv)
   bool needs_service = strcmp (mode, "trigger-server") == 0 || strcmp (mode, "trigger-client") == 0;
   if (needs_service && o.service == NULL)
     die ("%s needs --service", mode);
+  if (strncmp (mode, "action-", 7) == 0 && o.action == NULL)
+    die ("%s needs --action", mode);
   dds_entity_t pp = make_participant (&o);
   int rc;
   if (strcmp (mode, "trigger-server") == 0)
@@ -712,6 +1360,10 @@ int main (int argc, char **argv)
     rc = announce_mode (pp, &o);
   else if (strcmp (mode, "graph") == 0)
     rc = graph (pp, &o);
+  else if (strcmp (mode, "action-server") == 0)
+    rc = action_server (pp, &o);
+  else if (strcmp (mode, "action-client") == 0)
+    rc = action_client (pp, &o);
   else
     die ("unknown mode %s", mode);
   dds_delete (pp);
