@@ -29,6 +29,7 @@ type vendor struct {
 	name string
 	bin  string
 	id   wire.VendorID
+	env  []string // extra environment for the peer, if any
 }
 
 func setup(t *testing.T) (string, *msgs.Set, []vendor) {
@@ -39,7 +40,7 @@ func setup(t *testing.T) (string, *msgs.Set, []vendor) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ns, set, []vendor{{"cyclonedds", p.Cyclone, wire.VendorCyclone}, {"fastdds", p.Fast, wire.VendorEProsima}}
+	return ns, set, []vendor{{"cyclonedds", p.Cyclone, wire.VendorCyclone, nil}, {"fastdds", p.Fast, wire.VendorEProsima, nil}}
 }
 
 func triggerTypes(t *testing.T, set *msgs.Set) service.Types {
