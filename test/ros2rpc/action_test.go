@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -157,38 +158,45 @@ func TestGoalGetsFeedbackAndSucceedsOnEachVendor(t *testing.T) {
 	}
 }
 
-func TestCancelAndPreemptEndGoalsAsTheVendorSays(t *testing.T) {
+func TestCancelAndPreemptEndGoalsAsTheDistroSays(t *testing.T) {
 	ns := netns.Require(t)
-	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range actionServers(p) {
-		t.Run(v.name, func(t *testing.T) {
-			r := startAction(t, ns, p, v, 102+i, "--outcome", "hold")
-			ctx := servicetest.Timeout(t, 30*time.Second)
-			first, second := uuidOf(2), uuidOf(3)
-			if _, err := r.client.SendGoal(ctx, first, r.goal(t)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.client.WaitStatus(ctx, first, func(s action.Status) bool { return s.Name == "EXECUTING" }); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := r.client.SendGoal(ctx, second, r.goal(t)); err != nil {
-				t.Fatal(err)
-			}
-			// Jazzy's controller aborts the goal a new one preempts.
-			res, err := r.client.Result(ctx, first)
-			if err != nil || res.Status.Name != "ABORTED" || res.Message.Get("error_code") != int32(-1) {
-				t.Fatalf("preempted goal: %+v %v", res, err)
-			}
-			cr, err := r.client.Cancel(ctx, second)
-			if err != nil || cr.Code != 0 || len(cr.Canceling) != 1 || cr.Canceling[0] != second {
-				t.Fatalf("cancel: %+v %v", cr, err)
-			}
-			if res, err := r.client.Result(ctx, second); err != nil || res.Status.Name != "CANCELED" {
-				t.Fatalf("canceled goal: %+v %v", res, err)
-			}
-			r.checkSentOnce(t, first, second)
-		})
+	for j, d := range []struct {
+		distro    msgs.Distro
+		preempted string // how joint_trajectory_controller ends a preempted goal
+	}{{msgs.Jazzy, "ABORTED"}, {msgs.Humble, "CANCELED"}} {
+		p := ddspeers.BuildNodes(t, d.distro)
+		for i, v := range actionServers(p) {
+			t.Run(string(d.distro)+"/"+v.name, func(t *testing.T) {
+				testCancelAndPreempt(t, startAction(t, ns, p, v, 102+2*j+i, "--outcome", "hold"), d.preempted)
+			})
+		}
 	}
+}
+
+func testCancelAndPreempt(t *testing.T, r *actionRig, preempted string) {
+	ctx := servicetest.Timeout(t, 30*time.Second)
+	first, second := uuidOf(2), uuidOf(3)
+	if _, err := r.client.SendGoal(ctx, first, r.goal(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.WaitStatus(ctx, first, func(s action.Status) bool { return s.Name == "EXECUTING" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.SendGoal(ctx, second, r.goal(t)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.client.Result(ctx, first)
+	if err != nil || res.Status.Name != preempted || res.Message.Get("error_code") != int32(-1) {
+		t.Fatalf("preempted goal: %+v %v", res, err)
+	}
+	cr, err := r.client.Cancel(ctx, second)
+	if err != nil || cr.Code != 0 || len(cr.Canceling) != 1 || cr.Canceling[0] != second {
+		t.Fatalf("cancel: %+v %v", cr, err)
+	}
+	if res, err := r.client.Result(ctx, second); err != nil || res.Status.Name != "CANCELED" {
+		t.Fatalf("canceled goal: %+v %v", res, err)
+	}
+	r.checkSentOnce(t, first, second)
 }
 
 func TestOurClientNeverSendsAUUIDTwice(t *testing.T) {
@@ -222,6 +230,60 @@ func TestOurClientNeverSendsAUUIDTwice(t *testing.T) {
 			}
 			if err := r.server.Wait(servicetest.Timeout(t, 200*time.Millisecond)); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("server exited (%v): %s", err, r.server.Stderr())
+			}
+			r.checkSentOnce(t, id)
+			// The control: the same UUID sent again below the action
+			// client, as a careless bridge would, brings the server down
+			// as it does rclcpp's. So the checks above could fail.
+			resendBelowTheClient(t, r, id)
+			err = r.server.Wait(ctx)
+			if code := exitCode(err); code != ddspeers.DuplicateGoalExit {
+				t.Fatalf("server took a resent UUID (exit %v, %v): %s", code, err, r.server.Stderr())
+			}
+		})
+	}
+}
+
+// resendBelowTheClient sends goal id on send_goal with a bare service
+// client, which keeps no record of UUIDs.
+func resendBelowTheClient(t *testing.T, r *actionRig, id action.GoalID) {
+	t.Helper()
+	ty, err := service.ResolveTypes(r.set, fjt+"_SendGoal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := service.NewClient(r.part, ty, actionName+"/_action/send_goal", service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := cdr.Zero(ty.Request)
+	req.Get("goal_id").(*cdr.Message).Set("uuid", id[:])
+	req.Set("goal", r.goal(t))
+	c.Call(servicetest.Timeout(t, time.Second), req) // the server dies instead of answering
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func TestRejectedGoalIsReportedAndItsUUIDStaysSpent(t *testing.T) {
+	ns := netns.Require(t)
+	p := ddspeers.BuildNodes(t, msgs.Jazzy)
+	for i, v := range actionServers(p) {
+		t.Run(v.name, func(t *testing.T) {
+			r := startAction(t, ns, p, v, 110+i, "--goal", "reject")
+			ctx := servicetest.Timeout(t, 30*time.Second)
+			id := uuidOf(10)
+			if _, err := r.client.SendGoal(ctx, id, r.goal(t)); !errors.Is(err, action.ErrRejected) {
+				t.Fatalf("%v, want ErrRejected", err)
+			}
+			if _, err := r.client.SendGoal(ctx, id, r.goal(t)); !errors.Is(err, action.ErrDuplicateGoal) {
+				t.Fatalf("resend of a rejected UUID: %v, want ErrDuplicateGoal", err)
 			}
 			r.checkSentOnce(t, id)
 		})
