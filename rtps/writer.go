@@ -139,6 +139,18 @@ func (w *Writer) AcknowledgedBy(g wire.GUID, sn wire.SequenceNumber) bool {
 	return ok && !r.bestEffort && r.acked > sn
 }
 
+// Heard reports whether remote reader g has sent the writer an ACKNACK,
+// which a reader does only once it has matched the writer: CycloneDDS
+// acknowledges the SEDP data announcing a writer before a thread of its
+// own matches it, and a volatile reader skips what a writer sent before
+// the match, so a sample meant for g is safe to write only now.
+// WaitParticipants wakes when it becomes true.
+func (w *Writer) Heard(g wire.GUID) bool {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.sw.heard(g)
+}
+
 // Matched returns the remote readers the writer is matched with.
 func (w *Writer) Matched() []wire.GUID {
 	w.p.mu.Lock()
@@ -187,9 +199,9 @@ func (w *Writer) WaitAcknowledged(ctx context.Context) error {
 // asks for, and wakes WaitAcknowledged when the reader acknowledged more.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
-		before := sw.acknowledged(reader)
+		before, heard := sw.acknowledged(reader), sw.heard(reader)
 		subs := sw.onAckNack(reader, a)
-		if !before && sw.acknowledged(reader) {
+		if (!before && sw.acknowledged(reader)) || (!heard && sw.heard(reader)) {
 			p.notify()
 		}
 		return subs

@@ -240,7 +240,7 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 	}
 }
 
-func TestWriteSNNumbersSamplesAsTheReaderSeesThemAndTellsWhichAreAcknowledged(t *testing.T) {
+func TestWriteSNNumbersSamplesAsTheReaderSeesThemAndTellsWhichAreAcknowledgedAndHeard(t *testing.T) {
 	w, r := matchedPair(t, Config{Domain: 41}, Config{Domain: 41})
 	qos := wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: make([]byte, 24)}}
 	var sns []wire.SequenceNumber
@@ -261,6 +261,9 @@ func TestWriteSNNumbersSamplesAsTheReaderSeesThemAndTellsWhichAreAcknowledged(t 
 	if err := w.WaitAcknowledged(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if !w.Heard(r.GUID()) {
+		t.Fatal("a reader that acknowledged samples is not heard")
+	}
 	if !w.AcknowledgedBy(r.GUID(), sns[2]) {
 		t.Fatalf("reader %v acknowledged everything but AcknowledgedBy(%d) is false", r.GUID(), sns[2])
 	}
@@ -269,5 +272,18 @@ func TestWriteSNNumbersSamplesAsTheReaderSeesThemAndTellsWhichAreAcknowledged(t 
 	}
 	if w.AcknowledgedBy(wire.GUID{Prefix: r.GUID().Prefix, Entity: 0x77}, sns[0]) {
 		t.Fatal("a reader that is not matched counts as having acknowledged")
+	}
+}
+
+func TestReaderIsHeardOnceItMatchedTheWriterBeforeAnySample(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 43}, Config{Domain: 43})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// The reader's preemptive ACKNACK, sent when it learned the writer.
+	if _, err := w.p.WaitParticipants(ctx, func([]ParticipantData) bool { return w.Heard(r.GUID()) }); err != nil {
+		t.Fatalf("reader %v never heard: %v", r.GUID(), err)
+	}
+	if w.Heard(wire.GUID{Prefix: r.GUID().Prefix, Entity: 0x77}) {
+		t.Fatal("an unmatched reader counts as heard")
 	}
 }
