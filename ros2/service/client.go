@@ -177,7 +177,9 @@ func (c *Client) send(peer Peer, body []byte) (callKey, wire.SequenceNumber, cha
 }
 
 // WaitServer waits until a server is ready to be called: its request
-// reader matches our writer, its reply writer matches our reader, and its
+// reader matches our writer and has told us so with an ACKNACK (CycloneDDS
+// matches after acknowledging our announcement, and a request written in
+// between is skipped), its reply writer matches our reader, and its
 // participant has acknowledged our endpoint announcements (so it can
 // answer us). It fails with ErrNoServer when ctx ends first.
 func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
@@ -192,8 +194,12 @@ func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
 		if mixed = c.mixedDialects(ps, readers); mixed != nil {
 			return true
 		}
+		remote, err := c.e.p.Matched(c.e.w.GUID())
+		if err != nil {
+			return false
+		}
 		for _, g := range readers {
-			if !hasPrefix(writers, g.Prefix) || !c.e.p.Acknowledged(g.Prefix) {
+			if !hasPrefix(writers, g.Prefix) || !c.e.p.Acknowledged(g.Prefix) || !c.heardBy(remote, g) {
 				continue
 			}
 			for _, d := range ps {
@@ -238,6 +244,19 @@ func (c *Client) mixedDialects(ps []rtps.ParticipantData, readers []wire.GUID) e
 		return fmt.Errorf("%w: servers %v (cyclone) and %v (fastdds)", ErrMixedDialects, seen[Cyclone], seen[FastDDS])
 	}
 	return nil
+}
+
+// heardBy reports whether server reader g has matched our request
+// writer: a reliable reader says so with an ACKNACK (see
+// rtps.Writer.Heard); a best-effort one never answers and is taken as
+// matched once it acknowledged our announcements.
+func (c *Client) heardBy(remote []rtps.EndpointData, g wire.GUID) bool {
+	for _, e := range remote {
+		if e.GUID == g && e.QoS.Reliability != rtps.Reliable {
+			return true
+		}
+	}
+	return c.e.w.Heard(g)
 }
 
 func hasPrefix(es []rtps.EndpointData, prefix wire.GUIDPrefix) bool {

@@ -122,6 +122,8 @@ func (s *Server) parse(smp rtps.Sample) (request, error) {
 // reply waits (up to ReplyWait) for the client's reply reader to match
 // our writer, then writes the reply framed as the request was: the reply
 // writer sends only to matched readers, so an early reply would be lost.
+// A reader that has not ACKNACKed us may not have matched us yet (see
+// rtps.Writer.Heard), so that is waited for too, within the same bound.
 func (s *Server) reply(ctx context.Context, req request, rep *cdr.Message) error {
 	if rep == nil || rep.Type != s.types.Response {
 		return fmt.Errorf("service: handler returned no %s", s.types.Response.Name())
@@ -164,12 +166,21 @@ func (s *Server) waitClientReader(ctx context.Context, req request) error {
 			}
 		}
 	}
+	var reader wire.GUID
 	_, err := s.e.p.WaitParticipants(ctx, func([]rtps.ParticipantData) bool {
-		return slices.ContainsFunc(s.e.w.Matched(), want)
+		i := slices.IndexFunc(s.e.w.Matched(), want)
+		if i >= 0 {
+			reader = s.e.w.Matched()[i]
+		}
+		return i >= 0
 	})
 	if err != nil {
 		return fmt.Errorf("client's reply reader not matched: %w", err)
 	}
+	// Clients wait for their reader to match us before calling, so it
+	// has normally told us already; if it has not within the wait, the
+	// reply goes anyway rather than not at all.
+	s.e.p.WaitParticipants(ctx, func([]rtps.ParticipantData) bool { return s.e.w.Heard(reader) })
 	return nil
 }
 

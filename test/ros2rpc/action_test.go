@@ -58,6 +58,11 @@ func startAction(t *testing.T, ns string, p *ddspeers.NodePeers, v vendor, domai
 	if err := r.server.WaitStderr(servicetest.Timeout(t, 30*time.Second), "ready"); err != nil {
 		t.Fatalf("%v: %s", err, r.server.Stderr())
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server stdout:\n%s\nstderr:\n%s", r.server.Stdout(), r.server.Stderr())
+		}
+	})
 	r.part = servicetest.Participant(t, domain)
 	r.client = r.newClient(t)
 	return r
@@ -106,6 +111,14 @@ func (r *actionRig) checkSentOnce(t *testing.T, ids ...action.GoalID) {
 	if line, ok := r.server.Malformed(); ok {
 		t.Fatalf("server refused our frame: %s", line)
 	}
+	// The server prints a goal's events around its reply: wait for
+	// them, then for anything a resend would have added.
+	for _, id := range ids {
+		if err := r.server.WaitStdout(servicetest.Timeout(t, 5*time.Second), canonical(id)); err != nil {
+			t.Fatalf("server never printed goal %s: %v", canonical(id), err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	seen := map[string]int{}
 	for _, e := range r.events(t) {
 		if e.Event == "goal" {

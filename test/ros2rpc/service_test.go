@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,7 +119,7 @@ func TestEachVendorsTriggerClientCallsOurServer(t *testing.T) {
 				rep.Set("success", true)
 				rep.Set("message", fmt.Sprintf("actbridge call %d", calls.Add(1)))
 				return rep, nil
-			}, service.Options{})
+			}, service.Options{Logger: slog.New(slog.NewTextHandler(tlog{t}, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,3 +224,8 @@ func TestCallRefusedWhileServersOfBothDialectsMatch(t *testing.T) {
 		}
 	}
 }
+
+// tlog writes a server's log lines to the test's log.
+type tlog struct{ t *testing.T }
+
+func (l tlog) Write(p []byte) (int, error) { l.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
