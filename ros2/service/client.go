@@ -128,6 +128,13 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	c.mu.Lock()
 	delete(c.pending, key)
 	c.mu.Unlock()
+	select {
+	case rep := <-ch: // it came as the wait ended
+		if rep != nil {
+			return rep, peer, nil
+		}
+	default:
+	}
 	w.stop()
 	how := ErrUndelivered
 	if w.delivered.Load() || c.e.w.AcknowledgedBy(peer.Reader, sn) {
