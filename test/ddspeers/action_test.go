@@ -16,9 +16,6 @@ const (
 	goalB = "0b0b0b0b-0000-4000-8000-00000000000b"
 )
 
-// actionVendors are the vendors whose node peers have the action modes.
-func actionVendors(p *NodePeers) []vendor { return nodeVendors(p)[:1] }
-
 // runAction runs an action-server with server flags and an action-client
 // with client flags in one namespace and returns both event lists once
 // the client is done.
@@ -72,9 +69,10 @@ func lastResult(t *testing.T, evs []ActionEvent, id string) ActionEvent {
 // FollowJointTrajectory server with the same vendor's client: the goal's
 // events on the server and what the client gets back follow the script.
 func TestActionServerPlaysItsScript(t *testing.T) {
-	for _, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble} {
+	// Humble and Jazzy share a build; Kilted's feedback has two more fields.
+	for _, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble, msgs.Kilted} {
 		p := BuildNodes(t, d)
-		for _, v := range actionVendors(p) {
+		for _, v := range nodeVendors(p) {
 			for _, tc := range []struct {
 				name           string
 				server, client []string
@@ -135,7 +133,7 @@ func TestActionServerPlaysItsScript(t *testing.T) {
 // (rclcpp #3120); that is what proves a client never resends one.
 func TestActionServerDiesOnAKnownGoalUUID(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
-	for _, v := range actionVendors(p) {
+	for _, v := range nodeVendors(p) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()

@@ -256,3 +256,93 @@ func StartActionClient(t testing.TB, ns, bin, action string, goals []string, ext
 	t.Helper()
 	return StartPeer(t, ns, bin, nil, append([]string{"action-client", "--action", action, "--goals", strings.Join(goals, ",")}, extra...)...)
 }
+
+// ParamValue is an rcl_interfaces/msg/ParameterValue as the parameter
+// modes print it: {"type":3,"value":0.5}. Type is ParameterType's code
+// (0 not set, 1 bool, 2 integer, 3 double, 4 string; arrays are printed
+// with a null value); Value is a JSON bool, number or string.
+type ParamValue struct {
+	Type  int `json:"type"`
+	Value any `json:"value"`
+}
+
+// ParamEvent is one line of param-server's stdout, one per request (per
+// parameter for set):
+//
+//	{"event":"list","prefixes":[],"depth":0,"names":["speed"]}
+//	{"event":"get","names":["speed"],"values":[{"type":3,"value":0.5}]}   values empty: a name was not declared
+//	{"event":"set","name":"speed","value":{"type":3,"value":0.75},"successful":true,"reason":""}
+//	{"event":"describe","names":["speed"],"described":1}
+type ParamEvent struct {
+	Event      string       `json:"event"`
+	Prefixes   []string     `json:"prefixes"`
+	Depth      uint64       `json:"depth"`
+	Names      []string     `json:"names"`
+	Values     []ParamValue `json:"values"`
+	Name       string       `json:"name"`
+	Value      ParamValue   `json:"value"`
+	Successful bool         `json:"successful"`
+	Reason     string       `json:"reason"`
+	Described  int          `json:"described"`
+}
+
+// ParamReply is one line of param-client's stdout, one per --call:
+//
+//	{"call":"list","names":["speed","arm.reach"],"prefixes":["arm"]}
+//	{"call":"get","values":[{"type":3,"value":0.5}]}
+//	{"call":"set","results":[{"successful":false,"reason":"…"}]}
+//	{"call":"describe","descriptors":[{"name":"speed","type":3,"read_only":false}]}
+type ParamReply struct {
+	Call     string       `json:"call"`
+	Names    []string     `json:"names"`
+	Prefixes []string     `json:"prefixes"`
+	Values   []ParamValue `json:"values"`
+	Results  []struct {
+		Successful bool   `json:"successful"`
+		Reason     string `json:"reason"`
+	} `json:"results"`
+	Descriptors []struct {
+		Name     string `json:"name"`
+		Type     int    `json:"type"`
+		ReadOnly bool   `json:"read_only"`
+	} `json:"descriptors"`
+}
+
+// StartParamServer starts a node peer that serves a node's parameters as
+// rclcpp does, in its RMW's dialect, until stopped:
+//
+//	PEER param-server --node NAME [--namespace NS] [--param NAME=TYPE:VALUE]… [--read-only NAME]…
+//	                  [--gid-size 16|24] [--reply-wait S] [--domain N]
+//
+// TYPE is bool, int, double or string. The services are
+// <ns>/<node>/list_parameters, get_parameters, set_parameters and
+// describe_parameters (rcl_interfaces/srv). As rclcpp without undeclared
+// parameters: get and describe answer nothing when a name is not
+// declared; set refuses an undeclared, a read-only or a type-changing
+// parameter with rclcpp's reason. The node is announced on
+// ros_discovery_info (its ParticipantInfo is the first line); then one
+// ParamEvent line per request.
+func StartParamServer(t testing.TB, ns, bin, node string, params []string, extra ...string) *Proc {
+	t.Helper()
+	args := repeatFlag([]string{"param-server", "--node", node}, "--param", params)
+	return StartPeer(t, ns, bin, nil, append(args, extra...)...)
+}
+
+// StartParamClient starts a node peer that calls a node's parameter
+// services, each --call in order, and prints a ParamReply line per reply:
+//
+//	PEER param-client --node NAME [--namespace NS] --call list[:PREFIX,…] --call get:A,B
+//	                  --call set:NAME=TYPE:VALUE --call describe:A,B [--timeout S]
+func StartParamClient(t testing.TB, ns, bin, node string, calls []string, extra ...string) *Proc {
+	t.Helper()
+	args := repeatFlag([]string{"param-client", "--node", node}, "--call", calls)
+	return StartPeer(t, ns, bin, nil, append(args, extra...)...)
+}
+
+// repeatFlag appends flag and each value to args.
+func repeatFlag(args []string, flag string, values []string) []string {
+	for _, v := range values {
+		args = append(args, flag, v)
+	}
+	return args
+}

@@ -79,6 +79,9 @@ struct opts {
   int cancel_after;
   double gap, result_delay;
   bool no_result;
+  /* param-server's table and param-client's calls */
+  const char *params[64], *readonly[64], *calls[64];
+  int nparams, nreadonly, ncalls;
   const char *pubs[MAX_ENDPOINTS], *subs[MAX_ENDPOINTS];
   int npubs, nsubs;
   int count, gid_size;
@@ -141,6 +144,9 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--gap") == 0) o.gap = num_arg (argc, argv, &i);
     else if (strcmp (a, "--result-delay") == 0) o.result_delay = num_arg (argc, argv, &i);
     else if (strcmp (a, "--no-result") == 0) o.no_result = true;
+    else if (strcmp (a, "--param") == 0 && i + 1 < argc && o.nparams < 64) o.params[o.nparams++] = argv[++i];
+    else if (strcmp (a, "--read-only") == 0 && i + 1 < argc && o.nreadonly < 64) o.readonly[o.nreadonly++] = argv[++i];
+    else if (strcmp (a, "--call") == 0 && i + 1 < argc && o.ncalls < 64) o.calls[o.ncalls++] = argv[++i];
     else die ("unknown option %s", a);
   }
   if (o.gid_size != 16 && o.gid_size != 24)
@@ -1335,10 +1341,438 @@ static int action_client (dds_entity_t pp, const struct opts *o)
   return 0;
 }
 
+/* ---- rcl_interfaces parameter services ---- */
+
+#define RCL(x) rcl_interfaces_##x
+#define MAX_PARAMS 64
+
+enum { PT_NOT_SET = 0, PT_BOOL, PT_INTEGER, PT_DOUBLE, PT_STRING };
+
+struct param {
+  char *name;
+  RCL (msg_dds__ParameterValue_) v;
+  bool read_only;
+};
+
+static const char *type_names[] = { "not_set", "bool", "int", "double", "string" };
+
+/* parse_value reads "type:value" (bool, int, double or string). */
+static bool parse_value (const char *s, RCL (msg_dds__ParameterValue_) *v)
+{
+  memset (v, 0, sizeof *v);
+  const char *colon = strchr (s, ':');
+  if (colon == NULL)
+    return false;
+  size_t tl = (size_t) (colon - s);
+  const char *val = colon + 1;
+  char *end = NULL;
+  for (uint8_t t = PT_BOOL; t <= PT_STRING; t++)
+    if (strlen (type_names[t]) == tl && strncmp (s, type_names[t], tl) == 0)
+      v->type = t;
+  switch (v->type)
+  {
+    case PT_BOOL:
+      v->bool_value = strcmp (val, "true") == 0;
+      return v->bool_value || strcmp (val, "false") == 0;
+    case PT_INTEGER:
+      v->integer_value = strtoll (val, &end, 10);
+      return *val && *end == 0;
+    case PT_DOUBLE:
+      v->double_value = strtod (val, &end);
+      return *val && *end == 0;
+    case PT_STRING:
+      v->string_value = dds_string_dup (val);
+      return true;
+  }
+  return false;
+}
+
+/* print_value prints {"type":T,"value":V}; arrays are printed by type only. */
+static void print_value (const RCL (msg_dds__ParameterValue_) *v)
+{
+  printf ("{\"type\":%u,\"value\":", v->type);
+  switch (v->type)
+  {
+    case PT_BOOL: printf ("%s", v->bool_value ? "true" : "false"); break;
+    case PT_INTEGER: printf ("%" PRId64, v->integer_value); break;
+    case PT_DOUBLE: printf ("%.17g", v->double_value); break;
+    case PT_STRING: json_str (v->string_value ? v->string_value : ""); break;
+    default: printf ("null");
+  }
+  printf ("}");
+}
+
+/* copy_value copies the scalar part of a value (the peers' table holds no
+ * arrays), duplicating its string. */
+static RCL (msg_dds__ParameterValue_) copy_value (const RCL (msg_dds__ParameterValue_) *v)
+{
+  RCL (msg_dds__ParameterValue_) c;
+  memset (&c, 0, sizeof c);
+  c.type = v->type;
+  c.bool_value = v->bool_value;
+  c.integer_value = v->integer_value;
+  c.double_value = v->double_value;
+  c.string_value = dds_string_dup (v->string_value ? v->string_value : "");
+  return c;
+}
+
+static void print_strings (const dds_sequence_string *s)
+{
+  printf ("[");
+  for (uint32_t i = 0; i < s->_length; i++)
+  {
+    printf ("%s", i ? "," : "");
+    json_str (s->_buffer[i]);
+  }
+  printf ("]");
+}
+
+static void push_string (dds_sequence_string *s, const char *v)
+{
+  for (uint32_t i = 0; i < s->_length; i++)
+    if (strcmp (s->_buffer[i], v) == 0)
+      return;
+  s->_buffer = realloc (s->_buffer, (s->_length + 1) * sizeof *s->_buffer);
+  s->_buffer[s->_length++] = dds_string_dup (v);
+  s->_maximum = s->_length;
+  s->_release = true;
+}
+
+struct params {
+  struct param p[MAX_PARAMS];
+  int n;
+  struct svc list, get, set, describe;
+};
+
+static struct param *find_param (struct params *ps, const char *name)
+{
+  for (int i = 0; i < ps->n; i++)
+    if (strcmp (ps->p[i].name, name) == 0)
+      return &ps->p[i];
+  return NULL;
+}
+
+static bool all_declared (struct params *ps, const dds_sequence_string *names)
+{
+  for (uint32_t i = 0; i < names->_length; i++)
+    if (find_param (ps, names->_buffer[i]) == NULL)
+      return false;
+  return true;
+}
+
+static int dots (const char *s)
+{
+  int n = 0;
+  for (; *s; s++)
+    n += *s == '.';
+  return n;
+}
+
+/* on_list follows rclcpp's list_parameters: names under a prefix (all
+ * with none), at most depth levels below it (0: any), and the prefixes of
+ * the names listed. */
+static void on_list (struct params *ps, const RCL (srv_dds__ListParameters_Request_) *req, RCL (srv_dds__ListParameters_Response_) *rep)
+{
+  dds_sequence_string *names = &rep->result.names, *prefixes = &rep->result.prefixes;
+  for (int i = 0; i < ps->n; i++)
+  {
+    const char *name = ps->p[i].name;
+    bool add = false;
+    if (req->prefixes._length == 0)
+      add = req->depth == 0 || (uint64_t) dots (name) < req->depth;
+    for (uint32_t j = 0; j < req->prefixes._length && !add; j++)
+    {
+      const char *pre = req->prefixes._buffer[j];
+      size_t pl = strlen (pre);
+      if (strcmp (name, pre) == 0)
+        add = true;
+      else if (strncmp (name, pre, pl) == 0 && name[pl] == '.')
+        add = req->depth == 0 || (uint64_t) dots (name + pl + 1) < req->depth;
+    }
+    if (!add)
+      continue;
+    push_string (names, name);
+    const char *last = strrchr (name, '.');
+    if (last)
+    {
+      char *pre = dds_string_dup (name);
+      pre[last - name] = 0;
+      push_string (prefixes, pre);
+      dds_free (pre);
+    }
+  }
+  printf ("{\"event\":\"list\",\"prefixes\":");
+  print_strings (&req->prefixes);
+  printf (",\"depth\":%" PRIu64 ",\"names\":", req->depth);
+  print_strings (names);
+  printf ("}\n");
+}
+
+/* on_get answers the values, or nothing when a name is not declared (as
+ * rclcpp, which catches ParameterNotDeclaredException). */
+static void on_get (struct params *ps, const RCL (srv_dds__GetParameters_Request_) *req, RCL (srv_dds__GetParameters_Response_) *rep)
+{
+  uint32_t n = req->names._length;
+  bool all = all_declared (ps, &req->names);
+  printf ("{\"event\":\"get\",\"names\":");
+  print_strings (&req->names);
+  printf (",\"values\":[");
+  if (all && n > 0)
+  {
+    rep->values._buffer = calloc (n, sizeof *rep->values._buffer);
+    rep->values._length = rep->values._maximum = n;
+    rep->values._release = true;
+    for (uint32_t i = 0; i < n; i++)
+    {
+      rep->values._buffer[i] = copy_value (&find_param (ps, req->names._buffer[i])->v);
+      printf ("%s", i ? "," : "");
+      print_value (&rep->values._buffer[i]);
+    }
+  }
+  printf ("]}\n");
+}
+
+/* on_set sets each parameter as rclcpp does for declared ones: its type
+ * may not change (no dynamic typing) and a read-only one stays. */
+static void on_set (struct params *ps, const RCL (srv_dds__SetParameters_Request_) *req, RCL (srv_dds__SetParameters_Response_) *rep)
+{
+  uint32_t n = req->parameters._length;
+  rep->results._buffer = calloc (n + 1, sizeof *rep->results._buffer);
+  rep->results._length = rep->results._maximum = n;
+  rep->results._release = true;
+  for (uint32_t i = 0; i < n; i++)
+  {
+    const RCL (msg_dds__Parameter_) *np = &req->parameters._buffer[i];
+    struct param *p = find_param (ps, np->name);
+    char why[512] = "";
+    if (p == NULL)
+      snprintf (why, sizeof why, "parameter '%s' cannot be set because it was not declared", np->name);
+    else if (p->read_only)
+      snprintf (why, sizeof why, "parameter '%s' cannot be set because it is read-only", np->name);
+    else if (np->value.type != p->v.type)
+      snprintf (why, sizeof why, "Wrong parameter type, parameter {%s} is of type {%s}, setting it to {%s} is not allowed.", np->name,
+                p->v.type <= PT_STRING ? type_names[p->v.type] : "array", np->value.type <= PT_STRING ? type_names[np->value.type] : "array");
+    else
+    {
+      dds_free (p->v.string_value);
+      p->v = copy_value (&np->value);
+    }
+    rep->results._buffer[i].successful = why[0] == 0;
+    rep->results._buffer[i].reason = dds_string_dup (why);
+    printf ("{\"event\":\"set\",\"name\":");
+    json_str (np->name);
+    printf (",\"value\":");
+    print_value (&np->value);
+    printf (",\"successful\":%s,\"reason\":", why[0] ? "false" : "true");
+    json_str (why);
+    printf ("}\n");
+  }
+}
+
+static void on_describe (struct params *ps, const RCL (srv_dds__DescribeParameters_Request_) *req, RCL (srv_dds__DescribeParameters_Response_) *rep)
+{
+  uint32_t n = req->names._length;
+  bool all = all_declared (ps, &req->names);
+  if (all && n > 0)
+  {
+    rep->descriptors._buffer = calloc (n, sizeof *rep->descriptors._buffer);
+    rep->descriptors._length = rep->descriptors._maximum = n;
+    rep->descriptors._release = true;
+    for (uint32_t i = 0; i < n; i++)
+    {
+      struct param *p = find_param (ps, req->names._buffer[i]);
+      RCL (msg_dds__ParameterDescriptor_) *d = &rep->descriptors._buffer[i];
+      d->name = dds_string_dup (p->name);
+      d->type = p->v.type;
+      d->description = dds_string_dup ("");
+      d->additional_constraints = dds_string_dup ("");
+      d->read_only = p->read_only;
+    }
+  }
+  printf ("{\"event\":\"describe\",\"names\":");
+  print_strings (&req->names);
+  printf (",\"described\":%u}\n", all ? n : 0);
+}
+
+static const struct svc_types list_types = SVC_TYPES (rcl_interfaces_srv_dds__ListParameters);
+static const struct svc_types get_types = SVC_TYPES (rcl_interfaces_srv_dds__GetParameters);
+static const struct svc_types set_types = SVC_TYPES (rcl_interfaces_srv_dds__SetParameters);
+static const struct svc_types describe_types = SVC_TYPES (rcl_interfaces_srv_dds__DescribeParameters);
+
+/* param_services opens a node's parameter services (rclcpp's names:
+ * <node>/list_parameters, get_parameters, set_parameters,
+ * describe_parameters). */
+static void param_services (dds_entity_t pp, const struct opts *o, struct params *ps, bool server)
+{
+  char fqn[300], name[400];
+  snprintf (fqn, sizeof fqn, "%s%s%s", o->ns, strcmp (o->ns, "/") == 0 ? "" : "/", o->node);
+  snprintf (name, sizeof name, "%s/list_parameters", fqn);
+  svc_open (&ps->list, pp, name, list_types, server);
+  snprintf (name, sizeof name, "%s/get_parameters", fqn);
+  svc_open (&ps->get, pp, name, get_types, server);
+  snprintf (name, sizeof name, "%s/set_parameters", fqn);
+  svc_open (&ps->set, pp, name, set_types, server);
+  snprintf (name, sizeof name, "%s/describe_parameters", fqn);
+  svc_open (&ps->describe, pp, name, describe_types, server);
+}
+
+/* handle_one takes a request of s, if any, fills its reply with h and
+ * sends it; it returns whether there was one. */
+static bool handle_one (const struct opts *o, struct params *ps, const struct svc *s, void (*h) (struct params *, const void *, void *))
+{
+  dds_instance_handle_t wr;
+  void *req = take_request (s, &wr);
+  if (req == NULL)
+    return false;
+  void *rep = calloc (1, s->ty.rep_wrap->m_size);
+  memcpy (rep, req, 2 * sizeof (uint64_t));
+  h (ps, (char *) req + 2 * sizeof (uint64_t), (char *) rep + 2 * sizeof (uint64_t));
+  fflush (stdout);
+  reply (s, o, wr, rep);
+  dds_stream_free_sample (rep, s->ty.rep_wrap->m_ops);
+  free (rep);
+  free_request (s, req);
+  return true;
+}
+
+static int param_server (dds_entity_t pp, const struct opts *o)
+{
+  static struct params ps;
+  for (int i = 0; i < o->nparams && ps.n < MAX_PARAMS; i++)
+  {
+    const char *eq = strchr (o->params[i], '=');
+    if (eq == NULL)
+      die ("--param %s is not name=type:value", o->params[i]);
+    struct param *p = &ps.p[ps.n++];
+    p->name = dds_string_dup (o->params[i]);
+    p->name[eq - o->params[i]] = 0;
+    if (!parse_value (eq + 1, &p->v))
+      die ("--param %s: bad type:value (bool, int, double or string)", o->params[i]);
+  }
+  for (int i = 0; i < o->nreadonly; i++)
+  {
+    struct param *p = find_param (&ps, o->readonly[i]);
+    if (p == NULL)
+      die ("--read-only %s names no --param", o->readonly[i]);
+    p->read_only = true;
+  }
+  param_services (pp, o, &ps, true);
+  struct node_eps eps = { .nreaders = 0 };
+  svc_eps (&ps.list, &eps);
+  svc_eps (&ps.get, &eps);
+  svc_eps (&ps.set, &eps);
+  svc_eps (&ps.describe, &eps);
+  announce_node (pp, o, &eps);
+  fprintf (stderr, "cycnode: ready\n");
+  while (!stopping)
+  {
+    bool any = handle_one (o, &ps, &ps.list, (void (*) (struct params *, const void *, void *)) on_list);
+    any |= handle_one (o, &ps, &ps.get, (void (*) (struct params *, const void *, void *)) on_get);
+    any |= handle_one (o, &ps, &ps.set, (void (*) (struct params *, const void *, void *)) on_set);
+    any |= handle_one (o, &ps, &ps.describe, (void (*) (struct params *, const void *, void *)) on_describe);
+    if (!any)
+      dds_sleepfor (DDS_MSECS (5));
+  }
+  return 0;
+}
+
+/* param_client makes each --call in order and prints each reply:
+ * list[:prefix,…], get:a,b, set:name=type:value, describe:a,b. */
+static int param_client (dds_entity_t pp, const struct opts *o)
+{
+  static struct params ps;
+  param_services (pp, o, &ps, false);
+  fprintf (stderr, "cycnode: ready\n");
+  wait_matched (&ps.list, o->timeout);
+  wait_matched (&ps.get, o->timeout);
+  wait_matched (&ps.set, o->timeout);
+  wait_matched (&ps.describe, o->timeout);
+  for (int i = 0; i < o->ncalls; i++)
+  {
+    const char *c = o->calls[i], *arg = strchr (c, ':');
+    arg = arg ? arg + 1 : "";
+    dds_sequence_string names = { 0 };
+    char *list = dds_string_dup (arg), *save = NULL;
+    for (char *t = strtok_r (list, ",", &save); t; t = strtok_r (NULL, ",", &save))
+      push_string (&names, t);
+    if (strncmp (c, "list", 4) == 0)
+    {
+      cycwrap_rcl_interfaces_srv_dds__ListParameters_Request_ req = { .data = { .prefixes = names } };
+      cycwrap_rcl_interfaces_srv_dds__ListParameters_Response_ rep;
+      call (&ps.list, o, &req, &rep);
+      printf ("{\"call\":\"list\",\"names\":");
+      print_strings (&rep.data.result.names);
+      printf (",\"prefixes\":");
+      print_strings (&rep.data.result.prefixes);
+      printf ("}\n");
+      dds_stream_free_sample (&rep, list_types.rep_wrap->m_ops);
+    }
+    else if (strncmp (c, "get:", 4) == 0)
+    {
+      cycwrap_rcl_interfaces_srv_dds__GetParameters_Request_ req = { .data = { .names = names } };
+      cycwrap_rcl_interfaces_srv_dds__GetParameters_Response_ rep;
+      call (&ps.get, o, &req, &rep);
+      printf ("{\"call\":\"get\",\"values\":[");
+      for (uint32_t j = 0; j < rep.data.values._length; j++)
+      {
+        printf ("%s", j ? "," : "");
+        print_value (&rep.data.values._buffer[j]);
+      }
+      printf ("]}\n");
+      dds_stream_free_sample (&rep, get_types.rep_wrap->m_ops);
+    }
+    else if (strncmp (c, "set:", 4) == 0)
+    {
+      RCL (msg_dds__Parameter_) p;
+      memset (&p, 0, sizeof p);
+      const char *eq = strchr (arg, '=');
+      if (eq == NULL)
+        die ("--call %s is not set:name=type:value", c);
+      p.name = dds_string_dup (arg);
+      p.name[eq - arg] = 0;
+      if (!parse_value (eq + 1, &p.value))
+        die ("--call %s: bad type:value", c);
+      cycwrap_rcl_interfaces_srv_dds__SetParameters_Request_ req = { .data = { .parameters = { ._length = 1, ._maximum = 1, ._buffer = &p } } };
+      cycwrap_rcl_interfaces_srv_dds__SetParameters_Response_ rep;
+      call (&ps.set, o, &req, &rep);
+      printf ("{\"call\":\"set\",\"results\":[");
+      for (uint32_t j = 0; j < rep.data.results._length; j++)
+      {
+        printf ("%s{\"successful\":%s,\"reason\":", j ? "," : "", rep.data.results._buffer[j].successful ? "true" : "false");
+        json_str (rep.data.results._buffer[j].reason ? rep.data.results._buffer[j].reason : "");
+        printf ("}");
+      }
+      printf ("]}\n");
+      dds_stream_free_sample (&rep, set_types.rep_wrap->m_ops);
+    }
+    else if (strncmp (c, "describe:", 9) == 0)
+    {
+      cycwrap_rcl_interfaces_srv_dds__DescribeParameters_Request_ req = { .data = { .names = names } };
+      cycwrap_rcl_interfaces_srv_dds__DescribeParameters_Response_ rep;
+      call (&ps.describe, o, &req, &rep);
+      printf ("{\"call\":\"describe\",\"descriptors\":[");
+      for (uint32_t j = 0; j < rep.data.descriptors._length; j++)
+      {
+        const RCL (msg_dds__ParameterDescriptor_) *d = &rep.data.descriptors._buffer[j];
+        printf ("%s{\"name\":", j ? "," : "");
+        json_str (d->name ? d->name : "");
+        printf (",\"type\":%u,\"read_only\":%s}", d->type, d->read_only ? "true" : "false");
+      }
+      printf ("]}\n");
+      dds_stream_free_sample (&rep, describe_types.rep_wrap->m_ops);
+    }
+    else
+      die ("--call %s: list, get, set or describe", c);
+    fflush (stdout);
+    dds_free (list);
+  }
+  return 0;
+}
+
 int main (int argc, char **argv)
 {
   if (argc < 2)
-    die ("usage: cycnode trigger-server|trigger-client|announce|graph|action-server|action-client [options] (see README.md)");
+    die ("usage: cycnode trigger-server|trigger-client|announce|graph|action-server|action-client|param-server|param-client [options] (see README.md)");
   const char *mode = argv[1];
   struct opts o = parse_opts (argc, argv);
   struct sigaction sa = { .sa_handler = on_signal };
@@ -1350,6 +1784,8 @@ int main (int argc, char **argv)
     die ("%s needs --service", mode);
   if (strncmp (mode, "action-", 7) == 0 && o.action == NULL)
     die ("%s needs --action", mode);
+  if (strncmp (mode, "param-", 6) == 0 && o.node == NULL)
+    die ("%s needs --node", mode);
   dds_entity_t pp = make_participant (&o);
   int rc;
   if (strcmp (mode, "trigger-server") == 0)
@@ -1364,6 +1800,10 @@ int main (int argc, char **argv)
     rc = action_server (pp, &o);
   else if (strcmp (mode, "action-client") == 0)
     rc = action_client (pp, &o);
+  else if (strcmp (mode, "param-server") == 0)
+    rc = param_server (pp, &o);
+  else if (strcmp (mode, "param-client") == 0)
+    rc = param_client (pp, &o);
   else
     die ("unknown mode %s", mode);
   dds_delete (pp);
