@@ -94,8 +94,9 @@ func (c *Client) List(ctx context.Context, prefixes []string, depth uint64) ([]s
 	return ns, nil
 }
 
-// Get returns the values of the named parameters, in order; a parameter
-// the node lacks comes back not set (Value{}).
+// Get returns the values of the named parameters, in order. A node that
+// allows undeclared parameters answers one it lacks as not set
+// (Value{}); rclcpp by default answers nothing at all, ErrNotDeclared.
 func (c *Client) Get(ctx context.Context, names ...string) ([]Value, error) {
 	req := cdr.Zero(c.types[getService].Request)
 	req.Set("names", append([]string{}, names...))
@@ -104,6 +105,9 @@ func (c *Client) Get(ctx context.Context, names ...string) ([]Value, error) {
 		return nil, err
 	}
 	ms, _ := rep.Get("values").([]*cdr.Message)
+	if len(ms) == 0 && len(names) > 0 {
+		return nil, fmt.Errorf("%w: one of %q", ErrNotDeclared, names)
+	}
 	if len(ms) != len(names) {
 		return nil, fmt.Errorf("%w: %d values for %d names", ErrReply, len(ms), len(names))
 	}
@@ -163,7 +167,8 @@ type Descriptor struct {
 	Message                                  *cdr.Message
 }
 
-// Describe returns the descriptors of the named parameters, in order.
+// Describe returns the descriptors of the named parameters, in order;
+// ErrNotDeclared as for Get.
 func (c *Client) Describe(ctx context.Context, names ...string) ([]Descriptor, error) {
 	req := cdr.Zero(c.types[describeService].Request)
 	req.Set("names", append([]string{}, names...))
@@ -172,6 +177,9 @@ func (c *Client) Describe(ctx context.Context, names ...string) ([]Descriptor, e
 		return nil, err
 	}
 	ms, _ := rep.Get("descriptors").([]*cdr.Message)
+	if len(ms) == 0 && len(names) > 0 {
+		return nil, fmt.Errorf("%w: one of %q", ErrNotDeclared, names)
+	}
 	if len(ms) != len(names) {
 		return nil, fmt.Errorf("%w: %d descriptors for %d names", ErrReply, len(ms), len(names))
 	}
