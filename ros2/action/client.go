@@ -443,24 +443,16 @@ func (c *Client) readStatus(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		m, err := cdr.Decode(c.statusT, s.Payload)
+		listed, err := parseStatus(c.statusT, s.Payload)
 		if err != nil {
 			c.o.Logger.Warn("action: status undecodable", "writer", s.Writer, "err", err)
 			continue
 		}
-		list, _ := m.Get("status_list").([]*cdr.Message)
 		c.mu.Lock()
 		c.statusSeen = true
-		listed := map[GoalID]int8{}
 		c.listed[s.Writer] = listed
-		for _, st := range list {
-			info, _ := st.Get("goal_info").(*cdr.Message)
-			code, _ := st.Get("status").(int8)
-			if info == nil {
-				continue
-			}
-			listed[goalIDOf(info)] = code
-			if g, ok := c.goals[goalIDOf(info)]; ok && !g.status.Terminal() {
+		for id, code := range listed {
+			if g, ok := c.goals[id]; ok && !g.status.Terminal() {
 				lost := g.status.Lost
 				g.status = c.names.status(code)
 				g.status.Lost = lost && !g.status.Terminal()
@@ -480,18 +472,13 @@ func (c *Client) readFeedback(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		m, err := cdr.Decode(c.feedbackT, s.Payload)
+		id, fb, err := parseFeedback(c.feedbackT, s.Payload)
 		if err != nil {
 			c.o.Logger.Warn("action: feedback undecodable", "writer", s.Writer, "err", err)
 			continue
 		}
-		id, _ := m.Get("goal_id").(*cdr.Message)
-		fb, _ := m.Get("feedback").(*cdr.Message)
-		if id == nil || fb == nil {
-			continue
-		}
 		c.mu.Lock()
-		if g, ok := c.goals[goalIDOf(id)]; ok {
+		if g, ok := c.goals[id]; ok {
 			select {
 			case g.feedback <- fb:
 			default:
@@ -536,6 +523,40 @@ func (c *Client) watchServers(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// parseStatus reads a GoalStatusArray sample (t) as each goal's status
+// code; a goal listed twice keeps its last entry.
+func parseStatus(t *cdr.Struct, payload []byte) (map[GoalID]int8, error) {
+	m, err := cdr.Decode(t, payload)
+	if err != nil {
+		return nil, err
+	}
+	list, _ := m.Get("status_list").([]*cdr.Message)
+	out := make(map[GoalID]int8, len(list))
+	for _, st := range list {
+		info, _ := st.Get("goal_info").(*cdr.Message)
+		code, _ := st.Get("status").(int8)
+		if info != nil {
+			out[goalIDOf(info)] = code
+		}
+	}
+	return out, nil
+}
+
+// parseFeedback reads a FeedbackMessage sample (t): the goal it is for
+// and the action's Feedback.
+func parseFeedback(t *cdr.Struct, payload []byte) (GoalID, *cdr.Message, error) {
+	m, err := cdr.Decode(t, payload)
+	if err != nil {
+		return GoalID{}, nil, err
+	}
+	id, _ := m.Get("goal_id").(*cdr.Message)
+	fb, _ := m.Get("feedback").(*cdr.Message)
+	if id == nil || fb == nil {
+		return GoalID{}, nil, fmt.Errorf("action: %s without goal_id or feedback", t.Name())
+	}
+	return goalIDOf(id), fb, nil
 }
 
 // uuidMessage is id as the unique_identifier_msgs/UUID field goal_id of s.
