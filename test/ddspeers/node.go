@@ -61,9 +61,13 @@ func BuildNodes(t testing.TB, d msgs.Distro) *NodePeers {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hashes, err := typeHashes(set, roots)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cyc := recipe{
 		name: "cycnode", source: "cycnode.c",
-		files: map[string]string{"nodetypes.idl": plain + graph + cycloneWrappers(roots)},
+		files: map[string]string{"nodetypes.idl": plain + graph + cycloneWrappers(roots), "nodehashes.h": hashes},
 		steps: [][]string{
 			{"idlc", "-t", "-x", "final", "nodetypes.idl"},
 			{"gcc", "-O1", "-Wall", "-o", "cycnode", "cycnode.c", "nodetypes.c", "-I.", "-lddsc"},
@@ -71,7 +75,7 @@ func BuildNodes(t testing.TB, d msgs.Distro) *NodePeers {
 	}
 	fast := recipe{
 		name: "fastnode", source: "fastnode.cpp",
-		files: map[string]string{"nodetypes.idl": plain + graph},
+		files: map[string]string{"nodetypes.idl": plain + graph, "nodehashes.h": hashes},
 		steps: [][]string{
 			{"fastddsgen", "-replace", "-d", ".", "nodetypes.idl"},
 			{"g++", "-O1", "-std=c++17", "-o", "fastnode", "fastnode.cpp", "nodetypes.cxx", "nodetypesPubSubTypes.cxx", "-I.", "-lfastrtps", "-lfastcdr"},
@@ -143,4 +147,30 @@ func cycloneWrappers(roots []*cdr.Struct) string {
 	}
 	b.WriteString("};\n")
 	return b.String()
+}
+
+// typeHashes writes the table the peers' --typehash takes endpoints' user
+// data from: each type's RIHS01 hash by its DDS name, and Jazzy's for the
+// graph type (Humble, the one Gid of 24 bytes, sends no hashes).
+func typeHashes(set *msgs.Set, roots []*cdr.Struct) (string, error) {
+	jazzy, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		return "", err
+	}
+	graph, err := jazzy.TypeHash("rmw_dds_common/msg/ParticipantEntitiesInfo")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("static const char *const type_hashes[][2] = {\n")
+	fmt.Fprintf(&b, "  { %q, %q },\n", DDSTypeName("rmw_dds_common/msg/ParticipantEntitiesInfo"), graph)
+	for _, s := range roots {
+		h, err := set.TypeHash(s.Name())
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "  { %q, %q },\n", DDSTypeName(s.Name()), h)
+	}
+	b.WriteString("};\n")
+	return b.String(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +169,51 @@ func TestGraphListenerRejectsTheOtherGidSize(t *testing.T) {
 			err := g.Wait(ctx)
 			if _, ok := g.Malformed(); exitStatus(err) != MalformedExit || !ok {
 				t.Fatalf("a 24-byte listener took a 16-byte sample: %v: %s %s", err, g.Stdout(), g.Stderr())
+			}
+		})
+	}
+}
+
+// TestEndpointsCarryTheirRMWsUserData: with --typehash each vendor's
+// service endpoints announce the RIHS01 hash of their message type
+// (rmw_dds_common's typehash=…;), and Cyclone's also its serviceid or
+// clientid as rmw_cyclonedds prints it; Fast DDS's carry nothing else.
+func TestEndpointsCarryTheirRMWsUserData(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqHash, err := set.TypeHash("std_srvs/srv/Trigger_Request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repHash, err := set.TypeHash("std_srvs/srv/Trigger_Response")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csid := `[ 0-9a-f][0-9a-f](\.[0-9a-f]{1,2}){15}`
+	for _, tc := range []struct {
+		v      vendor
+		prefix string // of the user data, before typehash
+	}{
+		{nodeVendors(p)[0], `serviceid=` + csid + `;`},
+		{nodeVendors(p)[1], ``},
+	} {
+		t.Run(tc.v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			eps, ns := startReady(ctx, t, func(ns string) *Proc { return StartEndpoints(t, ns, p.Cyclone, "--count", "2") }, "ready")
+			StartTriggerServer(t, ns, tc.v.bin, "/trigger", append(p.DistroFlags(), "--timeout", "0")...)
+			if err := eps.Wait(ctx); err != nil {
+				t.Fatalf("endpoints: %v: %s", err, eps.Stderr())
+			}
+			for _, e := range jsonLines[EndpointInfo](t, eps) {
+				hash := map[string]string{"rq/triggerRequest": reqHash, "rr/triggerReply": repHash}[e.Topic]
+				want := "^" + tc.prefix + "typehash=" + hash + ";$"
+				if hash == "" || !regexp.MustCompile(want).MatchString(e.UserData) {
+					t.Errorf("%s %s announces user data %q, want %s", e.Kind, e.Topic, e.UserData, want)
+				}
 			}
 		})
 	}

@@ -346,3 +346,42 @@ func repeatFlag(args []string, flag string, values []string) []string {
 	}
 	return args
 }
+
+// EndpointInfo is one line of cycnode's endpoints mode: a reader or
+// writer of another participant as Cyclone's discovery reports it.
+//
+//	{"kind":"writer","guid":"<32 hex>","participant":"<32 hex>","topic":"rq/triggerRequest",
+//	 "type":"std_srvs::srv::dds_::Trigger_Request_","user_data":"clientid=…;typehash=RIHS01_…;"}
+type EndpointInfo struct {
+	Kind        string `json:"kind"` // reader or writer
+	GUID        string `json:"guid"`
+	Participant string `json:"participant"`
+	Topic       string `json:"topic"`
+	Type        string `json:"type"`
+	UserData    string `json:"user_data"`
+}
+
+// StartEndpoints starts cycnode (only) printing an EndpointInfo line for
+// every reader and writer of other participants that discovery reports
+// alive (Cyclone's DCPSPublication and DCPSSubscription), so a test can
+// see what our endpoints, or the peers', announce:
+//
+//	cycnode endpoints [--count N] [--domain N]
+//
+// It says "ready" on stderr and exits 0 after --count lines (0: runs
+// until stopped).
+func StartEndpoints(t testing.TB, ns, cycnode string, extra ...string) *Proc {
+	t.Helper()
+	return StartPeer(t, ns, cycnode, nil, append([]string{"endpoints"}, extra...)...)
+}
+
+// DistroFlags are the node peers' flags that make them behave as the RMW
+// of p.Distro: the Gid size of ros_discovery_info (24 on Humble, 16 after)
+// and, from Jazzy on, typehash=RIHS01_…; in every endpoint's user data
+// (--typehash). StartActionServer adds the preempt end by itself.
+func (p *NodePeers) DistroFlags() []string {
+	if p.Distro == msgs.Humble {
+		return []string{"--gid-size", "24"}
+	}
+	return []string{"--gid-size", "16", "--typehash"}
+}

@@ -19,6 +19,7 @@
 #include "dds/ddsi/ddsi_serdata.h"
 
 #include "nodetypes.h" /* idlc output */
+#include "nodehashes.h" /* type_hashes: RIHS01 of each type, by DDS name */
 
 static void die (const char *fmt, ...)
 {
@@ -85,6 +86,7 @@ struct opts {
   const char *pubs[MAX_ENDPOINTS], *subs[MAX_ENDPOINTS];
   int npubs, nsubs;
   int count, gid_size;
+  bool typehash;
   uint32_t domain;
   double timeout, linger, reply_wait;
 };
@@ -124,6 +126,7 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--pub") == 0 && i + 1 < argc && o.npubs < MAX_ENDPOINTS) o.pubs[o.npubs++] = argv[++i];
     else if (strcmp (a, "--sub") == 0 && i + 1 < argc && o.nsubs < MAX_ENDPOINTS) o.subs[o.nsubs++] = argv[++i];
     else if (strcmp (a, "--count") == 0) o.count = (int) num_arg (argc, argv, &i);
+    else if (strcmp (a, "--typehash") == 0) o.typehash = true;
     else if (strcmp (a, "--gid-size") == 0) o.gid_size = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--domain") == 0) o.domain = (uint32_t) num_arg (argc, argv, &i);
     else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
@@ -282,6 +285,35 @@ static dds_qos_t *qos_reliable (int depth, bool transient_local, bool keep_all)
   return q;
 }
 
+/* with_typehash: endpoints carry typehash=RIHS01_…; in their user data,
+ * as rmw does since Iron (--typehash; Humble sends none). */
+static bool with_typehash;
+
+/* endpoint creates a reader or writer on tp with q, its user data extra
+ * (clientid=…;) and, with --typehash, the type's hash after it, as
+ * rmw_cyclonedds writes them. */
+static dds_entity_t endpoint (dds_entity_t pp, dds_entity_t tp, const dds_qos_t *q, const char *extra, bool writer)
+{
+  char type[256], ud[512];
+  check (dds_get_type_name (tp, type, sizeof type), "type name");
+  const char *hash = NULL;
+  for (size_t i = 0; with_typehash && i < sizeof type_hashes / sizeof type_hashes[0]; i++)
+    if (strcmp (type_hashes[i][0], type) == 0)
+      hash = type_hashes[i][1];
+  if (with_typehash && hash == NULL)
+    die ("no type hash for %s", type);
+  snprintf (ud, sizeof ud, "%s%s%s%s", extra ? extra : "", hash ? "typehash=" : "", hash ? hash : "", hash ? ";" : "");
+  dds_qos_t *c = dds_create_qos ();
+  dds_copy_qos (c, q);
+  if (ud[0])
+    dds_qset_userdata (c, ud, strlen (ud));
+  dds_entity_t e = writer ? dds_create_writer (pp, tp, c, NULL) : dds_create_reader (pp, tp, c, NULL);
+  dds_delete_qos (c);
+  if (e < 0)
+    die ("create %s: %s", writer ? "writer" : "reader", dds_strretcode (e));
+  return e;
+}
+
 #define GRAPH_TYPE "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_"
 
 /* A node's endpoints as ros_discovery_info lists them. */
@@ -340,8 +372,7 @@ PRINT_GRAPH (24)
   {                                                                                           \
     dds_entity_t tp = ros_topic (pp, &rmw_dds_common_gid##N##_msg_dds__ParticipantEntitiesInfo__desc, "ros_discovery_info", GRAPH_TYPE); \
     dds_qos_t *q = qos_reliable (1, true, false);                                             \
-    dds_entity_t wr = dds_create_writer (pp, tp, q, NULL);                                    \
-    check (wr, "create ros_discovery_info writer");                                           \
+    dds_entity_t wr = endpoint (pp, tp, q, NULL, true);                                       \
     dds_delete_qos (q);                                                                       \
     rmw_dds_common_gid##N##_msg_dds__ParticipantEntitiesInfo_ m;                              \
     memset (&m, 0, sizeof m);                                                                 \
@@ -387,8 +418,7 @@ static int graph (dds_entity_t pp, const struct opts *o)
 {
   dds_entity_t tp = raw_topic (pp, "ros_discovery_info", GRAPH_TYPE);
   dds_qos_t *q = qos_reliable (1, true, true);
-  dds_entity_t rd = dds_create_reader (pp, tp, q, NULL);
-  check (rd, "create ros_discovery_info reader");
+  dds_entity_t rd = endpoint (pp, tp, q, NULL, false);
   dds_delete_qos (q);
   fprintf (stderr, "cycnode: ready\n");
   const dds_topic_descriptor_t *d = o->gid_size == 24 ? &rmw_dds_common_gid24_msg_dds__ParticipantEntitiesInfo__desc
@@ -426,13 +456,13 @@ static int announce_mode (dds_entity_t pp, struct opts *o)
   {
     dds_entity_t tp = dds_create_topic (pp, &std_msgs_msg_dds__String__desc, o->pubs[i], NULL, NULL);
     check (tp, "create topic");
-    check (eps.writers[eps.nwriters++] = dds_create_writer (pp, tp, q, NULL), "create writer");
+    eps.writers[eps.nwriters++] = endpoint (pp, tp, q, NULL, true);
   }
   for (int i = 0; i < o->nsubs; i++)
   {
     dds_entity_t tp = dds_create_topic (pp, &std_msgs_msg_dds__String__desc, o->subs[i], NULL, NULL);
     check (tp, "create topic");
-    check (eps.readers[eps.nreaders++] = dds_create_reader (pp, tp, q, NULL), "create reader");
+    eps.readers[eps.nreaders++] = endpoint (pp, tp, q, NULL, false);
   }
   dds_delete_qos (q);
   announce_node (pp, o, &eps);
@@ -521,7 +551,6 @@ static void svc_open (struct svc *s, dds_entity_t pp, const char *service, struc
   csid (pp, id, sizeof id);
   snprintf (ud, sizeof ud, "%s=%s;", server ? "serviceid" : "clientid", id);
   dds_qos_t *q = qos_reliable (10, false, false);
-  dds_qset_userdata (q, ud, strlen (ud));
   dds_entity_t wtp, rtp;
   if (server)
   {
@@ -533,8 +562,8 @@ static void svc_open (struct svc *s, dds_entity_t pp, const char *service, struc
     wtp = ros_topic (pp, ty.req_wrap, rq, ty.req->m_typename);
     rtp = raw_topic (pp, rr, ty.rep->m_typename);
   }
-  check (s->wr = dds_create_writer (pp, wtp, q, NULL), "create writer");
-  check (s->rd = dds_create_reader (pp, rtp, q, NULL), "create reader");
+  s->wr = endpoint (pp, wtp, q, ud, true);
+  s->rd = endpoint (pp, rtp, q, ud, false);
   dds_delete_qos (q);
 }
 
@@ -1116,11 +1145,11 @@ static int action_server (dds_entity_t pp, const struct opts *o)
   char name[512];
   snprintf (name, sizeof name, "rt/%s/_action/feedback", base);
   dds_qos_t *q = qos_reliable (10, false, false);
-  check (a.feedback = dds_create_writer (pp, dds_create_topic (pp, &FJT (FeedbackMessage__desc), name, NULL, NULL), q, NULL), "create feedback writer");
+  a.feedback = endpoint (pp, dds_create_topic (pp, &FJT (FeedbackMessage__desc), name, NULL, NULL), q, NULL, true);
   dds_delete_qos (q);
   snprintf (name, sizeof name, "rt/%s/_action/status", base);
   q = qos_reliable (1, true, false);
-  check (a.status = dds_create_writer (pp, dds_create_topic (pp, &action_msgs_msg_dds__GoalStatusArray__desc, name, NULL, NULL), q, NULL), "create status writer");
+  a.status = endpoint (pp, dds_create_topic (pp, &action_msgs_msg_dds__GoalStatusArray__desc, name, NULL, NULL), q, NULL, true);
   dds_delete_qos (q);
   struct node_eps eps = { .nreaders = 0 };
   svc_eps (&a.send, &eps);
@@ -1248,11 +1277,11 @@ static int action_client (dds_entity_t pp, const struct opts *o)
   char name[512];
   snprintf (name, sizeof name, "rt/%s/_action/feedback", base);
   dds_qos_t *q = qos_reliable (100, false, false);
-  check (c.feedback = dds_create_reader (pp, raw_topic (pp, name, FJT (FeedbackMessage__desc).m_typename), q, NULL), "create feedback reader");
+  c.feedback = endpoint (pp, raw_topic (pp, name, FJT (FeedbackMessage__desc).m_typename), q, NULL, false);
   dds_delete_qos (q);
   snprintf (name, sizeof name, "rt/%s/_action/status", base);
   q = qos_reliable (1, true, false);
-  check (c.status = dds_create_reader (pp, raw_topic (pp, name, action_msgs_msg_dds__GoalStatusArray__desc.m_typename), q, NULL), "create status reader");
+  c.status = endpoint (pp, raw_topic (pp, name, action_msgs_msg_dds__GoalStatusArray__desc.m_typename), q, NULL, false);
   dds_delete_qos (q);
   fprintf (stderr, "cycnode: ready\n");
   wait_matched (&c.send, o->timeout);
@@ -1769,12 +1798,80 @@ static int param_client (dds_entity_t pp, const struct opts *o)
   return 0;
 }
 
+/* ---- what discovery says of every endpoint ---- */
+
+static void print_endpoint (const char *kind, const dds_builtintopic_endpoint_t *ep)
+{
+  printf ("{\"kind\":\"%s\",\"guid\":", kind);
+  json_hex (ep->key.v, 16);
+  printf (",\"participant\":");
+  json_hex (ep->participant_key.v, 16);
+  printf (",\"topic\":");
+  json_str (ep->topic_name);
+  printf (",\"type\":");
+  json_str (ep->type_name);
+  void *ud = NULL;
+  size_t sz = 0;
+  char *s = NULL;
+  if (dds_qget_userdata (ep->qos, &ud, &sz) && ud)
+  {
+    s = calloc (1, sz + 1);
+    memcpy (s, ud, sz);
+    dds_free (ud);
+  }
+  printf (",\"user_data\":");
+  json_str (s ? s : "");
+  printf ("}\n");
+  fflush (stdout);
+  free (s);
+}
+
+/* endpoints prints each reader and writer discovery reports (DCPS
+ * built-in topics), with its user data, until stopped or --count. */
+static int endpoints (dds_entity_t pp, const struct opts *o)
+{
+  dds_entity_t pubs = dds_create_reader (pp, DDS_BUILTIN_TOPIC_DCPSPUBLICATION, NULL, NULL);
+  dds_entity_t subs = dds_create_reader (pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
+  check (pubs, "create DCPSPublication reader");
+  check (subs, "create DCPSSubscription reader");
+  dds_guid_t self;
+  check (dds_get_guid (pp, &self), "participant guid");
+  fprintf (stderr, "cycnode: ready\n");
+  int got = 0;
+  while (!stopping && (o->count == 0 || got < o->count))
+  {
+    bool any = false;
+    for (int k = 0; k < 2; k++)
+    {
+      void *buf[1] = { NULL };
+      dds_sample_info_t si;
+      dds_entity_t rd = k ? subs : pubs;
+      while (dds_take (rd, buf, &si, 1, 1) > 0)
+      {
+        const dds_builtintopic_endpoint_t *ep = buf[0];
+        if (si.valid_data && si.instance_state == DDS_ALIVE_INSTANCE_STATE && memcmp (ep->participant_key.v, self.v, 16) != 0)
+        {
+          print_endpoint (k ? "reader" : "writer", buf[0]);
+          got++;
+          any = true;
+        }
+        dds_return_loan (rd, buf, 1);
+        buf[0] = NULL;
+      }
+    }
+    if (!any)
+      dds_sleepfor (DDS_MSECS (10));
+  }
+  return 0;
+}
+
 int main (int argc, char **argv)
 {
   if (argc < 2)
-    die ("usage: cycnode trigger-server|trigger-client|announce|graph|action-server|action-client|param-server|param-client [options] (see README.md)");
+    die ("usage: cycnode trigger-server|trigger-client|announce|graph|action-server|action-client|param-server|param-client|endpoints [options] (see README.md)");
   const char *mode = argv[1];
   struct opts o = parse_opts (argc, argv);
+  with_typehash = o.typehash;
   struct sigaction sa = { .sa_handler = on_signal };
   sigemptyset (&sa.sa_mask);
   sigaction (SIGTERM, &sa, NULL);
@@ -1800,6 +1897,8 @@ int main (int argc, char **argv)
     rc = action_server (pp, &o);
   else if (strcmp (mode, "action-client") == 0)
     rc = action_client (pp, &o);
+  else if (strcmp (mode, "endpoints") == 0)
+    rc = endpoints (pp, &o);
   else if (strcmp (mode, "param-server") == 0)
     rc = param_server (pp, &o);
   else if (strcmp (mode, "param-client") == 0)

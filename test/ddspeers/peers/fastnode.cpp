@@ -41,6 +41,7 @@
 
 #include "nodetypes.h"
 #include "nodetypesPubSubTypes.h"
+#include "nodehashes.h" // type_hashes: RIHS01 of each type, by DDS name
 
 using namespace eprosima::fastdds::dds;
 using eprosima::fastrtps::rtps::GUID_t;
@@ -86,6 +87,7 @@ struct Opts
     std::string service, node, ns = "/";
     std::vector<std::string> pubs, subs;
     int count = 0, gid_size = 16;
+    bool typehash = false;
     uint32_t domain = 0;
     double timeout = 30, linger = 1, reply_wait = 0.1;
     // action-server's script
@@ -134,6 +136,7 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--pub" && more) o.pubs.push_back(argv[++i]);
         else if (a == "--sub" && more) o.subs.push_back(argv[++i]);
         else if (a == "--count") o.count = int(num(i));
+        else if (a == "--typehash") o.typehash = true;
         else if (a == "--gid-size") o.gid_size = int(num(i));
         else if (a == "--domain") o.domain = uint32_t(num(i));
         else if (a == "--timeout") o.timeout = num(i);
@@ -317,6 +320,43 @@ static Topic *topic(DomainParticipant *pp, const std::string &name, TopicDataTyp
 
 static const char *graph_type = "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_";
 
+// with_typehash: endpoints carry typehash=RIHS01_…; in their user data, as
+// rmw_fastrtps does since Iron (--typehash; Humble sends none).
+static bool with_typehash;
+
+// with_user_data sets an endpoint QoS's user data to typehash=…; for the
+// topic's type when --typehash is on.
+template <class Q>
+static Q with_user_data(Q q, const Topic *t)
+{
+    if (!with_typehash)
+        return q;
+    for (const auto &th : type_hashes)
+        if (t->get_type_name() == th[0])
+        {
+            std::string ud = std::string("typehash=") + th[1] + ";";
+            q.user_data().data_vec(std::vector<eprosima::fastrtps::rtps::octet>(ud.begin(), ud.end()));
+            return q;
+        }
+    die("no type hash for " + t->get_type_name());
+}
+
+static DataWriter *make_writer(Publisher *pub, Topic *t, const DataWriterQos &q, DataWriterListener *l = nullptr)
+{
+    DataWriter *w = pub->create_datawriter(t, with_user_data(q, t), l);
+    if (w == nullptr)
+        die("create writer on " + t->get_name() + " failed");
+    return w;
+}
+
+static DataReader *make_reader(Subscriber *sub, Topic *t, const DataReaderQos &q)
+{
+    DataReader *r = sub->create_datareader(t, with_user_data(q, t));
+    if (r == nullptr)
+        die("create reader on " + t->get_name() + " failed");
+    return r;
+}
+
 template <class TypeT>
 static TypeT *named(const char *name)
 {
@@ -372,7 +412,7 @@ static void announce(DomainParticipant *pp, const Opts &o, const NodeEps &eps)
     Topic *t = topic(pp, "ros_discovery_info", named<PEIType>(graph_type));
     DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
     qos_reliable(wq, 1, true, false);
-    DataWriter *w = pp->create_publisher(PUBLISHER_QOS_DEFAULT)->create_datawriter(t, wq);
+    DataWriter *w = make_writer(pp->create_publisher(PUBLISHER_QOS_DEFAULT), t, wq);
     if (w == nullptr)
         die("create ros_discovery_info writer failed");
     PEI m;
@@ -432,7 +472,7 @@ static int graph(DomainParticipant *pp, const Opts &o)
     Topic *t = topic(pp, "ros_discovery_info", new RawType(graph_type));
     DataReaderQos rq = DATAREADER_QOS_DEFAULT;
     qos_reliable(rq, 1, true, true);
-    DataReader *r = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT)->create_datareader(t, rq);
+    DataReader *r = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), t, rq);
     if (r == nullptr)
         die("create ros_discovery_info reader failed");
     std::cerr << "fastnode: ready" << std::endl;
@@ -456,14 +496,14 @@ static int announce_mode(DomainParticipant *pp, const Opts &o)
     Subscriber *sub = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
     for (const auto &name : o.pubs)
     {
-        DataWriter *w = pub->create_datawriter(topic(pp, name, new std_msgs::msg::dds_::String_PubSubType()), wq);
+        DataWriter *w = make_writer(pub, topic(pp, name, new std_msgs::msg::dds_::String_PubSubType()), wq);
         if (w == nullptr)
             die("create writer failed");
         eps.writers.push_back(w->guid());
     }
     for (const auto &name : o.subs)
     {
-        DataReader *r = sub->create_datareader(topic(pp, name, new std_msgs::msg::dds_::String_PubSubType()), rq);
+        DataReader *r = make_reader(sub, topic(pp, name, new std_msgs::msg::dds_::String_PubSubType()), rq);
         if (r == nullptr)
             die("create reader failed");
         eps.readers.push_back(r->guid());
@@ -547,8 +587,8 @@ static void svc_open(Svc &s, DomainParticipant *pp, const std::string &service, 
     qos_reliable(wq, 10, false, false);
     DataReaderQos rq = DATAREADER_QOS_DEFAULT;
     qos_reliable(rq, 10, false, false);
-    s.w = pp->create_publisher(PUBLISHER_QOS_DEFAULT)->create_datawriter(wt, wq, &s.matched);
-    s.r = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT)->create_datareader(rt, rq);
+    s.w = make_writer(pp->create_publisher(PUBLISHER_QOS_DEFAULT), wt, wq, &s.matched);
+    s.r = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), rt, rq);
     if (s.w == nullptr || s.r == nullptr)
         die("create service endpoints failed");
 }
@@ -1036,8 +1076,8 @@ static int action_server(DomainParticipant *pp, const Opts &o)
     qos_reliable(fq, 10, false, false);
     qos_reliable(sq, 1, true, false);
     Publisher *pub = pp->create_publisher(PUBLISHER_QOS_DEFAULT);
-    a.feedback = pub->create_datawriter(topic(pp, "rt/" + base + "/_action/feedback", new fjt::FollowJointTrajectory_FeedbackMessage_PubSubType()), fq);
-    a.status = pub->create_datawriter(topic(pp, "rt/" + base + "/_action/status", new amsg::GoalStatusArray_PubSubType()), sq);
+    a.feedback = make_writer(pub, topic(pp, "rt/" + base + "/_action/feedback", new fjt::FollowJointTrajectory_FeedbackMessage_PubSubType()), fq);
+    a.status = make_writer(pub, topic(pp, "rt/" + base + "/_action/status", new amsg::GoalStatusArray_PubSubType()), sq);
     if (a.feedback == nullptr || a.status == nullptr)
         die("create feedback or status writer failed");
     NodeEps eps;
@@ -1123,8 +1163,8 @@ static int action_client(DomainParticipant *pp, const Opts &o)
     Subscriber *sub = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
     fjt::FollowJointTrajectory_FeedbackMessage_PubSubType fbt;
     amsg::GoalStatusArray_PubSubType stt;
-    DataReader *fb = sub->create_datareader(topic(pp, "rt/" + base + "/_action/feedback", new RawType(fbt.getName())), fq);
-    DataReader *st = sub->create_datareader(topic(pp, "rt/" + base + "/_action/status", new RawType(stt.getName())), sq);
+    DataReader *fb = make_reader(sub, topic(pp, "rt/" + base + "/_action/feedback", new RawType(fbt.getName())), fq);
+    DataReader *st = make_reader(sub, topic(pp, "rt/" + base + "/_action/status", new RawType(stt.getName())), sq);
     if (fb == nullptr || st == nullptr)
         die("create feedback or status reader failed");
     UUID last{};
@@ -1530,6 +1570,7 @@ int main(int argc, char **argv)
         die("usage: fastnode trigger-server|trigger-client|announce|graph|action-server|action-client|param-server|param-client [options] (see README.md)");
     std::string mode = argv[1];
     Opts o = parse_opts(argc, argv);
+    with_typehash = o.typehash;
     struct sigaction sa = {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
