@@ -395,3 +395,33 @@ func TestForgottenResultIsUnknownAndNeverAReasonToResend(t *testing.T) {
 		})
 	}
 }
+
+// TestEachVendorsActionServerRefusesTheOtherDialectLoudly is the control
+// for the action tests: send_goal framed in the wrong dialect ends the
+// server MALFORMED, so the tests above, where no server complained,
+// framed every request right.
+func TestEachVendorsActionServerRefusesTheOtherDialectLoudly(t *testing.T) {
+	ns := netns.Require(t)
+	p := ddspeers.BuildNodes(t, msgs.Jazzy)
+	for i, v := range actionServers(p) {
+		t.Run(v.name, func(t *testing.T) {
+			r := startAction(t, ns, p, v, 140+i, "--outcome", "hold")
+			wrong := service.Cyclone
+			if service.DialectOf(v.id) == service.Cyclone {
+				wrong = service.FastDDS
+			}
+			c, err := action.NewClient(r.part, r.set, actionName, fjt, service.Options{Dialect: wrong})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.SendGoal(servicetest.Timeout(t, 3*time.Second), uuidOf(12), r.goal(t)); err == nil {
+				t.Fatal("a goal in the wrong dialect was answered")
+			}
+			r.server.Wait(servicetest.Timeout(t, 10*time.Second))
+			if _, ok := r.server.Malformed(); !ok {
+				t.Fatalf("server took a %v send_goal without complaint: %s", wrong, r.server.Stderr())
+			}
+		})
+	}
+}
