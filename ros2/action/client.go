@@ -284,9 +284,6 @@ func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
 	return st, err
 }
 
-// ErrNoStatus means the server's status topic said nothing in time.
-var ErrNoStatus = errors.New("action: no status from the server")
-
 // Status returns what the client knows of goal id now.
 func (c *Client) Status(id GoalID) (Status, error) {
 	c.mu.Lock()

@@ -14,6 +14,8 @@ var (
 	ErrLost = errors.New("action: server lost while the goal was live")
 	// ErrUnknownGoal means the client never sent or attached the UUID.
 	ErrUnknownGoal = errors.New("action: goal not sent by this client")
+	// ErrNoStatus means the server's status topic said nothing in time.
+	ErrNoStatus = errors.New("action: no status from the server")
 	// ErrClosed means the client was closed.
 	ErrClosed = errors.New("action: client closed")
 )
