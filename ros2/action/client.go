@@ -192,7 +192,8 @@ func (c *Client) claim(id GoalID) (*goal, error) {
 // stamp, or ErrRejected. Any error after the request may have left
 // (service.ErrUndelivered, ErrNoReply, ErrServerLost) leaves the outcome
 // unknown: id stays claimed, and the goal is followed by Status and
-// Result like any other. Only service.ErrNoServer (nothing sent) frees it.
+// Result like any other. Only service.ErrNoServer and ErrMixedDialects
+// (nothing sent) free it.
 func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) (time.Time, error) {
 	if goalMsg == nil || goalMsg.Type != c.goalT {
 		return time.Time{}, fmt.Errorf("action: goal must be a %s", c.goalT.Name())
@@ -210,8 +211,8 @@ func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) 
 	rep, peer, err := c.send.Exchange(ctx, req)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if errors.Is(err, service.ErrNoServer) {
-		delete(c.goals, id)
+	if errors.Is(err, service.ErrNoServer) || errors.Is(err, service.ErrMixedDialects) {
+		delete(c.goals, id) // nothing was sent
 		return time.Time{}, err
 	}
 	c.attachServer(g, peer.Prefix)
@@ -506,7 +507,7 @@ func (c *Client) watchServers(ctx context.Context) {
 			}
 			lost := false
 			for _, g := range c.goals {
-				if g.server != (wire.GUIDPrefix{}) && !present[g.server] && !g.status.Lost && !g.status.Terminal() && g.status.Name != "REJECTED" {
+				if g.server != (wire.GUIDPrefix{}) && !present[g.server] && !g.status.Lost && !g.status.Terminal() {
 					g.status.Lost = true
 					lost = true
 				}

@@ -102,6 +102,9 @@ func TestSecondSendOfAUUIDIsRefusedAndNeverReachesTheServer(t *testing.T) {
 	if _, err := r.client.SendGoal(servicetest.Timeout(t, 2*time.Second), rejected, r.goal(t, "succeed")); !errors.Is(err, ErrDuplicateGoal) {
 		t.Fatalf("resend of a rejected UUID: %v, want ErrDuplicateGoal", err)
 	}
+	if st, err := r.client.WaitStatus(servicetest.Timeout(t, time.Second), rejected, Status.Terminal); err != nil || st.Name != "REJECTED" {
+		t.Fatalf("a rejected goal's wait for its end: %v %v", st, err)
+	}
 	if _, err := r.client.Attach(servicetest.Timeout(t, 2*time.Second), id); !errors.Is(err, ErrDuplicateGoal) {
 		t.Fatalf("attach of a sent UUID: %v", err)
 	}

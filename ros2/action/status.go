@@ -12,7 +12,8 @@ import (
 type Status struct {
 	Code int8
 	// Name is the code's constant in the distro without "STATUS_"
-	// ("SUCCEEDED"), or "PENDING" before the server answered.
+	// ("SUCCEEDED"), or "PENDING" before the server answered and
+	// "REJECTED" when it refused the goal (ROS 2 has no status for it).
 	Name string
 	// Lost says the server left before the goal ended; Code is the last
 	// known one.
@@ -20,9 +21,9 @@ type Status struct {
 }
 
 // Terminal reports whether the goal has ended (succeeded, canceled or
-// aborted): its result is final.
+// aborted: its result is final) or was rejected (it never ran).
 func (s Status) Terminal() bool {
-	return s.Name == "SUCCEEDED" || s.Name == "CANCELED" || s.Name == "ABORTED"
+	return s.Name == "SUCCEEDED" || s.Name == "CANCELED" || s.Name == "ABORTED" || s.Name == "REJECTED"
 }
 
 func (s Status) String() string {
