@@ -26,6 +26,9 @@ type Sample struct {
 	Payload []byte
 	// InlineQoS is the DATA's inline QoS (nil when none), copied.
 	InlineQoS wire.ParameterList
+	// BigEndian is the byte order of InlineQoS's values (its
+	// submessage's): a sample identity's sequence number is read by it.
+	BigEndian bool
 }
 
 // Reader receives the samples of the remote writers that match its
@@ -154,11 +157,11 @@ func (r *Reader) writer(w wire.GUID) *userWriter {
 }
 
 // handleUserData delivers a DATA (or a completed DATA_FRAG) to our readers.
-func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+func (p *Participant) handleUserData(w wire.GUID, d *wire.Data) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range p.readersFor(w, readerID) {
-		r.receive(w, sn, payload, qos)
+	for _, r := range p.readersFor(w, d.ReaderID) {
+		r.receive(w, d.WriterSN, d.Payload, d.InlineQoS, d.BigEndian)
 	}
 }
 
@@ -177,7 +180,7 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
 			continue
 		}
 		if payload != nil {
-			r.receive(w, f.WriterSN, bytes.Clone(payload), f.InlineQoS)
+			r.receive(w, f.WriterSN, bytes.Clone(payload), f.InlineQoS, f.BigEndian)
 		}
 	}
 }
@@ -185,9 +188,9 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
 // receive queues sample sn of writer w: a best-effort reader takes any
 // sample newer than the last, a reliable one delivers in order and holds
 // what arrives early.
-func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, bigEndian bool) {
 	uw := r.writer(w)
-	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos)}
+	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), BigEndian: bigEndian}
 	if r.data.QoS.Reliability != Reliable {
 		if sn >= uw.next {
 			uw.next = sn + 1

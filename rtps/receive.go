@@ -57,7 +57,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire
 		case s.WriterID.IsBuiltin():
 			return p.handleSEDPData(src, s)
 		case s.Payload != nil && !s.Key && !disposed(s):
-			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS)
+			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 		}
 	case *wire.DataFrag:
 		if !s.WriterID.IsBuiltin() && !s.Key {

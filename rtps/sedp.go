@@ -181,7 +181,13 @@ func (p *Participant) handleSEDPAckNack(src wire.GUIDPrefix, a *wire.AckNack) []
 	if w == nil || !ok {
 		return nil
 	}
-	if subs := w.onAckNack(wire.GUID{Prefix: src, Entity: w.readerID}, a); len(subs) > 0 {
+	reader := wire.GUID{Prefix: src, Entity: w.readerID}
+	before := w.acknowledged(reader)
+	subs := w.onAckNack(reader, a)
+	if !before && w.acknowledged(reader) {
+		p.notify() // Acknowledged changed: wake WaitParticipants
+	}
+	if len(subs) > 0 {
 		return []outgoing{{dst: src, to: to, subs: subs}}
 	}
 	return nil
@@ -327,7 +333,8 @@ func (p *Participant) Matched(g wire.GUID) ([]EndpointData, error) {
 
 // Acknowledged reports whether participant prefix has acknowledged every
 // endpoint announcement we made (both announcers it is matched with):
-// from then on it knows our endpoints.
+// from then on it knows our endpoints. WaitParticipants wakes when it
+// becomes true.
 func (p *Participant) Acknowledged(prefix wire.GUIDPrefix) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

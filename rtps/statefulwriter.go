@@ -140,6 +140,12 @@ func (w *statefulWriter) prune() {
 	w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.payload == nil && c.sn < low })
 }
 
+// heard reports whether reader g has sent an ACKNACK acted on.
+func (w *statefulWriter) heard(g wire.GUID) bool {
+	r, ok := w.readers[g]
+	return ok && r.lastNack != -1<<31
+}
+
 // unacked lists the readers that have not acknowledged everything.
 func (w *statefulWriter) unacked() []wire.GUID {
 	var out []wire.GUID

@@ -95,15 +95,24 @@ func (w *Writer) reliable(subs []wire.Submessage) []wire.Submessage {
 // Write publishes one sample: payload is the serialized sample with its
 // encapsulation header; qos, if not nil, is sent as the DATA's inline QoS.
 func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
+	_, err := w.WriteSN(payload, qos)
+	return err
+}
+
+// WriteSN is Write, returning the sequence number the sample was given:
+// a reply to a request names the request by it (DDS-RPC's sample
+// identity), and AcknowledgedBy takes it.
+func (w *Writer) WriteSN(payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
 	if len(payload) > maxSample {
-		return fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
+		return 0, fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
 	}
 	p := w.p
 	p.mu.Lock()
 	if w.closed || p.closed {
 		p.mu.Unlock()
-		return ErrClosed
+		return 0, ErrClosed
 	}
+	sn := w.sw.next
 	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
@@ -117,7 +126,7 @@ func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
 	}
 	p.mu.Unlock()
 	p.send(out)
-	return nil
+	return sn, nil
 }
 
 // Matched returns the remote readers the writer is matched with.
@@ -168,9 +177,9 @@ func (w *Writer) WaitAcknowledged(ctx context.Context) error {
 // asks for, and wakes WaitAcknowledged when the reader acknowledged more.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
-		before := sw.acknowledged(reader)
+		before, heard := sw.acknowledged(reader), sw.heard(reader)
 		subs := sw.onAckNack(reader, a)
-		if !before && sw.acknowledged(reader) {
+		if (!before && sw.acknowledged(reader)) || (!heard && sw.heard(reader)) {
 			p.notify()
 		}
 		return subs

@@ -1,0 +1,588 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/ros2/service"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// GoalID is a goal's UUID (unique_identifier_msgs/UUID).
+type GoalID [16]byte
+
+// feedbackBuffer is how many feedback messages a goal keeps unread; older
+// ones are dropped first.
+const feedbackBuffer = 16
+
+// Client is the client of one action. Close it to withdraw its five
+// endpoints and stop its goroutines.
+type Client struct {
+	p                                                        *rtps.Participant
+	o                                                        service.Options
+	names                                                    statusNames
+	goalT, sendReq, resultReq, cancelReq, feedbackT, statusT *cdr.Struct
+
+	send, result, cancel *service.Client
+	feedback, status     *rtps.Reader
+	announced            []rtps.EndpointData // the readers, for the hook
+
+	mu         sync.Mutex
+	goals      map[GoalID]*goal
+	changed    chan struct{} // closed and replaced on every change
+	statusSeen bool
+	// listed is the last status array of each status writer, for goals
+	// attached after it came.
+	listed map[wire.GUID]map[GoalID]int8
+	closed bool
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// goal is what the client knows of one goal it sent or attached.
+type goal struct {
+	status   Status
+	server   wire.GUIDPrefix // zero until known
+	feedback chan *cdr.Message
+}
+
+// NewClient makes a client of the action named action (fully expanded,
+// "/arm/follow_joint_trajectory") of type actionType
+// ("control_msgs/action/FollowJointTrajectory") as set defines it. set is
+// only read here.
+func NewClient(p *rtps.Participant, set *msgs.Set, action, actionType string, o service.Options) (*Client, error) {
+	an, err := names.ActionNames(action)
+	if err != nil {
+		return nil, err
+	}
+	dds, err := names.ActionTypesDDS(actionType)
+	if err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{p: p, o: o, goals: map[GoalID]*goal{}, changed: make(chan struct{}), listed: map[wire.GUID]map[GoalID]int8{}}
+	if c.names, err = loadStatusNames(set); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		dst  **cdr.Struct
+		name string
+	}{{&c.goalT, actionType + "_Goal"}, {&c.feedbackT, actionType + "_FeedbackMessage"}, {&c.statusT, "action_msgs/msg/GoalStatusArray"}} {
+		if *s.dst, err = set.Struct(s.name); err != nil {
+			return nil, err
+		}
+	}
+	var ts [3]service.Types
+	for i, srv := range []string{actionType + "_SendGoal", actionType + "_GetResult", "action_msgs/srv/CancelGoal"} {
+		if ts[i], err = service.ResolveTypes(set, srv); err != nil {
+			return nil, err
+		}
+	}
+	c.sendReq, c.resultReq, c.cancelReq = ts[0].Request, ts[1].Request, ts[2].Request
+	ok := false
+	defer func() {
+		if !ok {
+			c.closeEndpoints()
+		}
+	}()
+	for _, s := range []struct {
+		dst  **service.Client
+		t    service.Types
+		name string
+	}{{&c.send, ts[0], an.SendGoal}, {&c.result, ts[1], an.GetResult}, {&c.cancel, ts[2], an.CancelGoal}} {
+		if *s.dst, err = service.NewClient(p, s.t, s.name, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range []struct {
+		dst              **rtps.Reader
+		name, typ, htype string
+		q                qos.Profile
+	}{{&c.feedback, an.Feedback, dds.Feedback, actionType + "_FeedbackMessage", qos.Default}, {&c.status, an.Status, dds.Status, "action_msgs/msg/GoalStatusArray", qos.ActionStatus}} {
+		topic, err := names.TopicDDS(r.name)
+		if err != nil {
+			return nil, err
+		}
+		ud := service.TypeHashUserData(set, r.htype)
+		var e rtps.EndpointData
+		if *r.dst, e, err = o.Endpoints.NewReader(p, rtps.EndpointData{Topic: topic, Type: r.typ, QoS: r.q.QoS, UserData: ud}); err != nil {
+			return nil, err
+		}
+		c.announced = append(c.announced, e)
+	}
+	ok = true
+	ctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	c.wg.Add(3)
+	go c.readStatus(ctx)
+	go c.readFeedback(ctx)
+	go c.watchServers(ctx)
+	return c, nil
+}
+
+// Close withdraws the client. What it knows of goals is gone with it:
+// keep the UUIDs sent elsewhere if the process lives on.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.notify()
+	c.mu.Unlock()
+	c.stop()
+	err := c.closeEndpoints()
+	c.wg.Wait()
+	return err
+}
+
+func (c *Client) closeEndpoints() error {
+	var errs []error
+	for _, s := range []*service.Client{c.send, c.result, c.cancel} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	for _, e := range c.announced {
+		c.o.Endpoints.Withdrawn(e)
+	}
+	for _, r := range []*rtps.Reader{c.feedback, c.status} {
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// notify wakes waiters; c.mu must be held.
+func (c *Client) notify() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// claim records id as sent, refusing one already sent or attached.
+func (c *Client) claim(id GoalID) (*goal, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if _, ok := c.goals[id]; ok {
+		return nil, fmt.Errorf("%w: %x", ErrDuplicateGoal, id[:])
+	}
+	g := &goal{status: Status{Name: "PENDING"}, feedback: make(chan *cdr.Message, feedbackBuffer)}
+	c.goals[id] = g
+	return g, nil
+}
+
+// SendGoal sends goal under id, once. It returns the server's acceptance
+// stamp, or ErrRejected. Any error after the request may have left
+// (service.ErrUndelivered, ErrNoReply, ErrServerLost) leaves the outcome
+// unknown: id stays claimed, and the goal is followed by Status and
+// Result like any other. Only service.ErrNoServer and ErrMixedDialects
+// (nothing sent) free it.
+func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) (time.Time, error) {
+	if goalMsg == nil || goalMsg.Type != c.goalT {
+		return time.Time{}, fmt.Errorf("action: goal must be a %s", c.goalT.Name())
+	}
+	req := cdr.Zero(c.sendReq)
+	req.Set("goal_id", uuidMessage(c.sendReq, id))
+	req.Set("goal", goalMsg)
+	if _, err := cdr.Encode(req, cdr.LittleEndian); err != nil {
+		return time.Time{}, err
+	}
+	g, err := c.claim(id)
+	if err != nil {
+		return time.Time{}, err
+	}
+	rep, peer, err := c.send.Exchange(ctx, req)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(err, service.ErrNoServer) || errors.Is(err, service.ErrMixedDialects) {
+		delete(c.goals, id) // nothing was sent
+		return time.Time{}, err
+	}
+	c.attachServer(g, peer.Prefix)
+	if err != nil {
+		if errors.Is(err, service.ErrServerLost) {
+			g.status.Lost = true
+		}
+		c.notify()
+		return time.Time{}, err
+	}
+	if accepted, _ := rep.Get("accepted").(bool); !accepted {
+		g.status = Status{Name: "REJECTED"}
+		c.notify()
+		return time.Time{}, ErrRejected
+	}
+	if g.status.Name == "PENDING" {
+		code, _ := c.names.code("ACCEPTED")
+		g.status = c.names.status(code)
+	}
+	c.notify()
+	return stampTime(rep.Get("stamp")), nil
+}
+
+// attachServer records the participant serving g and marks g lost at
+// once if it is already gone; c.mu must be held.
+func (c *Client) attachServer(g *goal, prefix wire.GUIDPrefix) {
+	if prefix == (wire.GUIDPrefix{}) {
+		return
+	}
+	g.server = prefix
+	for _, d := range c.p.Participants() {
+		if d.Prefix == prefix {
+			return
+		}
+	}
+	if !g.status.Terminal() {
+		g.status.Lost = true
+	}
+}
+
+// Attach follows a goal sent before (by an earlier run) without sending
+// it: id is claimed, and the status the server's transient-local status
+// topic gives is returned; a goal the server does not list is UNKNOWN
+// (never sent, or forgotten after its result_timeout). Then Result asks
+// for its result. It fails with ErrNoStatus when no status came by the
+// end of ctx (a server that never had a goal may publish none); Result
+// still answers then.
+func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
+	g, err := c.claim(id)
+	if err != nil {
+		return Status{}, err
+	}
+	st, err := c.wait(ctx, func() (Status, bool) {
+		if !c.statusSeen {
+			return Status{}, false
+		}
+		if g.status.Name == "PENDING" {
+			g.status = c.names.status(0)
+			for w, list := range c.listed {
+				if code, ok := list[id]; ok {
+					g.status, g.server = c.names.status(code), w.Prefix
+				}
+			}
+		}
+		return g.status, true
+	})
+	if err != nil && !errors.Is(err, ErrClosed) {
+		return Status{}, fmt.Errorf("%w: %w", ErrNoStatus, err)
+	}
+	return st, err
+}
+
+// Status returns what the client knows of goal id now.
+func (c *Client) Status(id GoalID) (Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g, ok := c.goals[id]
+	if !ok {
+		return Status{}, fmt.Errorf("%w: %x", ErrUnknownGoal, id[:])
+	}
+	return g.status, nil
+}
+
+// WaitStatus waits until cond holds for goal id's status and returns it.
+// A lost goal ends the wait with ErrLost.
+func (c *Client) WaitStatus(ctx context.Context, id GoalID, cond func(Status) bool) (Status, error) {
+	return c.wait(ctx, func() (Status, bool) {
+		g, ok := c.goals[id]
+		if !ok {
+			return Status{}, true
+		}
+		return g.status, cond(g.status) || g.status.Lost
+	})
+}
+
+// wait calls check under c.mu at every change until it says done.
+func (c *Client) wait(ctx context.Context, check func() (Status, bool)) (Status, error) {
+	for {
+		c.mu.Lock()
+		st, done := check()
+		ch, closed := c.changed, c.closed
+		c.mu.Unlock()
+		if done {
+			if st.Lost {
+				return st, ErrLost
+			}
+			if st.Name == "" {
+				return st, ErrUnknownGoal
+			}
+			return st, nil
+		}
+		if closed {
+			return st, ErrClosed
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+// Feedback is goal id's feedback channel (the action's Feedback message,
+// without the goal id). It is never closed; unread messages beyond 16
+// are dropped oldest first.
+func (c *Client) Feedback(id GoalID) (<-chan *cdr.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g, ok := c.goals[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %x", ErrUnknownGoal, id[:])
+	}
+	return g.feedback, nil
+}
+
+// Result is a goal's end as get_result reports it.
+type Result struct {
+	// Status is the final status; UNKNOWN means the server does not know
+	// the goal (never received, or forgotten after its result_timeout):
+	// the outcome is unknown and no reason to send the goal again.
+	Status Status
+	// Message is the action's Result (zero values when UNKNOWN).
+	Message *cdr.Message
+}
+
+// Result asks the server for goal id's result; the server answers when
+// the goal has ended. A server leaving first is ErrLost.
+func (c *Client) Result(ctx context.Context, id GoalID) (Result, error) {
+	c.mu.Lock()
+	g, ok := c.goals[id]
+	c.mu.Unlock()
+	if !ok {
+		return Result{}, fmt.Errorf("%w: %x", ErrUnknownGoal, id[:])
+	}
+	req := cdr.Zero(c.resultReq)
+	req.Set("goal_id", uuidMessage(c.resultReq, id))
+	rep, peer, err := c.result.Exchange(ctx, req)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(err, service.ErrServerLost) {
+		if g.server == (wire.GUIDPrefix{}) || g.server == peer.Prefix {
+			if !g.status.Terminal() {
+				g.status.Lost = true
+			}
+			c.notify()
+		}
+		return Result{Status: g.status}, fmt.Errorf("%w: %w", ErrLost, err)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	code, _ := rep.Get("status").(int8)
+	res := Result{Status: c.names.status(code)}
+	res.Message, _ = rep.Get("result").(*cdr.Message)
+	if res.Status.Terminal() {
+		g.status = res.Status
+		c.notify()
+	}
+	return res, nil
+}
+
+// CancelResult is the server's answer to a cancel: return_code (the
+// distro's CancelGoal ERROR_* codes: 0 none, 1 rejected, 2 unknown goal,
+// 3 goal terminated) and the goals now canceling.
+type CancelResult struct {
+	Code      int8
+	Canceling []GoalID
+}
+
+// Cancel asks the server to cancel goal id.
+func (c *Client) Cancel(ctx context.Context, id GoalID) (CancelResult, error) {
+	if _, err := c.Status(id); err != nil {
+		return CancelResult{}, err
+	}
+	return c.cancelGoals(ctx, id)
+}
+
+// CancelAll asks the server to cancel every goal it has (a zero goal id
+// and stamp), any client's.
+func (c *Client) CancelAll(ctx context.Context) (CancelResult, error) {
+	return c.cancelGoals(ctx, GoalID{})
+}
+
+func (c *Client) cancelGoals(ctx context.Context, id GoalID) (CancelResult, error) {
+	req := cdr.Zero(c.cancelReq)
+	info := req.Get("goal_info").(*cdr.Message)
+	info.Set("goal_id", uuidMessage(info.Type, id))
+	rep, err := c.cancel.Call(ctx, req)
+	if err != nil {
+		return CancelResult{}, err
+	}
+	var res CancelResult
+	res.Code, _ = rep.Get("return_code").(int8)
+	infos, _ := rep.Get("goals_canceling").([]*cdr.Message)
+	for _, gi := range infos {
+		res.Canceling = append(res.Canceling, goalIDOf(gi))
+	}
+	return res, nil
+}
+
+// readStatus applies every status array the servers publish.
+func (c *Client) readStatus(ctx context.Context) {
+	defer c.wg.Done()
+	for {
+		s, err := c.status.Take(ctx)
+		if err != nil {
+			return
+		}
+		listed, err := parseStatus(c.statusT, s.Payload)
+		if err != nil {
+			c.o.Logger.Warn("action: status undecodable", "writer", s.Writer, "err", err)
+			continue
+		}
+		c.mu.Lock()
+		c.statusSeen = true
+		c.listed[s.Writer] = listed
+		for id, code := range listed {
+			if g, ok := c.goals[id]; ok && !g.status.Terminal() {
+				lost := g.status.Lost
+				g.status = c.names.status(code)
+				g.status.Lost = lost && !g.status.Terminal()
+				g.server = s.Writer.Prefix
+			}
+		}
+		c.notify()
+		c.mu.Unlock()
+	}
+}
+
+// readFeedback hands feedback to the goals it is for.
+func (c *Client) readFeedback(ctx context.Context) {
+	defer c.wg.Done()
+	for {
+		s, err := c.feedback.Take(ctx)
+		if err != nil {
+			return
+		}
+		id, fb, err := parseFeedback(c.feedbackT, s.Payload)
+		if err != nil {
+			c.o.Logger.Warn("action: feedback undecodable", "writer", s.Writer, "err", err)
+			continue
+		}
+		c.mu.Lock()
+		if g, ok := c.goals[id]; ok {
+			select {
+			case g.feedback <- fb:
+			default:
+				<-g.feedback
+				g.feedback <- fb
+			}
+		}
+		c.mu.Unlock()
+	}
+}
+
+// watchServers marks the live goals of a server whose participant left
+// (goodbye or lease end) as lost, and forgets its status array.
+func (c *Client) watchServers(ctx context.Context) {
+	defer c.wg.Done()
+	for {
+		_, err := c.p.WaitParticipants(ctx, func(ps []rtps.ParticipantData) bool {
+			present := map[wire.GUIDPrefix]bool{}
+			for _, d := range ps {
+				present[d.Prefix] = true
+			}
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for w := range c.listed {
+				if !present[w.Prefix] {
+					delete(c.listed, w)
+				}
+			}
+			lost := false
+			for _, g := range c.goals {
+				if g.server != (wire.GUIDPrefix{}) && !present[g.server] && !g.status.Lost && !g.status.Terminal() {
+					g.status.Lost = true
+					lost = true
+				}
+			}
+			if lost {
+				c.notify()
+			}
+			return false
+		})
+		if err != nil {
+			return
+		}
+	}
+}
+
+// parseStatus reads a GoalStatusArray sample (t) as each goal's status
+// code; a goal listed twice keeps its last entry.
+func parseStatus(t *cdr.Struct, payload []byte) (map[GoalID]int8, error) {
+	m, err := cdr.Decode(t, payload)
+	if err != nil {
+		return nil, err
+	}
+	list, _ := m.Get("status_list").([]*cdr.Message)
+	out := make(map[GoalID]int8, len(list))
+	for _, st := range list {
+		info, _ := st.Get("goal_info").(*cdr.Message)
+		code, _ := st.Get("status").(int8)
+		if info != nil {
+			out[goalIDOf(info)] = code
+		}
+	}
+	return out, nil
+}
+
+// parseFeedback reads a FeedbackMessage sample (t): the goal it is for
+// and the action's Feedback.
+func parseFeedback(t *cdr.Struct, payload []byte) (GoalID, *cdr.Message, error) {
+	m, err := cdr.Decode(t, payload)
+	if err != nil {
+		return GoalID{}, nil, err
+	}
+	id, _ := m.Get("goal_id").(*cdr.Message)
+	fb, _ := m.Get("feedback").(*cdr.Message)
+	if id == nil || fb == nil {
+		return GoalID{}, nil, fmt.Errorf("action: %s without goal_id or feedback", t.Name())
+	}
+	return goalIDOf(id), fb, nil
+}
+
+// uuidMessage is id as the unique_identifier_msgs/UUID field goal_id of s.
+func uuidMessage(s *cdr.Struct, id GoalID) *cdr.Message {
+	u := cdr.Zero(s.Field(s.FieldIndex("goal_id")).Type.Struct)
+	u.Set("uuid", append([]uint8(nil), id[:]...))
+	return u
+}
+
+// goalIDOf reads the goal id of a message holding goal_id (or a UUID).
+func goalIDOf(m *cdr.Message) GoalID {
+	var id GoalID
+	if u, ok := m.Get("goal_id").(*cdr.Message); ok {
+		m = u
+	}
+	if b, ok := m.Get("uuid").([]uint8); ok {
+		copy(id[:], b)
+	}
+	return id
+}
+
+// stampTime reads a builtin_interfaces/Time.
+func stampTime(v any) time.Time {
+	m, ok := v.(*cdr.Message)
+	if !ok {
+		return time.Time{}
+	}
+	sec, _ := m.Get("sec").(int32)
+	ns, _ := m.Get("nanosec").(uint32)
+	return time.Unix(int64(sec), int64(ns))
+}

@@ -1,0 +1,21 @@
+package action
+
+import "errors"
+
+// Errors of this package; compare with errors.Is.
+var (
+	// ErrDuplicateGoal means the UUID was already sent (or attached) by
+	// this client: sending it again could crash an rclcpp server.
+	ErrDuplicateGoal = errors.New("action: goal UUID already sent")
+	// ErrRejected means the server answered accepted=false.
+	ErrRejected = errors.New("action: goal rejected")
+	// ErrLost means the server's participant left (goodbye or lease end)
+	// while the goal was not finished: its outcome is unknown.
+	ErrLost = errors.New("action: server lost while the goal was live")
+	// ErrUnknownGoal means the client never sent or attached the UUID.
+	ErrUnknownGoal = errors.New("action: goal not sent by this client")
+	// ErrNoStatus means the server's status topic said nothing in time.
+	ErrNoStatus = errors.New("action: no status from the server")
+	// ErrClosed means the client was closed.
+	ErrClosed = errors.New("action: client closed")
+)

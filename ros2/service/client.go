@@ -1,0 +1,381 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// Client calls one service. Each Call sends its request exactly once,
+// only after a server's endpoints are matched and that server has
+// acknowledged our announcements; it never resends. Close it to withdraw
+// its endpoints.
+type Client struct {
+	e     *endpoints
+	types Types
+	id    uint64 // RequestHeader.GUID of our Cyclone-dialect requests
+
+	mu      sync.Mutex
+	seq     int64
+	pending map[callKey]chan *cdr.Message
+	closed  bool
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// callKey names an outstanding call by what its reply carries: the
+// Cyclone header's seq, or the request's SN in the sample identity.
+type callKey struct {
+	d Dialect
+	n int64
+}
+
+// Peer is the server a call went to: its participant, vendor, request
+// reader and the dialect spoken.
+type Peer struct {
+	Prefix  wire.GUIDPrefix
+	Vendor  wire.VendorID
+	Reader  wire.GUID
+	Dialect Dialect
+}
+
+// NewClient makes a client of the service named service (fully
+// expanded, "/ns/svc") with the types ResolveTypes gave.
+func NewClient(p *rtps.Participant, types Types, service string, o Options) (*Client, error) {
+	o = o.withDefaults()
+	rq, rr, err := names.ServiceDDS(service)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEndpoints(p, o, "clientid", rq, types.RequestDDS, rr, types.ResponseDDS, types.UserData)
+	if err != nil {
+		return nil, err
+	}
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		e.close()
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	c := &Client{e: e, types: types, id: binary.LittleEndian.Uint64(id[:]), pending: map[callKey]chan *cdr.Message{}, stop: stop, done: make(chan struct{})}
+	go c.receive(ctx)
+	return c, nil
+}
+
+// Close withdraws the client; calls in flight fail with ErrClosed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.stop()
+	err := c.e.close()
+	<-c.done
+	return err
+}
+
+// Call sends req once and returns the reply. Its errors say how far it
+// got: ErrNoServer or ErrMixedDialects (nothing sent), ErrUndelivered
+// (sent, never acknowledged), ErrNoReply (delivered, no reply in time),
+// ErrServerLost.
+func (c *Client) Call(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
+	rep, _, err := c.Exchange(ctx, req)
+	return rep, err
+}
+
+// Exchange is Call that also says which server was called, even when it
+// fails after sending.
+func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, Peer, error) {
+	if req.Type != c.types.Request {
+		return nil, Peer{}, fmt.Errorf("service: request of type %s, want %s", req.Type.Name(), c.types.Request.Name())
+	}
+	body, err := cdr.Encode(req, cdr.LittleEndian)
+	if err != nil {
+		return nil, Peer{}, err
+	}
+	peer, err := c.WaitServer(ctx)
+	if err != nil {
+		return nil, peer, err
+	}
+	key, sn, ch, err := c.send(peer, body)
+	if err != nil {
+		return nil, peer, err
+	}
+	w := c.watch(ctx, peer, sn)
+	defer w.stop()
+	select {
+	case rep := <-ch:
+		if rep == nil {
+			return nil, peer, ErrClosed
+		}
+		return rep, peer, nil
+	case <-ctx.Done():
+	case <-w.gone:
+	}
+	c.mu.Lock()
+	delete(c.pending, key)
+	c.mu.Unlock()
+	select {
+	case rep := <-ch: // it came as the wait ended
+		if rep != nil {
+			return rep, peer, nil
+		}
+	default:
+	}
+	w.stop()
+	how := ErrUndelivered
+	if w.delivered.Load() || c.e.w.AcknowledgedBy(peer.Reader, sn) {
+		how = ErrNoReply
+	}
+	select {
+	case <-w.gone:
+		return nil, peer, fmt.Errorf("%w: %w", ErrServerLost, how)
+	default:
+	}
+	return nil, peer, fmt.Errorf("%w: %w", how, ctx.Err())
+}
+
+// send frames and writes the request, registering it first so its reply
+// cannot come before it is expected.
+func (c *Client) send(peer Peer, body []byte) (callKey, wire.SequenceNumber, chan *cdr.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return callKey{}, 0, nil, ErrClosed
+	}
+	ch := make(chan *cdr.Message, 1)
+	switch peer.Dialect {
+	case Cyclone:
+		c.seq++
+		key := callKey{Cyclone, c.seq}
+		payload, err := AppendCycloneFrame(nil, RequestHeader{GUID: c.id, Seq: c.seq}, body)
+		if err != nil {
+			return key, 0, nil, err
+		}
+		sn, err := c.e.w.WriteSN(cdr.Pad(payload), nil)
+		if err != nil {
+			return key, 0, nil, err
+		}
+		c.pending[key] = ch
+		return key, sn, ch, nil
+	default:
+		qos := SampleIdentity{Writer: c.e.r.GUID(), SN: wire.SequenceNumberUnknown}.InlineQoS()
+		sn, err := c.e.w.WriteSN(cdr.Pad(body), qos)
+		key := callKey{FastDDS, int64(sn)}
+		if err != nil {
+			return key, 0, nil, err
+		}
+		c.pending[key] = ch
+		return key, sn, ch, nil
+	}
+}
+
+// WaitServer waits until a server is ready to be called: its request
+// reader matches our writer and has told us so with an ACKNACK (CycloneDDS
+// matches after acknowledging our announcement, and a request written in
+// between is skipped), its reply writer matches our reader, and its
+// participant has acknowledged our endpoint announcements (so it can
+// answer us). It fails with ErrNoServer when ctx ends first.
+func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
+	var peer Peer
+	var mixed error
+	ready := func(ps []rtps.ParticipantData) bool {
+		writers, err := c.e.p.Matched(c.e.r.GUID())
+		if err != nil {
+			return false
+		}
+		readers := c.e.w.Matched()
+		if mixed = c.mixedDialects(ps, readers); mixed != nil {
+			return true
+		}
+		remote, err := c.e.p.Matched(c.e.w.GUID())
+		if err != nil {
+			return false
+		}
+		for _, g := range readers {
+			if !hasPrefix(writers, g.Prefix) || !c.e.p.Acknowledged(g.Prefix) || !c.heardBy(remote, g) {
+				continue
+			}
+			for _, d := range ps {
+				if d.Prefix == g.Prefix {
+					peer = Peer{Prefix: g.Prefix, Vendor: d.Vendor, Reader: g, Dialect: c.e.o.Dialect.resolve(d.Vendor)}
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if _, err := c.e.p.WaitParticipants(ctx, ready); err != nil {
+		if errors.Is(err, rtps.ErrClosed) {
+			return Peer{}, ErrClosed
+		}
+		return Peer{}, fmt.Errorf("%w: %w", ErrNoServer, err)
+	}
+	if mixed != nil {
+		return Peer{}, mixed
+	}
+	return peer, nil
+}
+
+// mixedDialects refuses a call while our request writer matches server
+// readers that speak different dialects: it sends each request to every
+// matched reader, and a request framed for one misleads the other (a
+// Fast DDS server reads a Cyclone header as message fields).
+func (c *Client) mixedDialects(ps []rtps.ParticipantData, readers []wire.GUID) error {
+	vendors := map[wire.GUIDPrefix]wire.VendorID{}
+	for _, d := range ps {
+		vendors[d.Prefix] = d.Vendor
+	}
+	seen := map[Dialect]wire.GUIDPrefix{}
+	for _, g := range readers {
+		v, ok := vendors[g.Prefix]
+		if !ok {
+			continue
+		}
+		seen[c.e.o.Dialect.resolve(v)] = g.Prefix
+	}
+	if len(seen) > 1 {
+		return fmt.Errorf("%w: servers %v (cyclone) and %v (fastdds)", ErrMixedDialects, seen[Cyclone], seen[FastDDS])
+	}
+	return nil
+}
+
+// heardBy reports whether server reader g has matched our request
+// writer: a reliable reader says so with an ACKNACK (see
+// rtps.Writer.Heard); a best-effort one never answers and is taken as
+// matched once it acknowledged our announcements.
+func (c *Client) heardBy(remote []rtps.EndpointData, g wire.GUID) bool {
+	for _, e := range remote {
+		if e.GUID == g && e.QoS.Reliability != rtps.Reliable {
+			return true
+		}
+	}
+	return c.e.w.Heard(g)
+}
+
+func hasPrefix(es []rtps.EndpointData, prefix wire.GUIDPrefix) bool {
+	for _, e := range es {
+		if e.GUID.Prefix == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// watcher follows one call: whether the server's reader acknowledged it
+// (recorded as it happens, since a server that leaves takes its
+// acknowledgements with it) and whether the server's participant left.
+type watcher struct {
+	gone      chan struct{}
+	delivered atomic.Bool
+	cancel    context.CancelFunc
+	done      chan struct{}
+}
+
+func (c *Client) watch(ctx context.Context, peer Peer, sn wire.SequenceNumber) *watcher {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watcher{gone: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		_, err := c.e.p.WaitParticipants(ctx, func(ps []rtps.ParticipantData) bool {
+			if c.e.w.AcknowledgedBy(peer.Reader, sn) {
+				w.delivered.Store(true)
+			}
+			for _, d := range ps {
+				if d.Prefix == peer.Prefix {
+					return false
+				}
+			}
+			return true
+		})
+		if err == nil {
+			close(w.gone)
+		}
+	}()
+	return w
+}
+
+// stop ends the watch and waits for its goroutine; it may be called twice.
+func (w *watcher) stop() { w.cancel(); <-w.done }
+
+// receive hands replies to the calls waiting for them until ctx ends.
+func (c *Client) receive(ctx context.Context) {
+	defer close(c.done)
+	defer c.failPending()
+	for {
+		s, err := c.e.r.Take(ctx)
+		if err != nil {
+			return
+		}
+		key, body, err := c.replyKey(s)
+		if err != nil {
+			c.e.o.Logger.Warn("service: reply refused", "writer", s.Writer, "err", err)
+			continue
+		}
+		c.mu.Lock()
+		ch, ok := c.pending[key]
+		delete(c.pending, key)
+		c.mu.Unlock()
+		if !ok {
+			continue // another client's, or a call that gave up
+		}
+		rep, err := cdr.Decode(c.types.Response, body)
+		if err != nil {
+			c.e.o.Logger.Warn("service: reply undecodable", "writer", s.Writer, "err", err)
+			// The call then ends by its context; no reply is made up.
+			continue
+		}
+		ch <- rep
+	}
+}
+
+// replyKey finds which of our calls a reply answers, in either dialect:
+// a related sample identity naming our reader or writer, else a Cyclone
+// header carrying our id. Other clients' replies (the reply writer
+// sends to every client) get a key nothing waits for.
+func (c *Client) replyKey(s rtps.Sample) (callKey, []byte, error) {
+	id, ok, err := ParseSampleIdentity(s, vendorOf(c.e.p, s.Writer.Prefix))
+	if err != nil {
+		return callKey{}, nil, err
+	}
+	if ok {
+		if id.Writer != c.e.r.GUID() && id.Writer != c.e.w.GUID() {
+			return callKey{FastDDS, -1}, nil, nil
+		}
+		return callKey{FastDDS, int64(id.SN)}, s.Payload, nil
+	}
+	h, body, err := ParseCycloneFrame(s.Payload)
+	if err != nil {
+		return callKey{}, nil, err
+	}
+	if h.GUID != c.id {
+		return callKey{Cyclone, -1}, nil, nil
+	}
+	return callKey{Cyclone, h.Seq}, body, nil
+}
+
+// failPending ends the calls still waiting: the client is closing.
+func (c *Client) failPending() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, ch := range c.pending {
+		close(ch)
+		delete(c.pending, k)
+	}
+}
+
+// GUIDs are the client's request writer and reply reader.
+func (c *Client) GUIDs() (writer, reader wire.GUID) { return c.e.w.GUID(), c.e.r.GUID() }

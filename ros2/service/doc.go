@@ -1,0 +1,25 @@
+// Package service is ROS 2 services over an rtps.Participant, client and
+// server, in both rmw dialects: rmw_cyclonedds's 16-octet in-band request
+// header and rmw_fastrtps's related sample identity (DDS-RPC's, sent as
+// PID 0x0083 and Fast DDS's older 0x800f, read from either).
+//
+// A client picks the dialect per server, from the vendor of the
+// participant owning the server's request reader: CycloneDDS (01.10)
+// gets the in-band header, every other vendor, this library's own 01.ab
+// included, the sample identity. A server answers each request in the
+// dialect of the client's vendor by the same rule. The sample identity is
+// the default because it is the standard's (DDS-RPC) and leaves the
+// payload as the message alone. While servers of both dialects match, a
+// client sends nothing (ErrMixedDialects): every request reaches every
+// matched reader.
+//
+// A call sends its request once, after the server is ready: its request
+// reader matched and ACKNACKing our writer, its reply writer matched, and
+// our announcements acknowledged by its participant. It never resends; a
+// failed call says whether the request was delivered. test/ros2rpc
+// proves both dialects against CycloneDDS and Fast DDS nodes.
+//
+// Names are taken fully expanded ("/ns/svc"); the package knows nothing
+// of nodes: Options.Endpoints lets a node list the endpoints made here in
+// ros_discovery_info.
+package service

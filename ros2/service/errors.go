@@ -1,0 +1,26 @@
+package service
+
+import "errors"
+
+// Errors of this package; compare with errors.Is.
+var (
+	// ErrNoServer means no server was matched and acknowledged in time:
+	// nothing was sent.
+	ErrNoServer = errors.New("service: no server ready")
+	// ErrUndelivered means the request was sent once but the server's
+	// reader never acknowledged it: the server most likely never saw it.
+	ErrUndelivered = errors.New("service: request sent, not delivered")
+	// ErrNoReply means the server's reader acknowledged the request but
+	// no reply came in time: the server may have acted on it.
+	ErrNoReply = errors.New("service: request delivered, no reply")
+	// ErrServerLost means the server's participant left (goodbye or
+	// lease end) before replying.
+	ErrServerLost = errors.New("service: server lost")
+	// ErrFrame means a request or reply is not framed as its dialect says.
+	ErrFrame = errors.New("service: malformed frame")
+	// ErrMixedDialects means servers of both dialects serve the service:
+	// a request would reach both, framed wrongly for one, so none is sent.
+	ErrMixedDialects = errors.New("service: servers of both dialects matched")
+	// ErrClosed means the client or server was closed.
+	ErrClosed = errors.New("service: closed")
+)
