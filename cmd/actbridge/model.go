@@ -5,14 +5,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
 type robotModel struct {
-	cfg     *actuators.Config
+	cfg     *ros1.Config
 	limits  *safety.Limits
 	ignored []safety.Ignored
 	arm     *bridge.ArmModel
@@ -22,7 +22,7 @@ type robotModel struct {
 
 // loadModel merges the URDF with the config's joint_limits.yaml and builds
 // the actuator models. urdf is the robot description text.
-func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
+func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 	var yml []byte
 	if cfg.LimitsFile != "" {
 		b, err := os.ReadFile(cfg.LimitsFile)
@@ -38,7 +38,7 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
-		case actuators.KindArm:
+		case ros1.KindArm:
 			if m.arm != nil {
 				return nil, fmt.Errorf("config: more than one arm is not supported yet (%s)", a.Name)
 			}
@@ -49,7 +49,7 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 			}
 			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
 				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
-		case actuators.KindGripper:
+		case ros1.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
 			}
@@ -66,7 +66,7 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 				speed = 0.05
 			}
 			m.gripper = &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed}
-		case actuators.KindBase:
+		case ros1.KindBase:
 			if a.Caps == nil || a.Geofence == nil {
 				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
 			}
@@ -91,7 +91,7 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 
 // confirmer maps the config's per-actuator policy to the role that confirms.
 func (m *robotModel) confirmer(actuator string) bridge.Role {
-	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == actuators.PolicyOperator {
+	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == ros1.PolicyOperator {
 		return bridge.RoleOperator
 	}
 	return bridge.RolePlanner

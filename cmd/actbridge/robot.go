@@ -8,29 +8,29 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1"
+	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/spline"
 )
 
-// rosRobot adapts actuators.Robot to bridge.Robot: the two packages may not
+// rosRobot adapts ros1.Robot to bridge.Robot: the two packages may not
 // import each other, so their mirror types are converted here.
 type rosRobot struct {
-	r    *actuators.Robot
+	r    *ros1.Robot
 	wait time.Duration
 }
 
 var _ bridge.Robot = (*rosRobot)(nil)
 
-func connectRobot(ctx context.Context, cfg *actuators.Config, env roslink.Env, wait time.Duration, logw io.Writer) (*rosRobot, error) {
+func connectRobot(ctx context.Context, cfg *ros1.Config, env roslink.Env, wait time.Duration, logw io.Writer) (*rosRobot, error) {
 	octx := ctx
 	if wait > 0 {
 		var cancel context.CancelFunc
 		octx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	r, err := actuators.Open(octx, cfg, actuators.Options{Env: env, WaitForMaster: wait > 0,
+	r, err := ros1.Open(octx, cfg, ros1.Options{Env: env, WaitForMaster: wait > 0,
 		Logf: func(f string, a ...any) { fmt.Fprintf(logw, "actbridge: "+f+"\n", a...) }})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the ROS master at %s: %w", env.MasterAddress, err)
@@ -70,7 +70,7 @@ func (x *rosRobot) FreshJoints(ctx context.Context) bridge.JointsSnapshot {
 	return bridgeJoints(x.r.FreshJoints(ctx))
 }
 
-func bridgeJoints(s actuators.JointsSnapshot) bridge.JointsSnapshot {
+func bridgeJoints(s ros1.JointsSnapshot) bridge.JointsSnapshot {
 	out := bridge.JointsSnapshot{Received: s.Received, Joints: make([]bridge.JointReading, len(s.Joints))}
 	for i, j := range s.Joints {
 		out.Joints[i] = bridge.JointReading(j)
@@ -94,7 +94,7 @@ func (x *rosRobot) SendGripper(ctx context.Context, id string, pos, eff float64)
 }
 
 func (x *rosRobot) SendNavigate(ctx context.Context, id string, g bridge.Pose2D) error {
-	return x.r.SendNavigate(ctx, id, actuators.Pose2D(g))
+	return x.r.SendNavigate(ctx, id, ros1.Pose2D(g))
 }
 
 func (x *rosRobot) Drive(ctx context.Context, id string, lin, ang float64, d time.Duration) error {
@@ -109,7 +109,7 @@ func (x *rosRobot) StopAll(ctx context.Context) error { return x.r.StopAll(ctx) 
 func (x *rosRobot) Track(actuator, id string)         { x.r.Track(actuator, id) }
 
 func (x *rosRobot) SetObserver(f func(bridge.GoalUpdate)) {
-	x.r.SetObserver(func(u actuators.GoalUpdate) { f(bridge.GoalUpdate(u)) })
+	x.r.SetObserver(func(u ros1.GoalUpdate) { f(bridge.GoalUpdate(u)) })
 }
 
 func (x *rosRobot) Topics(ctx context.Context) ([]bridge.TopicInfo, error) {
@@ -129,16 +129,16 @@ func (x *rosRobot) SampleTopic(ctx context.Context, topic string, n int, timeout
 	switch {
 	case err == nil:
 		return out, nil
-	case errors.Is(err, actuators.ErrUnknownTopic):
+	case errors.Is(err, ros1.ErrUnknownTopic):
 		e := bridge.RuleError(bridge.CodeNotFound, "topic_exists", "topic", err.Error())
 		return nil, e.WithHint("list topics with topics_list")
-	case errors.Is(err, actuators.ErrUnsupportedType):
+	case errors.Is(err, ros1.ErrUnsupportedType):
 		e := bridge.RuleError(bridge.CodeInvalidArgument, "topic_type_supported", "topic", err.Error())
-		e.Expected = "a topic of a supported type: " + strings.Join(actuators.SampleTypes(), ", ")
+		e.Expected = "a topic of a supported type: " + strings.Join(ros1.SampleTypes(), ", ")
 		return nil, e
-	case errors.Is(err, actuators.ErrNoMessages):
+	case errors.Is(err, ros1.ErrNoMessages):
 		return nil, bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no messages in time")
-	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
+	case errors.Is(err, ros1.ErrNotConnected), errors.Is(err, ros1.ErrClosed):
 		return nil, bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
 	}
 	return nil, err
@@ -152,19 +152,19 @@ func rosError(err error, field string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, actuators.ErrParamNotSet):
+	case errors.Is(err, ros1.ErrParamNotSet):
 		return bridge.RuleError(bridge.CodeNotFound, "param_exists", field, err.Error()).WithHint("list parameters with params_get and a prefix")
-	case errors.Is(err, actuators.ErrUnknownTopic):
+	case errors.Is(err, ros1.ErrUnknownTopic):
 		return bridge.RuleError(bridge.CodeNotFound, "topic_exists", field, err.Error()).WithHint("list topics with topics_list")
-	case errors.Is(err, actuators.ErrUnknownService):
+	case errors.Is(err, ros1.ErrUnknownService):
 		return bridge.RuleError(bridge.CodeNotFound, "service_exists", field, err.Error()).WithHint("list services with services_list")
-	case errors.Is(err, actuators.ErrUnsupportedType):
+	case errors.Is(err, ros1.ErrUnsupportedType):
 		e := bridge.RuleError(bridge.CodeInvalidArgument, "type_supported", field, err.Error())
 		e.Retryable = false
 		return e
-	case errors.Is(err, actuators.ErrNoMessages):
+	case errors.Is(err, ros1.ErrNoMessages):
 		return bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no message in time")
-	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
+	case errors.Is(err, ros1.ErrNotConnected), errors.Is(err, ros1.ErrClosed):
 		return bridge.StateError(bridge.CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
 	}
 	return err
@@ -205,7 +205,7 @@ func (x *rosRobot) ServiceTypes() []bridge.ServiceType { return serviceTypes() }
 
 // serviceTypes converts the registry of callable service types.
 func serviceTypes() []bridge.ServiceType {
-	in := actuators.CallableServiceTypes()
+	in := ros1.CallableServiceTypes()
 	out := make([]bridge.ServiceType, len(in))
 	for i, t := range in {
 		out[i] = bridge.ServiceType{Name: t.Name, Request: fields(t.Request), Response: fields(t.Response)}
@@ -213,7 +213,7 @@ func serviceTypes() []bridge.ServiceType {
 	return out
 }
 
-func fields(in []actuators.FieldInfo) []bridge.ServiceField {
+func fields(in []ros1.FieldInfo) []bridge.ServiceField {
 	out := make([]bridge.ServiceField, len(in))
 	for i, f := range in {
 		out[i] = bridge.ServiceField(f)
@@ -223,7 +223,7 @@ func fields(in []actuators.FieldInfo) []bridge.ServiceField {
 
 func (x *rosRobot) CallService(ctx context.Context, name, typ string, req map[string]any, timeout time.Duration) (map[string]any, error) {
 	out, err := x.r.CallService(ctx, name, typ, req, timeout)
-	if err != nil && errors.Is(err, actuators.ErrServiceNotSent) {
+	if err != nil && errors.Is(err, ros1.ErrServiceNotSent) {
 		return nil, fmt.Errorf("%w: %v", bridge.ErrServiceNotSent, err)
 	}
 	return out, err

@@ -16,12 +16,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1"
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 const version = "0.1.0"
@@ -81,7 +81,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !tokens.Any() && !loopback(f.listen) {
 		return usageError{fmt.Sprintf("refusing to listen on %s without tokens: set ACTBRIDGE_PLANNER_TOKEN and ACTBRIDGE_OPERATOR_TOKEN (or --planner-token-file/--operator-token-file), or listen on 127.0.0.1", f.listen)}
 	}
-	cfg, err := actuators.LoadConfig(f.config)
+	cfg, err := ros1.LoadConfig(f.config)
 	if err != nil {
 		return err
 	}

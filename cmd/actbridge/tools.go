@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
 )
 
@@ -161,7 +161,7 @@ func toolsExport(args []string, out io.Writer) error {
 }
 
 func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
-	cfg, err := actuators.LoadConfig(cfgPath)
+	cfg, err := ros1.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func checkConfig(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "config %s: ok\n", *cfgPath)
 	fmt.Fprintf(out, "tools: %d\n", len(ts.pipeline.Registry.Tools()))
-	cfg, _ := actuators.LoadConfig(*cfgPath)
+	cfg, _ := ros1.LoadConfig(*cfgPath)
 	for _, a := range cfg.Actuators {
 		fmt.Fprintf(out, "  %s\n", a)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/msgs"
+	"github.com/actbridge/actbridge/ros1/msgs"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"

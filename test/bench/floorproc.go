@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 )
