@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/inflight"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Event is one thing a planner may want to hear about without polling:
@@ -64,7 +66,7 @@ func (c Condition) active(v float64) bool {
 
 // EventSources are what Run watches.
 type EventSources struct {
-	Robot      Robot
+	Robot      actuators.Robot
 	EStop      func() (latched bool, event uint64, reason string)
 	ROS        ROSAccess // nil: no conditions
 	Conditions []Condition
@@ -277,7 +279,7 @@ func (e *Events) poll(ctx context.Context, src EventSources) {
 			latched, event = l, ev
 		}
 		if src.Robot != nil {
-			m := src.Robot.MasterReachable()
+			m := src.Robot.Connected()
 			if !first && m != master {
 				e.Emit(EventMaster, "master", map[bool]string{true: "back", false: "lost"}[m], nil)
 			}

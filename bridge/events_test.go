@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/inflight"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 func TestMotionEventsAreOnePerStateAndReadFromACursor(t *testing.T) {
@@ -243,7 +245,7 @@ func motionFinishedNotification(t *testing.T, version string) {
 	pv := mustOK(t, r, RolePlanner, "gripper_move", `{"position":0.03}`)
 	c := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
 	id := c["motion_id"].(string)
-	r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: id, State: "succeeded"})
+	r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: id, State: actuators.GoalSucceeded})
 	deadline := time.After(10 * time.Second)
 	for {
 		mu.Lock()

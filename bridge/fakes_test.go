@@ -13,6 +13,8 @@ import (
 
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // fakeRobot records every goal "on the wire" so tests can prove what
@@ -20,7 +22,7 @@ import (
 type fakeRobot struct {
 	mu         sync.Mutex
 	joints     map[string]float64
-	pose       Pose2D
+	pose       actuators.Pose2D
 	connected  bool
 	sent       map[string]int // goal id → times published
 	order      []string
@@ -28,42 +30,46 @@ type fakeRobot struct {
 	stops      int
 	tracked    []string
 	freshReads int // FreshJoints calls
-	obs        func(GoalUpdate)
+	obs        func(actuators.GoalUpdate)
 	sendDelay  time.Duration
 	onSend     func(goalID string)
 }
 
 func newFakeRobot() *fakeRobot {
 	return &fakeRobot{joints: map[string]float64{"j1": 0, "j2": 0, "finger": 0.02}, connected: true,
-		sent: map[string]int{}, pose: Pose2D{Frame: "odom"}}
+		sent: map[string]int{}, pose: actuators.Pose2D{Frame: "odom"}}
 }
 
-func (r *fakeRobot) Actuators() []ActuatorStatus {
+func (r *fakeRobot) Actuators() []actuators.ActuatorStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return []ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
+	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
 }
 
 // FreshJoints counts the fresh reads, so tests see previews ask for one.
-func (r *fakeRobot) FreshJoints(context.Context) JointsSnapshot {
+func (r *fakeRobot) FreshJoints(context.Context) actuators.JointsSnapshot {
 	r.mu.Lock()
 	r.freshReads++
 	r.mu.Unlock()
 	return r.Joints()
 }
 
-func (r *fakeRobot) Joints() JointsSnapshot {
+func (r *fakeRobot) Joints() actuators.JointsSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var js []JointReading
+	var js []actuators.JointReading
 	for _, n := range []string{"j1", "j2", "finger"} {
-		js = append(js, JointReading{Name: n, Position: r.joints[n]})
+		js = append(js, actuators.JointReading{Name: n, Position: r.joints[n]})
 	}
-	return JointsSnapshot{Joints: js, Received: time.Now()}
+	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
 }
 
-func (r *fakeRobot) Odom() (Pose2D, bool)  { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
-func (r *fakeRobot) MasterReachable() bool { return true }
+func (r *fakeRobot) Odom(string) (actuators.Pose2D, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pose, true
+}
+func (r *fakeRobot) Connected() bool { return true }
 
 func (r *fakeRobot) record(id string) error { return r.recordCtx(context.Background(), id) }
 
@@ -91,15 +97,12 @@ func (r *fakeRobot) recordCtx(ctx context.Context, id string) error {
 	return nil
 }
 
-func (r *fakeRobot) SendTrajectory(ctx context.Context, id string, _ []string, _ []spline.Point) error {
-	return r.recordCtx(ctx, id)
-}
-func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error {
+func (r *fakeRobot) Send(ctx context.Context, _, id string, g actuators.Goal) error {
+	switch g.(type) {
+	case actuators.Trajectory, actuators.Drive:
+		return r.recordCtx(ctx, id)
+	}
 	return r.record(id)
-}
-func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error { return r.record(id) }
-func (r *fakeRobot) Drive(ctx context.Context, id string, _, _ float64, _ time.Duration) error {
-	return r.recordCtx(ctx, id)
 }
 func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
 	r.mu.Lock()
@@ -113,9 +116,12 @@ func (r *fakeRobot) Track(_, id string) {
 	r.tracked = append(r.tracked, id)
 	r.mu.Unlock()
 }
-func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
-func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
-	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
+func (r *fakeRobot) SetObserver(f func(actuators.GoalUpdate)) { r.obs = f }
+func (r *fakeRobot) SampleTypes() []string {
+	return []string{"nav_msgs/Odometry", "sensor_msgs/JointState"}
+}
+func (r *fakeRobot) Topics(context.Context) ([]actuators.TopicInfo, error) {
+	return []actuators.TopicInfo{{Name: "/odom", Type: "nav_msgs/Odometry"}, {Name: "/joint_states", Type: "sensor_msgs/JointState"}}, nil
 }
 func (r *fakeRobot) SampleTopic(_ context.Context, topic string, n int, _ time.Duration) ([]any, error) {
 	out := make([]any, n)
@@ -123,6 +129,15 @@ func (r *fakeRobot) SampleTopic(_ context.Context, topic string, n int, _ time.D
 		out[i] = map[string]any{"topic": topic, "seq": i}
 	}
 	return out, nil
+}
+
+func (r *fakeRobot) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (r *fakeRobot) Snapshot(_ context.Context, topic string, _ time.Duration) (actuators.Frame, error) {
+	return actuators.Frame{}, fmt.Errorf("%w: %s", actuators.ErrUnknownTopic, topic)
 }
 
 func (r *fakeRobot) goalsSent() int {
@@ -189,17 +204,17 @@ func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
 	}
 	return nil
 }
-func (fakeBase) OutsideFence(p Pose2D) []OutOfRange {
+func (fakeBase) OutsideFence(p actuators.Pose2D) []OutOfRange {
 	if math.Abs(p.X) > 5 || math.Abs(p.Y) > 5 {
 		return []OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
 	}
 	return nil
 }
-func (fakeBase) CheckDrive(s Pose2D, lin, ang, d float64) (Pose2D, []Violation) {
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []Violation) {
 	if math.Abs(lin) > 0.5 {
 		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
 	}
-	return Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
+	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
 }
 
 type fakeEStop struct {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/inflight"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 func preview(t *testing.T, r *rig, tool, args string) string {
@@ -223,7 +225,7 @@ func TestBusyActuatorRefusesSecondMotionUntilTheFirstEnds(t *testing.T) {
 	if e == nil || e.Code != CodeBusy || !strings.Contains(e.State, m1["motion_id"].(string)) || e.Release == "" {
 		t.Fatalf("%+v", e)
 	}
-	r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: m1["motion_id"].(string), State: "succeeded"})
+	r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: m1["motion_id"].(string), State: actuators.GoalSucceeded})
 	if _, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+b+`"}`); e != nil {
 		t.Fatal(e)
 	}
@@ -242,9 +244,9 @@ func TestMotionStatusWaitsForTheNextStateAndReportsTerminal(t *testing.T) {
 	mid := c["motion_id"].(string)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "active"})
+		r.robot.obs(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: actuators.GoalActive})
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "succeeded", Result: map[string]any{}})
+		r.robot.obs(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: actuators.GoalSucceeded, Result: map[string]any{}})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -360,7 +362,7 @@ func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 	if len(robot2.tracked) != 1 || robot2.tracked[0] != c["motion_id"] || robot2.goalsSent() != 0 {
 		t.Fatalf("tracked %v sent %d", robot2.tracked, robot2.goalsSent())
 	}
-	robot2.obs(GoalUpdate{Actuator: "arm", GoalID: c["motion_id"].(string), State: "lost"})
+	robot2.obs(actuators.GoalUpdate{Actuator: "arm", GoalID: c["motion_id"].(string), State: actuators.GoalLost})
 	mo, _ := r.store.Get(c["motion_id"].(string))
 	if mo.State != "unknown" {
 		t.Fatalf("state %s", mo.State)
@@ -373,8 +375,8 @@ func TestRobotAnswerBeforeSentIsRecordedNotDropped(t *testing.T) {
 	// The fake robot reports success from inside the send, before Confirm
 	// has recorded "sent", as a fast real robot can.
 	r.robot.onSend = func(goalID string) {
-		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "active"})
-		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "succeeded"})
+		r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: goalID, State: actuators.GoalActive})
+		r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: goalID, State: actuators.GoalSucceeded})
 	}
 	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	if e != nil {
@@ -464,7 +466,7 @@ func TestStatusWaitSeesAChangeRightAfterItsRead(t *testing.T) {
 	}
 	mid := c["motion_id"].(string)
 	store := &changeAfterRead{MotionStore: r.m.Store}
-	store.change = func() { r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"}) }
+	store.change = func() { r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded}) }
 	r.m.Store = store
 	store.armed.Store(true)
 	start := time.Now()
@@ -524,8 +526,8 @@ func TestStatusUntilEndFollowsAMotionToItsOutcome(t *testing.T) {
 				t.Fatal("the status call never waited")
 			}
 		}
-		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "active"})
-		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"})
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalActive})
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded})
 		select {
 		case a := <-got:
 			return a.out, a.err

@@ -14,7 +14,7 @@ import (
 // on; it returns why they differ, or "" when the preview still holds.
 func (p *Previewer) Restate(ctx context.Context, g *storedGoal) string {
 	if g.Navigate != nil || g.Drive != nil {
-		pose, ok := p.Robot.Odom()
+		pose, ok := p.Robot.Odom(p.Base.Name)
 		if !ok {
 			return "no odometry"
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // storedGoal is the exact goal a preview will publish, kept in the store so
@@ -27,7 +29,7 @@ type storedGoal struct {
 		Position  float64 `json:"position"`
 		MaxEffort float64 `json:"max_effort"`
 	} `json:"gripper,omitempty"`
-	Navigate *Pose2D `json:"navigate,omitempty"`
+	Navigate *actuators.Pose2D `json:"navigate,omitempty"`
 	Drive    *struct {
 		Linear    float64 `json:"linear"`
 		Angular   float64 `json:"angular"`
@@ -67,7 +69,7 @@ type BaseModel struct {
 // and checks every limit; violations refuse the preview; otherwise the
 // preview is stored and a signed preview_id returned. Nothing moves.
 type Previewer struct {
-	Robot      Robot
+	Robot      actuators.Robot
 	Store      MotionStore
 	Signer     PreviewSigner
 	Motions    *Motions
@@ -89,7 +91,7 @@ type Previewer struct {
 	StepCaps StepCaps
 }
 
-func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error) {
+func (p *Previewer) joints(ctx context.Context) (map[string]actuators.JointReading, *Error) {
 	snap := p.Robot.FreshJoints(ctx)
 	if snap.Received.IsZero() {
 		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
@@ -97,7 +99,7 @@ func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error
 	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
 		return nil, StateError(CodeUnavailable, fmt.Sprintf("joint states are %.1f s old", age.Seconds()), "when /joint_states is fresh again", "cannot preview from stale state")
 	}
-	m := make(map[string]JointReading, len(snap.Joints))
+	m := make(map[string]actuators.JointReading, len(snap.Joints))
 	for _, j := range snap.Joints {
 		m[j.Name] = j
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // GripperMove previews moving the gripper fingers.
@@ -73,10 +75,10 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func (p *Previewer) pose() (Pose2D, *Error) {
-	pose, ok := p.Robot.Odom()
+func (p *Previewer) pose() (actuators.Pose2D, *Error) {
+	pose, ok := p.Robot.Odom(p.Base.Name)
 	if !ok {
-		return Pose2D{}, StateError(CodeUnavailable, "no odometry received", "when the base publishes odometry", "cannot preview a base motion without its pose")
+		return actuators.Pose2D{}, StateError(CodeUnavailable, "no odometry received", "when the base publishes odometry", "cannot preview a base motion without its pose")
 	}
 	return pose, nil
 }
@@ -125,7 +127,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
 			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
-			goal.Navigate = &Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			goal.Navigate = &actuators.Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))

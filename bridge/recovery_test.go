@@ -9,6 +9,8 @@ import (
 
 	"github.com/actbridge/actbridge/safety"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // recoveryRig is the rig with the real safety checks on two joints in
@@ -86,7 +88,7 @@ func fenceRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := newRig(t, func(p *Previewer) { p.Base.Guard = SafetyBase{Base: b} })
-	r.robot.pose = Pose2D{Frame: "odom", X: 6, Yaw: math.Pi}
+	r.robot.pose = actuators.Pose2D{Frame: "odom", X: 6, Yaw: math.Pi}
 	return r
 }
 

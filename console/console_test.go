@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/bridge"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 const armMove = `{"positions":{"j1":0.5}}`
@@ -293,10 +295,10 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 
 	var s struct {
 		Robot struct {
-			Actuators []bridge.ActuatorStatus `json:"actuators"`
+			Actuators []actuators.ActuatorStatus `json:"actuators"`
 		} `json:"robot"`
 		Joints struct {
-			Joints []bridge.JointReading `json:"joints"`
+			Joints []actuators.JointReading `json:"joints"`
 		} `json:"joints"`
 		Previews []previewView    `json:"previews"`
 		Motions  []map[string]any `json:"motions"`
@@ -336,14 +338,14 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 
 	_, m := r.do(t, "POST", "/console/api/approve", operatorToken, map[string]any{"preview_id": a})
 	id := m["motion_id"].(string)
-	r.robot.obs(bridge.GoalUpdate{Actuator: "arm", GoalID: id, State: "active", Progress: 0.4})
+	r.robot.obs(actuators.GoalUpdate{Actuator: "arm", GoalID: id, State: actuators.GoalActive, Progress: 0.4})
 	clk.tick()
 	_, st = r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	decode(st)
 	if len(s.Motions) != 1 || s.Motions[0]["motion_id"] != id || s.Motions[0]["progress"] != 0.4 || len(s.Previews) != 1 {
 		t.Fatalf("in flight: %v, previews %d", s.Motions, len(s.Previews))
 	}
-	r.robot.obs(bridge.GoalUpdate{Actuator: "arm", GoalID: id, State: "preempted", Text: "stopped"})
+	r.robot.obs(actuators.GoalUpdate{Actuator: "arm", GoalID: id, State: actuators.GoalCanceled, Text: "stopped"})
 	clk.tick()
 	_, st = r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	decode(st)

@@ -16,6 +16,8 @@ import (
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // fakeRobot is a two-joint arm, a gripper and a base that record what
@@ -25,45 +27,38 @@ type fakeRobot struct {
 	joints map[string]float64
 	goals  []string
 	stops  int
-	obs    func(bridge.GoalUpdate)
+	obs    func(actuators.GoalUpdate)
 }
 
-func (r *fakeRobot) Actuators() []bridge.ActuatorStatus {
-	return []bridge.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}, {Name: "gripper", Kind: "gripper", Connected: true},
+func (r *fakeRobot) Actuators() []actuators.ActuatorStatus {
+	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}, {Name: "gripper", Kind: "gripper", Connected: true},
 		{Name: "base", Kind: "base", Connected: false, Detail: "no status from /move_base"}}
 }
 
-func (r *fakeRobot) FreshJoints(context.Context) bridge.JointsSnapshot { return r.Joints() }
+func (r *fakeRobot) FreshJoints(context.Context) actuators.JointsSnapshot { return r.Joints() }
 
-func (r *fakeRobot) Joints() bridge.JointsSnapshot {
+func (r *fakeRobot) Joints() actuators.JointsSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var js []bridge.JointReading
+	var js []actuators.JointReading
 	for _, n := range []string{"j1", "j2", "finger"} {
-		js = append(js, bridge.JointReading{Name: n, Position: r.joints[n]})
+		js = append(js, actuators.JointReading{Name: n, Position: r.joints[n]})
 	}
-	return bridge.JointsSnapshot{Joints: js, Received: time.Now()}
+	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
 }
 
-func (r *fakeRobot) Odom() (bridge.Pose2D, bool) { return bridge.Pose2D{Frame: "odom"}, true }
-func (r *fakeRobot) MasterReachable() bool       { return true }
+func (r *fakeRobot) Odom(string) (actuators.Pose2D, bool) {
+	return actuators.Pose2D{Frame: "odom"}, true
+}
+func (r *fakeRobot) Connected() bool { return true }
 func (r *fakeRobot) send(id string) error {
 	r.mu.Lock()
 	r.goals = append(r.goals, id)
 	r.mu.Unlock()
 	return nil
 }
-func (r *fakeRobot) SendTrajectory(_ context.Context, id string, _ []string, _ []spline.Point) error {
-	return r.send(id)
-}
-func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error { return r.send(id) }
-func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ bridge.Pose2D) error {
-	return r.send(id)
-}
-func (r *fakeRobot) Drive(_ context.Context, id string, _, _ float64, _ time.Duration) error {
-	return r.send(id)
-}
-func (r *fakeRobot) Cancel(context.Context, string, string) error { return nil }
+func (r *fakeRobot) Send(_ context.Context, _, id string, _ actuators.Goal) error { return r.send(id) }
+func (r *fakeRobot) Cancel(context.Context, string, string) error                 { return nil }
 func (r *fakeRobot) StopAll(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err // like a real driver whose caller gave up
@@ -73,11 +68,19 @@ func (r *fakeRobot) StopAll(ctx context.Context) error {
 	r.mu.Unlock()
 	return nil
 }
-func (r *fakeRobot) Track(string, string)                               {}
-func (r *fakeRobot) SetObserver(f func(bridge.GoalUpdate))              { r.obs = f }
-func (r *fakeRobot) Topics(context.Context) ([]bridge.TopicInfo, error) { return nil, nil }
+func (r *fakeRobot) Track(string, string)                                  {}
+func (r *fakeRobot) SetObserver(f func(actuators.GoalUpdate))              { r.obs = f }
+func (r *fakeRobot) Topics(context.Context) ([]actuators.TopicInfo, error) { return nil, nil }
+func (r *fakeRobot) SampleTypes() []string                                 { return nil }
 func (r *fakeRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
 	return nil, nil
+}
+func (r *fakeRobot) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
+	<-ctx.Done()
+	return nil
+}
+func (r *fakeRobot) Snapshot(context.Context, string, time.Duration) (actuators.Frame, error) {
+	return actuators.Frame{}, actuators.ErrUnknownTopic
 }
 
 func (r *fakeRobot) sent() []string {
@@ -138,10 +141,10 @@ type fakeBase struct{}
 
 func (fakeBase) Caps() (float64, float64)                              { return 0.5, 1 }
 func (fakeBase) CheckGoal(string, float64, float64) []bridge.Violation { return nil }
-func (fakeBase) CheckDrive(s bridge.Pose2D, lin, ang, d float64) (bridge.Pose2D, []bridge.Violation) {
-	return bridge.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []bridge.Violation) {
+	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
-func (fakeBase) OutsideFence(bridge.Pose2D) []bridge.OutOfRange { return nil }
+func (fakeBase) OutsideFence(actuators.Pose2D) []bridge.OutOfRange { return nil }
 
 type fakeEStop struct {
 	mu      sync.Mutex

@@ -12,6 +12,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 func TestXMLRPCValuesDecodeToJSONReadyTypes(t *testing.T) {
@@ -109,7 +111,7 @@ func TestServiceRegistryHasStdSrvsAndRequestsAreBuiltStrictly(t *testing.T) {
 		t.Fatalf("registry %v", names)
 	}
 	sb := serviceKinds["std_srvs/SetBool"]
-	if !reflect.DeepEqual(sb.info.Request, []FieldInfo{{"data", "bool"}}) || len(sb.info.Response) != 2 {
+	if !reflect.DeepEqual(sb.info.Request, []actuators.ServiceField{{Name: "data", Type: "bool"}}) || len(sb.info.Response) != 2 {
 		t.Fatalf("SetBool fields %+v", sb.info)
 	}
 	var req std_srvs.SetBoolReq

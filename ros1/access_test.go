@@ -14,6 +14,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
 	"github.com/actbridge/actbridge/sim"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // These run against a real master and the in-process sim, over ROS only.
@@ -32,7 +34,7 @@ func TestParametersReadAnyTypeAndSetTypedValues(t *testing.T) {
 	if m, ok := ns.(map[string]any); err != nil || !ok || m["brightness"] != 0.5 || m["enabled"] != false {
 		t.Fatalf("namespace: %#v %v", ns, err)
 	}
-	if _, err := g.robot.GetParam(ctx, "/simrobot/nope"); !errors.Is(err, ErrParamNotSet) {
+	if _, err := g.robot.GetParam(ctx, "/simrobot/nope"); !errors.Is(err, actuators.ErrParamNotSet) {
 		t.Fatalf("missing: %v", err)
 	}
 	for _, v := range []any{0.75, 3, true, `<b> & "q"`} {
@@ -68,7 +70,7 @@ func TestServiceTypeProbeAndCallsReachOnlyMatchingTypes(t *testing.T) {
 			t.Fatalf("%s: %q %v", name, typ, err)
 		}
 	}
-	if _, err := g.robot.ServiceType(ctx, "/nope"); !errors.Is(err, ErrUnknownService) {
+	if _, err := g.robot.ServiceType(ctx, "/nope"); !errors.Is(err, actuators.ErrUnknownService) {
 		t.Fatalf("unknown service: %v", err)
 	}
 	out, err := g.robot.CallService(ctx, "/simrobot/led/set", "std_srvs/SetBool", map[string]any{"data": true}, 2*time.Second)
@@ -85,7 +87,7 @@ func TestServiceTypeProbeAndCallsReachOnlyMatchingTypes(t *testing.T) {
 		{"/simrobot/power_off", "std_srvs/Trigger", map[string]any{"data": true}},
 		{"/nope", "std_srvs/Trigger", map[string]any{}},
 	} {
-		if _, err := g.robot.CallService(ctx, c.name, c.typ, c.req, 2*time.Second); !errors.Is(err, ErrServiceNotSent) {
+		if _, err := g.robot.CallService(ctx, c.name, c.typ, c.req, 2*time.Second); !errors.Is(err, actuators.ErrServiceNotSent) {
 			t.Fatalf("%+v: %v", c, err)
 		}
 	}
@@ -132,7 +134,7 @@ func TestServiceCallGivesUpAtItsTimeout(t *testing.T) {
 	defer close(release)
 	start := time.Now()
 	_, err = g.robot.CallService(context.Background(), "/slow", "std_srvs/Trigger", map[string]any{}, 300*time.Millisecond)
-	if err == nil || errors.Is(err, ErrServiceNotSent) || !errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, actuators.ErrServiceNotSent) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want a timeout after sending, got %v", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
@@ -165,10 +167,10 @@ func TestSnapshotDecodesTheSimsTestPatternRawAndCompressed(t *testing.T) {
 			t.Fatalf("compressed bytes not kept: %q %d", f.RawExt, len(f.Raw))
 		}
 	}
-	if _, err := g.robot.Snapshot(context.Background(), "/odom", time.Second); !errors.Is(err, ErrUnsupportedType) {
+	if _, err := g.robot.Snapshot(context.Background(), "/odom", time.Second); !errors.Is(err, actuators.ErrUnsupportedType) {
 		t.Fatalf("odom as an image: %v", err)
 	}
-	if _, err := g.robot.Snapshot(context.Background(), "/no/camera", time.Second); !errors.Is(err, ErrUnknownTopic) {
+	if _, err := g.robot.Snapshot(context.Background(), "/no/camera", time.Second); !errors.Is(err, actuators.ErrUnknownTopic) {
 		t.Fatalf("missing topic: %v", err)
 	}
 }

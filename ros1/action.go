@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Timing of the actionlib client that is not worth configuring.
@@ -71,14 +73,14 @@ type goal struct {
 	cancelSends     int
 	lastCancel      time.Time
 
-	state    string // last state reported to the observer ("" before any)
+	state    actuators.GoalState // last state reported to the observer ("" before any)
 	progress float64
 	seen     bool
 	lastSeen time.Time
 	missing  time.Time // first status list without the goal since it was last seen
 	lostAt   time.Time
 
-	pendingState string // a final state seen in the status list, waiting for its result
+	pendingState actuators.GoalState // a final state seen in the status list, waiting for its result
 	pendingText  string
 	pendingAt    time.Time
 
@@ -96,12 +98,13 @@ type goal struct {
 // the bridge's goal ids. Sends wait without holding mu, so Cancel and
 // StopAll never wait behind a send.
 type actionClient struct {
-	name, kind, ns string
+	name, ns       string
+	kind           actuators.Kind
 	grace          time.Duration
 	connectTimeout time.Duration
 	// silence: with no status at all for this long, tracked goals are lost.
 	silence time.Duration
-	notify  func(GoalUpdate)
+	notify  func(actuators.GoalUpdate)
 	now     func() time.Time
 	// holdGoal builds the goal that stops an arm after an abort; nil for
 	// other kinds.
@@ -120,7 +123,7 @@ type actionClient struct {
 	lastList   []actionlib_msgs.GoalStatus // the server's last status list
 }
 
-func newActionClient(a ActuatorConfig, notify func(GoalUpdate)) *actionClient {
+func newActionClient(a ActuatorConfig, notify func(actuators.GoalUpdate)) *actionClient {
 	return &actionClient{
 		name: a.Name, kind: a.Kind, ns: a.Action,
 		grace:          a.StatusGrace.D(),
@@ -159,13 +162,13 @@ func (c *actionClient) currentWire() actionWire {
 // the goal topic is lost silently. It returns once the goal is written.
 func (c *actionClient) send(ctx context.Context, id string, build func(actionlib_msgs.GoalID) any, progressOf func(any) (float64, bool)) error {
 	if id == "" {
-		return fmt.Errorf("%w: %s: empty goal id", ErrInvalidArgument, c.name)
+		return fmt.Errorf("%w: %s: empty goal id", actuators.ErrInvalidArgument, c.name)
 	}
 	g := &goal{id: id, phase: phaseDispatching, wake: make(chan struct{}), progressOf: progressOf}
 	c.mu.Lock()
 	if old, ok := c.goals[id]; ok {
 		c.mu.Unlock()
-		return fmt.Errorf("%w: %s goal %q is already known (%s)", ErrDuplicateGoal, c.name, id, old.describe())
+		return fmt.Errorf("%w: %s goal %q is already known (%s)", actuators.ErrDuplicateGoal, c.name, id, old.describe())
 	}
 	c.goals[id] = g
 	c.mu.Unlock()
@@ -176,7 +179,7 @@ func (c *actionClient) send(ctx context.Context, id string, build func(actionlib
 	if g.cancelRequested {
 		c.recallUnsent(g)
 		c.mu.Unlock()
-		return fmt.Errorf("%w: %s goal %q", ErrCanceledBeforeSend, c.name, id)
+		return fmt.Errorf("%w: %s goal %q", actuators.ErrCanceledBeforeSend, c.name, id)
 	}
 	if err != nil {
 		delete(c.goals, id) // nothing went out: the id may be sent later
@@ -206,7 +209,7 @@ func (c *actionClient) send(ctx context.Context, id string, build func(actionlib
 // recallUnsent ends a goal canceled before it was published.
 func (c *actionClient) recallUnsent(g *goal) {
 	g.phase = phaseSent
-	c.finalize(g, StateRecalled, "canceled before it was sent; nothing was published", nil)
+	c.finalize(g, actuators.GoalRecalled, "canceled before it was sent; nothing was published", nil)
 }
 
 // waitConnected waits until the goal topic has a subscriber and the server
@@ -230,9 +233,9 @@ func (c *actionClient) waitConnected(ctx context.Context, g *goal) (actionWire, 
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: waiting for %s (%s): %w", c.name, c.ns, why, ctx.Err())
 		case <-c.done:
-			return nil, fmt.Errorf("%w: %s", ErrClosed, c.name)
+			return nil, fmt.Errorf("%w: %s", actuators.ErrClosed, c.name)
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w: %s: %s after %s", ErrNotConnected, c.name, why, c.connectTimeout)
+			return nil, fmt.Errorf("%w: %s: %s after %s", actuators.ErrNotConnected, c.name, why, c.connectTimeout)
 		case <-g.wake:
 		case <-tick.C:
 		}
@@ -287,7 +290,7 @@ func (c *actionClient) status() (bool, string) {
 // tracked) is canceled on the wire all the same.
 func (c *actionClient) cancel(id string) error {
 	if id == "" {
-		return fmt.Errorf("%w: %s: empty goal id (use StopAll to cancel everything)", ErrInvalidArgument, c.name)
+		return fmt.Errorf("%w: %s: empty goal id (use StopAll to cancel everything)", actuators.ErrInvalidArgument, c.name)
 	}
 	c.mu.Lock()
 	g := c.goals[id]
@@ -309,7 +312,7 @@ func (c *actionClient) cancel(id string) error {
 	w := c.currentWire()
 	if w == nil {
 		// Resent by tick once the link is back (for known goals).
-		return fmt.Errorf("%w: %s: cancel of %q not sent: no ROS link", ErrNotConnected, c.name, id)
+		return fmt.Errorf("%w: %s: cancel of %q not sent: no ROS link", actuators.ErrNotConnected, c.name, id)
 	}
 	w.writeCancel(actionlib_msgs.GoalID{Id: id})
 	c.wired("cancel", id)
@@ -335,7 +338,7 @@ func (c *actionClient) cancelAll() error {
 	c.mu.Unlock()
 	w := c.currentWire()
 	if w == nil {
-		return fmt.Errorf("%w: %s: cancel-all not sent: no ROS link", ErrNotConnected, c.name)
+		return fmt.Errorf("%w: %s: cancel-all not sent: no ROS link", actuators.ErrNotConnected, c.name)
 	}
 	w.writeCancel(actionlib_msgs.GoalID{})
 	c.wired("cancel", "")
@@ -358,7 +361,7 @@ func (g *goal) describe() string {
 	case g.state == "":
 		return "sent"
 	}
-	return g.state
+	return string(g.state)
 }
 
 // track re-attaches to a goal sent before a restart. For a goal this
@@ -372,7 +375,7 @@ func (c *actionClient) track(id string) {
 	defer c.mu.Unlock()
 	if g, ok := c.goals[id]; ok {
 		if g.state != "" {
-			c.notify(GoalUpdate{Actuator: c.name, GoalID: id, State: g.state, Progress: g.progress, Result: g.result, Text: g.text})
+			c.notify(actuators.GoalUpdate{Actuator: c.name, GoalID: id, State: g.state, Progress: g.progress, Result: g.result, Text: g.text})
 		}
 		return
 	}
@@ -409,19 +412,19 @@ func findStatus(list []actionlib_msgs.GoalStatus, id string) (actionlib_msgs.Goa
 
 func (c *actionClient) seen(g *goal, st actionlib_msgs.GoalStatus, now time.Time) {
 	g.seen, g.lastSeen, g.missing = true, now, time.Time{}
-	name := StateName(st.Status)
-	if Terminal(name) {
+	name := goalState(st.Status)
+	if name.Terminal() {
 		if g.pendingState == "" {
 			g.pendingState, g.pendingText, g.pendingAt = name, st.Text, now
 		}
 		return
 	}
-	if name == StateLost {
+	if name == actuators.GoalLost {
 		return // actionlib's LOST is a client-side state; servers do not send it
 	}
 	if name != g.state {
 		g.state, g.text = name, st.Text
-		c.notify(GoalUpdate{Actuator: c.name, GoalID: g.id, State: name, Progress: g.progress, Text: st.Text})
+		c.notify(actuators.GoalUpdate{Actuator: c.name, GoalID: g.id, State: name, Progress: g.progress, Text: st.Text})
 	}
 }
 
@@ -442,7 +445,7 @@ func (c *actionClient) notSeen(g *goal, now time.Time) {
 		c.finalize(g, g.pendingState, withNote(g.pendingText, "no result message received"), nil)
 		return
 	}
-	if g.state == StateLost {
+	if g.state == actuators.GoalLost {
 		return
 	}
 	text := fmt.Sprintf("%s no longer reports the goal and sent no result", c.ns)
@@ -453,8 +456,8 @@ func (c *actionClient) notSeen(g *goal, now time.Time) {
 }
 
 func (c *actionClient) lose(g *goal, now time.Time, text string) {
-	g.state, g.lostAt, g.text = StateLost, now, text
-	c.notify(GoalUpdate{Actuator: c.name, GoalID: g.id, State: StateLost, Progress: g.progress, Text: text})
+	g.state, g.lostAt, g.text = actuators.GoalLost, now, text
+	c.notify(actuators.GoalUpdate{Actuator: c.name, GoalID: g.id, State: actuators.GoalLost, Progress: g.progress, Text: text})
 }
 
 // onResult handles a result message (status plus the kind's result shape).
@@ -465,8 +468,8 @@ func (c *actionClient) onResult(st actionlib_msgs.GoalStatus, result any) {
 	if g == nil || g.final || g.phase == phaseDispatching {
 		return
 	}
-	name := StateName(st.Status)
-	if !Terminal(name) {
+	name := goalState(st.Status)
+	if !name.Terminal() {
 		return // a result always carries a final state; ignore a broken one
 	}
 	c.finalize(g, name, st.Text, result)
@@ -476,16 +479,16 @@ func (c *actionClient) onResult(st actionlib_msgs.GoalStatus, result any) {
 // gets its hold goal on the wire: joint_trajectory_controller keeps
 // executing the trajectory after an abort. The hold is written under mu so
 // the update that reports it cannot be overtaken; it is one channel handoff.
-func (c *actionClient) finalize(g *goal, state, text string, result any) {
+func (c *actionClient) finalize(g *goal, state actuators.GoalState, text string, result any) {
 	g.final, g.finalAt, g.state = true, c.now(), state
-	if state == StateSucceeded {
+	if state == actuators.GoalSucceeded {
 		g.progress = 1
 	}
-	if state == StateAborted && c.holdGoal != nil && g.phase == phaseSent {
+	if state == actuators.GoalAborted && c.holdGoal != nil && g.phase == phaseSent {
 		text = withNote(text, c.hold(g.id))
 	}
 	g.result, g.text = result, text
-	c.notify(GoalUpdate{Actuator: c.name, GoalID: g.id, State: state, Progress: g.progress, Result: result, Text: text})
+	c.notify(actuators.GoalUpdate{Actuator: c.name, GoalID: g.id, State: state, Progress: g.progress, Result: result, Text: text})
 }
 
 // hold sends the hold goal for an aborted goal and says what it did. It is
@@ -521,7 +524,7 @@ func (c *actionClient) onFeedback(st actionlib_msgs.GoalStatus, feedback any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g := c.goals[st.GoalId.Id]
-	if g == nil || g.final || g.progressOf == nil || g.state != StateActive {
+	if g == nil || g.final || g.progressOf == nil || g.state != actuators.GoalActive {
 		return
 	}
 	p, ok := g.progressOf(feedback)
@@ -533,7 +536,7 @@ func (c *actionClient) onFeedback(st actionlib_msgs.GoalStatus, feedback any) {
 		return
 	}
 	g.progress = p
-	c.notify(GoalUpdate{Actuator: c.name, GoalID: g.id, State: g.state, Progress: p})
+	c.notify(actuators.GoalUpdate{Actuator: c.name, GoalID: g.id, State: g.state, Progress: p})
 }
 
 // tick runs the timers: results that never came, servers gone silent,
@@ -552,7 +555,7 @@ func (c *actionClient) tick() {
 		if g.phase != phaseSent {
 			continue
 		}
-		if g.state == StateLost && now.Sub(g.lostAt) > keepFinal {
+		if g.state == actuators.GoalLost && now.Sub(g.lostAt) > keepFinal {
 			delete(c.goals, id)
 			continue
 		}
@@ -564,10 +567,10 @@ func (c *actionClient) tick() {
 		if g.lastSeen.After(ref) {
 			ref = g.lastSeen
 		}
-		if g.state != StateLost && now.Sub(ref) >= c.silence && (c.lastStatus.IsZero() || now.Sub(c.lastStatus) >= c.silence) {
+		if g.state != actuators.GoalLost && now.Sub(ref) >= c.silence && (c.lastStatus.IsZero() || now.Sub(c.lastStatus) >= c.silence) {
 			c.lose(g, now, fmt.Sprintf("no status from %s for %s", c.ns, c.silence))
 		}
-		if g.cancelWanted && g.state != StatePreempting && g.state != StateRecalling &&
+		if g.cancelWanted && g.state != actuators.GoalCanceling &&
 			g.cancelSends < maxCancelSends && now.Sub(g.lastCancel) >= cancelRetry {
 			g.cancelSends++
 			g.lastCancel = now

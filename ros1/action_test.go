@@ -12,6 +12,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 
 	"github.com/actbridge/actbridge/ros1/msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // These tests drive the actionlib client with a fake wire and a fake clock:
@@ -89,25 +91,25 @@ func (c *fakeClock) advance(d time.Duration) {
 
 type updates struct {
 	mu  sync.Mutex
-	all []GoalUpdate
+	all []actuators.GoalUpdate
 }
 
-func (u *updates) push(x GoalUpdate) {
+func (u *updates) push(x actuators.GoalUpdate) {
 	u.mu.Lock()
 	u.all = append(u.all, x)
 	u.mu.Unlock()
 }
 
-func (u *updates) snapshot() []GoalUpdate {
+func (u *updates) snapshot() []actuators.GoalUpdate {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return append([]GoalUpdate(nil), u.all...)
+	return append([]actuators.GoalUpdate(nil), u.all...)
 }
 
-func (u *updates) states(id string) []string {
+func (u *updates) states(id string) []actuators.GoalState {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var out []string
+	var out []actuators.GoalState
 	for _, x := range u.all {
 		if x.GoalID == id {
 			out = append(out, x.State)
@@ -116,7 +118,7 @@ func (u *updates) states(id string) []string {
 	return out
 }
 
-func (u *updates) last(id string) GoalUpdate {
+func (u *updates) last(id string) actuators.GoalUpdate {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for i := len(u.all) - 1; i >= 0; i-- {
@@ -124,17 +126,17 @@ func (u *updates) last(id string) GoalUpdate {
 			return u.all[i]
 		}
 	}
-	return GoalUpdate{}
+	return actuators.GoalUpdate{}
 }
 
-func newTestClient(t *testing.T, kind string) (*actionClient, *fakeWire, *fakeClock, *updates) {
+func newTestClient(t *testing.T, kind actuators.Kind) (*actionClient, *fakeWire, *fakeClock, *updates) {
 	t.Helper()
 	u := &updates{}
 	clock := &fakeClock{t: time.Unix(1000, 0)}
 	c := newActionClient(ActuatorConfig{Name: "arm", Kind: kind, Action: "/arm_controller/follow_joint_trajectory",
 		Joints: []string{"j1"}, StatusGrace: Duration(2 * time.Second), GoalConnectTimeout: Duration(3 * time.Second)}, u.push)
 	c.now = clock.now
-	if kind == KindArm {
+	if kind == actuators.KindArm {
 		c.holdGoal = holdGoal([]string{"j1"})
 	}
 	w := &fakeWire{subs: 1}
@@ -151,10 +153,10 @@ func status(id string, st uint8) actionlib_msgs.GoalStatus {
 	return actionlib_msgs.GoalStatus{GoalId: actionlib_msgs.GoalID{Id: id}, Status: st}
 }
 
-func equal(a, b []string) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+func equal(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
 func TestGoalIsPublishedOnlyOnceItsTopicHasASubscriber(t *testing.T) {
-	c, w, _, _ := newTestClient(t, KindArm)
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
 	w.setSubs(0)
 	done := make(chan error, 1)
 	go func() { done <- c.send(context.Background(), "m1", armBuild, nil) }()
@@ -172,12 +174,12 @@ func TestGoalIsPublishedOnlyOnceItsTopicHasASubscriber(t *testing.T) {
 }
 
 func TestSendWithoutSubscriberFailsAndLeavesTheIdUnused(t *testing.T) {
-	c, w, _, _ := newTestClient(t, KindArm)
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
 	c.connectTimeout = 200 * time.Millisecond
 	w.setSubs(0)
 	err := c.send(context.Background(), "m1", armBuild, nil)
-	if !errors.Is(err, ErrNotConnected) {
-		t.Fatalf("send = %v, want ErrNotConnected", err)
+	if !errors.Is(err, actuators.ErrNotConnected) {
+		t.Fatalf("send = %v, want actuators.ErrNotConnected", err)
 	}
 	w.setSubs(1)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
@@ -186,12 +188,12 @@ func TestSendWithoutSubscriberFailsAndLeavesTheIdUnused(t *testing.T) {
 }
 
 func TestGoalIdIsNeverSentTwice(t *testing.T) {
-	c, w, _, _ := newTestClient(t, KindArm)
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.send(context.Background(), "m1", armBuild, nil); !errors.Is(err, ErrDuplicateGoal) {
-		t.Errorf("second send = %v, want ErrDuplicateGoal", err)
+	if err := c.send(context.Background(), "m1", armBuild, nil); !errors.Is(err, actuators.ErrDuplicateGoal) {
+		t.Errorf("second send = %v, want actuators.ErrDuplicateGoal", err)
 	}
 	if got := w.written(); !equal(got, []string{"goal m1"}) {
 		t.Errorf("written = %v", got)
@@ -199,7 +201,7 @@ func TestGoalIdIsNeverSentTwice(t *testing.T) {
 }
 
 func TestCancelWhileWaitingForConnectionPublishesNothing(t *testing.T) {
-	c, w, _, u := newTestClient(t, KindArm)
+	c, w, _, u := newTestClient(t, actuators.KindArm)
 	w.setSubs(0)
 	done := make(chan error, 1)
 	go func() { done <- c.send(context.Background(), "m1", armBuild, nil) }()
@@ -207,21 +209,21 @@ func TestCancelWhileWaitingForConnectionPublishesNothing(t *testing.T) {
 	if err := c.cancel("m1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; !errors.Is(err, ErrCanceledBeforeSend) {
-		t.Fatalf("send = %v, want ErrCanceledBeforeSend", err)
+	if err := <-done; !errors.Is(err, actuators.ErrCanceledBeforeSend) {
+		t.Fatalf("send = %v, want actuators.ErrCanceledBeforeSend", err)
 	}
 	w.setSubs(1)
 	time.Sleep(100 * time.Millisecond)
 	if got := w.written(); len(got) != 0 {
 		t.Errorf("written = %v, want nothing (neither goal nor cancel)", got)
 	}
-	if got := u.states("m1"); !equal(got, []string{StateRecalled}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{actuators.GoalRecalled}) {
 		t.Errorf("updates = %v, want [recalled]", got)
 	}
 }
 
 func TestCancelDuringPublishIsSentRightAfterTheGoal(t *testing.T) {
-	c, w, _, _ := newTestClient(t, KindArm)
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
 	w.onGoal = func(id string) {
 		if id == "m1" {
 			if err := c.cancel("m1"); err != nil { // arrives while the goal is being written
@@ -238,7 +240,7 @@ func TestCancelDuringPublishIsSentRightAfterTheGoal(t *testing.T) {
 }
 
 func TestStopAllDoesNotWaitForASendWaitingForItsConnection(t *testing.T) {
-	c, w, _, _ := newTestClient(t, KindArm)
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
 	c.connectTimeout = 30 * time.Second
 	w.setSubs(0)
 	done := make(chan error, 1)
@@ -253,8 +255,8 @@ func TestStopAllDoesNotWaitForASendWaitingForItsConnection(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrCanceledBeforeSend) {
-			t.Errorf("send = %v, want ErrCanceledBeforeSend", err)
+		if !errors.Is(err, actuators.ErrCanceledBeforeSend) {
+			t.Errorf("send = %v, want actuators.ErrCanceledBeforeSend", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the send kept waiting after StopAll")
@@ -265,7 +267,7 @@ func TestStopAllDoesNotWaitForASendWaitingForItsConnection(t *testing.T) {
 }
 
 func TestUpdatesOnlyOnStateChange(t *testing.T) {
-	c, _, _, u := newTestClient(t, KindGripper)
+	c, _, _, u := newTestClient(t, actuators.KindGripper)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestUpdatesOnlyOnStateChange(t *testing.T) {
 	c.onResult(status("m1", 3), map[string]any{"ok": true})
 	c.onStatus([]actionlib_msgs.GoalStatus{status("m1", 3)})
 	c.onResult(status("m1", 3), nil)
-	if got := u.states("m1"); !equal(got, []string{"pending", "active", "succeeded"}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{"pending", "active", "succeeded"}) {
 		t.Errorf("states = %v", got)
 	}
 	if last := u.last("m1"); last.Result == nil || last.Progress != 1 {
@@ -287,7 +289,7 @@ func TestUpdatesOnlyOnStateChange(t *testing.T) {
 }
 
 func TestTrackedGoalUnknownToTheServerIsLostAfterGrace(t *testing.T) {
-	c, _, clock, u := newTestClient(t, KindArm)
+	c, _, clock, u := newTestClient(t, actuators.KindArm)
 	c.track("old")
 	for range 9 { // 1.8 s of status lists without it
 		clock.advance(200 * time.Millisecond)
@@ -298,18 +300,18 @@ func TestTrackedGoalUnknownToTheServerIsLostAfterGrace(t *testing.T) {
 	}
 	clock.advance(300 * time.Millisecond)
 	c.onStatus(nil)
-	if got := u.states("old"); !equal(got, []string{StateLost}) {
+	if got := u.states("old"); !equal(got, []actuators.GoalState{actuators.GoalLost}) {
 		t.Errorf("states = %v, want [lost]", got)
 	}
 	// If the server reports it after all, its real state follows.
 	c.onStatus([]actionlib_msgs.GoalStatus{status("old", 1)})
-	if got := u.states("old"); !equal(got, []string{StateLost, StateActive}) {
+	if got := u.states("old"); !equal(got, []actuators.GoalState{actuators.GoalLost, actuators.GoalActive}) {
 		t.Errorf("states = %v, want lost then active", got)
 	}
 }
 
 func TestGoalThatVanishesWithoutResultIsLost(t *testing.T) {
-	c, _, clock, u := newTestClient(t, KindGripper)
+	c, _, clock, u := newTestClient(t, actuators.KindGripper)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -318,13 +320,13 @@ func TestGoalThatVanishesWithoutResultIsLost(t *testing.T) {
 		clock.advance(200 * time.Millisecond)
 		c.onStatus(nil)
 	}
-	if got := u.states("m1"); !equal(got, []string{StateActive, StateLost}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{actuators.GoalActive, actuators.GoalLost}) {
 		t.Errorf("states = %v, want active then lost", got)
 	}
 }
 
 func TestNoStatusAtAllIsNotLostBeforeSilenceTimeout(t *testing.T) {
-	c, _, clock, u := newTestClient(t, KindGripper)
+	c, _, clock, u := newTestClient(t, actuators.KindGripper)
 	c.track("m1")
 	clock.advance(c.silence - time.Second) // master restart: nothing arrives
 	c.tick()
@@ -333,13 +335,13 @@ func TestNoStatusAtAllIsNotLostBeforeSilenceTimeout(t *testing.T) {
 	}
 	clock.advance(2 * time.Second)
 	c.tick()
-	if got := u.states("m1"); !equal(got, []string{StateLost}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{actuators.GoalLost}) {
 		t.Errorf("states = %v, want [lost] after %s of silence", got, c.silence)
 	}
 }
 
 func TestFinalStateFromStatusWithoutResultIsReportedAfterAWait(t *testing.T) {
-	c, _, clock, u := newTestClient(t, KindGripper)
+	c, _, clock, u := newTestClient(t, actuators.KindGripper)
 	c.track("m1")
 	c.onStatus([]actionlib_msgs.GoalStatus{status("m1", 3)})
 	c.tick()
@@ -348,13 +350,13 @@ func TestFinalStateFromStatusWithoutResultIsReportedAfterAWait(t *testing.T) {
 	}
 	clock.advance(resultWait)
 	c.tick()
-	if got := u.states("m1"); !equal(got, []string{StateSucceeded}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{actuators.GoalSucceeded}) {
 		t.Errorf("states = %v", got)
 	}
 }
 
 func TestAbortedArmGoalIsFollowedByAHoldGoal(t *testing.T) {
-	c, w, _, u := newTestClient(t, KindArm)
+	c, w, _, u := newTestClient(t, actuators.KindArm)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +366,7 @@ func TestAbortedArmGoalIsFollowedByAHoldGoal(t *testing.T) {
 		t.Errorf("written = %v", got)
 	}
 	last := u.last("m1")
-	if last.State != StateAborted || !strings.Contains(last.Text, `"m1/hold"`) {
+	if last.State != actuators.GoalAborted || !strings.Contains(last.Text, `"m1/hold"`) {
 		t.Errorf("final update = %+v, want aborted naming the hold goal", last)
 	}
 	// The hold is not the bridge's goal: nothing is reported about it.
@@ -375,7 +377,7 @@ func TestAbortedArmGoalIsFollowedByAHoldGoal(t *testing.T) {
 }
 
 func TestCancelIsResentUntilTheServerAcknowledgesIt(t *testing.T) {
-	c, w, clock, _ := newTestClient(t, KindGripper)
+	c, w, clock, _ := newTestClient(t, actuators.KindGripper)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestCancelIsResentUntilTheServerAcknowledgesIt(t *testing.T) {
 }
 
 func TestProgressFromFeedbackIsQuantizedAndMonotonic(t *testing.T) {
-	c, _, _, u := newTestClient(t, KindArm)
+	c, _, _, u := newTestClient(t, actuators.KindArm)
 	prog := func(fb any) (float64, bool) { return fb.(float64), true }
 	if err := c.send(context.Background(), "m1", armBuild, prog); err != nil {
 		t.Fatal(err)
@@ -416,7 +418,7 @@ func TestProgressFromFeedbackIsQuantizedAndMonotonic(t *testing.T) {
 }
 
 func TestHoldIsNotSentOverAnotherRunningGoal(t *testing.T) {
-	c, w, _, u := newTestClient(t, KindArm)
+	c, w, _, u := newTestClient(t, actuators.KindArm)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -425,20 +427,20 @@ func TestHoldIsNotSentOverAnotherRunningGoal(t *testing.T) {
 	if got := w.written(); !equal(got, []string{"goal m1"}) {
 		t.Errorf("written = %v, want no hold", got)
 	}
-	if last := u.last("m1"); last.State != StateAborted || !strings.Contains(last.Text, `"someone-else"`) {
+	if last := u.last("m1"); last.State != actuators.GoalAborted || !strings.Contains(last.Text, `"someone-else"`) {
 		t.Errorf("final update = %+v, want aborted explaining the hold was skipped", last)
 	}
 }
 
 func TestTrackOfAKnownGoalRepeatsWhereItStands(t *testing.T) {
-	c, _, _, u := newTestClient(t, KindGripper)
+	c, _, _, u := newTestClient(t, actuators.KindGripper)
 	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
 	c.onStatus([]actionlib_msgs.GoalStatus{status("m1", 1)})
 	c.onResult(status("m1", 3), "r")
 	c.track("m1")
-	if got := u.states("m1"); !equal(got, []string{StateActive, StateSucceeded, StateSucceeded}) {
+	if got := u.states("m1"); !equal(got, []actuators.GoalState{actuators.GoalActive, actuators.GoalSucceeded, actuators.GoalSucceeded}) {
 		t.Errorf("states = %v", got)
 	}
 	if last := u.last("m1"); last.Result != "r" {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Image topic types Snapshot reads.
@@ -26,18 +28,6 @@ const (
 // maxImageSide bounds a frame's width and height (a corrupt or hostile
 // header must not make the bridge allocate gigabytes).
 const maxImageSide = 8192
-
-// Frame is one camera frame, decoded. It mirrors bridge.Frame.
-type Frame struct {
-	Topic   string
-	Type    string
-	Source  string
-	Image   image.Image
-	Raw     []byte
-	RawExt  string
-	Stamp   time.Time
-	FrameID string
-}
 
 // ImageEncodings lists the sensor_msgs/Image encodings Snapshot decodes.
 func ImageEncodings() []string {
@@ -52,7 +42,7 @@ func ImageEncodings() []string {
 // Snapshot waits up to timeout for one frame of an image topic and decodes
 // it: raw encodings to an image, compressed JPEG or PNG with the standard
 // decoders (the bytes are kept as received in Raw).
-func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duration) (Frame, error) {
+func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duration) (actuators.Frame, error) {
 	if timeout <= 0 || timeout > MaxSampleTimeout {
 		timeout = MaxSampleTimeout
 	}
@@ -60,11 +50,11 @@ func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duratio
 	defer cancel()
 	topics, err := r.masterTopics(ctx)
 	if err != nil {
-		return Frame{}, err
+		return actuators.Frame{}, err
 	}
 	info, ok := topics[topic]
 	if !ok {
-		return Frame{}, fmt.Errorf("%w: %s is not published (see Topics)", ErrUnknownTopic, topic)
+		return actuators.Frame{}, fmt.Errorf("%w: %s is not published (see Topics)", actuators.ErrUnknownTopic, topic)
 	}
 	var sub sampler
 	switch info.Type {
@@ -73,16 +63,16 @@ func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duratio
 	case TypeCompressedImage:
 		sub = samplerOf[sensor_msgs.CompressedImage]()
 	default:
-		return Frame{}, fmt.Errorf("%w: %s has type %s, not an image (%s or %s)", ErrUnsupportedType, topic, info.Type, TypeImage, TypeCompressedImage)
+		return actuators.Frame{}, fmt.Errorf("%w: %s has type %s, not an image (%s or %s)", actuators.ErrUnsupportedType, topic, info.Type, TypeImage, TypeCompressedImage)
 	}
 	m, err := r.receiveOne(ctx, topic, sub)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return Frame{}, fmt.Errorf("%w on %s (%s) within %s", ErrNoMessages, topic, info.Type, timeout)
+			return actuators.Frame{}, fmt.Errorf("%w on %s (%s) within %s", actuators.ErrNoMessages, topic, info.Type, timeout)
 		}
-		return Frame{}, err
+		return actuators.Frame{}, err
 	}
-	f := Frame{Topic: topic, Type: info.Type}
+	f := actuators.Frame{Topic: topic, Type: info.Type}
 	switch msg := m.(type) {
 	case *sensor_msgs.Image:
 		f.Stamp, f.FrameID, f.Source = msg.Header.Stamp, msg.Header.FrameId, msg.Encoding
@@ -93,7 +83,7 @@ func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duratio
 		f.Raw = msg.Data
 	}
 	if err != nil {
-		return Frame{}, fmt.Errorf("%w: %s: %v", ErrUnsupportedType, topic, err)
+		return actuators.Frame{}, fmt.Errorf("%w: %s: %v", actuators.ErrUnsupportedType, topic, err)
 	}
 	return f, nil
 }
@@ -109,7 +99,7 @@ func (r *Robot) receiveOne(ctx context.Context, topic string, sub sampler) (any,
 	} else {
 		node := r.link.Node()
 		if node == nil {
-			return nil, fmt.Errorf("%w: no ROS node", ErrNotConnected)
+			return nil, fmt.Errorf("%w: no ROS node", actuators.ErrNotConnected)
 		}
 		out := make(chan any, 1)
 		closeSub, err := sub(node, topic, out)

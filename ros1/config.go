@@ -13,13 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-)
 
-// Actuator kinds.
-const (
-	KindArm     = "arm"
-	KindGripper = "gripper"
-	KindBase    = "base"
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Who may confirm a motion of an actuator. The actuators package only
@@ -167,8 +162,8 @@ type StepCapConfig struct {
 // or CmdVelTopic (or both).
 type ActuatorConfig struct {
 	// Name is what tools and Cancel/Track call the actuator: [a-z][a-z0-9_]*.
-	Name string `yaml:"name"`
-	Kind string `yaml:"kind"`
+	Name string         `yaml:"name"`
+	Kind actuators.Kind `yaml:"kind"`
 	// Action is the actionlib namespace, e.g. /arm_controller/follow_joint_trajectory.
 	Action string `yaml:"action"`
 	// Joints: the arm's joint names, or the gripper's one finger joint.
@@ -323,11 +318,11 @@ func (c *Config) applyDefaults() {
 			a.Policy = PolicyOperator
 		}
 		switch a.Kind {
-		case KindArm, KindGripper:
+		case actuators.KindArm, actuators.KindGripper:
 			if a.JointStatesTopic == "" {
 				a.JointStatesTopic = DefaultJointStatesTopic
 			}
-		case KindBase:
+		case actuators.KindBase:
 			if a.CmdVelTopic != "" {
 				if a.DriveRateHz == 0 {
 					a.DriveRateHz = DefaultDriveRateHz
@@ -374,7 +369,7 @@ func (c *Config) Validate() error {
 		return bad("actuators", "at least one actuator is needed")
 	}
 	names := map[string]int{}
-	kinds := map[string]int{}
+	kinds := map[actuators.Kind]int{}
 	jointOwner := map[string]string{}
 	for i := range c.Actuators {
 		a := &c.Actuators[i]
@@ -387,12 +382,12 @@ func (c *Config) Validate() error {
 		}
 		names[a.Name] = i
 		switch a.Kind {
-		case KindArm, KindGripper, KindBase:
+		case actuators.KindArm, actuators.KindGripper, actuators.KindBase:
 		default:
 			return bad(f("kind"), "%q is not one of arm, gripper, base", a.Kind)
 		}
 		kinds[a.Kind]++
-		if a.Kind != KindArm && kinds[a.Kind] > 1 {
+		if a.Kind != actuators.KindArm && kinds[a.Kind] > 1 {
 			return bad(f("kind"), "only one %s is supported (the tools do not name it)", a.Kind)
 		}
 		if a.Policy != PolicyPlanner && a.Policy != PolicyOperator {
@@ -408,17 +403,17 @@ func (c *Config) Validate() error {
 			return bad(f("action"), "%q is not an absolute ROS name like /arm_controller/follow_joint_trajectory", a.Action)
 		}
 		switch a.Kind {
-		case KindArm, KindGripper:
+		case actuators.KindArm, actuators.KindGripper:
 			if a.Action == "" {
 				return bad(f("action"), "an %s needs its action namespace", a.Kind)
 			}
 			if !rosNameRE.MatchString(a.JointStatesTopic) {
 				return bad(f("joint_states_topic"), "%q is not an absolute ROS topic name", a.JointStatesTopic)
 			}
-			if a.Kind == KindArm && len(a.Joints) == 0 {
+			if a.Kind == actuators.KindArm && len(a.Joints) == 0 {
 				return bad(f("joints"), "an arm needs at least one joint name")
 			}
-			if a.Kind == KindGripper && len(a.Joints) != 1 {
+			if a.Kind == actuators.KindGripper && len(a.Joints) != 1 {
 				return bad(f("joints"), "a gripper needs exactly one finger joint, got %d", len(a.Joints))
 			}
 			for k, j := range a.Joints {
@@ -433,7 +428,7 @@ func (c *Config) Validate() error {
 			if err := a.noBaseFields(f); err != nil {
 				return err
 			}
-		case KindBase:
+		case actuators.KindBase:
 			if len(a.Joints) != 0 {
 				return bad(f("joints"), "a base has no joints; drop the field")
 			}
@@ -687,7 +682,7 @@ func (c *Config) Actuator(name string) (ActuatorConfig, bool) {
 }
 
 // ByKind returns the actuators of one kind, in config order.
-func (c *Config) ByKind(kind string) []ActuatorConfig {
+func (c *Config) ByKind(kind actuators.Kind) []ActuatorConfig {
 	var out []ActuatorConfig
 	for _, a := range c.Actuators {
 		if a.Kind == kind {

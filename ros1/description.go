@@ -9,6 +9,8 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/safety"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // ErrDescription: the robot description or limits file could not be read,
@@ -19,7 +21,7 @@ var ErrDescription = errors.New("robot description")
 func (r *Robot) RobotDescription(ctx context.Context) (string, error) {
 	n := r.link.Node()
 	if n == nil {
-		return "", fmt.Errorf("%w: no ROS node", ErrNotConnected)
+		return "", fmt.Errorf("%w: no ROS node", actuators.ErrNotConnected)
 	}
 	type answer struct {
 		s   string

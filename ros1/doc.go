@@ -3,8 +3,9 @@
 // actionlib client protocol with bridge-owned goal ids.
 //
 // Open a Robot from a Config (LoadConfig reads launch/robots/*.yaml). It
-// implements the bridge's Robot contract structurally (this package must
-// not import bridge); its types mirror bridge's field for field.
+// implements the robot contract of package actuators: goals, states and
+// errors are the contract's; actionlib's state numbers become
+// actuators.GoalState here and nowhere else.
 //
 // Things that will bite you:
 //   - A goal is published only once the action server subscribes to the
@@ -14,8 +15,8 @@
 //     StopAll needs.
 //   - A cancel never goes out before its goal. A cancel (or StopAll) that
 //     arrives while a send still waits for its connection means the goal is
-//     never published: the send fails with ErrCanceledBeforeSend and the
-//     observer gets "recalled". One that arrives while the goal is being
+//     never published: the send fails with actuators.ErrCanceledBeforeSend and
+//     the observer gets GoalRecalled. One that arrives while the goal is being
 //     written is sent right after it.
 //   - An aborted arm goal is followed by a hold goal "<id>/hold" (an empty
 //     trajectory): ROS 1's joint_trajectory_controller keeps executing an

@@ -9,6 +9,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // zeroRepeats: how many zero twists end a drive or a StopAll, zeroGap apart.
@@ -38,7 +40,7 @@ type driver struct {
 	period         time.Duration
 	max            time.Duration
 	connectTimeout time.Duration
-	notify         func(GoalUpdate)
+	notify         func(actuators.GoalUpdate)
 	onWire         func(linear, angular float64) // tests
 
 	wire       atomic.Pointer[twistWire]
@@ -46,7 +48,7 @@ type driver struct {
 
 	mu   sync.Mutex
 	cur  *drive
-	used map[string]time.Time // ids already driven, for ErrDuplicateGoal
+	used map[string]time.Time // ids already driven, for actuators.ErrDuplicateGoal
 }
 
 // drive is one running drive. pubMu orders its twists against stop: once
@@ -63,7 +65,7 @@ type drive struct {
 	stopped bool
 }
 
-func newDriver(a ActuatorConfig, notify func(GoalUpdate)) *driver {
+func newDriver(a ActuatorConfig, notify func(actuators.GoalUpdate)) *driver {
 	return &driver{
 		name: a.Name, topic: a.CmdVelTopic,
 		period:         time.Duration(float64(time.Second) / a.DriveRateHz),
@@ -89,22 +91,22 @@ func (dv *driver) write(w *twistWire, linear, angular float64) {
 func (dv *driver) start(ctx, life context.Context, wg *sync.WaitGroup, id string, linear, angular float64, d time.Duration) error {
 	switch {
 	case id == "":
-		return fmt.Errorf("%w: %s: empty goal id", ErrInvalidArgument, dv.name)
+		return fmt.Errorf("%w: %s: empty goal id", actuators.ErrInvalidArgument, dv.name)
 	case !finite(linear) || !finite(angular):
-		return fmt.Errorf("%w: %s: twist must be finite, got linear=%v angular=%v", ErrInvalidArgument, dv.name, linear, angular)
+		return fmt.Errorf("%w: %s: twist must be finite, got linear=%v angular=%v", actuators.ErrInvalidArgument, dv.name, linear, angular)
 	case d <= 0 || d > dv.max:
-		return fmt.Errorf("%w: %s: duration %s must be in (0, %s] (max_drive_duration)", ErrInvalidArgument, dv.name, d, dv.max)
+		return fmt.Errorf("%w: %s: duration %s must be in (0, %s] (max_drive_duration)", actuators.ErrInvalidArgument, dv.name, d, dv.max)
 	}
 	dr := &drive{id: id, linear: linear, angular: angular, d: d, stopCh: make(chan struct{})}
 	dv.mu.Lock()
 	if dv.cur != nil {
 		cur := dv.cur.id
 		dv.mu.Unlock()
-		return fmt.Errorf("%w: %s is driving %q", ErrBusy, dv.name, cur)
+		return fmt.Errorf("%w: %s is driving %q", actuators.ErrBusy, dv.name, cur)
 	}
 	if _, ok := dv.used[id]; ok {
 		dv.mu.Unlock()
-		return fmt.Errorf("%w: %s drive %q was already sent", ErrDuplicateGoal, dv.name, id)
+		return fmt.Errorf("%w: %s drive %q was already sent", actuators.ErrDuplicateGoal, dv.name, id)
 	}
 	dv.cur = dr
 	dv.mu.Unlock()
@@ -127,8 +129,8 @@ func (dv *driver) start(ctx, life context.Context, wg *sync.WaitGroup, id string
 		}
 		dv.mu.Unlock()
 		if err == errStopped {
-			dv.notify(GoalUpdate{Actuator: dv.name, GoalID: id, State: StateRecalled, Text: "canceled before it was sent; nothing was published"})
-			return fmt.Errorf("%w: %s drive %q", ErrCanceledBeforeSend, dv.name, id)
+			dv.notify(actuators.GoalUpdate{Actuator: dv.name, GoalID: id, State: actuators.GoalRecalled, Text: "canceled before it was sent; nothing was published"})
+			return fmt.Errorf("%w: %s drive %q", actuators.ErrCanceledBeforeSend, dv.name, id)
 		}
 		return err
 	}
@@ -136,7 +138,7 @@ func (dv *driver) start(ctx, life context.Context, wg *sync.WaitGroup, id string
 	dv.used[id] = time.Now()
 	dv.gc()
 	dv.mu.Unlock()
-	dv.notify(GoalUpdate{Actuator: dv.name, GoalID: id, State: StateActive,
+	dv.notify(actuators.GoalUpdate{Actuator: dv.name, GoalID: id, State: actuators.GoalActive,
 		Text: fmt.Sprintf("driving linear=%g m/s angular=%g rad/s for %s", linear, angular, d)})
 
 	wg.Add(1)
@@ -171,7 +173,7 @@ func (dv *driver) waitConnected(ctx context.Context, dr *drive) (*twistWire, err
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: waiting for %s (%s): %w", dv.name, dv.topic, why, ctx.Err())
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w: %s: %s after %s", ErrNotConnected, dv.name, why, dv.connectTimeout)
+			return nil, fmt.Errorf("%w: %s: %s after %s", actuators.ErrNotConnected, dv.name, why, dv.connectTimeout)
 		case <-dr.stopCh:
 			return nil, errStopped
 		case <-tick.C:
@@ -186,18 +188,18 @@ func (dv *driver) run(ctx, life context.Context, dr *drive, w *twistWire) {
 	started := time.Now()
 	t := time.NewTicker(dv.period)
 	defer t.Stop()
-	state, text := StateSucceeded, ""
+	state, text := actuators.GoalSucceeded, ""
 loop:
 	for {
 		select {
 		case <-ctx.Done():
-			state, text = StatePreempted, "the drive's context ended (caller or session gone)"
+			state, text = actuators.GoalCanceled, "the drive's context ended (caller or session gone)"
 			break loop
 		case <-life.Done():
-			state, text = StatePreempted, "bridge shutting down"
+			state, text = actuators.GoalCanceled, "bridge shutting down"
 			break loop
 		case <-dr.stopCh:
-			state, text = StatePreempted, *dr.reason.Load()
+			state, text = actuators.GoalCanceled, *dr.reason.Load()
 			break loop
 		case <-t.C:
 		}
@@ -205,7 +207,7 @@ loop:
 			break
 		}
 		if dv.currentWire() != w {
-			state, text = StateAborted, "the ROS node was replaced (master restart?); drive stopped"
+			state, text = actuators.GoalAborted, "the ROS node was replaced (master restart?); drive stopped"
 			break
 		}
 		dr.pubMu.Lock()
@@ -225,10 +227,10 @@ loop:
 	}
 	dv.mu.Unlock()
 	progress := min(1, time.Since(started).Seconds()/dr.d.Seconds())
-	if state == StateSucceeded {
+	if state == actuators.GoalSucceeded {
 		progress = 1
 	}
-	dv.notify(GoalUpdate{Actuator: dv.name, GoalID: dr.id, State: state, Progress: progress, Text: text})
+	dv.notify(actuators.GoalUpdate{Actuator: dv.name, GoalID: dr.id, State: state, Progress: progress, Text: text})
 }
 
 // zeros publishes a zero twist zeroRepeats times on the current wire.
@@ -285,7 +287,7 @@ func (dv *driver) stopAll(life context.Context, wg *sync.WaitGroup) error {
 	}
 	w := dv.currentWire()
 	if w == nil {
-		return fmt.Errorf("%w: %s: zero twist not sent: no ROS link", ErrNotConnected, dv.name)
+		return fmt.Errorf("%w: %s: zero twist not sent: no ROS link", actuators.ErrNotConnected, dv.name)
 	}
 	dv.write(w, 0, 0)
 	wg.Add(1)

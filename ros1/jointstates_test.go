@@ -13,6 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // waitJoint waits until Joints reports joint at position.
@@ -155,7 +157,7 @@ func TestFreshJointsReadTheNewestOnTheWire(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	r.freshWait = time.Minute
-	counter := func(js JointsSnapshot) float64 {
+	counter := func(js actuators.JointsSnapshot) float64 {
 		for _, j := range js.Joints {
 			if j.Name == "counter" {
 				return j.Position

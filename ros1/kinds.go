@@ -13,6 +13,8 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/msgs"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // What each actuator kind puts on the wire and how its results look to the
@@ -58,7 +60,7 @@ var moveBaseTopics = actionTopics[msgs.MoveBaseActionGoal, msgs.MoveBaseActionRe
 // limits) and converts it. time_from_start is rounded to the nanosecond.
 func trajectoryGoal(joints []string, points []spline.Point) (msgs.FollowJointTrajectoryGoal, error) {
 	bad := func(format string, args ...any) (msgs.FollowJointTrajectoryGoal, error) {
-		return msgs.FollowJointTrajectoryGoal{}, fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+		return msgs.FollowJointTrajectoryGoal{}, fmt.Errorf("%w: %s", actuators.ErrInvalidArgument, fmt.Sprintf(format, args...))
 	}
 	if len(joints) == 0 {
 		return bad("joints: empty")
@@ -168,7 +170,7 @@ func gripperGoal(id actionlib_msgs.GoalID, position, maxEffort float64) any {
 	}
 }
 
-func navigateGoal(id actionlib_msgs.GoalID, p Pose2D) any {
+func navigateGoal(id actionlib_msgs.GoalID, p actuators.Pose2D) any {
 	return &msgs.MoveBaseActionGoal{
 		Header: std_msgs.Header{Stamp: id.Stamp},
 		GoalId: id,
@@ -185,7 +187,7 @@ func navigateGoal(id actionlib_msgs.GoalID, p Pose2D) any {
 // navigateProgress measures the remaining distance against the distance at
 // the first feedback: the feedback's frame is move_base's global frame,
 // which need not be the odom frame the start pose was read in.
-func navigateProgress(goal Pose2D) func(any) (float64, bool) {
+func navigateProgress(goal actuators.Pose2D) func(any) (float64, bool) {
 	first := -1.0
 	return func(fb any) (float64, bool) {
 		f, ok := fb.(*msgs.MoveBaseFeedback)

@@ -3,20 +3,22 @@ package ros1
 import (
 	"context"
 	"sync"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // notifier delivers goal updates to the observer in the order they were
 // pushed, from one goroutine, so the observer never runs under our locks.
 type notifier struct {
 	mu       sync.Mutex
-	queue    []GoalUpdate
-	observer func(GoalUpdate)
+	queue    []actuators.GoalUpdate
+	observer func(actuators.GoalUpdate)
 	wake     chan struct{}
 }
 
 func newNotifier() *notifier { return &notifier{wake: make(chan struct{}, 1)} }
 
-func (n *notifier) setObserver(f func(GoalUpdate)) {
+func (n *notifier) setObserver(f func(actuators.GoalUpdate)) {
 	n.mu.Lock()
 	n.observer = f
 	n.mu.Unlock()
@@ -24,7 +26,7 @@ func (n *notifier) setObserver(f func(GoalUpdate)) {
 
 // push queues u; it never blocks, so it may be called with other locks held.
 // Updates pushed while no observer is set are dropped.
-func (n *notifier) push(u GoalUpdate) {
+func (n *notifier) push(u actuators.GoalUpdate) {
 	n.mu.Lock()
 	if n.observer != nil {
 		n.queue = append(n.queue, u)

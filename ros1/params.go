@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/roslink"
-)
 
-// ErrParamNotSet: the master has no parameter of that name.
-var ErrParamNotSet = errors.New("parameter not set")
+	"github.com/actbridge/actbridge/actuators"
+)
 
 // Bounds of the parameter calls.
 const (
@@ -60,7 +59,7 @@ func (r *Robot) GetParam(ctx context.Context, name string) (any, error) {
 func (r *Robot) SetParam(_ context.Context, name string, value any) error {
 	n := r.link.Node()
 	if n == nil {
-		return fmt.Errorf("%w: no ROS node", ErrNotConnected)
+		return fmt.Errorf("%w: no ROS node", actuators.ErrNotConnected)
 	}
 	switch v := value.(type) {
 	case bool:
@@ -69,13 +68,13 @@ func (r *Robot) SetParam(_ context.Context, name string, value any) error {
 		return roslink.SetParamInt(n, name, v)
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: %s: not a finite number", ErrInvalidArgument, name)
+			return fmt.Errorf("%w: %s: not a finite number", actuators.ErrInvalidArgument, name)
 		}
 		return roslink.SetParamFloat64(n, name, v)
 	case string:
 		return roslink.SetParamString(n, name, v)
 	}
-	return fmt.Errorf("%w: %s: cannot set a %T", ErrInvalidArgument, name, value)
+	return fmt.Errorf("%w: %s: cannot set a %T", actuators.ErrInvalidArgument, name, value)
 }
 
 // paramCall sends one Parameter API call (caller id first, then args) and
@@ -98,7 +97,7 @@ func (r *Robot) paramCall(ctx context.Context, method string, args ...string) (a
 	req.Header.Set("Content-Type", "text/xml")
 	resp, err := r.bus.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrNotConnected, method, err)
+		return nil, fmt.Errorf("%w: %s: %v", actuators.ErrNotConnected, method, err)
 	}
 	defer resp.Body.Close()
 	reply, err := decodeReply(io.LimitReader(resp.Body, maxParamReply))
@@ -113,7 +112,7 @@ func (r *Robot) paramCall(ctx context.Context, method string, args ...string) (a
 	if code != 1 {
 		msg, _ := reply[1].(string)
 		if method == "getParam" && code == -1 {
-			return nil, fmt.Errorf("%w: %s", ErrParamNotSet, args[0])
+			return nil, fmt.Errorf("%w: %s", actuators.ErrParamNotSet, args[0])
 		}
 		return nil, fmt.Errorf("%s: master code %d: %s", method, code, msg)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Monitor periods: timers of the goal tracking, and how often the
@@ -57,15 +59,12 @@ type Robot struct {
 
 	clients  []*actionClient // config order
 	byName   map[string]*actuator
-	arms     []*actuator
-	gripper  *actuator
-	base     *actuator
-	jointSub []string // distinct joint_states topics, config order
+	drives   []*driver // bases with a cmd_vel topic, config order
+	jointSub []string  // distinct joint_states topics, config order
 	joints   map[string]*jointCache
 	// jointEvery paces joint_states reads (jointStatesEvery by default);
 	// freshWait bounds FreshJoints (freshJointsWait; tests lengthen it).
 	jointEvery, freshWait time.Duration
-	odom                  *odomCache
 
 	life context.Context
 	stop context.CancelFunc
@@ -78,6 +77,7 @@ type actuator struct {
 	client *actionClient // nil for a base without move_base
 	drive  *driver       // base with a cmd_vel topic; nil otherwise
 	joints map[string]bool
+	odom   *odomCache // base with an odom topic; nil otherwise
 }
 
 // Open connects to the master, sets up every actuator and starts tracking.
@@ -145,18 +145,15 @@ func newRobot(c Config, logf func(string, ...any)) *Robot {
 			r.clients = append(r.clients, a.client)
 		}
 		switch ac.Kind {
-		case KindArm:
+		case actuators.KindArm:
 			a.client.holdGoal = holdGoal(ac.Joints)
-			r.arms = append(r.arms, a)
-		case KindGripper:
-			r.gripper = a
-		case KindBase:
-			r.base = a
+		case actuators.KindBase:
 			if ac.CmdVelTopic != "" {
 				a.drive = newDriver(ac, r.notify.push)
+				r.drives = append(r.drives, a.drive)
 			}
 			if ac.OdomTopic != "" {
-				r.odom = &odomCache{frame: ac.OdomFrame}
+				a.odom = &odomCache{frame: ac.OdomFrame}
 			}
 		}
 		if ac.JointStatesTopic != "" && r.joints[ac.JointStatesTopic] == nil {
@@ -200,26 +197,26 @@ func (r *Robot) setup(n *goroslib.Node) (func(), error) {
 		}
 		teardowns = append(teardowns, closeSub)
 	}
-	if r.odom != nil {
-		closeSub, err := subscribe(n, r.subs, r.base.cfg.OdomTopic, r.odom.store)
-		if err != nil {
-			return fail(fmt.Errorf("subscribe %s: %w", r.base.cfg.OdomTopic, err))
-		}
-		teardowns = append(teardowns, closeSub)
-	}
 	for _, ac := range r.cfg.Actuators {
 		a := r.byName[ac.Name]
+		if a.odom != nil {
+			closeSub, err := subscribe(n, r.subs, ac.OdomTopic, a.odom.store)
+			if err != nil {
+				return fail(fmt.Errorf("subscribe %s: %w", ac.OdomTopic, err))
+			}
+			teardowns = append(teardowns, closeSub)
+		}
 		if a.client == nil {
 			continue
 		}
 		var td func()
 		var err error
 		switch a.cfg.Kind {
-		case KindArm:
+		case actuators.KindArm:
 			td, err = setupAction(n, a.client, armTopics, r.subs, count)
-		case KindGripper:
+		case actuators.KindGripper:
 			td, err = setupAction(n, a.client, gripperTopics, r.subs, count)
-		case KindBase:
+		case actuators.KindBase:
 			td, err = setupAction(n, a.client, moveBaseTopics, r.subs, count)
 		}
 		if err != nil {
@@ -227,8 +224,7 @@ func (r *Robot) setup(n *goroslib.Node) (func(), error) {
 		}
 		teardowns = append(teardowns, td)
 	}
-	if r.base != nil && r.base.drive != nil {
-		dv := r.base.drive
+	for _, dv := range r.drives {
 		pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: dv.topic, Msg: &geometry_msgs.Twist{}})
 		if err != nil {
 			return fail(fmt.Errorf("publish %s: %w", dv.topic, err))
@@ -272,16 +268,15 @@ func (r *Robot) refreshBus() {
 	for _, c := range r.clients {
 		c.subscribed.Store(counts[c.ns+"/goal"] > 0)
 	}
-	if r.base != nil && r.base.drive != nil {
-		r.base.drive.subscribed.Store(counts[r.base.drive.topic] > 0)
+	for _, dv := range r.drives {
+		dv.subscribed.Store(counts[dv.topic] > 0)
 	}
 }
 
 // Close stops every drive (sending zero), stops tracking and closes the
 // ROS node. Goals on the robot keep running: Close is not StopAll.
 func (r *Robot) Close() error {
-	if r.base != nil && r.base.drive != nil {
-		dv := r.base.drive
+	for _, dv := range r.drives {
 		dv.mu.Lock()
 		dr := dv.cur
 		dv.mu.Unlock()
@@ -303,19 +298,19 @@ func (r *Robot) Config() Config { return r.cfg }
 // SetObserver installs the single receiver of goal updates. It is called
 // from one goroutine, in order, never under the robot's locks; updates
 // produced while no observer is set are dropped.
-func (r *Robot) SetObserver(f func(GoalUpdate)) { r.notify.setObserver(f) }
+func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.setObserver(f) }
 
-// MasterReachable reports whether the ROS master answered its last poll.
-func (r *Robot) MasterReachable() bool { return r.link.MasterReachable() }
+// Connected reports whether the ROS master answered its last poll.
+func (r *Robot) Connected() bool { return r.link.MasterReachable() }
 
 // Actuators reports each actuator's connectivity, in config order. An
 // action is connected when its server published status within 2 s and
 // subscribes to the goal topic; a cmd_vel drive when cmd_vel has a subscriber.
-func (r *Robot) Actuators() []ActuatorStatus {
-	out := make([]ActuatorStatus, 0, len(r.cfg.Actuators))
+func (r *Robot) Actuators() []actuators.ActuatorStatus {
+	out := make([]actuators.ActuatorStatus, 0, len(r.cfg.Actuators))
 	for _, ac := range r.cfg.Actuators {
 		a := r.byName[ac.Name]
-		st := ActuatorStatus{Name: ac.Name, Kind: ac.Kind, Connected: true, Action: ac.Action}
+		st := actuators.ActuatorStatus{Name: ac.Name, Kind: ac.Kind, Connected: true, Action: ac.Action}
 		var details []string
 		if a.client != nil {
 			if ok, why := a.client.status(); !ok {
@@ -344,7 +339,7 @@ func (r *Robot) Actuators() []ActuatorStatus {
 }
 
 // Joints returns the latest joint states of every joint_states topic.
-func (r *Robot) Joints() JointsSnapshot {
+func (r *Robot) Joints() actuators.JointsSnapshot {
 	caches := make([]*jointCache, len(r.jointSub))
 	for i, t := range r.jointSub {
 		caches[i] = r.joints[t]
@@ -356,7 +351,7 @@ func (r *Robot) Joints() JointsSnapshot {
 // newest message on the wire (waiting at most freshWait, or ctx): what a
 // preview or the check before a send must start from, rather than the
 // cache that is read every jointEvery.
-func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
+func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
 	defer cancel()
 	if len(r.jointSub) == 1 { // the usual robot: no goroutine to hand off to
@@ -375,23 +370,49 @@ func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
 	return r.Joints()
 }
 
-// Odom returns the base's latest pose; false when there is no base odom
-// topic, nothing arrived yet, or the last message is older than 2 s.
-func (r *Robot) Odom() (Pose2D, bool) {
-	if r.odom == nil {
-		return Pose2D{}, false
+// Odom returns a base's latest pose; false when it has no odom topic,
+// nothing arrived yet, or the last message is older than 2 s.
+func (r *Robot) Odom(base string) (actuators.Pose2D, bool) {
+	a := r.byName[base]
+	if a == nil || a.odom == nil {
+		return actuators.Pose2D{}, false
 	}
-	p, _, ok := r.odom.pose()
+	p, _, ok := a.odom.pose()
 	return p, ok
 }
 
-// SendTrajectory sends a FollowJointTrajectory goal to the arm owning the
-// joints. It returns once the goal is on the wire; outcomes arrive as
-// GoalUpdates with progress from the feedback's desired time_from_start.
-// An aborted goal is followed by a hold goal "<goalID>/hold".
-func (r *Robot) SendTrajectory(ctx context.Context, goalID string, joints []string, points []spline.Point) error {
-	a, err := r.armFor(joints)
-	if err != nil {
+// Send puts goal on the wire for the named actuator under goalID and
+// returns once it is written. Outcomes arrive as GoalUpdates. A trajectory
+// reports progress from the feedback's desired time_from_start, and an
+// aborted one is followed by a hold goal "<goalID>/hold". A drive
+// publishes a twist on cmd_vel at drive_rate_hz for its duration (at most
+// max_drive_duration) with a deadman: zero is sent at the end, on Cancel,
+// StopAll, a node replacement, and when ctx ends; it returns once the first
+// twist is on the wire, so pass a ctx that lives as long as the session
+// that asked for the drive, not one that ends with the tool call.
+func (r *Robot) Send(ctx context.Context, actuator, goalID string, goal actuators.Goal) error {
+	a := r.byName[actuator]
+	if a == nil {
+		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuator)
+	}
+	if goal == nil || a.cfg.Kind != goal.Kind() {
+		return fmt.Errorf("%w: %s is a %s; it takes no %T goal", actuators.ErrInvalidArgument, actuator, a.cfg.Kind, goal)
+	}
+	switch g := goal.(type) {
+	case actuators.Trajectory:
+		return r.sendTrajectory(ctx, a, goalID, g.Joints, g.Points)
+	case actuators.GripperCommand:
+		return r.sendGripper(ctx, a, goalID, g.Position, g.MaxEffort)
+	case actuators.Navigate:
+		return r.sendNavigate(ctx, a, goalID, g.Target)
+	case actuators.Drive:
+		return r.drive(ctx, a, goalID, g.Linear, g.Angular, g.Duration)
+	}
+	return fmt.Errorf("%w: %T is not a goal this transport knows", actuators.ErrInvalidArgument, goal)
+}
+
+func (r *Robot) sendTrajectory(ctx context.Context, a *actuator, goalID string, joints []string, points []spline.Point) error {
+	if err := a.ownsJoints(joints); err != nil {
 		return err
 	}
 	g, err := trajectoryGoal(joints, points)
@@ -402,39 +423,28 @@ func (r *Robot) SendTrajectory(ctx context.Context, goalID string, joints []stri
 	return a.client.send(ctx, goalID, build, trajectoryProgress(points[len(points)-1].Time))
 }
 
-func (r *Robot) armFor(joints []string) (*actuator, error) {
-	if len(r.arms) == 0 {
-		return nil, fmt.Errorf("%w: no arm configured", ErrUnknownActuator)
-	}
+// ownsJoints checks that every joint is the arm's, once.
+func (a *actuator) ownsJoints(joints []string) error {
 	if len(joints) == 0 {
-		return nil, fmt.Errorf("%w: joints: empty", ErrInvalidArgument)
+		return fmt.Errorf("%w: joints: empty", actuators.ErrInvalidArgument)
 	}
-	for _, a := range r.arms {
-		if a.joints[joints[0]] {
-			seen := map[string]bool{}
-			for i, j := range joints {
-				if !a.joints[j] {
-					return nil, fmt.Errorf("%w: joints[%d]: %q is not a joint of arm %s", ErrInvalidArgument, i, j, a.cfg.Name)
-				}
-				if seen[j] {
-					return nil, fmt.Errorf("%w: joints[%d]: %q twice", ErrInvalidArgument, i, j)
-				}
-				seen[j] = true
-			}
-			return a, nil
+	seen := map[string]bool{}
+	for i, j := range joints {
+		if !a.joints[j] {
+			return fmt.Errorf("%w: joints[%d]: %q is not a joint of arm %s", actuators.ErrInvalidArgument, i, j, a.cfg.Name)
 		}
+		if seen[j] {
+			return fmt.Errorf("%w: joints[%d]: %q twice", actuators.ErrInvalidArgument, i, j)
+		}
+		seen[j] = true
 	}
-	return nil, fmt.Errorf("%w: joints[0]: %q belongs to no arm", ErrInvalidArgument, joints[0])
+	return nil
 }
 
-// SendGripper sends a GripperCommand goal (position in m, max effort in N).
-func (r *Robot) SendGripper(ctx context.Context, goalID string, position, maxEffort float64) error {
-	a := r.gripper
-	if a == nil {
-		return fmt.Errorf("%w: no gripper configured", ErrUnknownActuator)
-	}
+// sendGripper sends a GripperCommand goal (position in m, max effort in N).
+func (r *Robot) sendGripper(ctx context.Context, a *actuator, goalID string, position, maxEffort float64) error {
 	if !finite(position) || !finite(maxEffort) {
-		return fmt.Errorf("%w: %s: position and max_effort must be finite", ErrInvalidArgument, a.cfg.Name)
+		return fmt.Errorf("%w: %s: position and max_effort must be finite", actuators.ErrInvalidArgument, a.cfg.Name)
 	}
 	start, ok := r.jointPosition(a.cfg.JointStatesTopic, a.cfg.Joints[0])
 	build := func(id actionlib_msgs.GoalID) any { return gripperGoal(id, position, maxEffort) }
@@ -449,14 +459,13 @@ func (r *Robot) jointPosition(topic, joint string) (float64, bool) {
 	return c.position(joint)
 }
 
-// SendNavigate sends a move_base goal; an empty frame means the odom frame.
-func (r *Robot) SendNavigate(ctx context.Context, goalID string, goal Pose2D) error {
-	a := r.base
-	if a == nil || a.client == nil {
-		return fmt.Errorf("%w: no base with a move_base action configured", ErrUnknownActuator)
+// sendNavigate sends a move_base goal; an empty frame means the odom frame.
+func (r *Robot) sendNavigate(ctx context.Context, a *actuator, goalID string, goal actuators.Pose2D) error {
+	if a.client == nil {
+		return fmt.Errorf("%w: base %s has no move_base action configured", actuators.ErrUnknownActuator, a.cfg.Name)
 	}
 	if !finite(goal.X) || !finite(goal.Y) || !finite(goal.Yaw) {
-		return fmt.Errorf("%w: %s: goal pose must be finite", ErrInvalidArgument, a.cfg.Name)
+		return fmt.Errorf("%w: %s: goal pose must be finite", actuators.ErrInvalidArgument, a.cfg.Name)
 	}
 	if goal.Frame == "" {
 		goal.Frame = a.cfg.OdomFrame
@@ -465,20 +474,15 @@ func (r *Robot) SendNavigate(ctx context.Context, goalID string, goal Pose2D) er
 	return a.client.send(ctx, goalID, build, navigateProgress(goal))
 }
 
-// Drive publishes a twist on cmd_vel at drive_rate_hz for d (at most
-// max_drive_duration), with a deadman: zero is sent at the end, on Cancel,
-// StopAll, a node replacement, and when ctx ends. It returns once the first
-// twist is on the wire; the drive keeps running after that only as long as
-// ctx lives, so pass a context that lives as long as the session that
-// asked for the drive, not one that ends with the tool call.
-func (r *Robot) Drive(ctx context.Context, goalID string, linear, angular float64, d time.Duration) error {
-	if r.base == nil || r.base.drive == nil {
-		return fmt.Errorf("%w: no base with a cmd_vel topic configured", ErrUnknownActuator)
+// drive runs a timed twist on a base's cmd_vel.
+func (r *Robot) drive(ctx context.Context, a *actuator, goalID string, linear, angular float64, d time.Duration) error {
+	if a.drive == nil {
+		return fmt.Errorf("%w: base %s has no cmd_vel topic configured", actuators.ErrUnknownActuator, a.cfg.Name)
 	}
 	if r.life.Err() != nil {
-		return ErrClosed
+		return actuators.ErrClosed
 	}
-	return r.base.drive.start(ctx, r.life, &r.wg, goalID, linear, angular, d)
+	return a.drive.start(ctx, r.life, &r.wg, goalID, linear, angular, d)
 }
 
 // Cancel cancels one goal (or drive) of an actuator. A goal still waiting
@@ -488,7 +492,7 @@ func (r *Robot) Drive(ctx context.Context, goalID string, linear, angular float6
 func (r *Robot) Cancel(ctx context.Context, actuatorName, goalID string) error {
 	a := r.byName[actuatorName]
 	if a == nil {
-		return fmt.Errorf("%w: %q", ErrUnknownActuator, actuatorName)
+		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuatorName)
 	}
 	if a.drive != nil && a.drive.cancel(goalID) {
 		return nil
@@ -510,8 +514,8 @@ func (r *Robot) StopAll(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if r.base != nil && r.base.drive != nil {
-		if err := r.base.drive.stopAll(r.life, &r.wg); err != nil {
+	for _, dv := range r.drives {
+		if err := dv.stopAll(r.life, &r.wg); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -524,7 +528,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 func (r *Robot) Track(actuatorName, goalID string) {
 	a := r.byName[actuatorName]
 	if a == nil || a.client == nil {
-		r.notify.push(GoalUpdate{Actuator: actuatorName, GoalID: goalID, State: StateLost,
+		r.notify.push(actuators.GoalUpdate{Actuator: actuatorName, GoalID: goalID, State: actuators.GoalLost,
 			Text: fmt.Sprintf("actuator %q has no action to track goals on", actuatorName)})
 		return
 	}
@@ -534,3 +538,11 @@ func (r *Robot) Track(actuatorName, goalID string) {
 // Reregistrations counts how often the node registered again after a
 // master restart.
 func (r *Robot) Reregistrations() uint64 { return r.link.Reregistrations() }
+
+// Robot implements the whole contract.
+var (
+	_ actuators.Robot      = (*Robot)(nil)
+	_ actuators.Graph      = (*Robot)(nil)
+	_ actuators.Parameters = (*Robot)(nil)
+	_ actuators.Services   = (*Robot)(nil)
+)

@@ -18,6 +18,8 @@ import (
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/spline"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // These tests run a real rosmaster (Debian's) and the simulated robot
@@ -135,10 +137,10 @@ func (g *rig) waitConnected(r *Robot) {
 }
 
 // waitState waits for an update of goal id in state.
-func waitState(t *testing.T, u *updates, id, state string, timeout time.Duration) GoalUpdate {
+func waitState(t *testing.T, u *updates, id string, state actuators.GoalState, timeout time.Duration) actuators.GoalUpdate {
 	t.Helper()
-	var got GoalUpdate
-	rostest.Eventually(t, timeout, id+" "+state, func() error {
+	var got actuators.GoalUpdate
+	rostest.Eventually(t, timeout, id+" "+string(state), func() error {
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		for _, x := range u.all {
@@ -152,7 +154,7 @@ func waitState(t *testing.T, u *updates, id, state string, timeout time.Duration
 	return got
 }
 
-func statesOf(all []GoalUpdate, id string) []string {
+func statesOf(all []actuators.GoalUpdate, id string) []string {
 	var out []string
 	for _, x := range all {
 		if x.GoalID == id {
@@ -177,20 +179,20 @@ func TestFirstGoalOfAFreshNodeReachesTheRobotOnceAndSucceeds(t *testing.T) {
 	// No waiting for Connected: the send itself must wait for the
 	// subscription, or the first goal is lost.
 	joints, points := move(0.3, 1.0)
-	if err := g.robot.SendTrajectory(context.Background(), "traj-1", joints, points); err != nil {
+	if err := g.robot.Send(context.Background(), "arm", "traj-1", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "traj-1", StateActive, 20*time.Second)
-	done := waitState(t, g.ups, "traj-1", StateSucceeded, 20*time.Second)
+	waitState(t, g.ups, "traj-1", actuators.GoalActive, 20*time.Second)
+	done := waitState(t, g.ups, "traj-1", actuators.GoalSucceeded, 20*time.Second)
 	if done.Progress != 1 || done.Result == nil {
 		t.Errorf("final update = %+v, want progress 1 and a result", done)
 	}
-	if got := statesOf(g.ups.snapshot(), "traj-1"); !strings.HasPrefix(got[0], StatePending) && !strings.HasPrefix(got[0], StateActive) {
+	if got := statesOf(g.ups.snapshot(), "traj-1"); !strings.HasPrefix(got[0], string(actuators.GoalPending)) && !strings.HasPrefix(got[0], string(actuators.GoalActive)) {
 		t.Errorf("first update %s, want pending or active", got[0])
 	}
 	midway := 0
 	for _, u := range g.ups.snapshot() {
-		if u.GoalID == "traj-1" && u.State == StateActive && u.Progress > 0 && u.Progress < 1 {
+		if u.GoalID == "traj-1" && u.State == actuators.GoalActive && u.Progress > 0 && u.Progress < 1 {
 			midway++
 		}
 	}
@@ -201,8 +203,8 @@ func TestFirstGoalOfAFreshNodeReachesTheRobotOnceAndSucceeds(t *testing.T) {
 	if log.Count("traj-1") != 1 || log.Received != 1 || log.Duplicates != 0 {
 		t.Errorf("arm server received %d goal messages (%d with our id), want exactly one", log.Received, log.Count("traj-1"))
 	}
-	if err := g.robot.SendTrajectory(context.Background(), "traj-1", joints, points); !errors.Is(err, ErrDuplicateGoal) {
-		t.Errorf("resend = %v, want ErrDuplicateGoal", err)
+	if err := g.robot.Send(context.Background(), "arm", "traj-1", actuators.Trajectory{Joints: joints, Points: points}); !errors.Is(err, actuators.ErrDuplicateGoal) {
+		t.Errorf("resend = %v, want actuators.ErrDuplicateGoal", err)
 	}
 	if pos := g.sim.JointPositions()["shoulder_pan_joint"]; math.Abs(pos-0.3) > 0.03 {
 		t.Errorf("shoulder_pan_joint at %.3f, want 0.3", pos)
@@ -210,10 +212,10 @@ func TestFirstGoalOfAFreshNodeReachesTheRobotOnceAndSucceeds(t *testing.T) {
 
 	// A second node started now also gets its first goal through.
 	r2, u2 := g.open("actbridge_second")
-	if err := r2.SendGripper(context.Background(), "grip-1", 0.02, 10); err != nil {
+	if err := r2.Send(context.Background(), "gripper", "grip-1", actuators.GripperCommand{Position: 0.02, MaxEffort: 10}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, u2, "grip-1", StateSucceeded, 20*time.Second)
+	waitState(t, u2, "grip-1", actuators.GoalSucceeded, 20*time.Second)
 	if n := g.sim.Goals()[sim.Gripper].Count("grip-1"); n != 1 {
 		t.Errorf("gripper received grip-1 %d times", n)
 	}
@@ -229,12 +231,12 @@ func TestRobotReportsStateTopicsAndLimits(t *testing.T) {
 		if len(js.Joints) != 7 || js.Received.IsZero() {
 			return fmt.Errorf("joints = %+v", js)
 		}
-		if p, ok := g.robot.Odom(); !ok || p.Frame != "odom" {
+		if p, ok := g.robot.Odom("base"); !ok || p.Frame != "odom" {
 			return fmt.Errorf("odom = %+v %v", p, ok)
 		}
 		return nil
 	})
-	if !g.robot.MasterReachable() {
+	if !g.robot.Connected() {
 		t.Error("master not reachable")
 	}
 
@@ -270,7 +272,7 @@ func TestRobotReportsStateTopicsAndLimits(t *testing.T) {
 	if _, ok := msgs[0].(map[string]any)["desired"]; !ok {
 		t.Errorf("sampled controller state %v", msgs[0])
 	}
-	if _, err := g.robot.SampleTopic(ctx, "/no_such_topic", 1, time.Second); !errors.Is(err, ErrUnknownTopic) {
+	if _, err := g.robot.SampleTopic(ctx, "/no_such_topic", 1, time.Second); !errors.Is(err, actuators.ErrUnknownTopic) {
 		t.Errorf("sample unknown topic = %v", err)
 	}
 	n, err := goroslib.NewNode(goroslib.NodeConf{Name: "joy", MasterAddress: g.m.Address(), Host: "127.0.0.1"})
@@ -283,8 +285,8 @@ func TestRobotReportsStateTopicsAndLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if _, err := g.robot.SampleTopic(ctx, "/wrench_raw", 1, time.Second); !errors.Is(err, ErrUnsupportedType) || !strings.Contains(err.Error(), "geometry_msgs/Wrench") {
-		t.Errorf("sample of an unsupported type = %v, want ErrUnsupportedType naming geometry_msgs/Wrench", err)
+	if _, err := g.robot.SampleTopic(ctx, "/wrench_raw", 1, time.Second); !errors.Is(err, actuators.ErrUnsupportedType) || !strings.Contains(err.Error(), "geometry_msgs/Wrench") {
+		t.Errorf("sample of an unsupported type = %v, want actuators.ErrUnsupportedType naming geometry_msgs/Wrench", err)
 	}
 
 	lim, _, err := g.robot.Limits(ctx)
@@ -300,14 +302,14 @@ func TestCancelMidMotionPreempts(t *testing.T) {
 	g := newRig(t, false)
 	joints, points := move(1.0, 5.0)
 	ctx := context.Background()
-	if err := g.robot.SendTrajectory(ctx, "long", joints, points); err != nil {
+	if err := g.robot.Send(ctx, "arm", "long", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "long", StateActive, 20*time.Second)
+	waitState(t, g.ups, "long", actuators.GoalActive, 20*time.Second)
 	if err := g.robot.Cancel(ctx, "arm", "long"); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "long", StatePreempted, 20*time.Second)
+	waitState(t, g.ups, "long", actuators.GoalCanceled, 20*time.Second)
 	if pos := g.sim.JointPositions()["shoulder_pan_joint"]; pos > 0.9 {
 		t.Errorf("arm went on to %.2f after the cancel", pos)
 	}
@@ -331,19 +333,19 @@ func TestCancelBeforePublishIsNeverSentBeforeTheGoal(t *testing.T) {
 		}
 	}
 	joints, points := move(0.5, 3.0)
-	if err := g.robot.SendTrajectory(ctx, "raced", joints, points); err != nil {
+	if err := g.robot.Send(ctx, "arm", "raced", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	final := ""
+	var final actuators.GoalState
 	rostest.Eventually(t, 20*time.Second, "raced ends canceled", func() error {
 		st := g.ups.states("raced")
-		if len(st) > 0 && Terminal(st[len(st)-1]) {
+		if len(st) > 0 && st[len(st)-1].Terminal() {
 			final = st[len(st)-1]
 			return nil
 		}
 		return fmt.Errorf("states %v", st)
 	})
-	if final != StatePreempted && final != StateRecalled {
+	if final != actuators.GoalCanceled && final != actuators.GoalRecalled {
 		t.Errorf("raced ended %s, want preempted or recalled", final)
 	}
 	mu.Lock()
@@ -364,16 +366,18 @@ func TestCancelBeforePublishIsNeverSentBeforeTheGoal(t *testing.T) {
 	box := arm.wire.Load()
 	arm.wire.Store(nil)
 	done := make(chan error, 1)
-	go func() { done <- g.robot.SendTrajectory(ctx, "never", joints, points) }()
+	go func() {
+		done <- g.robot.Send(ctx, "arm", "never", actuators.Trajectory{Joints: joints, Points: points})
+	}()
 	time.Sleep(300 * time.Millisecond)
 	if err := g.robot.Cancel(ctx, "arm", "never"); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; !errors.Is(err, ErrCanceledBeforeSend) {
-		t.Errorf("send = %v, want ErrCanceledBeforeSend", err)
+	if err := <-done; !errors.Is(err, actuators.ErrCanceledBeforeSend) {
+		t.Errorf("send = %v, want actuators.ErrCanceledBeforeSend", err)
 	}
 	arm.wire.CompareAndSwap(nil, box)
-	waitState(t, g.ups, "never", StateRecalled, 5*time.Second)
+	waitState(t, g.ups, "never", actuators.GoalRecalled, 5*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	log := armLog(g.sim)
 	if log.Count("never") != 0 {
@@ -390,10 +394,10 @@ func TestAbortedTrajectoryIsFollowedByAHoldGoal(t *testing.T) {
 	g := newRig(t, false)
 	g.sim.SetFaults(sim.Faults{Arm: sim.ArmFaults{AbortAfter: 500 * time.Millisecond}})
 	joints, points := move(1.0, 4.0)
-	if err := g.robot.SendTrajectory(context.Background(), "doomed", joints, points); err != nil {
+	if err := g.robot.Send(context.Background(), "arm", "doomed", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	up := waitState(t, g.ups, "doomed", StateAborted, 20*time.Second)
+	up := waitState(t, g.ups, "doomed", actuators.GoalAborted, 20*time.Second)
 	if !strings.Contains(up.Text, `"doomed/hold"`) {
 		t.Errorf("aborted update text %q does not name the hold goal", up.Text)
 	}
@@ -466,17 +470,17 @@ func TestDriveMovesTheBaseAndAlwaysEndsWithZero(t *testing.T) {
 
 	// Runs to its end.
 	start := g.sim.BasePose()
-	if err := g.robot.Drive(ctx, "drive-1", 0.3, 0, 1500*time.Millisecond); err != nil {
+	if err := g.robot.Send(ctx, "base", "drive-1", actuators.Drive{Linear: 0.3, Angular: 0, Duration: 1500 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "drive-1", StateActive, 5*time.Second)
+	waitState(t, g.ups, "drive-1", actuators.GoalActive, 5*time.Second)
 	rostest.Eventually(t, 5*time.Second, "base moving", func() error {
 		if v := g.sim.BaseVelocity(); v.Linear < 0.29 {
 			return fmt.Errorf("base velocity %+v", v)
 		}
 		return nil
 	})
-	waitState(t, g.ups, "drive-1", StateSucceeded, 10*time.Second)
+	waitState(t, g.ups, "drive-1", actuators.GoalSucceeded, 10*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	if last, n := watch.last(); n < 5 || !isZero(last) {
 		t.Errorf("after the drive: %d twists, last %+v, want many and a zero last", n, last)
@@ -489,18 +493,18 @@ func TestDriveMovesTheBaseAndAlwaysEndsWithZero(t *testing.T) {
 	}
 
 	// StopAll ends a drive at once.
-	if err := g.robot.Drive(ctx, "drive-2", 0.3, 0.2, 8*time.Second); err != nil {
+	if err := g.robot.Send(ctx, "base", "drive-2", actuators.Drive{Linear: 0.3, Angular: 0.2, Duration: 8 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "drive-2", StateActive, 5*time.Second)
-	if err := g.robot.Drive(ctx, "drive-x", 0.1, 0, time.Second); !errors.Is(err, ErrBusy) {
-		t.Errorf("second concurrent drive = %v, want ErrBusy", err)
+	waitState(t, g.ups, "drive-2", actuators.GoalActive, 5*time.Second)
+	if err := g.robot.Send(ctx, "base", "drive-x", actuators.Drive{Linear: 0.1, Angular: 0, Duration: time.Second}); !errors.Is(err, actuators.ErrBusy) {
+		t.Errorf("second concurrent drive = %v, want actuators.ErrBusy", err)
 	}
 	time.Sleep(500 * time.Millisecond)
 	if err := g.robot.StopAll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	up := waitState(t, g.ups, "drive-2", StatePreempted, 5*time.Second)
+	up := waitState(t, g.ups, "drive-2", actuators.GoalCanceled, 5*time.Second)
 	if !strings.Contains(up.Text, "StopAll") {
 		t.Errorf("preempted text %q", up.Text)
 	}
@@ -514,13 +518,13 @@ func TestDriveMovesTheBaseAndAlwaysEndsWithZero(t *testing.T) {
 
 	// The caller's context ends (session lost): the base stops.
 	sctx, endSession := context.WithCancel(ctx)
-	if err := g.robot.Drive(sctx, "drive-3", 0.2, 0, 8*time.Second); err != nil {
+	if err := g.robot.Send(sctx, "base", "drive-3", actuators.Drive{Linear: 0.2, Angular: 0, Duration: 8 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "drive-3", StateActive, 5*time.Second)
+	waitState(t, g.ups, "drive-3", actuators.GoalActive, 5*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	endSession()
-	waitState(t, g.ups, "drive-3", StatePreempted, 5*time.Second)
+	waitState(t, g.ups, "drive-3", actuators.GoalCanceled, 5*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	if last, _ := watch.last(); !isZero(last) {
 		t.Errorf("last twist after the session ended %+v", last)
@@ -530,16 +534,16 @@ func TestDriveMovesTheBaseAndAlwaysEndsWithZero(t *testing.T) {
 	}
 
 	// Cancel by id ends a drive too.
-	if err := g.robot.Drive(ctx, "drive-4", 0.2, 0, 8*time.Second); err != nil {
+	if err := g.robot.Send(ctx, "base", "drive-4", actuators.Drive{Linear: 0.2, Angular: 0, Duration: 8 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "drive-4", StateActive, 5*time.Second)
+	waitState(t, g.ups, "drive-4", actuators.GoalActive, 5*time.Second)
 	if err := g.robot.Cancel(ctx, "base", "drive-4"); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "drive-4", StatePreempted, 5*time.Second)
-	if err := g.robot.Drive(ctx, "drive-4", 0.2, 0, time.Second); !errors.Is(err, ErrDuplicateGoal) {
-		t.Errorf("drive id reused = %v, want ErrDuplicateGoal", err)
+	waitState(t, g.ups, "drive-4", actuators.GoalCanceled, 5*time.Second)
+	if err := g.robot.Send(ctx, "base", "drive-4", actuators.Drive{Linear: 0.2, Angular: 0, Duration: time.Second}); !errors.Is(err, actuators.ErrDuplicateGoal) {
+		t.Errorf("drive id reused = %v, want actuators.ErrDuplicateGoal", err)
 	}
 }
 
@@ -547,19 +551,19 @@ func TestStopAllCancelsRunningGoalsOfEveryAction(t *testing.T) {
 	g := newRig(t, false)
 	ctx := context.Background()
 	joints, points := move(1.0, 5.0)
-	if err := g.robot.SendTrajectory(ctx, "arm-run", joints, points); err != nil {
+	if err := g.robot.Send(ctx, "arm", "arm-run", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.robot.SendNavigate(ctx, "nav-run", Pose2D{X: 3}); err != nil {
+	if err := g.robot.Send(ctx, "base", "nav-run", actuators.Navigate{Target: actuators.Pose2D{X: 3}}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "arm-run", StateActive, 20*time.Second)
-	waitState(t, g.ups, "nav-run", StateActive, 20*time.Second)
+	waitState(t, g.ups, "arm-run", actuators.GoalActive, 20*time.Second)
+	waitState(t, g.ups, "nav-run", actuators.GoalActive, 20*time.Second)
 	if err := g.robot.StopAll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "arm-run", StatePreempted, 20*time.Second)
-	waitState(t, g.ups, "nav-run", StatePreempted, 20*time.Second)
+	waitState(t, g.ups, "arm-run", actuators.GoalCanceled, 20*time.Second)
+	waitState(t, g.ups, "nav-run", actuators.GoalCanceled, 20*time.Second)
 }
 
 func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
@@ -568,10 +572,10 @@ func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
 	// Long enough to still run after a slow close (goroslib's may take its
 	// whole 5 s bound on a loaded machine) and the status grace below.
 	joints, points := move(0.6, 12.0)
-	if err := g.robot.SendTrajectory(ctx, "before-restart", joints, points); err != nil {
+	if err := g.robot.Send(ctx, "arm", "before-restart", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "before-restart", StateActive, 20*time.Second)
+	waitState(t, g.ups, "before-restart", actuators.GoalActive, 20*time.Second)
 	// The bridge goes down; the goal runs on. goroslib's close can exceed
 	// its bound on a loaded machine: that is reported, not a failure here.
 	if err := g.robot.Close(); err != nil && !errors.Is(err, roslink.ErrCloseTimeout) {
@@ -582,12 +586,12 @@ func TestTrackAfterRestartResumesOrReportsLost(t *testing.T) {
 	r2.Track("arm", "before-restart")
 	r2.Track("arm", "never-sent")
 	start := time.Now()
-	waitState(t, u2, "never-sent", StateLost, 20*time.Second)
+	waitState(t, u2, "never-sent", actuators.GoalLost, 20*time.Second)
 	if took := time.Since(start); took < g.cfg.StatusGrace.D() {
 		t.Errorf("unknown goal reported lost after %s, before the %s grace", took, g.cfg.StatusGrace.D())
 	}
-	waitState(t, u2, "before-restart", StateSucceeded, 30*time.Second)
-	if got := u2.states("before-restart"); got[0] != StateActive {
+	waitState(t, u2, "before-restart", actuators.GoalSucceeded, 30*time.Second)
+	if got := u2.states("before-restart"); got[0] != actuators.GoalActive {
 		t.Errorf("tracked goal updates %v, want active first", got)
 	}
 	if n := armLog(g.sim).Count("before-restart"); n != 1 {
@@ -599,14 +603,14 @@ func TestMasterRestartMidMotionIsTrackedToTheEnd(t *testing.T) {
 	g := newRig(t, false)
 	ctx := context.Background()
 	joints, points := move(0.8, 6.0)
-	if err := g.robot.SendTrajectory(ctx, "through-restart", joints, points); err != nil {
+	if err := g.robot.Send(ctx, "arm", "through-restart", actuators.Trajectory{Joints: joints, Points: points}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "through-restart", StateActive, 20*time.Second)
+	waitState(t, g.ups, "through-restart", actuators.GoalActive, 20*time.Second)
 	g.m.Restart()
-	waitState(t, g.ups, "through-restart", StateSucceeded, 40*time.Second)
+	waitState(t, g.ups, "through-restart", actuators.GoalSucceeded, 40*time.Second)
 	for _, s := range g.ups.states("through-restart") {
-		if s == StateLost {
+		if s == actuators.GoalLost {
 			t.Errorf("reported lost during the restart: %v", statesOf(g.ups.snapshot(), "through-restart"))
 		}
 	}
@@ -615,8 +619,8 @@ func TestMasterRestartMidMotionIsTrackedToTheEnd(t *testing.T) {
 	}
 	// The link is usable again: a new goal goes through.
 	g.waitConnected(g.robot)
-	if err := g.robot.SendGripper(ctx, "after-restart", 0.01, 5); err != nil {
+	if err := g.robot.Send(ctx, "gripper", "after-restart", actuators.GripperCommand{Position: 0.01, MaxEffort: 5}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, g.ups, "after-restart", StateSucceeded, 20*time.Second)
+	waitState(t, g.ups, "after-restart", actuators.GoalSucceeded, 20*time.Second)
 }

@@ -18,41 +18,20 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/protocommon"
 	"github.com/bluenviron/goroslib/v2/pkg/prototcp"
 	"github.com/bluenviron/goroslib/v2/pkg/serviceproc"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
-// Errors of the service calls.
-var (
-	ErrUnknownService = errors.New("unknown service")
-	// ErrUnsupportedService: the bridge has no Go type for the service's type.
-	ErrUnsupportedService = errors.New("unsupported service type")
-	// ErrServiceNotSent wraps failures before the request left the bridge.
-	ErrServiceNotSent = errors.New("service request not sent")
-	// ErrServiceFailed: the provider answered the call with a failure.
-	ErrServiceFailed = errors.New("service call failed")
-)
+// ErrUnsupportedService: the bridge has no Go type for the service's type.
+var ErrUnsupportedService = fmt.Errorf("%w: service", actuators.ErrUnsupportedType)
 
 // MaxServiceTimeout bounds one CallService.
 const MaxServiceTimeout = time.Minute
 
-// ServiceInfo is one service of the graph.
-type ServiceInfo struct {
-	Name      string
-	Providers []string
-}
-
-// ServiceTypeInfo is a callable service type and its scalar fields.
-type ServiceTypeInfo struct {
-	Name              string
-	Request, Response []FieldInfo
-}
-
-// FieldInfo is one field: its ROS name and scalar type.
-type FieldInfo struct{ Name, Type string }
-
 // srvKind is one service type the bridge can call: goroslib needs a Go
 // type to encode the request and to check the type's MD5 at the handshake.
 type srvKind struct {
-	info     ServiceTypeInfo
+	info     actuators.ServiceType
 	md5      string
 	req, res reflect.Type
 }
@@ -75,7 +54,7 @@ var serviceKinds = func() map[string]srvKind {
 			panic(fmt.Sprintf("actuators: service type %T: %v", srv, err))
 		}
 		k := srvKind{md5: md5, req: reflect.TypeOf(req), res: reflect.TypeOf(res)}
-		k.info = ServiceTypeInfo{Name: name, Request: scalarFields(k.req), Response: scalarFields(k.res)}
+		k.info = actuators.ServiceType{Name: name, Request: scalarFields(k.req), Response: scalarFields(k.res)}
 		out[name] = k
 	}
 	return out
@@ -88,8 +67,8 @@ var (
 
 // scalarFields lists a message struct's fields; non-scalar fields panic at
 // start-up (the registry only takes types the tools can validate).
-func scalarFields(t reflect.Type) []FieldInfo {
-	out := []FieldInfo{}
+func scalarFields(t reflect.Type) []actuators.ServiceField {
+	out := []actuators.ServiceField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous && f.Type == reflect.TypeOf(msg.Package(0)) || !f.IsExported() {
@@ -104,7 +83,7 @@ func scalarFields(t reflect.Type) []FieldInfo {
 		default:
 			panic("actuators: service field " + f.Name + ": only scalar fields are supported")
 		}
-		out = append(out, FieldInfo{Name: rosFieldName(f), Type: f.Type.Kind().String()})
+		out = append(out, actuators.ServiceField{Name: rosFieldName(f), Type: f.Type.Kind().String()})
 	}
 	return out
 }
@@ -117,11 +96,11 @@ func rosFieldName(f reflect.StructField) string {
 }
 
 // ServiceTypes lists the callable service types, sorted.
-func (r *Robot) ServiceTypes() []ServiceTypeInfo { return CallableServiceTypes() }
+func (r *Robot) ServiceTypes() []actuators.ServiceType { return CallableServiceTypes() }
 
 // CallableServiceTypes lists the service types CallService can send, sorted.
-func CallableServiceTypes() []ServiceTypeInfo {
-	out := make([]ServiceTypeInfo, 0, len(serviceKinds))
+func CallableServiceTypes() []actuators.ServiceType {
+	out := make([]actuators.ServiceType, 0, len(serviceKinds))
 	for _, k := range serviceKinds {
 		out = append(out, k.info)
 	}
@@ -143,14 +122,14 @@ func (r *Robot) master(ctx context.Context, f func(c *apimaster.Client) error) e
 }
 
 // Services lists the graph's services with their providers, sorted.
-func (r *Robot) Services(ctx context.Context) ([]ServiceInfo, error) {
+func (r *Robot) Services(ctx context.Context) ([]actuators.ServiceInfo, error) {
 	var st *apimaster.SystemState
 	if err := r.master(ctx, func(c *apimaster.Client) (err error) { st, err = c.GetSystemState(); return }); err != nil {
-		return nil, fmt.Errorf("%w: ask the master for services: %v", ErrNotConnected, err)
+		return nil, fmt.Errorf("%w: ask the master for services: %v", actuators.ErrNotConnected, err)
 	}
-	out := make([]ServiceInfo, 0, len(st.ProvidedServices))
+	out := make([]actuators.ServiceInfo, 0, len(st.ProvidedServices))
 	for _, e := range st.ProvidedServices {
-		out = append(out, ServiceInfo{Name: e.Name, Providers: e.Nodes})
+		out = append(out, actuators.ServiceInfo{Name: e.Name, Providers: e.Nodes})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -164,7 +143,7 @@ func (r *Robot) serviceAddr(ctx context.Context, name string) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", fmt.Errorf("%w: %s", ErrUnknownService, name)
+		return "", fmt.Errorf("%w: %s", actuators.ErrUnknownService, name)
 	}
 	u, err := url.Parse(uri)
 	if err != nil || u.Host == "" {
@@ -228,15 +207,15 @@ func (r *Robot) ServiceType(ctx context.Context, name string) (string, error) {
 
 // CallService sends one request of a registered type and returns the
 // response as JSON-ready values. The handshake checks the type's MD5 before
-// anything is sent; every failure until then wraps ErrServiceNotSent.
+// anything is sent; every failure until then wraps actuators.ErrServiceNotSent.
 func (r *Robot) CallService(ctx context.Context, name, typ string, request map[string]any, timeout time.Duration) (map[string]any, error) {
 	k, ok := serviceKinds[typ]
 	if !ok {
-		return nil, fmt.Errorf("%w: %w: %s", ErrServiceNotSent, ErrUnsupportedService, typ)
+		return nil, fmt.Errorf("%w: %w: %s", actuators.ErrServiceNotSent, ErrUnsupportedService, typ)
 	}
 	req := reflect.New(k.req)
 	if err := fillRequest(req.Elem(), request); err != nil {
-		return nil, fmt.Errorf("%w: %w: %s: %v", ErrServiceNotSent, ErrInvalidArgument, name, err)
+		return nil, fmt.Errorf("%w: %w: %s: %v", actuators.ErrServiceNotSent, actuators.ErrInvalidArgument, name, err)
 	}
 	if timeout <= 0 || timeout > MaxServiceTimeout {
 		timeout = MaxServiceTimeout
@@ -245,13 +224,13 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	defer cancel()
 	nc, tc, raw, err := r.dialService(ctx, name, &prototcp.HeaderServiceClient{Callerid: r.bus.name, Md5sum: k.md5, Service: name})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrServiceNotSent, err)
+		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
 	}
 	defer nc.Close()
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	if got := raw["md5sum"]; got != k.md5 {
-		return nil, fmt.Errorf("%w: %s is not a %s (type %s)", ErrServiceNotSent, name, typ, raw["type"])
+		return nil, fmt.Errorf("%w: %s is not a %s (type %s)", actuators.ErrServiceNotSent, name, typ, raw["type"])
 	}
 	// From here on the request may have reached the service.
 	if err := tc.WriteMessage(req.Interface()); err != nil {
@@ -265,7 +244,7 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	case err != nil:
 		return nil, fmt.Errorf("reading the answer of %s: %w", name, err)
 	case !answered:
-		return nil, fmt.Errorf("%w: %s answered with a failure", ErrServiceFailed, name)
+		return nil, fmt.Errorf("%w: %s answered with a failure", actuators.ErrServiceFailed, name)
 	}
 	out, _ := rosJSON(res.Interface()).(map[string]any)
 	if out == nil {

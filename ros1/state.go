@@ -8,6 +8,8 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // odomStale: Odom reports no pose when the last /odom is older than this.
@@ -99,12 +101,12 @@ func (c *odomCache) store(m *nav_msgs.Odometry) {
 }
 
 // pose returns the latest pose, when there is one younger than odomStale.
-func (c *odomCache) pose() (Pose2D, time.Time, bool) {
+func (c *odomCache) pose() (actuators.Pose2D, time.Time, bool) {
 	c.mu.Lock()
 	m, at := c.msg, c.at
 	c.mu.Unlock()
 	if m == nil {
-		return Pose2D{}, time.Time{}, false
+		return actuators.Pose2D{}, time.Time{}, false
 	}
 	frame := m.Header.FrameId
 	if frame == "" {
@@ -112,15 +114,15 @@ func (c *odomCache) pose() (Pose2D, time.Time, bool) {
 	}
 	p, q := m.Pose.Pose.Position, m.Pose.Pose.Orientation
 	yaw := math.Atan2(2*(q.W*q.Z+q.X*q.Y), 1-2*(q.Y*q.Y+q.Z*q.Z))
-	return Pose2D{Frame: frame, X: p.X, Y: p.Y, Yaw: yaw}, at, time.Since(at) <= odomStale
+	return actuators.Pose2D{Frame: frame, X: p.X, Y: p.Y, Yaw: yaw}, at, time.Since(at) <= odomStale
 }
 
 // mergeJoints builds a snapshot from several joint_states caches: joints in
 // topic order, the first reading of a name wins, and Received is the oldest
 // topic's time (zero if any topic has nothing yet), so staleness is never
 // understated.
-func mergeJoints(caches []*jointCache) JointsSnapshot {
-	var snap JointsSnapshot
+func mergeJoints(caches []*jointCache) actuators.JointsSnapshot {
+	var snap actuators.JointsSnapshot
 	var oldest time.Time
 	complete := true
 	seen := map[string]bool{}
@@ -138,7 +140,7 @@ func mergeJoints(caches []*jointCache) JointsSnapshot {
 				continue
 			}
 			seen[name] = true
-			snap.Joints = append(snap.Joints, JointReading{
+			snap.Joints = append(snap.Joints, actuators.JointReading{
 				Name: name, Position: at0(m.Position, k), Velocity: at0(m.Velocity, k), Effort: at0(m.Effort, k),
 			})
 		}

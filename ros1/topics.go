@@ -21,6 +21,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
 	"github.com/actbridge/actbridge/ros1/msgs"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Bounds of SampleTopic.
@@ -124,14 +126,14 @@ func SampleTypes() []string {
 
 // Topics lists the graph's topics with their types (the master's
 // getTopicTypes), sorted by name.
-func (r *Robot) Topics(ctx context.Context) ([]TopicInfo, error) {
+func (r *Robot) Topics(ctx context.Context) ([]actuators.TopicInfo, error) {
 	topics, err := r.masterTopics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TopicInfo, 0, len(topics))
+	out := make([]actuators.TopicInfo, 0, len(topics))
 	for name, info := range topics {
-		out = append(out, TopicInfo{Name: name, Type: info.Type})
+		out = append(out, actuators.TopicInfo{Name: name, Type: info.Type})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -142,7 +144,7 @@ func (r *Robot) Topics(ctx context.Context) ([]TopicInfo, error) {
 func (r *Robot) masterTopics(ctx context.Context) (map[string]*goroslib.InfoTopic, error) {
 	n := r.link.Node()
 	if n == nil {
-		return nil, fmt.Errorf("%w: no ROS node", ErrNotConnected)
+		return nil, fmt.Errorf("%w: no ROS node", actuators.ErrNotConnected)
 	}
 	type answer struct {
 		m   map[string]*goroslib.InfoTopic
@@ -156,7 +158,7 @@ func (r *Robot) masterTopics(ctx context.Context) (map[string]*goroslib.InfoTopi
 	select {
 	case a := <-ch:
 		if a.err != nil {
-			return nil, fmt.Errorf("%w: ask the master for topics: %v", ErrNotConnected, a.err)
+			return nil, fmt.Errorf("%w: ask the master for topics: %v", actuators.ErrNotConnected, a.err)
 		}
 		return a.m, nil
 	case <-ctx.Done():
@@ -168,11 +170,11 @@ func (r *Robot) masterTopics(ctx context.Context) (map[string]*goroslib.InfoTopi
 // timeout (DefaultSampleTimeout if <= 0, at most MaxSampleTimeout) and
 // returns them as JSON-ready values with ROS field names; times and
 // durations are seconds. Fewer than n messages is not an error; none is
-// ErrNoMessages. Topics of types outside SampleTypes fail with
-// ErrUnsupportedType.
+// actuators.ErrNoMessages. Topics of types outside SampleTypes fail with
+// actuators.ErrUnsupportedType.
 func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout time.Duration) ([]any, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("%w: n must be >= 1, got %d", ErrInvalidArgument, n)
+		return nil, fmt.Errorf("%w: n must be >= 1, got %d", actuators.ErrInvalidArgument, n)
 	}
 	n = min(n, MaxSamples)
 	if timeout <= 0 {
@@ -191,11 +193,11 @@ func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout ti
 	}
 	info, ok := topics[topic]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is not published (see Topics)", ErrUnknownTopic, topic)
+		return nil, fmt.Errorf("%w: %s is not published (see Topics)", actuators.ErrUnknownTopic, topic)
 	}
 	sub, ok := sampleTypes[info.Type]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s has type %s; supported types: %s", ErrUnsupportedType, topic, info.Type, strings.Join(SampleTypes(), ", "))
+		return nil, fmt.Errorf("%w: %s has type %s; supported types: %s", actuators.ErrUnsupportedType, topic, info.Type, strings.Join(SampleTypes(), ", "))
 	}
 
 	var ch <-chan any
@@ -207,7 +209,7 @@ func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout ti
 	} else {
 		node := r.link.Node()
 		if node == nil {
-			return nil, fmt.Errorf("%w: no ROS node", ErrNotConnected)
+			return nil, fmt.Errorf("%w: no ROS node", actuators.ErrNotConnected)
 		}
 		out := make(chan any, n)
 		closeSub, err := sub(node, topic, out)
@@ -225,7 +227,7 @@ func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout ti
 		case <-ctx.Done():
 			if len(got) == 0 {
 				if ctx.Err() == context.DeadlineExceeded {
-					return nil, fmt.Errorf("%w on %s (%s) within %s", ErrNoMessages, topic, info.Type, timeout)
+					return nil, fmt.Errorf("%w on %s (%s) within %s", actuators.ErrNoMessages, topic, info.Type, timeout)
 				}
 				return nil, ctx.Err()
 			}
@@ -234,3 +236,6 @@ func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout ti
 	}
 	return got, nil
 }
+
+// SampleTypes lists the message types SampleTopic and WatchTopic decode.
+func (r *Robot) SampleTypes() []string { return SampleTypes() }

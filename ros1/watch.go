@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // watchEvery is the shortest gap between two messages WatchTopic hands
@@ -16,7 +18,7 @@ const watchEvery = 50 * time.Millisecond
 // WatchTopic calls fn with the topic's messages as JSON-ready values until
 // ctx ends (then it returns nil). It waits for the topic to appear and
 // subscribes again when the node is replaced after a master restart. A
-// topic of a type outside SampleTypes fails with ErrUnsupportedType.
+// topic of a type outside SampleTypes fails with actuators.ErrUnsupportedType.
 func (r *Robot) WatchTopic(ctx context.Context, topic string, fn func(msg any)) error {
 	if !strings.HasPrefix(topic, "/") {
 		topic = "/" + topic
@@ -28,7 +30,7 @@ func (r *Robot) WatchTopic(ctx context.Context, topic string, fn func(msg any)) 
 			if topics, err := r.masterTopics(ctx); err == nil {
 				if info, ok := topics[topic]; ok {
 					if sub, ok = sampleTypes[info.Type]; !ok {
-						return fmt.Errorf("%w: %s has type %s", ErrUnsupportedType, topic, info.Type)
+						return fmt.Errorf("%w: %s has type %s", actuators.ErrUnsupportedType, topic, info.Type)
 					}
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
@@ -38,7 +40,7 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
-		case ros1.KindArm:
+		case actuators.KindArm:
 			if m.arm != nil {
 				return nil, fmt.Errorf("config: more than one arm is not supported yet (%s)", a.Name)
 			}
@@ -49,7 +51,7 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 			}
 			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
 				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
-		case ros1.KindGripper:
+		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
 			}
@@ -66,7 +68,7 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 				speed = 0.05
 			}
 			m.gripper = &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed}
-		case ros1.KindBase:
+		case actuators.KindBase:
 			if a.Caps == nil || a.Geofence == nil {
 				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
 			}

@@ -118,12 +118,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	store = mx.InstrumentStore(store)
 
-	robot, err := connectRobot(ctx, cfg, env, f.waitMaster, stderr)
+	robot, err := openROS1(ctx, cfg, env, f.waitMaster, stderr)
 	if err != nil {
 		return err
 	}
 	defer robot.Close()
-	urdf, err := robot.Description()
+	urdf, err := description(ctx, robot, f.waitMaster)
 	if err != nil {
 		return fmt.Errorf("robot description: %w", err)
 	}
@@ -155,7 +155,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
 		Robot:           robot,
 		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
-		Reregistrations: robot.r.Reregistrations,
+		Reregistrations: robot.Reregistrations,
 		Store:           rawStore,
 	}))
 	if serr == nil {
@@ -214,7 +214,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := store.Healthy(); err != nil {
 			storeErr = err.Error()
 		}
-		ready := robot.MasterReachable()
+		ready := robot.Connected()
 		var offline []string
 		for _, a := range robot.Actuators() {
 			if !a.Connected {
@@ -222,7 +222,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				ready = false
 			}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.MasterReachable(),
+		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.Connected(),
 			"actuators_offline": offline, "store": storeErr})
 	})
 	ln, err := net.Listen("tcp", f.listen)

@@ -9,6 +9,8 @@ import (
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // coreTools are listed in lazy discovery mode; everything else is found
@@ -41,7 +43,7 @@ func (a estopAdapter) State() (bool, uint64, string) {
 }
 
 // buildTools registers every tool against the robot and the store.
-func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
+func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
 	now := time.Now
 	es := safety.NewEStop(now)
 	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1)}
@@ -55,12 +57,15 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 	ts.previewer.StepCaps = stepCaps(m.cfg)
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
-	topics := bridge.Globs(m.cfg.Access.Topics)
-	sample := bridge.TopicSampleTool(robot, opt.dataDir)
-	bridge.GuardTopics(sample, topics)
 	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
-		bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot, topics), sample,
-		bridge.OutputReadTool(opt.dataDir)}
+		bridge.JointsReadTool(robot, opt.staleAfter, now)}
+	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
+		topics := bridge.Globs(m.cfg.Access.Topics)
+		sample := bridge.TopicSampleTool(g, opt.dataDir)
+		bridge.GuardTopics(sample, topics)
+		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
+	}
+	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
@@ -95,7 +100,7 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 }
 
 // describe is robot_describe's result.
-func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
+func describe(m *robotModel, robot actuators.Robot, ts *toolSet) map[string]any {
 	latched, ev, reason, since := ts.estop.State()
 	estop := map[string]any{"latched": latched, "event": ev}
 	if latched {
@@ -125,7 +130,7 @@ func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
 		"policy":           policy,
 		"speed_scale":      ts.scale.Get(),
 		"estop":            estop,
-		"master_reachable": robot.MasterReachable(),
+		"master_reachable": robot.Connected(),
 		"limit_notes":      notes,
 		"rate_limits":      ts.limits.Describe(),
 		"step_caps":        ts.previewer.StepCaps,
