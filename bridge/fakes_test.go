@@ -15,6 +15,8 @@ import (
 	"github.com/actbridge/actbridge/spline"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // fakeRobot records every goal "on the wire" so tests can prove what
@@ -305,7 +307,7 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
 	reg.MustAdd(MotionTools(r.m, pv, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
-	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
+	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
 	r.p = NewPipeline(reg)
 	reg.MustAdd(DiscoveryTools(r.p)...)
 	return r

@@ -466,7 +466,9 @@ func TestStatusWaitSeesAChangeRightAfterItsRead(t *testing.T) {
 	}
 	mid := c["motion_id"].(string)
 	store := &changeAfterRead{MotionStore: r.m.Store}
-	store.change = func() { r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded}) }
+	store.change = func() {
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded})
+	}
 	r.m.Store = store
 	store.armed.Store(true)
 	start := time.Now()

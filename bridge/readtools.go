@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // Result budgets for free-size outputs.
@@ -105,7 +107,7 @@ type ConnectedGraph interface {
 // TopicsListTool lists the ROS graph's topics, paginated and sorted by
 // name: to the planner only those topic_sample may read (topics), to the
 // operator every topic, marked.
-func TopicsListTool(robot ConnectedGraph, topics Globs) *Tool {
+func TopicsListTool(robot ConnectedGraph, topics allowlist.Globs) *Tool {
 	return &Tool{
 		Name: "topics_list", Group: "topics", Tier: TierRead, Title: "List ROS topics", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Lists the ROS topics you may sample (the robot config's topic allowlist) that exist now, with their message types, sorted by name and paginated.",

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // fakeROS is a parameter server, a few std_srvs services and a camera that
@@ -191,8 +193,8 @@ func newROSRig(t *testing.T) *rosRig {
 	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second, Now: r.clock}
 	one := 1.0
 	x.tools = &ROSTools{ROS: x.ros, DataDir: x.data, Previewer: pv, Images: x.images, Policy: AccessPolicy{
-		Topics:    Globs{"/camera/*", "/odom"},
-		ParamRead: Globs{"/sim/led/*", "/sim/config/*", "/sim/big/*"},
+		Topics:    allowlist.Globs{"/camera/*", "/odom"},
+		ParamRead: allowlist.Globs{"/sim/led/*", "/sim/config/*", "/sim/big/*"},
 		ParamSet: []ParamRule{{Pattern: "/sim/led/brightness", Type: "double", Min: new(float64), Max: &one},
 			{Pattern: "/sim/led/enabled", Type: "bool"}, {Pattern: "/sim/camera/label", Type: "string", MaxLength: 8}},
 		Services: []ServiceRule{{Pattern: "/sim/status", Tier: TierRead}, {Pattern: "/sim/led/set", Tier: TierWrite, Type: "std_srvs/SetBool"},

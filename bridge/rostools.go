@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // ParamRule allows setting the parameters its pattern matches, with a type
@@ -40,8 +42,8 @@ type ServiceRule struct {
 // AccessPolicy is what the guarded ROS tools may reach. Anything a list
 // does not match is refused with permission_denied before ROS is asked.
 type AccessPolicy struct {
-	Topics    Globs // sampled by topic_sample, camera_snapshot and conditions
-	ParamRead Globs
+	Topics    allowlist.Globs // sampled by topic_sample, camera_snapshot and conditions
+	ParamRead allowlist.Globs
 	ParamSet  []ParamRule
 	Services  []ServiceRule
 }
@@ -83,7 +85,7 @@ func (rt *ROSTools) paramReadable(name string) bool {
 
 func (rt *ROSTools) paramRule(name string) (ParamRule, bool) {
 	for _, r := range rt.Policy.ParamSet {
-		if GlobMatch(r.Pattern, name) {
+		if allowlist.Matches(r.Pattern, name) {
 			return r, true
 		}
 	}
@@ -92,7 +94,7 @@ func (rt *ROSTools) paramRule(name string) (ParamRule, bool) {
 
 func (rt *ROSTools) serviceRule(name string) (ServiceRule, bool) {
 	for _, r := range rt.Policy.Services {
-		if GlobMatch(r.Pattern, name) {
+		if allowlist.Matches(r.Pattern, name) {
 			return r, true
 		}
 	}
@@ -715,7 +717,7 @@ func (rt *ROSTools) Confirmer(next func(actuator string) Role) func(actuator str
 
 // GuardTopics makes a tool with a `topic` argument refuse topics outside
 // the allowlist before it subscribes.
-func GuardTopics(t *Tool, topics Globs) {
+func GuardTopics(t *Tool, topics allowlist.Globs) {
 	next := t.Semantic
 	t.Semantic = func(ctx context.Context, c *Call) error {
 		topic, _ := c.Values["topic"].(string)
@@ -925,7 +927,7 @@ func (rt *ROSTools) Describe() map[string]any {
 	}
 }
 
-func nonNil(g Globs) []string {
+func nonNil(g allowlist.Globs) []string {
 	if g == nil {
 		return []string{}
 	}

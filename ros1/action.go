@@ -11,6 +11,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // Timing of the actionlib client that is not worth configuring.
@@ -123,7 +125,7 @@ type actionClient struct {
 	lastList   []actionlib_msgs.GoalStatus // the server's last status list
 }
 
-func newActionClient(a ActuatorConfig, notify func(actuators.GoalUpdate)) *actionClient {
+func newActionClient(a config.ActuatorConfig, notify func(actuators.GoalUpdate)) *actionClient {
 	return &actionClient{
 		name: a.Name, kind: a.Kind, ns: a.Action,
 		grace:          a.StatusGrace.D(),

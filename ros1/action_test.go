@@ -14,6 +14,8 @@ import (
 	"github.com/actbridge/actbridge/ros1/msgs"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // These tests drive the actionlib client with a fake wire and a fake clock:
@@ -133,8 +135,8 @@ func newTestClient(t *testing.T, kind actuators.Kind) (*actionClient, *fakeWire,
 	t.Helper()
 	u := &updates{}
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	c := newActionClient(ActuatorConfig{Name: "arm", Kind: kind, Action: "/arm_controller/follow_joint_trajectory",
-		Joints: []string{"j1"}, StatusGrace: Duration(2 * time.Second), GoalConnectTimeout: Duration(3 * time.Second)}, u.push)
+	c := newActionClient(config.ActuatorConfig{Name: "arm", Kind: kind, Action: "/arm_controller/follow_joint_trajectory",
+		Joints: []string{"j1"}, StatusGrace: config.Duration(2 * time.Second), GoalConnectTimeout: config.Duration(3 * time.Second)}, u.push)
 	c.now = clock.now
 	if kind == actuators.KindArm {
 		c.holdGoal = holdGoal([]string{"j1"})

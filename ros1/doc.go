@@ -2,7 +2,7 @@
 // gripper, base, stop) that speaks ROS through goroslib, including the
 // actionlib client protocol with bridge-owned goal ids.
 //
-// Open a Robot from a Config (LoadConfig reads launch/robots/*.yaml). It
+// Open a Robot from a config.Config (config.Load reads launch/robots/*.yaml). It
 // implements the robot contract of package actuators: goals, states and
 // errors are the contract's; actionlib's state numbers become
 // actuators.GoalState here and nowhere else.

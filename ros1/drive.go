@@ -11,6 +11,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // zeroRepeats: how many zero twists end a drive or a StopAll, zeroGap apart.
@@ -65,7 +67,7 @@ type drive struct {
 	stopped bool
 }
 
-func newDriver(a ActuatorConfig, notify func(actuators.GoalUpdate)) *driver {
+func newDriver(a config.ActuatorConfig, notify func(actuators.GoalUpdate)) *driver {
 	return &driver{
 		name: a.Name, topic: a.CmdVelTopic,
 		period:         time.Duration(float64(time.Second) / a.DriveRateHz),

@@ -205,3 +205,5 @@ func navigateProgress(goal actuators.Pose2D) func(any) (float64, bool) {
 		return 1 - d/first, true
 	}
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

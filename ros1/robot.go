@@ -18,6 +18,8 @@ import (
 	"github.com/actbridge/actbridge/spline"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // Monitor periods: timers of the goal tracking, and how often the
@@ -49,7 +51,7 @@ type Options struct {
 // replaces after a master restart; only publishers and subscribers are
 // made again. Close it when done.
 type Robot struct {
-	cfg  Config
+	cfg  config.Config
 	logf func(string, ...any)
 
 	link   *roslink.Link
@@ -73,7 +75,7 @@ type Robot struct {
 
 // actuator is one configured actuator and what drives it.
 type actuator struct {
-	cfg    ActuatorConfig
+	cfg    config.ActuatorConfig
 	client *actionClient // nil for a base without move_base
 	drive  *driver       // base with a cmd_vel topic; nil otherwise
 	joints map[string]bool
@@ -82,13 +84,13 @@ type actuator struct {
 
 // Open connects to the master, sets up every actuator and starts tracking.
 // ctx bounds Open only.
-func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
+func Open(ctx context.Context, cfg *config.Config, opts Options) (*Robot, error) {
 	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil config", ErrConfig)
+		return nil, fmt.Errorf("%w: nil config", config.ErrConfig)
 	}
 	c := *cfg
-	c.Actuators = append([]ActuatorConfig(nil), cfg.Actuators...)
-	c.applyDefaults()
+	c.Actuators = append([]config.ActuatorConfig(nil), cfg.Actuators...)
+	c.ApplyDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
 }
 
 // newRobot builds the ROS-independent state.
-func newRobot(c Config, logf func(string, ...any)) *Robot {
+func newRobot(c config.Config, logf func(string, ...any)) *Robot {
 	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: newNotifier(),
 		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, jointEvery: jointStatesEvery, freshWait: freshJointsWait}
 	r.life, r.stop = context.WithCancel(context.Background())
@@ -293,7 +295,7 @@ func (r *Robot) Close() error {
 }
 
 // Config is the configuration the robot was opened with.
-func (r *Robot) Config() Config { return r.cfg }
+func (r *Robot) Config() config.Config { return r.cfg }
 
 // SetObserver installs the single receiver of goal updates. It is called
 // from one goroutine, in order, never under the robot's locks; updates

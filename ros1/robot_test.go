@@ -20,6 +20,8 @@ import (
 	"github.com/actbridge/actbridge/spline"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // These tests run a real rosmaster (Debian's) and the simulated robot
@@ -32,7 +34,7 @@ type rig struct {
 	sim    *sim.Robot
 	robot  *Robot
 	ups    *updates
-	cfg    *Config
+	cfg    *config.Config
 	simCtx context.CancelFunc
 	simErr chan error
 }
@@ -45,7 +47,7 @@ func (g *rig) env() roslink.Env {
 func newRig(t *testing.T, noSim bool) *rig {
 	t.Helper()
 	g := &rig{t: t, m: rostest.StartMaster(t)}
-	cfg, err := LoadConfig("../launch/robots/sim.yaml")
+	cfg, err := config.Load("../launch/robots/sim.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,12 @@ func TestRobotReportsStateTopicsAndLimits(t *testing.T) {
 		t.Errorf("sample of an unsupported type = %v, want actuators.ErrUnsupportedType naming geometry_msgs/Wrench", err)
 	}
 
-	lim, _, err := g.robot.Limits(ctx)
+	urdf, err := g.robot.RobotDescription(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := g.robot.Config()
+	lim, _, err := cfg.LoadLimits([]byte(urdf))
 	if err != nil {
 		t.Fatal(err)
 	}

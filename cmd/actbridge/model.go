@@ -2,19 +2,19 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
 type robotModel struct {
-	cfg     *ros1.Config
+	cfg     *config.Config
 	limits  *safety.Limits
 	ignored []safety.Ignored
 	arm     *bridge.ArmModel
@@ -24,18 +24,10 @@ type robotModel struct {
 
 // loadModel merges the URDF with the config's joint_limits.yaml and builds
 // the actuator models. urdf is the robot description text.
-func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
-	var yml []byte
-	if cfg.LimitsFile != "" {
-		b, err := os.ReadFile(cfg.LimitsFile)
-		if err != nil {
-			return nil, fmt.Errorf("limits file: %w", err)
-		}
-		yml = b
-	}
-	lim, ignored, err := safety.LoadLimits(urdf, yml)
+func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
+	lim, ignored, err := cfg.LoadLimits(urdf)
 	if err != nil {
-		return nil, fmt.Errorf("robot limits: %w", err)
+		return nil, err
 	}
 	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
 	for _, a := range cfg.Actuators {
@@ -52,6 +44,9 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 			m.arm = &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
 				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}}
 		case actuators.KindGripper:
+			if m.gripper != nil {
+				return nil, fmt.Errorf("config: more than one gripper is not supported yet (%s)", a.Name)
+			}
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
 			}
@@ -69,6 +64,9 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 			}
 			m.gripper = &bridge.GripperModel{Name: a.Name, Joint: a.Joints[0], Min: j.MinPosition.Value, Max: j.MaxPosition.Value, MaxEffort: eff, SpeedMS: speed}
 		case actuators.KindBase:
+			if m.base != nil {
+				return nil, fmt.Errorf("config: more than one base is not supported yet (%s)", a.Name)
+			}
 			if a.Caps == nil || a.Geofence == nil {
 				return nil, fmt.Errorf("config: base %s needs caps and a geofence", a.Name)
 			}
@@ -93,7 +91,7 @@ func loadModel(cfg *ros1.Config, urdf []byte) (*robotModel, error) {
 
 // confirmer maps the config's per-actuator policy to the role that confirms.
 func (m *robotModel) confirmer(actuator string) bridge.Role {
-	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == ros1.PolicyOperator {
+	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == config.PolicyOperator {
 		return bridge.RoleOperator
 	}
 	return bridge.RolePlanner

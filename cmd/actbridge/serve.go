@@ -20,8 +20,9 @@ import (
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
-	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 const version = "0.1.0"
@@ -81,7 +82,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !tokens.Any() && !loopback(f.listen) {
 		return usageError{fmt.Sprintf("refusing to listen on %s without tokens: set ACTBRIDGE_PLANNER_TOKEN and ACTBRIDGE_OPERATOR_TOKEN (or --planner-token-file/--operator-token-file), or listen on 127.0.0.1", f.listen)}
 	}
-	cfg, err := ros1.LoadConfig(f.config)
+	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,13 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/safety"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // coreTools are listed in lazy discovery mode; everything else is found
@@ -60,7 +63,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	tools := []*bridge.Tool{pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive(),
 		bridge.JointsReadTool(robot, opt.staleAfter, now)}
 	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
-		topics := bridge.Globs(m.cfg.Access.Topics)
+		topics := allowlist.Globs(m.cfg.Access.Topics)
 		sample := bridge.TopicSampleTool(g, opt.dataDir)
 		bridge.GuardTopics(sample, topics)
 		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
@@ -75,10 +78,8 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		ts.motions.Confirmer = ts.ros.Confirmer(ts.motions.Confirmer)
 		tools = append(tools, ts.ros.Tools()...)
 	}
+	ts.conditions = conditions(m.cfg)
 	var err error
-	if ts.conditions, err = conditions(m.cfg); err != nil {
-		return nil, err
-	}
 	tools = append(tools, bridge.AuditListTool(audit))
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
@@ -166,7 +167,7 @@ func toolsExport(args []string, out io.Writer) error {
 }
 
 func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
-	cfg, err := ros1.LoadConfig(cfgPath)
+	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +196,7 @@ func checkConfig(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "config %s: ok\n", *cfgPath)
 	fmt.Fprintf(out, "tools: %d\n", len(ts.pipeline.Registry.Tools()))
-	cfg, _ := ros1.LoadConfig(*cfgPath)
+	cfg, _ := config.Load(*cfgPath)
 	for _, a := range cfg.Actuators {
 		fmt.Fprintf(out, "  %s\n", a)
 	}

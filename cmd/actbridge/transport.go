@@ -8,11 +8,13 @@ import (
 
 	"github.com/actbridge/actbridge/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
+
+	"github.com/actbridge/actbridge/config"
 )
 
 // openROS1 joins the ROS 1 graph of env's master, waiting up to wait for a
 // master that is still starting (0: fail at once).
-func openROS1(ctx context.Context, cfg *ros1.Config, env roslink.Env, wait time.Duration, logw io.Writer) (*ros1.Robot, error) {
+func openROS1(ctx context.Context, cfg *config.Config, env roslink.Env, wait time.Duration, logw io.Writer) (*ros1.Robot, error) {
 	octx := ctx
 	if wait > 0 {
 		var cancel context.CancelFunc

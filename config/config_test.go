@@ -1,4 +1,4 @@
-package ros1
+package config
 
 import (
 	"errors"
@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 func TestSimConfigLoadsWithTheSimsNames(t *testing.T) {
-	c, err := LoadConfig("../launch/robots/sim.yaml")
+	c, err := Load("../launch/robots/sim.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +38,13 @@ func TestSimConfigLoadsWithTheSimsNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadLimits(c, urdf); err != nil {
+	if _, _, err := c.LoadLimits(urdf); err != nil {
 		t.Errorf("LoadLimits with the sim's URDF: %v", err)
 	}
 }
 
 func TestConfigDefaultsFillWhatIsLeftOut(t *testing.T) {
-	c, err := ParseConfig([]byte(`
+	c, err := Parse([]byte(`
 actuators:
   - {name: arm, kind: arm, action: /a, joints: [j1]}
   - {name: base, kind: base, cmd_vel_topic: /cmd_vel, odom_topic: /odom}
@@ -72,7 +74,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"arm without joints", "actuators: [{name: arm, kind: arm, action: /a}]", "actuators[0].joints"},
 		{"gripper with two joints", "actuators: [{name: g, kind: gripper, action: /g, joints: [a, b]}]", "actuators[0].joints"},
 		{"joint owned twice", "actuators: [{name: a, kind: arm, action: /a, joints: [j]}, {name: g, kind: gripper, action: /g, joints: [j]}]", "actuators[1].joints[0]"},
-		{"two grippers", "actuators: [{name: g, kind: gripper, action: /g, joints: [a]}, {name: h, kind: gripper, action: /h, joints: [b]}]", "actuators[1].kind"},
+		{"unknown transport", "transport: ros3\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", `transport: "ros3" is not one of ros1`},
 		{"bad policy", "actuators: [{name: arm, kind: arm, action: /a, joints: [j], policy: anyone}]", "actuators[0].policy"},
 		{"duration without unit", "status_grace: 3\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "status_grace"},
 		{"grace too short", "actuators: [{name: arm, kind: arm, action: /a, joints: [j], status_grace: 1ms}]", "actuators[0].status_grace"},
@@ -88,9 +90,9 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tt.yaml))
+			_, err := Parse([]byte(tt.yaml))
 			if err == nil {
-				t.Fatal("ParseConfig accepted it")
+				t.Fatal("Parse accepted it")
 			}
 			if !errors.Is(err, ErrConfig) {
 				t.Errorf("error %v is not ErrConfig", err)
@@ -107,8 +109,45 @@ func TestLoadConfigNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte("actuators: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadConfig(p)
+	_, err := Load(p)
 	if err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("LoadConfig error %v does not name %s", err, p)
+	}
+}
+
+func TestTransportDefaultsToROS1(t *testing.T) {
+	c, err := Parse([]byte("actuators: [{name: arm, kind: arm, action: /a, joints: [j]}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Transport != TransportROS1 {
+		t.Errorf("transport = %q, want %q", c.Transport, TransportROS1)
+	}
+	if _, err := Parse([]byte("transport: ros1\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]")); err != nil {
+		t.Errorf("transport: ros1 refused: %v", err)
+	}
+}
+
+func TestAnyNumberOfActuatorsOfEachKind(t *testing.T) {
+	for name, yml := range map[string]string{
+		"arm only":     "actuators: [{name: arm, kind: arm, action: /a, joints: [j]}]",
+		"base only":    "actuators: [{name: base, kind: base, cmd_vel_topic: /c}]",
+		"two arms":     "actuators: [{name: left, kind: arm, action: /l, joints: [l1]}, {name: right, kind: arm, action: /r, joints: [r1]}]",
+		"two grippers": "actuators: [{name: g, kind: gripper, action: /g, joints: [a]}, {name: h, kind: gripper, action: /h, joints: [b]}]",
+		"two bases":    "actuators: [{name: b1, kind: base, cmd_vel_topic: /c1}, {name: b2, kind: base, action: /move_base}]",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := Parse([]byte(yml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, k := range actuators.Kinds() {
+				n += len(c.ByKind(k))
+			}
+			if n != len(c.Actuators) {
+				t.Errorf("ByKind found %d of %d actuators", n, len(c.Actuators))
+			}
+		})
 	}
 }

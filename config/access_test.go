@@ -1,4 +1,4 @@
-package ros1
+package config
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestSimConfigCarriesTheAccessListsLimitsAndCaps(t *testing.T) {
-	c, err := LoadConfig("../launch/robots/sim.yaml")
+	c, err := Load("../launch/robots/sim.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestSimConfigCarriesTheAccessListsLimitsAndCaps(t *testing.T) {
 }
 
 func TestIrreversibleServicesAreConfirmedByTheOperatorUnlessTheConfigSaysPlanner(t *testing.T) {
-	c, err := ParseConfig([]byte(`
+	c, err := Parse([]byte(`
 actuators: [{name: arm, kind: arm, action: /a, joints: [j1]}]
 access:
   services: [{name: /x/reset, tier: irreversible}, {name: /x/status, tier: read}]
@@ -59,7 +59,8 @@ func TestAccessConfigErrorsNameTheField(t *testing.T) {
 		{"service timeout too long", "access: {services: [{name: /s, tier: read, timeout: 5m}]}", "access.services[0].timeout"},
 		{"condition without a bound", "access: {events: [{name: far, topic: /odom, field: pose.x}]}", "access.events[0].above"},
 		{"condition bad field", "access: {events: [{name: far, topic: /odom, field: 'pose..x', above: 1}]}", "access.events[0].field"},
-		{"condition twice", "access: {events: [{name: far, topic: /odom, field: x, above: 1}, {name: far, topic: /odom, field: y, above: 1}]}", "access.events[1].name"},
+		{"condition twice", "access: {topics: [/odom], events: [{name: far, topic: /odom, field: x, above: 1}, {name: far, topic: /odom, field: y, above: 1}]}", "access.events[1].name"},
+		{"condition on a topic not allowed", "access: {topics: [/camera/*], events: [{name: far, topic: /odom, field: x, above: 1}]}", "access.events[0].topic"},
 		{"negative rate", "rate_limits: {global: -1}", "rate_limits.global"},
 		{"stop tool limited", "rate_limits: {tools: {robot_stop: 10}}", "rate_limits.tools.robot_stop"},
 		{"cancel limited", "rate_limits: {tools: {motion_cancel: 10}}", "rate_limits.tools.motion_cancel"},
@@ -68,9 +69,9 @@ func TestAccessConfigErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(arm + tt.yaml))
+			_, err := Parse([]byte(arm + tt.yaml))
 			if err == nil {
-				t.Fatal("ParseConfig accepted it")
+				t.Fatal("Parse accepted it")
 			}
 			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.field) {
 				t.Errorf("error %q does not name %s", err, tt.field)

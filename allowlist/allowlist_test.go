@@ -1,4 +1,4 @@
-package bridge
+package allowlist
 
 import "testing"
 
@@ -23,8 +23,8 @@ func TestGlobStarStaysInASegmentAndDoubleStarCrossesThem(t *testing.T) {
 		{"/sim/*_joint", "/sim/elbow_joint", true},
 	}
 	for _, c := range cases {
-		if got := GlobMatch(c.p, c.name); got != c.want {
-			t.Errorf("GlobMatch(%q, %q) = %v, want %v", c.p, c.name, got, c.want)
+		if got := Matches(c.p, c.name); got != c.want {
+			t.Errorf("Matches(%q, %q) = %v, want %v", c.p, c.name, got, c.want)
 		}
 	}
 	if _, ok := (Globs{}).Match("/odom"); ok {
@@ -37,12 +37,12 @@ func TestGlobStarStaysInASegmentAndDoubleStarCrossesThem(t *testing.T) {
 
 func TestBadPatternsAreRefused(t *testing.T) {
 	for _, p := range []string{"odom", "/a//b", "/a/***", "/a b", "/a;rm"} {
-		if CheckGlob(p) == nil {
+		if Check(p) == nil {
 			t.Errorf("%q accepted", p)
 		}
 	}
 	for _, p := range []string{"/odom", "/camera/**", "/*/status", "/a/?"} {
-		if err := CheckGlob(p); err != nil {
+		if err := Check(p); err != nil {
 			t.Errorf("%q: %v", p, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package ros1
+package config
 
 import (
 	"bytes"
@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // Who may confirm a motion of an actuator. The actuators package only
@@ -39,14 +42,26 @@ const (
 	DefaultRecoverySpeedFraction = 0.1
 )
 
-// ErrConfig is wrapped by every LoadConfig / Validate failure; the message
+// Transports.
+const (
+	TransportROS1 = "ros1"
+)
+
+// Transports lists the transport values a config may name.
+func Transports() []string { return []string{TransportROS1} }
+
+// ErrConfig is wrapped by every Load / Validate failure; the message
 // names the field (e.g. "actuators[1].action").
 var ErrConfig = errors.New("invalid robot config")
 
-// Config is one robot's ROS side: which node name to use, where its
-// actuators live and the numbers the bridge carries for the safety layer.
-// Load it with LoadConfig; a Config built in code must pass Validate.
+// Config is one robot: which transport reaches it, where its actuators
+// live, what the guarded tools may touch and the numbers the bridge
+// carries for the safety layer. Load it with Load; a Config built in code
+// needs ApplyDefaults and must pass Validate.
 type Config struct {
+	// Transport names the transport that reaches the robot: one of
+	// Transports; empty means TransportROS1.
+	Transport string `yaml:"transport"`
 	// NodeName is the bridge's ROS node name (no namespace; ROS_NAMESPACE applies).
 	NodeName string `yaml:"node_name"`
 	// DescriptionParam is the parameter holding the URDF.
@@ -226,14 +241,14 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes the duration back as a string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
-// LoadConfig reads, defaults and validates a robot config. A relative
+// Load reads, defaults and validates a robot config. A relative
 // limits_file is resolved against the config file's folder.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("robot config: %w", err)
 	}
-	c, err := ParseConfig(data)
+	c, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("robot config %s: %w", path, err)
 	}
@@ -243,9 +258,9 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// ParseConfig decodes a robot config, refusing unknown fields, then fills
+// Parse decodes a robot config, refusing unknown fields, then fills
 // defaults and validates it.
-func ParseConfig(data []byte) (*Config, error) {
+func Parse(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var c Config
@@ -255,7 +270,7 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("%w: %v", ErrConfig, quoteLines(err.Error(), data))
 	}
-	c.applyDefaults()
+	c.ApplyDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -281,7 +296,11 @@ func quoteLines(msg string, data []byte) string {
 	})
 }
 
-func (c *Config) applyDefaults() {
+// ApplyDefaults fills the fields a config may leave out.
+func (c *Config) ApplyDefaults() {
+	if c.Transport == "" {
+		c.Transport = TransportROS1
+	}
 	if c.NodeName == "" {
 		c.NodeName = DefaultNodeName
 	}
@@ -353,6 +372,9 @@ func (c *Config) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
 	}
+	if !slices.Contains(Transports(), c.Transport) {
+		return bad("transport", "%q is not one of %s", c.Transport, strings.Join(Transports(), ", "))
+	}
 	if !nodeNameRE.MatchString(c.NodeName) {
 		return bad("node_name", "%q is not a ROS node name (letters, digits, _; no '/')", c.NodeName)
 	}
@@ -369,7 +391,6 @@ func (c *Config) Validate() error {
 		return bad("actuators", "at least one actuator is needed")
 	}
 	names := map[string]int{}
-	kinds := map[actuators.Kind]int{}
 	jointOwner := map[string]string{}
 	for i := range c.Actuators {
 		a := &c.Actuators[i]
@@ -385,10 +406,6 @@ func (c *Config) Validate() error {
 		case actuators.KindArm, actuators.KindGripper, actuators.KindBase:
 		default:
 			return bad(f("kind"), "%q is not one of arm, gripper, base", a.Kind)
-		}
-		kinds[a.Kind]++
-		if a.Kind != actuators.KindArm && kinds[a.Kind] > 1 {
-			return bad(f("kind"), "only one %s is supported (the tools do not name it)", a.Kind)
 		}
 		if a.Policy != PolicyPlanner && a.Policy != PolicyOperator {
 			return bad(f("policy"), "%q is not one of planner, operator", a.Policy)
@@ -494,37 +511,28 @@ func (c *Config) Validate() error {
 }
 
 var (
-	// globRE is an allowlist pattern: an absolute ROS name with * ** ?.
-	globRE          = regexp.MustCompile(`^/[A-Za-z0-9_/~*?]*$`)
 	conditionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	fieldPathRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+){0,15}$`)
 	serviceTypeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$`)
 	toolNameRE      = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 )
 
-func checkGlob(p string) error {
-	if !globRE.MatchString(p) || strings.Contains(p, "//") || strings.Contains(p, "***") {
-		return fmt.Errorf("%q is not a pattern: an absolute ROS name with * (one segment), ** (any depth) or ?", p)
-	}
-	return nil
-}
-
 // validateAccess checks the allowlists; bad formats the error as Validate does.
 func (c *Config) validateAccess(bad func(field, format string, args ...any) error) error {
 	ac := &c.Access
 	for i, p := range ac.Topics {
-		if err := checkGlob(p); err != nil {
+		if err := allowlist.Check(p); err != nil {
 			return bad(fmt.Sprintf("access.topics[%d]", i), "%v", err)
 		}
 	}
 	for i, p := range ac.Params.Read {
-		if err := checkGlob(p); err != nil {
+		if err := allowlist.Check(p); err != nil {
 			return bad(fmt.Sprintf("access.params.read[%d]", i), "%v", err)
 		}
 	}
 	for i, r := range ac.Params.Set {
 		f := func(name string) string { return fmt.Sprintf("access.params.set[%d].%s", i, name) }
-		if err := checkGlob(r.Name); err != nil {
+		if err := allowlist.Check(r.Name); err != nil {
 			return bad(f("name"), "%v", err)
 		}
 		switch r.Type {
@@ -556,7 +564,7 @@ func (c *Config) validateAccess(bad func(field, format string, args ...any) erro
 	}
 	for i, sv := range ac.Services {
 		f := func(name string) string { return fmt.Sprintf("access.services[%d].%s", i, name) }
-		if err := checkGlob(sv.Name); err != nil {
+		if err := allowlist.Check(sv.Name); err != nil {
 			return bad(f("name"), "%v", err)
 		}
 		switch sv.Tier {
@@ -601,6 +609,9 @@ func (c *Config) validateAccess(bad func(field, format string, args ...any) erro
 			if v != nil && !finite(*v) {
 				return bad(f("above"), "%v is not a finite number", *v)
 			}
+		}
+		if _, ok := allowlist.Globs(ac.Topics).Match(ev.Topic); !ok {
+			return bad(f("topic"), "%s is not in access.topics", ev.Topic)
 		}
 	}
 	return nil
