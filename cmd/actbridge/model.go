@@ -97,6 +97,15 @@ func (m *robotModel) confirmer(actuator string) bridge.Role {
 	return bridge.RolePlanner
 }
 
+// policy lists every configured actuator with the role that confirms it.
+func (m *robotModel) policy() []bridge.ActuatorPolicy {
+	out := make([]bridge.ActuatorPolicy, len(m.cfg.Actuators))
+	for i, a := range m.cfg.Actuators {
+		out[i] = bridge.ActuatorPolicy{Name: a.Name, Kind: a.Kind, ConfirmedBy: m.confirmer(a.Name)}
+	}
+	return out
+}
+
 // toolOptions are the knobs of the tool set that come from flags.
 type toolOptions struct {
 	dataDir    string

@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-	"github.com/actbridge/actbridge/ros1"
 )
 
 // offlineRobot stands in for the robot when only the catalogue is needed
-// (tools export, check-config); every robot call fails as not connected.
-type offlineRobot struct{}
+// (tools export, check-config): it knows the transport's message and
+// service types; every robot call fails as not connected.
+type offlineRobot struct {
+	sampleTypes  []string
+	serviceTypes []actuators.ServiceType
+}
 
 var errOffline = fmt.Errorf("offline: %w to a robot", actuators.ErrNotConnected)
 
@@ -32,7 +35,7 @@ func (offlineRobot) SetObserver(func(actuators.GoalUpdate))       {}
 func (offlineRobot) Topics(context.Context) ([]actuators.TopicInfo, error) {
 	return nil, errOffline
 }
-func (offlineRobot) SampleTypes() []string { return ros1.SampleTypes() }
+func (o offlineRobot) SampleTypes() []string { return o.sampleTypes }
 func (offlineRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
 	return nil, errOffline
 }
@@ -50,7 +53,7 @@ func (offlineRobot) Services(context.Context) ([]actuators.ServiceInfo, error) {
 	return nil, errOffline
 }
 func (offlineRobot) ServiceType(context.Context, string) (string, error) { return "", errOffline }
-func (offlineRobot) ServiceTypes() []actuators.ServiceType               { return ros1.CallableServiceTypes() }
+func (o offlineRobot) ServiceTypes() []actuators.ServiceType             { return o.serviceTypes }
 func (offlineRobot) CallService(context.Context, string, string, map[string]any, time.Duration) (map[string]any, error) {
 	return nil, errOffline
 }

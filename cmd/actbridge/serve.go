@@ -20,9 +20,10 @@ import (
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
-	"github.com/actbridge/actbridge/ros1/roslink"
 
 	"github.com/actbridge/actbridge/config"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 const version = "0.1.0"
@@ -71,10 +72,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
 	}
-	env, err := roslink.EnvFromOS()
-	if err != nil {
-		return usageError{err.Error()}
-	}
 	tokens, err := loadTokens(f)
 	if err != nil {
 		return usageError{err.Error()}
@@ -119,12 +116,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	store = mx.InstrumentStore(store)
 
-	robot, err := openROS1(ctx, cfg, env, f.waitMaster, stderr)
+	tr, err := openTransport(ctx, cfg, f.waitMaster, stderr)
 	if err != nil {
 		return err
 	}
-	defer robot.Close()
-	urdf, err := description(ctx, robot, f.waitMaster)
+	defer tr.close()
+	robot := tr.robot
+	urdf, err := description(ctx, tr.describer, f.waitMaster)
 	if err != nil {
 		return fmt.Errorf("robot description: %w", err)
 	}
@@ -156,7 +154,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
 		Robot:           robot,
 		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
-		Reregistrations: robot.Reregistrations,
+		Reregistrations: tr.reregistrations,
 		Store:           rawStore,
 	}))
 	if serr == nil {
@@ -164,12 +162,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	auditor := newAuditor(auditStore)
+	auditor := inflight.NewAuditWriter(auditStore)
 	auditCtx, stopAudit := context.WithCancel(ctx)
 	auditDone := make(chan struct{})
-	go func() { defer close(auditDone); auditor.run(auditCtx) }()
+	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
 	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
-	ts.pipeline.Observer = observers{auditor, mx}
+	ts.pipeline.Observer = observers{auditCalls{auditor}, mx}
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
@@ -180,8 +178,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
 		OnSessionEnd: ts.motions.SessionEnded}
 	ts.events.Attach(front, store, ts.images)
+	var graph actuators.Graph // a transport implements what it can
+	if g, ok := robot.(actuators.Graph); ok {
+		graph = g
+	}
 	go func() {
-		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: robot, Conditions: ts.conditions})
+		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: graph, Conditions: ts.conditions})
 	}()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
@@ -243,7 +245,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auth = "NO AUTHENTICATION (loopback demo mode)"
 	}
 	fmt.Fprintf(stderr, "actbridge %s serving %s: MCP http://%s/mcp, metrics http://%s/metrics, console %s; %s; %d tools; store %s\n",
-		version, env.MasterAddress, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
+		version, tr.where, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
 	if f.stdio {
 		err := front.ServeStdio(ctx)
 		if err != nil && !errors.Is(err, context.Canceled) {

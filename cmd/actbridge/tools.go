@@ -34,6 +34,7 @@ type toolSet struct {
 	images     *bridge.Images
 	limits     bridge.RateLimits
 	conditions []bridge.Condition
+	info       *bridge.RobotInfo
 }
 
 type estopAdapter struct{ e *safety.EStop }
@@ -69,7 +70,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
+	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return ts.info.Describe() }, ts.scale)...)
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if ros, ok := robot.(bridge.ROSAccess); ok {
@@ -97,51 +98,10 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		return nil, err
 	}
 	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
+	ts.info = &bridge.RobotInfo{Robot: robot, Arm: m.arm, Gripper: m.gripper, Base: m.base, Policy: m.policy(),
+		Ignored: m.ignored, EStop: es.State, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
+		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros}
 	return ts, nil
-}
-
-// describe is robot_describe's result.
-func describe(m *robotModel, robot actuators.Robot, ts *toolSet) map[string]any {
-	latched, ev, reason, since := ts.estop.State()
-	estop := map[string]any{"latched": latched, "event": ev}
-	if latched {
-		estop["reason"], estop["since"] = reason, since.UTC().Format(time.RFC3339)
-	}
-	policy := map[string]any{}
-	for _, a := range m.cfg.Actuators {
-		policy[a.Name] = map[string]any{"kind": a.Kind, "confirmed_by": string(m.confirmer(a.Name))}
-	}
-	caps, _ := m.base.Guard.(bridge.SafetyBase)
-	base := map[string]any{"name": m.base.Name, "frame": m.base.Frame, "max_drive_s": m.base.MaxDriveS}
-	if caps.Base != nil {
-		c := caps.Base.Config()
-		base["max_linear"], base["max_angular"], base["geofence"] = c.MaxLinearSpeed, c.MaxAngularSpeed, c.Geofence
-	}
-	var notes []string
-	for _, ig := range m.ignored {
-		notes = append(notes, fmt.Sprintf("%s: %s=%s ignored, kept %s (%s)", ig.Joint, ig.Key, ig.Value, ig.Kept, ig.Reason))
-	}
-	out := map[string]any{
-		"actuators":        robot.Actuators(),
-		"joints":           m.arm.Guard.Describe(),
-		"arm":              map[string]any{"name": m.arm.Name, "joints": m.arm.Joints},
-		"gripper":          map[string]any{"name": m.gripper.Name, "joint": m.gripper.Joint, "min": m.gripper.Min, "max": m.gripper.Max, "max_effort": m.gripper.MaxEffort},
-		"base":             base,
-		"tiers":            map[string]string{"read": "runs at once", "write": "reversible; pass idempotency_key to retry safely", "irreversible": "returns a preview; runs only via motion_confirm", "stop": "never gated"},
-		"policy":           policy,
-		"speed_scale":      ts.scale.Get(),
-		"estop":            estop,
-		"master_reachable": robot.Connected(),
-		"limit_notes":      notes,
-		"rate_limits":      ts.limits.Describe(),
-		"step_caps":        ts.previewer.StepCaps,
-		// What a recovery from outside a limit may use of each velocity limit and speed cap.
-		"recovery_speed_fraction": m.cfg.RecoverySpeedFraction,
-	}
-	if ts.ros != nil {
-		out["access"] = ts.ros.Describe()
-	}
-	return out
 }
 
 // toolsExport prints the catalogue in a vendor format, offline: the joints
@@ -179,7 +139,11 @@ func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildTools(m, offlineRobot{}, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
+	robot, err := offlineFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return buildTools(m, robot, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
 }
 
 // checkConfig loads a robot config and its limits and reports what it found.

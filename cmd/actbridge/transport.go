@@ -6,27 +6,41 @@ import (
 	"io"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1"
-	"github.com/actbridge/actbridge/ros1/roslink"
-
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
 )
 
-// openROS1 joins the ROS 1 graph of env's master, waiting up to wait for a
-// master that is still starting (0: fail at once).
-func openROS1(ctx context.Context, cfg *config.Config, env roslink.Env, wait time.Duration, logw io.Writer) (*ros1.Robot, error) {
-	octx := ctx
-	if wait > 0 {
-		var cancel context.CancelFunc
-		octx, cancel = context.WithTimeout(ctx, wait)
-		defer cancel()
+// link is an open transport: the robot contract, and what serve needs
+// around it.
+type link struct {
+	robot actuators.Robot
+	// where says where the transport reaches the robot, for the start-up line.
+	where     string
+	describer describer
+	// reregistrations counts reconnections to the graph; nil when the
+	// transport has no such thing.
+	reregistrations func() uint64
+	close           func() error
+}
+
+// openTransport opens the transport the config names. A transport is one
+// case here and one file beside this one.
+func openTransport(ctx context.Context, cfg *config.Config, wait time.Duration, logw io.Writer) (*link, error) {
+	switch cfg.Transport {
+	case config.TransportROS1:
+		return openROS1(ctx, cfg, wait, logw)
 	}
-	r, err := ros1.Open(octx, cfg, ros1.Options{Env: env, WaitForMaster: wait > 0,
-		Logf: func(f string, a ...any) { fmt.Fprintf(logw, "actbridge: "+f+"\n", a...) }})
-	if err != nil {
-		return nil, fmt.Errorf("connecting to the ROS master at %s: %w", env.MasterAddress, err)
+	return nil, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
+}
+
+// offlineFor stands in for the transport the config names when only the
+// catalogue is needed.
+func offlineFor(cfg *config.Config) (offlineRobot, error) {
+	switch cfg.Transport {
+	case config.TransportROS1:
+		return ros1Offline(), nil
 	}
-	return r, nil
+	return offlineRobot{}, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
 }
 
 // describer reads the robot's URDF where the transport keeps it.
