@@ -44,7 +44,7 @@ type Motion interface {
 	// resume, or it is reported GoalLost when the server no longer knows it.
 	Track(actuator, goalID string)
 	// SetObserver installs the single receiver of goal updates. It is
-	// called from one goroutine, never under the transport's locks.
+	// called once at a time, in order, never under the transport's locks.
 	SetObserver(func(GoalUpdate))
 }
 
