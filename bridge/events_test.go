@@ -91,13 +91,9 @@ func TestPollEmitsEStopAndControllerChanges(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // the first poll records the start state silently
 	r.estop.Latch("test")
 	waitFor(EventEStop, "estop", "latched")
-	r.robot.mu.Lock()
-	r.robot.connected = false
-	r.robot.mu.Unlock()
+	r.robot.SetConnected(false)
 	waitFor(EventController, "arm", "lost")
-	r.robot.mu.Lock()
-	r.robot.connected = true
-	r.robot.mu.Unlock()
+	r.robot.SetConnected(true)
 	waitFor(EventController, "arm", "back")
 	_, e, _ := r.estop.State()
 	_ = r.estop.Reset(e)
@@ -245,7 +241,7 @@ func motionFinishedNotification(t *testing.T, version string) {
 	pv := mustOK(t, r, RolePlanner, "gripper_move", `{"position":0.03}`)
 	c := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
 	id := c["motion_id"].(string)
-	r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: id, State: actuators.GoalSucceeded})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: id, State: actuators.GoalSucceeded})
 	deadline := time.After(10 * time.Second)
 	for {
 		mu.Lock()

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -17,136 +16,13 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 
 	"github.com/actbridge/actbridge/allowlist"
+
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 
-// fakeRobot records every goal "on the wire" so tests can prove what
-// reached the robot; it reports updates only when told.
-type fakeRobot struct {
-	mu         sync.Mutex
-	joints     map[string]float64
-	pose       actuators.Pose2D
-	connected  bool
-	sent       map[string]int // goal id → times published
-	order      []string
-	cancels    []string
-	stops      int
-	tracked    []string
-	freshReads int // FreshJoints calls
-	obs        func(actuators.GoalUpdate)
-	sendDelay  time.Duration
-	onSend     func(goalID string)
-}
-
-func newFakeRobot() *fakeRobot {
-	return &fakeRobot{joints: map[string]float64{"j1": 0, "j2": 0, "finger": 0.02}, connected: true,
-		sent: map[string]int{}, pose: actuators.Pose2D{Frame: "odom"}}
-}
-
-func (r *fakeRobot) Actuators() []actuators.ActuatorStatus {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
-}
-
-// FreshJoints counts the fresh reads, so tests see previews ask for one.
-func (r *fakeRobot) FreshJoints(context.Context) actuators.JointsSnapshot {
-	r.mu.Lock()
-	r.freshReads++
-	r.mu.Unlock()
-	return r.Joints()
-}
-
-func (r *fakeRobot) Joints() actuators.JointsSnapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var js []actuators.JointReading
-	for _, n := range []string{"j1", "j2", "finger"} {
-		js = append(js, actuators.JointReading{Name: n, Position: r.joints[n]})
-	}
-	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
-}
-
-func (r *fakeRobot) Odom(string) (actuators.Pose2D, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.pose, true
-}
-func (r *fakeRobot) Connected() bool { return true }
-
-func (r *fakeRobot) record(id string) error { return r.recordCtx(context.Background(), id) }
-
-// recordCtx is record for sends that, like the real ones, give up when
-// their context ends before the goal is out.
-func (r *fakeRobot) recordCtx(ctx context.Context, id string) error {
-	if r.sendDelay > 0 {
-		time.Sleep(r.sendDelay)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.connected {
-		return errors.New("no subscriber on goal topic")
-	}
-	r.sent[id]++
-	r.order = append(r.order, id)
-	if f := r.onSend; f != nil {
-		r.mu.Unlock()
-		f(id)
-		r.mu.Lock()
-	}
-	return nil
-}
-
-func (r *fakeRobot) Send(ctx context.Context, _, id string, g actuators.Goal) error {
-	switch g.(type) {
-	case actuators.Trajectory, actuators.Drive:
-		return r.recordCtx(ctx, id)
-	}
-	return r.record(id)
-}
-func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
-	r.mu.Lock()
-	r.cancels = append(r.cancels, id)
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) StopAll(context.Context) error { r.mu.Lock(); r.stops++; r.mu.Unlock(); return nil }
-func (r *fakeRobot) Track(_, id string) {
-	r.mu.Lock()
-	r.tracked = append(r.tracked, id)
-	r.mu.Unlock()
-}
-func (r *fakeRobot) SetObserver(f func(actuators.GoalUpdate)) { r.obs = f }
-func (r *fakeRobot) SampleTypes() []string {
-	return []string{"nav_msgs/Odometry", "sensor_msgs/JointState"}
-}
-func (r *fakeRobot) Topics(context.Context) ([]actuators.TopicInfo, error) {
-	return []actuators.TopicInfo{{Name: "/odom", Type: "nav_msgs/Odometry"}, {Name: "/joint_states", Type: "sensor_msgs/JointState"}}, nil
-}
-func (r *fakeRobot) SampleTopic(_ context.Context, topic string, n int, _ time.Duration) ([]any, error) {
-	out := make([]any, n)
-	for i := range out {
-		out[i] = map[string]any{"topic": topic, "seq": i}
-	}
-	return out, nil
-}
-
-func (r *fakeRobot) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
-	<-ctx.Done()
-	return nil
-}
-
-func (r *fakeRobot) Snapshot(_ context.Context, topic string, _ time.Duration) (actuators.Frame, error) {
-	return actuators.Frame{}, fmt.Errorf("%w: %s", actuators.ErrUnknownTopic, topic)
-}
-
-func (r *fakeRobot) goalsSent() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.order)
-}
+// newFakeRobot is an arm (j1, j2), a gripper (finger) and a base that
+// record every goal that reaches them; updates come only from Emit.
+func newFakeRobot() *actuatorsfake.Robot { return actuatorsfake.New(actuatorsfake.Options{}) }
 
 // fakeArm: two joints in [-2, 2] with a 1 rad/s velocity limit, checked by
 // sampling the same spline the controller runs.
@@ -252,7 +128,7 @@ func (e *fakeEStop) State() (bool, uint64, string) {
 
 // rig is a full bridge over a fake robot and a real store.
 type rig struct {
-	robot    *fakeRobot
+	robot    *actuatorsfake.Robot
 	store    *inflight.Store
 	p        *Pipeline
 	m        *Motions

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 
 // fixedJoints is the fake robot with one joint_states snapshot.
 type fixedJoints struct {
-	*fakeRobot
+	*actuatorsfake.Robot
 	snap actuators.JointsSnapshot
 }
 

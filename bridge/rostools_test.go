@@ -204,8 +204,8 @@ func TestIrreversibleServiceRunsOnlyThroughMotionConfirmAndOnce(t *testing.T) {
 	if again["replay"] != true || again["motion_id"] != c["motion_id"] {
 		t.Fatalf("retry %v", again)
 	}
-	if r.ros.calls["/sim/reset"] != 1 || r.robot.goalsSent() != 0 {
-		t.Fatalf("service called %d times, goals %d", r.ros.calls["/sim/reset"], r.robot.goalsSent())
+	if r.ros.calls["/sim/reset"] != 1 || r.robot.GoalsSent() != 0 {
+		t.Fatalf("service called %d times, goals %d", r.ros.calls["/sim/reset"], r.robot.GoalsSent())
 	}
 	// a service that changed type since the preview is stale
 	pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)

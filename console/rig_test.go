@@ -18,82 +18,9 @@ import (
 	"github.com/actbridge/actbridge/spline"
 
 	"github.com/actbridge/actbridge/actuators"
+
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
-
-// fakeRobot is a two-joint arm, a gripper and a base that record what
-// reaches them; goal updates are sent only when a test says so.
-type fakeRobot struct {
-	mu     sync.Mutex
-	joints map[string]float64
-	goals  []string
-	stops  int
-	obs    func(actuators.GoalUpdate)
-}
-
-func (r *fakeRobot) Actuators() []actuators.ActuatorStatus {
-	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}, {Name: "gripper", Kind: "gripper", Connected: true},
-		{Name: "base", Kind: "base", Connected: false, Detail: "no status from /move_base"}}
-}
-
-func (r *fakeRobot) FreshJoints(context.Context) actuators.JointsSnapshot { return r.Joints() }
-
-func (r *fakeRobot) Joints() actuators.JointsSnapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var js []actuators.JointReading
-	for _, n := range []string{"j1", "j2", "finger"} {
-		js = append(js, actuators.JointReading{Name: n, Position: r.joints[n]})
-	}
-	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
-}
-
-func (r *fakeRobot) Odom(string) (actuators.Pose2D, bool) {
-	return actuators.Pose2D{Frame: "odom"}, true
-}
-func (r *fakeRobot) Connected() bool { return true }
-func (r *fakeRobot) send(id string) error {
-	r.mu.Lock()
-	r.goals = append(r.goals, id)
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) Send(_ context.Context, _, id string, _ actuators.Goal) error { return r.send(id) }
-func (r *fakeRobot) Cancel(context.Context, string, string) error                 { return nil }
-func (r *fakeRobot) StopAll(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err // like a real driver whose caller gave up
-	}
-	r.mu.Lock()
-	r.stops++
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) Track(string, string)                                  {}
-func (r *fakeRobot) SetObserver(f func(actuators.GoalUpdate))              { r.obs = f }
-func (r *fakeRobot) Topics(context.Context) ([]actuators.TopicInfo, error) { return nil, nil }
-func (r *fakeRobot) SampleTypes() []string                                 { return nil }
-func (r *fakeRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
-	return nil, nil
-}
-func (r *fakeRobot) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
-	<-ctx.Done()
-	return nil
-}
-func (r *fakeRobot) Snapshot(context.Context, string, time.Duration) (actuators.Frame, error) {
-	return actuators.Frame{}, actuators.ErrUnknownTopic
-}
-
-func (r *fakeRobot) sent() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.goals...)
-}
-
-func (r *fakeRobot) stopCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stops
-}
 
 // fakeArm: joints j1, j2 in [-2, 2] rad, 1 rad/s; the plot samples the
 // spline the controller would run.
@@ -201,7 +128,7 @@ func (o *observed) tools() []string {
 // rig is a console over a real pipeline, a real store and a fake robot;
 // the arm's motions are confirmed by an operator.
 type rig struct {
-	robot   *fakeRobot
+	robot   *actuatorsfake.Robot
 	store   *inflight.Store
 	motions *bridge.Motions
 	estop   *fakeEStop
@@ -217,7 +144,9 @@ const (
 
 func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	t.Helper()
-	r := &rig{robot: &fakeRobot{joints: map[string]float64{"finger": 0.02}}, estop: &fakeEStop{}, obs: &observed{}}
+	// A two-joint arm, a gripper and a base whose controller is down.
+	r := &rig{robot: actuatorsfake.New(actuatorsfake.Options{}), estop: &fakeEStop{}, obs: &observed{}}
+	r.robot.SetActuator("base", false, "no status from /move_base")
 	st, err := inflight.Open(filepath.Join(t.TempDir(), "store.db"), inflight.Options{UnsafeNoSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -173,7 +173,7 @@ func TestHistoryHoldsMotionsThatStartedAndEndedBetweenReads(t *testing.T) {
 		t.Fatal(e)
 	}
 	motion := out.(map[string]any)["motion_id"].(string)
-	r.robot.obs(actuators.GoalUpdate{Actuator: "gripper", GoalID: motion, State: actuators.GoalSucceeded})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: motion, State: actuators.GoalSucceeded})
 	clk.tick()
 	_, st := r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	recent, _ := st["recent"].([]any)
