@@ -9,9 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 func TestMotionEventsAreOnePerStateAndReadFromACursor(t *testing.T) {

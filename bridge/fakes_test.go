@@ -10,14 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
+	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
-
-	"github.com/actbridge/actbridge/allowlist"
-
-	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 
 // newFakeRobot is an arm (j1, j2), a gripper (finger) and a base that

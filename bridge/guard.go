@@ -1,9 +1,8 @@
 package bridge
 
 import (
-	"github.com/actbridge/actbridge/spline"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/spline"
 )
 
 // JointImpact is one joint's line in a preview.

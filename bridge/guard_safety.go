@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 // SafetyArm adapts the safety package's limits to ArmGuard.

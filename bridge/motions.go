@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 // MotionStore is the part of the in-flight store the motion tools use.

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 func preview(t *testing.T, r *rig, tool, args string) string {

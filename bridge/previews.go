@@ -12,10 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 // storedGoal is the exact goal a preview will publish, kept in the store so

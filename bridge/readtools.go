@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/allowlist"
 )
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/actbridge/actbridge/safety"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // recoveryRig is the rig with the real safety checks on two joints in

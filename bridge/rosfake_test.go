@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/allowlist"
 )
 

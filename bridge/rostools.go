@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/allowlist"
 )
 

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 // ServiceCallTool is the tool whose irreversible previews motion_confirm

@@ -16,7 +16,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/allowlist"
 )
 
@@ -402,10 +401,8 @@ func (c *Config) Validate() error {
 			return bad(f("name"), "%q is already the name of actuators[%d]", a.Name, j)
 		}
 		names[a.Name] = i
-		switch a.Kind {
-		case actuators.KindArm, actuators.KindGripper, actuators.KindBase:
-		default:
-			return bad(f("kind"), "%q is not one of arm, gripper, base", a.Kind)
+		if !a.Kind.Valid() {
+			return bad(f("kind"), "%q is not one of %s", a.Kind, kindList())
 		}
 		if a.Policy != PolicyPlanner && a.Policy != PolicyOperator {
 			return bad(f("policy"), "%q is not one of planner, operator", a.Policy)
@@ -710,4 +707,13 @@ func (a ActuatorConfig) String() string {
 		ns = a.CmdVelTopic
 	}
 	return strings.TrimSpace(a.Name + " (" + ns + ")")
+}
+
+// kindList is the actuator kinds for messages: "arm, gripper, base".
+func kindList() string {
+	ks := make([]string, 0, len(actuators.Kinds()))
+	for _, k := range actuators.Kinds() {
+		ks = append(ks, string(k))
+	}
+	return strings.Join(ks, ", ")
 }

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
 )
 
 const armMove = `{"positions":{"j1":0.5}}`

@@ -13,13 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
-
-	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 
 // fakeArm: joints j1, j2 in [-2, 2] rad, 1 rad/s; the plot samples the

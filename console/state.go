@@ -11,10 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 const (

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 // mapDoc is the part of a base map's SVG the tests read.

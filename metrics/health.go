@@ -7,9 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 // Health is the robot and store as one scrape sees them.

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/inflight"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/inflight"
 )
 
 func TestHealthGaugesAreReadAtScrapeTime(t *testing.T) {

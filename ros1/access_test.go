@@ -13,9 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
-	"github.com/actbridge/actbridge/sim"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/sim"
 )
 
 // These run against a real master and the in-process sim, over ROS only.

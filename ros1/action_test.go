@@ -11,11 +11,9 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
-
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros1/msgs"
 )
 
 // These tests drive the actionlib client with a fake wire and a fake clock:

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/actbridge/actbridge/ros1/roslink"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 // ErrDescription: the robot description or limits file could not be read,

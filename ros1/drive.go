@@ -11,7 +11,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/config"
 )
 

@@ -12,9 +12,8 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
-	"github.com/actbridge/actbridge/ros1/rostest"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // waitJoint waits until Joints reports joint at position.

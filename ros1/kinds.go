@@ -11,10 +11,9 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/ros1/msgs"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 // What each actuator kind puts on the wire and how its results look to the

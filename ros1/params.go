@@ -15,9 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1/roslink"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 // Bounds of the parameter calls.

@@ -14,12 +14,10 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
-
-	"github.com/actbridge/actbridge/config"
 )
 
 // Monitor periods: timers of the goal tracking, and how often the

@@ -14,14 +14,12 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/spline"
-
-	"github.com/actbridge/actbridge/actuators"
-
-	"github.com/actbridge/actbridge/config"
 )
 
 // These tests run a real rosmaster (Debian's) and the simulated robot

@@ -20,9 +20,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
-
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros1/msgs"
 )
 
 // Bounds of SampleTopic.

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/actbridge/actbridge/bridge"
-
 	"github.com/actbridge/actbridge/allowlist"
-
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
 )
 

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/safety"
-
 	"github.com/actbridge/actbridge/actuators"
-
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.

@@ -16,14 +16,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
-
-	"github.com/actbridge/actbridge/config"
-
-	"github.com/actbridge/actbridge/actuators"
 )
 
 const version = "0.1.0"

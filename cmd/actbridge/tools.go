@@ -6,14 +6,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/safety"
-
 	"github.com/actbridge/actbridge/actuators"
-
 	"github.com/actbridge/actbridge/allowlist"
-
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // coreTools are listed in lazy discovery mode; everything else is found

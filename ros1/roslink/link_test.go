@@ -5,18 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
-	"net/url"
-	"syscall"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 const (
