@@ -1,27 +1,14 @@
-// Package actuators holds one driver per actuator kind (arm, gripper, base,
-// stop) that speaks ROS through goroslib, including the actionlib client
-// protocol with bridge-owned goal ids.
+// Package actuators is the robot contract: the vocabulary the tool layer
+// and every transport share (actuator kinds, readings, goals, goal states,
+// errors) and the small interfaces a transport implements. It knows no
+// transport: ROS 1 lives in package ros1, and a ROS 2 transport implements
+// the same interfaces.
 //
-// Open a Robot from a Config (LoadConfig reads launch/robots/*.yaml). It
-// implements the bridge's Robot contract structurally (this package must
-// not import bridge); its types mirror bridge's field for field.
+// A transport implements what it can; the tool layer asks for what it needs
+// (State and Motion for the motion tools, Graph, Parameters and Services
+// for the guarded ROS tools). Package actuatorstest checks an
+// implementation against the contract, as testing/fstest does for io/fs.
 //
-// Things that will bite you:
-//   - A goal is published only once the action server subscribes to the
-//     goal topic and publishes status: goroslib drops messages published
-//     before a subscriber connects. Sends wait for that, bounded by
-//     goal_connect_timeout and ctx, without holding any lock Cancel or
-//     StopAll needs.
-//   - A cancel never goes out before its goal. A cancel (or StopAll) that
-//     arrives while a send still waits for its connection means the goal is
-//     never published: the send fails with ErrCanceledBeforeSend and the
-//     observer gets "recalled". One that arrives while the goal is being
-//     written is sent right after it.
-//   - An aborted arm goal is followed by a hold goal "<id>/hold" (an empty
-//     trajectory): ROS 1's joint_trajectory_controller keeps executing an
-//     aborted trajectory.
-//   - A Drive lives only as long as the ctx passed to it (the deadman).
-//   - "lost" is not final: a goal the server reports again gets its real
-//     state. With no status at all (master restart) goals are declared lost
-//     only after a long silence, not after the grace period.
+// Goals are addressed by the actuator's configured name and the caller's
+// goal id, which is the id on the wire: a transport never makes its own.
 package actuators

@@ -2,27 +2,41 @@ package actuators
 
 import "errors"
 
-// Errors callers compare with errors.Is; the wrapping error names the
-// actuator, goal or topic.
+// Errors every transport returns, compared with errors.Is; the wrapping
+// error names the actuator, goal, topic, parameter or service.
 var (
-	// ErrNotConnected: the action server (or cmd_vel subscriber) did not
-	// connect in time, or the ROS link is down. Nothing was published.
+	// ErrNotConnected: the transport cannot reach the robot, or the
+	// actuator's server did not connect in time. Nothing was sent.
 	ErrNotConnected = errors.New("not connected")
-	// ErrDuplicateGoal: the goal id was already sent or tracked; it is never
-	// sent twice.
+	// ErrClosed: the robot was closed.
+	ErrClosed = errors.New("robot closed")
+	// ErrUnknownActuator: no actuator of that name (or of that kind).
+	ErrUnknownActuator = errors.New("unknown actuator")
+	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrDuplicateGoal: the goal id was already sent or tracked; it is
+	// never sent twice.
 	ErrDuplicateGoal = errors.New("goal id already used")
 	// ErrCanceledBeforeSend: Cancel or StopAll arrived while the send was
-	// still waiting for the connection, so the goal was never published.
-	// The observer also gets a "recalled" update for it.
+	// still waiting for the connection, so the goal was never sent. The
+	// observer also gets GoalRecalled for it.
 	ErrCanceledBeforeSend = errors.New("canceled before the goal was sent")
-	ErrUnknownActuator    = errors.New("unknown actuator")
-	ErrInvalidArgument    = errors.New("invalid argument")
-	// ErrBusy: a drive is already running on the base.
+	// ErrBusy: the actuator runs something that excludes the goal (a
+	// drive on the base).
 	ErrBusy = errors.New("actuator busy")
-	// ErrUnsupportedType: SampleTopic has no Go type for the topic's type.
+
+	ErrUnknownTopic = errors.New("unknown topic")
+	// ErrUnsupportedType: the transport has no codec for the topic's or
+	// service's type.
 	ErrUnsupportedType = errors.New("unsupported message type")
-	ErrUnknownTopic    = errors.New("unknown topic")
-	// ErrNoMessages: SampleTopic received nothing before its timeout.
+	// ErrNoMessages: nothing arrived on the topic before the timeout.
 	ErrNoMessages = errors.New("no message received")
-	ErrClosed     = errors.New("robot closed")
+
+	ErrParamNotSet = errors.New("parameter not set")
+
+	ErrUnknownService = errors.New("unknown service")
+	// ErrServiceNotSent wraps failures before the request left the bridge
+	// (no provider, type mismatch at the handshake): retrying is safe.
+	ErrServiceNotSent = errors.New("service request not sent")
+	// ErrServiceFailed: the provider answered the call with a failure.
+	ErrServiceFailed = errors.New("service call failed")
 )

@@ -2,535 +2,97 @@ package actuators
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log"
-	"os"
-	"strings"
-	"sync"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-
-	"github.com/actbridge/actbridge/roslink"
-	"github.com/actbridge/actbridge/spline"
 )
 
-// Monitor periods: timers of the goal tracking, and how often the
-// subscribers of our publishers are counted for Actuators.
-const (
-	tickPeriod = 100 * time.Millisecond
-	busPeriod  = time.Second
-)
-
-// Options are how Open reaches ROS.
-type Options struct {
-	// Env locates the master; the zero value reads ROS_MASTER_URI,
-	// ROS_HOSTNAME and ROS_IP (roslink.EnvFromOS).
-	Env roslink.Env
-	// WaitForMaster makes Open wait (until ctx ends) for a master to answer.
-	WaitForMaster bool
-	// CheckInterval is how often the master is polled for a restart (1 s if zero).
-	CheckInterval time.Duration
-	// Logf receives connection events; log.Printf if nil.
-	Logf func(format string, args ...any)
-	// JointStatesEvery is the shortest gap between two reads of a
-	// joint_states topic (50 ms if zero); FreshJoints reads at once.
-	JointStatesEvery time.Duration
+// State is what a transport knows of the robot now.
+type State interface {
+	// Actuators reports each actuator's connectivity, in config order.
+	Actuators() []ActuatorStatus
+	// Joints returns the latest joint readings as cached; the cache may
+	// trail the wire by a few tens of milliseconds.
+	Joints() JointsSnapshot
+	// FreshJoints returns readings received after the call (bounded by
+	// ctx and a short wait): previews and the check before a send start
+	// from these.
+	FreshJoints(ctx context.Context) JointsSnapshot
+	// Odom returns a base's latest odometry pose; false when there is
+	// none or it is stale.
+	Odom(base string) (Pose2D, bool)
+	// Connected reports whether the transport reaches the robot's graph
+	// (ROS 1: the master answers).
+	Connected() bool
 }
 
-// Robot is the ROS side of the bridge: one actionlib client per action
-// with the bridge's goal ids, a cmd_vel driver, and the latest joint states
-// and odometry. Everything lives outside the goroslib node, which roslink
-// replaces after a master restart; only publishers and subscribers are
-// made again. Close it when done.
-type Robot struct {
-	cfg  Config
-	logf func(string, ...any)
-
-	link   *roslink.Link
-	bus    *selfBus
-	subs   *subscriptions
-	notify *notifier
-
-	clients  []*actionClient // config order
-	byName   map[string]*actuator
-	arms     []*actuator
-	gripper  *actuator
-	base     *actuator
-	jointSub []string // distinct joint_states topics, config order
-	joints   map[string]*jointCache
-	// jointEvery paces joint_states reads (jointStatesEvery by default);
-	// freshWait bounds FreshJoints (freshJointsWait; tests lengthen it).
-	jointEvery, freshWait time.Duration
-	odom                  *odomCache
-
-	life context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+// Motion sends goals with the caller's ids and reports what becomes of
+// them. Updates arrive through the observer, in order, per goal.
+type Motion interface {
+	// Send puts goal on the wire for the named actuator under goalID. It
+	// returns once the goal is on the wire, or with an error before it is
+	// (then nothing was sent, unless the error is ErrCanceledBeforeSend,
+	// which also means nothing was sent). A goalID already sent or tracked
+	// is refused with ErrDuplicateGoal: a goal is never sent twice. For a
+	// Drive, ctx is the deadman: the drive stops when ctx ends.
+	Send(ctx context.Context, actuator, goalID string, goal Goal) error
+	// Cancel cancels one goal; a cancel never goes out before its goal,
+	// and Cancel never waits for a send in progress.
+	Cancel(ctx context.Context, actuator, goalID string) error
+	// StopAll cancels every goal on every actuator and stops every drive.
+	// It takes no lock a send holds while it waits.
+	StopAll(ctx context.Context) error
+	// Track re-attaches to a goal sent before a restart: its updates
+	// resume, or it is reported GoalLost when the server no longer knows it.
+	Track(actuator, goalID string)
+	// SetObserver installs the single receiver of goal updates. It is
+	// called once at a time, in order, never under the transport's locks.
+	SetObserver(func(GoalUpdate))
 }
 
-// actuator is one configured actuator and what drives it.
-type actuator struct {
-	cfg    ActuatorConfig
-	client *actionClient // nil for a base without move_base
-	drive  *driver       // base with a cmd_vel topic; nil otherwise
-	joints map[string]bool
+// Robot is what the motion tools need: state and motion.
+type Robot interface {
+	State
+	Motion
 }
 
-// Open connects to the master, sets up every actuator and starts tracking.
-// ctx bounds Open only.
-func Open(ctx context.Context, cfg *Config, opts Options) (*Robot, error) {
-	if cfg == nil {
-		return nil, fmt.Errorf("%w: nil config", ErrConfig)
-	}
-	c := *cfg
-	c.Actuators = append([]ActuatorConfig(nil), cfg.Actuators...)
-	c.applyDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if opts.Env.MasterAddress == "" {
-		env, err := roslink.EnvFromOS()
-		if err != nil {
-			return nil, err
-		}
-		opts.Env = env
-	}
-	if opts.Logf == nil {
-		opts.Logf = log.Printf
-	}
-	r := newRobot(c, opts.Logf)
-	if opts.JointStatesEvery > 0 {
-		r.jointEvery = opts.JointStatesEvery
-	}
-	r.bus = newSelfBus(opts.Env.MasterAddress, absoluteName(c.NodeName))
-
-	link, err := roslink.Open(ctx, roslink.Config{
-		Env: opts.Env, Name: c.NodeName, CheckInterval: opts.CheckInterval,
-		WaitForMaster: opts.WaitForMaster, Logf: opts.Logf,
-	}, r.setup)
-	if err != nil {
-		r.stop()
-		return nil, fmt.Errorf("actuators: %w", err)
-	}
-	r.link = link
-	r.wg.Add(2)
-	go func() {
-		defer r.wg.Done()
-		r.notify.run(r.life)
-	}()
-	go func() {
-		defer r.wg.Done()
-		r.monitor()
-	}()
-	return r, nil
+// Graph is the robot's topics: list them, read a few messages, follow one,
+// take a camera frame.
+type Graph interface {
+	// Topics lists the graph's topics.
+	Topics(ctx context.Context) ([]TopicInfo, error)
+	// SampleTypes lists the message types SampleTopic and WatchTopic decode.
+	SampleTypes() []string
+	// SampleTopic reads n messages as JSON-ready values, waiting at most
+	// timeout.
+	SampleTopic(ctx context.Context, topic string, n int, timeout time.Duration) ([]any, error)
+	// WatchTopic calls fn with every message of a topic as JSON-ready
+	// values until ctx ends, subscribing again after a reconnection.
+	WatchTopic(ctx context.Context, topic string, fn func(msg any)) error
+	// Snapshot waits for one frame of an image topic.
+	Snapshot(ctx context.Context, topic string, timeout time.Duration) (Frame, error)
 }
 
-// newRobot builds the ROS-independent state.
-func newRobot(c Config, logf func(string, ...any)) *Robot {
-	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: newNotifier(),
-		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, jointEvery: jointStatesEvery, freshWait: freshJointsWait}
-	r.life, r.stop = context.WithCancel(context.Background())
-	for _, ac := range c.Actuators {
-		a := &actuator{cfg: ac, joints: map[string]bool{}}
-		for _, j := range ac.Joints {
-			a.joints[j] = true
-		}
-		if ac.Action != "" {
-			a.client = newActionClient(ac, r.notify.push)
-			a.client.done = r.life.Done()
-			r.clients = append(r.clients, a.client)
-		}
-		switch ac.Kind {
-		case KindArm:
-			a.client.holdGoal = holdGoal(ac.Joints)
-			r.arms = append(r.arms, a)
-		case KindGripper:
-			r.gripper = a
-		case KindBase:
-			r.base = a
-			if ac.CmdVelTopic != "" {
-				a.drive = newDriver(ac, r.notify.push)
-			}
-			if ac.OdomTopic != "" {
-				r.odom = &odomCache{frame: ac.OdomFrame}
-			}
-		}
-		if ac.JointStatesTopic != "" && r.joints[ac.JointStatesTopic] == nil {
-			r.joints[ac.JointStatesTopic] = &jointCache{}
-			r.jointSub = append(r.jointSub, ac.JointStatesTopic)
-		}
-		r.byName[ac.Name] = a
-	}
-	return r
+// Parameters are the robot's parameters.
+type Parameters interface {
+	// ParamNames lists every parameter name.
+	ParamNames(ctx context.Context) ([]string, error)
+	// GetParam reads one parameter as JSON-ready values (bool, int64,
+	// float64, string, []any, map[string]any, []byte).
+	GetParam(ctx context.Context, name string) (any, error)
+	// SetParam stores a bool, int, float64 or string.
+	SetParam(ctx context.Context, name string, value any) error
 }
 
-// absoluteName is the name goroslib registers: ROS_NAMESPACE (which
-// goroslib reads itself) joined with name.
-func absoluteName(name string) string {
-	ns := strings.TrimSuffix(os.Getenv("ROS_NAMESPACE"), "/")
-	return ns + "/" + name
+// Services are the robot's services.
+type Services interface {
+	// Services lists the graph's services, with their providers.
+	Services(ctx context.Context) ([]ServiceInfo, error)
+	// ServiceType asks a service's provider for its type (a probe: no
+	// request is sent).
+	ServiceType(ctx context.Context, name string) (string, error)
+	// ServiceTypes are the service types CallService can send.
+	ServiceTypes() []ServiceType
+	// CallService sends one request, already checked against the type,
+	// and waits at most timeout for the response. An error wrapping
+	// ErrServiceNotSent means the request never left.
+	CallService(ctx context.Context, name, typ string, request map[string]any, timeout time.Duration) (map[string]any, error)
 }
-
-// setup runs on every node roslink creates: publishers and subscribers
-// only; all state stays in r.
-func (r *Robot) setup(n *goroslib.Node) (func(), error) {
-	var teardowns []func()
-	var drop []func() // run before the closes: forget wires first
-	teardown := func() {
-		for _, f := range drop {
-			f()
-		}
-		closeAll(teardowns)
-	}
-	fail := func(err error) (func(), error) {
-		teardown()
-		return nil, err
-	}
-	count := func(topic string) (int, error) { return r.bus.count(n, topic) }
-
-	for _, topic := range r.jointSub {
-		cache := r.joints[topic]
-		closeSub, err := r.subscribeJointStates(topic, cache)
-		if err != nil {
-			return fail(fmt.Errorf("subscribe %s: %w", topic, err))
-		}
-		teardowns = append(teardowns, closeSub)
-	}
-	if r.odom != nil {
-		closeSub, err := subscribe(n, r.subs, r.base.cfg.OdomTopic, r.odom.store)
-		if err != nil {
-			return fail(fmt.Errorf("subscribe %s: %w", r.base.cfg.OdomTopic, err))
-		}
-		teardowns = append(teardowns, closeSub)
-	}
-	for _, ac := range r.cfg.Actuators {
-		a := r.byName[ac.Name]
-		if a.client == nil {
-			continue
-		}
-		var td func()
-		var err error
-		switch a.cfg.Kind {
-		case KindArm:
-			td, err = setupAction(n, a.client, armTopics, r.subs, count)
-		case KindGripper:
-			td, err = setupAction(n, a.client, gripperTopics, r.subs, count)
-		case KindBase:
-			td, err = setupAction(n, a.client, moveBaseTopics, r.subs, count)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		teardowns = append(teardowns, td)
-	}
-	if r.base != nil && r.base.drive != nil {
-		dv := r.base.drive
-		pub, err := goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: dv.topic, Msg: &geometry_msgs.Twist{}})
-		if err != nil {
-			return fail(fmt.Errorf("publish %s: %w", dv.topic, err))
-		}
-		w := &twistWire{pub: pub, subscribers: func() (int, error) { return count(dv.topic) }}
-		dv.wire.Store(w)
-		drop = append(drop, func() { dv.wire.CompareAndSwap(w, nil) })
-		teardowns = append(teardowns, pub.Close)
-	}
-	return teardown, nil
-}
-
-// monitor runs the goal timers and refreshes connectivity until Close.
-func (r *Robot) monitor() {
-	t := time.NewTicker(tickPeriod)
-	defer t.Stop()
-	var lastBus time.Time
-	for {
-		select {
-		case <-r.life.Done():
-			return
-		case <-t.C:
-		}
-		for _, c := range r.clients {
-			c.tick()
-		}
-		if time.Since(lastBus) >= busPeriod {
-			lastBus = time.Now()
-			r.refreshBus()
-		}
-	}
-}
-
-// refreshBus counts our publishers' subscribers for Actuators.
-func (r *Robot) refreshBus() {
-	n := r.link.Node()
-	var counts map[string]int
-	if n != nil {
-		counts, _ = r.bus.outbound(n) // on error every count reads as zero
-	}
-	for _, c := range r.clients {
-		c.subscribed.Store(counts[c.ns+"/goal"] > 0)
-	}
-	if r.base != nil && r.base.drive != nil {
-		r.base.drive.subscribed.Store(counts[r.base.drive.topic] > 0)
-	}
-}
-
-// Close stops every drive (sending zero), stops tracking and closes the
-// ROS node. Goals on the robot keep running: Close is not StopAll.
-func (r *Robot) Close() error {
-	if r.base != nil && r.base.drive != nil {
-		dv := r.base.drive
-		dv.mu.Lock()
-		dr := dv.cur
-		dv.mu.Unlock()
-		if dr != nil {
-			dv.stop(dr, "bridge shutting down")
-		}
-	}
-	r.stop()
-	r.wg.Wait()
-	if r.bus != nil {
-		r.bus.hc.CloseIdleConnections()
-	}
-	return r.link.Close()
-}
-
-// Config is the configuration the robot was opened with.
-func (r *Robot) Config() Config { return r.cfg }
-
-// SetObserver installs the single receiver of goal updates. It is called
-// from one goroutine, in order, never under the robot's locks; updates
-// produced while no observer is set are dropped.
-func (r *Robot) SetObserver(f func(GoalUpdate)) { r.notify.setObserver(f) }
-
-// MasterReachable reports whether the ROS master answered its last poll.
-func (r *Robot) MasterReachable() bool { return r.link.MasterReachable() }
-
-// Actuators reports each actuator's connectivity, in config order. An
-// action is connected when its server published status within 2 s and
-// subscribes to the goal topic; a cmd_vel drive when cmd_vel has a subscriber.
-func (r *Robot) Actuators() []ActuatorStatus {
-	out := make([]ActuatorStatus, 0, len(r.cfg.Actuators))
-	for _, ac := range r.cfg.Actuators {
-		a := r.byName[ac.Name]
-		st := ActuatorStatus{Name: ac.Name, Kind: ac.Kind, Connected: true, Action: ac.Action}
-		var details []string
-		if a.client != nil {
-			if ok, why := a.client.status(); !ok {
-				st.Connected = false
-				details = append(details, why)
-			}
-		}
-		if a.drive != nil {
-			if st.Action == "" {
-				st.Action = ac.CmdVelTopic
-			}
-			if ok, why := a.drive.status(); !ok {
-				st.Connected = false
-				details = append(details, why)
-			}
-		}
-		for i, d := range details {
-			if i > 0 {
-				st.Detail += "; "
-			}
-			st.Detail += d
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-// Joints returns the latest joint states of every joint_states topic.
-func (r *Robot) Joints() JointsSnapshot {
-	caches := make([]*jointCache, len(r.jointSub))
-	for i, t := range r.jointSub {
-		caches[i] = r.joints[t]
-	}
-	return mergeJoints(caches)
-}
-
-// FreshJoints is Joints once every joint_states topic delivered the
-// newest message on the wire (waiting at most freshWait, or ctx): what a
-// preview or the check before a send must start from, rather than the
-// cache that is read every jointEvery.
-func (r *Robot) FreshJoints(ctx context.Context) JointsSnapshot {
-	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
-	defer cancel()
-	if len(r.jointSub) == 1 { // the usual robot: no goroutine to hand off to
-		r.joints[r.jointSub[0]].refresh(ctx)
-		return r.Joints()
-	}
-	var wg sync.WaitGroup
-	for _, t := range r.jointSub {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.joints[t].refresh(ctx)
-		}()
-	}
-	wg.Wait()
-	return r.Joints()
-}
-
-// Odom returns the base's latest pose; false when there is no base odom
-// topic, nothing arrived yet, or the last message is older than 2 s.
-func (r *Robot) Odom() (Pose2D, bool) {
-	if r.odom == nil {
-		return Pose2D{}, false
-	}
-	p, _, ok := r.odom.pose()
-	return p, ok
-}
-
-// SendTrajectory sends a FollowJointTrajectory goal to the arm owning the
-// joints. It returns once the goal is on the wire; outcomes arrive as
-// GoalUpdates with progress from the feedback's desired time_from_start.
-// An aborted goal is followed by a hold goal "<goalID>/hold".
-func (r *Robot) SendTrajectory(ctx context.Context, goalID string, joints []string, points []spline.Point) error {
-	a, err := r.armFor(joints)
-	if err != nil {
-		return err
-	}
-	g, err := trajectoryGoal(joints, points)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.cfg.Name, err)
-	}
-	build := func(id actionlib_msgs.GoalID) any { return armGoal(id, g) }
-	return a.client.send(ctx, goalID, build, trajectoryProgress(points[len(points)-1].Time))
-}
-
-func (r *Robot) armFor(joints []string) (*actuator, error) {
-	if len(r.arms) == 0 {
-		return nil, fmt.Errorf("%w: no arm configured", ErrUnknownActuator)
-	}
-	if len(joints) == 0 {
-		return nil, fmt.Errorf("%w: joints: empty", ErrInvalidArgument)
-	}
-	for _, a := range r.arms {
-		if a.joints[joints[0]] {
-			seen := map[string]bool{}
-			for i, j := range joints {
-				if !a.joints[j] {
-					return nil, fmt.Errorf("%w: joints[%d]: %q is not a joint of arm %s", ErrInvalidArgument, i, j, a.cfg.Name)
-				}
-				if seen[j] {
-					return nil, fmt.Errorf("%w: joints[%d]: %q twice", ErrInvalidArgument, i, j)
-				}
-				seen[j] = true
-			}
-			return a, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: joints[0]: %q belongs to no arm", ErrInvalidArgument, joints[0])
-}
-
-// SendGripper sends a GripperCommand goal (position in m, max effort in N).
-func (r *Robot) SendGripper(ctx context.Context, goalID string, position, maxEffort float64) error {
-	a := r.gripper
-	if a == nil {
-		return fmt.Errorf("%w: no gripper configured", ErrUnknownActuator)
-	}
-	if !finite(position) || !finite(maxEffort) {
-		return fmt.Errorf("%w: %s: position and max_effort must be finite", ErrInvalidArgument, a.cfg.Name)
-	}
-	start, ok := r.jointPosition(a.cfg.JointStatesTopic, a.cfg.Joints[0])
-	build := func(id actionlib_msgs.GoalID) any { return gripperGoal(id, position, maxEffort) }
-	return a.client.send(ctx, goalID, build, gripperProgress(start, position, ok))
-}
-
-func (r *Robot) jointPosition(topic, joint string) (float64, bool) {
-	c := r.joints[topic]
-	if c == nil {
-		return 0, false
-	}
-	return c.position(joint)
-}
-
-// SendNavigate sends a move_base goal; an empty frame means the odom frame.
-func (r *Robot) SendNavigate(ctx context.Context, goalID string, goal Pose2D) error {
-	a := r.base
-	if a == nil || a.client == nil {
-		return fmt.Errorf("%w: no base with a move_base action configured", ErrUnknownActuator)
-	}
-	if !finite(goal.X) || !finite(goal.Y) || !finite(goal.Yaw) {
-		return fmt.Errorf("%w: %s: goal pose must be finite", ErrInvalidArgument, a.cfg.Name)
-	}
-	if goal.Frame == "" {
-		goal.Frame = a.cfg.OdomFrame
-	}
-	build := func(id actionlib_msgs.GoalID) any { return navigateGoal(id, goal) }
-	return a.client.send(ctx, goalID, build, navigateProgress(goal))
-}
-
-// Drive publishes a twist on cmd_vel at drive_rate_hz for d (at most
-// max_drive_duration), with a deadman: zero is sent at the end, on Cancel,
-// StopAll, a node replacement, and when ctx ends. It returns once the first
-// twist is on the wire; the drive keeps running after that only as long as
-// ctx lives, so pass a context that lives as long as the session that
-// asked for the drive, not one that ends with the tool call.
-func (r *Robot) Drive(ctx context.Context, goalID string, linear, angular float64, d time.Duration) error {
-	if r.base == nil || r.base.drive == nil {
-		return fmt.Errorf("%w: no base with a cmd_vel topic configured", ErrUnknownActuator)
-	}
-	if r.life.Err() != nil {
-		return ErrClosed
-	}
-	return r.base.drive.start(ctx, r.life, &r.wg, goalID, linear, angular, d)
-}
-
-// Cancel cancels one goal (or drive) of an actuator. A goal still waiting
-// for its connection is never published; one being published is canceled
-// right after it. An id this process never sent nor tracked is canceled on
-// the wire anyway (it may predate a restart). Cancel never waits for a send.
-func (r *Robot) Cancel(ctx context.Context, actuatorName, goalID string) error {
-	a := r.byName[actuatorName]
-	if a == nil {
-		return fmt.Errorf("%w: %q", ErrUnknownActuator, actuatorName)
-	}
-	if a.drive != nil && a.drive.cancel(goalID) {
-		return nil
-	}
-	if a.client == nil {
-		return nil // not a drive this process knows: nothing runs under that id
-	}
-	return a.client.cancel(goalID)
-}
-
-// StopAll cancels every goal of every action (actionlib's cancel-all: empty
-// id, zero stamp), also those still being dispatched here, stops any drive
-// and sends zero twists. It takes no lock a send holds while waiting. Every
-// part is attempted; the error lists the parts that could not be sent.
-func (r *Robot) StopAll(ctx context.Context) error {
-	var errs []error
-	for _, c := range r.clients {
-		if err := c.cancelAll(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if r.base != nil && r.base.drive != nil {
-		if err := r.base.drive.stopAll(r.life, &r.wg); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Track re-attaches to a goal sent before a restart: its updates resume, or
-// it is reported lost when the server does not report it within the
-// actuator's status grace. Tracking a known goal does nothing.
-func (r *Robot) Track(actuatorName, goalID string) {
-	a := r.byName[actuatorName]
-	if a == nil || a.client == nil {
-		r.notify.push(GoalUpdate{Actuator: actuatorName, GoalID: goalID, State: StateLost,
-			Text: fmt.Sprintf("actuator %q has no action to track goals on", actuatorName)})
-		return
-	}
-	a.client.track(goalID)
-}
-
-// Reregistrations counts how often the node registered again after a
-// master restart.
-func (r *Robot) Reregistrations() uint64 { return r.link.Reregistrations() }

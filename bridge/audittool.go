@@ -55,3 +55,10 @@ func AuditListTool(log AuditLog) *Tool {
 		},
 	}
 }
+
+// Audit is the call as the audit log keeps it.
+func (r CallRecord) Audit() inflight.AuditRecord {
+	return inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Via: r.Via, Tool: r.Tool,
+		ArgsDigest: r.ArgsDigest, Args: r.Args, Outcome: r.Outcome, Code: string(r.Code),
+		LatencyMicros: r.Latency.Microseconds(), MotionID: r.MotionID}
+}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/actbridge/actbridge/actuators"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -28,11 +29,15 @@ func dualRig(t *testing.T) *rig {
 			{Name: "rail", Frame: "rail_odom", MaxDriveS: 5, Guard: fakeBase{}},
 		}
 	})
-	r.robot.mu.Lock()
-	r.robot.joints["j3"], r.robot.joints["j4"], r.robot.joints["finger2"] = 0, 0, 0.02
-	r.robot.actuators = [][2]string{{"left_arm", "arm"}, {"right_arm", "arm"}, {"left_gripper", "gripper"},
-		{"right_gripper", "gripper"}, {"base", "base"}, {"rail", "base"}}
-	r.robot.mu.Unlock()
+	r.robot.SetJoint("j3", 0)
+	r.robot.SetJoint("j4", 0)
+	r.robot.SetJoint("finger2", 0.02)
+	var list []actuators.ActuatorStatus
+	for _, a := range [][2]string{{"left_arm", "arm"}, {"right_arm", "arm"}, {"left_gripper", "gripper"},
+		{"right_gripper", "gripper"}, {"base", "base"}, {"rail", "base"}} {
+		list = append(list, actuators.ActuatorStatus{Name: a[0], Kind: actuators.Kind(a[1])})
+	}
+	r.robot.SetActuators(list)
 	return r
 }
 
@@ -107,7 +112,7 @@ func TestUnknownOrMissingActuatorIsInvalidArgumentNamingTheAllowedOnes(t *testin
 			}
 		}
 	}
-	if r.robot.goalsSent() != 0 {
+	if r.robot.GoalsSent() != 0 {
 		t.Fatal("a refused call reached the robot")
 	}
 }
@@ -128,11 +133,11 @@ func TestEachArmMovesOnlyWhenNamed(t *testing.T) {
 		if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+out["preview_id"].(string)+`"}`); e != nil {
 			t.Fatal(e)
 		}
-		r.robot.mu.Lock()
-		last := r.robot.trajectories[len(r.robot.trajectories)-1]
-		r.robot.mu.Unlock()
-		if !slices.Equal(last, c.sent) {
-			t.Fatalf("naming %s sent a trajectory for %v", c.arm, last)
+		sent := r.robot.SentGoals()
+		last := sent[len(sent)-1]
+		tr, _ := last.Goal.(actuators.Trajectory)
+		if last.Actuator != c.arm || !slices.Equal(tr.Joints, c.sent) {
+			t.Fatalf("naming %s sent %s a trajectory for %v", c.arm, last.Actuator, tr.Joints)
 		}
 	}
 	// A joint of the other arm is refused, not moved by the arm named.
@@ -145,7 +150,7 @@ func TestEachArmMovesOnlyWhenNamed(t *testing.T) {
 			t.Fatalf("%s %s: %+v", c.tool, c.args, e)
 		}
 	}
-	if n := r.robot.goalsSent(); n != 2 {
+	if n := r.robot.GoalsSent(); n != 2 {
 		t.Fatalf("%d goals sent, want the two named moves", n)
 	}
 }

@@ -95,8 +95,8 @@ func TestElicitedApprovalRunsTheMotion(t *testing.T) {
 			if res.IsError || m["state"] != "sent" {
 				t.Fatalf("confirm after approval: %v", m)
 			}
-			if asked.Load() != 1 || r.robot.goalsSent() != 1 {
-				t.Fatalf("asked %d times, %d goals sent; want 1 and 1", asked.Load(), r.robot.goalsSent())
+			if asked.Load() != 1 || r.robot.GoalsSent() != 1 {
+				t.Fatalf("asked %d times, %d goals sent; want 1 and 1", asked.Load(), r.robot.GoalsSent())
 			}
 			if !strings.Contains(msgs[0], "j1 0.000 → 0.500") || !strings.Contains(msgs[0], id) {
 				t.Fatalf("the user was not told what moves: %q", msgs[0])
@@ -131,8 +131,8 @@ func TestDeclinedElicitationIsPermissionDeniedAndDeniesThePreview(t *testing.T) 
 	if m["code"] != "permission_denied" || !strings.Contains(m["message"].(string), "denied by") {
 		t.Fatalf("after a decline: %v", m)
 	}
-	if asked.Load() != 1 || r.robot.goalsSent() != 0 {
-		t.Fatalf("asked %d, sent %d; want 1 and 0", asked.Load(), r.robot.goalsSent())
+	if asked.Load() != 1 || r.robot.GoalsSent() != 0 {
+		t.Fatalf("asked %d, sent %d; want 1 and 0", asked.Load(), r.robot.GoalsSent())
 	}
 }
 
@@ -142,8 +142,8 @@ func TestDismissedElicitationSendsNothing(t *testing.T) {
 	cs := connectWith(t, r, answering("cancel", &asked, nil), "")
 	id := armPreview(t, cs, 0.5)
 	_, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
-	if m["code"] != "permission_denied" || r.robot.goalsSent() != 0 {
-		t.Fatalf("dismissed: %v, %d goals", m, r.robot.goalsSent())
+	if m["code"] != "permission_denied" || r.robot.GoalsSent() != 0 {
+		t.Fatalf("dismissed: %v, %d goals", m, r.robot.GoalsSent())
 	}
 	if _, denied, _ := r.store.Denied(strings.Split(id, ".")[1]); denied {
 		t.Fatal("a dismissed request denied the preview")
@@ -160,7 +160,7 @@ func TestClientThatCannotAskGetsTheConsoleAddress(t *testing.T) {
 			if m["code"] != "permission_denied" || !strings.Contains(m["hint"].(string), r.m.ConsoleURL) {
 				t.Fatalf("no elicitation capability: %v", m)
 			}
-			if r.robot.goalsSent() != 0 {
+			if r.robot.GoalsSent() != 0 {
 				t.Fatal("a goal was sent")
 			}
 		})
@@ -194,14 +194,14 @@ func TestApprovalOfOnePreviewCannotRunAnother(t *testing.T) {
 	// An altered state is refused the same way.
 	_, m = toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": a},
 		InputResponses: answers, RequestState: res.RequestState[:len(res.RequestState)-2] + "AA"})
-	if m["code"] != "permission_denied" || r.robot.goalsSent() != 0 {
-		t.Fatalf("altered state: %v, %d goals", m, r.robot.goalsSent())
+	if m["code"] != "permission_denied" || r.robot.GoalsSent() != 0 {
+		t.Fatalf("altered state: %v, %d goals", m, r.robot.GoalsSent())
 	}
 	// A with its own round runs A, and only A.
 	_, m = toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": a},
 		InputResponses: answers, RequestState: res.RequestState})
-	if m["state"] != "sent" || r.robot.goalsSent() != 1 {
-		t.Fatalf("A with its approval: %v, %d goals", m, r.robot.goalsSent())
+	if m["state"] != "sent" || r.robot.GoalsSent() != 1 {
+		t.Fatalf("A with its approval: %v, %d goals", m, r.robot.GoalsSent())
 	}
 }
 
@@ -240,7 +240,7 @@ func TestOperatorDenialRefusesEveryConfirm(t *testing.T) {
 			t.Fatalf("%s confirming a denied preview: %v", role, e)
 		}
 	}
-	if r.robot.goalsSent() != 0 {
+	if r.robot.GoalsSent() != 0 {
 		t.Fatal("a denied preview reached the robot")
 	}
 }
@@ -259,7 +259,7 @@ func TestElicitationWorksOverStreamableHTTP(t *testing.T) {
 	t.Cleanup(func() { cs.Close() })
 	id := armPreview(t, cs, 0.5)
 	res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
-	if res.IsError || m["state"] != "sent" || asked.Load() != 1 || r.robot.goalsSent() != 1 {
-		t.Fatalf("over HTTP: %v, asked %d, sent %d", m, asked.Load(), r.robot.goalsSent())
+	if res.IsError || m["state"] != "sent" || asked.Load() != 1 || r.robot.GoalsSent() != 1 {
+		t.Fatalf("over HTTP: %v, asked %d, sent %d", m, asked.Load(), r.robot.GoalsSent())
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -64,9 +65,9 @@ func (c Condition) active(v float64) bool {
 
 // EventSources are what Run watches.
 type EventSources struct {
-	Robot      Robot
+	Robot      actuators.State
 	EStop      func() (latched bool, event uint64, reason string)
-	ROS        ROSAccess // nil: no conditions
+	ROS        actuators.Graph // nil: no conditions
 	Conditions []Condition
 	// Poll is how often the robot and e-stop are read (250 ms if zero).
 	Poll time.Duration
@@ -277,7 +278,7 @@ func (e *Events) poll(ctx context.Context, src EventSources) {
 			latched, event = l, ev
 		}
 		if src.Robot != nil {
-			m := src.Robot.MasterReachable()
+			m := src.Robot.Connected()
 			if !first && m != master {
 				e.Emit(EventMaster, "master", map[bool]string{true: "back", false: "lost"}[m], nil)
 			}
@@ -307,7 +308,7 @@ func (e *Events) poll(ctx context.Context, src EventSources) {
 // a value wobbling on its bound does not flood the log.
 const conditionQuiet = time.Second
 
-func (e *Events) watch(ctx context.Context, ros ROSAccess, c Condition) {
+func (e *Events) watch(ctx context.Context, ros actuators.Graph, c Condition) {
 	var mu sync.Mutex
 	var reported, known bool
 	var last time.Time

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -89,13 +90,9 @@ func TestPollEmitsEStopAndControllerChanges(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // the first poll records the start state silently
 	r.estop.Latch("test")
 	waitFor(EventEStop, "estop", "latched")
-	r.robot.mu.Lock()
-	r.robot.connected = false
-	r.robot.mu.Unlock()
+	r.robot.SetConnected(false)
 	waitFor(EventController, "arm", "lost")
-	r.robot.mu.Lock()
-	r.robot.connected = true
-	r.robot.mu.Unlock()
+	r.robot.SetConnected(true)
 	waitFor(EventController, "arm", "back")
 	_, e, _ := r.estop.State()
 	_ = r.estop.Reset(e)
@@ -243,7 +240,7 @@ func motionFinishedNotification(t *testing.T, version string) {
 	pv := mustOK(t, r, RolePlanner, "gripper_move", `{"position":0.03}`)
 	c := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
 	id := c["motion_id"].(string)
-	r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: id, State: "succeeded"})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: id, State: actuators.GoalSucceeded})
 	deadline := time.After(10 * time.Second)
 	for {
 		mu.Lock()

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -11,142 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
+	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
 )
 
-// fakeRobot records every goal "on the wire" so tests can prove what
-// reached the robot; it reports updates only when told.
-type fakeRobot struct {
-	mu         sync.Mutex
-	joints     map[string]float64
-	pose       Pose2D
-	connected  bool
-	sent       map[string]int // goal id → times published
-	order      []string
-	cancels    []string
-	stops      int
-	tracked    []string
-	freshReads int // FreshJoints calls
-	obs        func(GoalUpdate)
-	sendDelay  time.Duration
-	onSend     func(goalID string)
-	// trajectories are the joints of every trajectory sent, in order.
-	trajectories [][]string
-	// actuators are {name, kind} pairs when not the default arm, gripper, base.
-	actuators [][2]string
-}
-
-func newFakeRobot() *fakeRobot {
-	return &fakeRobot{joints: map[string]float64{"j1": 0, "j2": 0, "finger": 0.02}, connected: true,
-		sent: map[string]int{}, pose: Pose2D{Frame: "odom"}}
-}
-
-func (r *fakeRobot) Actuators() []ActuatorStatus {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.actuators != nil {
-		out := make([]ActuatorStatus, len(r.actuators))
-		for i, a := range r.actuators {
-			out[i] = ActuatorStatus{Name: a[0], Kind: a[1], Connected: r.connected}
-		}
-		return out
-	}
-	return []ActuatorStatus{{Name: "arm", Kind: "arm", Connected: r.connected}, {Name: "gripper", Kind: "gripper", Connected: r.connected}, {Name: "base", Kind: "base", Connected: r.connected}}
-}
-
-// FreshJoints counts the fresh reads, so tests see previews ask for one.
-func (r *fakeRobot) FreshJoints(context.Context) JointsSnapshot {
-	r.mu.Lock()
-	r.freshReads++
-	r.mu.Unlock()
-	return r.Joints()
-}
-
-func (r *fakeRobot) Joints() JointsSnapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var js []JointReading
-	for _, n := range sortedKeys(r.joints) {
-		js = append(js, JointReading{Name: n, Position: r.joints[n]})
-	}
-	return JointsSnapshot{Joints: js, Received: time.Now()}
-}
-
-func (r *fakeRobot) Odom() (Pose2D, bool)  { r.mu.Lock(); defer r.mu.Unlock(); return r.pose, true }
-func (r *fakeRobot) MasterReachable() bool { return true }
-
-func (r *fakeRobot) record(id string) error { return r.recordCtx(context.Background(), id) }
-
-// recordCtx is record for sends that, like the real ones, give up when
-// their context ends before the goal is out.
-func (r *fakeRobot) recordCtx(ctx context.Context, id string) error {
-	if r.sendDelay > 0 {
-		time.Sleep(r.sendDelay)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.connected {
-		return errors.New("no subscriber on goal topic")
-	}
-	r.sent[id]++
-	r.order = append(r.order, id)
-	if f := r.onSend; f != nil {
-		r.mu.Unlock()
-		f(id)
-		r.mu.Lock()
-	}
-	return nil
-}
-
-func (r *fakeRobot) SendTrajectory(ctx context.Context, id string, joints []string, _ []spline.Point) error {
-	if err := r.recordCtx(ctx, id); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.trajectories = append(r.trajectories, joints)
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error {
-	return r.record(id)
-}
-func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ Pose2D) error { return r.record(id) }
-func (r *fakeRobot) Drive(ctx context.Context, id string, _, _ float64, _ time.Duration) error {
-	return r.recordCtx(ctx, id)
-}
-func (r *fakeRobot) Cancel(_ context.Context, _, id string) error {
-	r.mu.Lock()
-	r.cancels = append(r.cancels, id)
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) StopAll(context.Context) error { r.mu.Lock(); r.stops++; r.mu.Unlock(); return nil }
-func (r *fakeRobot) Track(_, id string) {
-	r.mu.Lock()
-	r.tracked = append(r.tracked, id)
-	r.mu.Unlock()
-}
-func (r *fakeRobot) SetObserver(f func(GoalUpdate)) { r.obs = f }
-func (r *fakeRobot) Topics(context.Context) ([]TopicInfo, error) {
-	return []TopicInfo{{"/odom", "nav_msgs/Odometry"}, {"/joint_states", "sensor_msgs/JointState"}}, nil
-}
-func (r *fakeRobot) SampleTopic(_ context.Context, topic string, n int, _ time.Duration) ([]any, error) {
-	out := make([]any, n)
-	for i := range out {
-		out[i] = map[string]any{"topic": topic, "seq": i}
-	}
-	return out, nil
-}
-
-func (r *fakeRobot) goalsSent() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.order)
-}
+// newFakeRobot is an arm (j1, j2), a gripper (finger) and a base that
+// record every goal that reaches them; updates come only from Emit.
+func newFakeRobot() *actuatorsfake.Robot { return actuatorsfake.New(actuatorsfake.Options{}) }
 
 // fakeArm: two joints in [-2, 2] with a 1 rad/s velocity limit, checked by
 // sampling the same spline the controller runs.
@@ -206,17 +79,17 @@ func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
 	}
 	return nil
 }
-func (fakeBase) OutsideFence(p Pose2D) []OutOfRange {
+func (fakeBase) OutsideFence(p actuators.Pose2D) []OutOfRange {
 	if math.Abs(p.X) > 5 || math.Abs(p.Y) > 5 {
 		return []OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
 	}
 	return nil
 }
-func (fakeBase) CheckDrive(s Pose2D, lin, ang, d float64) (Pose2D, []Violation) {
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []Violation) {
 	if math.Abs(lin) > 0.5 {
 		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
 	}
-	return Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
+	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
 }
 
 type fakeEStop struct {
@@ -252,7 +125,7 @@ func (e *fakeEStop) State() (bool, uint64, string) {
 
 // rig is a full bridge over a fake robot and a real store.
 type rig struct {
-	robot    *fakeRobot
+	robot    *actuatorsfake.Robot
 	store    *inflight.Store
 	p        *Pipeline
 	m        *Motions
@@ -307,7 +180,7 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
 	reg.MustAdd(MotionTools(r.m, pv, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
-	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
+	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
 	r.p = NewPipeline(reg)
 	reg.MustAdd(DiscoveryTools(r.p)...)
 	return r

@@ -1,6 +1,9 @@
 package bridge
 
-import "github.com/actbridge/actbridge/spline"
+import (
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/spline"
+)
 
 // JointImpact is one joint's line in a preview.
 type JointImpact struct {
@@ -69,11 +72,11 @@ type BaseGuard interface {
 	CheckGoal(frame string, x, y float64) []Violation
 	// CheckDrive refuses twists over the caps and drives whose predicted end
 	// pose leaves the fence; it returns the predicted end pose.
-	CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation)
+	CheckDrive(start actuators.Pose2D, linear, angular, duration float64) (actuators.Pose2D, []Violation)
 	// OutsideFence names, per axis (joint "x" or "y"), how far a pose lies
 	// outside the fence; nil inside. From outside, CheckDrive applies the
 	// recovery rules.
-	OutsideFence(p Pose2D) []OutOfRange
+	OutsideFence(p actuators.Pose2D) []OutOfRange
 }
 
 // JointLimits is one joint as robot_describe lists it. Zero limits with the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
@@ -141,16 +142,16 @@ func (s SafetyBase) CheckGoal(frame string, x, y float64) []Violation {
 }
 
 // CheckDrive refuses twists over the caps or leaving the fence.
-func (s SafetyBase) CheckDrive(start Pose2D, linear, angular, duration float64) (Pose2D, []Violation) {
+func (s SafetyBase) CheckDrive(start actuators.Pose2D, linear, angular, duration float64) (actuators.Pose2D, []Violation) {
 	end, vs, err := s.Base.CheckDrive(start.Frame, safety.Pose2D{X: start.X, Y: start.Y, Theta: start.Yaw}, linear, angular, duration)
 	if err != nil {
 		return start, []Violation{{Kind: "invalid_drive: " + err.Error()}}
 	}
-	return Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
+	return actuators.Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
 }
 
 // OutsideFence says how far the pose lies outside the fence, per axis.
-func (s SafetyBase) OutsideFence(p Pose2D) []OutOfRange {
+func (s SafetyBase) OutsideFence(p actuators.Pose2D) []OutOfRange {
 	var out []OutOfRange
 	for _, o := range s.Base.OutsideFence(p.X, p.Y) {
 		out = append(out, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})

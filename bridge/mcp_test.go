@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // connect serves the rig over an in-memory MCP transport and returns a
@@ -124,8 +126,8 @@ func TestEveryResultAndErrorFitsTheAdvertisedOutputSchema(t *testing.T) {
 			}
 		}
 	}
-	if r.robot.goalsSent() != 1 {
-		t.Fatalf("goals sent %d, want 1 (the one confirm)", r.robot.goalsSent())
+	if r.robot.GoalsSent() != 1 {
+		t.Fatalf("goals sent %d, want 1 (the one confirm)", r.robot.GoalsSent())
 	}
 }
 
@@ -211,9 +213,9 @@ func TestMotionStatusWaitSendsProgressNotificationsFromFeedback(t *testing.T) {
 	mid := c["motion_id"].(string)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "arm", GoalID: mid, State: "active", Progress: 0.25})
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: mid, State: actuators.GoalActive, Progress: 0.25})
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "arm", GoalID: mid, State: "active", Progress: 0.5})
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: mid, State: actuators.GoalActive, Progress: 0.5})
 	}()
 	params := &mcp.CallToolParams{Name: "motion_status", Arguments: map[string]any{"motion_id": mid, "wait_s": 0.5}}
 	params.SetProgressToken("p1")

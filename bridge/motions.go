@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -28,7 +29,7 @@ type MotionStore interface {
 // dispatch (durable record first, then the goal), tracking from goal
 // updates, status, cancel. Previews are built by the actuator tools.
 type Motions struct {
-	Robot  Robot
+	Robot  actuators.Robot
 	Store  MotionStore
 	Signer PreviewSigner
 	Now    func() time.Time
@@ -38,7 +39,7 @@ type Motions struct {
 	ConsoleURL string
 	// Restate re-reads the robot and says why the start state of a
 	// preview's goal no longer holds ("" when it does).
-	Restate func(ctx context.Context, g *storedGoal) string
+	Restate func(ctx context.Context, actuator string, g *storedGoal) string
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -117,28 +118,34 @@ func (m *Motions) ActiveOn(actuator string) (string, bool) {
 	return id, ok
 }
 
-// actionlib state names → motion states.
-var updateStates = map[string]inflight.State{
-	"pending":    inflight.StateSent,
-	"active":     inflight.StateActive,
-	"preempting": inflight.StateActive,
-	"recalling":  inflight.StateSent,
-	"succeeded":  inflight.StateSucceeded,
-	"aborted":    inflight.StateAborted,
-	"preempted":  inflight.StatePreempted,
-	"rejected":   inflight.StateRejected,
-	"recalled":   inflight.StateRecalled,
-	"lost":       inflight.StateUnknown,
+// Goal states → motion states. GoalCanceling is missing: a cancel in
+// progress leaves the motion where it is (onUpdate).
+var updateStates = map[actuators.GoalState]inflight.State{
+	actuators.GoalPending:   inflight.StateSent,
+	actuators.GoalActive:    inflight.StateActive,
+	actuators.GoalSucceeded: inflight.StateSucceeded,
+	actuators.GoalAborted:   inflight.StateAborted,
+	actuators.GoalCanceled:  inflight.StatePreempted,
+	actuators.GoalRejected:  inflight.StateRejected,
+	actuators.GoalRecalled:  inflight.StateRecalled,
+	actuators.GoalLost:      inflight.StateUnknown,
 }
 
-func (m *Motions) onUpdate(u GoalUpdate) {
+func (m *Motions) onUpdate(u actuators.GoalUpdate) {
 	to, ok := updateStates[u.State]
-	if !ok {
+	if !ok && u.State != actuators.GoalCanceling {
 		return
 	}
 	cur, err := m.Store.Get(u.GoalID)
 	if err != nil {
 		return // not ours (a hold goal, another client's goal)
+	}
+	if u.State == actuators.GoalCanceling {
+		// Being canceled: still running if it ran, else still only sent.
+		to = inflight.StateSent
+		if cur.State == inflight.StateActive {
+			to = inflight.StateActive
+		}
 	}
 	if cur.State == inflight.StateDispatching && to != inflight.StateSent && to != inflight.StateUnknown {
 		// The robot answered before Confirm recorded "sent": the goal is out.
@@ -326,7 +333,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	g := new(storedGoal)
 	why := "stored preview unreadable"
 	if json.Unmarshal(pv.Goal, g) == nil {
-		why = m.Restate(ctx, g)
+		why = m.Restate(ctx, pv.Actuator, g)
 	}
 	if why != "" {
 		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,
@@ -344,7 +351,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	if serr := m.send(ctx, motionID, g, c.Session); serr != nil {
+	if serr := m.send(ctx, pv.Actuator, motionID, g, c.Session); serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")
@@ -368,7 +375,7 @@ func (m *Motions) replay(id string) (map[string]any, error) {
 }
 
 func (m *Motions) actuatorReady(name string) *Error {
-	if !m.Robot.MasterReachable() {
+	if !m.Robot.Connected() {
 		return StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again; the bridge re-registers within 5 s", "cannot reach the robot; nothing was sent")
 	}
 	for _, a := range m.Robot.Actuators() {
@@ -383,18 +390,19 @@ func (m *Motions) actuatorReady(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, id string, g *storedGoal, session string) error {
+func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal, session string) error {
 	switch {
 	case g.Trajectory != nil:
-		return m.Robot.SendTrajectory(ctx, id, g.Trajectory.Joints, g.Trajectory.Points)
+		return m.Robot.Send(ctx, actuator, id, actuators.Trajectory{Joints: g.Trajectory.Joints, Points: g.Trajectory.Points})
 	case g.Gripper != nil:
-		return m.Robot.SendGripper(ctx, id, g.Gripper.Position, g.Gripper.MaxEffort)
+		return m.Robot.Send(ctx, actuator, id, actuators.GripperCommand{Position: g.Gripper.Position, MaxEffort: g.Gripper.MaxEffort})
 	case g.Navigate != nil:
-		return m.Robot.SendNavigate(ctx, id, *g.Navigate)
+		return m.Robot.Send(ctx, actuator, id, actuators.Navigate{Target: *g.Navigate})
 	case g.Drive != nil:
 		// The drive outlives this call: it runs under the session's context
 		// and stops when the session ends (the deadman).
-		return m.Robot.Drive(m.sessionContext(session), id, g.Drive.Linear, g.Drive.Angular, time.Duration(g.Drive.DurationS*float64(time.Second)))
+		d := actuators.Drive{Linear: g.Drive.Linear, Angular: g.Drive.Angular, Duration: time.Duration(g.Drive.DurationS * float64(time.Second))}
+		return m.Robot.Send(m.sessionContext(session), actuator, id, d)
 	}
 	return errors.New("stored goal is empty")
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -35,7 +36,7 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if r.robot.goalsSent() != 0 {
+	if r.robot.GoalsSent() != 0 {
 		t.Fatal("a preview reached the robot")
 	}
 	joints := out["joints"].([]any)
@@ -51,12 +52,10 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if c1["state"] != "sent" || r.robot.goalsSent() != 1 {
-		t.Fatalf("confirm: %v sent %d", c1, r.robot.goalsSent())
+	if c1["state"] != "sent" || r.robot.GoalsSent() != 1 {
+		t.Fatalf("confirm: %v sent %d", c1, r.robot.GoalsSent())
 	}
-	r.robot.mu.Lock()
-	fresh := r.robot.freshReads
-	r.robot.mu.Unlock()
+	fresh := r.robot.FreshReads()
 	if fresh != 2 {
 		t.Errorf("%d fresh joint reads, want 2: the preview and the check before the send start from the wire, not the cache", fresh)
 	}
@@ -64,8 +63,8 @@ func TestPreviewMovesNothingAndConfirmSendsExactlyOnce(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if c2["motion_id"] != c1["motion_id"] || c2["replay"] != true || r.robot.goalsSent() != 1 {
-		t.Fatalf("second confirm resent: %v, sent %d", c2, r.robot.goalsSent())
+	if c2["motion_id"] != c1["motion_id"] || c2["replay"] != true || r.robot.GoalsSent() != 1 {
+		t.Fatalf("second confirm resent: %v, sent %d", c2, r.robot.GoalsSent())
 	}
 }
 
@@ -98,8 +97,8 @@ func TestConcurrentIdenticalConfirmsPublishOneGoal(t *testing.T) {
 			t.Fatalf("two motion ids: %s %s", first, m)
 		}
 	}
-	if r.robot.goalsSent() != 1 {
-		t.Fatalf("%d goals on the wire", r.robot.goalsSent())
+	if r.robot.GoalsSent() != 1 {
+		t.Fatalf("%d goals on the wire", r.robot.GoalsSent())
 	}
 }
 
@@ -130,9 +129,7 @@ func TestRefusalsReachNothing(t *testing.T) {
 		}, CodeLimitViolation},
 		{"stale preview", func(t *testing.T, r *rig) (string, string) {
 			id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
-			r.robot.mu.Lock()
-			r.robot.joints["j1"] = 0.2
-			r.robot.mu.Unlock()
+			r.robot.SetJoint("j1", 0.2)
 			return "motion_confirm", `{"preview_id":"` + id + `"}`
 		}, CodeStalePreview},
 		{"expired", func(t *testing.T, r *rig) (string, string) {
@@ -171,9 +168,7 @@ func TestRefusalsReachNothing(t *testing.T) {
 		}, CodePermissionDenied},
 		{"actuator offline", func(t *testing.T, r *rig) (string, string) {
 			id := preview(t, r, "gripper_move", `{"position":0.05}`)
-			r.robot.mu.Lock()
-			r.robot.connected = false
-			r.robot.mu.Unlock()
+			r.robot.SetConnected(false)
 			return "motion_confirm", `{"preview_id":"` + id + `"}`
 		}, CodeUnavailable},
 		{"estop_reset by planner", func(t *testing.T, r *rig) (string, string) {
@@ -192,8 +187,8 @@ func TestRefusalsReachNothing(t *testing.T) {
 			if e.Message == "" {
 				t.Fatal("empty message")
 			}
-			if r.robot.goalsSent() != 0 {
-				t.Fatalf("%d goals reached the robot", r.robot.goalsSent())
+			if r.robot.GoalsSent() != 0 {
+				t.Fatalf("%d goals reached the robot", r.robot.GoalsSent())
 			}
 		})
 	}
@@ -223,12 +218,12 @@ func TestBusyActuatorRefusesSecondMotionUntilTheFirstEnds(t *testing.T) {
 	if e == nil || e.Code != CodeBusy || !strings.Contains(e.State, m1["motion_id"].(string)) || e.Release == "" {
 		t.Fatalf("%+v", e)
 	}
-	r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: m1["motion_id"].(string), State: "succeeded"})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: m1["motion_id"].(string), State: actuators.GoalSucceeded})
 	if _, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+b+`"}`); e != nil {
 		t.Fatal(e)
 	}
-	if r.robot.goalsSent() != 2 {
-		t.Fatalf("sent %d", r.robot.goalsSent())
+	if r.robot.GoalsSent() != 2 {
+		t.Fatalf("sent %d", r.robot.GoalsSent())
 	}
 }
 
@@ -242,9 +237,9 @@ func TestMotionStatusWaitsForTheNextStateAndReportsTerminal(t *testing.T) {
 	mid := c["motion_id"].(string)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "active"})
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: actuators.GoalActive})
 		time.Sleep(50 * time.Millisecond)
-		r.robot.obs(GoalUpdate{Actuator: "base", GoalID: mid, State: "succeeded", Result: map[string]any{}})
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: actuators.GoalSucceeded, Result: map[string]any{}})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -267,7 +262,7 @@ func TestMotionStatusWaitsForTheNextStateAndReportsTerminal(t *testing.T) {
 func TestRobotStopLatchesAndOnlyTheOperatorResetsTheCurrentEvent(t *testing.T) {
 	r := newRig(t)
 	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`)
-	if e != nil || s["estop_event"] != 1.0 || r.robot.stops != 1 {
+	if e != nil || s["estop_event"] != 1.0 || r.robot.Stops() != 1 {
 		t.Fatalf("%v %+v", s, e)
 	}
 	if _, e := r.call(t, RolePlanner, "robot_stop", `{}`); e != nil {
@@ -329,10 +324,8 @@ func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
 		t.Fatal(e)
 	}
 	r.m.SessionEnded("s")
-	r.robot.mu.Lock()
-	defer r.robot.mu.Unlock()
-	if len(r.robot.cancels) != 1 || r.robot.cancels[0] != c["motion_id"] {
-		t.Fatalf("cancels %v", r.robot.cancels)
+	if cs := r.robot.Cancels(); len(cs) != 1 || cs[0] != c["motion_id"] {
+		t.Fatalf("cancels %v", cs)
 	}
 }
 
@@ -343,8 +336,8 @@ func TestDriveOfAnEndedSessionIsNotStarted(t *testing.T) {
 	id := preview(t, r, "base_drive", `{"linear":0.2,"duration_s":5}`)
 	r.m.SessionEnded("s")
 	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
-	if e == nil || e.Code != CodeUnavailable || r.robot.goalsSent() != 0 {
-		t.Fatalf("confirm after the session ended: %v %v, drives started %d", c, e, r.robot.goalsSent())
+	if e == nil || e.Code != CodeUnavailable || r.robot.GoalsSent() != 0 {
+		t.Fatalf("confirm after the session ended: %v %v, drives started %d", c, e, r.robot.GoalsSent())
 	}
 }
 
@@ -357,10 +350,10 @@ func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if len(robot2.tracked) != 1 || robot2.tracked[0] != c["motion_id"] || robot2.goalsSent() != 0 {
-		t.Fatalf("tracked %v sent %d", robot2.tracked, robot2.goalsSent())
+	if len(robot2.Tracked()) != 1 || robot2.Tracked()[0] != c["motion_id"] || robot2.GoalsSent() != 0 {
+		t.Fatalf("tracked %v sent %d", robot2.Tracked(), robot2.GoalsSent())
 	}
-	robot2.obs(GoalUpdate{Actuator: "arm", GoalID: c["motion_id"].(string), State: "lost"})
+	robot2.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: c["motion_id"].(string), State: actuators.GoalLost})
 	mo, _ := r.store.Get(c["motion_id"].(string))
 	if mo.State != "unknown" {
 		t.Fatalf("state %s", mo.State)
@@ -372,10 +365,10 @@ func TestRobotAnswerBeforeSentIsRecordedNotDropped(t *testing.T) {
 	id := preview(t, r, "gripper_move", `{"position":0.021}`)
 	// The fake robot reports success from inside the send, before Confirm
 	// has recorded "sent", as a fast real robot can.
-	r.robot.onSend = func(goalID string) {
-		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "active"})
-		r.robot.obs(GoalUpdate{Actuator: "gripper", GoalID: goalID, State: "succeeded"})
-	}
+	r.robot.OnSend(func(goalID string) {
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: goalID, State: actuators.GoalActive})
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: goalID, State: actuators.GoalSucceeded})
+	})
 	c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	if e != nil {
 		t.Fatal(e)
@@ -432,8 +425,8 @@ func TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice(t *testing.T) {
 	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+strings.Join(parts, ".")+`"}`); e == nil || e.Code != CodeInvalidArgument {
 		t.Fatalf("an id naming another actuator: %+v, want invalid_argument", e)
 	}
-	if r.robot.goalsSent() != 2 {
-		t.Fatalf("%d goals sent, want 2", r.robot.goalsSent())
+	if r.robot.GoalsSent() != 2 {
+		t.Fatalf("%d goals sent, want 2", r.robot.GoalsSent())
 	}
 }
 
@@ -464,7 +457,9 @@ func TestStatusWaitSeesAChangeRightAfterItsRead(t *testing.T) {
 	}
 	mid := c["motion_id"].(string)
 	store := &changeAfterRead{MotionStore: r.m.Store}
-	store.change = func() { r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"}) }
+	store.change = func() {
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded})
+	}
 	r.m.Store = store
 	store.armed.Store(true)
 	start := time.Now()
@@ -524,8 +519,8 @@ func TestStatusUntilEndFollowsAMotionToItsOutcome(t *testing.T) {
 				t.Fatal("the status call never waited")
 			}
 		}
-		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "active"})
-		r.m.onUpdate(GoalUpdate{Actuator: "gripper", GoalID: mid, State: "succeeded"})
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalActive})
+		r.m.onUpdate(actuators.GoalUpdate{Actuator: "gripper", GoalID: mid, State: actuators.GoalSucceeded})
 		select {
 		case a := <-got:
 			return a.out, a.err
@@ -592,7 +587,7 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 func TestMotionRecordIsInTheFileBeforeItsGoalIsSent(t *testing.T) {
 	r := newRig(t)
 	var checked bool
-	r.robot.onSend = func(goalID string) {
+	r.robot.OnSend(func(goalID string) {
 		b, err := os.ReadFile(r.storePath)
 		if err != nil {
 			t.Error(err)
@@ -619,7 +614,7 @@ func TestMotionRecordIsInTheFileBeforeItsGoalIsSent(t *testing.T) {
 			return
 		}
 		checked = true
-	}
+	})
 	for _, c := range []struct{ tool, args string }{
 		{"arm_move_joints", `{"positions":{"j1":0.5}}`},
 		{"gripper_move", `{"position":0.02}`},

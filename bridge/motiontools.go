@@ -10,11 +10,12 @@ import (
 	"github.com/actbridge/actbridge/inflight"
 )
 
-// Restate compares the live robot with the state a preview was computed
-// on; it returns why they differ, or "" when the preview still holds.
-func (p *Previewer) Restate(ctx context.Context, g *storedGoal) string {
+// Restate compares the live robot with the state a preview of actuator
+// was computed on; it returns why they differ, or "" when the preview
+// still holds.
+func (p *Previewer) Restate(ctx context.Context, actuator string, g *storedGoal) string {
 	if g.Navigate != nil || g.Drive != nil {
-		pose, ok := p.Robot.Odom()
+		pose, ok := p.Robot.Odom(actuator)
 		if !ok {
 			return "no odometry"
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
 )
@@ -28,7 +29,7 @@ type storedGoal struct {
 		Position  float64 `json:"position"`
 		MaxEffort float64 `json:"max_effort"`
 	} `json:"gripper,omitempty"`
-	Navigate *Pose2D `json:"navigate,omitempty"`
+	Navigate *actuators.Pose2D `json:"navigate,omitempty"`
 	Drive    *struct {
 		Linear    float64 `json:"linear"`
 		Angular   float64 `json:"angular"`
@@ -71,7 +72,7 @@ type BaseModel struct {
 // none has no tools (Tools), one with several names its actuator in an
 // argument (choice.go).
 type Previewer struct {
-	Robot      Robot
+	Robot      actuators.Robot
 	Store      MotionStore
 	Signer     PreviewSigner
 	Motions    *Motions
@@ -93,7 +94,7 @@ type Previewer struct {
 	StepCaps StepCaps
 }
 
-func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error) {
+func (p *Previewer) joints(ctx context.Context) (map[string]actuators.JointReading, *Error) {
 	snap := p.Robot.FreshJoints(ctx)
 	if snap.Received.IsZero() {
 		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
@@ -101,7 +102,7 @@ func (p *Previewer) joints(ctx context.Context) (map[string]JointReading, *Error
 	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
 		return nil, StateError(CodeUnavailable, fmt.Sprintf("joint states are %.1f s old", age.Seconds()), "when /joint_states is fresh again", "cannot preview from stale state")
 	}
-	m := make(map[string]JointReading, len(snap.Joints))
+	m := make(map[string]actuators.JointReading, len(snap.Joints))
 	for _, j := range snap.Joints {
 		m[j.Name] = j
 	}

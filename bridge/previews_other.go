@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // GripperMove previews moving the gripper fingers.
@@ -102,10 +104,11 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func (p *Previewer) pose() (Pose2D, *Error) {
-	pose, ok := p.Robot.Odom()
+// pose is the named base's odometry.
+func (p *Previewer) pose(base string) (actuators.Pose2D, *Error) {
+	pose, ok := p.Robot.Odom(base)
 	if !ok {
-		return Pose2D{}, StateError(CodeUnavailable, "no odometry received", "when the base publishes odometry", "cannot preview a base motion without its pose")
+		return actuators.Pose2D{}, StateError(CodeUnavailable, "no odometry received", "when the base publishes odometry", "cannot preview a base motion without its pose")
 	}
 	return pose, nil
 }
@@ -155,7 +158,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			if in.Frame != "" && in.Frame != b.Frame {
 				return nil, FieldError("frame", b.Frame+" ("+b.Name+"'s frame)", quote(in.Frame), "not this base's frame")
 			}
-			cur, perr := p.pose()
+			cur, perr := p.pose(b.Name)
 			if perr != nil {
 				return nil, perr
 			}
@@ -175,7 +178,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
 			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
-			goal.Navigate = &Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			goal.Navigate = &actuators.Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
@@ -242,7 +245,7 @@ func (p *Previewer) BaseDrive() *Tool {
 			if in.DurationS > b.MaxDriveS {
 				return nil, FieldError("duration_s", fmt.Sprintf("at most %g (%s)", b.MaxDriveS, b.Name), fmt.Sprint(in.DurationS), "longer than this base may drive")
 			}
-			cur, perr := p.pose()
+			cur, perr := p.pose(b.Name)
 			if perr != nil {
 				return nil, perr
 			}

@@ -39,7 +39,7 @@ func TestStepCapsRefuseTooLargeMotionsAndSendNothing(t *testing.T) {
 			t.Fatalf("%s within the caps: %v", c.tool, err)
 		}
 	}
-	if r.robot.goalsSent() != 0 {
+	if r.robot.GoalsSent() != 0 {
 		t.Fatal("previews sent goals")
 	}
 }

@@ -126,7 +126,7 @@ func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T)
 	if _, err := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`); err != nil {
 		t.Fatal(err)
 	}
-	if r.robot.goalsSent() != 1 {
-		t.Fatalf("goals %d", r.robot.goalsSent())
+	if r.robot.GoalsSent() != 1 {
+		t.Fatalf("goals %d", r.robot.GoalsSent())
 	}
 }

@@ -3,6 +3,8 @@ package bridge
 import (
 	"strings"
 	"testing"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // listing is one discovery page as names and, for the operator, the names
@@ -63,7 +65,7 @@ func TestDiscoveryShowsThePlannerOnlyWhatItMayReachAndTheOperatorAllMarked(t *te
 
 func TestOperatorSeesEveryLeafOfANamespaceThePlannerSeesFiltered(t *testing.T) {
 	r := newROSRig(t)
-	r.tools.Policy.ParamRead = Globs{"/sim/*", "/sim/config/serial"}
+	r.tools.Policy.ParamRead = allowlist.Globs{"/sim/*", "/sim/config/serial"}
 	r.ros.params["/sim/config/pin"] = "0000"
 	planner := mustOK(t, r, RolePlanner, "params_get", `{"name":"/sim/config"}`)["items"].([]any)[0].(map[string]any)["value"].(map[string]any)
 	operator := mustOK(t, r, RoleOperator, "params_get", `{"name":"/sim/config"}`)["items"].([]any)[0].(map[string]any)["value"].(map[string]any)

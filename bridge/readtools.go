@@ -7,6 +7,9 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // Result budgets for free-size outputs.
@@ -27,7 +30,7 @@ func joinsOut() *Schema {
 }
 
 // JointsReadTool reports joint positions and velocities and how old they are.
-func JointsReadTool(robot Robot, staleAfter time.Duration, now func() time.Time) *Tool {
+func JointsReadTool(robot actuators.State, staleAfter time.Duration, now func() time.Time) *Tool {
 	return &Tool{
 		Name: "joints_read", Group: "joints", Tier: TierRead, Quick: true, Title: "Read joint states", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Returns the latest position, velocity and effort of the arm and gripper joints, with the age of the reading.",
@@ -53,7 +56,7 @@ func JointsReadTool(robot Robot, staleAfter time.Duration, now func() time.Time)
 			}
 			out := snap.Joints
 			if len(in.Joints) > 0 {
-				byName := map[string]JointReading{}
+				byName := map[string]actuators.JointReading{}
 				for _, j := range snap.Joints {
 					byName[j.Name] = j
 				}
@@ -78,13 +81,13 @@ func JointsReadTool(robot Robot, staleAfter time.Duration, now func() time.Time)
 // would marshal them, so the bytes stay what they were; a struct because
 // every planner reads it, often, and a map costs a sort and boxing per call.
 type jointsResult struct {
-	AgeS      float64        `json:"age_s"`
-	Joints    []JointReading `json:"joints"`
-	Stale     bool           `json:"stale"`
-	Truncated bool           `json:"truncated"` // always false: every requested joint is listed
+	AgeS      float64                  `json:"age_s"`
+	Joints    []actuators.JointReading `json:"joints"`
+	Stale     bool                     `json:"stale"`
+	Truncated bool                     `json:"truncated"` // always false: every requested joint is listed
 }
 
-func jointNames(js []JointReading) string {
+func jointNames(js []actuators.JointReading) string {
 	names := make([]string, len(js))
 	for i, j := range js {
 		names[i] = j.Name
@@ -94,10 +97,16 @@ func jointNames(js []JointReading) string {
 
 func round3(f float64) float64 { return float64(int64(f*1000)) / 1000 }
 
+// ConnectedGraph is a graph that says whether the transport reaches it.
+type ConnectedGraph interface {
+	actuators.Graph
+	Connected() bool
+}
+
 // TopicsListTool lists the ROS graph's topics, paginated and sorted by
 // name: to the planner only those topic_sample may read (topics), to the
 // operator every topic, marked.
-func TopicsListTool(robot Robot, topics Globs) *Tool {
+func TopicsListTool(robot ConnectedGraph, topics allowlist.Globs) *Tool {
 	return &Tool{
 		Name: "topics_list", Group: "topics", Tier: TierRead, Title: "List ROS topics", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Lists the ROS topics you may sample (the robot config's topic allowlist) that exist now, with their message types, sorted by name and paginated.",
@@ -121,7 +130,7 @@ func TopicsListTool(robot Robot, topics Globs) *Tool {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			if !robot.MasterReachable() {
+			if !robot.Connected() {
 				return nil, StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again (the bridge re-registers within seconds)", "cannot list topics")
 			}
 			all, err := robot.Topics(ctx)
@@ -154,7 +163,7 @@ func pageOut(items string) *Schema {
 
 // TopicSampleTool reads a few messages of a topic as JSON, clipped; a large
 // result goes to a file under dataDir with a summary and the path.
-func TopicSampleTool(robot Robot, dataDir string) *Tool {
+func TopicSampleTool(robot actuators.Graph, dataDir string) *Tool {
 	return &Tool{
 		Name: "topic_sample", Group: "topics", Tier: TierRead, Title: "Sample a ROS topic", TouchesRobot: true,
 		Description: Describe("Subscribes to a topic, waits for up to n messages (bounded by timeout_s) and returns them as JSON.",
@@ -201,7 +210,7 @@ func TopicSampleTool(robot Robot, dataDir string) *Tool {
 			}
 			msgs, err := robot.SampleTopic(ctx, path.Clean(in.Topic), in.N, time.Duration(in.TimeoutS*float64(time.Second)))
 			if err != nil {
-				return nil, AsError(err)
+				return nil, AsError(sampleError(robot, err))
 			}
 			b, _ := json.Marshal(msgs)
 			if len(b) <= in.MaxBytes {

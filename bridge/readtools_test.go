@@ -5,21 +5,24 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 )
 
 // fixedJoints is the fake robot with one joint_states snapshot.
 type fixedJoints struct {
-	*fakeRobot
-	snap JointsSnapshot
+	*actuatorsfake.Robot
+	snap actuators.JointsSnapshot
 }
 
-func (f fixedJoints) Joints() JointsSnapshot { return f.snap }
+func (f fixedJoints) Joints() actuators.JointsSnapshot { return f.snap }
 
 // The result's bytes are a contract read by planners: field names, their
 // order (as a map would marshal them) and values.
 func TestJointsReadResultBytes(t *testing.T) {
 	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	robot := fixedJoints{newFakeRobot(), JointsSnapshot{Received: at, Joints: []JointReading{
+	robot := fixedJoints{newFakeRobot(), actuators.JointsSnapshot{Received: at, Joints: []actuators.JointReading{
 		{Name: "j1", Position: 0.5, Velocity: -0.25, Effort: 3},
 		{Name: "j2", Position: 1e-7},
 	}}}

@@ -7,8 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/actbridge/actbridge/safety"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // recoveryRig is the rig with the real safety checks on two joints in
@@ -26,7 +28,7 @@ func recoveryRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := newRig(t, func(p *Previewer) { p.Arms[0].Guard = SafetyArm{Limits: lim} })
-	r.robot.joints["j1"] = 2.3
+	r.robot.SetJoint("j1", 2.3)
 	return r
 }
 
@@ -66,7 +68,7 @@ func TestFromOutOfRangeEveryOtherArmMotionIsRefusedAndNothingIsSent(t *testing.T
 
 func TestInsideTheRangesAMotionKeepsItsPolicyAndNoRecoveryMark(t *testing.T) {
 	r := recoveryRig(t)
-	r.robot.joints["j1"] = 1.5
+	r.robot.SetJoint("j1", 1.5)
 	pv, e := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":1.9,"j2":0.5}}`)
 	if e != nil {
 		t.Fatal(e)
@@ -86,7 +88,7 @@ func fenceRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	r := newRig(t, func(p *Previewer) { p.Bases[0].Guard = SafetyBase{Base: b} })
-	r.robot.pose = Pose2D{Frame: "odom", X: 6, Yaw: math.Pi}
+	r.robot.SetPose(actuators.Pose2D{Frame: "odom", X: 6, Yaw: math.Pi})
 	return r
 }
 
@@ -133,7 +135,7 @@ func refusedAsRecoveryOnly(t *testing.T, r *rig, tool, args, kind string) {
 	if len(vs) == 0 || vs[0].Kind != kind || d["out_of_range"] == nil {
 		t.Fatalf("details %+v, want a %s violation", e.Details, kind)
 	}
-	if n := r.robot.goalsSent(); n != 0 {
+	if n := r.robot.GoalsSent(); n != 0 {
 		t.Fatalf("%d goals sent", n)
 	}
 }
@@ -147,14 +149,14 @@ func onlyTheOperatorConfirms(t *testing.T, r *rig, id string) {
 	if e == nil || e.Code != CodePermissionDenied || e.Rule != "operator_confirms" {
 		t.Fatalf("planner confirm: %v", e)
 	}
-	if n := r.robot.goalsSent(); n != 0 {
+	if n := r.robot.GoalsSent(); n != 0 {
 		t.Fatalf("%d goals sent on a refused confirm", n)
 	}
 	out, e := r.call(t, RoleOperator, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	if e != nil || out["state"] != "sent" {
 		t.Fatalf("operator confirm: %v %v", out, e)
 	}
-	if n := r.robot.goalsSent(); n != 1 {
+	if n := r.robot.GoalsSent(); n != 1 {
 		t.Fatalf("%d goals sent, want 1", n)
 	}
 }
@@ -179,22 +181,20 @@ func TestElicitationCannotApproveARecoveryButStillApprovesOperatorPolicy(t *test
 					t.Fatalf("planner confirm of a recovery: %v", m)
 				}
 			}
-			if asked.Load() != 0 || r.robot.goalsSent() != 0 {
-				t.Fatalf("asked %d times, %d goals sent; want 0 and 0", asked.Load(), r.robot.goalsSent())
+			if asked.Load() != 0 || r.robot.GoalsSent() != 0 {
+				t.Fatalf("asked %d times, %d goals sent; want 0 and 0", asked.Load(), r.robot.GoalsSent())
 			}
 			if !operatorPolicy {
 				return
 			}
-			r.robot.mu.Lock()
-			r.robot.joints["j1"] = 1.5 // back in range: an ordinary operator-policy motion
-			r.robot.mu.Unlock()
+			r.robot.SetJoint("j1", 1.5) // back in range: an ordinary operator-policy motion
 			id = armPreview(t, cs, 1.0)
 			res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
 			if res.IsError || m["state"] != "sent" || m["confirmed_via"] != ViaElicitation {
 				t.Fatalf("confirm of an operator-policy preview after approval: %v", m)
 			}
-			if asked.Load() != 1 || r.robot.goalsSent() != 1 {
-				t.Fatalf("asked %d times, %d goals sent; want 1 and 1", asked.Load(), r.robot.goalsSent())
+			if asked.Load() != 1 || r.robot.GoalsSent() != 1 {
+				t.Fatalf("asked %d times, %d goals sent; want 1 and 1", asked.Load(), r.robot.GoalsSent())
 			}
 		})
 	}

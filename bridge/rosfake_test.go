@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // fakeROS is a parameter server, a few std_srvs services and a camera that
@@ -79,7 +82,7 @@ func (f *fakeROS) GetParam(_ context.Context, name string) (any, error) {
 	if len(dict) > 0 {
 		return dict, nil
 	}
-	return nil, RuleError(CodeNotFound, "param_exists", "name", "parameter not set: "+name)
+	return nil, fmt.Errorf("%w: %s", actuators.ErrParamNotSet, name)
 }
 
 func (f *fakeROS) SetParam(_ context.Context, name string, v any) error {
@@ -90,12 +93,12 @@ func (f *fakeROS) SetParam(_ context.Context, name string, v any) error {
 	return nil
 }
 
-func (f *fakeROS) Services(context.Context) ([]ServiceInfo, error) {
+func (f *fakeROS) Services(context.Context) ([]actuators.ServiceInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []ServiceInfo
+	var out []actuators.ServiceInfo
 	for k := range f.services {
-		out = append(out, ServiceInfo{Name: k, Providers: []string{"/sim"}})
+		out = append(out, actuators.ServiceInfo{Name: k, Providers: []string{"/sim"}})
 	}
 	return out, nil
 }
@@ -106,16 +109,16 @@ func (f *fakeROS) ServiceType(_ context.Context, name string) (string, error) {
 	f.probes++
 	t, ok := f.services[name]
 	if !ok {
-		return "", RuleError(CodeNotFound, "service_exists", "service", "unknown service "+name)
+		return "", fmt.Errorf("%w: %s", actuators.ErrUnknownService, name)
 	}
 	return t, nil
 }
 
-func (f *fakeROS) ServiceTypes() []ServiceType {
-	return []ServiceType{
-		{Name: "std_srvs/Empty", Request: []ServiceField{}, Response: []ServiceField{}},
-		{Name: "std_srvs/SetBool", Request: []ServiceField{{"data", "bool"}}, Response: []ServiceField{{"success", "bool"}, {"message", "string"}}},
-		{Name: "std_srvs/Trigger", Request: []ServiceField{}, Response: []ServiceField{{"success", "bool"}, {"message", "string"}}},
+func (f *fakeROS) ServiceTypes() []actuators.ServiceType {
+	return []actuators.ServiceType{
+		{Name: "std_srvs/Empty", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{}},
+		{Name: "std_srvs/SetBool", Request: []actuators.ServiceField{{Name: "data", Type: "bool"}}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
+		{Name: "std_srvs/Trigger", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
 	}
 }
 
@@ -126,7 +129,7 @@ func (f *fakeROS) CallService(_ context.Context, name, typ string, req map[strin
 		return nil, f.callErr
 	}
 	if f.services[name] != typ {
-		return nil, fmt.Errorf("%w: type mismatch", ErrServiceNotSent)
+		return nil, fmt.Errorf("%w: type mismatch", actuators.ErrServiceNotSent)
 	}
 	f.calls[name]++
 	if f.answer != nil {
@@ -136,7 +139,7 @@ func (f *fakeROS) CallService(_ context.Context, name, typ string, req map[strin
 	return map[string]any{"success": true, "message": "got " + string(b)}, nil
 }
 
-func (f *fakeROS) Snapshot(_ context.Context, topic string, _ time.Duration) (Frame, error) {
+func (f *fakeROS) Snapshot(_ context.Context, topic string, _ time.Duration) (actuators.Frame, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.frames++
@@ -146,7 +149,14 @@ func (f *fakeROS) Snapshot(_ context.Context, topic string, _ time.Duration) (Fr
 			img.Set(x, y, color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255}) // noisy: hard to compress
 		}
 	}
-	return Frame{Topic: topic, Type: "sensor_msgs/Image", Source: "rgb8", Image: img, Stamp: time.Unix(100, 0)}, nil
+	return actuators.Frame{Topic: topic, Type: "sensor_msgs/Image", Source: "rgb8", Image: img, Stamp: time.Unix(100, 0)}, nil
+}
+
+// fakeROS has no topics of its own: the motion rig's fakeRobot lists them.
+func (f *fakeROS) Topics(context.Context) ([]actuators.TopicInfo, error) { return nil, nil }
+func (f *fakeROS) SampleTypes() []string                                 { return nil }
+func (f *fakeROS) SampleTopic(_ context.Context, topic string, _ int, _ time.Duration) ([]any, error) {
+	return nil, fmt.Errorf("%w: %s", actuators.ErrUnknownTopic, topic)
 }
 
 func (f *fakeROS) WatchTopic(ctx context.Context, _ string, _ func(any)) error {
@@ -182,8 +192,8 @@ func newROSRig(t *testing.T) *rosRig {
 	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second, Now: r.clock}
 	one := 1.0
 	x.tools = &ROSTools{ROS: x.ros, DataDir: x.data, Previewer: pv, Images: x.images, Policy: AccessPolicy{
-		Topics:    Globs{"/camera/*", "/odom"},
-		ParamRead: Globs{"/sim/led/*", "/sim/config/*", "/sim/big/*"},
+		Topics:    allowlist.Globs{"/camera/*", "/odom"},
+		ParamRead: allowlist.Globs{"/sim/led/*", "/sim/config/*", "/sim/big/*"},
 		ParamSet: []ParamRule{{Pattern: "/sim/led/brightness", Type: "double", Min: new(float64), Max: &one},
 			{Pattern: "/sim/led/enabled", Type: "bool"}, {Pattern: "/sim/camera/label", Type: "string", MaxLength: 8}},
 		Services: []ServiceRule{{Pattern: "/sim/status", Tier: TierRead}, {Pattern: "/sim/led/set", Tier: TierWrite, Type: "std_srvs/SetBool"},

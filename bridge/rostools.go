@@ -14,6 +14,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // ParamRule allows setting the parameters its pattern matches, with a type
@@ -38,8 +41,8 @@ type ServiceRule struct {
 // AccessPolicy is what the guarded ROS tools may reach. Anything a list
 // does not match is refused with permission_denied before ROS is asked.
 type AccessPolicy struct {
-	Topics    Globs // sampled by topic_sample, camera_snapshot and conditions
-	ParamRead Globs
+	Topics    allowlist.Globs // sampled by topic_sample, camera_snapshot and conditions
+	ParamRead allowlist.Globs
 	ParamSet  []ParamRule
 	Services  []ServiceRule
 }
@@ -81,7 +84,7 @@ func (rt *ROSTools) paramReadable(name string) bool {
 
 func (rt *ROSTools) paramRule(name string) (ParamRule, bool) {
 	for _, r := range rt.Policy.ParamSet {
-		if GlobMatch(r.Pattern, name) {
+		if allowlist.Matches(r.Pattern, name) {
 			return r, true
 		}
 	}
@@ -90,7 +93,7 @@ func (rt *ROSTools) paramRule(name string) (ParamRule, bool) {
 
 func (rt *ROSTools) serviceRule(name string) (ServiceRule, bool) {
 	for _, r := range rt.Policy.Services {
-		if GlobMatch(r.Pattern, name) {
+		if allowlist.Matches(r.Pattern, name) {
 			return r, true
 		}
 	}
@@ -174,7 +177,7 @@ func (rt *ROSTools) paramsGet() *Tool {
 			if in.Name != "" {
 				v, err := rt.ROS.GetParam(ctx, in.Name)
 				if err != nil {
-					return nil, rosUnavailable(err, "reading "+in.Name)
+					return nil, rosUnavailable(accessError(err, "name"), "reading "+in.Name)
 				}
 				item, ierr := rt.paramItem(c.Role, in.Name, v)
 				if ierr != nil {
@@ -187,7 +190,7 @@ func (rt *ROSTools) paramsGet() *Tool {
 			}
 			all, err := rt.ROS.ParamNames(ctx)
 			if err != nil {
-				return nil, rosUnavailable(err, "listing parameters")
+				return nil, rosUnavailable(accessError(err, "prefix"), "listing parameters")
 			}
 			var names []string
 			for _, n := range all {
@@ -203,7 +206,7 @@ func (rt *ROSTools) paramsGet() *Tool {
 			for _, n := range page.Items {
 				v, err := rt.ROS.GetParam(ctx, n)
 				if err != nil {
-					out.Items = append(out.Items, markReach(map[string]any{"name": n, "error": clipRunes(AsError(err).Message, 200)}, c.Role, rt.paramReadable(n)))
+					out.Items = append(out.Items, markReach(map[string]any{"name": n, "error": clipRunes(AsError(accessError(err, "name")).Message, 200)}, c.Role, rt.paramReadable(n)))
 					continue
 				}
 				item, ierr := rt.paramItem(c.Role, n, v)
@@ -317,13 +320,14 @@ func (rt *ROSTools) paramsSet() *Tool {
 			name := c.Values["name"].(string)
 			rule, _ := rt.paramRule(name)
 			prev, gerr := rt.ROS.GetParam(ctx, name)
+			gerr = accessError(gerr, "name")
 			prevSet := gerr == nil
 			var e *Error
 			if gerr != nil && !(errors.As(gerr, &e) && e.Code == CodeNotFound) {
 				return nil, rosUnavailable(gerr, "reading "+name+" before setting it")
 			}
 			if err := rt.ROS.SetParam(ctx, name, v); err != nil {
-				return nil, rosUnavailable(err, "setting "+name)
+				return nil, rosUnavailable(accessError(err, "name"), "setting "+name)
 			}
 			out := map[string]any{"name": name, "type": rule.Type, "value": v, "previous": prev, "previous_set": prevSet, "undo": nil}
 			if prevSet {
@@ -452,15 +456,15 @@ func (rt *ROSTools) servicesList() *Tool {
 			}
 			all, err := rt.ROS.Services(ctx)
 			if err != nil {
-				return nil, rosUnavailable(err, "listing services")
+				return nil, rosUnavailable(accessError(err, ""), "listing services")
 			}
-			var sel []ServiceInfo
+			var sel []actuators.ServiceInfo
 			for _, s := range all {
 				if _, ok := rt.serviceRule(s.Name); listed(c.Role, ok) && strings.HasPrefix(s.Name, in.Prefix) {
 					sel = append(sel, s)
 				}
 			}
-			page, perr := Paginate(sel, func(s ServiceInfo) string { return s.Name }, in.Cursor, QueryKey("services", in.Prefix, c.Role), in.Limit)
+			page, perr := Paginate(sel, func(s actuators.ServiceInfo) string { return s.Name }, in.Cursor, QueryKey("services", in.Prefix, c.Role), in.Limit)
 			if perr != nil {
 				return nil, perr
 			}
@@ -478,7 +482,7 @@ func (rt *ROSTools) servicesList() *Tool {
 				item["type"] = typ
 				_, item["callable"] = supported[typ]
 				if terr != nil {
-					item["callable"], item["note"] = false, "type probe failed: "+clipRunes(AsError(terr).Message, 120)
+					item["callable"], item["note"] = false, "type probe failed: "+clipRunes(AsError(accessError(terr, "service")).Message, 120)
 				}
 				if allowed && rule.Tier == TierIrreversible {
 					item["confirmed_by"] = string(confirmRole(rule))
@@ -497,8 +501,8 @@ func confirmRole(r ServiceRule) Role {
 	return RoleOperator
 }
 
-func (rt *ROSTools) supportedTypes() map[string]ServiceType {
-	out := map[string]ServiceType{}
+func (rt *ROSTools) supportedTypes() map[string]actuators.ServiceType {
+	out := map[string]actuators.ServiceType{}
 	for _, t := range rt.ROS.ServiceTypes() {
 		out[t.Name] = t
 	}
@@ -508,7 +512,7 @@ func (rt *ROSTools) supportedTypes() map[string]ServiceType {
 // requestSchema is the union of every supported type's request fields, so
 // the tool's input stays a closed object; each type's own fields are
 // checked after its type is known.
-func requestSchema(types []ServiceType) *Schema {
+func requestSchema(types []actuators.ServiceType) *Schema {
 	props := map[string]*Schema{}
 	for _, t := range types {
 		for _, f := range t.Request {
@@ -518,7 +522,7 @@ func requestSchema(types []ServiceType) *Schema {
 	return &Schema{Type: "object", Description: "The request fields of the service's type (std_srvs/Trigger and Empty: none; SetBool: data). Default {}.", Properties: props}
 }
 
-func fieldSchema(f ServiceField, desc string) *Schema {
+func fieldSchema(f actuators.ServiceField, desc string) *Schema {
 	switch f.Type {
 	case "bool":
 		return Bool(desc)
@@ -544,7 +548,7 @@ func fieldSchema(f ServiceField, desc string) *Schema {
 }
 
 // typeSchema is one service type's request: every field required, nothing else.
-func typeSchema(t ServiceType) *Schema {
+func typeSchema(t actuators.ServiceType) *Schema {
 	s := Object(t.Name+" request", map[string]*Schema{})
 	for _, f := range t.Request {
 		s.Properties[f.Name] = fieldSchema(f, f.Name)
@@ -625,7 +629,7 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 	typ, err := rt.ROS.ServiceType(pctx, in.Service)
 	cancel()
 	if err != nil {
-		return nil, rosUnavailable(err, "asking "+in.Service+" for its type")
+		return nil, rosUnavailable(accessError(err, "service"), "asking "+in.Service+" for its type")
 	}
 	if rule.Type != "" && typ != rule.Type {
 		e := RuleError(CodePermissionDenied, "service_type_allowed", "service",
@@ -672,7 +676,7 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 	start := time.Now()
 	resp, err := rt.ROS.CallService(ctx, in.Service, typ, req, timeout)
 	if err != nil {
-		if errors.Is(err, ErrServiceNotSent) {
+		if errors.Is(err, actuators.ErrServiceNotSent) {
 			return nil, StateError(CodeUnavailable, "request not sent: "+clipRunes(err.Error(), 200), "when the service is provided again", "nothing was sent")
 		}
 		e := StateError(CodeUnavailable, "no answer from "+in.Service+": "+clipRunes(err.Error(), 200),
@@ -712,7 +716,7 @@ func (rt *ROSTools) Confirmer(next func(actuator string) Role) func(actuator str
 
 // GuardTopics makes a tool with a `topic` argument refuse topics outside
 // the allowlist before it subscribes.
-func GuardTopics(t *Tool, topics Globs) {
+func GuardTopics(t *Tool, topics allowlist.Globs) {
 	next := t.Semantic
 	t.Semantic = func(ctx context.Context, c *Call) error {
 		topic, _ := c.Values["topic"].(string)
@@ -785,7 +789,7 @@ func (rt *ROSTools) snapshot(ctx context.Context, c *Call) (any, error) {
 	}
 	f, err := rt.ROS.Snapshot(ctx, in.Topic, time.Duration(in.TimeoutS*float64(time.Second)))
 	if err != nil {
-		return nil, rosUnavailable(err, "reading a frame of "+in.Topic)
+		return nil, rosUnavailable(accessError(err, "topic"), "reading a frame of "+in.Topic)
 	}
 	path, serr := rt.saveFrame(f)
 	if serr != nil {
@@ -813,7 +817,7 @@ func (rt *ROSTools) snapshot(ctx context.Context, c *Call) (any, error) {
 // saveFrame writes the full frame under <data>/snapshots: the bytes as
 // received for a compressed image, lossless PNG otherwise. Only the newest
 // maxSnapshotFiles are kept.
-func (rt *ROSTools) saveFrame(f Frame) (string, error) {
+func (rt *ROSTools) saveFrame(f actuators.Frame) (string, error) {
 	dir := filepath.Join(rt.DataDir, "snapshots")
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return "", err
@@ -922,7 +926,7 @@ func (rt *ROSTools) Describe() map[string]any {
 	}
 }
 
-func nonNil(g Globs) []string {
+func nonNil(g allowlist.Globs) []string {
 	if g == nil {
 		return []string{}
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 func mustOK(t *testing.T, r *rosRig, role Role, tool, args string) map[string]any {
@@ -107,11 +109,11 @@ func TestParamsGetListsOnlyAllowlistedParametersPaginated(t *testing.T) {
 
 func TestParamsGetOfANamespaceHidesWhatIsNotAllowlisted(t *testing.T) {
 	r := newROSRig(t)
-	r.tools.Policy.ParamRead = Globs{"/sim/led/*", "/sim/config/serial"}
+	r.tools.Policy.ParamRead = allowlist.Globs{"/sim/led/*", "/sim/config/serial"}
 	// /sim/config is not itself readable...
 	mustRefuse(t, r, "params_get", `{"name":"/sim/config"}`, CodePermissionDenied, "param_read_allowed")
 	// ...and a readable namespace keeps only readable leaves
-	r.tools.Policy.ParamRead = Globs{"/sim/*", "/sim/config/serial"}
+	r.tools.Policy.ParamRead = allowlist.Globs{"/sim/*", "/sim/config/serial"}
 	v := mustOK(t, r, RolePlanner, "params_get", `{"name":"/sim/config"}`)["items"].([]any)[0].(map[string]any)["value"].(map[string]any)
 	if len(v) != 1 || v["serial"] != "S1" {
 		t.Fatalf("namespace leaked leaves: %v", v)
@@ -202,8 +204,8 @@ func TestIrreversibleServiceRunsOnlyThroughMotionConfirmAndOnce(t *testing.T) {
 	if again["replay"] != true || again["motion_id"] != c["motion_id"] {
 		t.Fatalf("retry %v", again)
 	}
-	if r.ros.calls["/sim/reset"] != 1 || r.robot.goalsSent() != 0 {
-		t.Fatalf("service called %d times, goals %d", r.ros.calls["/sim/reset"], r.robot.goalsSent())
+	if r.ros.calls["/sim/reset"] != 1 || r.robot.GoalsSent() != 0 {
+		t.Fatalf("service called %d times, goals %d", r.ros.calls["/sim/reset"], r.robot.GoalsSent())
 	}
 	// a service that changed type since the preview is stale
 	pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)

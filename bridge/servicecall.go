@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -47,7 +48,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	if m.ROS == nil {
 		return nil, StateError(CodeUnavailable, "this bridge has no ROS access for services", "never", "service calls are not available; nothing was sent")
 	}
-	if !m.Robot.MasterReachable() {
+	if !m.Robot.Connected() {
 		return nil, StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again", "cannot reach the service; nothing was sent")
 	}
 	if holder, busy := m.ActiveOn(pv.Actuator); busy {
@@ -57,6 +58,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	typ, err := m.ROS.ServiceType(pctx, sg.Service)
 	cancel()
+	err = accessError(err, "service")
 	if err != nil {
 		return nil, StateError(CodeStalePreview, "service "+sg.Service+" no longer answers: "+clipRunes(err.Error(), 160),
 			"preview again once the service is provided", "the preview no longer matches the robot; nothing was sent")
@@ -74,7 +76,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
 	resp, cerr := m.ROS.CallService(ctx, sg.Service, sg.Type, sg.Request, timeout)
 	switch {
-	case cerr != nil && errors.Is(cerr, ErrServiceNotSent):
+	case cerr != nil && errors.Is(cerr, actuators.ErrServiceNotSent):
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+clipRunes(cerr.Error(), 200))
 		e := StateError(CodeUnavailable, "request not sent: "+clipRunes(cerr.Error(), 200),
 			"when the service is provided again", "nothing was sent; the preview is used up")

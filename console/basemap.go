@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // Map geometry, in SVG user units.
@@ -56,7 +56,7 @@ func (f fence) nearestEdge(x, y float64) (float64, float64) {
 
 // arcPath samples the path of a drive at linear and angular speed for d
 // seconds from p, integrated as a unicycle (as the safety check predicts).
-func arcPath(p bridge.Pose2D, linear, angular, d float64) [][2]float64 {
+func arcPath(p actuators.Pose2D, linear, angular, d float64) [][2]float64 {
 	pts := make([][2]float64, 0, mapArcSteps+1)
 	for k := 0; k <= mapArcSteps; k++ {
 		t := d * float64(k) / mapArcSteps
@@ -75,7 +75,7 @@ func arcPath(p bridge.Pose2D, linear, angular, d float64) [][2]float64 {
 // robot's pose and the goal pose, to scale, and the closest the path comes
 // to the fence.
 type baseMap struct {
-	From, To  bridge.Pose2D
+	From, To  actuators.Pose2D
 	Path      [][2]float64 // from From to To; at least two points
 	Straight  bool         // Path is the straight line, not the route (navigation plans its own)
 	Fence     *fence       // nil: unknown, or in another frame
@@ -84,7 +84,7 @@ type baseMap struct {
 }
 
 // newBaseMap computes the closest approach of path to f (nil: none).
-func newBaseMap(from, to bridge.Pose2D, path [][2]float64, straight bool, f *fence) baseMap {
+func newBaseMap(from, to actuators.Pose2D, path [][2]float64, straight bool, f *fence) baseMap {
 	m := baseMap{From: from, To: to, Path: path, Straight: straight}
 	if f == nil || strings.TrimPrefix(f.Frame, "/") != strings.TrimPrefix(from.Frame, "/") {
 		return m
@@ -159,7 +159,7 @@ func (m baseMap) svg() string {
 		cls += " straight"
 	}
 	fmt.Fprintf(&b, `<polyline class="%s" points="%s"/>`, cls, strings.Join(pts, " "))
-	pose := func(class string, p bridge.Pose2D) {
+	pose := func(class string, p actuators.Pose2D) {
 		// An arrow 0.5 m long (at least 14 px) pointing along the heading.
 		l := math.Max(0.5*scale, 14)
 		x, y := X(p.X), Y(p.Y)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 )
 
@@ -35,7 +36,7 @@ func TestConsoleNeedsATokenWhenTokensAreConfigured(t *testing.T) {
 			}
 		}
 	}
-	if len(r.robot.sent()) != 0 {
+	if len(r.robot.Wire()) != 0 {
 		t.Fatal("an unauthenticated request moved the robot")
 	}
 }
@@ -55,7 +56,7 @@ func TestPlannerTokenIsRefusedForApproveDenyAndReset(t *testing.T) {
 			t.Errorf("planner %s: %d %v", path, code, m)
 		}
 	}
-	if latched, _, _ := r.estop.State(); !latched || len(r.robot.sent()) != 0 || len(r.pending(t)) != 1 {
+	if latched, _, _ := r.estop.State(); !latched || len(r.robot.Wire()) != 0 || len(r.pending(t)) != 1 {
 		t.Fatal("a planner token approved, denied or reset something")
 	}
 }
@@ -97,7 +98,7 @@ func TestOperatorApprovalRunsThatPreviewAndNoOther(t *testing.T) {
 	if code != http.StatusOK || again["motion_id"] != m["motion_id"] || again["replay"] != true {
 		t.Fatalf("approve A again: %d %v", code, again)
 	}
-	if got := r.robot.sent(); len(got) != 1 || got[0] != m["motion_id"] {
+	if got := r.robot.Wire(); len(got) != 1 || got[0] != m["motion_id"] {
 		t.Fatalf("goals sent %v, want only A's motion", got)
 	}
 	if p := r.pending(t); len(p) != 1 || p[0] != uuidOf(b) {
@@ -117,7 +118,7 @@ func TestApprovalNamingAnAlteredPreviewIDRunsNothing(t *testing.T) {
 			t.Errorf("approve %q: %d %v", id, code, m)
 		}
 	}
-	if len(r.robot.sent()) != 0 {
+	if len(r.robot.Wire()) != 0 {
 		t.Fatal("an altered id ran a motion")
 	}
 }
@@ -139,8 +140,8 @@ func TestDeniedPreviewCanNeverBeConfirmed(t *testing.T) {
 	if e == nil || e.Code != bridge.CodePermissionDenied {
 		t.Fatalf("the planner confirming its own denied preview: %v", e)
 	}
-	if len(r.robot.sent()) != 0 || len(r.pending(t)) != 0 {
-		t.Fatalf("sent %v, pending %v after denials", r.robot.sent(), r.pending(t))
+	if len(r.robot.Wire()) != 0 || len(r.pending(t)) != 0 {
+		t.Fatalf("sent %v, pending %v after denials", r.robot.Wire(), r.pending(t))
 	}
 	if !slices.Contains(r.obs.tools(), "preview_deny:operator:ok") {
 		t.Fatalf("the denial is not in the audit feed: %v", r.obs.tools())
@@ -181,8 +182,8 @@ func TestStopWorksWithAnyTokenOrNone(t *testing.T) {
 		if code != http.StatusOK || m["stopped"] != true || m["estop_event"] != float64(1) {
 			t.Fatalf("stop with token %q: %d %v", token, code, m)
 		}
-		if r.robot.stopCount() != i+1 {
-			t.Fatalf("stop %d reached the robot %d times", i+1, r.robot.stopCount())
+		if r.robot.Stops() != i+1 {
+			t.Fatalf("stop %d reached the robot %d times", i+1, r.robot.Stops())
 		}
 	}
 	if _, _, reason := r.estop.State(); !strings.Contains(reason, "console STOP button (no valid token)") {
@@ -208,7 +209,7 @@ func TestStopCompletesWhenThePageGoesAway(t *testing.T) {
 	req := httptest.NewRequest("POST", "http://127.0.0.1:8765/console/api/stop", strings.NewReader(`{}`)).WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	r.console.ServeHTTP(httptest.NewRecorder(), req)
-	if r.robot.stopCount() != 1 {
+	if r.robot.Stops() != 1 {
 		t.Fatal("a stop was dropped with its request")
 	}
 }
@@ -269,7 +270,7 @@ func TestCrossSiteRequestsChangeNothing(t *testing.T) {
 			}
 		}
 	}
-	if len(r.robot.sent()) != 0 || r.robot.stopCount() != 0 {
+	if len(r.robot.Wire()) != 0 || r.robot.Stops() != 0 {
 		t.Fatal("a cross-site request acted on the robot")
 	}
 }
@@ -293,10 +294,10 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 
 	var s struct {
 		Robot struct {
-			Actuators []bridge.ActuatorStatus `json:"actuators"`
+			Actuators []actuators.ActuatorStatus `json:"actuators"`
 		} `json:"robot"`
 		Joints struct {
-			Joints []bridge.JointReading `json:"joints"`
+			Joints []actuators.JointReading `json:"joints"`
 		} `json:"joints"`
 		Previews []previewView    `json:"previews"`
 		Motions  []map[string]any `json:"motions"`
@@ -336,14 +337,14 @@ func TestStateShowsRobotPreviewsAndMotions(t *testing.T) {
 
 	_, m := r.do(t, "POST", "/console/api/approve", operatorToken, map[string]any{"preview_id": a})
 	id := m["motion_id"].(string)
-	r.robot.obs(bridge.GoalUpdate{Actuator: "arm", GoalID: id, State: "active", Progress: 0.4})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: id, State: actuators.GoalActive, Progress: 0.4})
 	clk.tick()
 	_, st = r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	decode(st)
 	if len(s.Motions) != 1 || s.Motions[0]["motion_id"] != id || s.Motions[0]["progress"] != 0.4 || len(s.Previews) != 1 {
 		t.Fatalf("in flight: %v, previews %d", s.Motions, len(s.Previews))
 	}
-	r.robot.obs(bridge.GoalUpdate{Actuator: "arm", GoalID: id, State: "preempted", Text: "stopped"})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: id, State: actuators.GoalCanceled, Text: "stopped"})
 	clk.tick()
 	_, st = r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	decode(st)

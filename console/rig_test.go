@@ -13,84 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/spline"
 )
-
-// fakeRobot is a two-joint arm, a gripper and a base that record what
-// reaches them; goal updates are sent only when a test says so.
-type fakeRobot struct {
-	mu     sync.Mutex
-	joints map[string]float64
-	goals  []string
-	stops  int
-	obs    func(bridge.GoalUpdate)
-}
-
-func (r *fakeRobot) Actuators() []bridge.ActuatorStatus {
-	return []bridge.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}, {Name: "gripper", Kind: "gripper", Connected: true},
-		{Name: "base", Kind: "base", Connected: false, Detail: "no status from /move_base"}}
-}
-
-func (r *fakeRobot) FreshJoints(context.Context) bridge.JointsSnapshot { return r.Joints() }
-
-func (r *fakeRobot) Joints() bridge.JointsSnapshot {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var js []bridge.JointReading
-	for _, n := range []string{"j1", "j2", "finger"} {
-		js = append(js, bridge.JointReading{Name: n, Position: r.joints[n]})
-	}
-	return bridge.JointsSnapshot{Joints: js, Received: time.Now()}
-}
-
-func (r *fakeRobot) Odom() (bridge.Pose2D, bool) { return bridge.Pose2D{Frame: "odom"}, true }
-func (r *fakeRobot) MasterReachable() bool       { return true }
-func (r *fakeRobot) send(id string) error {
-	r.mu.Lock()
-	r.goals = append(r.goals, id)
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) SendTrajectory(_ context.Context, id string, _ []string, _ []spline.Point) error {
-	return r.send(id)
-}
-func (r *fakeRobot) SendGripper(_ context.Context, id string, _, _ float64) error { return r.send(id) }
-func (r *fakeRobot) SendNavigate(_ context.Context, id string, _ bridge.Pose2D) error {
-	return r.send(id)
-}
-func (r *fakeRobot) Drive(_ context.Context, id string, _, _ float64, _ time.Duration) error {
-	return r.send(id)
-}
-func (r *fakeRobot) Cancel(context.Context, string, string) error { return nil }
-func (r *fakeRobot) StopAll(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err // like a real driver whose caller gave up
-	}
-	r.mu.Lock()
-	r.stops++
-	r.mu.Unlock()
-	return nil
-}
-func (r *fakeRobot) Track(string, string)                               {}
-func (r *fakeRobot) SetObserver(f func(bridge.GoalUpdate))              { r.obs = f }
-func (r *fakeRobot) Topics(context.Context) ([]bridge.TopicInfo, error) { return nil, nil }
-func (r *fakeRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
-	return nil, nil
-}
-
-func (r *fakeRobot) sent() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.goals...)
-}
-
-func (r *fakeRobot) stopCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stops
-}
 
 // fakeArm: joints j1, j2 in [-2, 2] rad, 1 rad/s; the plot samples the
 // spline the controller would run.
@@ -138,10 +66,10 @@ type fakeBase struct{}
 
 func (fakeBase) Caps() (float64, float64)                              { return 0.5, 1 }
 func (fakeBase) CheckGoal(string, float64, float64) []bridge.Violation { return nil }
-func (fakeBase) CheckDrive(s bridge.Pose2D, lin, ang, d float64) (bridge.Pose2D, []bridge.Violation) {
-	return bridge.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []bridge.Violation) {
+	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
-func (fakeBase) OutsideFence(bridge.Pose2D) []bridge.OutOfRange { return nil }
+func (fakeBase) OutsideFence(actuators.Pose2D) []bridge.OutOfRange { return nil }
 
 type fakeEStop struct {
 	mu      sync.Mutex
@@ -198,7 +126,7 @@ func (o *observed) tools() []string {
 // rig is a console over a real pipeline, a real store and a fake robot;
 // the arm's motions are confirmed by an operator.
 type rig struct {
-	robot   *fakeRobot
+	robot   *actuatorsfake.Robot
 	store   *inflight.Store
 	motions *bridge.Motions
 	estop   *fakeEStop
@@ -214,7 +142,9 @@ const (
 
 func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	t.Helper()
-	r := &rig{robot: &fakeRobot{joints: map[string]float64{"finger": 0.02}}, estop: &fakeEStop{}, obs: &observed{}}
+	// A two-joint arm, a gripper and a base whose controller is down.
+	r := &rig{robot: actuatorsfake.New(actuatorsfake.Options{}), estop: &fakeEStop{}, obs: &observed{}}
+	r.robot.SetActuator("base", false, "no status from /move_base")
 	st, err := inflight.Open(filepath.Join(t.TempDir(), "store.db"), inflight.Options{UnsafeNoSync: true})
 	if err != nil {
 		t.Fatal(err)

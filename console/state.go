@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 )
@@ -272,7 +273,7 @@ type previewSummary struct {
 	Plot        map[string][][2]float64    `json:"plot"`
 	RawFrom     json.RawMessage            `json:"from"`
 	RawTo       json.RawMessage            `json:"to"`
-	EndPose     *bridge.Pose2D             `json:"end_pose"`
+	EndPose     *actuators.Pose2D          `json:"end_pose"`
 	Linear      float64                    `json:"linear"`
 	Angular     float64                    `json:"angular"`
 	LimitUse    map[string]bridge.LimitUse `json:"limit_use"`
@@ -433,7 +434,7 @@ func limitUseText(u bridge.LimitUse) string {
 
 // baseOf adds the poses and the map of a navigation goal or a drive.
 func baseOf(v *previewView, sum previewSummary, f *fence) {
-	var from, to bridge.Pose2D
+	var from, to actuators.Pose2D
 	_ = json.Unmarshal(sum.RawFrom, &from)
 	var path [][2]float64
 	straight := sum.EndPose == nil
@@ -465,7 +466,7 @@ func baseOf(v *previewView, sum previewSummary, f *fence) {
 	v.Base = bv
 }
 
-func pose(p bridge.Pose2D) string {
+func pose(p actuators.Pose2D) string {
 	s := fmt.Sprintf("x %.2f m, y %.2f m, yaw %.2f rad", p.X, p.Y, p.Yaw)
 	if p.Frame != "" {
 		s += " (" + strings.TrimPrefix(p.Frame, "/") + ")"

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 )
@@ -104,8 +105,8 @@ func slicesContain(ss []string, want string) bool {
 
 func TestAPathOutsideTheFenceIsSaidToBe(t *testing.T) {
 	v := previewView{Actuator: "base"}
-	from, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 6})
-	to, _ := json.Marshal(bridge.Pose2D{Frame: "odom", X: 5.5})
+	from, _ := json.Marshal(actuators.Pose2D{Frame: "odom", X: 6})
+	to, _ := json.Marshal(actuators.Pose2D{Frame: "odom", X: 5.5})
 	baseOf(&v, previewSummary{RawFrom: from, RawTo: to}, &fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
 	if v.Base.ClearanceM == nil || *v.Base.ClearanceM != -1 || !strings.HasPrefix(v.Base.Note, "OUTSIDE the geofence by up to 1.00 m; at the goal: -0.50 m") {
 		t.Fatalf("clearance %v, note %q", v.Base.ClearanceM, v.Base.Note)
@@ -115,7 +116,7 @@ func TestAPathOutsideTheFenceIsSaidToBe(t *testing.T) {
 
 func TestMapOfPosesFarApartIsStillDrawnAndBounded(t *testing.T) {
 	for _, x := range []float64{1e4, 1e300, math.MaxFloat64} {
-		m := newBaseMap(bridge.Pose2D{Frame: "odom", X: -x}, bridge.Pose2D{Frame: "odom", X: x}, [][2]float64{{-x, 0}, {x, 0}}, true,
+		m := newBaseMap(actuators.Pose2D{Frame: "odom", X: -x}, actuators.Pose2D{Frame: "odom", X: x}, [][2]float64{{-x, 0}, {x, 0}}, true,
 			&fence{Frame: "odom", MinX: -5, MaxX: 5, MinY: -5, MaxY: 5})
 		svg := m.svg()
 		if n := strings.Count(svg, `class="grid"`); n > 34 || len(svg) > 16<<10 {
@@ -126,7 +127,7 @@ func TestMapOfPosesFarApartIsStillDrawnAndBounded(t *testing.T) {
 
 func TestMapLeavesOutAFenceInAnotherFrame(t *testing.T) {
 	f := &fence{Frame: "map", MinX: -1, MaxX: 1, MinY: -1, MaxY: 1}
-	m := newBaseMap(bridge.Pose2D{Frame: "odom"}, bridge.Pose2D{Frame: "odom", X: 1}, [][2]float64{{0, 0}, {1, 0}}, true, f)
+	m := newBaseMap(actuators.Pose2D{Frame: "odom"}, actuators.Pose2D{Frame: "odom", X: 1}, [][2]float64{{0, 0}, {1, 0}}, true, f)
 	if m.Fence != nil || strings.Contains(m.svg(), `class="fence"`) {
 		t.Fatal("a fence in another frame was drawn as if it applied")
 	}
@@ -145,7 +146,7 @@ func TestClearanceIsTheDistanceToTheNearestEdgeAndNegativeOutside(t *testing.T) 
 
 func TestDriveArcIsTheUnicyclePath(t *testing.T) {
 	// 1 m/s turning π/2 rad/s for 1 s: a quarter circle of radius 2/π.
-	pts := arcPath(bridge.Pose2D{}, 1, math.Pi/2, 1)
+	pts := arcPath(actuators.Pose2D{}, 1, math.Pi/2, 1)
 	end, r := pts[len(pts)-1], 2/math.Pi
 	if math.Abs(end[0]-r) > 1e-9 || math.Abs(end[1]-r) > 1e-9 {
 		t.Fatalf("end %v, want (%g, %g)", end, r, r)
@@ -155,7 +156,7 @@ func TestDriveArcIsTheUnicyclePath(t *testing.T) {
 			t.Fatalf("point %v is off the circle", p)
 		}
 	}
-	if s := arcPath(bridge.Pose2D{Yaw: math.Pi / 2}, 0.5, 0, 2); math.Abs(s[len(s)-1][1]-1) > 1e-9 || math.Abs(s[len(s)-1][0]) > 1e-9 {
+	if s := arcPath(actuators.Pose2D{Yaw: math.Pi / 2}, 0.5, 0, 2); math.Abs(s[len(s)-1][1]-1) > 1e-9 || math.Abs(s[len(s)-1][0]) > 1e-9 {
 		t.Fatalf("straight drive north ends at %v", s[len(s)-1])
 	}
 }
@@ -171,7 +172,7 @@ func TestHistoryHoldsMotionsThatStartedAndEndedBetweenReads(t *testing.T) {
 		t.Fatal(e)
 	}
 	motion := out.(map[string]any)["motion_id"].(string)
-	r.robot.obs(bridge.GoalUpdate{Actuator: "gripper", GoalID: motion, State: "succeeded"})
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "gripper", GoalID: motion, State: actuators.GoalSucceeded})
 	clk.tick()
 	_, st := r.do(t, "GET", "/console/api/state", operatorToken, nil)
 	recent, _ := st["recent"].([]any)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -66,7 +66,7 @@ func (m *Metrics) readHealth() (h Health, ok bool) {
 // Reregistrations may be nil (reported as 0) and Store may be nil (no
 // store metrics).
 type Sources struct {
-	Robot           bridge.Robot
+	Robot           actuators.State
 	EStopLatched    func() bool
 	Reregistrations func() uint64
 	// Store is the *inflight.Store, or what stands in for one that failed to
@@ -106,14 +106,14 @@ func HealthFrom(s Sources) func() Health {
 		return stats, nil
 	}
 	return func() Health {
-		h := Health{EStopLatched: s.EStopLatched(), MasterReachable: s.Robot.MasterReachable()}
+		h := Health{EStopLatched: s.EStopLatched(), MasterReachable: s.Robot.Connected()}
 		if s.Reregistrations != nil {
 			h.Reregistrations = s.Reregistrations()
 		}
 		received := s.Robot.Joints().Received
 		for _, a := range s.Robot.Actuators() {
 			ah := ActuatorHealth{Name: a.Name, Connected: a.Connected}
-			if a.Kind == inflight.ActuatorArm || a.Kind == inflight.ActuatorGripper {
+			if a.Kind == actuators.KindArm || a.Kind == actuators.KindGripper {
 				ah.HasJointStates, ah.JointStates = true, received
 			}
 			h.Actuators = append(h.Actuators, ah)

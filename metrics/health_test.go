@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -109,15 +109,17 @@ func TestHealthIsReadAgainAtEveryScrape(t *testing.T) {
 // fakeRobot answers the three questions HealthFrom asks; any other method
 // panics (the embedded interface is nil).
 type fakeRobot struct {
-	bridge.Robot
-	actuators []bridge.ActuatorStatus
+	actuators.State
+	actuators []actuators.ActuatorStatus
 	received  time.Time
 	master    bool
 }
 
-func (r fakeRobot) Actuators() []bridge.ActuatorStatus { return r.actuators }
-func (r fakeRobot) Joints() bridge.JointsSnapshot      { return bridge.JointsSnapshot{Received: r.received} }
-func (r fakeRobot) MasterReachable() bool              { return r.master }
+func (r fakeRobot) Actuators() []actuators.ActuatorStatus { return r.actuators }
+func (r fakeRobot) Joints() actuators.JointsSnapshot {
+	return actuators.JointsSnapshot{Received: r.received}
+}
+func (r fakeRobot) Connected() bool { return r.master }
 
 type fakeStore struct {
 	healthy error
@@ -139,7 +141,7 @@ func (b brokenStore) Healthy() error { return b.err }
 
 func TestHealthFromReadsRobotEStopAndStore(t *testing.T) {
 	now := time.Now()
-	robot := fakeRobot{master: true, received: now.Add(-200 * time.Millisecond), actuators: []bridge.ActuatorStatus{
+	robot := fakeRobot{master: true, received: now.Add(-200 * time.Millisecond), actuators: []actuators.ActuatorStatus{
 		{Name: "arm", Kind: "arm", Connected: true},
 		{Name: "gripper", Kind: "gripper", Connected: false},
 		{Name: "base", Kind: "base", Connected: true},

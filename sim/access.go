@@ -9,7 +9,7 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 // AccessParams are the parameters the sim sets under /<name>/ on every

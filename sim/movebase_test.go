@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/msgs"
+	"github.com/actbridge/actbridge/ros1/msgs"
 )
 
 func navTo(x, y, yaw float64, frame string) msgs.MoveBaseGoal {

@@ -23,8 +23,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/xmlrpc"
 	"gopkg.in/yaml.v3"
 
-	"github.com/actbridge/actbridge/msgs"
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 // Parameters the sim sets on every (re)connection.

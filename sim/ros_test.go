@@ -15,9 +15,9 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
-	"github.com/actbridge/actbridge/msgs"
-	"github.com/actbridge/actbridge/roslink"
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/ros1/roslink"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // serveForTest runs a robot on a fresh rosmaster and stops both at the end.

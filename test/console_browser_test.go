@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // operatorPolicyConfig writes launch/robots/sim.yaml with the arm confirmed

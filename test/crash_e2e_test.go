@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // idsOnWire counts, per GoalID, how many times the sim received it.

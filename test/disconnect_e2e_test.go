@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // conns remembers every TCP connection a client dials, so a test can cut

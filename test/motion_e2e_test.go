@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 func TestPreviewConfirmReachesTargetAndPreviewMatchesWhatTheSimDid(t *testing.T) {

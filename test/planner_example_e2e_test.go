@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // buildExample builds examples/planner into the test's binaries.

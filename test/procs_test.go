@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink"
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/ros1/roslink"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // binDir holds the binaries built once by TestMain.

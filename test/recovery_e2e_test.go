@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // The base starts at x=5.5, half a metre past the geofence (max_x 5),

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 func TestEveryRefusalClassReachesNothing(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/allowlist"
 )
 
 // accessConfig is sim.yaml with a service_call budget small enough to run
@@ -356,14 +357,14 @@ func TestDiscoveryShowsThePlannerOnlyAllowlistedNamesAndTheOperatorAllMarked(t *
 		inReach string            // one it may
 	}{
 		{"topics_list", nil, func(n string) bool {
-			_, ok := bridge.Globs{"/joint_states", "/odom", "/tf", "/arm_controller/state", "/*/**/status", "/camera/**"}.Match(n)
+			_, ok := allowlist.Globs{"/joint_states", "/odom", "/tf", "/arm_controller/state", "/*/**/status", "/camera/**"}.Match(n)
 			return ok
 		}, "/cmd_vel", "/joint_states"},
 		{"services_list", nil, func(n string) bool {
 			return n == "/simrobot/status" || n == "/simrobot/led/set" || n == "/simrobot/reset_odometry"
 		}, "/simrobot/power_off", "/simrobot/status"},
 		{"params_get", map[string]any{"prefix": "/r"}, func(n string) bool {
-			return bridge.GlobMatch("/robot_description_planning/**", n)
+			return allowlist.Matches("/robot_description_planning/**", n)
 		}, "/robot_description", "/robot_description_planning/joint_limits/elbow_joint/max_velocity"},
 	} {
 		t.Run(c.tool, func(t *testing.T) {

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // The safety scenario suite: each file under testdata/scenarios is one

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // Debian's Chromium and its WebDriver (packages chromium, chromium-driver).

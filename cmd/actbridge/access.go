@@ -4,22 +4,23 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 )
 
 // accessPolicy converts the config's allowlists for the bridge.
-func accessPolicy(c *actuators.Config) bridge.AccessPolicy {
+func accessPolicy(c *config.Config) bridge.AccessPolicy {
 	a := c.Access
-	p := bridge.AccessPolicy{Topics: bridge.Globs(a.Topics), ParamRead: bridge.Globs(a.Params.Read)}
+	p := bridge.AccessPolicy{Topics: allowlist.Globs(a.Topics), ParamRead: allowlist.Globs(a.Params.Read)}
 	for _, r := range a.Params.Set {
 		p.ParamSet = append(p.ParamSet, bridge.ParamRule{Pattern: r.Name, Type: r.Type, Min: r.Min, Max: r.Max, MaxLength: r.MaxLength})
 	}
 	for _, s := range a.Services {
 		rule := bridge.ServiceRule{Pattern: s.Name, Tier: bridge.Tier(s.Tier), Type: s.Type, Timeout: s.Timeout.D()}
-		if s.Policy == actuators.PolicyPlanner {
+		if s.Policy == config.PolicyPlanner {
 			rule.Confirm = bridge.RolePlanner
-		} else if s.Tier == actuators.TierIrreversible {
+		} else if s.Tier == config.TierIrreversible {
 			rule.Confirm = bridge.RoleOperator
 		}
 		p.Services = append(p.Services, rule)
@@ -27,22 +28,19 @@ func accessPolicy(c *actuators.Config) bridge.AccessPolicy {
 	return p
 }
 
-// conditions are the config's event conditions; each must watch a topic
-// the allowlist lets the bridge read.
-func conditions(c *actuators.Config) ([]bridge.Condition, error) {
+// conditions are the config's event conditions (config.Validate checked
+// each watches an allowed topic).
+func conditions(c *config.Config) []bridge.Condition {
 	var out []bridge.Condition
-	for i, e := range c.Access.Events {
-		if _, ok := bridge.Globs(c.Access.Topics).Match(e.Topic); !ok {
-			return nil, fmt.Errorf("%w: access.events[%d].topic: %s is not in access.topics", actuators.ErrConfig, i, e.Topic)
-		}
+	for _, e := range c.Access.Events {
 		out = append(out, bridge.Condition{Name: e.Name, Topic: e.Topic, Field: e.Field, Above: e.Above, Below: e.Below})
 	}
-	return out, nil
+	return out
 }
 
 // rateLimits converts the config's limits, refusing names of tools that do
 // not exist (a typo would silently leave a tool unlimited).
-func rateLimits(c *actuators.Config, reg *bridge.Registry) (bridge.RateLimits, error) {
+func rateLimits(c *config.Config, reg *bridge.Registry) (bridge.RateLimits, error) {
 	rl := bridge.RateLimits{Global: c.RateLimits.Global, Default: c.RateLimits.Default, Tools: map[string]float64{}}
 	names := make([]string, 0, len(c.RateLimits.Tools))
 	for n := range c.RateLimits.Tools {
@@ -51,13 +49,13 @@ func rateLimits(c *actuators.Config, reg *bridge.Registry) (bridge.RateLimits, e
 	sort.Strings(names)
 	for _, n := range names {
 		if _, ok := reg.Lookup(n); !ok {
-			return rl, fmt.Errorf("%w: rate_limits.tools.%s: no such tool", actuators.ErrConfig, n)
+			return rl, fmt.Errorf("%w: rate_limits.tools.%s: no such tool", config.ErrConfig, n)
 		}
 		rl.Tools[n] = c.RateLimits.Tools[n]
 	}
 	return rl, nil
 }
 
-func stepCaps(c *actuators.Config) bridge.StepCaps {
+func stepCaps(c *config.Config) bridge.StepCaps {
 	return bridge.StepCaps{MaxJointChange: c.StepCaps.MaxJointChange, MaxBaseTravel: c.StepCaps.MaxBaseTravel}
 }

@@ -2,17 +2,17 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/safety"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
 type robotModel struct {
-	cfg     *actuators.Config
+	cfg     *config.Config
 	limits  *safety.Limits
 	ignored []safety.Ignored
 	// Any number of each kind, in config order (bridge.Previewer).
@@ -23,18 +23,10 @@ type robotModel struct {
 
 // loadModel merges the URDF with the config's joint_limits.yaml and builds
 // the actuator models. urdf is the robot description text.
-func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
-	var yml []byte
-	if cfg.LimitsFile != "" {
-		b, err := os.ReadFile(cfg.LimitsFile)
-		if err != nil {
-			return nil, fmt.Errorf("limits file: %w", err)
-		}
-		yml = b
-	}
-	lim, ignored, err := safety.LoadLimits(urdf, yml)
+func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
+	lim, ignored, err := cfg.LoadLimits(urdf)
 	if err != nil {
-		return nil, fmt.Errorf("robot limits: %w", err)
+		return nil, err
 	}
 	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
 	for _, a := range cfg.Actuators {
@@ -86,10 +78,19 @@ func loadModel(cfg *actuators.Config, urdf []byte) (*robotModel, error) {
 
 // confirmer maps the config's per-actuator policy to the role that confirms.
 func (m *robotModel) confirmer(actuator string) bridge.Role {
-	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == actuators.PolicyOperator {
+	if a, ok := m.cfg.Actuator(actuator); ok && a.Policy == config.PolicyOperator {
 		return bridge.RoleOperator
 	}
 	return bridge.RolePlanner
+}
+
+// policy lists every configured actuator with the role that confirms it.
+func (m *robotModel) policy() []bridge.ActuatorPolicy {
+	out := make([]bridge.ActuatorPolicy, len(m.cfg.Actuators))
+	for i, a := range m.cfg.Actuators {
+		out[i] = bridge.ActuatorPolicy{Name: a.Name, Kind: a.Kind, ConfirmedBy: m.confirmer(a.Name)}
+	}
+	return out
 }
 
 // toolOptions are the knobs of the tool set that come from flags.

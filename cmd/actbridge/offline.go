@@ -2,39 +2,58 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
-	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/spline"
+	"github.com/actbridge/actbridge/actuators"
 )
 
 // offlineRobot stands in for the robot when only the catalogue is needed
-// (tools export, check-config); every robot call fails as unavailable.
-type offlineRobot struct{}
-
-var errOffline = errors.New("offline: not connected to a robot")
-
-func (offlineRobot) Actuators() []bridge.ActuatorStatus { return nil }
-func (offlineRobot) Joints() bridge.JointsSnapshot      { return bridge.JointsSnapshot{} }
-func (offlineRobot) FreshJoints(context.Context) bridge.JointsSnapshot {
-	return bridge.JointsSnapshot{}
+// (tools export, check-config): it knows the transport's message and
+// service types; every robot call fails as not connected.
+type offlineRobot struct {
+	sampleTypes  []string
+	serviceTypes []actuators.ServiceType
 }
-func (offlineRobot) Odom() (bridge.Pose2D, bool) { return bridge.Pose2D{}, false }
-func (offlineRobot) MasterReachable() bool       { return false }
-func (offlineRobot) SendTrajectory(context.Context, string, []string, []spline.Point) error {
+
+var errOffline = fmt.Errorf("offline: %w to a robot", actuators.ErrNotConnected)
+
+func (offlineRobot) Actuators() []actuators.ActuatorStatus { return nil }
+func (offlineRobot) Joints() actuators.JointsSnapshot      { return actuators.JointsSnapshot{} }
+func (offlineRobot) FreshJoints(context.Context) actuators.JointsSnapshot {
+	return actuators.JointsSnapshot{}
+}
+func (offlineRobot) Odom(string) (actuators.Pose2D, bool) { return actuators.Pose2D{}, false }
+func (offlineRobot) Connected() bool                      { return false }
+func (offlineRobot) Send(context.Context, string, string, actuators.Goal) error {
 	return errOffline
 }
-func (offlineRobot) SendGripper(context.Context, string, float64, float64) error { return errOffline }
-func (offlineRobot) SendNavigate(context.Context, string, bridge.Pose2D) error   { return errOffline }
-func (offlineRobot) Drive(context.Context, string, float64, float64, time.Duration) error {
-	return errOffline
+func (offlineRobot) Cancel(context.Context, string, string) error { return errOffline }
+func (offlineRobot) StopAll(context.Context) error                { return errOffline }
+func (offlineRobot) Track(string, string)                         {}
+func (offlineRobot) SetObserver(func(actuators.GoalUpdate))       {}
+func (offlineRobot) Topics(context.Context) ([]actuators.TopicInfo, error) {
+	return nil, errOffline
 }
-func (offlineRobot) Cancel(context.Context, string, string) error       { return errOffline }
-func (offlineRobot) StopAll(context.Context) error                      { return errOffline }
-func (offlineRobot) Track(string, string)                               {}
-func (offlineRobot) SetObserver(func(bridge.GoalUpdate))                {}
-func (offlineRobot) Topics(context.Context) ([]bridge.TopicInfo, error) { return nil, errOffline }
+func (o offlineRobot) SampleTypes() []string { return o.sampleTypes }
 func (offlineRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
+	return nil, errOffline
+}
+func (offlineRobot) WatchTopic(context.Context, string, func(any)) error { return errOffline }
+func (offlineRobot) Snapshot(context.Context, string, time.Duration) (actuators.Frame, error) {
+	return actuators.Frame{}, errOffline
+}
+
+// The catalogue needs the callable service types; every call fails.
+
+func (offlineRobot) ParamNames(context.Context) ([]string, error)  { return nil, errOffline }
+func (offlineRobot) GetParam(context.Context, string) (any, error) { return nil, errOffline }
+func (offlineRobot) SetParam(context.Context, string, any) error   { return errOffline }
+func (offlineRobot) Services(context.Context) ([]actuators.ServiceInfo, error) {
+	return nil, errOffline
+}
+func (offlineRobot) ServiceType(context.Context, string) (string, error) { return "", errOffline }
+func (o offlineRobot) ServiceTypes() []actuators.ServiceType             { return o.serviceTypes }
+func (offlineRobot) CallService(context.Context, string, string, map[string]any, time.Duration) (map[string]any, error) {
 	return nil, errOffline
 }

@@ -18,10 +18,10 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
-	"github.com/actbridge/actbridge/roslink"
 )
 
 const version = "0.1.0"
@@ -70,10 +70,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
 	}
-	env, err := roslink.EnvFromOS()
-	if err != nil {
-		return usageError{err.Error()}
-	}
 	tokens, err := loadTokens(f)
 	if err != nil {
 		return usageError{err.Error()}
@@ -81,7 +77,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !tokens.Any() && !loopback(f.listen) {
 		return usageError{fmt.Sprintf("refusing to listen on %s without tokens: set ACTBRIDGE_PLANNER_TOKEN and ACTBRIDGE_OPERATOR_TOKEN (or --planner-token-file/--operator-token-file), or listen on 127.0.0.1", f.listen)}
 	}
-	cfg, err := actuators.LoadConfig(f.config)
+	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err
 	}
@@ -118,12 +114,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	store = mx.InstrumentStore(store)
 
-	robot, err := connectRobot(ctx, cfg, env, f.waitMaster, stderr)
+	tr, err := openTransport(ctx, cfg, f.waitMaster, stderr)
 	if err != nil {
 		return err
 	}
-	defer robot.Close()
-	urdf, err := robot.Description()
+	defer tr.close()
+	robot := tr.robot
+	urdf, err := description(ctx, tr.describer, f.waitMaster)
 	if err != nil {
 		return fmt.Errorf("robot description: %w", err)
 	}
@@ -155,7 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
 		Robot:           robot,
 		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
-		Reregistrations: robot.r.Reregistrations,
+		Reregistrations: tr.reregistrations,
 		Store:           rawStore,
 	}))
 	if serr == nil {
@@ -163,12 +160,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	auditor := newAuditor(auditStore)
+	auditor := inflight.NewAuditWriter(auditStore)
 	auditCtx, stopAudit := context.WithCancel(ctx)
 	auditDone := make(chan struct{})
-	go func() { defer close(auditDone); auditor.run(auditCtx) }()
+	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
 	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
-	ts.pipeline.Observer = observers{auditor, mx}
+	ts.pipeline.Observer = observers{auditCalls{auditor}, mx}
 	if st != nil {
 		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
@@ -179,8 +176,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
 		OnSessionEnd: ts.motions.SessionEnded}
 	ts.events.Attach(front, store, ts.images)
+	var graph actuators.Graph // a transport implements what it can
+	if g, ok := robot.(actuators.Graph); ok {
+		graph = g
+	}
 	go func() {
-		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: robot, Conditions: ts.conditions})
+		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: graph, Conditions: ts.conditions})
 	}()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
@@ -214,7 +215,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := store.Healthy(); err != nil {
 			storeErr = err.Error()
 		}
-		ready := robot.MasterReachable()
+		ready := robot.Connected()
 		var offline []string
 		for _, a := range robot.Actuators() {
 			if !a.Connected {
@@ -222,7 +223,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				ready = false
 			}
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.MasterReachable(),
+		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.Connected(),
 			"actuators_offline": offline, "store": storeErr})
 	})
 	ln, err := net.Listen("tcp", f.listen)
@@ -242,7 +243,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auth = "NO AUTHENTICATION (loopback demo mode)"
 	}
 	fmt.Fprintf(stderr, "actbridge %s serving %s: MCP http://%s/mcp, metrics http://%s/metrics, console %s; %s; %d tools; store %s\n",
-		version, env.MasterAddress, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
+		version, tr.where, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
 	if f.stdio {
 		err := front.ServeStdio(ctx)
 		if err != nil && !errors.Is(err, context.Canceled) {

@@ -51,103 +51,15 @@ func (i idemStore) Remember(ctx context.Context, key, digest string, r json.RawM
 	return i.s.Remember(ctx, key, digest, r)
 }
 
-// auditQueue is how many records may wait for the audit writer; auditBatch
-// how many one commit takes; auditLinger how long the writer waits for
-// company after the first record, so a steady trickle of reads costs at
-// most fifty commits a second, not one per call. Each commit is two device
-// flushes; at 5 ms (200 a second under one busy client) they were an
-// eighth of the bridge's CPU per read on a 2-core VM. What a killed
-// process loses of the audit log is what waited here, at most this long;
-// motions never wait here (their records are committed before the send).
-const (
-	auditQueue  = 16384
-	auditBatch  = 1024
-	auditLinger = 20 * time.Millisecond
-)
+// auditCalls hands every call to the store's audit writer, except the
+// console's once-a-second refresh reads (its actions are audited).
+type auditCalls struct{ w *inflight.AuditWriter }
 
-// auditor writes every call to the audit log from one goroutine, in
-// batches of one commit each, so the pipeline never waits on the store.
-type auditor struct {
-	s  *inflight.Store
-	ch chan bridge.CallRecord
-}
-
-func newAuditor(s *inflight.Store) *auditor {
-	return &auditor{s: s, ch: make(chan bridge.CallRecord, auditQueue)}
-}
-
-// ObserveCall queues a record; when the queue is full the record is dropped
-// rather than slowing a call (a stop must never wait on the audit log).
-func (a *auditor) ObserveCall(r bridge.CallRecord) {
-	if a.s == nil {
+func (a auditCalls) ObserveCall(r bridge.CallRecord) {
+	if r.Session == console.Session && r.Tier == bridge.TierRead && r.Outcome == "ok" {
 		return
 	}
-	if r.Session == console.Session && r.Tier == bridge.TierRead && r.Outcome == "ok" {
-		return // the console's once-a-second refresh; its actions are audited
-	}
-	select {
-	case a.ch <- r:
-	default:
-	}
-}
-
-// run writes queued records until ctx ends, then writes what is still
-// queued. After a batch's first record it sleeps out the linger instead of
-// waiting on the queue, so a call's ObserveCall never has to wake this
-// goroutine (a thread wake-up per call, about a tenth of a read's CPU).
-func (a *auditor) run(ctx context.Context) {
-	batch := make([]inflight.AuditRecord, 0, auditBatch)
-	linger := time.NewTimer(time.Hour)
-	linger.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			a.drain(batch)
-			return
-		case r := <-a.ch:
-			batch = append(batch[:0], auditRecord(r))
-		}
-		if len(a.ch) < auditBatch-1 {
-			linger.Reset(auditLinger)
-			select {
-			case <-linger.C:
-			case <-ctx.Done():
-				linger.Stop()
-			}
-		}
-	gather:
-		for len(batch) < auditBatch {
-			select {
-			case r := <-a.ch:
-				batch = append(batch, auditRecord(r))
-			default:
-				break gather
-			}
-		}
-		_ = a.s.AppendAll(context.WithoutCancel(ctx), batch) // a failure shows in the store's health
-	}
-}
-
-// drain writes the records still queued at shutdown.
-func (a *auditor) drain(batch []inflight.AuditRecord) {
-	batch = batch[:0]
-	for {
-		select {
-		case r := <-a.ch:
-			batch = append(batch, auditRecord(r))
-		default:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			_ = a.s.AppendAll(ctx, batch)
-			return
-		}
-	}
-}
-
-func auditRecord(r bridge.CallRecord) inflight.AuditRecord {
-	return inflight.AuditRecord{Time: r.Started, Role: string(r.Role), Via: r.Via, Tool: r.Tool,
-		ArgsDigest: r.ArgsDigest, Args: r.Args, Outcome: r.Outcome, Code: string(r.Code),
-		LatencyMicros: r.Latency.Microseconds(), MotionID: r.MotionID}
+	a.w.Add(r.Audit())
 }
 
 // releaseMapped gives the store's memory-mapped pages back every period

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/safety"
 )
 
@@ -29,6 +31,7 @@ type toolSet struct {
 	images     *bridge.Images
 	limits     bridge.RateLimits
 	conditions []bridge.Condition
+	info       *bridge.RobotInfo
 }
 
 type estopAdapter struct{ e *safety.EStop }
@@ -41,7 +44,7 @@ func (a estopAdapter) State() (bool, uint64, string) {
 }
 
 // buildTools registers every tool against the robot and the store.
-func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
+func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
 	now := time.Now
 	es := safety.NewEStop(now)
 	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1)}
@@ -55,12 +58,15 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 	ts.previewer.StepCaps = stepCaps(m.cfg)
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
-	topics := bridge.Globs(m.cfg.Access.Topics)
-	sample := bridge.TopicSampleTool(robot, opt.dataDir)
-	bridge.GuardTopics(sample, topics)
-	tools := append(pv.Tools(), bridge.JointsReadTool(robot, opt.staleAfter, now), bridge.TopicsListTool(robot, topics), sample,
-		bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return describe(m, robot, ts) }, ts.scale)...)
+	tools := append(pv.Tools(), bridge.JointsReadTool(robot, opt.staleAfter, now))
+	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
+		topics := allowlist.Globs(m.cfg.Access.Topics)
+		sample := bridge.TopicSampleTool(g, opt.dataDir)
+		bridge.GuardTopics(sample, topics)
+		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
+	}
+	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
+	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return ts.info.Describe() }, ts.scale)...)
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if ros, ok := robot.(bridge.ROSAccess); ok {
@@ -69,10 +75,8 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 		ts.motions.Confirmer = ts.ros.Confirmer(ts.motions.Confirmer)
 		tools = append(tools, ts.ros.Tools()...)
 	}
+	ts.conditions = conditions(m.cfg)
 	var err error
-	if ts.conditions, err = conditions(m.cfg); err != nil {
-		return nil, err
-	}
 	tools = append(tools, bridge.AuditListTool(audit))
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
@@ -90,45 +94,10 @@ func buildTools(m *robotModel, robot bridge.Robot, store bridge.MotionStore, aud
 		return nil, err
 	}
 	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
+	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
+		Ignored: m.ignored, EStop: es.State, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
+		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros}
 	return ts, nil
-}
-
-// describe is robot_describe's result.
-func describe(m *robotModel, robot bridge.Robot, ts *toolSet) map[string]any {
-	latched, ev, reason, since := ts.estop.State()
-	estop := map[string]any{"latched": latched, "event": ev}
-	if latched {
-		estop["reason"], estop["since"] = reason, since.UTC().Format(time.RFC3339)
-	}
-	policy := map[string]any{}
-	for _, a := range m.cfg.Actuators {
-		policy[a.Name] = map[string]any{"kind": a.Kind, "confirmed_by": string(m.confirmer(a.Name))}
-	}
-	var notes []string
-	for _, ig := range m.ignored {
-		notes = append(notes, fmt.Sprintf("%s: %s=%s ignored, kept %s (%s)", ig.Joint, ig.Key, ig.Value, ig.Kept, ig.Reason))
-	}
-	out := map[string]any{
-		"actuators":        robot.Actuators(),
-		"joints":           bridge.SafetyArm{Limits: m.limits}.Describe(),
-		"tiers":            map[string]string{"read": "runs at once", "write": "reversible; pass idempotency_key to retry safely", "irreversible": "returns a preview; runs only via motion_confirm", "stop": "never gated"},
-		"policy":           policy,
-		"speed_scale":      ts.scale.Get(),
-		"estop":            estop,
-		"master_reachable": robot.MasterReachable(),
-		"limit_notes":      notes,
-		"rate_limits":      ts.limits.Describe(),
-		"step_caps":        ts.previewer.StepCaps,
-		// What a recovery from outside a limit may use of each velocity limit and speed cap.
-		"recovery_speed_fraction": m.cfg.RecoverySpeedFraction,
-	}
-	if ts.ros != nil {
-		out["access"] = ts.ros.Describe()
-	}
-	for k, v := range ts.previewer.DescribeActuators() {
-		out[k] = v
-	}
-	return out
 }
 
 // toolsExport prints the catalogue in a vendor format, offline: the joints
@@ -154,7 +123,7 @@ func toolsExport(args []string, out io.Writer) error {
 }
 
 func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
-	cfg, err := actuators.LoadConfig(cfgPath)
+	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +135,11 @@ func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildTools(m, offlineRobot{}, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
+	robot, err := offlineFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return buildTools(m, robot, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: os.TempDir(), ttl: time.Minute, staleAfter: time.Second})
 }
 
 // checkConfig loads a robot config and its limits and reports what it found.
@@ -183,7 +156,7 @@ func checkConfig(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "config %s: ok\n", *cfgPath)
 	fmt.Fprintf(out, "tools: %d\n", len(ts.pipeline.Registry.Tools()))
-	cfg, _ := actuators.LoadConfig(*cfgPath)
+	cfg, _ := config.Load(*cfgPath)
 	for _, a := range cfg.Actuators {
 		fmt.Fprintf(out, "  %s\n", a)
 	}

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/actbridge/actbridge/roslink"
+	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/sim"
 )
 

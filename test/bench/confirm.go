@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/msgs"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/actbridge/actbridge/ros1/msgs"
 )
 
 // ArmGoalTopic is where the bridge publishes arm goals.

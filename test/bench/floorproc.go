@@ -16,9 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink"
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+
+	"github.com/actbridge/actbridge/ros1/roslink"
 )
 
 // floorEnv selects what the re-executed test binary does instead of tests.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/safety"
@@ -58,35 +59,26 @@ func trajectory7(n int) []spline.Point {
 // restRobot is a 7-joint arm at rest at zero, with fresh joint states.
 type restRobot struct{}
 
-func (restRobot) Actuators() []bridge.ActuatorStatus {
-	return []bridge.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}}
+func (restRobot) Actuators() []actuators.ActuatorStatus {
+	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}}
 }
 
-func (r restRobot) FreshJoints(context.Context) bridge.JointsSnapshot { return r.Joints() }
+func (r restRobot) FreshJoints(context.Context) actuators.JointsSnapshot { return r.Joints() }
 
-func (restRobot) Joints() bridge.JointsSnapshot {
-	js := make([]bridge.JointReading, len(joints7))
+func (restRobot) Joints() actuators.JointsSnapshot {
+	js := make([]actuators.JointReading, len(joints7))
 	for i, n := range joints7 {
-		js[i] = bridge.JointReading{Name: n}
+		js[i] = actuators.JointReading{Name: n}
 	}
-	return bridge.JointsSnapshot{Joints: js, Received: time.Now()}
+	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
 }
-func (restRobot) Odom() (bridge.Pose2D, bool) { return bridge.Pose2D{}, false }
-func (restRobot) MasterReachable() bool       { return true }
-func (restRobot) SendTrajectory(context.Context, string, []string, []spline.Point) error {
-	return nil
-}
-func (restRobot) SendGripper(context.Context, string, float64, float64) error          { return nil }
-func (restRobot) SendNavigate(context.Context, string, bridge.Pose2D) error            { return nil }
-func (restRobot) Drive(context.Context, string, float64, float64, time.Duration) error { return nil }
-func (restRobot) Cancel(context.Context, string, string) error                         { return nil }
-func (restRobot) StopAll(context.Context) error                                        { return nil }
-func (restRobot) Track(string, string)                                                 {}
-func (restRobot) SetObserver(func(bridge.GoalUpdate))                                  {}
-func (restRobot) Topics(context.Context) ([]bridge.TopicInfo, error)                   { return nil, nil }
-func (restRobot) SampleTopic(context.Context, string, int, time.Duration) ([]any, error) {
-	return nil, nil
-}
+func (restRobot) Odom(string) (actuators.Pose2D, bool)                       { return actuators.Pose2D{}, false }
+func (restRobot) Connected() bool                                            { return true }
+func (restRobot) Send(context.Context, string, string, actuators.Goal) error { return nil }
+func (restRobot) Cancel(context.Context, string, string) error               { return nil }
+func (restRobot) StopAll(context.Context) error                              { return nil }
+func (restRobot) Track(string, string)                                       {}
+func (restRobot) SetObserver(func(actuators.GoalUpdate))                     {}
 
 // lastPreviewStore keeps only the last preview: the pure benchmark measures
 // computing a preview, not storing it (the bbolt variant does that).

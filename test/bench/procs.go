@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
 	"github.com/bluenviron/goroslib/v2"
+
+	"github.com/actbridge/actbridge/ros1/rostest"
 )
 
 // OperatorToken is the operator's bearer token in every bench world; the

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/roslink/rostest"
+	"github.com/actbridge/actbridge/ros1/rostest"
 
 	"github.com/actbridge/actbridge/test/netns"
 )

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
+)
+
+// link is an open transport: the robot contract, and what serve needs
+// around it.
+type link struct {
+	robot actuators.Robot
+	// where says where the transport reaches the robot, for the start-up line.
+	where     string
+	describer describer
+	// reregistrations counts reconnections to the graph; nil when the
+	// transport has no such thing.
+	reregistrations func() uint64
+	close           func() error
+}
+
+// openTransport opens the transport the config names. A transport is one
+// case here and one file beside this one.
+func openTransport(ctx context.Context, cfg *config.Config, wait time.Duration, logw io.Writer) (*link, error) {
+	switch cfg.Transport {
+	case config.TransportROS1:
+		return openROS1(ctx, cfg, wait, logw)
+	}
+	return nil, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
+}
+
+// offlineFor stands in for the transport the config names when only the
+// catalogue is needed.
+func offlineFor(cfg *config.Config) (offlineRobot, error) {
+	switch cfg.Transport {
+	case config.TransportROS1:
+		return ros1Offline(), nil
+	}
+	return offlineRobot{}, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
+}
+
+// describer reads the robot's URDF where the transport keeps it.
+type describer interface {
+	RobotDescription(ctx context.Context) (string, error)
+}
+
+// description reads the URDF, waiting up to wait for a robot that is
+// still coming up to set it.
+func description(ctx context.Context, d describer, wait time.Duration) (string, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		s, err := d.RobotDescription(rctx)
+		cancel()
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
