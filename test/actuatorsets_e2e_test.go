@@ -74,6 +74,10 @@ func TestShippedConfigsPassCheckConfigAndRegisterOnlyTheirKindsTools(t *testing.
 					t.Errorf("no %s", n)
 				}
 			}
+			// joints_read reads joint states, which a base alone does not publish.
+			if want := !slices.Equal(c.tools, actuatorTools([]string{"base_navigate", "base_drive"})); slices.Contains(names, "joints_read") != want {
+				t.Errorf("joints_read registered = %v, want %v", !want, want)
+			}
 		})
 	}
 }

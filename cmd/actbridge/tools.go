@@ -58,7 +58,10 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	ts.previewer.StepCaps = stepCaps(m.cfg)
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
-	tools := append(pv.Tools(), bridge.JointsReadTool(robot, opt.staleAfter, now))
+	tools := pv.Tools()
+	if len(m.arms)+len(m.grippers) > 0 { // a base alone reports no joint states
+		tools = append(tools, bridge.JointsReadTool(robot, opt.staleAfter, now))
+	}
 	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
 		topics := allowlist.Globs(m.cfg.Access.Topics)
 		sample := bridge.TopicSampleTool(g, opt.dataDir)
