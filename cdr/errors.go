@@ -41,7 +41,7 @@ func (e *fieldError) Unwrap() error { return e.err }
 func inField(name string, err error) error {
 	if fe, ok := err.(*fieldError); ok {
 		sep := "."
-		if fe.path[0] == '[' {
+		if len(fe.path) > 0 && fe.path[0] == '[' {
 			sep = ""
 		}
 		return &fieldError{path: name + sep + fe.path, err: fe.err}

@@ -114,3 +114,14 @@ func ExampleMakeSlice() {
 		cdr.MakeSlice(cdr.Type{Kind: cdr.StructKind, Struct: cdr.MustStruct("P")}, 1))
 	// Output: []float64 []uint8 []*cdr.Message
 }
+
+func ExampleFromJSON() {
+	s := cdr.MustStruct("std_srvs/SetBool_Request", cdr.Field{Name: "data", Type: cdr.Type{Kind: cdr.Bool}})
+	m, err := cdr.FromJSON(s, []byte(`{"data": true}`))
+	fmt.Println(m.Get("data"), err)
+	_, err = cdr.FromJSON(s, []byte(`{"data": 1}`))
+	fmt.Println(err)
+	// Output:
+	// true <nil>
+	// cdr: data: value does not match type: want true or false, got a number
+}
