@@ -32,12 +32,14 @@ Usage:
   actbridge ros2 nodes [flags]               each node with the DDS vendor of its participant
   actbridge ros2 echo TOPIC [--count N] [flags]
                                              print messages as JSON, one object a line
+  actbridge ros2 call SERVICE [JSON] [--type pkg/srv/Type] [flags]
+                                             call a service once with a request given as JSON
+                                             (fields left out are zero) and print the reply
 
 Discovery follows ROS 2's variables: ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE
 (LOCALHOST when unset, SUBNET, OFF, SYSTEM_DEFAULT), ROS_LOCALHOST_ONLY (Humble),
 ROS_STATIC_PEERS; the distro comes from ROS_DISTRO (default jazzy). Flags override
-them. Reading these from the bridge's config file is not supported yet, and
-"ros2 call" waits for the service client.
+them. Reading these from the bridge's config file is not supported yet.
 
 Run "actbridge ros2 <command> -h" for its flags.
 `
@@ -60,7 +62,7 @@ func ros2Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "echo":
 		return ros2Echo(ctx, args[1:], stdout, stderr)
 	case "call":
-		return errors.New("ros2 call is not available yet: it needs the ROS 2 service client")
+		return ros2Call(ctx, args[1:], stdout, stderr)
 	}
 	return usageError{fmt.Sprintf("unknown ros2 command %q\n%s", args[0], ros2Usage)}
 }
@@ -148,6 +150,27 @@ func (f *ros2Flags) open(ctx context.Context) (*node.Context, node.Discovery, er
 	}
 	c, err := node.NewContext(ctx, node.Options{Distro: distro, Discovery: d, Remap: remap})
 	return c, d, err
+}
+
+// openNode opens a Context with a node of the command's own (named after
+// cmd and the process) and resolves name, a topic or a service, with it.
+// Close the Context when err is nil.
+func (f *ros2Flags) openNode(ctx context.Context, cmd, name string, service bool) (*node.Context, node.Discovery, *node.Node, string, error) {
+	c, d, err := f.open(ctx)
+	if err != nil {
+		return nil, d, nil, "", err
+	}
+	n, err := c.NewNode(fmt.Sprintf("_actbridge_%s_%d", cmd, os.Getpid()), "/")
+	if err != nil {
+		c.Close()
+		return nil, d, nil, "", err
+	}
+	resolved, err := n.Resolve(name, service)
+	if err != nil {
+		c.Close()
+		return nil, d, nil, "", usageError{err.Error()}
+	}
+	return c, d, n, resolved, nil
 }
 
 // notFound is the one-line reason for an empty answer.
@@ -346,19 +369,11 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(pos) != 1 || *count < 0 {
 		return usageError{"usage: actbridge ros2 echo TOPIC [--count N ≥ 0] [flags]"}
 	}
-	c, d, err := f.open(ctx)
+	c, d, n, topic, err := f.openNode(ctx, "echo", pos[0], false)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	n, err := c.NewNode(fmt.Sprintf("_actbridge_echo_%d", os.Getpid()), "/")
-	if err != nil {
-		return err
-	}
-	topic, err := n.Resolve(pos[0], false)
-	if err != nil {
-		return usageError{err.Error()}
-	}
 	wait, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
 	g, err := c.WaitGraph(wait, func(g graph.Graph) bool {

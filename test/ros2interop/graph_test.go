@@ -255,3 +255,31 @@ func TestOurEndpointsAsCycloneDiscoverySeesThem(t *testing.T) {
 		})
 	}
 }
+
+// TestCLICallAgainstPeerTriggerServers: `actbridge ros2 call /trigger`,
+// run as a built binary, finds each vendor's Trigger server and its type
+// in the graph, calls it once in that vendor's dialect (the peer exits
+// MALFORMED on the other) and prints the reply as JSON; the server saw
+// exactly one request. A request that is not a Trigger request is refused
+// before anything is sent.
+func TestCLICallAgainstPeerTriggerServers(t *testing.T) {
+	eachNodePeer(t, 190, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
+		peer := ddspeers.StartTriggerServer(t, ns, v.bin, "/trigger", "--node", "server", "--gid-size", fmt.Sprint(gs.size),
+			"--timeout", "0", "--domain", fmt.Sprint(domain))
+		out, errOut, err := actbridge(ctx, t, domain, node.Localhost, "call", "/trigger", "{}", "--timeout", "20s")
+		want := fmt.Sprintf(`{"success":true,"message":"%s call 1"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds"}[v.name])
+		if err != nil || strings.TrimSpace(out) != want {
+			t.Fatalf("call: %v: %s\nstdout: %s\nwant: %s\npeer: %s", err, errOut, out, want, peer.Stderr())
+		}
+		_, errOut, err = actbridge(ctx, t, domain, node.Localhost, "call", "/trigger", `{"data":1}`, "--timeout", "20s")
+		if err == nil || !strings.Contains(errOut, `"data"`) {
+			t.Fatalf("a request with a field Trigger has not: %v: %s", err, errOut)
+		}
+		if m, bad := peer.Malformed(); bad {
+			t.Fatalf("peer refused our frame: %s", m)
+		}
+		if n := strings.Count(string(peer.Stdout()), `"call":`); n != 1 {
+			t.Fatalf("the server saw %d requests, want 1:\n%s", n, peer.Stdout())
+		}
+	})
+}
