@@ -150,3 +150,18 @@ func TestActionServerDiesOnAKnownGoalUUID(t *testing.T) {
 		})
 	}
 }
+
+// TestActionServerTakesAGoalInFragments: a 3000-point goal (about 360 KB,
+// many fragments) reaches each vendor's server whole.
+func TestActionServerTakesAGoalInFragments(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	for _, v := range nodeVendors(p) {
+		t.Run(v.name, func(t *testing.T) {
+			srv, _ := runAction(t, p, v.bin, []string{"--feedback", "0"}, []string{goalA}, "--points", "3000", "--joints", "a,b,c,d,e,f")
+			i := slices.IndexFunc(srv, func(e ActionEvent) bool { return e.Event == "goal" })
+			if i < 0 || srv[i].Points != 3000 || len(srv[i].Joints) != 6 {
+				t.Fatalf("server got %+v", srv)
+			}
+		})
+	}
+}

@@ -242,11 +242,11 @@ func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extr
 // StartActionClient starts a node peer that drives a FollowJointTrajectory
 // action server, to test the peers' servers against each other:
 //
-//	PEER action-client --action NAME --goals U1[,U2…] [--joints a,b] [--gap S]
+//	PEER action-client --action NAME --goals U1[,U2…] [--joints a,b] [--points N] [--gap S]
 //	                   [--cancel-goal U|all --cancel-after N] [--result-delay S] [--no-result] [--timeout S]
 //
-// It waits for the server, sends each goal (one point of zeros for
-// --joints, default j1,j2) and waits --gap seconds between them; with
+// It waits for the server, sends each goal (--points points of zeros, 1 by
+// default, 0.1 s apart, for --joints, default j1,j2) and waits --gap seconds between them; with
 // --cancel-goal it cancels once the last accepted goal had N feedback
 // messages (1); after --result-delay it asks get_result of every accepted
 // goal in order. It prints an ActionEvent line per reply, feedback and

@@ -77,7 +77,7 @@ struct opts {
   double feedback_period, result_timeout;
   /* action-client's script */
   const char *goals, *joints, *cancel;
-  int cancel_after;
+  int cancel_after, points;
   double gap, result_delay;
   bool no_result;
   /* param-server's table and param-client's calls */
@@ -147,6 +147,7 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--gap") == 0) o.gap = num_arg (argc, argv, &i);
     else if (strcmp (a, "--result-delay") == 0) o.result_delay = num_arg (argc, argv, &i);
     else if (strcmp (a, "--no-result") == 0) o.no_result = true;
+    else if (strcmp (a, "--points") == 0) o.points = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--param") == 0 && i + 1 < argc && o.nparams < 64) o.params[o.nparams++] = argv[++i];
     else if (strcmp (a, "--read-only") == 0 && i + 1 < argc && o.nreadonly < 64) o.readonly[o.nreadonly++] = argv[++i];
     else if (strcmp (a, "--call") == 0 && i + 1 < argc && o.ncalls < 64) o.calls[o.ncalls++] = argv[++i];
@@ -1307,14 +1308,21 @@ static int action_client (dds_entity_t pp, const struct opts *o)
     trajectory_msgs_msg_dds__JointTrajectory_ *tr = &req.data.goal.trajectory;
     tr->header.frame_id = "";
     tr->joint_names = (dds_sequence_string) { ._length = njoints, ._maximum = njoints, ._buffer = names };
-    trajectory_msgs_msg_dds__JointTrajectoryPoint_ pt;
-    memset (&pt, 0, sizeof pt);
-    pt.positions = (dds_sequence_double) { ._length = njoints, ._maximum = njoints, ._buffer = zeros };
-    pt.velocities = pt.positions;
-    pt.time_from_start.sec = 1;
-    tr->points = (dds_sequence_trajectory_msgs_msg_dds__JointTrajectoryPoint_) { ._length = 1, ._maximum = 1, ._buffer = &pt };
+    /* --points of zeros, 0.1 s apart: a large goal crosses the wire in
+     * fragments */
+    uint32_t npts = o->points > 0 ? (uint32_t) o->points : 1;
+    trajectory_msgs_msg_dds__JointTrajectoryPoint_ *pts = calloc (npts, sizeof *pts);
+    for (uint32_t k = 0; k < npts; k++)
+    {
+      pts[k].positions = (dds_sequence_double) { ._length = njoints, ._maximum = njoints, ._buffer = zeros };
+      pts[k].velocities = pts[k].positions;
+      pts[k].time_from_start.sec = (int32_t) ((k + 1) / 10);
+      pts[k].time_from_start.nanosec = (uint32_t) ((k + 1) % 10) * 100000000u;
+    }
+    tr->points = (dds_sequence_trajectory_msgs_msg_dds__JointTrajectoryPoint_) { ._length = npts, ._maximum = npts, ._buffer = pts };
     req.data.goal.multi_dof_trajectory.header.frame_id = "";
     call (&c.send, o, &req, &rep);
+    free (pts);
     event ("sent", req.data.goal_id.uuid);
     printf (",\"accepted\":%s}\n", rep.data.accepted ? "true" : "false");
     fflush (stdout);

@@ -97,7 +97,7 @@ struct Opts
     double feedback_period = 0.1, result_timeout = 10;
     // action-client's script
     std::string goals, joints = "j1,j2", cancel;
-    int cancel_after = 1;
+    int cancel_after = 1, points = 1;
     double gap = 0, result_delay = 0;
     bool no_result = false;
     // param-server's table and param-client's calls
@@ -157,6 +157,7 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--gap") o.gap = num(i);
         else if (a == "--result-delay") o.result_delay = num(i);
         else if (a == "--no-result") o.no_result = true;
+        else if (a == "--points") o.points = int(num(i));
         else if (a == "--param" && more) o.params.push_back(argv[++i]);
         else if (a == "--read-only" && more) o.readonly.push_back(argv[++i]);
         else if (a == "--call" && more) o.calls.push_back(argv[++i]);
@@ -1217,11 +1218,17 @@ static int action_client(DomainParticipant *pp, const Opts &o)
             die("bad goal id in --goals: " + goals[gi]);
         auto &tr = req.goal().trajectory();
         tr.joint_names(joints);
-        trajectory_msgs::msg::dds_::JointTrajectoryPoint_ pt;
-        pt.positions(std::vector<double>(joints.size(), 0.0));
-        pt.velocities(pt.positions());
-        pt.time_from_start().sec(1);
-        tr.points().push_back(pt);
+        // --points of zeros, 0.1 s apart: a large goal crosses the wire in
+        // fragments
+        for (int k = 1; k <= std::max(o.points, 1); k++)
+        {
+            trajectory_msgs::msg::dds_::JointTrajectoryPoint_ pt;
+            pt.positions(std::vector<double>(joints.size(), 0.0));
+            pt.velocities(pt.positions());
+            pt.time_from_start().sec(k / 10);
+            pt.time_from_start().nanosec(uint32_t(k % 10) * 100000000u);
+            tr.points().push_back(pt);
+        }
         fjt::FollowJointTrajectory_SendGoal_Response_ rep;
         call(send, o, req, rep);
         std::cout << event("sent", req.goal_id().uuid()) << ",\"accepted\":" << (rep.accepted() ? "true" : "false") << "}" << std::endl;
