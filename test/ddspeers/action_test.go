@@ -165,3 +165,36 @@ func TestActionServerTakesAGoalInFragments(t *testing.T) {
 		})
 	}
 }
+
+// TestActionStatusReachesALateJoiner: the status topic is transient_local
+// keep last 1, so a client that starts after a goal ended still gets the
+// latest status list, and a scripted refusal of cancels answers REJECTED.
+func TestActionStatusReachesALateJoinerAndCancelsCanBeRefused(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	for _, v := range nodeVendors(p) {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			srv, ns := startReady(ctx, t, func(ns string) *Proc {
+				return p.StartActionServer(t, ns, v.bin, "/fjt", "--feedback", "1", "--outcome", "hold", "--cancel", "reject")
+			}, "ready")
+			first := StartActionClient(t, ns, v.bin, "/fjt", []string{goalA}, "--cancel-goal", goalA, "--no-result", "--timeout", "20")
+			if err := first.Wait(ctx); err != nil {
+				t.Fatalf("first client: %v: %s\nserver: %s", err, first.Stderr(), srv.Stderr())
+			}
+			evs := jsonLines[ActionEvent](t, first)
+			i := slices.IndexFunc(evs, func(e ActionEvent) bool { return e.Event == "cancel" })
+			if i < 0 || evs[i].ReturnCode != 1 || len(evs[i].Canceling) != 0 {
+				t.Fatalf("a refused cancel answered %+v, want return_code 1 (REJECTED) and no goals", evs)
+			}
+			late := StartActionClient(t, ns, v.bin, "/fjt", nil, "--result-delay", "1", "--timeout", "20")
+			if err := late.Wait(ctx); err != nil {
+				t.Fatalf("late client: %v: %s", err, late.Stderr())
+			}
+			evs = jsonLines[ActionEvent](t, late)
+			if len(evs) == 0 || evs[0].Event != "status" || len(evs[0].Goals) != 1 || evs[0].Goals[0] != (GoalStatus{goalA, 2}) {
+				t.Fatalf("late joiner saw %+v, want the status list with %s executing", evs, goalA)
+			}
+		})
+	}
+}
