@@ -218,3 +218,29 @@ func TestEndpointsCarryTheirRMWsUserData(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaseFlagBoundsHowLongAKilledPeerLingers: a node peer killed without
+// a goodbye is dropped by discovery within its --lease, so tests of "the
+// server died mid-goal" need not wait out the vendors' 10 or 20 s.
+func TestLeaseFlagBoundsHowLongAKilledPeerLingers(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	for _, v := range nodeVendors(p) {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			eps, ns := startReady(ctx, t, func(ns string) *Proc { return StartEndpoints(t, ns, p.Cyclone) }, "ready")
+			srv := StartTriggerServer(t, ns, v.bin, "/trigger", "--lease", "2", "--timeout", "0")
+			if err := eps.WaitStdout(ctx, "rq/triggerRequest"); err != nil {
+				t.Fatalf("endpoints: %v: %s", err, eps.Stderr())
+			}
+			srv.Kill()
+			killed := time.Now()
+			if err := eps.WaitStdout(ctx, `"gone":true`); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(killed); d > 4*time.Second {
+				t.Fatalf("a peer with a 2 s lease was dropped %v after it was killed", d)
+			}
+		})
+	}
+}

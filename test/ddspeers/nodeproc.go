@@ -352,9 +352,15 @@ func repeatFlag(args []string, flag string, values []string) []string {
 //
 //	{"kind":"writer","guid":"<32 hex>","participant":"<32 hex>","topic":"rq/triggerRequest",
 //	 "type":"std_srvs::srv::dds_::Trigger_Request_","user_data":"clientid=…;typehash=RIHS01_…;"}
+//
+// and, when an endpoint goes (deleted, or its participant's lease ended),
+// only its key:
+//
+//	{"kind":"writer","guid":"<32 hex>","gone":true}
 type EndpointInfo struct {
 	Kind        string `json:"kind"` // reader or writer
 	GUID        string `json:"guid"`
+	Gone        bool   `json:"gone"`
 	Participant string `json:"participant"`
 	Topic       string `json:"topic"`
 	Type        string `json:"type"`
@@ -363,8 +369,8 @@ type EndpointInfo struct {
 
 // StartEndpoints starts cycnode (only) printing an EndpointInfo line for
 // every reader and writer of other participants that discovery reports
-// alive (Cyclone's DCPSPublication and DCPSSubscription), so a test can
-// see what our endpoints, or the peers', announce:
+// (Cyclone's DCPSPublication and DCPSSubscription), and another when one
+// goes, so a test can see what our endpoints, or the peers', announce:
 //
 //	cycnode endpoints [--count N] [--domain N]
 //
@@ -374,6 +380,10 @@ func StartEndpoints(t testing.TB, ns, cycnode string, extra ...string) *Proc {
 	t.Helper()
 	return StartPeer(t, ns, cycnode, nil, append([]string{"endpoints"}, extra...)...)
 }
+
+// Every node peer mode takes --lease S: its participant's lease (Cyclone's
+// default is 10 s, Fast DDS's 20 s), so a test that kills a peer sees it
+// dropped within S seconds.
 
 // DistroFlags are the node peers' flags that make them behave as the RMW
 // of p.Distro: the Gid size of ros_discovery_info (24 on Humble, 16 after)

@@ -87,6 +87,7 @@ struct opts {
   int npubs, nsubs;
   int count, gid_size;
   bool typehash;
+  double lease;
   uint32_t domain;
   double timeout, linger, reply_wait;
 };
@@ -127,6 +128,7 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--sub") == 0 && i + 1 < argc && o.nsubs < MAX_ENDPOINTS) o.subs[o.nsubs++] = argv[++i];
     else if (strcmp (a, "--count") == 0) o.count = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--typehash") == 0) o.typehash = true;
+    else if (strcmp (a, "--lease") == 0) o.lease = num_arg (argc, argv, &i);
     else if (strcmp (a, "--gid-size") == 0) o.gid_size = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--domain") == 0) o.domain = (uint32_t) num_arg (argc, argv, &i);
     else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
@@ -269,6 +271,10 @@ static dds_entity_t make_participant (const struct opts *o)
   dds_qos_t *q = dds_create_qos ();
   const char *ud = "enclave=/;";
   dds_qset_userdata (q, ud, strlen (ud));
+  /* --lease: the participant's lease (Cyclone's default is 10 s), so a
+   * test sees a killed peer dropped sooner. */
+  if (o->lease > 0)
+    dds_qset_liveliness (q, DDS_LIVELINESS_AUTOMATIC, (dds_duration_t) (o->lease * 1e9));
   dds_entity_t pp = dds_create_participant (o->domain, q, NULL);
   check (pp, "create participant");
   dds_delete_qos (q);
@@ -1808,10 +1814,17 @@ static int param_client (dds_entity_t pp, const struct opts *o)
 
 /* ---- what discovery says of every endpoint ---- */
 
-static void print_endpoint (const char *kind, const dds_builtintopic_endpoint_t *ep)
+/* print_endpoint prints one endpoint; one that is gone is only its key. */
+static void print_endpoint (const char *kind, const dds_builtintopic_endpoint_t *ep, bool gone)
 {
   printf ("{\"kind\":\"%s\",\"guid\":", kind);
   json_hex (ep->key.v, 16);
+  if (gone)
+  {
+    printf (",\"gone\":true}\n");
+    fflush (stdout);
+    return;
+  }
   printf (",\"participant\":");
   json_hex (ep->participant_key.v, 16);
   printf (",\"topic\":");
@@ -1857,9 +1870,12 @@ static int endpoints (dds_entity_t pp, const struct opts *o)
       while (dds_take (rd, buf, &si, 1, 1) > 0)
       {
         const dds_builtintopic_endpoint_t *ep = buf[0];
-        if (si.valid_data && si.instance_state == DDS_ALIVE_INSTANCE_STATE && memcmp (ep->participant_key.v, self.v, 16) != 0)
+        /* A reader or writer that goes (deleted, or its participant's
+         * lease ended) comes as an invalid sample holding its key. */
+        bool gone = !si.valid_data && si.instance_state != DDS_ALIVE_INSTANCE_STATE;
+        if ((gone || si.valid_data) && memcmp (ep->key.v, self.v, 12) != 0)
         {
-          print_endpoint (k ? "reader" : "writer", buf[0]);
+          print_endpoint (k ? "reader" : "writer", buf[0], gone);
           got++;
           any = true;
         }

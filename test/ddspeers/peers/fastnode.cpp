@@ -88,6 +88,7 @@ struct Opts
     std::vector<std::string> pubs, subs;
     int count = 0, gid_size = 16;
     bool typehash = false;
+    double lease = 0;
     uint32_t domain = 0;
     double timeout = 30, linger = 1, reply_wait = 0.1;
     // action-server's script
@@ -137,6 +138,7 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--sub" && more) o.subs.push_back(argv[++i]);
         else if (a == "--count") o.count = int(num(i));
         else if (a == "--typehash") o.typehash = true;
+        else if (a == "--lease") o.lease = num(i);
         else if (a == "--gid-size") o.gid_size = int(num(i));
         else if (a == "--domain") o.domain = uint32_t(num(i));
         else if (a == "--timeout") o.timeout = num(i);
@@ -290,6 +292,14 @@ static DomainParticipant *make_participant(const Opts &o)
     // rmw's participants say enclave=/; (rmw_fastrtps participant.cpp).
     std::string ud = "enclave=/;";
     pq.user_data().data_vec(std::vector<eprosima::fastrtps::rtps::octet>(ud.begin(), ud.end()));
+    // --lease: the participant's lease (Fast DDS's default is 20 s), so a
+    // test sees a killed peer dropped sooner; announced three times in it.
+    if (o.lease > 0)
+    {
+        auto &dc = pq.wire_protocol().builtin.discovery_config;
+        dc.leaseDuration = eprosima::fastrtps::Duration_t(o.lease);
+        dc.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(o.lease / 3);
+    }
     DomainParticipant *pp = DomainParticipantFactory::get_instance()->create_participant(o.domain, pq);
     if (pp == nullptr)
         die("create participant failed");
