@@ -224,19 +224,23 @@ type GoalStatus struct {
 // ABORTED (error_code -4, PATH_TOLERANCE_VIOLATED) or, with hold, runs
 // until canceled (CANCELED, error_code 0) or preempted. A new accepted
 // goal ends the running one with error_code -1 (INVALID_GOAL), ABORTED as
-// Jazzy's joint_trajectory_controller does or CANCELED as Humble's; this
-// helper passes --preempt for p.Distro, extra may override it. Results
-// are kept --result-timeout seconds (10, as rcl since Iron) after a goal
-// ends, then forgotten: it leaves the status list and get_result answers
-// status 0. It prints an ActionEvent line per event, "ready" on stderr,
+// Jazzy's joint_trajectory_controller does or CANCELED as Humble's.
+// Results are kept --result-timeout seconds after a goal ends, then
+// forgotten: it leaves the status list and get_result answers status 0.
+// This helper passes the flags of p.Distro (DistroFlags, --preempt, and
+// --result-timeout 900 on Humble, 10 since Iron, as rcl's defaults);
+// extra may override them. It prints an ActionEvent line per event, "ready" on stderr,
 // and exits DuplicateGoalExit if a goal UUID it ever saw comes again.
 func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extra ...string) *Proc {
 	t.Helper()
-	preempt := "aborted"
+	// joint_trajectory_controller's preempt end and rcl's result timeout:
+	// CANCELED and 15 min on Humble, ABORTED and 10 s since.
+	distro := []string{"--preempt", "aborted", "--result-timeout", "10"}
 	if p.Distro == msgs.Humble {
-		preempt = "canceled"
+		distro = []string{"--preempt", "canceled", "--result-timeout", "900"}
 	}
-	return StartPeer(t, ns, bin, nil, append([]string{"action-server", "--action", action, "--preempt", preempt}, extra...)...)
+	args := append(append([]string{"action-server", "--action", action}, p.DistroFlags()...), distro...)
+	return StartPeer(t, ns, bin, nil, append(args, extra...)...)
 }
 
 // StartActionClient starts a node peer that drives a FollowJointTrajectory
@@ -388,7 +392,7 @@ func StartEndpoints(t testing.TB, ns, cycnode string, extra ...string) *Proc {
 // DistroFlags are the node peers' flags that make them behave as the RMW
 // of p.Distro: the Gid size of ros_discovery_info (24 on Humble, 16 after)
 // and, from Jazzy on, typehash=RIHS01_…; in every endpoint's user data
-// (--typehash). StartActionServer adds the preempt end by itself.
+// (--typehash). StartActionServer adds them by itself.
 func (p *NodePeers) DistroFlags() []string {
 	if p.Distro == msgs.Humble {
 		return []string{"--gid-size", "24"}
