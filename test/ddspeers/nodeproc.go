@@ -296,8 +296,15 @@ type ParamEvent struct {
 //	{"call":"get","values":[{"type":3,"value":0.5}]}
 //	{"call":"set","results":[{"successful":false,"reason":"…"}]}
 //	{"call":"describe","descriptors":[{"name":"speed","type":3,"read_only":false}]}
+//
+// and, with --events N, one line per /parameter_events message it took:
+//
+//	{"call":"event","node":"/robot/ctl","new":[],"changed":["speed"]}
 type ParamReply struct {
 	Call     string       `json:"call"`
+	Node     string       `json:"node"`
+	New      []string     `json:"new"`
+	Changed  []string     `json:"changed"`
 	Names    []string     `json:"names"`
 	Prefixes []string     `json:"prefixes"`
 	Values   []ParamValue `json:"values"`
@@ -323,9 +330,12 @@ type ParamReply struct {
 // describe_parameters (rcl_interfaces/srv). As rclcpp without undeclared
 // parameters: get and describe answer nothing when a name is not
 // declared; set refuses an undeclared, a read-only or a type-changing
-// parameter with rclcpp's reason. The node is announced on
-// ros_discovery_info (its ParticipantInfo is the first line); then one
-// ParamEvent line per request.
+// parameter with rclcpp's reason. As rclcpp it publishes on
+// /parameter_events (reliable, volatile, keep last 1000) an event naming
+// each parameter as new when it starts and as changed after each
+// successful set. The node is announced on ros_discovery_info (its
+// ParticipantInfo is the first line); then one ParamEvent line per
+// request.
 func StartParamServer(t testing.TB, ns, bin, node string, params []string, extra ...string) *Proc {
 	t.Helper()
 	args := repeatFlag([]string{"param-server", "--node", node}, "--param", params)
@@ -336,7 +346,10 @@ func StartParamServer(t testing.TB, ns, bin, node string, params []string, extra
 // services, each --call in order, and prints a ParamReply line per reply:
 //
 //	PEER param-client --node NAME [--namespace NS] --call list[:PREFIX,…] --call get:A,B
-//	                  --call set:NAME=TYPE:VALUE --call describe:A,B [--timeout S]
+//	                  --call set:NAME=TYPE:VALUE --call describe:A,B [--events N] [--timeout S]
+//
+// Its /parameter_events reader exists before the first call; with
+// --events N it waits, after the calls, until N events came.
 func StartParamClient(t testing.TB, ns, bin, node string, calls []string, extra ...string) *Proc {
 	t.Helper()
 	args := repeatFlag([]string{"param-client", "--node", node}, "--call", calls)

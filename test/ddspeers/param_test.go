@@ -29,6 +29,7 @@ func TestParameterServicesAnswerAsRclcpp(t *testing.T) {
 {"call":"set","results":[{"successful":false,"reason":"parameter 'nope' cannot be set because it was not declared"}]}
 {"call":"get","values":[{"type":3,"value":0.75}]}
 {"call":"describe","descriptors":[{"name":"safe","type":1,"read_only":true},{"name":"speed","type":3,"read_only":false}]}
+{"call":"event","node":"/robot/ctl","new":[],"changed":["speed"]}
 `
 	wantReplies, err := JSONLines[ParamReply]([]byte(want))
 	if err != nil {
@@ -38,7 +39,7 @@ func TestParameterServicesAnswerAsRclcpp(t *testing.T) {
 		srv, ns := startReady(ctx, t, func(ns string) *Proc {
 			return StartParamServer(t, ns, v.bin, "ctl", params, "--namespace", "/robot", "--read-only", "safe")
 		}, "ready")
-		cli := StartParamClient(t, ns, v.bin, "ctl", calls, "--namespace", "/robot", "--timeout", "20")
+		cli := StartParamClient(t, ns, v.bin, "ctl", calls, "--namespace", "/robot", "--timeout", "20", "--events", "1")
 		if err := cli.Wait(ctx); err != nil {
 			t.Fatalf("client: %v: %s\nserver: %s", err, cli.Stderr(), srv.Stderr())
 		}

@@ -103,6 +103,7 @@ struct Opts
     bool no_result = false;
     // param-server's table and param-client's calls
     std::vector<std::string> params, readonly, calls;
+    int events = 0;
 };
 
 // choice returns false for the first of two words, true for the second.
@@ -163,6 +164,7 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--param" && more) o.params.push_back(argv[++i]);
         else if (a == "--read-only" && more) o.readonly.push_back(argv[++i]);
         else if (a == "--call" && more) o.calls.push_back(argv[++i]);
+        else if (a == "--events") o.events = int(num(i));
         else die("unknown option " + a);
     }
     if (o.gid_size != 16 && o.gid_size != 24)
@@ -1354,6 +1356,23 @@ struct Params
 {
     std::vector<Param> p;
     Svc list, get, set, describe;
+    DataWriter *events = nullptr; // rt/parameter_events
+    std::string fqn;
+
+    // publish_event writes a ParameterEvent for the node, as rclcpp does
+    // on each declare (new) and each successful set (changed).
+    void publish_event(const Param &x, bool is_new)
+    {
+        rmsg::ParameterEvent_ e;
+        e.stamp(now_stamp());
+        e.node(fqn);
+        rmsg::Parameter_ np;
+        np.name(x.name);
+        np.value(x.v);
+        (is_new ? e.new_parameters() : e.changed_parameters()).push_back(np);
+        if (!events->write(&e))
+            die("write parameter event failed");
+    }
 
     Param *find(const std::string &name)
     {
@@ -1425,7 +1444,10 @@ struct Params
             else if (np.value().type() != x->v.type())
                 why = "Wrong parameter type, parameter {" + np.name() + "} is of type {" + type_name(x->v.type()) + "}, setting it to {" + type_name(np.value().type()) + "} is not allowed.";
             else
+            {
                 x->v = np.value();
+                publish_event(*x, false);
+            }
             rmsg::SetParametersResult_ r;
             r.successful(why.empty());
             r.reason(why);
@@ -1456,7 +1478,7 @@ struct Params
 // describe_parameters).
 static void param_services(DomainParticipant *pp, const Opts &o, Params &ps, bool server)
 {
-    std::string fqn = o.ns + (o.ns == "/" ? "" : "/") + o.node;
+    std::string fqn = ps.fqn = o.ns + (o.ns == "/" ? "" : "/") + o.node;
     svc_open<rsrv::ListParameters_Request_PubSubType, rsrv::ListParameters_Response_PubSubType>(ps.list, pp, fqn + "/list_parameters", server);
     svc_open<rsrv::GetParameters_Request_PubSubType, rsrv::GetParameters_Response_PubSubType>(ps.get, pp, fqn + "/get_parameters", server);
     svc_open<rsrv::SetParameters_Request_PubSubType, rsrv::SetParameters_Response_PubSubType>(ps.set, pp, fqn + "/set_parameters", server);
@@ -1496,10 +1518,18 @@ static int param_server(DomainParticipant *pp, const Opts &o)
         ps.find(name)->read_only = true;
     }
     param_services(pp, o, ps, true);
+    // /parameter_events: reliable, volatile, keep last 1000 (rmw's
+    // parameter_events profile)
+    DataWriterQos eq = DATAWRITER_QOS_DEFAULT;
+    qos_reliable(eq, 1000, false, false);
+    ps.events = make_writer(pp->create_publisher(PUBLISHER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new rmsg::ParameterEvent_PubSubType()), eq);
     NodeEps eps;
     for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
         svc_eps(*s, eps);
+    eps.writers.push_back(ps.events->guid());
     announce_node(pp, o, eps);
+    for (const auto &x : ps.p)
+        ps.publish_event(x, true);
     std::cerr << "fastnode: ready" << std::endl;
     using namespace std::placeholders;
     while (!stopping)
@@ -1516,10 +1546,22 @@ static int param_server(DomainParticipant *pp, const Opts &o)
 
 // param_client makes each --call in order and prints each reply:
 // list[:prefix,…], get:a,b, set:name=type:value, describe:a,b.
+static std::vector<std::string> param_names(const std::vector<rmsg::Parameter_> &ps)
+{
+    std::vector<std::string> out;
+    for (const auto &p : ps)
+        out.push_back(p.name());
+    return out;
+}
+
 static int param_client(DomainParticipant *pp, const Opts &o)
 {
     static Params ps;
     param_services(pp, o, ps, false);
+    DataReaderQos eq = DATAREADER_QOS_DEFAULT;
+    qos_reliable(eq, 1000, false, false);
+    rmsg::ParameterEvent_PubSubType et;
+    DataReader *events = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new RawType(et.getName())), eq);
     std::cerr << "fastnode: ready" << std::endl;
     for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
         wait_matched(*s, o.timeout);
@@ -1577,6 +1619,27 @@ static int param_client(DomainParticipant *pp, const Opts &o)
         }
         else
             die("--call " + c + ": list, get, set or describe");
+    }
+    // --events N: wait for N parameter events (all that came are printed)
+    auto end = after(o.timeout);
+    for (int got = 0; got < o.events && !stopping;)
+    {
+        RawSample raw;
+        SampleInfo info;
+        if (events->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        {
+            if (!info.valid_data)
+                continue;
+            rmsg::ParameterEvent_ e;
+            decode(raw, e, "parameter event");
+            std::cout << "{\"call\":\"event\",\"node\":" << json_str(e.node()) << ",\"new\":" << json_list(param_names(e.new_parameters()))
+                      << ",\"changed\":" << json_list(param_names(e.changed_parameters())) << "}" << std::endl;
+            got++;
+            continue;
+        }
+        if (Clock::now() > end)
+            die(std::to_string(got) + " parameter events of " + std::to_string(o.events) + " in " + std::to_string(o.timeout) + " s");
+        events->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 5000000));
     }
     return 0;
 }
