@@ -133,20 +133,60 @@ func TestActionServerPlaysItsScript(t *testing.T) {
 // (rclcpp #3120); that is what proves a client never resends one.
 func TestActionServerDiesOnAKnownGoalUUID(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		s, ns := startReady(ctx, t, func(ns string) *Proc {
+			return p.StartActionServer(t, ns, v.bin, "/arm/follow_joint_trajectory", "--feedback", "0", "--result-timeout", "0.1")
+		}, "ready")
+		// The first goal is forgotten by the time the second comes:
+		// the server still knows the UUID.
+		StartActionClient(t, ns, v.bin, "/arm/follow_joint_trajectory", []string{goalA, goalA}, "--gap", "0.5", "--timeout", "3", "--no-result")
+		err := s.Wait(ctx)
+		if exitStatus(err) != DuplicateGoalExit || !strings.Contains(s.Stderr(), "DUPLICATE GOAL UUID "+goalA) {
+			t.Fatalf("server ended with %v: %s", err, s.Stderr())
+		}
+	})
+}
+
+// TestActionServerTakesAGoalInFragments: a 3000-point goal (about 360 KB,
+// many fragments) reaches each vendor's server whole.
+func TestActionServerTakesAGoalInFragments(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
 	for _, v := range nodeVendors(p) {
 		t.Run(v.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			s, ns := startReady(ctx, t, func(ns string) *Proc {
-				return p.StartActionServer(t, ns, v.bin, "/arm/follow_joint_trajectory", "--feedback", "0", "--result-timeout", "0.1")
-			}, "ready")
-			// The first goal is forgotten by the time the second comes:
-			// the server still knows the UUID.
-			StartActionClient(t, ns, v.bin, "/arm/follow_joint_trajectory", []string{goalA, goalA}, "--gap", "0.5", "--timeout", "3", "--no-result")
-			err := s.Wait(ctx)
-			if exitStatus(err) != DuplicateGoalExit || !strings.Contains(s.Stderr(), "DUPLICATE GOAL UUID "+goalA) {
-				t.Fatalf("server ended with %v: %s", err, s.Stderr())
+			srv, _ := runAction(t, p, v.bin, []string{"--feedback", "0"}, []string{goalA}, "--points", "3000", "--joints", "a,b,c,d,e,f")
+			i := slices.IndexFunc(srv, func(e ActionEvent) bool { return e.Event == "goal" })
+			if i < 0 || srv[i].Points != 3000 || len(srv[i].Joints) != 6 {
+				t.Fatalf("server got %+v", srv)
 			}
 		})
 	}
+}
+
+// TestActionStatusReachesALateJoiner: the status topic is transient_local
+// keep last 1, so a client that starts after a goal ended still gets the
+// latest status list, and a scripted refusal of cancels answers REJECTED.
+func TestActionStatusReachesALateJoinerAndCancelsCanBeRefused(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		srv, ns := startReady(ctx, t, func(ns string) *Proc {
+			return p.StartActionServer(t, ns, v.bin, "/fjt", "--feedback", "1", "--outcome", "hold", "--cancel", "reject")
+		}, "ready")
+		first := StartActionClient(t, ns, v.bin, "/fjt", []string{goalA}, "--cancel-goal", goalA, "--no-result", "--timeout", "20")
+		if err := first.Wait(ctx); err != nil {
+			t.Fatalf("first client: %v: %s\nserver: %s", err, first.Stderr(), srv.Stderr())
+		}
+		evs := jsonLines[ActionEvent](t, first)
+		i := slices.IndexFunc(evs, func(e ActionEvent) bool { return e.Event == "cancel" })
+		if i < 0 || evs[i].ReturnCode != 1 || len(evs[i].Canceling) != 0 {
+			t.Fatalf("a refused cancel answered %+v, want return_code 1 (REJECTED) and no goals", evs)
+		}
+		late := StartActionClient(t, ns, v.bin, "/fjt", nil, "--result-delay", "1", "--timeout", "20")
+		if err := late.Wait(ctx); err != nil {
+			t.Fatalf("late client: %v: %s", err, late.Stderr())
+		}
+		evs = jsonLines[ActionEvent](t, late)
+		if len(evs) == 0 || evs[0].Event != "status" || len(evs[0].Goals) != 1 || evs[0].Goals[0] != (GoalStatus{goalA, 2}) {
+			t.Fatalf("late joiner saw %+v, want the status list with %s executing", evs, goalA)
+		}
+	})
 }

@@ -9,4 +9,12 @@
 // and fastddsgen, generates the per-type sample readers and compiles both
 // peers, once: the binaries are cached by a hash of everything that went
 // into them. The peers' command line is in README.md.
+//
+// [BuildNodes] builds cycnode and fastnode, the same two stacks playing
+// ROS 2 nodes each in its own RMW's dialect (rmw_cyclonedds's in-band
+// request header, rmw_fastrtps's related_sample_identity): Trigger and
+// parameter services, a scripted FollowJointTrajectory action server, and
+// the ros_discovery_info graph. Each rejects a frame of the other dialect
+// loudly ([MalformedExit]). The Start* helpers run their modes and
+// document every flag and JSON line.
 package ddspeers

@@ -27,6 +27,7 @@ var nodeRoots = []string{
 	"rcl_interfaces/srv/GetParameters_Request", "rcl_interfaces/srv/GetParameters_Response",
 	"rcl_interfaces/srv/SetParameters_Request", "rcl_interfaces/srv/SetParameters_Response",
 	"rcl_interfaces/srv/DescribeParameters_Request", "rcl_interfaces/srv/DescribeParameters_Response",
+	"rcl_interfaces/msg/ParameterEvent",
 	"control_msgs/action/FollowJointTrajectory_SendGoal_Request", "control_msgs/action/FollowJointTrajectory_SendGoal_Response",
 	"control_msgs/action/FollowJointTrajectory_GetResult_Request", "control_msgs/action/FollowJointTrajectory_GetResult_Response",
 	"control_msgs/action/FollowJointTrajectory_FeedbackMessage",

@@ -21,6 +21,18 @@ func nodeVendors(p *NodePeers) []vendor {
 	return []vendor{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}}
 }
 
+// eachVendor runs f for each vendor's node peer in a subtest with a
+// deadline.
+func eachVendor(t *testing.T, p *NodePeers, f func(t *testing.T, ctx context.Context, v vendor)) {
+	for _, v := range nodeVendors(p) {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			f(t, ctx, v)
+		})
+	}
+}
+
 func jsonLines[T any](t *testing.T, p *Proc) []T {
 	t.Helper()
 	v, err := JSONLines[T](p.Stdout())
@@ -56,36 +68,32 @@ func exitStatus(err error) int {
 // request's sequence number).
 func TestTriggerCallsEachGetTheirOwnReplyWithinAVendor(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
-	for _, v := range nodeVendors(p) {
-		t.Run(v.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			srv, ns := startReady(ctx, t, func(ns string) *Proc {
-				return StartTriggerServer(t, ns, v.bin, "/trigger", "--count", "3", "--timeout", "30")
-			}, "ready")
-			cli := StartTriggerClient(t, ns, v.bin, "/trigger", 3, "--timeout", "20")
-			if err := cli.Wait(ctx); err != nil {
-				t.Fatalf("client: %v: %s\nserver: %s", err, cli.Stderr(), srv.Stderr())
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		srv, ns := startReady(ctx, t, func(ns string) *Proc {
+			return StartTriggerServer(t, ns, v.bin, "/trigger", "--count", "3", "--timeout", "30")
+		}, "ready")
+		cli := StartTriggerClient(t, ns, v.bin, "/trigger", 3, "--timeout", "20")
+		if err := cli.Wait(ctx); err != nil {
+			t.Fatalf("client: %v: %s\nserver: %s", err, cli.Stderr(), srv.Stderr())
+		}
+		if err := srv.Wait(ctx); err != nil {
+			t.Fatalf("server: %v: %s", err, srv.Stderr())
+		}
+		replies := jsonLines[TriggerReply](t, cli)
+		served := jsonLines[ServedCall](t, srv)
+		if len(replies) != 3 || len(served) != 3 {
+			t.Fatalf("%d replies, %d served, want 3 each:\n%s\n%s", len(replies), len(served), cli.Stdout(), srv.Stdout())
+		}
+		for i, r := range replies {
+			want := fmt.Sprintf("%s call %d", v.name, i+1)
+			if !r.Success || r.Message != want || r.Call != i+1 {
+				t.Errorf("reply %d: %+v, want success and %q", i, r, want)
 			}
-			if err := srv.Wait(ctx); err != nil {
-				t.Fatalf("server: %v: %s", err, srv.Stderr())
+			if served[i].Seq != r.Seq || !served[i].Replied || served[i].Client != served[0].Client {
+				t.Errorf("call %d served as %+v, client sent seq %d", i+1, served[i], r.Seq)
 			}
-			replies := jsonLines[TriggerReply](t, cli)
-			served := jsonLines[ServedCall](t, srv)
-			if len(replies) != 3 || len(served) != 3 {
-				t.Fatalf("%d replies, %d served, want 3 each:\n%s\n%s", len(replies), len(served), cli.Stdout(), srv.Stdout())
-			}
-			for i, r := range replies {
-				want := fmt.Sprintf("%s call %d", v.name, i+1)
-				if !r.Success || r.Message != want || r.Call != i+1 {
-					t.Errorf("reply %d: %+v, want success and %q", i, r, want)
-				}
-				if served[i].Seq != r.Seq || !served[i].Replied || served[i].Client != served[0].Client {
-					t.Errorf("call %d served as %+v, client sent seq %d", i+1, served[i], r.Seq)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestServersRejectTheOtherDialectLoudly: a Cyclone-framed request to the
@@ -160,18 +168,14 @@ func TestGraphListenerSeesAnnouncedNodeAcrossVendors(t *testing.T) {
 // says so loudly on a sample of the other.
 func TestGraphListenerRejectsTheOtherGidSize(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
-	for _, v := range nodeVendors(p) {
-		t.Run(v.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			_, ns := startReady(ctx, t, func(ns string) *Proc { return StartAnnouncer(t, ns, v.bin, "jazzy_node", 16) }, "announced")
-			g := StartGraphListener(t, ns, v.bin, 24, "--count", "1")
-			err := g.Wait(ctx)
-			if _, ok := g.Malformed(); exitStatus(err) != MalformedExit || !ok {
-				t.Fatalf("a 24-byte listener took a 16-byte sample: %v: %s %s", err, g.Stdout(), g.Stderr())
-			}
-		})
-	}
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		_, ns := startReady(ctx, t, func(ns string) *Proc { return StartAnnouncer(t, ns, v.bin, "jazzy_node", 16) }, "announced")
+		g := StartGraphListener(t, ns, v.bin, 24, "--count", "1")
+		err := g.Wait(ctx)
+		if _, ok := g.Malformed(); exitStatus(err) != MalformedExit || !ok {
+			t.Fatalf("a 24-byte listener took a 16-byte sample: %v: %s %s", err, g.Stdout(), g.Stderr())
+		}
+	})
 }
 
 // TestEndpointsCarryTheirRMWsUserData: with --typehash each vendor's
@@ -217,4 +221,26 @@ func TestEndpointsCarryTheirRMWsUserData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLeaseFlagBoundsHowLongAKilledPeerLingers: a node peer killed without
+// a goodbye is dropped by discovery within its --lease, so tests of "the
+// server died mid-goal" need not wait out the vendors' 10 or 20 s.
+func TestLeaseFlagBoundsHowLongAKilledPeerLingers(t *testing.T) {
+	p := BuildNodes(t, msgs.Jazzy)
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		eps, ns := startReady(ctx, t, func(ns string) *Proc { return StartEndpoints(t, ns, p.Cyclone) }, "ready")
+		srv := StartTriggerServer(t, ns, v.bin, "/trigger", "--lease", "2", "--timeout", "0")
+		if err := eps.WaitStdout(ctx, "rq/triggerRequest"); err != nil {
+			t.Fatalf("endpoints: %v: %s", err, eps.Stderr())
+		}
+		srv.Kill()
+		killed := time.Now()
+		if err := eps.WaitStdout(ctx, `"gone":true`); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(killed); d > 4*time.Second {
+			t.Fatalf("a peer with a 2 s lease was dropped %v after it was killed", d)
+		}
+	})
 }

@@ -224,29 +224,33 @@ type GoalStatus struct {
 // ABORTED (error_code -4, PATH_TOLERANCE_VIOLATED) or, with hold, runs
 // until canceled (CANCELED, error_code 0) or preempted. A new accepted
 // goal ends the running one with error_code -1 (INVALID_GOAL), ABORTED as
-// Jazzy's joint_trajectory_controller does or CANCELED as Humble's; this
-// helper passes --preempt for p.Distro, extra may override it. Results
-// are kept --result-timeout seconds (10, as rcl since Iron) after a goal
-// ends, then forgotten: it leaves the status list and get_result answers
-// status 0. It prints an ActionEvent line per event, "ready" on stderr,
+// Jazzy's joint_trajectory_controller does or CANCELED as Humble's.
+// Results are kept --result-timeout seconds after a goal ends, then
+// forgotten: it leaves the status list and get_result answers status 0.
+// This helper passes the flags of p.Distro (DistroFlags, --preempt, and
+// --result-timeout 900 on Humble, 10 since Iron, as rcl's defaults);
+// extra may override them. It prints an ActionEvent line per event, "ready" on stderr,
 // and exits DuplicateGoalExit if a goal UUID it ever saw comes again.
 func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extra ...string) *Proc {
 	t.Helper()
-	preempt := "aborted"
+	// joint_trajectory_controller's preempt end and rcl's result timeout:
+	// CANCELED and 15 min on Humble, ABORTED and 10 s since.
+	distro := []string{"--preempt", "aborted", "--result-timeout", "10"}
 	if p.Distro == msgs.Humble {
-		preempt = "canceled"
+		distro = []string{"--preempt", "canceled", "--result-timeout", "900"}
 	}
-	return StartPeer(t, ns, bin, nil, append([]string{"action-server", "--action", action, "--preempt", preempt}, extra...)...)
+	args := append(append([]string{"action-server", "--action", action}, p.DistroFlags()...), distro...)
+	return StartPeer(t, ns, bin, nil, append(args, extra...)...)
 }
 
 // StartActionClient starts a node peer that drives a FollowJointTrajectory
 // action server, to test the peers' servers against each other:
 //
-//	PEER action-client --action NAME --goals U1[,U2…] [--joints a,b] [--gap S]
+//	PEER action-client --action NAME --goals U1[,U2…] [--joints a,b] [--points N] [--gap S]
 //	                   [--cancel-goal U|all --cancel-after N] [--result-delay S] [--no-result] [--timeout S]
 //
-// It waits for the server, sends each goal (one point of zeros for
-// --joints, default j1,j2) and waits --gap seconds between them; with
+// It waits for the server, sends each goal (--points points of zeros, 1 by
+// default, 0.1 s apart, for --joints, default j1,j2) and waits --gap seconds between them; with
 // --cancel-goal it cancels once the last accepted goal had N feedback
 // messages (1); after --result-delay it asks get_result of every accepted
 // goal in order. It prints an ActionEvent line per reply, feedback and
@@ -292,8 +296,15 @@ type ParamEvent struct {
 //	{"call":"get","values":[{"type":3,"value":0.5}]}
 //	{"call":"set","results":[{"successful":false,"reason":"…"}]}
 //	{"call":"describe","descriptors":[{"name":"speed","type":3,"read_only":false}]}
+//
+// and, with --events N, one line per /parameter_events message it took:
+//
+//	{"call":"event","node":"/robot/ctl","new":[],"changed":["speed"]}
 type ParamReply struct {
 	Call     string       `json:"call"`
+	Node     string       `json:"node"`
+	New      []string     `json:"new"`
+	Changed  []string     `json:"changed"`
 	Names    []string     `json:"names"`
 	Prefixes []string     `json:"prefixes"`
 	Values   []ParamValue `json:"values"`
@@ -319,9 +330,12 @@ type ParamReply struct {
 // describe_parameters (rcl_interfaces/srv). As rclcpp without undeclared
 // parameters: get and describe answer nothing when a name is not
 // declared; set refuses an undeclared, a read-only or a type-changing
-// parameter with rclcpp's reason. The node is announced on
-// ros_discovery_info (its ParticipantInfo is the first line); then one
-// ParamEvent line per request.
+// parameter with rclcpp's reason. As rclcpp it publishes on
+// /parameter_events (reliable, volatile, keep last 1000) an event naming
+// each parameter as new when it starts and as changed after each
+// successful set. The node is announced on ros_discovery_info (its
+// ParticipantInfo is the first line); then one ParamEvent line per
+// request.
 func StartParamServer(t testing.TB, ns, bin, node string, params []string, extra ...string) *Proc {
 	t.Helper()
 	args := repeatFlag([]string{"param-server", "--node", node}, "--param", params)
@@ -332,7 +346,10 @@ func StartParamServer(t testing.TB, ns, bin, node string, params []string, extra
 // services, each --call in order, and prints a ParamReply line per reply:
 //
 //	PEER param-client --node NAME [--namespace NS] --call list[:PREFIX,…] --call get:A,B
-//	                  --call set:NAME=TYPE:VALUE --call describe:A,B [--timeout S]
+//	                  --call set:NAME=TYPE:VALUE --call describe:A,B [--events N] [--timeout S]
+//
+// Its /parameter_events reader exists before the first call; with
+// --events N it waits, after the calls, until N events came.
 func StartParamClient(t testing.TB, ns, bin, node string, calls []string, extra ...string) *Proc {
 	t.Helper()
 	args := repeatFlag([]string{"param-client", "--node", node}, "--call", calls)
@@ -352,9 +369,15 @@ func repeatFlag(args []string, flag string, values []string) []string {
 //
 //	{"kind":"writer","guid":"<32 hex>","participant":"<32 hex>","topic":"rq/triggerRequest",
 //	 "type":"std_srvs::srv::dds_::Trigger_Request_","user_data":"clientid=…;typehash=RIHS01_…;"}
+//
+// and, when an endpoint goes (deleted, or its participant's lease ended),
+// only its key:
+//
+//	{"kind":"writer","guid":"<32 hex>","gone":true}
 type EndpointInfo struct {
 	Kind        string `json:"kind"` // reader or writer
 	GUID        string `json:"guid"`
+	Gone        bool   `json:"gone"`
 	Participant string `json:"participant"`
 	Topic       string `json:"topic"`
 	Type        string `json:"type"`
@@ -363,8 +386,8 @@ type EndpointInfo struct {
 
 // StartEndpoints starts cycnode (only) printing an EndpointInfo line for
 // every reader and writer of other participants that discovery reports
-// alive (Cyclone's DCPSPublication and DCPSSubscription), so a test can
-// see what our endpoints, or the peers', announce:
+// (Cyclone's DCPSPublication and DCPSSubscription), and another when one
+// goes, so a test can see what our endpoints, or the peers', announce:
 //
 //	cycnode endpoints [--count N] [--domain N]
 //
@@ -375,10 +398,14 @@ func StartEndpoints(t testing.TB, ns, cycnode string, extra ...string) *Proc {
 	return StartPeer(t, ns, cycnode, nil, append([]string{"endpoints"}, extra...)...)
 }
 
+// Every node peer mode takes --lease S: its participant's lease (Cyclone's
+// default is 10 s, Fast DDS's 20 s), so a test that kills a peer sees it
+// dropped within S seconds.
+
 // DistroFlags are the node peers' flags that make them behave as the RMW
 // of p.Distro: the Gid size of ros_discovery_info (24 on Humble, 16 after)
 // and, from Jazzy on, typehash=RIHS01_…; in every endpoint's user data
-// (--typehash). StartActionServer adds the preempt end by itself.
+// (--typehash). StartActionServer adds them by itself.
 func (p *NodePeers) DistroFlags() []string {
 	if p.Distro == msgs.Humble {
 		return []string{"--gid-size", "24"}

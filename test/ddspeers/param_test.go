@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/actbridge/actbridge/ros2/msgs"
 )
@@ -30,32 +29,29 @@ func TestParameterServicesAnswerAsRclcpp(t *testing.T) {
 {"call":"set","results":[{"successful":false,"reason":"parameter 'nope' cannot be set because it was not declared"}]}
 {"call":"get","values":[{"type":3,"value":0.75}]}
 {"call":"describe","descriptors":[{"name":"safe","type":1,"read_only":true},{"name":"speed","type":3,"read_only":false}]}
+{"call":"event","node":"/robot/ctl","new":[],"changed":["speed"]}
 `
 	wantReplies, err := JSONLines[ParamReply]([]byte(want))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range nodeVendors(p) {
-		t.Run(v.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-			defer cancel()
-			srv, ns := startReady(ctx, t, func(ns string) *Proc {
-				return StartParamServer(t, ns, v.bin, "ctl", params, "--namespace", "/robot", "--read-only", "safe")
-			}, "ready")
-			cli := StartParamClient(t, ns, v.bin, "ctl", calls, "--namespace", "/robot", "--timeout", "20")
-			if err := cli.Wait(ctx); err != nil {
-				t.Fatalf("client: %v: %s\nserver: %s", err, cli.Stderr(), srv.Stderr())
-			}
-			got := jsonLines[ParamReply](t, cli)
-			if g, w := mustJSON(t, got), mustJSON(t, wantReplies); g != w {
-				t.Fatalf("replies\n%s\nwant\n%s", g, w)
-			}
-			events := jsonLines[ParamEvent](t, srv)[1:] // after the node's announcement
-			if len(events) != len(calls) || events[4].Name != "speed" || !events[4].Successful || events[6].Successful {
-				t.Fatalf("server events %+v", events)
-			}
-		})
-	}
+	eachVendor(t, p, func(t *testing.T, ctx context.Context, v vendor) {
+		srv, ns := startReady(ctx, t, func(ns string) *Proc {
+			return StartParamServer(t, ns, v.bin, "ctl", params, "--namespace", "/robot", "--read-only", "safe")
+		}, "ready")
+		cli := StartParamClient(t, ns, v.bin, "ctl", calls, "--namespace", "/robot", "--timeout", "20", "--events", "1")
+		if err := cli.Wait(ctx); err != nil {
+			t.Fatalf("client: %v: %s\nserver: %s", err, cli.Stderr(), srv.Stderr())
+		}
+		got := jsonLines[ParamReply](t, cli)
+		if g, w := mustJSON(t, got), mustJSON(t, wantReplies); g != w {
+			t.Fatalf("replies\n%s\nwant\n%s", g, w)
+		}
+		events := jsonLines[ParamEvent](t, srv)[1:] // after the node's announcement
+		if len(events) != len(calls) || events[4].Name != "speed" || !events[4].Successful || events[6].Successful {
+			t.Fatalf("server events %+v", events)
+		}
+	})
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -77,16 +77,17 @@ struct opts {
   double feedback_period, result_timeout;
   /* action-client's script */
   const char *goals, *joints, *cancel;
-  int cancel_after;
+  int cancel_after, points;
   double gap, result_delay;
   bool no_result;
   /* param-server's table and param-client's calls */
   const char *params[64], *readonly[64], *calls[64];
-  int nparams, nreadonly, ncalls;
+  int nparams, nreadonly, ncalls, events;
   const char *pubs[MAX_ENDPOINTS], *subs[MAX_ENDPOINTS];
   int npubs, nsubs;
   int count, gid_size;
   bool typehash;
+  double lease;
   uint32_t domain;
   double timeout, linger, reply_wait;
 };
@@ -127,6 +128,7 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--sub") == 0 && i + 1 < argc && o.nsubs < MAX_ENDPOINTS) o.subs[o.nsubs++] = argv[++i];
     else if (strcmp (a, "--count") == 0) o.count = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--typehash") == 0) o.typehash = true;
+    else if (strcmp (a, "--lease") == 0) o.lease = num_arg (argc, argv, &i);
     else if (strcmp (a, "--gid-size") == 0) o.gid_size = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--domain") == 0) o.domain = (uint32_t) num_arg (argc, argv, &i);
     else if (strcmp (a, "--timeout") == 0) o.timeout = num_arg (argc, argv, &i);
@@ -147,9 +149,11 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--gap") == 0) o.gap = num_arg (argc, argv, &i);
     else if (strcmp (a, "--result-delay") == 0) o.result_delay = num_arg (argc, argv, &i);
     else if (strcmp (a, "--no-result") == 0) o.no_result = true;
+    else if (strcmp (a, "--points") == 0) o.points = (int) num_arg (argc, argv, &i);
     else if (strcmp (a, "--param") == 0 && i + 1 < argc && o.nparams < 64) o.params[o.nparams++] = argv[++i];
     else if (strcmp (a, "--read-only") == 0 && i + 1 < argc && o.nreadonly < 64) o.readonly[o.nreadonly++] = argv[++i];
     else if (strcmp (a, "--call") == 0 && i + 1 < argc && o.ncalls < 64) o.calls[o.ncalls++] = argv[++i];
+    else if (strcmp (a, "--events") == 0) o.events = (int) num_arg (argc, argv, &i);
     else die ("unknown option %s", a);
   }
   if (o.gid_size != 16 && o.gid_size != 24)
@@ -268,6 +272,10 @@ static dds_entity_t make_participant (const struct opts *o)
   dds_qos_t *q = dds_create_qos ();
   const char *ud = "enclave=/;";
   dds_qset_userdata (q, ud, strlen (ud));
+  /* --lease: the participant's lease (Cyclone's default is 10 s), so a
+   * test sees a killed peer dropped sooner. */
+  if (o->lease > 0)
+    dds_qset_liveliness (q, DDS_LIVELINESS_AUTOMATIC, (dds_duration_t) (o->lease * 1e9));
   dds_entity_t pp = dds_create_participant (o->domain, q, NULL);
   check (pp, "create participant");
   dds_delete_qos (q);
@@ -1307,14 +1315,21 @@ static int action_client (dds_entity_t pp, const struct opts *o)
     trajectory_msgs_msg_dds__JointTrajectory_ *tr = &req.data.goal.trajectory;
     tr->header.frame_id = "";
     tr->joint_names = (dds_sequence_string) { ._length = njoints, ._maximum = njoints, ._buffer = names };
-    trajectory_msgs_msg_dds__JointTrajectoryPoint_ pt;
-    memset (&pt, 0, sizeof pt);
-    pt.positions = (dds_sequence_double) { ._length = njoints, ._maximum = njoints, ._buffer = zeros };
-    pt.velocities = pt.positions;
-    pt.time_from_start.sec = 1;
-    tr->points = (dds_sequence_trajectory_msgs_msg_dds__JointTrajectoryPoint_) { ._length = 1, ._maximum = 1, ._buffer = &pt };
+    /* --points of zeros, 0.1 s apart: a large goal crosses the wire in
+     * fragments */
+    uint32_t npts = o->points > 0 ? (uint32_t) o->points : 1;
+    trajectory_msgs_msg_dds__JointTrajectoryPoint_ *pts = calloc (npts, sizeof *pts);
+    for (uint32_t k = 0; k < npts; k++)
+    {
+      pts[k].positions = (dds_sequence_double) { ._length = njoints, ._maximum = njoints, ._buffer = zeros };
+      pts[k].velocities = pts[k].positions;
+      pts[k].time_from_start.sec = (int32_t) ((k + 1) / 10);
+      pts[k].time_from_start.nanosec = (uint32_t) ((k + 1) % 10) * 100000000u;
+    }
+    tr->points = (dds_sequence_trajectory_msgs_msg_dds__JointTrajectoryPoint_) { ._length = npts, ._maximum = npts, ._buffer = pts };
     req.data.goal.multi_dof_trajectory.header.frame_id = "";
     call (&c.send, o, &req, &rep);
+    free (pts);
     event ("sent", req.data.goal_id.uuid);
     printf (",\"accepted\":%s}\n", rep.data.accepted ? "true" : "false");
     fflush (stdout);
@@ -1471,7 +1486,26 @@ struct params {
   struct param p[MAX_PARAMS];
   int n;
   struct svc list, get, set, describe;
+  dds_entity_t events; /* rt/parameter_events */
+  char fqn[300];
 };
+
+/* publish_event writes a ParameterEvent for the node, as rclcpp does on
+ * each declare (new) and each successful set (changed). */
+static void publish_event (struct params *ps, const char *name, const RCL (msg_dds__ParameterValue_) *v, bool is_new)
+{
+  RCL (msg_dds__Parameter_) p = { .name = (char *) name, .value = *v };
+  RCL (msg_dds__ParameterEvent_) e;
+  memset (&e, 0, sizeof e);
+  e.stamp = now_stamp ();
+  e.node = ps->fqn;
+  dds_sequence_rcl_interfaces_msg_dds__Parameter_ one = { ._length = 1, ._maximum = 1, ._buffer = &p };
+  if (is_new)
+    e.new_parameters = one;
+  else
+    e.changed_parameters = one;
+  check (dds_write (ps->events, &e), "write parameter event");
+}
 
 static struct param *find_param (struct params *ps, const char *name)
 {
@@ -1585,6 +1619,7 @@ static void on_set (struct params *ps, const RCL (srv_dds__SetParameters_Request
     {
       dds_free (p->v.string_value);
       p->v = copy_value (&np->value);
+      publish_event (ps, p->name, &p->v, false);
     }
     rep->results._buffer[i].successful = why[0] == 0;
     rep->results._buffer[i].reason = dds_string_dup (why);
@@ -1633,8 +1668,8 @@ static const struct svc_types describe_types = SVC_TYPES (rcl_interfaces_srv_dds
  * describe_parameters). */
 static void param_services (dds_entity_t pp, const struct opts *o, struct params *ps, bool server)
 {
-  char fqn[300], name[400];
-  snprintf (fqn, sizeof fqn, "%s%s%s", o->ns, strcmp (o->ns, "/") == 0 ? "" : "/", o->node);
+  char *fqn = ps->fqn, name[400];
+  snprintf (ps->fqn, sizeof ps->fqn, "%s%s%s", o->ns, strcmp (o->ns, "/") == 0 ? "" : "/", o->node);
   snprintf (name, sizeof name, "%s/list_parameters", fqn);
   svc_open (&ps->list, pp, name, list_types, server);
   snprintf (name, sizeof name, "%s/get_parameters", fqn);
@@ -1686,12 +1721,20 @@ static int param_server (dds_entity_t pp, const struct opts *o)
     p->read_only = true;
   }
   param_services (pp, o, &ps, true);
+  /* /parameter_events: reliable, volatile, keep last 1000 (rmw's
+   * parameter_events profile) */
+  dds_qos_t *q = qos_reliable (1000, false, false);
+  ps.events = endpoint (pp, dds_create_topic (pp, &RCL (msg_dds__ParameterEvent__desc), "rt/parameter_events", NULL, NULL), q, NULL, true);
+  dds_delete_qos (q);
   struct node_eps eps = { .nreaders = 0 };
   svc_eps (&ps.list, &eps);
   svc_eps (&ps.get, &eps);
   svc_eps (&ps.set, &eps);
   svc_eps (&ps.describe, &eps);
+  eps.writers[eps.nwriters++] = ps.events;
   announce_node (pp, o, &eps);
+  for (int i = 0; i < ps.n; i++)
+    publish_event (&ps, ps.p[i].name, &ps.p[i].v, true);
   fprintf (stderr, "cycnode: ready\n");
   while (!stopping)
   {
@@ -1707,10 +1750,49 @@ static int param_server (dds_entity_t pp, const struct opts *o)
 
 /* param_client makes each --call in order and prints each reply:
  * list[:prefix,…], get:a,b, set:name=type:value, describe:a,b. */
+static void print_names (const dds_sequence_rcl_interfaces_msg_dds__Parameter_ *ps)
+{
+  printf ("[");
+  for (uint32_t i = 0; i < ps->_length; i++)
+  {
+    printf ("%s", i ? "," : "");
+    json_str (ps->_buffer[i].name);
+  }
+  printf ("]");
+}
+
+/* take_events prints the parameter events that came: the node's and its
+ * new and changed parameters' names. */
+static int take_events (dds_entity_t rd)
+{
+  int n = 0;
+  RCL (msg_dds__ParameterEvent_) e;
+  memset (&e, 0, sizeof e);
+  dds_sample_info_t si;
+  while (take_frame (rd, &RCL (msg_dds__ParameterEvent__desc), &e, &si, "parameter event"))
+  {
+    printf ("{\"call\":\"event\",\"node\":");
+    json_str (e.node);
+    printf (",\"new\":");
+    print_names (&e.new_parameters);
+    printf (",\"changed\":");
+    print_names (&e.changed_parameters);
+    printf ("}\n");
+    fflush (stdout);
+    dds_stream_free_sample (&e, RCL (msg_dds__ParameterEvent__desc).m_ops);
+    memset (&e, 0, sizeof e);
+    n++;
+  }
+  return n;
+}
+
 static int param_client (dds_entity_t pp, const struct opts *o)
 {
   static struct params ps;
   param_services (pp, o, &ps, false);
+  dds_qos_t *q = qos_reliable (1000, false, false);
+  dds_entity_t events = endpoint (pp, raw_topic (pp, "rt/parameter_events", RCL (msg_dds__ParameterEvent__desc).m_typename), q, NULL, false);
+  dds_delete_qos (q);
   fprintf (stderr, "cycnode: ready\n");
   wait_matched (&ps.list, o->timeout);
   wait_matched (&ps.get, o->timeout);
@@ -1795,15 +1877,31 @@ static int param_client (dds_entity_t pp, const struct opts *o)
     fflush (stdout);
     dds_free (list);
   }
+  /* --events N: wait for N parameter events (all that came are printed) */
+  dds_time_t end = dds_time () + (dds_duration_t) (o->timeout * 1e9);
+  for (int got = 0; got < o->events && !stopping;)
+  {
+    got += take_events (events);
+    if (dds_time () > end)
+      die ("%d parameter events of %d in %g s", got, o->events, o->timeout);
+    dds_sleepfor (DDS_MSECS (5));
+  }
   return 0;
 }
 
 /* ---- what discovery says of every endpoint ---- */
 
-static void print_endpoint (const char *kind, const dds_builtintopic_endpoint_t *ep)
+/* print_endpoint prints one endpoint; one that is gone is only its key. */
+static void print_endpoint (const char *kind, const dds_builtintopic_endpoint_t *ep, bool gone)
 {
   printf ("{\"kind\":\"%s\",\"guid\":", kind);
   json_hex (ep->key.v, 16);
+  if (gone)
+  {
+    printf (",\"gone\":true}\n");
+    fflush (stdout);
+    return;
+  }
   printf (",\"participant\":");
   json_hex (ep->participant_key.v, 16);
   printf (",\"topic\":");
@@ -1849,9 +1947,12 @@ static int endpoints (dds_entity_t pp, const struct opts *o)
       while (dds_take (rd, buf, &si, 1, 1) > 0)
       {
         const dds_builtintopic_endpoint_t *ep = buf[0];
-        if (si.valid_data && si.instance_state == DDS_ALIVE_INSTANCE_STATE && memcmp (ep->participant_key.v, self.v, 16) != 0)
+        /* A reader or writer that goes (deleted, or its participant's
+         * lease ended) comes as an invalid sample holding its key. */
+        bool gone = !si.valid_data && si.instance_state != DDS_ALIVE_INSTANCE_STATE;
+        if ((gone || si.valid_data) && memcmp (ep->key.v, self.v, 12) != 0)
         {
-          print_endpoint (k ? "reader" : "writer", buf[0]);
+          print_endpoint (k ? "reader" : "writer", buf[0], gone);
           got++;
           any = true;
         }

@@ -88,6 +88,7 @@ struct Opts
     std::vector<std::string> pubs, subs;
     int count = 0, gid_size = 16;
     bool typehash = false;
+    double lease = 0;
     uint32_t domain = 0;
     double timeout = 30, linger = 1, reply_wait = 0.1;
     // action-server's script
@@ -97,11 +98,12 @@ struct Opts
     double feedback_period = 0.1, result_timeout = 10;
     // action-client's script
     std::string goals, joints = "j1,j2", cancel;
-    int cancel_after = 1;
+    int cancel_after = 1, points = 1;
     double gap = 0, result_delay = 0;
     bool no_result = false;
     // param-server's table and param-client's calls
     std::vector<std::string> params, readonly, calls;
+    int events = 0;
 };
 
 // choice returns false for the first of two words, true for the second.
@@ -137,6 +139,7 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--sub" && more) o.subs.push_back(argv[++i]);
         else if (a == "--count") o.count = int(num(i));
         else if (a == "--typehash") o.typehash = true;
+        else if (a == "--lease") o.lease = num(i);
         else if (a == "--gid-size") o.gid_size = int(num(i));
         else if (a == "--domain") o.domain = uint32_t(num(i));
         else if (a == "--timeout") o.timeout = num(i);
@@ -157,9 +160,11 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--gap") o.gap = num(i);
         else if (a == "--result-delay") o.result_delay = num(i);
         else if (a == "--no-result") o.no_result = true;
+        else if (a == "--points") o.points = int(num(i));
         else if (a == "--param" && more) o.params.push_back(argv[++i]);
         else if (a == "--read-only" && more) o.readonly.push_back(argv[++i]);
         else if (a == "--call" && more) o.calls.push_back(argv[++i]);
+        else if (a == "--events") o.events = int(num(i));
         else die("unknown option " + a);
     }
     if (o.gid_size != 16 && o.gid_size != 24)
@@ -289,6 +294,14 @@ static DomainParticipant *make_participant(const Opts &o)
     // rmw's participants say enclave=/; (rmw_fastrtps participant.cpp).
     std::string ud = "enclave=/;";
     pq.user_data().data_vec(std::vector<eprosima::fastrtps::rtps::octet>(ud.begin(), ud.end()));
+    // --lease: the participant's lease (Fast DDS's default is 20 s), so a
+    // test sees a killed peer dropped sooner; announced three times in it.
+    if (o.lease > 0)
+    {
+        auto &dc = pq.wire_protocol().builtin.discovery_config;
+        dc.leaseDuration = eprosima::fastrtps::Duration_t(o.lease);
+        dc.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(o.lease / 3);
+    }
     DomainParticipant *pp = DomainParticipantFactory::get_instance()->create_participant(o.domain, pq);
     if (pp == nullptr)
         die("create participant failed");
@@ -1217,11 +1230,17 @@ static int action_client(DomainParticipant *pp, const Opts &o)
             die("bad goal id in --goals: " + goals[gi]);
         auto &tr = req.goal().trajectory();
         tr.joint_names(joints);
-        trajectory_msgs::msg::dds_::JointTrajectoryPoint_ pt;
-        pt.positions(std::vector<double>(joints.size(), 0.0));
-        pt.velocities(pt.positions());
-        pt.time_from_start().sec(1);
-        tr.points().push_back(pt);
+        // --points of zeros, 0.1 s apart: a large goal crosses the wire in
+        // fragments
+        for (int k = 1; k <= std::max(o.points, 1); k++)
+        {
+            trajectory_msgs::msg::dds_::JointTrajectoryPoint_ pt;
+            pt.positions(std::vector<double>(joints.size(), 0.0));
+            pt.velocities(pt.positions());
+            pt.time_from_start().sec(k / 10);
+            pt.time_from_start().nanosec(uint32_t(k % 10) * 100000000u);
+            tr.points().push_back(pt);
+        }
         fjt::FollowJointTrajectory_SendGoal_Response_ rep;
         call(send, o, req, rep);
         std::cout << event("sent", req.goal_id().uuid()) << ",\"accepted\":" << (rep.accepted() ? "true" : "false") << "}" << std::endl;
@@ -1337,6 +1356,23 @@ struct Params
 {
     std::vector<Param> p;
     Svc list, get, set, describe;
+    DataWriter *events = nullptr; // rt/parameter_events
+    std::string fqn;
+
+    // publish_event writes a ParameterEvent for the node, as rclcpp does
+    // on each declare (new) and each successful set (changed).
+    void publish_event(const Param &x, bool is_new)
+    {
+        rmsg::ParameterEvent_ e;
+        e.stamp(now_stamp());
+        e.node(fqn);
+        rmsg::Parameter_ np;
+        np.name(x.name);
+        np.value(x.v);
+        (is_new ? e.new_parameters() : e.changed_parameters()).push_back(np);
+        if (!events->write(&e))
+            die("write parameter event failed");
+    }
 
     Param *find(const std::string &name)
     {
@@ -1408,7 +1444,10 @@ struct Params
             else if (np.value().type() != x->v.type())
                 why = "Wrong parameter type, parameter {" + np.name() + "} is of type {" + type_name(x->v.type()) + "}, setting it to {" + type_name(np.value().type()) + "} is not allowed.";
             else
+            {
                 x->v = np.value();
+                publish_event(*x, false);
+            }
             rmsg::SetParametersResult_ r;
             r.successful(why.empty());
             r.reason(why);
@@ -1439,7 +1478,7 @@ struct Params
 // describe_parameters).
 static void param_services(DomainParticipant *pp, const Opts &o, Params &ps, bool server)
 {
-    std::string fqn = o.ns + (o.ns == "/" ? "" : "/") + o.node;
+    std::string fqn = ps.fqn = o.ns + (o.ns == "/" ? "" : "/") + o.node;
     svc_open<rsrv::ListParameters_Request_PubSubType, rsrv::ListParameters_Response_PubSubType>(ps.list, pp, fqn + "/list_parameters", server);
     svc_open<rsrv::GetParameters_Request_PubSubType, rsrv::GetParameters_Response_PubSubType>(ps.get, pp, fqn + "/get_parameters", server);
     svc_open<rsrv::SetParameters_Request_PubSubType, rsrv::SetParameters_Response_PubSubType>(ps.set, pp, fqn + "/set_parameters", server);
@@ -1479,10 +1518,18 @@ static int param_server(DomainParticipant *pp, const Opts &o)
         ps.find(name)->read_only = true;
     }
     param_services(pp, o, ps, true);
+    // /parameter_events: reliable, volatile, keep last 1000 (rmw's
+    // parameter_events profile)
+    DataWriterQos eq = DATAWRITER_QOS_DEFAULT;
+    qos_reliable(eq, 1000, false, false);
+    ps.events = make_writer(pp->create_publisher(PUBLISHER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new rmsg::ParameterEvent_PubSubType()), eq);
     NodeEps eps;
     for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
         svc_eps(*s, eps);
+    eps.writers.push_back(ps.events->guid());
     announce_node(pp, o, eps);
+    for (const auto &x : ps.p)
+        ps.publish_event(x, true);
     std::cerr << "fastnode: ready" << std::endl;
     using namespace std::placeholders;
     while (!stopping)
@@ -1499,10 +1546,22 @@ static int param_server(DomainParticipant *pp, const Opts &o)
 
 // param_client makes each --call in order and prints each reply:
 // list[:prefix,…], get:a,b, set:name=type:value, describe:a,b.
+static std::vector<std::string> param_names(const std::vector<rmsg::Parameter_> &ps)
+{
+    std::vector<std::string> out;
+    for (const auto &p : ps)
+        out.push_back(p.name());
+    return out;
+}
+
 static int param_client(DomainParticipant *pp, const Opts &o)
 {
     static Params ps;
     param_services(pp, o, ps, false);
+    DataReaderQos eq = DATAREADER_QOS_DEFAULT;
+    qos_reliable(eq, 1000, false, false);
+    rmsg::ParameterEvent_PubSubType et;
+    DataReader *events = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new RawType(et.getName())), eq);
     std::cerr << "fastnode: ready" << std::endl;
     for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
         wait_matched(*s, o.timeout);
@@ -1560,6 +1619,27 @@ static int param_client(DomainParticipant *pp, const Opts &o)
         }
         else
             die("--call " + c + ": list, get, set or describe");
+    }
+    // --events N: wait for N parameter events (all that came are printed)
+    auto end = after(o.timeout);
+    for (int got = 0; got < o.events && !stopping;)
+    {
+        RawSample raw;
+        SampleInfo info;
+        if (events->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        {
+            if (!info.valid_data)
+                continue;
+            rmsg::ParameterEvent_ e;
+            decode(raw, e, "parameter event");
+            std::cout << "{\"call\":\"event\",\"node\":" << json_str(e.node()) << ",\"new\":" << json_list(param_names(e.new_parameters()))
+                      << ",\"changed\":" << json_list(param_names(e.changed_parameters())) << "}" << std::endl;
+            got++;
+            continue;
+        }
+        if (Clock::now() > end)
+            die(std::to_string(got) + " parameter events of " + std::to_string(o.events) + " in " + std::to_string(o.timeout) + " s");
+        events->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 5000000));
     }
     return 0;
 }
