@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/safety"
@@ -56,29 +57,12 @@ func trajectory7(n int) []spline.Point {
 	return pts
 }
 
-// restRobot is a 7-joint arm at rest at zero, with fresh joint states.
-type restRobot struct{}
-
-func (restRobot) Actuators() []actuators.ActuatorStatus {
-	return []actuators.ActuatorStatus{{Name: "arm", Kind: "arm", Connected: true}}
+// restRobot is a 7-joint arm at rest at zero, with fresh joint states:
+// the shared fake, which passes the contract's conformance suite.
+func restRobot() *actuatorsfake.Robot {
+	return actuatorsfake.New(actuatorsfake.Options{
+		Actuators: []actuators.ActuatorStatus{{Name: "arm", Kind: actuators.KindArm}}, Joints: joints7[:]})
 }
-
-func (r restRobot) FreshJoints(context.Context) actuators.JointsSnapshot { return r.Joints() }
-
-func (restRobot) Joints() actuators.JointsSnapshot {
-	js := make([]actuators.JointReading, len(joints7))
-	for i, n := range joints7 {
-		js[i] = actuators.JointReading{Name: n}
-	}
-	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
-}
-func (restRobot) Odom(string) (actuators.Pose2D, bool)                       { return actuators.Pose2D{}, false }
-func (restRobot) Connected() bool                                            { return true }
-func (restRobot) Send(context.Context, string, string, actuators.Goal) error { return nil }
-func (restRobot) Cancel(context.Context, string, string) error               { return nil }
-func (restRobot) StopAll(context.Context) error                              { return nil }
-func (restRobot) Track(string, string)                                       {}
-func (restRobot) SetObserver(func(actuators.GoalUpdate))                     {}
 
 // lastPreviewStore keeps only the last preview: the pure benchmark measures
 // computing a preview, not storing it (the bbolt variant does that).
@@ -139,10 +123,11 @@ func NewPreviewHarness(n int, store bridge.MotionStore) (*PreviewHarness, error)
 	h := &PreviewHarness{Limits: lim, Joints: joints7[:], Points: trajectory7(n), start: make([]spline.State, 7),
 		guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}
 	signer := bridge.PreviewSigner{Key: []byte("bench-preview-key-0123456789abcdef")}
-	m := &bridge.Motions{Robot: restRobot{}, Store: store, Signer: signer, Now: time.Now,
+	robot := restRobot()
+	m := &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: time.Now,
 		Confirmer: func(string) bridge.Role { return bridge.RolePlanner },
 		EStop:     func() (bool, uint64, string) { return false, 0, "" }}
-	p := &bridge.Previewer{Robot: restRobot{}, Store: store, Signer: signer, Motions: m,
+	p := &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: m,
 		Arms: []*bridge.ArmModel{{Name: "arm", Joints: h.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}},
 		TTL:  time.Minute, StaleAfter: time.Second, StartTolerance: 0.02, SpeedScale: func() float64 { return 1 },
 		Now: time.Now, LongDuration: 30}
