@@ -168,14 +168,15 @@ func (m *Motions) onUpdate(u actuators.GoalUpdate) {
 			mo.Progress = u.Progress
 		}
 		if to == inflight.StateSucceeded {
-			mo.Progress = 1
+			mo.Progress, mo.ErrorText = 1, ""
 		}
 		if u.Result != nil {
 			if b, err := json.Marshal(u.Result); err == nil {
 				mo.Result = b
 			}
 		}
-		if to != inflight.StateSucceeded && u.Text != "" {
+		// Only a failure's text is an error; "driving …" on the way is a note.
+		if inflight.IsTerminal(to) && to != inflight.StateSucceeded && u.Text != "" {
 			mo.ErrorText = u.Text
 		}
 	})

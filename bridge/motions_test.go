@@ -259,6 +259,41 @@ func TestMotionStatusWaitsForTheNextStateAndReportsTerminal(t *testing.T) {
 	}
 }
 
+// TestOnlyAFailedMotionCarriesAnError: the text a robot sends on the way
+// ("driving …") is a note, not an error; a motion that succeeds has no
+// error, and one that aborts says why.
+func TestOnlyAFailedMotionCarriesAnError(t *testing.T) {
+	r := newRig(t)
+	for _, tc := range []struct {
+		args  string
+		end   actuators.GoalState
+		state string
+		err   any
+	}{
+		{`{"linear":0.1,"angular":0,"duration_s":1}`, actuators.GoalSucceeded, "succeeded", nil},
+		{`{"linear":0.2,"angular":0,"duration_s":1}`, actuators.GoalAborted, "aborted", "controller fault"},
+	} {
+		c, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+preview(t, r, "base_drive", tc.args)+`"}`)
+		if e != nil {
+			t.Fatal(e)
+		}
+		mid := c["motion_id"].(string)
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: actuators.GoalActive, Text: "driving linear=0.1 m/s"})
+		text := ""
+		if tc.end == actuators.GoalAborted {
+			text = "controller fault"
+		}
+		r.robot.Emit(actuators.GoalUpdate{Actuator: "base", GoalID: mid, State: tc.end, Text: text})
+		s, e := r.call(t, RolePlanner, "motion_status", `{"motion_id":"`+mid+`","wait_s":5}`)
+		if e != nil {
+			t.Fatal(e)
+		}
+		if s["state"] != tc.state || s["error"] != tc.err {
+			t.Fatalf("%s: state %v error %v, want %s and %v", tc.args, s["state"], s["error"], tc.state, tc.err)
+		}
+	}
+}
+
 func TestRobotStopLatchesAndOnlyTheOperatorResetsTheCurrentEvent(t *testing.T) {
 	r := newRig(t)
 	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`)
