@@ -283,16 +283,22 @@ func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outg
 
 // preemptiveAckNacks asks remote writer w, just learned, for a heartbeat
 // to each of our reliable readers it matches: an ACKNACK of base 0, empty
-// and not final, which Fast DDS and RTI send and answer at once and
-// CycloneDDS accepts. A heartbeat that came before we knew w was dropped,
+// and not final, which Fast DDS and RTI send and answer at once (base 1
+// to CycloneDDS). A heartbeat that came before we knew w was dropped,
 // and Fast DDS's next one is 3 s away. p.mu must be held.
 func (p *Participant) preemptiveAckNacks(w wire.GUID) []outgoing {
+	// CycloneDDS logs base 0 as a malformed packet and drops it (the spec
+	// wants a base of at least 1); it sends base 1 itself.
+	base := wire.SequenceNumber(0)
+	if p.sedp.remote[w].Vendor == wire.VendorCyclone {
+		base = 1
+	}
 	var out []outgoing
 	for _, r := range p.reliableReadersFor(w, wire.EntityIDUnknown) {
 		uw := r.writer(w)
 		uw.ackCount++
 		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: []wire.Submessage{
-			&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: wire.NewSequenceNumberSet(0), Count: uw.ackCount}}})
+			&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: wire.NewSequenceNumberSet(base), Count: uw.ackCount}}})
 	}
 	return out
 }

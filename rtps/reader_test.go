@@ -141,42 +141,51 @@ func TestWithdrawnWriterLeavesNoReaderState(t *testing.T) {
 }
 
 // TestReaderAsksANewWriterForAHeartbeat: learning a remote writer, each
-// reliable reader it matches sends it a preemptive ACKNACK (base 0,
-// empty, not final), so that a heartbeat dropped before we knew the
+// reliable reader it matches sends it a preemptive ACKNACK (empty, not
+// final; base 0 as Fast DDS sends it, base 1 to CycloneDDS, which drops
+// base 0 as malformed), so that a heartbeat dropped before we knew the
 // writer is not waited for until its next period (3 s for Fast DDS);
 // best-effort readers and a writer already known get none.
 func TestReaderAsksANewWriterForAHeartbeat(t *testing.T) {
 	netns.Require(t)
-	p := newParticipant(t, Config{Domain: 42})
-	reliable, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: BestEffort}}); err != nil {
-		t.Fatal(err)
-	}
-	remote := fakeParticipant(7, time.Minute, 42)
-	remote.BuiltinEndpoints = 0x3f
-	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-	p.handle(spdpDatagram(t, remote))
-	w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
-	announce := func(sn wire.SequenceNumber) []outgoing {
-		e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
-		payload, err := plPayload(e.ParameterList(binary.LittleEndian))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
-	}
-	out := announce(1)
-	if len(out) != 1 || out[0].dst != remote.Prefix || len(out[0].subs) != 1 {
-		t.Fatalf("learning a writer sent %+v, want one ACKNACK from the reliable reader", out)
-	}
-	a, ok := out[0].subs[0].(*wire.AckNack)
-	if !ok || a.ReaderID != reliable.GUID().Entity || a.WriterID != w.Entity || a.State.Base != 0 || a.State.NumBits != 0 || a.Final {
-		t.Fatalf("sent %+v, want a preemptive ACKNACK (base 0, empty, not final) from %v to %v", out[0].subs[0], reliable.GUID().Entity, w.Entity)
-	}
-	if out := announce(2); len(out) != 0 {
-		t.Fatalf("a writer announced again got %+v", out)
+	for i, c := range []struct {
+		vendor wire.VendorID
+		base   wire.SequenceNumber
+	}{{wire.VendorEProsima, 0}, {wire.VendorCyclone, 1}} {
+		t.Run(c.vendor.String(), func(t *testing.T) {
+			p := newParticipant(t, Config{Domain: 42 + i})
+			reliable, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: BestEffort}}); err != nil {
+				t.Fatal(err)
+			}
+			remote := fakeParticipant(7, time.Minute, uint32(42+i))
+			remote.Vendor = c.vendor
+			remote.BuiltinEndpoints = 0x3f
+			remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+			p.handle(spdpDatagram(t, remote))
+			w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
+			announce := func(sn wire.SequenceNumber) []outgoing {
+				e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+				payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+			}
+			out := announce(1)
+			if len(out) != 1 || out[0].dst != remote.Prefix || len(out[0].subs) != 1 {
+				t.Fatalf("learning a writer sent %+v, want one ACKNACK from the reliable reader", out)
+			}
+			a, ok := out[0].subs[0].(*wire.AckNack)
+			if !ok || a.ReaderID != reliable.GUID().Entity || a.WriterID != w.Entity || a.State.Base != c.base || a.State.NumBits != 0 || a.Final {
+				t.Fatalf("sent %+v, want a preemptive ACKNACK (base %d, empty, not final) from %v to %v", out[0].subs[0], c.base, reliable.GUID().Entity, w.Entity)
+			}
+			if out := announce(2); len(out) != 0 {
+				t.Fatalf("a writer announced again got %+v", out)
+			}
+		})
 	}
 }

@@ -21,6 +21,12 @@ type statefulWriter struct {
 	readers      map[wire.GUID]*readerProxy
 	keepLast     int  // 0: one change per key
 	durable      bool // transient-local: new readers get the history
+	// blocking: a reliable keep-all writer, whose writes wait while its
+	// readers lag (see lagging) instead of dropping what they lack.
+	blocking bool
+	// progress, when a write waits, is closed when a reader acknowledges
+	// more or goes away.
+	progress chan struct{}
 }
 
 type change struct {
@@ -52,8 +58,11 @@ func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
 func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
 	if w.keepLast == 0 {
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
-	} else if len(w.changes) >= w.keepLast {
-		w.changes = slices.Delete(w.changes, 0, len(w.changes)-w.keepLast+1)
+	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
+		// Drop from the front without moving the rest (a keep-all history
+		// is 1024 changes long): append reallocates as the space runs out.
+		clear(w.changes[:n])
+		w.changes = w.changes[n:]
 	}
 	c := change{sn: w.next, key: key, payload: payload, qos: qos}
 	w.next++
@@ -80,7 +89,49 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	return append(out, w.heartbeat(false))
 }
 
-func (w *statefulWriter) unmatch(g wire.GUID) { delete(w.readers, g) }
+func (w *statefulWriter) unmatch(g wire.GUID) {
+	delete(w.readers, g)
+	w.progressed()
+}
+
+// writeWindow bounds the octets a blocking writer has sent that some
+// reliable reader has not acknowledged: Cyclone's writer history blocks at
+// a high-water mark the same way. A sample larger than the window is sent
+// when the readers have acknowledged everything before it.
+const writeWindow = 256 << 10
+
+// lagging reports whether a blocking writer must wait before writing a
+// sample of size octets: its reliable readers lack the last
+// min(keepLast, writeWindow/size) samples, and writing more would drop
+// from the history what they still need.
+func (w *statefulWriter) lagging(size int) bool {
+	if !w.blocking {
+		return false
+	}
+	window := wire.SequenceNumber(min(w.keepLast, max(writeWindow/max(size, 1), 1)))
+	for _, r := range w.readers {
+		if !r.bestEffort && w.next-r.acked >= window {
+			return true
+		}
+	}
+	return false
+}
+
+// waitProgress returns a channel closed when a reader acknowledges more
+// or goes away.
+func (w *statefulWriter) waitProgress() <-chan struct{} {
+	if w.progress == nil {
+		w.progress = make(chan struct{})
+	}
+	return w.progress
+}
+
+func (w *statefulWriter) progressed() {
+	if w.progress != nil {
+		close(w.progress)
+		w.progress = nil
+	}
+}
 
 // onAckNack records what a reader acknowledged and returns the repairs:
 // the changes it misses, GAPs for numbers no longer held.
@@ -92,8 +143,11 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	r.lastNack = a.Count
 	if a.State.Base > r.acked {
 		r.acked = min(a.State.Base, w.next)
+		w.progressed()
 	}
-	w.prune()
+	if w.keepLast == 0 {
+		w.prune() // only SEDP announcers dispose
+	}
 	var out []wire.Submessage
 	var gaps []wire.SequenceNumber
 	repaired := 0

@@ -3,12 +3,15 @@ package rtps
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 func takeN(t *testing.T, r *Reader, n int) []Sample {
@@ -237,5 +240,46 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeepAllWriterWaitsForItsReadersInsteadOfDropping: a reliable
+// keep-all writer whose reader stops acknowledging sends at most its
+// window (256 KiB) ahead; the next Write waits MaxBlockingTime and fails
+// with ErrBlocked, having sent nothing; once the reader hears again, a
+// WriteContext goes through and the reader gets every sample, in order.
+func TestKeepAllWriterWaitsForItsReadersInsteadOfDropping(t *testing.T) {
+	netns.Require(t)
+	var deaf atomic.Bool
+	w, r := matchedPair(t, Config{Domain: 23}, Config{Domain: 23, drop: deaf.Load})
+	sample := func(i int) []byte {
+		b := make([]byte, 64<<10)
+		b[1], b[4] = 1, byte(i)
+		return b
+	}
+	deaf.Store(true)
+	for i := range writeWindow / (64 << 10) {
+		if err := w.Write(sample(i), nil); err != nil {
+			t.Fatalf("sample %d within the window: %v", i, err)
+		}
+	}
+	start := time.Now()
+	if err := w.Write(sample(99), nil); !errors.Is(err, ErrBlocked) {
+		t.Fatalf("a write past the window of a deaf reader: %v, want ErrBlocked", err)
+	}
+	if d := time.Since(start); d < MaxBlockingTime {
+		t.Fatalf("gave up after %v, before MaxBlockingTime", d)
+	}
+	deaf.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := writeWindow / (64 << 10)
+	if err := w.WriteContext(ctx, sample(n), nil); err != nil {
+		t.Fatalf("after the reader heard again: %v", err)
+	}
+	for i, s := range takeN(t, r, n+1) {
+		if s.Payload[4] != byte(i) {
+			t.Fatalf("sample %d arrived as %d", i, s.Payload[4])
+		}
 	}
 }

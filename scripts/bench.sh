@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench: every measurement of issues 8 and 19 against its floor, measured in the
+# make bench: every measurement of issues 8, 19 and 20 (rtps) against its floor, measured in the
 # same run, printed as one markdown table (README "Benchmarks"). About 9
 # minutes on 2 cores; starts and stops its own rosmaster, simrobot, bridge.
 # Profile a bridge without changing the tree:
