@@ -191,7 +191,7 @@ func TestDiscoveryWithPeers(t *testing.T) {
 // (DATA_FRAGs) from our writer reach each vendor's reader, which
 // serializes them again with its own code; they decode to what was sent.
 // Reliable: each once, in order. Best effort: the writer repeats them
-// until each has arrived (1 MB not into Fast DDS, see below), and
+// until each has arrived, the 1 MB one (paced) within three writes, and
 // everything that arrives is a sample sent.
 func TestOurWriterReachesPeerReader(t *testing.T) {
 	ns, js, vs := setup(t)
@@ -239,30 +239,38 @@ func TestOurWriterReachesPeerReader(t *testing.T) {
 					}
 					return
 				}
-				// Not 1 MB best effort into Fast DDS: its socket keeps the
-				// kernel's default 208 KiB receive buffer and drops about a
-				// third of the sample's 780 DATA_FRAGs sent in one burst
-				// (RcvbufErrors); one whole sample took up to 10 tries. Our
-				// writer has no flow control yet (docs/rtps.md).
-				tries := payloads
-				if v.id == wire.VendorEProsima {
-					tries = payloads[:2]
+				// Best effort: the writer sends each sample, waits up to a
+				// second for the peer to print it, and sends it again if it
+				// did not. The 1 MB sample's 780 DATA_FRAGs are paced
+				// (Config.FragmentRate): unpaced, Fast DDS's 208 KiB socket
+				// buffer dropped about a third of them and a whole sample
+				// took 5 to 53 writes (measured here).
+				tries := make([]int, len(payloads))
+				for k, b := range payloads {
+					for arrived := false; !arrived; {
+						if tries[k]++; tries[k] > 10 {
+							t.Fatalf("sample %d not arrived after 10 writes: %s", k, sub.Stderr())
+						}
+						if err := w.Write(b, nil); err != nil {
+							t.Fatal(err)
+						}
+						wait, cancel := context.WithTimeout(ctx, time.Second)
+						for !arrived && wait.Err() == nil {
+							time.Sleep(20 * time.Millisecond)
+							for _, got := range lines(t, sub) {
+								arrived = arrived || decodeAs(t, js, got, sent) == k
+							}
+						}
+						cancel()
+					}
 				}
-				seen := make([]bool, len(tries))
-				tick := time.NewTicker(50 * time.Millisecond)
-				defer tick.Stop()
-				for j := 0; slices.Contains(seen, false); j++ {
-					if err := w.Write(tries[j%len(tries)], nil); err != nil {
-						t.Fatal(err)
-					}
-					for _, b := range lines(t, sub) {
-						seen[decodeAs(t, js, b, sent)] = true
-					}
-					select {
-					case <-ctx.Done():
-						t.Fatalf("after %d writes the peer has only %v: %s", j+1, seen, sub.Stderr())
-					case <-tick.C:
-					}
+				// Fast DDS 2.9 drops the first fragmented sample of a
+				// best-effort writer every time (paced or not, any rate
+				// tried down to 32 MiB/s); later ones arrive at once, but for
+				// one in a few on a host loaded past 8 on 2 cores.
+				t.Logf("writes until each arrived (100 B, 10 KB, 1 MB): %v", tries)
+				if tries[2] > 3 {
+					t.Fatalf("the 1 MB sample took %d best-effort writes to arrive whole, want at most 3", tries[2])
 				}
 			})
 		}
