@@ -64,7 +64,8 @@ func ExampleParticipant_AddEndpoint() {
 }
 
 // A reliable writer and a reader of the same topic on two participants:
-// the sample written is the sample taken, encapsulation header and all.
+// the sample written is the sample taken, encapsulation header and all,
+// with the time it was written (the writer's INFO_TS).
 func ExampleParticipant_NewWriter() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -94,6 +95,6 @@ func ExampleParticipant_NewWriter() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%q %v\n", s.Payload[8:10], s.Writer == w.GUID())
-	// Output: "hi" true
+	fmt.Printf("%q %v %v\n", s.Payload[8:10], s.Writer == w.GUID(), time.Since(s.SourceTime) < time.Minute)
+	// Output: "hi" true true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/fragment"
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -26,6 +27,10 @@ type Sample struct {
 	Payload []byte
 	// InlineQoS is the DATA's inline QoS (nil when none), copied.
 	InlineQoS wire.ParameterList
+	// SourceTime is when the writer wrote it, by its clock (the INFO_TS
+	// before the DATA, or before one of its fragments); zero when the
+	// writer sent none.
+	SourceTime time.Time
 }
 
 // Reader receives the samples of the remote writers that match its
@@ -48,6 +53,10 @@ type userWriter struct {
 	held      map[wire.SequenceNumber]Sample // reliable: arrived ahead of next
 	heldBytes int
 	nackFrags int32 // NACK_FRAG count
+	// fragSN's source time came with one of its fragments: CycloneDDS
+	// sends the INFO_TS only in the datagram of the first.
+	fragSN wire.SequenceNumber
+	fragTS time.Time
 }
 
 // NewReader announces a reader (e.Writer must be false) and returns it.
@@ -154,16 +163,16 @@ func (r *Reader) writer(w wire.GUID) *userWriter {
 }
 
 // handleUserData delivers a DATA (or a completed DATA_FRAG) to our readers.
-func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.readersFor(w, readerID) {
-		r.receive(w, sn, payload, qos)
+		r.receive(w, sn, payload, qos, ts)
 	}
 }
 
 // handleUserFrag adds fragments and delivers the sample they complete.
-func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
+func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range p.readersFor(w, f.ReaderID) {
@@ -176,8 +185,15 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
 			p.cfg.Logger.Debug("rtps: bad fragment", "writer", w, "err", err)
 			continue
 		}
+		if !ts.IsZero() {
+			uw.fragSN, uw.fragTS = f.WriterSN, ts
+		}
 		if payload != nil {
-			r.receive(w, f.WriterSN, bytes.Clone(payload), f.InlineQoS)
+			sampleTS := ts
+			if uw.fragSN == f.WriterSN {
+				sampleTS = uw.fragTS
+			}
+			r.receive(w, f.WriterSN, payload, f.InlineQoS, sampleTS)
 		}
 	}
 }
@@ -185,9 +201,9 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
 // receive queues sample sn of writer w: a best-effort reader takes any
 // sample newer than the last, a reliable one delivers in order and holds
 // what arrives early.
-func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList) {
+func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) {
 	uw := r.writer(w)
-	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos)}
+	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), SourceTime: ts}
 	if r.data.QoS.Reliability != Reliable {
 		if sn >= uw.next {
 			uw.next = sn + 1

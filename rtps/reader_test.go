@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -187,5 +188,45 @@ func TestReaderAsksANewWriterForAHeartbeat(t *testing.T) {
 				t.Fatalf("a writer announced again got %+v", out)
 			}
 		})
+	}
+}
+
+// TestReaderAnswersHeartbeatFragWithTheMissingFragments: a remote
+// writer's HEARTBEAT_FRAG for a sample our reliable reader has in part
+// gets a NACK_FRAG of the fragments missing up to its last one; for a
+// sample not started, or already delivered, nothing.
+func TestReaderAnswersHeartbeatFragWithTheMissingFragments(t *testing.T) {
+	netns.Require(t)
+	p := newParticipant(t, Config{Domain: 47})
+	r, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := fakeParticipant(8, time.Minute, 47)
+	remote.BuiltinEndpoints = 0x3f
+	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	p.handle(spdpDatagram(t, remote))
+	w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
+	e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
+	// Fragments 1 and 3 of a 4-fragment sample 1 arrive.
+	for _, f := range []uint32{1, 3} {
+		p.handleUserFrag(w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 1, FragmentStart: f, Fragments: 1, FragmentSize: 4,
+			SampleSize: 16, Payload: []byte{0, 1, 0, 0}}, time.Time{})
+	}
+	out := p.handleUserHeartbeatFrag(w, &wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 1, LastFragment: 4, Count: 1})
+	if len(out) != 1 || len(out[0].subs) != 1 {
+		t.Fatalf("answered %+v, want one NACK_FRAG", out)
+	}
+	nf, ok := out[0].subs[0].(*wire.NackFrag)
+	if !ok || nf.ReaderID != r.GUID().Entity || nf.WriterSN != 1 || !slices.Equal(nf.State.Members(), []uint32{2, 4}) {
+		t.Fatalf("answered %+v, want a NACK_FRAG of fragments 2 and 4 of sample 1", out[0].subs[0])
+	}
+	if out := p.handleUserHeartbeatFrag(w, &wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 2, LastFragment: 4, Count: 2}); len(out) != 0 {
+		t.Fatalf("a sample not started got %+v", out)
 	}
 }

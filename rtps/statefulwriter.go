@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"slices"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -18,6 +19,7 @@ type statefulWriter struct {
 	changes      []change // ascending SN
 	next         wire.SequenceNumber
 	hbCount      int32
+	hbFragCount  int32
 	readers      map[wire.GUID]*readerProxy
 	keepLast     int  // 0: one change per key
 	durable      bool // transient-local: new readers get the history
@@ -34,6 +36,7 @@ type change struct {
 	key     wire.GUID
 	payload []byte // serialized payload; nil for a dispose
 	qos     wire.ParameterList
+	ts      wire.Time // source timestamp, sent in an INFO_TS before it
 }
 
 type readerProxy struct {
@@ -64,10 +67,23 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 		clear(w.changes[:n])
 		w.changes = w.changes[n:]
 	}
-	c := change{sn: w.next, key: key, payload: payload, qos: qos}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
 	w.next++
 	w.changes = append(w.changes, c)
-	return append(w.submessages(c, nil), w.heartbeat(false))
+	return append(w.submessages(c, nil), w.heartbeats(c)...)
+}
+
+// heartbeats close what was just sent of change c: a HEARTBEAT_FRAG with
+// the last fragment available when c is fragmented (readers NACK_FRAG
+// what they miss of it), then a HEARTBEAT.
+func (w *statefulWriter) heartbeats(c change) []wire.Submessage {
+	if c.payload == nil || len(c.payload) <= maxData {
+		return []wire.Submessage{w.heartbeat(false)}
+	}
+	w.hbFragCount++
+	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
+	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount},
+		w.heartbeat(false)}
 }
 
 // match adds remote reader g and returns what it gets first: the history
@@ -226,8 +242,9 @@ const maxData = 8000
 // submessages is a change as sent: one DATA, or DATA_FRAGs when its
 // payload exceeds maxData (only those fragments in frags, when given).
 func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
+	ts := &wire.InfoTS{Time: c.ts}
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{w.data(c)}
+		return []wire.Submessage{ts, w.data(c)}
 	}
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
 	if frags == nil {
@@ -235,7 +252,7 @@ func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage
 			frags = append(frags, f)
 		}
 	}
-	var out []wire.Submessage
+	out := []wire.Submessage{ts}
 	for _, f := range frags {
 		if f < 1 || f > total {
 			continue
@@ -262,10 +279,10 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
 	out := w.submessages(w.changes[i], n.State.Members())
-	if len(out) == 0 {
+	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}
-	return append(out, w.heartbeat(false))
+	return append(out, w.heartbeats(w.changes[i])...)
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {

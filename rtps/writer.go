@@ -84,14 +84,17 @@ func (p *Participant) unmatchReader(g wire.GUID) {
 	}
 }
 
-// reliable strips heartbeats from what a best-effort writer sends.
+// reliable strips heartbeats (and HEARTBEAT_FRAGs) from what a
+// best-effort writer sends.
 func (w *Writer) reliable(subs []wire.Submessage) []wire.Submessage {
 	if w.data.QoS.Reliability == Reliable {
 		return subs
 	}
 	var out []wire.Submessage
 	for _, s := range subs {
-		if _, hb := s.(*wire.Heartbeat); !hb {
+		switch s.(type) {
+		case *wire.Heartbeat, *wire.HeartbeatFrag:
+		default:
 			out = append(out, s)
 		}
 	}
@@ -183,6 +186,12 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		}
 	}
 	p.mu.Unlock()
+	if w.data.QoS.Reliability == Reliable {
+		select {
+		case p.wrote <- struct{}{}:
+		default:
+		}
+	}
 	if w.data.QoS.Reliability == Reliable || len(payload) <= maxData {
 		p.send(out)
 		return nil

@@ -160,8 +160,8 @@ func TestLargeSamplesTravelInFragments(t *testing.T) {
 }
 
 // TestFragmentRepairsEndWithAHeartbeat: the fragments a NACK_FRAG asks
-// for go out followed by a HEARTBEAT, so the reader says at once what it
-// still misses. Without it each round of repairs waited for the periodic
+// for go out followed by a HEARTBEAT_FRAG and a HEARTBEAT, so the reader
+// says at once what it still misses. Without it each round of repairs waited for the periodic
 // heartbeat: a 1 MB sample took 4 s to reach a Fast DDS reader whose
 // socket dropped a third of every burst.
 func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
@@ -183,23 +183,26 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 			for _, f := range c.frags {
 				set.Add(f)
 			}
-			subs := w.onNackFrag(peer, &wire.NackFrag{WriterSN: c.sn, State: set, Count: 1})
+			subs := withoutTS(w.onNackFrag(peer, &wire.NackFrag{WriterSN: c.sn, State: set, Count: 1}))
 			if c.want < 0 {
 				if len(subs) != 0 {
 					t.Fatalf("answered %+v", subs)
 				}
 				return
 			}
-			if len(subs) != c.want+1 {
-				t.Fatalf("answered %d submessages, want %d fragments and a heartbeat", len(subs), c.want)
+			if len(subs) != c.want+2 {
+				t.Fatalf("answered %d submessages, want %d fragments, a HEARTBEAT_FRAG and a heartbeat", len(subs), c.want)
+			}
+			if hf, ok := subs[c.want].(*wire.HeartbeatFrag); !ok || hf.WriterSN != c.sn || hf.LastFragment != 10 {
+				t.Fatalf("submessage %d is %+v, want a HEARTBEAT_FRAG of sample %d, all 10 fragments there", c.want, subs[c.want], c.sn)
 			}
 			for i, f := range c.frags {
 				if df, ok := subs[i].(*wire.DataFrag); !ok || df.FragmentStart != f {
 					t.Fatalf("submessage %d is %+v, want fragment %d", i, subs[i], f)
 				}
 			}
-			if hb, ok := subs[c.want].(*wire.Heartbeat); !ok || hb.Last != c.sn || hb.Final {
-				t.Fatalf("last submessage %+v, want a HEARTBEAT up to %d asking for an answer", subs[c.want], c.sn)
+			if hb, ok := subs[c.want+1].(*wire.Heartbeat); !ok || hb.Last != c.sn || hb.Final {
+				t.Fatalf("last submessage %+v, want a HEARTBEAT up to %d asking for an answer", subs[c.want+1], c.sn)
 			}
 		})
 	}
@@ -281,5 +284,65 @@ func TestKeepAllWriterWaitsForItsReadersInsteadOfDropping(t *testing.T) {
 		if s.Payload[4] != byte(i) {
 			t.Fatalf("sample %d arrived as %d", i, s.Payload[4])
 		}
+	}
+}
+
+// withoutTS drops the INFO_TS submessages (each change's source time).
+func withoutTS(subs []wire.Submessage) []wire.Submessage {
+	var out []wire.Submessage
+	for _, s := range subs {
+		if _, ts := s.(*wire.InfoTS); !ts {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestSamplesCarryTheirSourceTime: our writer sends an INFO_TS with every
+// sample, in every datagram of a fragmented one, and our reader exposes
+// it as Sample.SourceTime: the time of the Write, small and large.
+func TestSamplesCarryTheirSourceTime(t *testing.T) {
+	netns.Require(t)
+	w, r := matchedPair(t, Config{Domain: 24}, Config{Domain: 24})
+	for _, size := range []int{100, 100_000} {
+		before := time.Now()
+		b := make([]byte, size)
+		b[1] = 1
+		if err := w.Write(b, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		s := takeN(t, r, 1)[0]
+		// INFO_TS counts in 1/2^32 s: allow a nanosecond of rounding.
+		if s.SourceTime.Before(before.Add(-time.Nanosecond)) || s.SourceTime.After(after) {
+			t.Fatalf("%d octets: source time %v, written between %v and %v", size, s.SourceTime, before, after)
+		}
+	}
+}
+
+// TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat: the only sample
+// of a reliable writer is lost (the reader hears nothing while it is
+// sent, its piggybacked heartbeat included); the writer's heartbeat 10 ms
+// after the write brings it, well before the 500 ms periodic one.
+func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
+	netns.Require(t)
+	var deaf atomic.Bool
+	w, r := matchedPair(t, Config{Domain: 25}, Config{Domain: 25, drop: deaf.Load})
+	if err := w.Write([]byte{0, 1, 0, 0, 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	takeN(t, r, 1) // both sides know each other
+	deaf.Store(true)
+	start := time.Now()
+	if err := w.Write([]byte{0, 1, 0, 0, 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	deaf.Store(false)
+	if s := takeN(t, r, 1)[0]; s.Payload[4] != 2 {
+		t.Fatalf("took %v", s.Payload)
+	}
+	if d := time.Since(start); d > heartbeatPeriod/2 {
+		t.Fatalf("the lost sample came %v after its write, want well under the %v heartbeat", d, heartbeatPeriod)
 	}
 }

@@ -297,7 +297,8 @@ func waitLines(ctx context.Context, t *testing.T, sub *ddspeers.Proc, cond func(
 
 // TestPeerWriterReachesOurReader: each vendor's writer publishes
 // JointStates of 100 B, 10 KB and 1 MB (its own fragmentation) to our
-// reader; every sample decodes to what was sent. Reliable: each once, in
+// reader; every sample decodes to what was sent and carries the vendor's
+// source timestamp. Reliable: each once, in
 // order. Best effort: the peer repeats them until each has arrived.
 func TestPeerWriterReachesOurReader(t *testing.T) {
 	ns, js, vs := setup(t)
@@ -315,6 +316,7 @@ func TestPeerWriterReachesOurReader(t *testing.T) {
 			t.Run(v.name+" "+c.name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 				defer cancel()
+				start := time.Now()
 				p := newParticipant(t, c.domain)
 				r, err := p.NewReader(endpoint("rt/joint_states", c.rel))
 				if err != nil {
@@ -344,6 +346,10 @@ func TestPeerWriterReachesOurReader(t *testing.T) {
 					s, err := r.Take(ctx)
 					if err != nil {
 						t.Fatalf("after %d samples (%v): %v: %s", n, seen, err, pub.Stderr())
+					}
+					// The vendor's INFO_TS: its clock is ours (one host).
+					if now := time.Now(); s.SourceTime.Before(start) || s.SourceTime.After(now) {
+						t.Fatalf("sample %d: source time %v, not between the test's start %v and now %v", n, s.SourceTime, start, now)
 					}
 					k := decodeAs(t, js, s.Payload, sent)
 					if c.rel == rtps.Reliable && k != n {
