@@ -490,3 +490,76 @@ func TestKilledPeerDisappearsWhenItsLeaseEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderKeepsTheLastDepthOfAVendorWriter: a vendor's reliable writer
+// publishes five samples; our keep-last reader of depth 2 that has not
+// taken any holds the last two, in order, and nothing else. A keep-all
+// reader of the same participant says when all five are in: both get
+// every sample in the same receive step.
+func TestReaderKeepsTheLastDepthOfAVendorWriter(t *testing.T) {
+	ns, js, vs := setup(t)
+	sent := make([]*cdr.Message, 5)
+	rng := rand.New(rand.NewPCG(4, 7))
+	var text string
+	for i := range sent {
+		sent[i] = ddspeers.RandomMessage(js, rng, 3)
+		l, err := ddspeers.SampleLine(sent[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += l
+	}
+	for i, v := range vs {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			domain := 56 + i
+			p := newParticipant(t, domain)
+			all, err := p.NewReader(rtps.EndpointData{Topic: "rt/depth", Type: ddsType, QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepAll}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last2, err := p.NewReader(rtps.EndpointData{Topic: "rt/depth", Type: ddsType, QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, feed := io.Pipe()
+			pub := ddspeers.StartPeer(t, ns, v.bin, in, append([]string{"pub", "--linger", "5"}, peerArgs(domain, "rt/depth", rtps.Reliable)...)...)
+			t.Cleanup(func() { feed.Close() })
+			if _, err := p.WaitEndpoints(ctx, func([]rtps.EndpointData) bool {
+				a, _ := p.Matched(all.GUID())
+				b, _ := p.Matched(last2.GUID())
+				return len(a) > 0 && len(b) > 0
+			}); err != nil {
+				t.Fatalf("our readers never matched the peer's writer: %v: %s", err, pub.Stderr())
+			}
+			go func() {
+				io.WriteString(feed, text)
+				feed.Close()
+			}()
+			for n := range sent {
+				s, err := all.Take(ctx)
+				if err != nil {
+					t.Fatalf("keep-all reader, sample %d: %v: %s", n, err, pub.Stderr())
+				}
+				if k := decodeAs(t, js, s.Payload, sent); k != n {
+					t.Fatalf("keep-all reader: sample %d arrived as %d", k, n)
+				}
+			}
+			for n, want := range []int{3, 4} {
+				s, err := last2.Take(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k := decodeAs(t, js, s.Payload, sent); k != want {
+					t.Fatalf("depth-2 reader's sample %d is sample %d, want %d (the last two)", n, k, want)
+				}
+			}
+			short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancelShort()
+			if s, err := last2.Take(short); err == nil {
+				t.Fatalf("depth-2 reader held a third sample (%d)", decodeAs(t, js, s.Payload, sent))
+			}
+		})
+	}
+}
