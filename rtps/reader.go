@@ -163,18 +163,23 @@ func (r *Reader) writer(w wire.GUID) *userWriter {
 }
 
 // handleUserData delivers a DATA (or a completed DATA_FRAG) to our readers.
-func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) {
+func (p *Participant) handleUserData(w wire.GUID, readerID wire.EntityID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var out []outgoing
 	for _, r := range p.readersFor(w, readerID) {
-		r.receive(w, sn, payload, qos, ts)
+		if r.receive(w, sn, payload, qos, ts) {
+			out = append(out, r.ackNack(w, r.writer(w), sn-1))
+		}
 	}
+	return out
 }
 
 // handleUserFrag adds fragments and delivers the sample they complete.
-func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time) {
+func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var out []outgoing
 	for _, r := range p.readersFor(w, f.ReaderID) {
 		uw := r.writer(w)
 		if f.WriterSN < uw.next || uw.received.Contains(f.WriterSN) {
@@ -193,15 +198,20 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 			if uw.fragSN == f.WriterSN {
 				sampleTS = uw.fragTS
 			}
-			r.receive(w, f.WriterSN, payload, f.InlineQoS, sampleTS)
+			if r.receive(w, f.WriterSN, payload, f.InlineQoS, sampleTS) {
+				out = append(out, r.ackNack(w, uw, f.WriterSN-1))
+			}
 		}
 	}
+	return out
 }
 
 // receive queues sample sn of writer w: a best-effort reader takes any
 // sample newer than the last, a reliable one delivers in order and holds
-// what arrives early.
-func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) {
+// what arrives early. It reports whether sn, held, shows a new hole just
+// before it: the reader asks for it at once (Fast DDS heartbeats every
+// 3 s), once per hole.
+func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, ts time.Time) (hole bool) {
 	uw := r.writer(w)
 	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), SourceTime: ts}
 	if r.data.QoS.Reliability != Reliable {
@@ -209,22 +219,23 @@ func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qo
 			uw.next = sn + 1
 			r.enqueue(s)
 		}
-		return
+		return false
 	}
 	if sn < uw.next || uw.received.Contains(sn) {
-		return
+		return false
 	}
 	if sn > uw.next {
 		if uw.heldBytes+len(s.Payload) > maxOutOfOrder || !uw.received.Add(sn) {
-			return // the writer sends it again
+			return false // the writer sends it again
 		}
 		uw.held[sn] = s
 		uw.heldBytes += len(s.Payload)
-		return
+		return !uw.received.Contains(sn - 1)
 	}
 	r.enqueue(s)
 	uw.received.Add(sn)
 	r.release(uw)
+	return false
 }
 
 // release moves next past what arrived and queues the held samples that
@@ -276,25 +287,42 @@ func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outg
 			}
 			r.release(uw)
 		}
-		state := wire.NewSequenceNumberSet(uw.next)
-		for sn := uw.next; sn <= h.Last && sn < uw.next+wire.MaxSetBits; sn++ {
-			if !uw.received.Contains(sn) {
-				state.Add(sn)
-			}
-		}
-		if h.Final && state.NumBits == 0 {
+		if h.Final && !uw.lacks(h.Last) {
 			continue
 		}
-		uw.ackCount++
-		subs := []wire.Submessage{&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: state, Count: uw.ackCount, Final: state.NumBits == 0}}
-		for _, sn := range state.Members() {
-			if nf := r.nackFrag(w, uw, sn); nf != nil {
-				subs = append(subs, nf)
-			}
-		}
-		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: subs})
+		out = append(out, r.ackNack(w, uw, h.Last))
 	}
 	return out
+}
+
+// lacks reports whether some number up to last has not arrived.
+func (uw *userWriter) lacks(last wire.SequenceNumber) bool {
+	for sn := uw.next; sn <= last && sn < uw.next+wire.MaxSetBits; sn++ {
+		if !uw.received.Contains(sn) {
+			return true
+		}
+	}
+	return false
+}
+
+// ackNack is the ACKNACK (and NACK_FRAGs) of reader r to writer w that
+// acknowledges what arrived and asks for what is missing up to last;
+// r.p.mu must be held.
+func (r *Reader) ackNack(w wire.GUID, uw *userWriter, last wire.SequenceNumber) outgoing {
+	state := wire.NewSequenceNumberSet(uw.next)
+	for sn := uw.next; sn <= last && sn < uw.next+wire.MaxSetBits; sn++ {
+		if !uw.received.Contains(sn) {
+			state.Add(sn)
+		}
+	}
+	uw.ackCount++
+	subs := []wire.Submessage{&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: state, Count: uw.ackCount, Final: state.NumBits == 0}}
+	for _, sn := range state.Members() {
+		if nf := r.nackFrag(w, uw, sn); nf != nil {
+			subs = append(subs, nf)
+		}
+	}
+	return outgoing{dst: w.Prefix, to: r.p.endpointLocators(w), subs: subs}
 }
 
 // preemptiveAckNacks asks remote writer w, just learned, for a heartbeat

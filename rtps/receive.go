@@ -64,11 +64,11 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, ts tim
 		case s.WriterID.IsBuiltin():
 			return p.handleSEDPData(src, s)
 		case s.Payload != nil && !s.Key && !disposed(s):
-			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS, ts)
+			return p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s.ReaderID, s.WriterSN, s.Payload, s.InlineQoS, ts)
 		}
 	case *wire.DataFrag:
 		if !s.WriterID.IsBuiltin() && !s.Key {
-			p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
+			return p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
 		}
 	case *wire.Heartbeat:
 		if s.WriterID.IsBuiltin() {
