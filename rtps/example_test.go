@@ -84,7 +84,9 @@ func ExampleParticipant_NewWriter() {
 	topic := rtps.EndpointData{Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", QoS: rtps.QoS{Reliability: rtps.Reliable}}
 	w, _ := a.NewWriter(topic)
 	r, _ := b.NewReader(topic)
-	if err := w.WaitMatched(ctx, 1); err != nil {
+	// Ready: the reader has told the writer it knows it, so it takes
+	// what is written from now on.
+	if err := w.WaitReady(ctx, 1); err != nil {
 		fmt.Println(err)
 		return
 	}

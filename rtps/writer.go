@@ -177,6 +177,19 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		}
 	}
 	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
+	sn := w.sw.next - 1
+	w.sw.inFlight = append(w.sw.inFlight, sn)
+	defer func() {
+		p.mu.Lock()
+		w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
+		p.mu.Unlock()
+		if w.data.QoS.Reliability == Reliable {
+			select {
+			case p.wrote <- struct{}{}:
+			default:
+			}
+		}
+	}()
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
 	var out []outgoing
@@ -186,12 +199,6 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		}
 	}
 	p.mu.Unlock()
-	if w.data.QoS.Reliability == Reliable {
-		select {
-		case p.wrote <- struct{}{}:
-		default:
-		}
-	}
 	if w.data.QoS.Reliability == Reliable || len(payload) <= maxData {
 		p.send(out)
 		return nil
@@ -224,6 +231,27 @@ func (w *Writer) WaitMatched(ctx context.Context, n int) error {
 	return err
 }
 
+// WaitReady waits until at least n matched reliable readers have sent
+// this writer an ACKNACK, which they do once they know it: what it writes
+// from then on reaches them, where a volatile reader that has not yet
+// matched the writer drops it (SEDP's acknowledgment comes before the
+// remote reader is matched). It fails with ctx's error or ErrClosed.
+func (w *Writer) WaitReady(ctx context.Context, n int) error {
+	_, err := waitChange(ctx, w.p, w.heardFrom, func(gs []wire.GUID) bool { return len(gs) >= n })
+	return err
+}
+
+// heardFrom lists the matched readers that sent an ACKNACK; p.mu held.
+func (w *Writer) heardFrom() []wire.GUID {
+	var out []wire.GUID
+	for g, r := range w.sw.readers {
+		if r.heard {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
 // Close withdraws the writer.
 func (w *Writer) Close() error {
 	w.p.mu.Lock()
@@ -250,9 +278,10 @@ func (w *Writer) WaitAcknowledged(ctx context.Context) error {
 // asks for, and wakes WaitAcknowledged when the reader acknowledged more.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
-		before := sw.acknowledged(reader)
+		r, ok := sw.readers[reader]
+		before, heard := sw.acknowledged(reader), ok && r.heard
 		subs := sw.onAckNack(reader, a)
-		if !before && sw.acknowledged(reader) {
+		if !before && sw.acknowledged(reader) || ok && !heard && r.heard {
 			p.notify()
 		}
 		return subs

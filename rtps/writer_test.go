@@ -210,20 +210,22 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 
 // TestPreemptiveAckNackGetsAHeartbeat: a reader that has just matched our
 // writer sends an empty, non-final ACKNACK (base 1 from Cyclone, base 0
-// from Fast DDS); while it lacks changes the writer answers once with a
-// heartbeat, instead of leaving it to the next period (a transient-local
-// Cyclone late joiner waited 0.5 s more for it).
+// from Fast DDS); the writer answers the first with a heartbeat saying
+// what it has, even nothing, instead of leaving it to the next period (a
+// transient-local Cyclone late joiner waited 0.5 s more for it; Cyclone
+// lost a first large sample when its first heartbeat already announced
+// it), and the second with nothing.
 func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		base   wire.SequenceNumber
 		writes int
-		want   bool
+		last   wire.SequenceNumber // the heartbeat's
 	}{
-		{"Fast DDS's, changes held", 0, 2, true},
-		{"Cyclone's, changes held", 1, 2, true},
-		{"nothing written", 1, 0, false},
-		{"everything acknowledged", 3, 2, false},
+		{"Fast DDS's, changes held", 0, 2, 2},
+		{"Cyclone's, changes held", 1, 2, 2},
+		{"nothing written", 1, 0, 0},
+		{"everything acknowledged", 3, 2, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
@@ -234,12 +236,17 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 			w.match(peer)
 			for count := int32(1); count <= 2; count++ {
 				subs := w.onAckNack(peer, &wire.AckNack{State: wire.NewSequenceNumberSet(c.base), Count: count})
-				hb := len(subs) == 1
-				if hb {
-					_, hb = subs[0].(*wire.Heartbeat)
+				if count == 2 {
+					if len(subs) != 0 {
+						t.Fatalf("the second ACKNACK was answered with %+v", subs)
+					}
+					continue
 				}
-				if want := c.want && count == 1; hb != want || (!want && len(subs) != 0) {
-					t.Fatalf("ACKNACK %d answered with %+v, want a heartbeat: %v", count, subs, want)
+				if len(subs) != 1 {
+					t.Fatalf("the first ACKNACK was answered with %+v, want a heartbeat", subs)
+				}
+				if hb, ok := subs[0].(*wire.Heartbeat); !ok || hb.Last != c.last || hb.Final {
+					t.Fatalf("the first ACKNACK was answered with %+v, want a heartbeat up to %d", subs, c.last)
 				}
 			}
 		})
@@ -344,5 +351,22 @@ func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
 	}
 	if d := time.Since(start); d > heartbeatPeriod/2 {
 		t.Fatalf("the lost sample came %v after its write, want well under the %v heartbeat", d, heartbeatPeriod)
+	}
+}
+
+// TestHeartbeatsNeverAnnounceASampleStillBeingSent: while a Write sends a
+// change's datagrams, heartbeats from elsewhere (periodic, repairs)
+// announce only the changes before it, so none overtakes it on the wire.
+func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4}
+	w.write(wire.GUID{}, []byte("a"), nil)
+	w.write(wire.GUID{}, []byte("b"), nil)
+	w.inFlight = []wire.SequenceNumber{2}
+	if hb := w.heartbeat(false); hb.Last != 1 {
+		t.Fatalf("heartbeat up to %d while 2 is being sent, want 1", hb.Last)
+	}
+	w.inFlight = nil
+	if hb := w.heartbeat(false); hb.Last != 2 {
+		t.Fatalf("heartbeat up to %d once 2 is out, want 2", hb.Last)
 	}
 }

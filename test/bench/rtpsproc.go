@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -181,8 +180,8 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 }
 
 // waitMatchedBoth waits until our writer and reader are matched and the
-// peer has acknowledged our announcements: a volatile reader of the peer
-// takes only what is written after it knows our writer.
+// peer's reader has told our writer it knows it: a volatile reader takes
+// only what is written after that.
 func waitMatchedBoth(ctx context.Context, p *rtps.Participant, w *rtps.Writer, r *rtps.Reader) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -197,12 +196,8 @@ func waitMatchedBoth(ctx context.Context, p *rtps.Participant, w *rtps.Writer, r
 			return fmt.Errorf("reader never matched: %w", err)
 		}
 	}
-	peer := w.Matched()[0].Prefix
-	for !p.Acknowledged(peer) {
-		if ctx.Err() != nil {
-			return errors.New("the peer never acknowledged our announcements")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := w.WaitReady(ctx, 1); err != nil {
+		return fmt.Errorf("the peer's reader never told our writer it knows it: %w", err)
 	}
 	return nil
 }
@@ -317,13 +312,8 @@ func publishJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (
 	if err != nil {
 		return pubResult{}, err
 	}
-	if err := w.WaitMatched(ctx, job.Readers); err != nil {
+	if err := w.WaitReady(ctx, job.Readers); err != nil {
 		return pubResult{}, err
-	}
-	for _, g := range w.Matched() {
-		for !p.Acknowledged(g.Prefix) && ctx.Err() == nil {
-			time.Sleep(5 * time.Millisecond)
-		}
 	}
 	fmt.Println("publishing")
 	m := sevenJoints(js)
