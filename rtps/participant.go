@@ -227,7 +227,7 @@ func (p *Participant) Close() error {
 	p.closed = true
 	p.notify()
 	for _, r := range p.readers {
-		r.wake()
+		r.stop()
 	}
 	p.mu.Unlock()
 	err := p.announce(true)

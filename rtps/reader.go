@@ -41,7 +41,9 @@ type Reader struct {
 	p       *Participant
 	data    EndpointData
 	queue   []Sample
-	ready   chan struct{} // closed and replaced when a sample is queued
+	ready   chan struct{} // buffered 1: a sample was queued
+	done    chan struct{} // closed with the reader or its participant
+	stopped bool          // done is closed
 	writers map[wire.GUID]*userWriter
 	frags   *fragment.Reassembler
 	closed  bool
@@ -70,7 +72,7 @@ func (p *Participant) NewReader(e EndpointData) (*Reader, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
+	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}, 1), done: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
 		frags: fragment.New(fragment.Limits{})}
 	p.readers[g] = r
 	return r, nil
@@ -88,10 +90,13 @@ func (r *Reader) Take(ctx context.Context) (Sample, error) {
 		if len(r.queue) > 0 {
 			s := r.queue[0]
 			r.queue = r.queue[1:]
+			if len(r.queue) > 0 {
+				r.wake() // for another Take waiting
+			}
 			r.p.mu.Unlock()
 			return s, nil
 		}
-		ch, closed := r.ready, r.closed || r.p.closed
+		closed := r.closed || r.p.closed
 		r.p.mu.Unlock()
 		if closed {
 			return Sample{}, ErrClosed
@@ -99,7 +104,8 @@ func (r *Reader) Take(ctx context.Context) (Sample, error) {
 		select {
 		case <-ctx.Done():
 			return Sample{}, ctx.Err()
-		case <-ch:
+		case <-r.ready:
+		case <-r.done:
 		}
 	}
 }
@@ -113,15 +119,28 @@ func (r *Reader) Close() error {
 	}
 	r.closed = true
 	delete(r.p.readers, r.data.GUID)
-	r.wake()
+	r.stop()
 	r.p.mu.Unlock()
 	return r.p.RemoveEndpoint(r.data.GUID)
 }
 
-// wake tells Take a sample is queued; p.mu must be held.
+// wake tells one waiting Take a sample is queued (a signal, not a
+// channel closed and made again per sample: at 1 kHz that was a tenth of
+// a subscriber's CPU); p.mu must be held.
 func (r *Reader) wake() {
-	close(r.ready)
-	r.ready = make(chan struct{})
+	select {
+	case r.ready <- struct{}{}:
+	default:
+	}
+}
+
+// stop tells every waiting Take the reader or its participant is closed;
+// p.mu must be held.
+func (r *Reader) stop() {
+	if !r.stopped {
+		r.stopped = true
+		close(r.done)
+	}
 }
 
 // readersFor lists our readers a user submessage from writer w to

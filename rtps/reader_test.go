@@ -265,3 +265,40 @@ func TestReaderAsksForAHoleAtOnce(t *testing.T) {
 		t.Fatalf("sample 4 behind the same hole sent %+v", out)
 	}
 }
+
+// TestEveryWaitingTakeWakes: two Takes waiting on one reader each get one
+// of two samples that arrive together, and two more waiting Takes both
+// return ErrClosed when the reader closes.
+func TestEveryWaitingTakeWakes(t *testing.T) {
+	netns.Require(t)
+	p, r, w := readerOfRemoteWriter(t, 49)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	takes := func() <-chan error {
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				_, err := r.Take(ctx)
+				errs <- err
+			}()
+		}
+		return errs
+	}
+	errs := takes()
+	time.Sleep(20 * time.Millisecond) // both wait
+	p.handleUserData(w, wire.EntityIDUnknown, 1, []byte{0, 1, 0, 0, 1}, nil, time.Time{})
+	p.handleUserData(w, wire.EntityIDUnknown, 2, []byte{0, 1, 0, 0, 2}, nil, time.Time{})
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a waiting Take of two samples: %v", err)
+		}
+	}
+	errs = takes()
+	time.Sleep(20 * time.Millisecond)
+	r.Close()
+	for range 2 {
+		if err := <-errs; !errors.Is(err, ErrClosed) {
+			t.Fatalf("a Take waiting on a closed reader: %v, want ErrClosed", err)
+		}
+	}
+}
