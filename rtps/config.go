@@ -50,6 +50,12 @@ type Config struct {
 	Prefix wire.GUIDPrefix
 	// Logger gets debug logs; nil means none.
 	Logger *slog.Logger
+	// FragmentRate bounds the octets a second a best-effort writer sends
+	// of samples large enough for DATA_FRAGs, and FragmentBurst the octets
+	// it sends at once; defaults 128 MiB/s and 64 KiB. A best-effort
+	// reader is never repaired, and one whose socket buffer is the
+	// kernel's default (Fast DDS) drops much of an unpaced 1 MB burst.
+	FragmentRate, FragmentBurst int
 
 	// tap, in this package's tests, sees every datagram received.
 	tap func([]byte)
@@ -91,6 +97,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if _, err := udp.DefaultPorts().MetatrafficMulticast(c.Domain); err != nil {
 		return c, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if c.FragmentRate <= 0 {
+		c.FragmentRate = defaultFragmentRate
+	}
+	if c.FragmentBurst <= 0 {
+		c.FragmentBurst = defaultFragmentBurst
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -64,7 +64,8 @@ func ExampleParticipant_AddEndpoint() {
 }
 
 // A reliable writer and a reader of the same topic on two participants:
-// the sample written is the sample taken, encapsulation header and all.
+// the sample written is the sample taken, encapsulation header and all,
+// with the time it was written (the writer's INFO_TS).
 func ExampleParticipant_NewWriter() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -83,7 +84,9 @@ func ExampleParticipant_NewWriter() {
 	topic := rtps.EndpointData{Topic: "rt/chatter", Type: "std_msgs::msg::dds_::String_", QoS: rtps.QoS{Reliability: rtps.Reliable}}
 	w, _ := a.NewWriter(topic)
 	r, _ := b.NewReader(topic)
-	if err := w.WaitMatched(ctx, 1); err != nil {
+	// Ready: the reader has told the writer it knows it, so it takes
+	// what is written from now on.
+	if err := w.WaitReady(ctx, 1); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -94,6 +97,6 @@ func ExampleParticipant_NewWriter() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%q %v\n", s.Payload[8:10], s.Writer == w.GUID())
-	// Output: "hi" true
+	fmt.Printf("%q %v %v\n", s.Payload[8:10], s.Writer == w.GUID(), time.Since(s.SourceTime) < time.Minute)
+	// Output: "hi" true true
 }

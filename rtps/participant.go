@@ -26,6 +26,11 @@ const leaseCheckPeriod = 250 * time.Millisecond
 // have not acknowledged everything.
 const heartbeatPeriod = 500 * time.Millisecond
 
+// firstRepairHeartbeat is how soon after a reliable write its lagging
+// readers get a heartbeat (then twice as late each time, up to
+// heartbeatPeriod).
+const firstRepairHeartbeat = 10 * time.Millisecond
+
 // Participant is one DDS domain participant: it announces itself by SPDP
 // and keeps the remote participants it hears of until their lease ends or
 // they say goodbye. Close it to stop its goroutines and say goodbye.
@@ -43,10 +48,12 @@ type Participant struct {
 	// newcomer wakes run to announce quickly again when a participant is
 	// learned (buffered 1).
 	newcomer chan struct{}
-	closed   bool
-	sedp     sedp
-	readers  map[wire.GUID]*Reader
-	writers  map[wire.GUID]*Writer
+	// wrote wakes run after a reliable write, to heartbeat soon (buffered 1).
+	wrote   chan struct{}
+	closed  bool
+	sedp    sedp
+	readers map[wire.GUID]*Reader
+	writers map[wire.GUID]*Writer
 
 	seq atomic.Int64 // SPDP sequence numbers
 
@@ -67,7 +74,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), wrote: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -220,7 +227,7 @@ func (p *Participant) Close() error {
 	p.closed = true
 	p.notify()
 	for _, r := range p.readers {
-		r.wake()
+		r.stop()
 	}
 	p.mu.Unlock()
 	err := p.announce(true)
@@ -257,6 +264,14 @@ func (p *Participant) run(ctx context.Context) {
 	defer check.Stop()
 	heartbeat := time.NewTicker(heartbeatPeriod)
 	defer heartbeat.Stop()
+	// After a reliable write, user writers heartbeat their lagging readers
+	// 10 ms later, then 20, 40… up to heartbeatPeriod while any lags: a
+	// lost last sample of a burst is asked for again at once, not after
+	// the periodic heartbeat.
+	soon := time.NewTimer(time.Hour)
+	soon.Stop()
+	defer soon.Stop()
+	var soonDelay time.Duration
 	for {
 		select {
 		case <-ctx.Done():
@@ -276,6 +291,22 @@ func (p *Participant) run(ctx context.Context) {
 			p.expire(now)
 		case <-heartbeat.C:
 			p.send(p.heartbeats())
+		case <-p.wrote:
+			if soonDelay == 0 {
+				soonDelay = firstRepairHeartbeat
+				soon.Reset(soonDelay)
+			}
+		case <-soon.C:
+			p.mu.Lock()
+			out := p.userHeartbeats()
+			p.mu.Unlock()
+			if len(out) == 0 {
+				soonDelay = 0
+				continue
+			}
+			p.send(out)
+			soonDelay = min(2*soonDelay, heartbeatPeriod)
+			soon.Reset(soonDelay)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/fragment"
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -26,6 +27,10 @@ type Sample struct {
 	Payload []byte
 	// InlineQoS is the DATA's inline QoS (nil when none), copied.
 	InlineQoS wire.ParameterList
+	// SourceTime is when the writer wrote it, by its clock (the INFO_TS
+	// before the DATA, or before one of its fragments); zero when the
+	// writer sent none.
+	SourceTime time.Time
 	// BigEndian is the byte order of InlineQoS's values (its
 	// submessage's): a sample identity's sequence number is read by it.
 	BigEndian bool
@@ -39,7 +44,9 @@ type Reader struct {
 	p       *Participant
 	data    EndpointData
 	queue   []Sample
-	ready   chan struct{} // closed and replaced when a sample is queued
+	ready   chan struct{} // buffered 1: a sample was queued
+	done    chan struct{} // closed with the reader or its participant
+	stopped bool          // done is closed
 	writers map[wire.GUID]*userWriter
 	frags   *fragment.Reassembler
 	closed  bool
@@ -51,6 +58,10 @@ type userWriter struct {
 	held      map[wire.SequenceNumber]Sample // reliable: arrived ahead of next
 	heldBytes int
 	nackFrags int32 // NACK_FRAG count
+	// fragSN's source time came with one of its fragments: CycloneDDS
+	// sends the INFO_TS only in the datagram of the first.
+	fragSN wire.SequenceNumber
+	fragTS time.Time
 }
 
 // NewReader announces a reader (e.Writer must be false) and returns it.
@@ -64,7 +75,7 @@ func (p *Participant) NewReader(e EndpointData) (*Reader, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
+	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}, 1), done: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
 		frags: fragment.New(fragment.Limits{})}
 	p.readers[g] = r
 	return r, nil
@@ -82,10 +93,13 @@ func (r *Reader) Take(ctx context.Context) (Sample, error) {
 		if len(r.queue) > 0 {
 			s := r.queue[0]
 			r.queue = r.queue[1:]
+			if len(r.queue) > 0 {
+				r.wake() // for another Take waiting
+			}
 			r.p.mu.Unlock()
 			return s, nil
 		}
-		ch, closed := r.ready, r.closed || r.p.closed
+		closed := r.closed || r.p.closed
 		r.p.mu.Unlock()
 		if closed {
 			return Sample{}, ErrClosed
@@ -93,7 +107,8 @@ func (r *Reader) Take(ctx context.Context) (Sample, error) {
 		select {
 		case <-ctx.Done():
 			return Sample{}, ctx.Err()
-		case <-ch:
+		case <-r.ready:
+		case <-r.done:
 		}
 	}
 }
@@ -107,15 +122,28 @@ func (r *Reader) Close() error {
 	}
 	r.closed = true
 	delete(r.p.readers, r.data.GUID)
-	r.wake()
+	r.stop()
 	r.p.mu.Unlock()
 	return r.p.RemoveEndpoint(r.data.GUID)
 }
 
-// wake tells Take a sample is queued; p.mu must be held.
+// wake tells one waiting Take a sample is queued (a signal, not a
+// channel closed and made again per sample: at 1 kHz that was a tenth of
+// a subscriber's CPU); p.mu must be held.
 func (r *Reader) wake() {
-	close(r.ready)
-	r.ready = make(chan struct{})
+	select {
+	case r.ready <- struct{}{}:
+	default:
+	}
+}
+
+// stop tells every waiting Take the reader or its participant is closed;
+// p.mu must be held.
+func (r *Reader) stop() {
+	if !r.stopped {
+		r.stopped = true
+		close(r.done)
+	}
 }
 
 // readersFor lists our readers a user submessage from writer w to
@@ -157,18 +185,23 @@ func (r *Reader) writer(w wire.GUID) *userWriter {
 }
 
 // handleUserData delivers a DATA (or a completed DATA_FRAG) to our readers.
-func (p *Participant) handleUserData(w wire.GUID, d *wire.Data) {
+func (p *Participant) handleUserData(w wire.GUID, d *wire.Data, ts time.Time) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var out []outgoing
 	for _, r := range p.readersFor(w, d.ReaderID) {
-		r.receive(w, d.WriterSN, d.Payload, d.InlineQoS, d.BigEndian)
+		if r.receive(w, d.WriterSN, d.Payload, d.InlineQoS, d.BigEndian, ts) {
+			out = append(out, r.ackNack(w, r.writer(w), d.WriterSN-1))
+		}
 	}
+	return out
 }
 
 // handleUserFrag adds fragments and delivers the sample they complete.
-func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
+func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var out []outgoing
 	for _, r := range p.readersFor(w, f.ReaderID) {
 		uw := r.writer(w)
 		if f.WriterSN < uw.next || uw.received.Contains(f.WriterSN) {
@@ -179,39 +212,52 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag) {
 			p.cfg.Logger.Debug("rtps: bad fragment", "writer", w, "err", err)
 			continue
 		}
+		if !ts.IsZero() {
+			uw.fragSN, uw.fragTS = f.WriterSN, ts
+		}
 		if payload != nil {
-			r.receive(w, f.WriterSN, bytes.Clone(payload), f.InlineQoS, f.BigEndian)
+			sampleTS := ts
+			if uw.fragSN == f.WriterSN {
+				sampleTS = uw.fragTS
+			}
+			if r.receive(w, f.WriterSN, payload, f.InlineQoS, f.BigEndian, sampleTS) {
+				out = append(out, r.ackNack(w, uw, f.WriterSN-1))
+			}
 		}
 	}
+	return out
 }
 
 // receive queues sample sn of writer w: a best-effort reader takes any
 // sample newer than the last, a reliable one delivers in order and holds
-// what arrives early.
-func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, bigEndian bool) {
+// what arrives early. It reports whether sn, held, shows a new hole just
+// before it: the reader asks for it at once (Fast DDS heartbeats every
+// 3 s), once per hole.
+func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, bigEndian bool, ts time.Time) (hole bool) {
 	uw := r.writer(w)
-	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), BigEndian: bigEndian}
+	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), BigEndian: bigEndian, SourceTime: ts}
 	if r.data.QoS.Reliability != Reliable {
 		if sn >= uw.next {
 			uw.next = sn + 1
 			r.enqueue(s)
 		}
-		return
+		return false
 	}
 	if sn < uw.next || uw.received.Contains(sn) {
-		return
+		return false
 	}
 	if sn > uw.next {
 		if uw.heldBytes+len(s.Payload) > maxOutOfOrder || !uw.received.Add(sn) {
-			return // the writer sends it again
+			return false // the writer sends it again
 		}
 		uw.held[sn] = s
 		uw.heldBytes += len(s.Payload)
-		return
+		return !uw.received.Contains(sn - 1)
 	}
 	r.enqueue(s)
 	uw.received.Add(sn)
 	r.release(uw)
+	return false
 }
 
 // release moves next past what arrived and queues the held samples that
@@ -263,39 +309,62 @@ func (p *Participant) handleUserHeartbeat(w wire.GUID, h *wire.Heartbeat) []outg
 			}
 			r.release(uw)
 		}
-		state := wire.NewSequenceNumberSet(uw.next)
-		for sn := uw.next; sn <= h.Last && sn < uw.next+wire.MaxSetBits; sn++ {
-			if !uw.received.Contains(sn) {
-				state.Add(sn)
-			}
-		}
-		if h.Final && state.NumBits == 0 {
+		if h.Final && !uw.lacks(h.Last) {
 			continue
 		}
-		uw.ackCount++
-		subs := []wire.Submessage{&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: state, Count: uw.ackCount, Final: state.NumBits == 0}}
-		for _, sn := range state.Members() {
-			if nf := r.nackFrag(w, uw, sn); nf != nil {
-				subs = append(subs, nf)
-			}
-		}
-		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: subs})
+		out = append(out, r.ackNack(w, uw, h.Last))
 	}
 	return out
 }
 
+// lacks reports whether some number up to last has not arrived.
+func (uw *userWriter) lacks(last wire.SequenceNumber) bool {
+	for sn := uw.next; sn <= last && sn < uw.next+wire.MaxSetBits; sn++ {
+		if !uw.received.Contains(sn) {
+			return true
+		}
+	}
+	return false
+}
+
+// ackNack is the ACKNACK (and NACK_FRAGs) of reader r to writer w that
+// acknowledges what arrived and asks for what is missing up to last;
+// r.p.mu must be held.
+func (r *Reader) ackNack(w wire.GUID, uw *userWriter, last wire.SequenceNumber) outgoing {
+	state := wire.NewSequenceNumberSet(uw.next)
+	for sn := uw.next; sn <= last && sn < uw.next+wire.MaxSetBits; sn++ {
+		if !uw.received.Contains(sn) {
+			state.Add(sn)
+		}
+	}
+	uw.ackCount++
+	subs := []wire.Submessage{&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: state, Count: uw.ackCount, Final: state.NumBits == 0}}
+	for _, sn := range state.Members() {
+		if nf := r.nackFrag(w, uw, sn); nf != nil {
+			subs = append(subs, nf)
+		}
+	}
+	return outgoing{dst: w.Prefix, to: r.p.endpointLocators(w), subs: subs}
+}
+
 // preemptiveAckNacks asks remote writer w, just learned, for a heartbeat
 // to each of our reliable readers it matches: an ACKNACK of base 0, empty
-// and not final, which Fast DDS and RTI send and answer at once and
-// CycloneDDS accepts. A heartbeat that came before we knew w was dropped,
+// and not final, which Fast DDS and RTI send and answer at once (base 1
+// to CycloneDDS). A heartbeat that came before we knew w was dropped,
 // and Fast DDS's next one is 3 s away. p.mu must be held.
 func (p *Participant) preemptiveAckNacks(w wire.GUID) []outgoing {
+	// CycloneDDS logs base 0 as a malformed packet and drops it (the spec
+	// wants a base of at least 1); it sends base 1 itself.
+	base := wire.SequenceNumber(0)
+	if p.sedp.remote[w].Vendor == wire.VendorCyclone {
+		base = 1
+	}
 	var out []outgoing
 	for _, r := range p.reliableReadersFor(w, wire.EntityIDUnknown) {
 		uw := r.writer(w)
 		uw.ackCount++
 		out = append(out, outgoing{dst: w.Prefix, to: p.endpointLocators(w), subs: []wire.Submessage{
-			&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: wire.NewSequenceNumberSet(0), Count: uw.ackCount}}})
+			&wire.AckNack{ReaderID: r.data.GUID.Entity, WriterID: w.Entity, State: wire.NewSequenceNumberSet(base), Count: uw.ackCount}}})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -141,42 +142,163 @@ func TestWithdrawnWriterLeavesNoReaderState(t *testing.T) {
 }
 
 // TestReaderAsksANewWriterForAHeartbeat: learning a remote writer, each
-// reliable reader it matches sends it a preemptive ACKNACK (base 0,
-// empty, not final), so that a heartbeat dropped before we knew the
+// reliable reader it matches sends it a preemptive ACKNACK (empty, not
+// final; base 0 as Fast DDS sends it, base 1 to CycloneDDS, which drops
+// base 0 as malformed), so that a heartbeat dropped before we knew the
 // writer is not waited for until its next period (3 s for Fast DDS);
 // best-effort readers and a writer already known get none.
 func TestReaderAsksANewWriterForAHeartbeat(t *testing.T) {
 	netns.Require(t)
-	p := newParticipant(t, Config{Domain: 42})
-	reliable, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}})
+	for i, c := range []struct {
+		vendor wire.VendorID
+		base   wire.SequenceNumber
+	}{{wire.VendorEProsima, 0}, {wire.VendorCyclone, 1}} {
+		t.Run(c.vendor.String(), func(t *testing.T) {
+			p := newParticipant(t, Config{Domain: 42 + i})
+			reliable, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: BestEffort}}); err != nil {
+				t.Fatal(err)
+			}
+			remote := fakeParticipant(7, time.Minute, uint32(42+i))
+			remote.Vendor = c.vendor
+			remote.BuiltinEndpoints = 0x3f
+			remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+			p.handle(spdpDatagram(t, remote))
+			w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
+			announce := func(sn wire.SequenceNumber) []outgoing {
+				e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+				payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+			}
+			out := announce(1)
+			if len(out) != 1 || out[0].dst != remote.Prefix || len(out[0].subs) != 1 {
+				t.Fatalf("learning a writer sent %+v, want one ACKNACK from the reliable reader", out)
+			}
+			a, ok := out[0].subs[0].(*wire.AckNack)
+			if !ok || a.ReaderID != reliable.GUID().Entity || a.WriterID != w.Entity || a.State.Base != c.base || a.State.NumBits != 0 || a.Final {
+				t.Fatalf("sent %+v, want a preemptive ACKNACK (base %d, empty, not final) from %v to %v", out[0].subs[0], c.base, reliable.GUID().Entity, w.Entity)
+			}
+			if out := announce(2); len(out) != 0 {
+				t.Fatalf("a writer announced again got %+v", out)
+			}
+		})
+	}
+}
+
+// TestReaderAnswersHeartbeatFragWithTheMissingFragments: a remote
+// writer's HEARTBEAT_FRAG for a sample our reliable reader has in part
+// gets a NACK_FRAG of the fragments missing up to its last one; for a
+// sample not started, or already delivered, nothing.
+func TestReaderAnswersHeartbeatFragWithTheMissingFragments(t *testing.T) {
+	netns.Require(t)
+	p, r, w := readerOfRemoteWriter(t, 47)
+	// Fragments 1 and 3 of a 4-fragment sample 1 arrive.
+	for _, f := range []uint32{1, 3} {
+		p.handleUserFrag(w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 1, FragmentStart: f, Fragments: 1, FragmentSize: 4,
+			SampleSize: 16, Payload: []byte{0, 1, 0, 0}}, time.Time{})
+	}
+	out := p.handleUserHeartbeatFrag(w, &wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 1, LastFragment: 4, Count: 1})
+	if len(out) != 1 || len(out[0].subs) != 1 {
+		t.Fatalf("answered %+v, want one NACK_FRAG", out)
+	}
+	nf, ok := out[0].subs[0].(*wire.NackFrag)
+	if !ok || nf.ReaderID != r.GUID().Entity || nf.WriterSN != 1 || !slices.Equal(nf.State.Members(), []uint32{2, 4}) {
+		t.Fatalf("answered %+v, want a NACK_FRAG of fragments 2 and 4 of sample 1", out[0].subs[0])
+	}
+	if out := p.handleUserHeartbeatFrag(w, &wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 2, LastFragment: 4, Count: 2}); len(out) != 0 {
+		t.Fatalf("a sample not started got %+v", out)
+	}
+}
+
+// readerOfRemoteWriter is a participant with a reliable keep-all reader
+// of topic "t" that knows a matching remote writer (of a Cyclone
+// participant that announced itself), and that writer's GUID.
+func readerOfRemoteWriter(t *testing.T, domain int) (*Participant, *Reader, wire.GUID) {
+	t.Helper()
+	p := newParticipant(t, Config{Domain: domain})
+	r, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable, History: KeepAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: BestEffort}}); err != nil {
-		t.Fatal(err)
-	}
-	remote := fakeParticipant(7, time.Minute, 42)
+	remote := fakeParticipant(8, time.Minute, uint32(domain))
 	remote.BuiltinEndpoints = 0x3f
 	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
 	p.handle(spdpDatagram(t, remote))
 	w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
-	announce := func(sn wire.SequenceNumber) []outgoing {
-		e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
-		payload, err := plPayload(e.ParameterList(binary.LittleEndian))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+	e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := announce(1)
-	if len(out) != 1 || out[0].dst != remote.Prefix || len(out[0].subs) != 1 {
-		t.Fatalf("learning a writer sent %+v, want one ACKNACK from the reliable reader", out)
+	p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
+	return p, r, w
+}
+
+// TestReaderAsksForAHoleAtOnce: a reliable reader that gets sample 3
+// after 1 asks the writer for 2 at once, without waiting for a heartbeat
+// (Fast DDS heartbeats every 3 s: 150 samples through a lossy relay took
+// 16 s); sample 4 behind the same hole asks nothing more.
+func TestReaderAsksForAHoleAtOnce(t *testing.T) {
+	netns.Require(t)
+	p, r, w := readerOfRemoteWriter(t, 48)
+	data := func(sn wire.SequenceNumber) []outgoing {
+		return p.handleUserData(w, &wire.Data{ReaderID: wire.EntityIDUnknown, WriterSN: sn, Payload: []byte{0, 1, 0, 0, byte(sn)}}, time.Time{})
+	}
+	if out := data(1); len(out) != 0 {
+		t.Fatalf("an in-order sample sent %+v", out)
+	}
+	out := data(3)
+	if len(out) != 1 || len(out[0].subs) != 1 {
+		t.Fatalf("sample 3 after 1 sent %+v, want one ACKNACK", out)
 	}
 	a, ok := out[0].subs[0].(*wire.AckNack)
-	if !ok || a.ReaderID != reliable.GUID().Entity || a.WriterID != w.Entity || a.State.Base != 0 || a.State.NumBits != 0 || a.Final {
-		t.Fatalf("sent %+v, want a preemptive ACKNACK (base 0, empty, not final) from %v to %v", out[0].subs[0], reliable.GUID().Entity, w.Entity)
+	if !ok || a.ReaderID != r.GUID().Entity || a.State.Base != 2 || !slices.Equal(a.State.Members(), []wire.SequenceNumber{2}) {
+		t.Fatalf("sent %+v, want an ACKNACK of base 2 asking for 2", out[0].subs[0])
 	}
-	if out := announce(2); len(out) != 0 {
-		t.Fatalf("a writer announced again got %+v", out)
+	if out := data(4); len(out) != 0 {
+		t.Fatalf("sample 4 behind the same hole sent %+v", out)
+	}
+}
+
+// TestEveryWaitingTakeWakes: two Takes waiting on one reader each get one
+// of two samples that arrive together, and two more waiting Takes both
+// return ErrClosed when the reader closes.
+func TestEveryWaitingTakeWakes(t *testing.T) {
+	netns.Require(t)
+	p, r, w := readerOfRemoteWriter(t, 49)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	takes := func() <-chan error {
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				_, err := r.Take(ctx)
+				errs <- err
+			}()
+		}
+		return errs
+	}
+	errs := takes()
+	time.Sleep(20 * time.Millisecond) // both wait
+	p.handleUserData(w, &wire.Data{ReaderID: wire.EntityIDUnknown, WriterSN: 1, Payload: []byte{0, 1, 0, 0, 1}}, time.Time{})
+	p.handleUserData(w, &wire.Data{ReaderID: wire.EntityIDUnknown, WriterSN: 2, Payload: []byte{0, 1, 0, 0, 2}}, time.Time{})
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a waiting Take of two samples: %v", err)
+		}
+	}
+	errs = takes()
+	time.Sleep(20 * time.Millisecond)
+	r.Close()
+	for range 2 {
+		if err := <-errs; !errors.Is(err, ErrClosed) {
+			t.Fatalf("a Take waiting on a closed reader: %v, want ErrClosed", err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -31,15 +32,21 @@ func (p *Participant) handle(b []byte) {
 	}
 	var out []outgoing
 	forUs := true
+	var ts time.Time // the source timestamp of what follows (INFO_TS)
 	for _, s := range m.Submessages {
 		switch s := s.(type) {
 		case *wire.InfoSrc:
-			src, vendor = s.Prefix, s.Vendor
+			src, vendor, ts = s.Prefix, s.Vendor, time.Time{}
 		case *wire.InfoDst:
 			forUs = s.Prefix == (wire.GUIDPrefix{}) || s.Prefix == p.self.Prefix
+		case *wire.InfoTS:
+			ts = time.Time{}
+			if !s.Invalidate {
+				ts = s.Time.Time()
+			}
 		default:
 			if forUs && src != p.self.Prefix {
-				out = append(out, p.dispatch(src, vendor, s)...)
+				out = append(out, p.dispatch(src, vendor, ts, s)...)
 			}
 		}
 	}
@@ -48,7 +55,7 @@ func (p *Participant) handle(b []byte) {
 
 // dispatch routes one submessage from participant src to the builtin
 // endpoint it is for.
-func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire.Submessage) []outgoing {
+func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, ts time.Time, s wire.Submessage) []outgoing {
 	switch s := s.(type) {
 	case *wire.Data:
 		switch {
@@ -57,11 +64,11 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, s wire
 		case s.WriterID.IsBuiltin():
 			return p.handleSEDPData(src, s)
 		case s.Payload != nil && !s.Key && !disposed(s):
-			p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+			return p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
 		}
 	case *wire.DataFrag:
 		if !s.WriterID.IsBuiltin() && !s.Key {
-			p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
+			return p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
 		}
 	case *wire.Heartbeat:
 		if s.WriterID.IsBuiltin() {
@@ -99,13 +106,22 @@ func (p *Participant) send(out []outgoing) {
 		b, _ := hdr.Marshal()
 		b, _ = wire.AppendSubmessage(b, &wire.InfoDst{Prefix: o.dst})
 		start := len(b)
+		// An INFO_TS holds for what follows it in its datagram: it never
+		// ends one, and each datagram that continues after one starts
+		// with it again (the fragments of a sample all carry its time).
+		var ts *wire.InfoTS
 		for _, s := range o.subs {
+			if t, ok := s.(*wire.InfoTS); ok {
+				ts = t
+			} else if len(b) == start && ts != nil {
+				b, _ = wire.AppendSubmessage(b, ts)
+			}
 			var err error
 			if b, err = wire.AppendSubmessage(b, s); err != nil {
 				p.cfg.Logger.Debug("rtps: marshal", "err", err)
 				continue
 			}
-			if len(b) >= maxMessage {
+			if _, isTS := s.(*wire.InfoTS); !isTS && len(b) >= maxMessage {
 				p.writeAll(b, o.to)
 				b = b[:start]
 			}

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"slices"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -18,9 +19,19 @@ type statefulWriter struct {
 	changes      []change // ascending SN
 	next         wire.SequenceNumber
 	hbCount      int32
+	hbFragCount  int32
 	readers      map[wire.GUID]*readerProxy
 	keepLast     int  // 0: one change per key
 	durable      bool // transient-local: new readers get the history
+	// blocking: a reliable keep-all writer, whose writes wait while its
+	// readers lag (see lagging) instead of dropping what they lack.
+	blocking bool
+	// progress, when a write waits, is closed when a reader acknowledges
+	// more or goes away.
+	progress chan struct{}
+	// inFlight are changes a Write is still sending: heartbeats from
+	// elsewhere announce only what precedes them.
+	inFlight []wire.SequenceNumber
 }
 
 type change struct {
@@ -28,6 +39,7 @@ type change struct {
 	key     wire.GUID
 	payload []byte // serialized payload; nil for a dispose
 	qos     wire.ParameterList
+	ts      wire.Time // source timestamp, sent in an INFO_TS before it
 }
 
 type readerProxy struct {
@@ -38,6 +50,8 @@ type readerProxy struct {
 	lastNack int32
 	// answeredEmpty says its first empty, non-final ACKNACK got a heartbeat.
 	answeredEmpty bool
+	// heard says an ACKNACK came from it: it knows this writer.
+	heard bool
 }
 
 // newBuiltinWriter is an SEDP announcer: transient-local, one change per
@@ -52,13 +66,29 @@ func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
 func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
 	if w.keepLast == 0 {
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
-	} else if len(w.changes) >= w.keepLast {
-		w.changes = slices.Delete(w.changes, 0, len(w.changes)-w.keepLast+1)
+	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
+		// Drop from the front without moving the rest (a keep-all history
+		// is 1024 changes long): append reallocates as the space runs out.
+		clear(w.changes[:n])
+		w.changes = w.changes[n:]
 	}
-	c := change{sn: w.next, key: key, payload: payload, qos: qos}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
 	w.next++
 	w.changes = append(w.changes, c)
-	return append(w.submessages(c, nil), w.heartbeat(false))
+	return append(w.submessages(c, nil), w.heartbeats(c)...)
+}
+
+// heartbeats close what was just sent of change c: a HEARTBEAT_FRAG with
+// the last fragment available when c is fragmented (readers NACK_FRAG
+// what they miss of it), then a HEARTBEAT.
+func (w *statefulWriter) heartbeats(c change) []wire.Submessage {
+	if c.payload == nil || len(c.payload) <= maxData {
+		return []wire.Submessage{w.heartbeat(false)}
+	}
+	w.hbFragCount++
+	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
+	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount},
+		w.heartbeat(false)}
 }
 
 // match adds remote reader g and returns what it gets first: the history
@@ -80,7 +110,49 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	return append(out, w.heartbeat(false))
 }
 
-func (w *statefulWriter) unmatch(g wire.GUID) { delete(w.readers, g) }
+func (w *statefulWriter) unmatch(g wire.GUID) {
+	delete(w.readers, g)
+	w.progressed()
+}
+
+// writeWindow bounds the octets a blocking writer has sent that some
+// reliable reader has not acknowledged: Cyclone's writer history blocks at
+// a high-water mark the same way. A sample larger than the window is sent
+// when the readers have acknowledged everything before it.
+const writeWindow = 256 << 10
+
+// lagging reports whether a blocking writer must wait before writing a
+// sample of size octets: its reliable readers lack the last
+// min(keepLast, writeWindow/size) samples, and writing more would drop
+// from the history what they still need.
+func (w *statefulWriter) lagging(size int) bool {
+	if !w.blocking {
+		return false
+	}
+	window := wire.SequenceNumber(min(w.keepLast, max(writeWindow/max(size, 1), 1)))
+	for _, r := range w.readers {
+		if !r.bestEffort && w.next-r.acked >= window {
+			return true
+		}
+	}
+	return false
+}
+
+// waitProgress returns a channel closed when a reader acknowledges more
+// or goes away.
+func (w *statefulWriter) waitProgress() <-chan struct{} {
+	if w.progress == nil {
+		w.progress = make(chan struct{})
+	}
+	return w.progress
+}
+
+func (w *statefulWriter) progressed() {
+	if w.progress != nil {
+		close(w.progress)
+		w.progress = nil
+	}
+}
 
 // onAckNack records what a reader acknowledged and returns the repairs:
 // the changes it misses, GAPs for numbers no longer held.
@@ -90,10 +162,14 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 		return nil
 	}
 	r.lastNack = a.Count
+	r.heard = true
 	if a.State.Base > r.acked {
 		r.acked = min(a.State.Base, w.next)
+		w.progressed()
 	}
-	w.prune()
+	if w.keepLast == 0 {
+		w.prune() // only SEDP announcers dispose
+	}
 	var out []wire.Submessage
 	var gaps []wire.SequenceNumber
 	repaired := 0
@@ -118,10 +194,15 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 		out = append(out, w.heartbeat(false))
 	}
 	// A reader that matched us asks nothing yet (a preemptive ACKNACK:
-	// Cyclone's base 1, Fast DDS's base 0) while it lacks changes: tell
-	// it what we have now instead of at the next periodic heartbeat. Once
-	// per reader, so that no exchange of the two can loop.
-	if len(out) == 0 && !a.Final && a.State.NumBits == 0 && r.acked < w.next && !r.answeredEmpty {
+	// Cyclone's base 1, Fast DDS's base 0): tell it what we have now
+	// instead of at the next periodic heartbeat, even when that is
+	// nothing. CycloneDDS takes the first heartbeat it hears after
+	// matching as the start of a volatile reader's stream: if that one
+	// already announces a sample whose fragments are not all in (one was
+	// lost), it acknowledges the sample and never delivers it (the first
+	// 1 MiB sample into ddsperf sub, seen in its trace). Once per reader,
+	// so that no exchange of the two can loop.
+	if len(out) == 0 && !a.Final && a.State.NumBits == 0 && !r.answeredEmpty {
 		r.answeredEmpty = true
 		out = append(out, w.heartbeat(false))
 	}
@@ -178,8 +259,9 @@ const maxData = 8000
 // submessages is a change as sent: one DATA, or DATA_FRAGs when its
 // payload exceeds maxData (only those fragments in frags, when given).
 func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
+	ts := &wire.InfoTS{Time: c.ts}
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{w.data(c)}
+		return []wire.Submessage{ts, w.data(c)}
 	}
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
 	if frags == nil {
@@ -187,7 +269,7 @@ func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage
 			frags = append(frags, f)
 		}
 	}
-	var out []wire.Submessage
+	out := []wire.Submessage{ts}
 	for _, f := range frags {
 		if f < 1 || f > total {
 			continue
@@ -214,10 +296,10 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
 	out := w.submessages(w.changes[i], n.State.Members())
-	if len(out) == 0 {
+	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}
-	return append(out, w.heartbeat(false))
+	return append(out, w.heartbeats(w.changes[i])...)
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {
@@ -245,7 +327,17 @@ func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
 	if len(w.changes) > 0 {
 		first = w.changes[0].sn
 	}
-	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: w.next - 1, Count: w.hbCount, Final: final}
+	// A heartbeat that overtakes the datagrams of a change it announces
+	// loses it: CycloneDDS, first hearing of a writer from a heartbeat,
+	// treats every change up to its Last as history a volatile reader
+	// never gets, and drops the fragments it has of them ("discard: too
+	// old", defrag_rsample_drop in its trace): the first 1 MiB sample into
+	// ddsperf sub went missing, acknowledged, in about half the runs.
+	last := w.next - 1
+	for _, sn := range w.inFlight {
+		last = min(last, sn-1)
+	}
+	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: last, Count: w.hbCount, Final: final}
 }
 
 // gapOf builds a GAP of the given ascending numbers (at most 256 apart,

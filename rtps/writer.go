@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -26,6 +28,8 @@ type Writer struct {
 	data   EndpointData
 	sw     *statefulWriter
 	closed bool
+	// pace sends a best-effort writer's large samples in bursts.
+	pace pacer
 }
 
 // NewWriter announces a writer (e.Writer is set) and returns it.
@@ -42,7 +46,9 @@ func (p *Participant) NewWriter(e EndpointData) (*Writer, error) {
 		depth = int(max(data.QoS.Depth, 1))
 	}
 	w := &Writer{p: p, data: data, sw: &statefulWriter{id: g.Entity, readerID: wire.EntityIDUnknown, next: 1,
-		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal}}
+		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal,
+		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll},
+		pace: pacer{rate: p.cfg.FragmentRate, burst: p.cfg.FragmentBurst}}
 	p.writers[g] = w
 	var out []outgoing
 	for _, r := range p.sedp.remote {
@@ -78,24 +84,42 @@ func (p *Participant) unmatchReader(g wire.GUID) {
 	}
 }
 
-// reliable strips heartbeats from what a best-effort writer sends.
+// reliable strips heartbeats (and HEARTBEAT_FRAGs) from what a
+// best-effort writer sends.
 func (w *Writer) reliable(subs []wire.Submessage) []wire.Submessage {
 	if w.data.QoS.Reliability == Reliable {
 		return subs
 	}
 	var out []wire.Submessage
 	for _, s := range subs {
-		if _, hb := s.(*wire.Heartbeat); !hb {
+		switch s.(type) {
+		case *wire.Heartbeat, *wire.HeartbeatFrag:
+		default:
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
+// MaxBlockingTime is how long Write waits for a reliable keep-all
+// writer's readers to catch up, DDS's default reliability
+// max_blocking_time; WriteContext waits as long as its context allows.
+const MaxBlockingTime = 100 * time.Millisecond
+
+// blockedHeartbeat is how often a writer waiting for its readers'
+// acknowledgments heartbeats them.
+const blockedHeartbeat = 2 * time.Millisecond
+
+// ErrBlocked means a reliable keep-all writer's readers did not
+// acknowledge enough for the next sample in time; nothing was sent.
+var ErrBlocked = errors.New("rtps: readers did not catch up in time")
+
 // Write publishes one sample: payload is the serialized sample with its
 // encapsulation header; qos, if not nil, is sent as the DATA's inline QoS.
+// A reliable keep-all writer waits up to MaxBlockingTime while its readers
+// lag (ErrBlocked after), as WriteContext describes.
 func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
-	_, err := w.WriteSN(payload, qos)
+	_, err := w.write(nil, payload, qos)
 	return err
 }
 
@@ -103,30 +127,95 @@ func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
 // a reply to a request names the request by it (DDS-RPC's sample
 // identity), and AcknowledgedBy takes it.
 func (w *Writer) WriteSN(payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
+	return w.write(nil, payload, qos)
+}
+
+// WriteContext is Write waiting up to ctx's end: a reliable keep-all
+// writer sends a sample only while its reliable readers lack fewer than
+// min(1024, 4 MiB / sample size) of its samples, so that it never drops
+// from its history what a reader still needs and never has more than
+// about 4 MiB in flight. Other writers never wait for readers; a
+// best-effort writer's large samples are paced (Config.FragmentRate).
+func (w *Writer) WriteContext(ctx context.Context, payload []byte, qos wire.ParameterList) error {
+	_, err := w.write(ctx, payload, qos)
+	return err
+}
+
+// write is Write (ctx nil: MaxBlockingTime, counted from the first wait)
+// and WriteContext.
+func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
 	if len(payload) > maxSample {
 		return 0, fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
 	}
 	p := w.p
-	p.mu.Lock()
-	if w.closed || p.closed {
+	var hb *time.Timer
+	for {
+		p.mu.Lock()
+		if w.closed || p.closed {
+			p.mu.Unlock()
+			return 0, ErrClosed
+		}
+		if !w.sw.lagging(len(payload)) {
+			break
+		}
+		// Ask the lagging readers for their acknowledgments now and again
+		// while waiting: readers answer heartbeats, and the periodic one
+		// is 500 ms away.
+		if hb == nil {
+			hb = time.NewTimer(0)
+			defer hb.Stop()
+		}
+		progress, changed := w.sw.waitProgress(), p.changed
 		p.mu.Unlock()
-		return 0, ErrClosed
+		if ctx == nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(context.Background(), MaxBlockingTime)
+			defer cancel()
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w: %w", ErrBlocked, ctx.Err())
+		case <-progress:
+		case <-changed:
+		case <-hb.C:
+			p.mu.Lock()
+			out := w.heartbeats()
+			p.mu.Unlock()
+			p.send(out)
+			hb.Reset(blockedHeartbeat)
+		}
 	}
-	sn := w.sw.next
 	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
+	sn := w.sw.next - 1
+	w.sw.inFlight = append(w.sw.inFlight, sn)
+	defer func() {
+		p.mu.Lock()
+		w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
+		p.mu.Unlock()
+		if w.data.QoS.Reliability == Reliable {
+			select {
+			case p.wrote <- struct{}{}:
+			default:
+			}
+		}
+	}()
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
-	sent := map[wire.GUIDPrefix]bool{}
 	var out []outgoing
 	for g := range w.sw.readers {
-		if !sent[g.Prefix] {
-			sent[g.Prefix] = true
+		if !slices.ContainsFunc(out, func(o outgoing) bool { return o.dst == g.Prefix }) {
 			out = append(out, outgoing{dst: g.Prefix, to: p.endpointLocators(g), subs: subs})
 		}
 	}
 	p.mu.Unlock()
-	p.send(out)
-	return sn, nil
+	if w.data.QoS.Reliability == Reliable || len(payload) <= maxData {
+		p.send(out)
+		return sn, nil
+	}
+	if ctx == nil {
+		ctx = context.Background() // the pacing's waits are bounded by the sample's size
+	}
+	return sn, w.pace.send(ctx, p, out)
 }
 
 // Matched returns the remote readers the writer is matched with.
@@ -149,6 +238,27 @@ func (w *Writer) matched() []wire.GUID {
 func (w *Writer) WaitMatched(ctx context.Context, n int) error {
 	_, err := waitChange(ctx, w.p, w.matched, func(gs []wire.GUID) bool { return len(gs) >= n })
 	return err
+}
+
+// WaitReady waits until at least n matched reliable readers have sent
+// this writer an ACKNACK, which they do once they know it: what it writes
+// from then on reaches them, where a volatile reader that has not yet
+// matched the writer drops it (SEDP's acknowledgment comes before the
+// remote reader is matched). It fails with ctx's error or ErrClosed.
+func (w *Writer) WaitReady(ctx context.Context, n int) error {
+	_, err := waitChange(ctx, w.p, w.heardFrom, func(gs []wire.GUID) bool { return len(gs) >= n })
+	return err
+}
+
+// heardFrom lists the matched readers that sent an ACKNACK; p.mu held.
+func (w *Writer) heardFrom() []wire.GUID {
+	var out []wire.GUID
+	for g, r := range w.sw.readers {
+		if r.heard {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // Close withdraws the writer.
@@ -177,9 +287,10 @@ func (w *Writer) WaitAcknowledged(ctx context.Context) error {
 // asks for, and wakes WaitAcknowledged when the reader acknowledged more.
 func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []outgoing {
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
-		before, heard := sw.acknowledged(reader), sw.heard(reader)
+		r, ok := sw.readers[reader]
+		before, heard := sw.acknowledged(reader), ok && r.heard
 		subs := sw.onAckNack(reader, a)
-		if (!before && sw.acknowledged(reader)) || (!heard && sw.heard(reader)) {
+		if !before && sw.acknowledged(reader) || ok && !heard && r.heard {
 			p.notify()
 		}
 		return subs
@@ -215,12 +326,20 @@ func (p *Participant) repair(src wire.GUIDPrefix, readerID, writerID wire.Entity
 func (p *Participant) userHeartbeats() []outgoing {
 	var out []outgoing
 	for _, w := range p.writers {
-		if w.data.QoS.Reliability != Reliable {
-			continue
-		}
-		for _, g := range w.sw.unacked() {
-			out = append(out, outgoing{dst: g.Prefix, to: p.endpointLocators(g), subs: []wire.Submessage{w.sw.heartbeat(false)}})
-		}
+		out = append(out, w.heartbeats()...)
+	}
+	return out
+}
+
+// heartbeats is a heartbeat for each reliable reader that lacks some of
+// w's samples; p.mu must be held.
+func (w *Writer) heartbeats() []outgoing {
+	if w.data.QoS.Reliability != Reliable {
+		return nil
+	}
+	var out []outgoing
+	for _, g := range w.sw.unacked() {
+		out = append(out, outgoing{dst: g.Prefix, to: w.p.endpointLocators(g), subs: []wire.Submessage{w.sw.heartbeat(false)}})
 	}
 	return out
 }

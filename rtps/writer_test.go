@@ -3,12 +3,15 @@ package rtps
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 func takeN(t *testing.T, r *Reader, n int) []Sample {
@@ -157,8 +160,8 @@ func TestLargeSamplesTravelInFragments(t *testing.T) {
 }
 
 // TestFragmentRepairsEndWithAHeartbeat: the fragments a NACK_FRAG asks
-// for go out followed by a HEARTBEAT, so the reader says at once what it
-// still misses. Without it each round of repairs waited for the periodic
+// for go out followed by a HEARTBEAT_FRAG and a HEARTBEAT, so the reader
+// says at once what it still misses. Without it each round of repairs waited for the periodic
 // heartbeat: a 1 MB sample took 4 s to reach a Fast DDS reader whose
 // socket dropped a third of every burst.
 func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
@@ -180,23 +183,26 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 			for _, f := range c.frags {
 				set.Add(f)
 			}
-			subs := w.onNackFrag(peer, &wire.NackFrag{WriterSN: c.sn, State: set, Count: 1})
+			subs := withoutTS(w.onNackFrag(peer, &wire.NackFrag{WriterSN: c.sn, State: set, Count: 1}))
 			if c.want < 0 {
 				if len(subs) != 0 {
 					t.Fatalf("answered %+v", subs)
 				}
 				return
 			}
-			if len(subs) != c.want+1 {
-				t.Fatalf("answered %d submessages, want %d fragments and a heartbeat", len(subs), c.want)
+			if len(subs) != c.want+2 {
+				t.Fatalf("answered %d submessages, want %d fragments, a HEARTBEAT_FRAG and a heartbeat", len(subs), c.want)
+			}
+			if hf, ok := subs[c.want].(*wire.HeartbeatFrag); !ok || hf.WriterSN != c.sn || hf.LastFragment != 10 {
+				t.Fatalf("submessage %d is %+v, want a HEARTBEAT_FRAG of sample %d, all 10 fragments there", c.want, subs[c.want], c.sn)
 			}
 			for i, f := range c.frags {
 				if df, ok := subs[i].(*wire.DataFrag); !ok || df.FragmentStart != f {
 					t.Fatalf("submessage %d is %+v, want fragment %d", i, subs[i], f)
 				}
 			}
-			if hb, ok := subs[c.want].(*wire.Heartbeat); !ok || hb.Last != c.sn || hb.Final {
-				t.Fatalf("last submessage %+v, want a HEARTBEAT up to %d asking for an answer", subs[c.want], c.sn)
+			if hb, ok := subs[c.want+1].(*wire.Heartbeat); !ok || hb.Last != c.sn || hb.Final {
+				t.Fatalf("last submessage %+v, want a HEARTBEAT up to %d asking for an answer", subs[c.want+1], c.sn)
 			}
 		})
 	}
@@ -204,20 +210,22 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 
 // TestPreemptiveAckNackGetsAHeartbeat: a reader that has just matched our
 // writer sends an empty, non-final ACKNACK (base 1 from Cyclone, base 0
-// from Fast DDS); while it lacks changes the writer answers once with a
-// heartbeat, instead of leaving it to the next period (a transient-local
-// Cyclone late joiner waited 0.5 s more for it).
+// from Fast DDS); the writer answers the first with a heartbeat saying
+// what it has, even nothing, instead of leaving it to the next period (a
+// transient-local Cyclone late joiner waited 0.5 s more for it; Cyclone
+// lost a first large sample when its first heartbeat already announced
+// it), and the second with nothing.
 func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		base   wire.SequenceNumber
 		writes int
-		want   bool
+		last   wire.SequenceNumber // the heartbeat's
 	}{
-		{"Fast DDS's, changes held", 0, 2, true},
-		{"Cyclone's, changes held", 1, 2, true},
-		{"nothing written", 1, 0, false},
-		{"everything acknowledged", 3, 2, false},
+		{"Fast DDS's, changes held", 0, 2, 2},
+		{"Cyclone's, changes held", 1, 2, 2},
+		{"nothing written", 1, 0, 0},
+		{"everything acknowledged", 3, 2, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
@@ -228,14 +236,137 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 			w.match(peer)
 			for count := int32(1); count <= 2; count++ {
 				subs := w.onAckNack(peer, &wire.AckNack{State: wire.NewSequenceNumberSet(c.base), Count: count})
-				hb := len(subs) == 1
-				if hb {
-					_, hb = subs[0].(*wire.Heartbeat)
+				if count == 2 {
+					if len(subs) != 0 {
+						t.Fatalf("the second ACKNACK was answered with %+v", subs)
+					}
+					continue
 				}
-				if want := c.want && count == 1; hb != want || (!want && len(subs) != 0) {
-					t.Fatalf("ACKNACK %d answered with %+v, want a heartbeat: %v", count, subs, want)
+				if len(subs) != 1 {
+					t.Fatalf("the first ACKNACK was answered with %+v, want a heartbeat", subs)
+				}
+				if hb, ok := subs[0].(*wire.Heartbeat); !ok || hb.Last != c.last || hb.Final {
+					t.Fatalf("the first ACKNACK was answered with %+v, want a heartbeat up to %d", subs, c.last)
 				}
 			}
 		})
+	}
+}
+
+// TestKeepAllWriterWaitsForItsReadersInsteadOfDropping: a reliable
+// keep-all writer whose reader stops acknowledging sends at most its
+// window (256 KiB) ahead; the next Write waits MaxBlockingTime and fails
+// with ErrBlocked, having sent nothing; once the reader hears again, a
+// WriteContext goes through and the reader gets every sample, in order.
+func TestKeepAllWriterWaitsForItsReadersInsteadOfDropping(t *testing.T) {
+	netns.Require(t)
+	var deaf atomic.Bool
+	w, r := matchedPair(t, Config{Domain: 23}, Config{Domain: 23, drop: deaf.Load})
+	sample := func(i int) []byte {
+		b := make([]byte, 64<<10)
+		b[1], b[4] = 1, byte(i)
+		return b
+	}
+	deaf.Store(true)
+	for i := range writeWindow / (64 << 10) {
+		if err := w.Write(sample(i), nil); err != nil {
+			t.Fatalf("sample %d within the window: %v", i, err)
+		}
+	}
+	start := time.Now()
+	if err := w.Write(sample(99), nil); !errors.Is(err, ErrBlocked) {
+		t.Fatalf("a write past the window of a deaf reader: %v, want ErrBlocked", err)
+	}
+	if d := time.Since(start); d < MaxBlockingTime {
+		t.Fatalf("gave up after %v, before MaxBlockingTime", d)
+	}
+	deaf.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n := writeWindow / (64 << 10)
+	if err := w.WriteContext(ctx, sample(n), nil); err != nil {
+		t.Fatalf("after the reader heard again: %v", err)
+	}
+	for i, s := range takeN(t, r, n+1) {
+		if s.Payload[4] != byte(i) {
+			t.Fatalf("sample %d arrived as %d", i, s.Payload[4])
+		}
+	}
+}
+
+// withoutTS drops the INFO_TS submessages (each change's source time).
+func withoutTS(subs []wire.Submessage) []wire.Submessage {
+	var out []wire.Submessage
+	for _, s := range subs {
+		if _, ts := s.(*wire.InfoTS); !ts {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestSamplesCarryTheirSourceTime: our writer sends an INFO_TS with every
+// sample, in every datagram of a fragmented one, and our reader exposes
+// it as Sample.SourceTime: the time of the Write, small and large.
+func TestSamplesCarryTheirSourceTime(t *testing.T) {
+	netns.Require(t)
+	w, r := matchedPair(t, Config{Domain: 24}, Config{Domain: 24})
+	for _, size := range []int{100, 100_000} {
+		before := time.Now()
+		b := make([]byte, size)
+		b[1] = 1
+		if err := w.Write(b, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		s := takeN(t, r, 1)[0]
+		// INFO_TS counts in 1/2^32 s: allow a nanosecond of rounding.
+		if s.SourceTime.Before(before.Add(-time.Nanosecond)) || s.SourceTime.After(after) {
+			t.Fatalf("%d octets: source time %v, written between %v and %v", size, s.SourceTime, before, after)
+		}
+	}
+}
+
+// TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat: the only sample
+// of a reliable writer is lost (the reader hears nothing while it is
+// sent, its piggybacked heartbeat included); the writer's heartbeat 10 ms
+// after the write brings it, well before the 500 ms periodic one.
+func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
+	netns.Require(t)
+	var deaf atomic.Bool
+	w, r := matchedPair(t, Config{Domain: 25}, Config{Domain: 25, drop: deaf.Load})
+	if err := w.Write([]byte{0, 1, 0, 0, 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	takeN(t, r, 1) // both sides know each other
+	deaf.Store(true)
+	start := time.Now()
+	if err := w.Write([]byte{0, 1, 0, 0, 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	deaf.Store(false)
+	if s := takeN(t, r, 1)[0]; s.Payload[4] != 2 {
+		t.Fatalf("took %v", s.Payload)
+	}
+	if d := time.Since(start); d > heartbeatPeriod/2 {
+		t.Fatalf("the lost sample came %v after its write, want well under the %v heartbeat", d, heartbeatPeriod)
+	}
+}
+
+// TestHeartbeatsNeverAnnounceASampleStillBeingSent: while a Write sends a
+// change's datagrams, heartbeats from elsewhere (periodic, repairs)
+// announce only the changes before it, so none overtakes it on the wire.
+func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4}
+	w.write(wire.GUID{}, []byte("a"), nil)
+	w.write(wire.GUID{}, []byte("b"), nil)
+	w.inFlight = []wire.SequenceNumber{2}
+	if hb := w.heartbeat(false); hb.Last != 1 {
+		t.Fatalf("heartbeat up to %d while 2 is being sent, want 1", hb.Last)
+	}
+	w.inFlight = nil
+	if hb := w.heartbeat(false); hb.Last != 2 {
+		t.Fatalf("heartbeat up to %d once 2 is out, want 2", hb.Last)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 // binDir holds actbridge and simrobot, built once by TestMain.
@@ -76,6 +78,14 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	if exec.Command(Python, "-c", "import rospy, actionlib, move_base_msgs.msg").Run() == nil {
 		required["navigate"] = append(required["navigate"], "rospy_p50_ms")
 		required["navigate_lean"] = append(required["navigate_lean"], "rospy_p50_ms")
+	}
+	// The rtps rows need a network namespace (root) and CycloneDDS.
+	if _, err := exec.LookPath("ddsperf"); (err == nil && os.Geteuid() == 0) || os.Getenv(netns.EnvRequire) == "1" {
+		required["rtps_latency"] = []string{"p50_us", "p99_us", "floor_p50_us", "udp_p50_us"}
+		for _, size := range []int{1 << 10, 64 << 10} {
+			required[fmt.Sprintf("rtps_throughput/%d", size)] = []string{"samples_per_s", "floor_samples_per_s", "lost"}
+		}
+		required["rtps_ingest"] = []string{"ours_pct", "floor_pct", "rate"}
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {

@@ -57,6 +57,8 @@ func RunFloorProcess() {
 		err = subscribeFloorJointStates(ctx)
 	case floorHammer:
 		err = runHammer(ctx)
+	case rtpsPing, rtpsPub, rtpsIngest, rtpsJSPub, udpEcho:
+		err = runRTPSJob(ctx, mode)
 	default:
 		err = fmt.Errorf("unknown floor mode %q", mode)
 	}
@@ -138,15 +140,7 @@ func floorHTTPServer(e *Env) (*proc, string) {
 }
 
 // lastCount is the last "count N" line a joint_states floor printed.
-func lastCount(p *proc) int64 {
-	var n int64
-	for _, l := range strings.Split(p.Output(), "\n") {
-		if v, ok := strings.CutPrefix(l, "count "); ok {
-			_, _ = fmt.Sscan(v, &n)
-		}
-	}
-	return n
-}
+func lastCount(p *proc) int64 { return int64(lastCountOf(p.Output())) }
 
 // SelfBinary is the running test binary, for re-execution.
 func SelfBinary(tb testing.TB) string {

@@ -22,20 +22,23 @@ type Sizes struct {
 	PacedRate    float64
 	PacedFor     time.Duration
 	MixedFor     time.Duration // test/load.sh's mixed load, for the RSS under it
+	RTPS         RTPSSizes
 }
 
-// FullSizes is the size of make bench: about 9 minutes on 2 cores.
+// FullSizes is the size of make bench: about 11 minutes on 2 cores.
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
-		StoreCalls: 1_000_000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second}
+		StoreCalls: 1_000_000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
+		RTPS: RTPSSizes{Latency: 10 * time.Second, Throughput: 8 * time.Second, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second}}
 }
 
 // TinySizes is the size of make test: every measurement once or twice.
 func TinySizes() Sizes {
 	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
-		StoreCalls: 2000, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second}
+		StoreCalls: 2000, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
+		RTPS: RTPSSizes{Latency: time.Second, Throughput: 3 * time.Second, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second}}
 }
 
 // Run runs every measurement in an order that keeps them apart: the
@@ -44,7 +47,7 @@ func TinySizes() Sizes {
 func Run(e *Env, s Sizes) []Row { return RunOnly(e, s, nil) }
 
 // Groups names the measurements RunOnly can pick, in Run's order.
-var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ingest", "preview", "store", "mixed"}
+var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ingest", "preview", "store", "mixed", "rtps"}
 
 // RunOnly runs the measurements named in only (all when only is empty), so
 // one row can be measured again while profiling its cause. The rss row
@@ -104,6 +107,14 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		e.logf("mixed: %s", mixed.Result)
 	}
 
+	var rtpsRows []Row
+	if pick("rtps") {
+		rtpsRows = MeasureRTPS(e, s.RTPS)
+		for _, r := range rtpsRows {
+			e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
+		}
+	}
+
 	rows := append([]Row{}, confirm...)
 	if paced.Key != "" {
 		rows = append(rows, paced)
@@ -121,6 +132,7 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		}
 	}
 	rows = append(rows, nav...)
+	rows = append(rows, rtpsRows...)
 	for _, r := range append(append([]Row{store}, rss...), audit) {
 		if r.Key != "" {
 			rows = append(rows, r)

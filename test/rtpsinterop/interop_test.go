@@ -191,7 +191,7 @@ func TestDiscoveryWithPeers(t *testing.T) {
 // (DATA_FRAGs) from our writer reach each vendor's reader, which
 // serializes them again with its own code; they decode to what was sent.
 // Reliable: each once, in order. Best effort: the writer repeats them
-// until each has arrived (1 MB not into Fast DDS, see below), and
+// until each has arrived, the 1 MB one (paced) within three writes, and
 // everything that arrives is a sample sent.
 func TestOurWriterReachesPeerReader(t *testing.T) {
 	ns, js, vs := setup(t)
@@ -239,30 +239,38 @@ func TestOurWriterReachesPeerReader(t *testing.T) {
 					}
 					return
 				}
-				// Not 1 MB best effort into Fast DDS: its socket keeps the
-				// kernel's default 208 KiB receive buffer and drops about a
-				// third of the sample's 780 DATA_FRAGs sent in one burst
-				// (RcvbufErrors); one whole sample took up to 10 tries. Our
-				// writer has no flow control yet (docs/rtps.md).
-				tries := payloads
-				if v.id == wire.VendorEProsima {
-					tries = payloads[:2]
+				// Best effort: the writer sends each sample, waits up to a
+				// second for the peer to print it, and sends it again if it
+				// did not. The 1 MB sample's 780 DATA_FRAGs are paced
+				// (Config.FragmentRate): unpaced, Fast DDS's 208 KiB socket
+				// buffer dropped about a third of them and a whole sample
+				// took 5 to 53 writes (measured here).
+				tries := make([]int, len(payloads))
+				for k, b := range payloads {
+					for arrived := false; !arrived; {
+						if tries[k]++; tries[k] > 10 {
+							t.Fatalf("sample %d not arrived after 10 writes: %s", k, sub.Stderr())
+						}
+						if err := w.Write(b, nil); err != nil {
+							t.Fatal(err)
+						}
+						wait, cancel := context.WithTimeout(ctx, time.Second)
+						for !arrived && wait.Err() == nil {
+							time.Sleep(20 * time.Millisecond)
+							for _, got := range lines(t, sub) {
+								arrived = arrived || decodeAs(t, js, got, sent) == k
+							}
+						}
+						cancel()
+					}
 				}
-				seen := make([]bool, len(tries))
-				tick := time.NewTicker(50 * time.Millisecond)
-				defer tick.Stop()
-				for j := 0; slices.Contains(seen, false); j++ {
-					if err := w.Write(tries[j%len(tries)], nil); err != nil {
-						t.Fatal(err)
-					}
-					for _, b := range lines(t, sub) {
-						seen[decodeAs(t, js, b, sent)] = true
-					}
-					select {
-					case <-ctx.Done():
-						t.Fatalf("after %d writes the peer has only %v: %s", j+1, seen, sub.Stderr())
-					case <-tick.C:
-					}
+				// Fast DDS 2.9 drops the first fragmented sample of a
+				// best-effort writer every time (paced or not, any rate
+				// tried down to 32 MiB/s); later ones arrive at once, but for
+				// one in a few on a host loaded past 8 on 2 cores.
+				t.Logf("writes until each arrived (100 B, 10 KB, 1 MB): %v", tries)
+				if tries[2] > 3 {
+					t.Fatalf("the 1 MB sample took %d best-effort writes to arrive whole, want at most 3", tries[2])
 				}
 			})
 		}
@@ -289,7 +297,8 @@ func waitLines(ctx context.Context, t *testing.T, sub *ddspeers.Proc, cond func(
 
 // TestPeerWriterReachesOurReader: each vendor's writer publishes
 // JointStates of 100 B, 10 KB and 1 MB (its own fragmentation) to our
-// reader; every sample decodes to what was sent. Reliable: each once, in
+// reader; every sample decodes to what was sent and carries the vendor's
+// source timestamp. Reliable: each once, in
 // order. Best effort: the peer repeats them until each has arrived.
 func TestPeerWriterReachesOurReader(t *testing.T) {
 	ns, js, vs := setup(t)
@@ -307,6 +316,7 @@ func TestPeerWriterReachesOurReader(t *testing.T) {
 			t.Run(v.name+" "+c.name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 				defer cancel()
+				start := time.Now()
 				p := newParticipant(t, c.domain)
 				r, err := p.NewReader(endpoint("rt/joint_states", c.rel))
 				if err != nil {
@@ -336,6 +346,10 @@ func TestPeerWriterReachesOurReader(t *testing.T) {
 					s, err := r.Take(ctx)
 					if err != nil {
 						t.Fatalf("after %d samples (%v): %v: %s", n, seen, err, pub.Stderr())
+					}
+					// The vendor's INFO_TS: its clock is ours (one host).
+					if now := time.Now(); s.SourceTime.Before(start) || s.SourceTime.After(now) {
+						t.Fatalf("sample %d: source time %v, not between the test's start %v and now %v", n, s.SourceTime, start, now)
 					}
 					k := decodeAs(t, js, s.Payload, sent)
 					if c.rel == rtps.Reliable && k != n {
@@ -472,6 +486,79 @@ func TestKilledPeerDisappearsWhenItsLeaseEnds(t *testing.T) {
 			// before the kill (Fast DDS: 3 s); half the lease is a safe floor.
 			if d := time.Since(killed); d < them.LeaseDuration/2 || d > them.LeaseDuration+3*time.Second {
 				t.Fatalf("dropped %v after the kill, lease %v", d, them.LeaseDuration)
+			}
+		})
+	}
+}
+
+// TestReaderKeepsTheLastDepthOfAVendorWriter: a vendor's reliable writer
+// publishes five samples; our keep-last reader of depth 2 that has not
+// taken any holds the last two, in order, and nothing else. A keep-all
+// reader of the same participant says when all five are in: both get
+// every sample in the same receive step.
+func TestReaderKeepsTheLastDepthOfAVendorWriter(t *testing.T) {
+	ns, js, vs := setup(t)
+	sent := make([]*cdr.Message, 5)
+	rng := rand.New(rand.NewPCG(4, 7))
+	var text string
+	for i := range sent {
+		sent[i] = ddspeers.RandomMessage(js, rng, 3)
+		l, err := ddspeers.SampleLine(sent[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += l
+	}
+	for i, v := range vs {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			domain := 56 + i
+			p := newParticipant(t, domain)
+			all, err := p.NewReader(rtps.EndpointData{Topic: "rt/depth", Type: ddsType, QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepAll}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last2, err := p.NewReader(rtps.EndpointData{Topic: "rt/depth", Type: ddsType, QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 2}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, feed := io.Pipe()
+			pub := ddspeers.StartPeer(t, ns, v.bin, in, append([]string{"pub", "--linger", "5"}, peerArgs(domain, "rt/depth", rtps.Reliable)...)...)
+			t.Cleanup(func() { feed.Close() })
+			if _, err := p.WaitEndpoints(ctx, func([]rtps.EndpointData) bool {
+				a, _ := p.Matched(all.GUID())
+				b, _ := p.Matched(last2.GUID())
+				return len(a) > 0 && len(b) > 0
+			}); err != nil {
+				t.Fatalf("our readers never matched the peer's writer: %v: %s", err, pub.Stderr())
+			}
+			go func() {
+				io.WriteString(feed, text)
+				feed.Close()
+			}()
+			for n := range sent {
+				s, err := all.Take(ctx)
+				if err != nil {
+					t.Fatalf("keep-all reader, sample %d: %v: %s", n, err, pub.Stderr())
+				}
+				if k := decodeAs(t, js, s.Payload, sent); k != n {
+					t.Fatalf("keep-all reader: sample %d arrived as %d", k, n)
+				}
+			}
+			for n, want := range []int{3, 4} {
+				s, err := last2.Take(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k := decodeAs(t, js, s.Payload, sent); k != want {
+					t.Fatalf("depth-2 reader's sample %d is sample %d, want %d (the last two)", n, k, want)
+				}
+			}
+			short, cancelShort := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancelShort()
+			if s, err := last2.Take(short); err == nil {
+				t.Fatalf("depth-2 reader held a third sample (%d)", decodeAs(t, js, s.Payload, sent))
 			}
 		})
 	}

@@ -1,0 +1,391 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/test/ddspeers"
+)
+
+// Floor process modes that run our RTPS participant for the rtps rows;
+// the bench starts them inside its network namespace (rtps.go).
+const (
+	rtpsPing   = "rtps_ping"   // round trips through an echo peer
+	rtpsPub    = "rtps_pub"    // KeyedSeq samples into ddsperf sub, as fast as the writer goes
+	rtpsIngest = "rtps_ingest" // take and decode JointStates, as a subscriber does
+	rtpsJSPub  = "rtps_jspub"  // publish 7-joint JointStates at 1 kHz
+	udpEcho    = "udp_echo"    // a bare Go UDP socket sending every datagram back
+)
+
+// rtpsJobEnv carries an rtpsJob (JSON) to the re-executed process.
+const rtpsJobEnv = "ACTBRIDGE_BENCH_RTPS_JOB"
+
+// rtpsJob is what one of our RTPS floor processes does.
+type rtpsJob struct {
+	Domain  int
+	Size    int           // sample size in octets (ping, pub)
+	For     time.Duration // how long to measure (ping, pub)
+	Topic   string        // ping: where pings go, ingest: what is read
+	Reply   string        // ping: where the echo comes back
+	Samples int           // ingest: stop after this many
+	Readers int           // jspub: readers to wait for before publishing
+	Echo    string        // ping: a udp_echo process's address, for the bare round trip
+}
+
+// jointStateDDS is sensor_msgs/msg/JointState as rmw names it.
+const jointStateDDS = "sensor_msgs::msg::dds_::JointState_"
+
+// runRTPSJob runs the job in the environment and prints its result as one
+// line of JSON on stdout ("result {...}").
+func runRTPSJob(ctx context.Context, mode string) error {
+	if mode == udpEcho {
+		return echoUDP(ctx)
+	}
+	var job rtpsJob
+	if err := json.Unmarshal([]byte(os.Getenv(rtpsJobEnv)), &job); err != nil {
+		return fmt.Errorf("%s: %w", rtpsJobEnv, err)
+	}
+	// ACTBRIDGE_BENCH_RTPS_PROFILE=<dir> writes a CPU profile per process
+	// there (<dir>/<mode>-<pid>.pprof), to find what a row spends.
+	if dir := os.Getenv("ACTBRIDGE_BENCH_RTPS_PROFILE"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", mode, os.Getpid())))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	p, err := rtps.NewParticipant(ctx, rtps.Config{Domain: job.Domain, Multicast: true})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	var res any
+	switch mode {
+	case rtpsPing:
+		res, err = pingThroughEcho(ctx, p, job)
+	case rtpsPub:
+		res, err = publishKeyedSeq(ctx, p, job)
+	case rtpsIngest:
+		res, err = ingestJointStates(ctx, p, job)
+	case rtpsJSPub:
+		res, err = publishJointStates(ctx, p, job)
+	}
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("result %s\n", b)
+	return nil
+}
+
+// jointStateType is the JointState type of the peers' registry.
+func jointStateType() (*cdr.Struct, error) {
+	reg, err := ddspeers.Registry()
+	if err != nil {
+		return nil, err
+	}
+	return reg.Struct("sensor_msgs/msg/JointState")
+}
+
+// pingResult is the ping process's round trips, and the bare UDP ones.
+type pingResult struct {
+	N              int
+	P50, P99       time.Duration
+	UDPP50, UDPP99 time.Duration
+	rtt            Sample
+}
+
+// pingThroughEcho sends a JointState of about job.Size octets, waits for
+// the echo peer to send it back, and repeats for job.For after a warm-up:
+// each round trip includes encoding the ping and decoding the echo.
+func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pingResult, error) {
+	js, err := jointStateType()
+	if err != nil {
+		return pingResult{}, err
+	}
+	qos := rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 1}
+	w, err := p.NewWriter(rtps.EndpointData{Topic: job.Topic, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return pingResult{}, err
+	}
+	r, err := p.NewReader(rtps.EndpointData{Topic: job.Reply, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return pingResult{}, err
+	}
+	if err := waitMatchedBoth(ctx, p, w, r); err != nil {
+		return pingResult{}, err
+	}
+	m := cdr.Zero(js)
+	// Header and encapsulation take about 30 octets; positions fill the rest.
+	m.Fields[js.FieldIndex("position")] = make([]float64, max(job.Size-30, 8)/8)
+	stamp := m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message)
+	var res pingResult
+	var end time.Time
+	var b []byte
+	for i := int32(0); ; i++ {
+		if i == 200 { // warm-up done
+			end = time.Now().Add(job.For)
+		}
+		if !end.IsZero() && time.Now().After(end) {
+			res.N, res.P50, res.P99 = len(res.rtt), res.rtt.P50(), res.rtt.P99()
+			udp, err := pingUDP(job.Echo, len(b), job.For)
+			res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
+			return res, err
+		}
+		stamp.Fields[0] = i // sec
+		start := time.Now()
+		b, err = cdr.Encode(m, cdr.LittleEndian)
+		if err != nil {
+			return res, err
+		}
+		if err := w.Write(b, nil); err != nil {
+			return res, err
+		}
+		for {
+			tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			s, err := r.Take(tctx)
+			cancel()
+			if err != nil {
+				return res, fmt.Errorf("ping %d: no echo: %w", i, err)
+			}
+			e, err := cdr.Decode(js, s.Payload)
+			if err != nil {
+				return res, err
+			}
+			if e.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message).Get("sec") == i {
+				break
+			}
+		}
+		if !end.IsZero() {
+			res.rtt = append(res.rtt, time.Since(start))
+		}
+	}
+}
+
+// waitMatchedBoth waits until our writer and reader are matched and the
+// peer's reader has told our writer it knows it: a volatile reader takes
+// only what is written after that.
+func waitMatchedBoth(ctx context.Context, p *rtps.Participant, w *rtps.Writer, r *rtps.Reader) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		return fmt.Errorf("writer never matched: %w", err)
+	}
+	if r != nil {
+		if _, err := p.WaitEndpoints(ctx, func([]rtps.EndpointData) bool {
+			m, _ := p.Matched(r.GUID())
+			return len(m) > 0
+		}); err != nil {
+			return fmt.Errorf("reader never matched: %w", err)
+		}
+	}
+	if err := w.WaitReady(ctx, 1); err != nil {
+		return fmt.Errorf("the peer's reader never told our writer it knows it: %w", err)
+	}
+	return nil
+}
+
+// pubResult is what the publishing process wrote.
+type pubResult struct {
+	Samples int
+	Seconds float64
+}
+
+// publishKeyedSeq writes ddsperf's KeyedSeq samples (seq, key 0, octets
+// to make job.Size, as ddsperf counts size) on its data topic for
+// job.For, as fast as the writer takes them; ddsperf sub counts them.
+func publishKeyedSeq(ctx context.Context, p *rtps.Participant, job rtpsJob) (pubResult, error) {
+	w, err := p.NewWriter(rtps.EndpointData{Topic: "DDSPerfRDataKS", Type: "KeyedSeq", Keyed: true,
+		QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepAll}})
+	if err != nil {
+		return pubResult{}, err
+	}
+	if err := waitMatchedBoth(ctx, p, w, nil); err != nil {
+		return pubResult{}, err
+	}
+	baggage := max(job.Size-12, 0)
+	sample := make([]byte, 16+baggage)
+	sample[1] = 1 // CDR little endian
+	binary.LittleEndian.PutUint32(sample[12:], uint32(baggage))
+	start := time.Now()
+	end := start.Add(job.For)
+	n := 0
+	for ; time.Now().Before(end); n++ {
+		binary.LittleEndian.PutUint32(sample[4:], uint32(n))
+		if err := w.WriteContext(ctx, slices.Clone(sample), nil); err != nil {
+			return pubResult{}, err
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := w.WaitAcknowledged(wctx); err != nil {
+		return pubResult{}, fmt.Errorf("after %d samples: %w", n, err)
+	}
+	return pubResult{Samples: n, Seconds: time.Since(start).Seconds()}, nil
+}
+
+// ingestResult is what the ingesting process took.
+type ingestResult struct {
+	Samples int
+}
+
+// ingestJointStates takes JointStates from job.Topic and decodes each,
+// keeping the latest, as a subscriber that uses them does; it prints
+// "count N" every second, and ends after job.Samples or at ctx's end.
+func ingestJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (ingestResult, error) {
+	js, err := jointStateType()
+	if err != nil {
+		return ingestResult{}, err
+	}
+	r, err := p.NewReader(jointStates(job.Topic))
+	if err != nil {
+		return ingestResult{}, err
+	}
+	fmt.Println("subscribed")
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var latest *cdr.Message
+	n := 0
+	for n < job.Samples {
+		s, err := r.Take(ctx)
+		if err != nil {
+			return ingestResult{Samples: n}, nil // stopped
+		}
+		if latest, err = cdr.Decode(js, s.Payload); err != nil {
+			return ingestResult{}, err
+		}
+		n++
+		select {
+		case <-tick.C:
+			fmt.Printf("count %d\n", n)
+		default:
+		}
+	}
+	_ = latest
+	return ingestResult{Samples: n}, nil
+}
+
+// jointStates is a JointState endpoint with ROS 2's default QoS
+// (reliable, keep-last 10).
+func jointStates(topic string) rtps.EndpointData {
+	return rtps.EndpointData{Topic: topic, Type: jointStateDDS,
+		QoS: rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 10}}
+}
+
+// sevenJoints is a 7-joint JointState as an arm with a gripper publishes.
+func sevenJoints(js *cdr.Struct) *cdr.Message {
+	m := cdr.Zero(js)
+	m.Fields[js.FieldIndex("name")] = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+		"wrist_1_joint", "wrist_2_joint", "wrist_3_joint", "gripper_joint"}
+	for _, f := range []string{"position", "velocity", "effort"} {
+		m.Fields[js.FieldIndex(f)] = []float64{0.1, -0.2, 0.3, -0.4, 0.5, -0.6, 0.01}
+	}
+	return m
+}
+
+// publishJointStates publishes a 7-joint JointState every millisecond on
+// job.Topic (reliable, keep-last 10, as ROS 2's default profile) once
+// job.Readers readers know our writer, until ctx ends.
+func publishJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (pubResult, error) {
+	js, err := jointStateType()
+	if err != nil {
+		return pubResult{}, err
+	}
+	w, err := p.NewWriter(jointStates(job.Topic))
+	if err != nil {
+		return pubResult{}, err
+	}
+	if err := w.WaitReady(ctx, job.Readers); err != nil {
+		return pubResult{}, err
+	}
+	fmt.Println("publishing")
+	m := sevenJoints(js)
+	stamp := m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	start := time.Now()
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return pubResult{Samples: n, Seconds: time.Since(start).Seconds()}, nil
+		case now := <-tick.C:
+			stamp.Fields[0], stamp.Fields[1] = int32(now.Unix()), uint32(now.Nanosecond())
+			b, err := cdr.Encode(m, cdr.LittleEndian)
+			if err != nil {
+				return pubResult{}, err
+			}
+			if err := w.Write(b, nil); err != nil {
+				return pubResult{}, err
+			}
+			n++
+		}
+	}
+}
+
+// echoUDP sends every datagram it gets back to its sender until ctx ends:
+// the other half of the bare round trip, on Go's own socket path.
+func echoUDP(ctx context.Context) error {
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		c.Close()
+	}()
+	fmt.Printf("listening %s\n", c.LocalAddr())
+	buf := make([]byte, 65536)
+	for {
+		n, from, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			return nil // closed
+		}
+		_, _ = c.WriteToUDPAddrPort(buf[:n], from)
+	}
+}
+
+// pingUDP times round trips of size-octet datagrams through the echo at
+// addr for d: what the Go runtime's sockets and wake-ups cost two Go
+// processes, the floor under our participant's round trip.
+func pingUDP(addr string, size int, d time.Duration) (Sample, error) {
+	c, err := net.Dial("udp4", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	b, in := make([]byte, size), make([]byte, 65536)
+	var rtt Sample
+	end := time.Now().Add(d)
+	for i := 0; time.Now().Before(end); i++ {
+		start := time.Now()
+		if _, err := c.Write(b); err != nil {
+			return nil, err
+		}
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := c.Read(in); err != nil {
+			continue // lost: the next one
+		}
+		if i >= 200 {
+			rtt = append(rtt, time.Since(start))
+		}
+	}
+	return rtt, nil
+}
