@@ -229,7 +229,9 @@ func (s *Server) Goals() []*ServerGoal {
 	defer s.mu.Unlock()
 	out := make([]*ServerGoal, 0, len(s.order))
 	for _, id := range s.order {
-		out = append(out, s.goals[id])
+		if g := s.goals[id]; !g.pending {
+			out = append(out, g)
+		}
 	}
 	return out
 }
@@ -238,11 +240,11 @@ func (s *Server) handleSendGoal(_ context.Context, req *cdr.Message, reply servi
 	id := goalIDOf(req)
 	goal, _ := req.Get("goal").(*cdr.Message)
 	now := time.Now()
-	answer := func(accepted bool) {
+	answer := func(accepted bool) error {
 		rep := cdr.Zero(s.sendRep)
 		rep.Set("accepted", accepted)
 		rep.Set("stamp", timeMessage(s.sendRep, "stamp", now))
-		reply(rep)
+		return reply(rep)
 	}
 	s.mu.Lock()
 	_, known := s.goals[id]
@@ -273,15 +275,32 @@ func (s *Server) handleSendGoal(_ context.Context, req *cdr.Message, reply servi
 		answer(false)
 		return
 	}
-	g := &ServerGoal{s: s, id: id, goal: goal, stamp: now, state: s.codes.accepted, canceling: make(chan struct{})}
+	// Held but pending (unlisted, not cancelable) until the reply went
+	// out: a get_result that overtakes it waits, as it would in rclcpp's
+	// executor, and a reply that cannot be sent leaves the goal unrun, as
+	// rclcpp does since its send_goal reply timeout (rclcpp #2464).
+	g := &ServerGoal{s: s, id: id, goal: goal, stamp: now, state: s.codes.accepted, canceling: make(chan struct{}), pending: true}
 	if decision == AcceptAndExecute {
 		g.state = s.codes.executing
 	}
 	s.goals[id] = g
 	s.order = append(s.order, id)
+	s.mu.Unlock()
+	err := answer(true)
+	s.mu.Lock()
+	if err != nil {
+		s.forget(id)
+		rep := s.resultResponse(s.codes.unknown, nil)
+		for _, w := range g.waiters {
+			s.replyLater(w, rep)
+		}
+		s.mu.Unlock()
+		s.o.Service.Logger.Warn("action: accepted goal's reply not sent, goal dropped", "goal", fmt.Sprintf("%x", id[:]), "err", err)
+		return
+	}
+	g.pending = false
 	s.publishStatus()
 	s.mu.Unlock()
-	answer(true)
 	s.h.Accepted(g)
 }
 
@@ -376,7 +395,7 @@ func (s *Server) handleCancel(_ context.Context, req *cdr.Message, reply service
 	if id != (GoalID{}) && stamp == 0 {
 		g, ok := s.goals[id]
 		switch {
-		case !ok:
+		case !ok || g.pending:
 			code = cancelUnknownID
 		case s.cancelable(g.state):
 			chosen = append(chosen, g)
@@ -389,7 +408,7 @@ func (s *Server) handleCancel(_ context.Context, req *cdr.Message, reply service
 		}
 		for _, gid := range s.order {
 			g := s.goals[gid]
-			if s.cancelable(g.state) && (g.stamp.UnixNano() <= stamp || gid == id) {
+			if !g.pending && s.cancelable(g.state) && (g.stamp.UnixNano() <= stamp || gid == id) {
 				chosen = append(chosen, g)
 			}
 		}
@@ -437,14 +456,19 @@ func (s *Server) cancelable(state int8) bool {
 func (s *Server) publishStatus() {
 	arr := cdr.Zero(s.statusT)
 	list := cdr.MakeSlice(s.statusT.Field(s.statusT.FieldIndex("status_list")).Type, len(s.order)).([]*cdr.Message)
-	for i, id := range s.order {
+	n := 0
+	for _, id := range s.order {
 		g := s.goals[id]
-		info := list[i].Get("goal_info").(*cdr.Message)
+		if g.pending {
+			continue
+		}
+		info := list[n].Get("goal_info").(*cdr.Message)
 		info.Set("goal_id", uuidMessage(info.Type, id))
 		info.Set("stamp", timeMessage(info.Type, "stamp", g.stamp))
-		list[i].Set("status", g.state)
+		list[n].Set("status", g.state)
+		n++
 	}
-	arr.Set("status_list", list)
+	arr.Set("status_list", list[:n])
 	b, err := cdr.Encode(arr, cdr.LittleEndian)
 	if err == nil {
 		err = s.st.Write(cdr.Pad(b), nil)

@@ -3,14 +3,20 @@ package action
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/ros2/service/servicetest"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/netns"
 )
 
@@ -380,5 +386,72 @@ func TestGoalStatesMoveOnlyAsRclActionAllows(t *testing.T) {
 	}
 	if err := deferred.Feedback(r.robot.result(0, "")); err == nil || errors.Is(err, ErrTransition) {
 		t.Errorf("a Result published as feedback: %v", err)
+	}
+}
+
+// lockedBuffer is a log sink tests can read while the server writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestAcceptedGoalWhoseReplyCannotBeSentNeverRuns(t *testing.T) {
+	var logs lockedBuffer
+	r := newServerRig(t, 98, service.Auto, ServerOptions{Service: service.Options{
+		ReplyWait: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))}}, Handlers{})
+	ctx := servicetest.Timeout(t, 20*time.Second)
+	// A send_goal whose reply reader does not exist, as from a client
+	// gone before its reply: rmw drops such a reply after its wait.
+	ty, err := service.ResolveTypes(r.set, fjt+"_SendGoal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq, _, _ := names.ServiceDDS(actionName + "/_action/send_goal")
+	w, err := r.cp.NewWriter(rtps.EndpointData{Topic: rq, Type: ty.RequestDDS, QoS: qos.Services.QoS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id := GoalID{0x77}
+	req := cdr.Zero(ty.Request)
+	req.Set("goal_id", uuidMessage(ty.Request, id))
+	req.Set("goal", r.goal(t, "succeed"))
+	b, err := cdr.Encode(req, cdr.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := wire.GUID{Prefix: r.cp.GUID().Prefix, Entity: 0x00ff0004}
+	if err := w.Write(cdr.Pad(b), service.SampleIdentity{Writer: ghost}.InlineQoS()); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(logs.String(), "goal dropped") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the request was never refused: %s", logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if n, held := r.robot.timesRun(id), len(r.served.Goals()); n != 0 || held != 0 {
+		t.Fatalf("a goal whose acceptance never left ran %d times, %d goals held", n, held)
+	}
+	// Not held, so the same UUID later is a new goal, not a duplicate.
+	r.checkSucceeds(t, r.client, id)
+	if n := r.served.Duplicates(); n != 0 {
+		t.Fatalf("%d duplicates", n)
 	}
 }

@@ -20,6 +20,7 @@ type ServerGoal struct {
 	canceling chan struct{} // closed when it goes CANCELING
 
 	// under s.mu
+	pending bool // accepted, its reply not yet sent
 	state   int8
 	result  *cdr.Message
 	ended   time.Time
