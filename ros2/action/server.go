@@ -48,6 +48,11 @@ type ServerOptions struct {
 	// holds (a client fault: rclcpp dies of it, ros2/rclcpp #3120). The
 	// goal is not run again and its state does not change.
 	OnDuplicate func(id GoalID)
+	// StatusOnExpiry publishes the status when ended goals are forgotten.
+	// rclcpp does not: its last (transient local) status keeps listing a
+	// forgotten goal as ended until the next change, while get_result
+	// answers STATUS_UNKNOWN.
+	StatusOnExpiry bool
 	// RejectDuplicates answers such a send_goal accepted=false. Without
 	// it the server answers as rclcpp on Humble and Jazzy does before it
 	// throws, accepted=true, for clients tested against that.
@@ -79,7 +84,8 @@ type Handlers struct {
 
 // Server serves one action: send_goal, cancel_goal and get_result in
 // both rmw dialects, feedback, and a status array (transient local, keep
-// last 1) published on every change. Goals move as rcl_action's state
+// last 1) published on every change of a goal's state, none before the
+// first goal (as rclcpp). Goals move as rcl_action's state
 // machine allows: ACCEPTED → EXECUTING → CANCELING → SUCCEEDED, ABORTED
 // or CANCELED. Close it to withdraw its endpoints.
 type Server struct {
@@ -175,9 +181,6 @@ func NewServer(p *rtps.Participant, set *msgs.Set, action, actionType string, h 
 	ok = true
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.mu.Lock()
-	s.publishStatus() // an empty list, as rclcpp's first
-	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.expire(ctx)
 	return s, nil
@@ -478,8 +481,8 @@ func (s *Server) publishStatus() {
 	}
 }
 
-// expire forgets ended goals ResultTimeout after their end, publishing
-// the status without them, as rcl_action_expire_goals does.
+// expire forgets ended goals ResultTimeout after their end, as
+// rcl_action_expire_goals does.
 func (s *Server) expire(ctx context.Context) {
 	defer s.wg.Done()
 	if s.o.ResultTimeout < 0 {
@@ -502,7 +505,7 @@ func (s *Server) expire(ctx context.Context) {
 				next = left
 			}
 		}
-		if removed {
+		if removed && s.o.StatusOnExpiry {
 			s.publishStatus()
 		}
 		s.mu.Unlock()

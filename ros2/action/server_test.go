@@ -243,8 +243,20 @@ func TestGetResultWaitsForItsGoalOnlyAndForgottenGoalsAreUnknown(t *testing.T) {
 	if n := len(r.served.Goals()); n != 0 {
 		t.Fatalf("%d goals still held", n)
 	}
+	// As rclcpp, the status last published still lists the goal ended.
 	again := r.newDialectClient(t, service.Auto)
-	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "UNKNOWN" {
+	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "SUCCEEDED" {
+		t.Fatalf("status of a forgotten goal: %v %v, want the stale SUCCEEDED", st, err)
+	}
+}
+
+func TestStatusOnExpiryStopsListingForgottenGoals(t *testing.T) {
+	r := newServerRig(t, 99, service.Auto, ServerOptions{ResultTimeout: 200 * time.Millisecond, StatusOnExpiry: true}, Handlers{})
+	id := GoalID{3}
+	r.checkSucceeds(t, r.client, id)
+	time.Sleep(500 * time.Millisecond)
+	again := r.newDialectClient(t, service.Auto)
+	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), id); err != nil || st.Name != "UNKNOWN" {
 		t.Fatalf("status of a forgotten goal: %v %v", st, err)
 	}
 }
