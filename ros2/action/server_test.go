@@ -399,6 +399,31 @@ func TestGoalStatesMoveOnlyAsRclActionAllows(t *testing.T) {
 	if err := deferred.Feedback(r.robot.result(0, "")); err == nil || errors.Is(err, ErrTransition) {
 		t.Errorf("a Result published as feedback: %v", err)
 	}
+	if err := deferred.Abandon(); !errors.Is(err, ErrTransition) {
+		t.Errorf("abandon after the end: %v", err)
+	}
+}
+
+func TestAbandonedGoalEndsCanceledWithAZeroResultAsRclcpp(t *testing.T) {
+	got := make(chan *ServerGoal, 1)
+	r := newServerRig(t, 89, service.Auto, ServerOptions{}, Handlers{Accepted: func(g *ServerGoal) { got <- g }})
+	id := GoalID{0xab}
+	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "x")); err != nil {
+		t.Fatal(err)
+	}
+	g := <-got
+	if err := g.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.Canceling():
+	default:
+		t.Error("an abandoned goal's Canceling is open")
+	}
+	res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), id)
+	if err != nil || res.Status.Name != "CANCELED" || res.Message.Get("error_code") != int32(0) || res.Message.Get("error_string") != "" {
+		t.Fatalf("result %+v %v", res, err)
+	}
 }
 
 // lockedBuffer is a log sink tests can read while the server writes.

@@ -68,6 +68,22 @@ func (g *ServerGoal) Canceled(result *cdr.Message) error {
 	return g.transition(g.s.codes.canceled, result, g.s.codes.canceling)
 }
 
+// Abandon ends a live goal as rclcpp does when the owner releases its
+// last handle to it unended: through CANCELING to CANCELED with a zero
+// Result, in one status change. Humble's joint_trajectory_controller
+// ends a preempted goal so (its setCanceled on an executing goal is an
+// invalid transition, caught; then the handle is released).
+func (g *ServerGoal) Abandon() error {
+	s := g.s
+	s.mu.Lock()
+	if !s.closed && s.cancelable(g.state) {
+		g.state = s.codes.canceling
+		close(g.canceling)
+	}
+	s.mu.Unlock()
+	return g.transition(s.codes.canceled, nil, s.codes.canceling)
+}
+
 // transition moves the goal to state if it is in one of from; an end
 // answers the get_result requests waiting and publishes the status.
 func (g *ServerGoal) transition(state int8, result *cdr.Message, from ...int8) error {
