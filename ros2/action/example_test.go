@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -47,4 +48,15 @@ func ExampleNewServer() {
 		return
 	}
 	defer s.Close()
+}
+
+// How long a server remembers an ended goal in each distro.
+func ExampleResultTimeoutFor() {
+	for _, d := range msgs.Distros() {
+		fmt.Println(d, action.ResultTimeoutFor(d))
+	}
+	// Output:
+	// humble 15m0s
+	// jazzy 10s
+	// kilted 10s
 }

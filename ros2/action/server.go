@@ -291,6 +291,9 @@ func (s *Server) handleSendGoal(_ context.Context, req *cdr.Message, reply servi
 	s.mu.Unlock()
 	err := answer(true)
 	s.mu.Lock()
+	if err == nil && s.closed {
+		err = ErrClosed
+	}
 	if err != nil {
 		s.forget(id)
 		rep := s.resultResponse(s.codes.unknown, nil)

@@ -243,21 +243,27 @@ func TestGetResultWaitsForItsGoalOnlyAndForgottenGoalsAreUnknown(t *testing.T) {
 	if n := len(r.served.Goals()); n != 0 {
 		t.Fatalf("%d goals still held", n)
 	}
-	// As rclcpp, the status last published still lists the goal ended.
-	again := r.newDialectClient(t, service.Auto)
-	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "SUCCEEDED" {
-		t.Fatalf("status of a forgotten goal: %v %v, want the stale SUCCEEDED", st, err)
-	}
 }
 
-func TestStatusOnExpiryStopsListingForgottenGoals(t *testing.T) {
-	r := newServerRig(t, 99, service.Auto, ServerOptions{ResultTimeout: 200 * time.Millisecond, StatusOnExpiry: true}, Handlers{})
-	id := GoalID{3}
-	r.checkSucceeds(t, r.client, id)
-	time.Sleep(500 * time.Millisecond)
-	again := r.newDialectClient(t, service.Auto)
-	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), id); err != nil || st.Name != "UNKNOWN" {
-		t.Fatalf("status of a forgotten goal: %v %v", st, err)
+// TestForgottenGoalStaysInTheLastStatusUnlessStatusOnExpiry: rclcpp
+// publishes no status when it forgets a goal, so its last status still
+// lists the goal ended.
+func TestForgottenGoalStaysInTheLastStatusUnlessStatusOnExpiry(t *testing.T) {
+	for i, tc := range []struct {
+		onExpiry bool
+		want     string
+	}{{false, "SUCCEEDED"}, {true, "UNKNOWN"}} {
+		r := newServerRig(t, 86+i, service.Auto, ServerOptions{ResultTimeout: 200 * time.Millisecond, StatusOnExpiry: tc.onExpiry}, Handlers{})
+		id := GoalID{3}
+		r.checkSucceeds(t, r.client, id)
+		time.Sleep(500 * time.Millisecond)
+		if res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), id); err != nil || res.Status.Name != "UNKNOWN" {
+			t.Fatalf("result of a forgotten goal: %+v %v", res, err)
+		}
+		again := r.newDialectClient(t, service.Auto)
+		if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), id); err != nil || st.Name != tc.want {
+			t.Fatalf("StatusOnExpiry %v: status of a forgotten goal %v %v, want %s", tc.onExpiry, st, err, tc.want)
+		}
 	}
 }
 
@@ -490,5 +496,40 @@ func TestAcceptedGoalWhoseReplyCannotBeSentNeverRuns(t *testing.T) {
 	r.checkSucceeds(t, r.client, id)
 	if n := r.served.Duplicates(); n != 0 {
 		t.Fatalf("%d duplicates", n)
+	}
+}
+
+func TestServerAnnouncesItsEightEndpointsAndWithdrawsThemOnClose(t *testing.T) {
+	netns.Require(t)
+	set, _ := msgs.Load(msgs.Jazzy)
+	live := map[wire.GUID]string{}
+	hook := func(e rtps.EndpointData, added bool) error {
+		if added {
+			live[e.GUID] = e.Topic
+		} else {
+			delete(live, e.GUID)
+		}
+		return nil
+	}
+	s, err := NewServer(servicetest.Participant(t, 88), set, actionName, fjt, Handlers{Accepted: func(*ServerGoal) {}},
+		ServerOptions{Service: service.Options{Endpoints: hook}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := map[string]bool{}
+	for _, topic := range live {
+		topics[topic] = true
+	}
+	for _, want := range []string{"rq/arm/follow_joint_trajectory/_action/send_goalRequest", "rr/arm/follow_joint_trajectory/_action/get_resultReply",
+		"rt/arm/follow_joint_trajectory/_action/status", "rt/arm/follow_joint_trajectory/_action/feedback"} {
+		if !topics[want] {
+			t.Errorf("%s not announced: %v", want, topics)
+		}
+	}
+	if len(live) != 8 {
+		t.Errorf("%d endpoints announced, want 8", len(live))
+	}
+	if err := s.Close(); err != nil || len(live) != 0 {
+		t.Fatalf("close: %v, %d endpoints left", err, len(live))
 	}
 }

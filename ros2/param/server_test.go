@@ -226,3 +226,39 @@ func TestListFollowsPrefixesAndDepthAsRclcpp(t *testing.T) {
 		}
 	}
 }
+
+func TestServerAnnouncesItsEndpointsAndWithdrawsThemOnClose(t *testing.T) {
+	netns.Require(t)
+	set, _ := msgs.Load(msgs.Jazzy)
+	live := map[string]int{}
+	hook := func(e rtps.EndpointData, added bool) error {
+		if added {
+			live[e.Topic]++
+		} else {
+			live[e.Topic]--
+		}
+		return nil
+	}
+	s, err := NewServer(servicetest.Participant(t, 104), set, node, robotParams(), ServerOptions{Service: service.Options{Endpoints: hook}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range live {
+		n += c
+	}
+	for _, want := range []string{"rt/parameter_events", "rq/arm/controller/set_parameters_atomicallyRequest", "rr/arm/controller/get_parameter_typesReply"} {
+		if live[want] != 1 {
+			t.Errorf("%s not announced: %v", want, live)
+		}
+	}
+	if n != 13 {
+		t.Errorf("%d endpoints announced, want 13 (six services and the events)", n)
+	}
+	s.Close()
+	for topic, c := range live {
+		if c != 0 {
+			t.Errorf("%s left announced", topic)
+		}
+	}
+}
