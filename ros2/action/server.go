@@ -48,21 +48,21 @@ type ServerOptions struct {
 	// holds (a client fault: rclcpp dies of it, ros2/rclcpp #3120). The
 	// goal is not run again and its state does not change.
 	OnDuplicate func(id GoalID)
+	// RejectDuplicates answers such a send_goal accepted=false. Without
+	// it the server answers as rclcpp on Humble and Jazzy does before it
+	// throws, accepted=true, for clients tested against that.
+	RejectDuplicates bool
 	// StatusOnExpiry publishes the status when ended goals are forgotten.
 	// rclcpp does not: its last (transient local) status keeps listing a
 	// forgotten goal as ended until the next change, while get_result
 	// answers STATUS_UNKNOWN.
 	StatusOnExpiry bool
-	// RejectDuplicates answers such a send_goal accepted=false. Without
-	// it the server answers as rclcpp on Humble and Jazzy does before it
-	// throws, accepted=true, for clients tested against that.
-	RejectDuplicates bool
 }
 
 // GoalResponse is the owner's decision on a new goal, as rclcpp's.
 type GoalResponse int
 
-// The decisions: a deferred goal stays ACCEPTED until Goal.Execute.
+// The decisions: a deferred goal stays ACCEPTED until ServerGoal.Execute.
 const (
 	Reject GoalResponse = iota
 	AcceptAndExecute
@@ -85,16 +85,16 @@ type Handlers struct {
 // Server serves one action: send_goal, cancel_goal and get_result in
 // both rmw dialects, feedback, and a status array (transient local, keep
 // last 1) published on every change of a goal's state, none before the
-// first goal (as rclcpp). Goals move as rcl_action's state
-// machine allows: ACCEPTED → EXECUTING → CANCELING → SUCCEEDED, ABORTED
-// or CANCELED. Close it to withdraw its endpoints.
+// first goal (as rclcpp). Goals move as rcl_action's state machine
+// allows: ACCEPTED → EXECUTING → CANCELING → SUCCEEDED, ABORTED or
+// CANCELED. Close it to withdraw its endpoints.
 type Server struct {
 	o     ServerOptions
 	h     Handlers
 	codes statusCodes
 
-	goalT, feedbackMsgT, feedbackT, resultT, statusT *cdr.Struct
-	sendRep, resultRep, cancelRep                    *cdr.Struct
+	feedbackMsgT, feedbackT, resultT, statusT *cdr.Struct
+	sendRep, resultRep, cancelRep             *cdr.Struct
 
 	services  []*service.Server
 	fb, st    *rtps.Writer
@@ -152,7 +152,7 @@ func NewServer(p *rtps.Participant, set *msgs.Set, action, actionType string, h 
 	if o.MaxGoals <= 0 {
 		o.MaxGoals = defaultMaxGoals
 	}
-	s := &Server{o: o, h: h, goalT: e.goalT, feedbackMsgT: e.feedbackMsgT, statusT: e.statusT,
+	s := &Server{o: o, h: h, feedbackMsgT: e.feedbackMsgT, statusT: e.statusT,
 		goals: map[GoalID]*ServerGoal{}, ended: make(chan struct{}, 1)}
 	s.codes = loadStatusCodes(e.names)
 	s.feedbackT = e.feedbackMsgT.Field(e.feedbackMsgT.FieldIndex("feedback")).Type.Struct

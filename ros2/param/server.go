@@ -40,7 +40,8 @@ type ServerOptions struct {
 // and get_parameter_types answer nothing when a name is not declared;
 // set refuses an undeclared, a read-only, a type-changing or an
 // out-of-range value with rclcpp's reasons. Each change is published on
-// /parameter_events. Close it to withdraw it.
+// /parameter_events. An rclcpp node also declares use_sim_time (bool,
+// false); declare it too when playing one. Close it to withdraw it.
 type Server struct {
 	node  string
 	o     ServerOptions
