@@ -76,15 +76,9 @@ func NewServer(p *rtps.Participant, set *msgs.Set, node string, decls []Declarat
 		}
 		s.params[d.Name] = &d
 	}
-	var err error
-	for _, t := range []struct {
-		dst  **cdr.Struct
-		name string
-	}{{&s.paramT, "rcl_interfaces/msg/Parameter"}, {&s.valueT, "rcl_interfaces/msg/ParameterValue"},
-		{&s.descT, "rcl_interfaces/msg/ParameterDescriptor"}, {&s.eventT, "rcl_interfaces/msg/ParameterEvent"}} {
-		if *t.dst, err = set.Struct(t.name); err != nil {
-			return nil, err
-		}
+	err := s.resolve(set)
+	if err != nil {
+		return nil, err
 	}
 	topic, _ := names.TopicDDS(EventsTopic)
 	typ, _ := names.TypeDDS("rcl_interfaces/msg/ParameterEvent")
@@ -127,6 +121,21 @@ func NewServer(p *rtps.Participant, set *msgs.Set, node string, decls []Declarat
 	return s, nil
 }
 
+// resolve looks up the messages the server builds replies and events of.
+func (s *Server) resolve(set *msgs.Set) error {
+	var err error
+	for _, t := range []struct {
+		dst  **cdr.Struct
+		name string
+	}{{&s.paramT, "rcl_interfaces/msg/Parameter"}, {&s.valueT, "rcl_interfaces/msg/ParameterValue"},
+		{&s.descT, "rcl_interfaces/msg/ParameterDescriptor"}, {&s.eventT, "rcl_interfaces/msg/ParameterEvent"}} {
+		if *t.dst, err = set.Struct(t.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // serve serves the service name of type typ with h, which fills in the
 // zero reply it is given.
 func serve(p *rtps.Participant, set *msgs.Set, name, typ string, h func(req, rep *cdr.Message), o service.Options) (*service.Server, service.Types, error) {
@@ -149,10 +158,12 @@ func (s *Server) Close() error {
 		errs = append(errs, sv.Close())
 	}
 	s.services = nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.events != nil {
 		s.o.Service.Endpoints.Withdrawn(s.eventsData)
 		errs = append(errs, s.events.Close())
-		s.events = nil
+		s.events = nil // later sets change values, unpublished
 	}
 	return errors.Join(errs...)
 }
@@ -364,8 +375,12 @@ func (s *Server) apply(ps []Parameter, atomic bool) SetResult {
 	return SetResult{Successful: true}
 }
 
-// publish writes a ParameterEvent of this node; s.mu held.
+// publish writes a ParameterEvent of this node, unless closed; s.mu
+// held.
 func (s *Server) publish(fresh, changed, deleted []Parameter) {
+	if s.events == nil {
+		return
+	}
 	ev := cdr.Zero(s.eventT)
 	ev.Set("node", s.node)
 	stamp := ev.Get("stamp").(*cdr.Message)

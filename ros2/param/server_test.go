@@ -256,6 +256,9 @@ func TestServerAnnouncesItsEndpointsAndWithdrawsThemOnClose(t *testing.T) {
 		t.Errorf("%d endpoints announced, want 13 (six services and the events)", n)
 	}
 	s.Close()
+	if r := s.Set(Parameter{"speed", Value{0.25}}); !r[0].Successful {
+		t.Errorf("set after close: %+v", r)
+	}
 	for topic, c := range live {
 		if c != 0 {
 			t.Errorf("%s left announced", topic)
