@@ -614,6 +614,23 @@ func (r *Robot) Cancel(action string, id GoalID) error {
 	return nil
 }
 
+// CmdVelStamped is a command whose timeout runs from its stamp, as ROS 2's
+// diff_drive_controller does: a zero stamp means now, and a command
+// already older than the timeout is dropped. It reports whether it was taken.
+func (r *Robot) CmdVelStamped(stamp time.Time, linear, angular float64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.clock.Now()
+	if stamp.IsZero() {
+		stamp = now
+	}
+	if now.Sub(stamp) > r.cfg.Base.CmdTimeout {
+		return false
+	}
+	r.base.command(stamp, Twist2D{Linear: linear, Angular: angular})
+	return true
+}
+
 // CmdVel is a /cmd_vel message.
 func (r *Robot) CmdVel(t geometry_msgs.Twist) {
 	r.mu.Lock()

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/roslink"
 	"github.com/actbridge/actbridge/sim"
 )
@@ -39,10 +40,14 @@ type options struct {
 	initialPositions string
 	initialPose      string
 	cfg              sim.Config
+	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
+	ros    int
+	distro msgs.Distro
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{cfg: sim.DefaultConfig()}
+	distro := ""
 	fs := flag.NewFlagSet("simrobot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &o.cfg
@@ -70,12 +75,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
+	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
+	fs.StringVar(&distro, "distro", string(msgs.Jazzy), "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
 
 A simulated ROS 1 robot with the names a gazebo_ros_control robot offers.
 It reads ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP, and registers again after
 a master restart.
+
+With --ros 2 the same robot is a ROS 2 robot under ros2_control names (see
+package sim/ros2face): /joint_states, /robot_description (latched),
+/diff_drive_controller/cmd_vel (TwistStamped) and /odom, the camera.
+It reads ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost
+only) and ROS_STATIC_PEERS. What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,
@@ -107,6 +120,18 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 		default:
 			return o, fmt.Errorf("unexpected argument %q", a)
 		}
+	}
+	if o.ros != 1 && o.ros != 2 {
+		return o, fmt.Errorf("--ros %d: want 1 or 2", o.ros)
+	}
+	d, err := msgs.ParseDistro(distro)
+	if err != nil {
+		return o, fmt.Errorf("--distro: %w", err)
+	}
+	o.distro = d
+	if o.ros == 2 {
+		// ros2_control's joint_trajectory_controller holds position after an abort.
+		c.HoldOnAbort = true
 	}
 	if c.JointStatesHz < 1 || c.JointStatesHz > 1000 {
 		return o, fmt.Errorf("--joint-states-hz %g: want 1..1000", c.JointStatesHz)
@@ -145,6 +170,9 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simrobot: %v\n", err)
 		return 2
+	}
+	if o.ros == 2 {
+		return run2(o, getenv, logger)
 	}
 	env, err := roslink.EnvFrom(getenv)
 	if err != nil {
