@@ -591,6 +591,22 @@ func (r *Robot) MoveBaseGoal(id GoalID, g msgs.MoveBaseGoal) {
 	r.navSrv.handleGoal(r.clock.Now(), r.wall(), id, g.TargetPose)
 }
 
+// DuplicateGoal logs a goal message whose id a face's own action server
+// already holds (ROS 2's servers deduplicate before the goal reaches the
+// robot), so the goal log counts it as the ROS 1 face's does; nothing runs.
+func (r *Robot) DuplicateGoal(action string, id GoalID) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.logs[action]
+	if !ok {
+		return fmt.Errorf("sim: unknown action %q", action)
+	}
+	rec := l.goal(id, r.clock.Now(), r.wall())
+	rec.Duplicate = true
+	l.a.Duplicates++
+	return nil
+}
+
 // Cancel is a message on an action's cancel topic.
 func (r *Robot) Cancel(action string, id GoalID) error {
 	r.mu.Lock()
