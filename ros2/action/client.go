@@ -10,8 +10,6 @@ import (
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
-	"github.com/actbridge/actbridge/ros2/names"
-	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -61,66 +59,33 @@ type goal struct {
 // ("control_msgs/action/FollowJointTrajectory") as set defines it. set is
 // only read here.
 func NewClient(p *rtps.Participant, set *msgs.Set, action, actionType string, o service.Options) (*Client, error) {
-	an, err := names.ActionNames(action)
-	if err != nil {
-		return nil, err
-	}
-	dds, err := names.ActionTypesDDS(actionType)
+	e, err := resolveEntities(set, action, actionType)
 	if err != nil {
 		return nil, err
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{p: p, o: o, goals: map[GoalID]*goal{}, changed: make(chan struct{}), listed: map[wire.GUID]map[GoalID]int8{}}
-	if c.names, err = loadStatusNames(set); err != nil {
-		return nil, err
-	}
-	for _, s := range []struct {
-		dst  **cdr.Struct
-		name string
-	}{{&c.goalT, actionType + "_Goal"}, {&c.feedbackT, actionType + "_FeedbackMessage"}, {&c.statusT, "action_msgs/msg/GoalStatusArray"}} {
-		if *s.dst, err = set.Struct(s.name); err != nil {
-			return nil, err
-		}
-	}
-	var ts [3]service.Types
-	for i, srv := range []string{actionType + "_SendGoal", actionType + "_GetResult", "action_msgs/srv/CancelGoal"} {
-		if ts[i], err = service.ResolveTypes(set, srv); err != nil {
-			return nil, err
-		}
-	}
-	c.sendReq, c.resultReq, c.cancelReq = ts[0].Request, ts[1].Request, ts[2].Request
+	c := &Client{p: p, o: o, names: e.names, goalT: e.goalT, feedbackT: e.feedbackMsgT, statusT: e.statusT,
+		goals: map[GoalID]*goal{}, changed: make(chan struct{}), listed: map[wire.GUID]map[GoalID]int8{}}
+	c.sendReq, c.resultReq, c.cancelReq = e.services[0].Request, e.services[1].Request, e.services[2].Request
 	ok := false
 	defer func() {
 		if !ok {
 			c.closeEndpoints()
 		}
 	}()
-	for _, s := range []struct {
-		dst  **service.Client
-		t    service.Types
-		name string
-	}{{&c.send, ts[0], an.SendGoal}, {&c.result, ts[1], an.GetResult}, {&c.cancel, ts[2], an.CancelGoal}} {
-		if *s.dst, err = service.NewClient(p, s.t, s.name, o); err != nil {
+	for i, dst := range []**service.Client{&c.send, &c.result, &c.cancel} {
+		if *dst, err = service.NewClient(p, e.services[i], e.serviceNames[i], o); err != nil {
 			return nil, err
 		}
 	}
-	for _, r := range []struct {
-		dst              **rtps.Reader
-		name, typ, htype string
-		q                qos.Profile
-	}{{&c.feedback, an.Feedback, dds.Feedback, actionType + "_FeedbackMessage", qos.Default}, {&c.status, an.Status, dds.Status, "action_msgs/msg/GoalStatusArray", qos.ActionStatus}} {
-		topic, err := names.TopicDDS(r.name)
-		if err != nil {
+	for i, dst := range []**rtps.Reader{&c.feedback, &c.status} {
+		var d rtps.EndpointData
+		if *dst, d, err = o.Endpoints.NewReader(p, e.topics[i]); err != nil {
 			return nil, err
 		}
-		ud := service.TypeHashUserData(set, r.htype)
-		var e rtps.EndpointData
-		if *r.dst, e, err = o.Endpoints.NewReader(p, rtps.EndpointData{Topic: topic, Type: r.typ, QoS: r.q.QoS, UserData: ud}); err != nil {
-			return nil, err
-		}
-		c.announced = append(c.announced, e)
+		c.announced = append(c.announced, d)
 	}
 	ok = true
 	ctx, stop := context.WithCancel(context.Background())

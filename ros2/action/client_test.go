@@ -61,11 +61,18 @@ func (r *rig) goal(t *testing.T, script string) *cdr.Message {
 
 func TestGoalRunsToItsResultWithFeedbackAndStatus(t *testing.T) {
 	r := newRig(t, 70)
-	id := GoalID{1, 2, 3}
-	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "succeed")); err != nil {
+	r.checkSucceeds(t, r.client, GoalID{1, 2, 3})
+}
+
+// checkSucceeds sends a "succeed" goal through c and checks its feedback,
+// its result and its final status; it returns the acceptance stamp.
+func (r *rig) checkSucceeds(t *testing.T, c *Client, id GoalID) time.Time {
+	t.Helper()
+	stamp, err := c.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "succeed"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	fb, _ := r.client.Feedback(id)
+	fb, _ := c.Feedback(id)
 	select {
 	case m := <-fb:
 		if names := m.Get("joint_names").([]string); names[0] != "succeed" {
@@ -74,14 +81,15 @@ func TestGoalRunsToItsResultWithFeedbackAndStatus(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no feedback")
 	}
-	res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), id)
+	res, err := c.Result(servicetest.Timeout(t, 10*time.Second), id)
 	if err != nil || res.Status.Name != "SUCCEEDED" || res.Status.Code != 4 || res.Message.Get("error_string") != "done" {
 		t.Fatalf("result %+v, %v", res, err)
 	}
-	st, err := r.client.WaitStatus(servicetest.Timeout(t, 5*time.Second), id, Status.Terminal)
+	st, err := c.WaitStatus(servicetest.Timeout(t, 5*time.Second), id, Status.Terminal)
 	if err != nil || st.Name != "SUCCEEDED" {
 		t.Fatalf("status %v, %v", st, err)
 	}
+	return stamp
 }
 
 func TestSecondSendOfAUUIDIsRefusedAndNeverReachesTheServer(t *testing.T) {

@@ -16,6 +16,9 @@ var (
 	ErrUnknownGoal = errors.New("action: goal not sent by this client")
 	// ErrNoStatus means the server's status topic said nothing in time.
 	ErrNoStatus = errors.New("action: no status from the server")
-	// ErrClosed means the client was closed.
-	ErrClosed = errors.New("action: client closed")
+	// ErrClosed means the client or server was closed.
+	ErrClosed = errors.New("action: closed")
+	// ErrTransition means a server goal was asked for a change its state
+	// does not allow (rcl_action's goal state machine).
+	ErrTransition = errors.New("action: goal state does not allow it")
 )

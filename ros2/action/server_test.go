@@ -9,248 +9,376 @@ import (
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
-	"github.com/actbridge/actbridge/ros2/names"
-	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
-	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/ros2/service/servicetest"
+	"github.com/actbridge/actbridge/test/netns"
 )
 
-// scriptedServer is a FollowJointTrajectory action server for these
-// tests, scripted by the goal's first joint name: "succeed" runs three
-// feedbacks then succeeds, "hold" executes until canceled, "reject" is
-// rejected, "preempt" aborts every live goal (as Jazzy's
-// joint_trajectory_controller does) and then holds. Like the vendor peers it fails the test if it ever sees a
-// goal UUID twice.
-type scriptedServer struct {
-	t        *testing.T
-	fb, st   *rtps.Writer
-	services []*service.Server
-	fbT, stT *cdr.Struct
-	resultT  *cdr.Struct
-
-	mu      sync.Mutex
-	seen    map[GoalID]int
-	goals   map[GoalID]*serverGoal
-	order   []GoalID
-	changed chan struct{}
-	wg      sync.WaitGroup
-	ctx     context.Context
-	stop    context.CancelFunc
+// robot is the owner of a Server in these tests, scripted by the goal's
+// first joint name as scriptedServer is: "succeed" sends three feedbacks
+// then succeeds, "hold" runs until canceled, "reject" is refused.
+type robot struct {
+	t      *testing.T
+	set    *msgs.Set
+	mu     sync.Mutex
+	runs   map[GoalID]int
+	refuse bool // refuse cancels
+	wg     sync.WaitGroup
+	stop   chan struct{}
 }
 
-type serverGoal struct {
-	status int8
-	result *cdr.Message
+func newRobot(t *testing.T, set *msgs.Set) *robot {
+	r := &robot{t: t, set: set, runs: map[GoalID]int{}, stop: make(chan struct{})}
+	t.Cleanup(func() { close(r.stop); r.wg.Wait() })
+	return r
 }
 
-const fjt = "control_msgs/action/FollowJointTrajectory"
+func script(goal *cdr.Message) string {
+	joints, _ := goal.Get("trajectory").(*cdr.Message).Get("joint_names").([]string)
+	if len(joints) == 0 {
+		return ""
+	}
+	return joints[0]
+}
 
-func newScriptedServer(t *testing.T, p *rtps.Participant, set *msgs.Set, action string) *scriptedServer {
-	t.Helper()
-	an, _ := names.ActionNames(action)
-	dds, _ := names.ActionTypesDDS(fjt)
-	s := &scriptedServer{t: t, seen: map[GoalID]int{}, goals: map[GoalID]*serverGoal{}, changed: make(chan struct{})}
-	s.fbT, _ = set.Struct(fjt + "_FeedbackMessage")
-	s.stT, _ = set.Struct("action_msgs/msg/GoalStatusArray")
-	s.resultT, _ = set.Struct(fjt + "_Result")
-	fbTopic, _ := names.TopicDDS(an.Feedback)
-	stTopic, _ := names.TopicDDS(an.Status)
-	var err error
-	if s.fb, err = p.NewWriter(rtps.EndpointData{Topic: fbTopic, Type: dds.Feedback, QoS: qos.Default.QoS}); err != nil {
-		t.Fatal(err)
-	}
-	if s.st, err = p.NewWriter(rtps.EndpointData{Topic: stTopic, Type: dds.Status, QoS: qos.ActionStatus.QoS}); err != nil {
-		t.Fatal(err)
-	}
-	s.ctx, s.stop = context.WithCancel(context.Background())
-	for _, sv := range []struct {
-		srv, name string
-		h         func(req *cdr.Message, rep *cdr.Message) bool
-	}{
-		{fjt + "_SendGoal", an.SendGoal, s.sendGoal},
-		{fjt + "_GetResult", an.GetResult, s.getResult},
-		{"action_msgs/srv/CancelGoal", an.CancelGoal, s.cancelGoal},
-	} {
-		ty, err := service.ResolveTypes(set, sv.srv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := service.NewServer(p, ty, sv.name, func(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
-			rep := cdr.Zero(ty.Response)
-			if !sv.h(req, rep) {
-				return nil, errors.New("server stopping: no reply")
+func (r *robot) handlers() Handlers {
+	return Handlers{
+		Goal: func(id GoalID, goal *cdr.Message) GoalResponse {
+			if script(goal) == "reject" {
+				return Reject
 			}
-			return rep, nil
-		}, service.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.services = append(s.services, srv)
+			return AcceptAndExecute
+		},
+		Accepted: func(g *ServerGoal) {
+			r.mu.Lock()
+			r.runs[g.ID()]++
+			r.mu.Unlock()
+			r.wg.Go(func() { r.run(g) })
+		},
+		Cancel: func(*ServerGoal) bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return !r.refuse
+		},
 	}
-	t.Cleanup(s.close)
-	return s
 }
 
-func (s *scriptedServer) close() {
-	s.stop()
-	s.mu.Lock()
-	s.notify()
-	s.mu.Unlock()
-	s.wg.Wait()
-	for _, sv := range s.services {
-		sv.Close()
-	}
-	s.fb.Close()
-	s.st.Close()
+func (r *robot) result(code int32, msg string) *cdr.Message {
+	res, _ := r.set.Message(fjt + "_Result")
+	res.Set("error_code", code)
+	res.Set("error_string", msg)
+	return res
 }
 
-func (s *scriptedServer) notify() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// timesSeen is how often a UUID came in a send_goal request.
-func (s *scriptedServer) timesSeen(id GoalID) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seen[id]
-}
-
-func (s *scriptedServer) sendGoal(req, rep *cdr.Message) bool {
-	id := goalIDOf(req)
-	goal := req.Get("goal").(*cdr.Message)
-	joints := goal.Get("trajectory").(*cdr.Message).Get("joint_names").([]string)
-	script := ""
-	if len(joints) > 0 {
-		script = joints[0]
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seen[id]++
-	if s.seen[id] > 1 {
-		s.t.Errorf("server: goal UUID %x received twice", id[:])
-		return false
-	}
-	if script == "reject" {
-		return true
-	}
-	rep.Set("accepted", true)
-	if script == "preempt" {
-		for _, g := range s.goals {
-			if g.status < 4 {
-				g.status = 6
-				g.result = cdr.Zero(s.resultT)
-				g.result.Set("error_code", int32(-1))
-				g.result.Set("error_string", "Current goal preempted by new incoming action.")
-			}
-		}
-		s.notify()
-	}
-	s.goals[id] = &serverGoal{status: 2}
-	s.order = append(s.order, id)
-	s.publishStatus()
-	s.wg.Go(func() { s.run(id, script) })
-	return true
-}
-
-// run executes a goal: feedback, then the end its script says.
-func (s *scriptedServer) run(id GoalID, script string) {
+func (r *robot) run(g *ServerGoal) {
+	s := script(g.Goal())
 	for i := range 3 {
-		fb := cdr.Zero(s.fbT)
-		fb.Set("goal_id", uuidMessage(s.fbT, id))
-		fb.Get("feedback").(*cdr.Message).Set("joint_names", []string{script, string(rune('a' + i))})
-		b, _ := cdr.Encode(fb, cdr.LittleEndian)
-		s.fb.Write(b, nil)
+		fb, _ := r.set.Message(fjt + "_Feedback")
+		fb.Set("joint_names", []string{s, string(rune('a' + i))})
+		if err := g.Feedback(fb); err != nil && !errors.Is(err, ErrClosed) {
+			r.t.Errorf("feedback: %v", err)
+		}
 		select {
-		case <-time.After(50 * time.Millisecond):
-		case <-s.ctx.Done():
+		case <-time.After(30 * time.Millisecond):
+		case <-g.Canceling():
+			g.Canceled(r.result(0, "canceled"))
+			return
+		case <-r.stop:
 			return
 		}
 	}
-	if script != "succeed" {
-		return // held until canceled
-	}
-	s.finish(id, 4, 0, "done")
-}
-
-func (s *scriptedServer) finish(id GoalID, status int8, code int32, msg string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.goals[id]
-	if g == nil || g.status >= 4 {
+	if s == "succeed" {
+		if err := g.Succeed(r.result(0, "done")); err != nil {
+			r.t.Errorf("succeed: %v", err)
+		}
 		return
 	}
-	g.status = status
-	g.result = cdr.Zero(s.resultT)
-	g.result.Set("error_code", code)
-	g.result.Set("error_string", msg)
-	s.publishStatus()
-	s.notify()
+	select {
+	case <-g.Canceling():
+		g.Canceled(r.result(0, "canceled"))
+	case <-r.stop:
+	}
 }
 
-// publishStatus writes the status of every goal; s.mu must be held.
-func (s *scriptedServer) publishStatus() {
-	arr := cdr.Zero(s.stT)
-	elem := arr.Type.Field(0).Type
-	list := cdr.MakeSlice(elem, len(s.order)).([]*cdr.Message)
-	for i, id := range s.order {
-		info := list[i].Get("goal_info").(*cdr.Message)
-		info.Set("goal_id", uuidMessage(info.Type, id))
-		list[i].Set("status", s.goals[id].status)
+func (r *robot) timesRun(id GoalID) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runs[id]
+}
+
+// serverRig is our Server and our Client of it on two participants.
+type serverRig struct {
+	rig
+	robot  *robot
+	served *Server
+	dups   chan GoalID
+}
+
+// newServerRig serves h, or the robot's handlers when h has no Accepted.
+func newServerRig(t *testing.T, domain int, d service.Dialect, o ServerOptions, h Handlers) *serverRig {
+	t.Helper()
+	netns.Require(t)
+	r := &serverRig{dups: make(chan GoalID, 4)}
+	var err error
+	if r.set, err = msgs.Load(msgs.Jazzy); err != nil {
+		t.Fatal(err)
 	}
-	arr.Set("status_list", list)
-	b, err := cdr.Encode(arr, cdr.LittleEndian)
+	r.sp, r.cp = servicetest.Participant(t, domain), servicetest.Participant(t, domain)
+	r.robot = newRobot(t, r.set)
+	o.Service.Dialect = d
+	o.OnDuplicate = func(id GoalID) { r.dups <- id }
+	if h.Accepted == nil {
+		h = r.robot.handlers()
+	}
+	if r.served, err = NewServer(r.sp, r.set, actionName, fjt, h, o); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.served.Close() })
+	r.client = r.newDialectClient(t, d)
+	return r
+}
+
+func (r *serverRig) newDialectClient(t *testing.T, d service.Dialect) *Client {
+	t.Helper()
+	c, err := NewClient(r.cp, r.set, actionName, fjt, service.Options{Dialect: d})
 	if err != nil {
-		s.t.Error(err)
-		return
+		t.Fatal(err)
 	}
-	s.st.Write(b, nil)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
-// getResult answers when the goal has ended, UNKNOWN (0) for a goal the
-// server does not know; a server stopping first answers nothing.
-func (s *scriptedServer) getResult(req, rep *cdr.Message) bool {
-	id := goalIDOf(req)
-	for {
-		s.mu.Lock()
-		g, ch := s.goals[id], s.changed
-		if g == nil || g.status >= 4 {
-			if g != nil {
-				rep.Set("status", g.status)
-				rep.Set("result", g.result)
+func TestServedGoalGetsFeedbackAndResultInBothDialects(t *testing.T) {
+	for i, d := range []service.Dialect{service.Cyclone, service.FastDDS} {
+		t.Run(d.String(), func(t *testing.T) {
+			r := newServerRig(t, 90+i, d, ServerOptions{}, Handlers{})
+			if stamp := r.checkSucceeds(t, r.client, GoalID{0xd, byte(i)}); time.Since(stamp) > 5*time.Second {
+				t.Fatalf("accepted at %v", stamp)
 			}
-			s.mu.Unlock()
-			return true
+			if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), GoalID{0xe, byte(i)}, r.goal(t, "reject")); !errors.Is(err, ErrRejected) {
+				t.Fatalf("a goal the owner refuses: %v", err)
+			}
+		})
+	}
+}
+
+func TestDuplicateUUIDIsReportedAndNeverRunAgain(t *testing.T) {
+	for i, reject := range []bool{false, true} {
+		r := newServerRig(t, 92+i, service.Auto, ServerOptions{RejectDuplicates: reject}, Handlers{})
+		id := GoalID{0xdd}
+		if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "hold")); err != nil {
+			t.Fatal(err)
 		}
-		s.mu.Unlock()
+		// A second client knows nothing of the first one's UUIDs: the
+		// fault the server must survive.
+		other := r.newDialectClient(t, service.Auto)
+		_, err := other.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "succeed"))
+		if reject && !errors.Is(err, ErrRejected) || !reject && err != nil {
+			t.Fatalf("RejectDuplicates %v: duplicate answered %v", reject, err)
+		}
 		select {
-		case <-ch:
-		case <-s.ctx.Done():
-			return false
+		case got := <-r.dups:
+			if got != id {
+				t.Fatalf("OnDuplicate told of %x", got)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("OnDuplicate not called")
+		}
+		if n, runs := r.served.Duplicates(), r.robot.timesRun(id); n != 1 || runs != 1 {
+			t.Fatalf("duplicates %d, runs %d", n, runs)
+		}
+		if st := r.served.Goals()[0].Status(); st.Name != "EXECUTING" {
+			t.Fatalf("the held goal is %v after its duplicate", st)
 		}
 	}
 }
 
-// cancelGoal cancels one goal or, for a zero id, all.
-func (s *scriptedServer) cancelGoal(req, rep *cdr.Message) bool {
-	id := goalIDOf(req.Get("goal_info").(*cdr.Message))
-	var canceled []GoalID
-	s.mu.Lock()
-	for gid, g := range s.goals {
-		if (id == GoalID{} || id == gid) && g.status < 4 {
-			canceled = append(canceled, gid)
+func TestGetResultWaitsForItsGoalOnlyAndForgottenGoalsAreUnknown(t *testing.T) {
+	r := newServerRig(t, 94, service.Auto, ServerOptions{ResultTimeout: 400 * time.Millisecond}, Handlers{})
+	held, quick := GoalID{1}, GoalID{2}
+	for _, g := range []struct {
+		id     GoalID
+		script string
+	}{{held, "hold"}, {quick, "succeed"}} {
+		if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), g.id, r.goal(t, g.script)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	s.mu.Unlock()
-	infoT := rep.Type.Field(rep.Type.FieldIndex("goals_canceling")).Type
-	infos := cdr.MakeSlice(infoT, len(canceled)).([]*cdr.Message)
-	for i, gid := range canceled {
-		infos[i].Set("goal_id", uuidMessage(infos[i].Type, gid))
-		s.finish(gid, 5, -1, "canceled")
+	heldResult := make(chan Result, 1)
+	go func() {
+		res, _ := r.client.Result(servicetest.Timeout(t, 20*time.Second), held)
+		heldResult <- res
+	}()
+	// The held goal's pending get_result must not hold up another's.
+	res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), quick)
+	if err != nil || res.Status.Name != "SUCCEEDED" {
+		t.Fatalf("quick goal: %+v %v", res, err)
 	}
-	rep.Set("goals_canceling", infos)
-	if len(canceled) == 0 {
-		rep.Set("return_code", int8(2))
+	select {
+	case res := <-heldResult:
+		t.Fatalf("a live goal's result came: %+v", res)
+	case <-time.After(200 * time.Millisecond):
 	}
-	return true
+	if c, err := r.client.Cancel(servicetest.Timeout(t, 10*time.Second), held); err != nil || c.Code != 0 || len(c.Canceling) != 1 {
+		t.Fatalf("cancel %+v %v", c, err)
+	}
+	select {
+	case res := <-heldResult:
+		if res.Status.Name != "CANCELED" || res.Message.Get("error_string") != "canceled" {
+			t.Fatalf("held goal: %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held goal's result never came")
+	}
+	time.Sleep(time.Second) // beyond the result timeout of both
+	if res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), quick); err != nil || res.Status.Name != "UNKNOWN" {
+		t.Fatalf("forgotten goal: %+v %v", res, err)
+	}
+	if n := len(r.served.Goals()); n != 0 {
+		t.Fatalf("%d goals still held", n)
+	}
+	again := r.newDialectClient(t, service.Auto)
+	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "UNKNOWN" {
+		t.Fatalf("status of a forgotten goal: %v %v", st, err)
+	}
+}
+
+func TestServerHoldsAtMostMaxGoalsForgettingEndedOnesFirst(t *testing.T) {
+	r := newServerRig(t, 95, service.Auto, ServerOptions{MaxGoals: 2, ResultTimeout: -1}, Handlers{})
+	ctx := servicetest.Timeout(t, 20*time.Second)
+	for i, s := range []string{"succeed", "hold"} {
+		if _, err := r.client.SendGoal(ctx, GoalID{byte(i + 1)}, r.goal(t, s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.client.WaitStatus(ctx, GoalID{1}, Status.Terminal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.SendGoal(ctx, GoalID{3}, r.goal(t, "hold")); err != nil {
+		t.Fatalf("a goal in place of an ended one: %v", err)
+	}
+	if _, err := r.client.SendGoal(ctx, GoalID{4}, r.goal(t, "hold")); !errors.Is(err, ErrRejected) {
+		t.Fatalf("a goal beyond two live ones: %v", err)
+	}
+	var held []GoalID
+	for _, g := range r.served.Goals() {
+		held = append(held, g.ID())
+	}
+	if len(held) != 2 || held[0] != (GoalID{2}) || held[1] != (GoalID{3}) {
+		t.Fatalf("held %x", held)
+	}
+}
+
+// cancelRequest is a CancelGoal request for id and stamp.
+func cancelRequest(t *testing.T, set *msgs.Set, id GoalID, stamp time.Time) *cdr.Message {
+	t.Helper()
+	ty, err := service.ResolveTypes(set, "action_msgs/srv/CancelGoal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := cdr.Zero(ty.Request)
+	info := req.Get("goal_info").(*cdr.Message)
+	info.Set("goal_id", uuidMessage(info.Type, id))
+	if !stamp.IsZero() {
+		info.Set("stamp", timeMessage(info.Type, "stamp", stamp))
+	}
+	return req
+}
+
+// cancel runs a cancel request through the server's handler.
+func cancel(t *testing.T, s *Server, req *cdr.Message) (int8, []GoalID) {
+	t.Helper()
+	var rep *cdr.Message
+	s.handleCancel(context.Background(), req, func(m *cdr.Message) error { rep = m; return nil })
+	code := rep.Get("return_code").(int8)
+	var ids []GoalID
+	for _, gi := range rep.Get("goals_canceling").([]*cdr.Message) {
+		ids = append(ids, goalIDOf(gi))
+	}
+	return code, ids
+}
+
+func TestCancelAnswersAsRclAction(t *testing.T) {
+	r := newServerRig(t, 96, service.Auto, ServerOptions{}, Handlers{})
+	ctx := servicetest.Timeout(t, 20*time.Second)
+	send := func(id GoalID, s string) time.Time {
+		t.Helper()
+		if _, err := r.client.SendGoal(ctx, id, r.goal(t, s)); err != nil {
+			t.Fatal(err)
+		}
+		return r.served.Goals()[len(r.served.Goals())-1].Stamp()
+	}
+	first := send(GoalID{1}, "hold")
+	send(GoalID{2}, "hold")
+	send(GoalID{3}, "succeed")
+	if _, err := r.client.WaitStatus(ctx, GoalID{3}, Status.Terminal); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		id     GoalID
+		stamp  time.Time
+		refuse bool
+		code   int8
+		want   []GoalID
+	}{
+		{"unknown goal", GoalID{9}, time.Time{}, false, cancelUnknownID, nil},
+		{"ended goal", GoalID{3}, time.Time{}, false, cancelTerminated, nil},
+		{"owner refuses", GoalID{1}, time.Time{}, true, cancelRejected, nil},
+		{"by time", GoalID{}, first, false, cancelNone, []GoalID{{1}}},
+		{"already canceling", GoalID{1}, time.Time{}, false, cancelTerminated, nil},
+		{"all", GoalID{}, time.Time{}, false, cancelNone, []GoalID{{2}}},
+		{"nothing left", GoalID{}, time.Time{}, false, cancelNone, nil},
+	} {
+		r.robot.mu.Lock()
+		r.robot.refuse = tc.refuse
+		r.robot.mu.Unlock()
+		code, ids := cancel(t, r.served, cancelRequest(t, r.set, tc.id, tc.stamp))
+		if code != tc.code || len(ids) != len(tc.want) || len(ids) > 0 && ids[0] != tc.want[0] {
+			t.Errorf("%s: code %d canceling %x, want %d %x", tc.name, code, ids, tc.code, tc.want)
+		}
+	}
+	for _, id := range []GoalID{{1}, {2}} {
+		if res, err := r.client.Result(ctx, id); err != nil || res.Status.Name != "CANCELED" {
+			t.Errorf("goal %x: %+v %v", id[:1], res, err)
+		}
+	}
+}
+
+func TestGoalStatesMoveOnlyAsRclActionAllows(t *testing.T) {
+	got := make(chan *ServerGoal, 1)
+	r := newServerRig(t, 97, service.Auto, ServerOptions{}, Handlers{
+		Goal:     func(GoalID, *cdr.Message) GoalResponse { return AcceptAndDefer },
+		Accepted: func(g *ServerGoal) { got <- g },
+	})
+	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), GoalID{1}, r.goal(t, "x")); err != nil {
+		t.Fatal(err)
+	}
+	deferred := <-got
+	steps := []struct {
+		name string
+		do   func() error
+		ok   bool
+		want string
+	}{
+		{"succeed before execute", func() error { return deferred.Succeed(nil) }, false, "ACCEPTED"},
+		{"canceled without a cancel", func() error { return deferred.Canceled(nil) }, false, "ACCEPTED"},
+		{"execute", deferred.Execute, true, "EXECUTING"},
+		{"execute twice", deferred.Execute, false, "EXECUTING"},
+		{"abort", func() error { return deferred.Abort(nil) }, true, "ABORTED"},
+		{"succeed after the end", func() error { return deferred.Succeed(nil) }, false, "ABORTED"},
+		{"feedback after the end", func() error { fb, _ := r.set.Message(fjt + "_Feedback"); return deferred.Feedback(fb) }, false, "ABORTED"},
+	}
+	for _, s := range steps {
+		err := s.do()
+		if (err == nil) != s.ok || !s.ok && !errors.Is(err, ErrTransition) {
+			t.Errorf("%s: %v", s.name, err)
+		}
+		if st := deferred.Status(); st.Name != s.want {
+			t.Errorf("%s: now %v, want %s", s.name, st, s.want)
+		}
+	}
+	if err := deferred.Feedback(r.robot.result(0, "")); err == nil || errors.Is(err, ErrTransition) {
+		t.Errorf("a Result published as feedback: %v", err)
+	}
 }

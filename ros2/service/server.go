@@ -15,19 +15,43 @@ import (
 // has no error reply); the client's call then times out.
 type Handler func(ctx context.Context, req *cdr.Message) (*cdr.Message, error)
 
+// Replier sends the reply to one request, framed for its client; call it
+// at most once, from any goroutine. Its error is also logged.
+type Replier func(rep *cdr.Message) error
+
+// DeferredHandler takes one request and answers it through reply, now or
+// later, or never (the client's call then times out). It must not block:
+// requests are taken one at a time. An action's get_result, answered when
+// its goal ends, needs this.
+type DeferredHandler func(ctx context.Context, req *cdr.Message, reply Replier)
+
 // Server answers a service's requests one at a time, each in the dialect
 // of the requesting client's vendor. A request framed wrongly for that
 // dialect is refused (logged), never answered. Close it to withdraw it.
 type Server struct {
 	e     *endpoints
 	types Types
-	h     Handler
+	h     DeferredHandler
 	stop  context.CancelFunc
 	done  chan struct{}
 }
 
 // NewServer serves the service named service (fully expanded) with h.
 func NewServer(p *rtps.Participant, types Types, service string, h Handler, o Options) (*Server, error) {
+	logger := o.withDefaults().Logger
+	return NewDeferredServer(p, types, service, func(ctx context.Context, req *cdr.Message, reply Replier) {
+		rep, err := h(ctx, req)
+		if err != nil {
+			logger.Warn("service: handler failed, no reply", "service", service, "err", err)
+			return
+		}
+		reply(rep)
+	}, o)
+}
+
+// NewDeferredServer serves the service named service with h, whose
+// replies may come after it returns.
+func NewDeferredServer(p *rtps.Participant, types Types, service string, h DeferredHandler, o Options) (*Server, error) {
 	o = o.withDefaults()
 	rq, rr, err := names.ServiceDDS(service)
 	if err != nil {
@@ -80,14 +104,13 @@ func (s *Server) run(ctx context.Context) {
 			s.e.o.Logger.Warn("service: request undecodable", "writer", smp.Writer, "dialect", req.dialect, "err", err)
 			continue
 		}
-		rep, err := s.h(ctx, msg)
-		if err != nil {
-			s.e.o.Logger.Warn("service: handler failed, no reply", "writer", smp.Writer, "err", err)
-			continue
-		}
-		if err := s.reply(ctx, req, rep); err != nil {
-			s.e.o.Logger.Warn("service: reply dropped", "writer", smp.Writer, "err", err)
-		}
+		s.h(ctx, msg, func(rep *cdr.Message) error {
+			err := s.reply(ctx, req, rep)
+			if err != nil {
+				s.e.o.Logger.Warn("service: reply dropped", "writer", smp.Writer, "err", err)
+			}
+			return err
+		})
 	}
 }
 
