@@ -1,11 +1,31 @@
 // Package ros2face serves a sim.Robot on ROS 2, under the names a
-// ros2_control robot offers, through the pure-Go client layer (ros2/node):
+// ros2_control robot offers, through the pure-Go client layer (ros2/node,
+// ros2/action, ros2/service):
 //
 //	/joint_states                    sensor_msgs/JointState, as joint_state_broadcaster
 //	/robot_description               std_msgs/String, latched (transient_local, keep-last 1), as robot_state_publisher
 //	/diff_drive_controller/cmd_vel   geometry_msgs/TwistStamped in; the 0.5 s timeout runs from the stamp, a zero stamp is now
 //	/diff_drive_controller/odom      nav_msgs/Odometry
 //	/camera/image_raw(/compressed)   sensor_msgs/Image and CompressedImage, as the ROS 1 face
+//	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
+//	/arm2_controller/follow_joint_trajectory              the same, with a second arm
+//	/<name>/goals, /<name>/clear_faults                   std_srvs/srv/Trigger, as the ROS 1 face's
+//
+// The arm follows ros2_controllers' joint_trajectory_controller: a last
+// point with non-zero velocities is rejected before the sim sees it; the
+// sim's rules apply after (see package sim), with HoldOnAbort as ROS 2's
+// controller holds after an abort (cmd/simrobot sets it); a preempted goal
+// ends ABORTED, INVALID_GOAL, "Current goal preempted by new incoming
+// action." On Humble the controller cancels it instead, but rcl_action
+// ends a goal CANCELED only through CANCELING, which ros2/action's server
+// enters on a client's cancel alone, so the face still aborts it there,
+// with Humble's text. Kilted's feedback index is the last trajectory point
+// whose time has come.
+//
+// Goals run in the sim under their UUID's text form
+// (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), so the goal log names them; a
+// send_goal naming a UUID the server still holds is answered as rclcpp
+// answers it, not run, logged and counted in the goal log as a duplicate.
 //
 // The sim core stays transport-free: the face converts what Robot.Run
 // hands it and calls the Robot's methods for what arrives.

@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"path"
 	"sync"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
+	msgs1 "github.com/actbridge/actbridge/msgs"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/sim"
 )
 
@@ -59,6 +62,10 @@ type face struct {
 	joints, odom, image, compressed, description *node.Publisher
 	cmdVel                                       *node.Subscription
 
+	set     *msgs.Set              // the distro's definitions, for the action servers' setup
+	bridges map[string]*goalBridge // by the sim's action namespace
+	servers []*service.Server
+
 	errMu  sync.Mutex
 	failed map[string]bool // topics whose publish failed, logged once
 }
@@ -79,8 +86,16 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 		return err
 	}
 	defer nc.Close()
-	f := &face{r: r, cfg: cfg, ctx: nc, logf: cfg.Logf, failed: map[string]bool{}}
+	set, err := msgs.Load(cfg.Distro)
+	if err != nil {
+		return err
+	}
+	f := &face{r: r, cfg: cfg, ctx: nc, logf: cfg.Logf, failed: map[string]bool{}, set: set, bridges: map[string]*goalBridge{}}
+	defer f.closeServers()
 	if err := f.topics(); err != nil {
+		return err
+	}
+	if err := f.actions(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -150,6 +165,9 @@ func (f *face) topics() error {
 			return fmt.Errorf("%s: %w", p.top, err)
 		}
 	}
+	if err := f.services(self); err != nil {
+		return err
+	}
 	if f.cmdVel, err = ddc.NewSubscription(TopicCmdVel, typeTwistStamped, qos.Default, node.SubscriptionOptions{}); err != nil {
 		return fmt.Errorf("%s: %w", TopicCmdVel, err)
 	}
@@ -170,6 +188,8 @@ func (f *face) publish(ms []sim.Message) {
 			f.send(TopicJointStates, f.joints, func(fl *fields) { jointState(fl, msg) })
 		case *nav_msgs.Odometry:
 			f.send(TopicOdom, f.odom, func(fl *fields) { odometry(fl, msg) })
+		default:
+			f.actionMessage(m)
 		}
 	}
 }
@@ -238,5 +258,55 @@ func (f *face) takeCmdVel(ctx context.Context) error {
 			continue
 		}
 		f.r.CmdVelStamped(timeOf(stamp), lin, ang)
+	}
+}
+
+// actions starts the action servers, each on its controller's node.
+func (f *face) actions() error {
+	type served struct {
+		node, name, typ, short, simNS string
+		conv                          converter
+	}
+	list := []served{
+		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, sim.ArmAction, trajectory{f: f, distro: f.cfg.Distro}},
+	}
+	if f.r.Arm2Joints() != nil {
+		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
+	}
+	for _, s := range list {
+		n, err := f.ctx.NewNode(s.node, "/")
+		if err != nil {
+			return err
+		}
+		b, err := f.newGoalBridge(n, s.name, s.typ, s.short, s.conv)
+		if err != nil {
+			return err
+		}
+		f.bridges[s.simNS] = b
+	}
+	return nil
+}
+
+func (f *face) closeServers() {
+	for _, b := range f.bridges {
+		b.srv.Close()
+	}
+	for _, s := range f.servers {
+		s.Close()
+	}
+}
+
+// actionMessage hands a sim action server's result or feedback to the
+// bridge of its action; status arrays are the ROS 2 servers' own.
+func (f *face) actionMessage(m sim.Message) {
+	b := f.bridges[path.Dir(m.Topic)]
+	if b == nil {
+		return
+	}
+	switch msg := m.Msg.(type) {
+	case *msgs1.FollowJointTrajectoryActionResult:
+		b.result(msg.Status.GoalId.Id, msg.Status.Status, msg.Result)
+	case *msgs1.FollowJointTrajectoryActionFeedback:
+		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
 	}
 }

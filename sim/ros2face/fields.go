@@ -77,3 +77,22 @@ func get(m *cdr.Message, path string) any {
 		m, path = sub, rest
 	}
 }
+
+// durationOf reads a builtin_interfaces/Duration.
+func durationOf(m *cdr.Message) time.Duration {
+	sec, _ := m.Get("sec").(int32)
+	nsec, _ := m.Get("nanosec").(uint32)
+	return time.Duration(sec)*time.Second + time.Duration(nsec)
+}
+
+// durationFields splits d into builtin_interfaces/Duration's fields
+// (nanosec always in [0, 1e9), as rclcpp normalises it).
+func durationFields(d time.Duration) (int32, uint32) {
+	sec := d / time.Second
+	nsec := d % time.Second
+	if nsec < 0 {
+		sec--
+		nsec += time.Second
+	}
+	return int32(sec), uint32(nsec)
+}

@@ -51,8 +51,15 @@ func startSim(t *testing.T, domain int, args ...string) *netns.Peer {
 	return p
 }
 
-// client is a Context of ours on the sim's domain, localhost-only as the sim.
+// client is a node in a Context of ours on the sim's domain,
+// localhost-only as the sim.
 func client(t *testing.T, d msgs.Distro, domain int, name string) *node.Node {
+	t.Helper()
+	_, n := clientContext(t, d, domain, name)
+	return n
+}
+
+func clientContext(t *testing.T, d msgs.Distro, domain int, name string) (*node.Context, *node.Node) {
 	t.Helper()
 	c, err := node.NewContext(t.Context(), node.Options{Distro: d, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
 	if err != nil {
@@ -63,7 +70,7 @@ func client(t *testing.T, d msgs.Distro, domain int, name string) *node.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return c, n
 }
 
 func subscribe(t *testing.T, n *node.Node, topic, typ string, q qos.Profile) *node.Subscription {
