@@ -9,6 +9,7 @@
 //	/camera/image_raw(/compressed)   sensor_msgs/Image and CompressedImage, as the ROS 1 face
 //	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
+//	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
 //	/<name>/goals, /<name>/clear_faults                   std_srvs/srv/Trigger, as the ROS 1 face's
 //
 // The arm follows ros2_controllers' joint_trajectory_controller: a last

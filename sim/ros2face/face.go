@@ -270,6 +270,11 @@ func (f *face) actions() error {
 	list := []served{
 		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, sim.ArmAction, trajectory{f: f, distro: f.cfg.Distro}},
 	}
+	grip := served{"gripper_controller", GripperAction, typeGripperCommand, sim.Gripper, sim.GripperAction, gripperCommand{f}}
+	if f.cfg.Distro == msgs.Kilted {
+		grip.typ, grip.conv = typeParallel, parallelGripper{f: f, joint: f.r.Config().GripperJoint}
+	}
+	list = append(list, grip)
 	if f.r.Arm2Joints() != nil {
 		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
 	}
@@ -307,6 +312,10 @@ func (f *face) actionMessage(m sim.Message) {
 	case *msgs1.FollowJointTrajectoryActionResult:
 		b.result(msg.Status.GoalId.Id, msg.Status.Status, msg.Result)
 	case *msgs1.FollowJointTrajectoryActionFeedback:
+		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
+	case *msgs1.GripperCommandActionResult:
+		b.result(msg.Status.GoalId.Id, msg.Status.Status, msg.Result)
+	case *msgs1.GripperCommandActionFeedback:
 		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
 	}
 }

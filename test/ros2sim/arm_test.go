@@ -101,8 +101,12 @@ func (r *armRig) goal(t *testing.T, pos float64, dur time.Duration, lastVel floa
 // while ErrNoServer says so).
 func (r *armRig) send(ctx context.Context, t *testing.T, id action.GoalID, g *cdr.Message) error {
 	t.Helper()
+	return sendGoal(ctx, r.client, id, g)
+}
+
+func sendGoal(ctx context.Context, c *action.Client, id action.GoalID, g *cdr.Message) error {
 	for {
-		_, err := r.client.SendGoal(ctx, id, g)
+		_, err := c.SendGoal(ctx, id, g)
 		if !errors.Is(err, service.ErrNoServer) || ctx.Err() != nil {
 			return err
 		}
