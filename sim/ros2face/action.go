@@ -34,7 +34,7 @@ type converter interface {
 	// it to the sim; an error rejects the goal.
 	submit(id sim.GoalID, goal *cdr.Message) error
 	// end is the ROS 2 ending of a sim result; it fills the zero Result out.
-	end(st uint8, simResult any, b *bridgedGoal, out *cdr.Message) (ending, error)
+	end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error)
 	// feedback fills the zero Feedback out from a sim feedback.
 	feedback(simFeedback any, b *bridgedGoal, out *cdr.Message) error
 }
@@ -58,9 +58,11 @@ type bridgedGoal struct {
 	pending   *simEnd
 }
 
+// simEnd is a sim result: its actionlib state and text, and its Result.
 type simEnd struct {
-	st  uint8
-	res any
+	st   uint8
+	text string
+	res  any
 }
 
 // newGoalBridge serves the action name of type typ for the sim's action
@@ -133,7 +135,7 @@ func (b *goalBridge) accepted(g *action.ServerGoal) {
 	p := bg.pending
 	b.mu.Unlock()
 	if p != nil {
-		b.result(sid, p.st, p.res)
+		b.result(sid, *p)
 	}
 }
 
@@ -162,7 +164,7 @@ func (b *goalBridge) duplicate(id action.GoalID) {
 
 // result ends the ROS 2 goal of a sim result; one that arrives before the
 // goal's handle waits for it.
-func (b *goalBridge) result(sid string, st uint8, res any) {
+func (b *goalBridge) result(sid string, e simEnd) {
 	b.mu.Lock()
 	bg := b.goals[sid]
 	if bg == nil {
@@ -170,14 +172,14 @@ func (b *goalBridge) result(sid string, st uint8, res any) {
 		return
 	}
 	if bg.g == nil {
-		bg.pending = &simEnd{st, res}
+		bg.pending = &e
 		b.mu.Unlock()
 		return
 	}
 	delete(b.goals, sid)
 	b.mu.Unlock()
 	msg := cdr.Zero(b.resultT)
-	how, err := b.conv.end(st, res, bg, msg)
+	how, err := b.conv.end(e, bg, msg)
 	if err == nil {
 		switch how {
 		case endSucceed:
@@ -195,7 +197,7 @@ func (b *goalBridge) result(sid string, st uint8, res any) {
 		}
 	}
 	if err != nil {
-		b.f.logf("ros2face: %s goal %s ends %s: %v", b.name, sid, sim.StatusName(st), err)
+		b.f.logf("ros2face: %s goal %s ends %s: %v", b.name, sid, sim.StatusName(e.st), err)
 	}
 }
 

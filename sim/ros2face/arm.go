@@ -57,10 +57,11 @@ func (t trajectory) submit(id sim.GoalID, m *cdr.Message) error {
 	return nil
 }
 
-func (t trajectory) end(st uint8, res any, b *bridgedGoal, out *cdr.Message) (ending, error) {
-	r, ok := res.(msgs.FollowJointTrajectoryResult)
+func (t trajectory) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
+	st := e.st
+	r, ok := e.res.(msgs.FollowJointTrajectoryResult)
 	if !ok {
-		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, res)
+		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
 	how := ended(st, b, endAbort)
 	if how == endAbort && st == sim.StatusPreempted {

@@ -10,6 +10,7 @@
 //	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
 //	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
+//	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result per distro)
 //	/<name>/goals, /<name>/clear_faults                   std_srvs/srv/Trigger, as the ROS 1 face's
 //
 // The arm follows ros2_controllers' joint_trajectory_controller: a last

@@ -274,7 +274,7 @@ func (f *face) actions() error {
 	if f.cfg.Distro == msgs.Kilted {
 		grip.typ, grip.conv = typeParallel, parallelGripper{f: f, joint: f.r.Config().GripperJoint}
 	}
-	list = append(list, grip)
+	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, sim.MoveBaseAction, navigate{f}})
 	if f.r.Arm2Joints() != nil {
 		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
 	}
@@ -310,12 +310,16 @@ func (f *face) actionMessage(m sim.Message) {
 	}
 	switch msg := m.Msg.(type) {
 	case *msgs1.FollowJointTrajectoryActionResult:
-		b.result(msg.Status.GoalId.Id, msg.Status.Status, msg.Result)
+		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
 	case *msgs1.FollowJointTrajectoryActionFeedback:
 		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
 	case *msgs1.GripperCommandActionResult:
-		b.result(msg.Status.GoalId.Id, msg.Status.Status, msg.Result)
+		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
 	case *msgs1.GripperCommandActionFeedback:
+		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
+	case *msgs1.MoveBaseActionResult:
+		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
+	case *msgs1.MoveBaseActionFeedback:
 		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
 	}
 }

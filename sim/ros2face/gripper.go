@@ -33,10 +33,11 @@ func (c gripperCommand) submit(id sim.GoalID, m *cdr.Message) error {
 	return nil
 }
 
-func (c gripperCommand) end(st uint8, res any, b *bridgedGoal, out *cdr.Message) (ending, error) {
-	r, ok := res.(msgs.GripperCommandResult)
+func (c gripperCommand) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
+	st := e.st
+	r, ok := e.res.(msgs.GripperCommandResult)
 	if !ok {
-		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, res)
+		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
 	return ended(st, b, endAbort), gripperState(out, msgs.GripperCommandFeedback(r))
 }
@@ -81,10 +82,11 @@ func (c parallelGripper) submit(id sim.GoalID, m *cdr.Message) error {
 	return nil
 }
 
-func (c parallelGripper) end(st uint8, res any, b *bridgedGoal, out *cdr.Message) (ending, error) {
-	r, ok := res.(msgs.GripperCommandResult)
+func (c parallelGripper) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
+	st := e.st
+	r, ok := e.res.(msgs.GripperCommandResult)
 	if !ok {
-		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, res)
+		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
 	fl := fields{m: out}
 	c.state(&fl, r.Position, r.Effort)
