@@ -273,3 +273,19 @@ func TestDuplicateGoalUUIDIsLoggedCountedAndNotRunTwice(t *testing.T) {
 		t.Fatalf("the sim did not log the duplicate:\n%s", out)
 	}
 }
+
+// actionClient is a client of the sim's action name of type typ, closed
+// with the test, and a zero goal of that type.
+func (r *armRig) actionClient(t *testing.T, name, typ string) (*action.Client, *cdr.Message) {
+	t.Helper()
+	c, err := action.NewClient(r.ctx.Participant(), r.set, name, typ, service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := r.set.Struct(typ + "_Goal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cdr.Zero(s)
+}

@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/action"
 	"github.com/actbridge/actbridge/ros2/msgs"
-	"github.com/actbridge/actbridge/ros2/service"
 )
 
 // TestGripperClosesWithTheDistrosAction: /gripper_controller/gripper_cmd
@@ -27,16 +25,7 @@ func TestGripperClosesWithTheDistrosAction(t *testing.T) {
 			if d == msgs.Kilted {
 				typ = "control_msgs/action/ParallelGripperCommand"
 			}
-			c, err := action.NewClient(r.ctx.Participant(), r.set, "/gripper_controller/gripper_cmd", typ, service.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			s, err := r.set.Struct(typ + "_Goal")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := cdr.Zero(s)
+			c, g := r.actionClient(t, "/gripper_controller/gripper_cmd", typ)
 			cmd := g.Get("command").(*cdr.Message)
 			if d == msgs.Kilted {
 				cmd.Set("name", []string{"gripper_finger_joint"})

@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/action"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/qos"
-	"github.com/actbridge/actbridge/ros2/service"
 )
 
 // TestNavigateToPoseSucceedsWithTheDistrosResult: /navigate_to_pose
@@ -24,16 +22,7 @@ func TestNavigateToPoseSucceedsWithTheDistrosResult(t *testing.T) {
 			r := newArmRig(t, d, 85+i)
 			ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 			defer cancel()
-			c, err := action.NewClient(r.ctx.Participant(), r.set, "/navigate_to_pose", typ, service.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			s, err := r.set.Struct(typ + "_Goal")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := cdr.Zero(s)
+			c, g := r.actionClient(t, "/navigate_to_pose", typ)
 			ps := g.Get("pose").(*cdr.Message)
 			field(ps, "header").(*cdr.Message).Set("frame_id", "map")
 			field(ps, "pose.position").(*cdr.Message).Set("x", 0.4)
