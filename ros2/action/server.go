@@ -48,6 +48,11 @@ type ServerOptions struct {
 	// holds (a client fault: rclcpp dies of it, ros2/rclcpp #3120). The
 	// goal is not run again and its state does not change.
 	OnDuplicate func(id GoalID)
+	// StatusOnExpiry publishes the status when ended goals are forgotten.
+	// rclcpp does not: its last (transient local) status keeps listing a
+	// forgotten goal as ended until the next change, while get_result
+	// answers STATUS_UNKNOWN.
+	StatusOnExpiry bool
 	// RejectDuplicates answers such a send_goal accepted=false. Without
 	// it the server answers as rclcpp on Humble and Jazzy does before it
 	// throws, accepted=true, for clients tested against that.
@@ -79,7 +84,8 @@ type Handlers struct {
 
 // Server serves one action: send_goal, cancel_goal and get_result in
 // both rmw dialects, feedback, and a status array (transient local, keep
-// last 1) published on every change. Goals move as rcl_action's state
+// last 1) published on every change of a goal's state, none before the
+// first goal (as rclcpp). Goals move as rcl_action's state
 // machine allows: ACCEPTED → EXECUTING → CANCELING → SUCCEEDED, ABORTED
 // or CANCELED. Close it to withdraw its endpoints.
 type Server struct {
@@ -175,9 +181,6 @@ func NewServer(p *rtps.Participant, set *msgs.Set, action, actionType string, h 
 	ok = true
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.mu.Lock()
-	s.publishStatus() // an empty list, as rclcpp's first
-	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.expire(ctx)
 	return s, nil
@@ -229,7 +232,9 @@ func (s *Server) Goals() []*ServerGoal {
 	defer s.mu.Unlock()
 	out := make([]*ServerGoal, 0, len(s.order))
 	for _, id := range s.order {
-		out = append(out, s.goals[id])
+		if g := s.goals[id]; !g.pending {
+			out = append(out, g)
+		}
 	}
 	return out
 }
@@ -238,11 +243,11 @@ func (s *Server) handleSendGoal(_ context.Context, req *cdr.Message, reply servi
 	id := goalIDOf(req)
 	goal, _ := req.Get("goal").(*cdr.Message)
 	now := time.Now()
-	answer := func(accepted bool) {
+	answer := func(accepted bool) error {
 		rep := cdr.Zero(s.sendRep)
 		rep.Set("accepted", accepted)
 		rep.Set("stamp", timeMessage(s.sendRep, "stamp", now))
-		reply(rep)
+		return reply(rep)
 	}
 	s.mu.Lock()
 	_, known := s.goals[id]
@@ -273,15 +278,32 @@ func (s *Server) handleSendGoal(_ context.Context, req *cdr.Message, reply servi
 		answer(false)
 		return
 	}
-	g := &ServerGoal{s: s, id: id, goal: goal, stamp: now, state: s.codes.accepted, canceling: make(chan struct{})}
+	// Held but pending (unlisted, not cancelable) until the reply went
+	// out: a get_result that overtakes it waits, as it would in rclcpp's
+	// executor, and a reply that cannot be sent leaves the goal unrun, as
+	// rclcpp does since its send_goal reply timeout (rclcpp #2464).
+	g := &ServerGoal{s: s, id: id, goal: goal, stamp: now, state: s.codes.accepted, canceling: make(chan struct{}), pending: true}
 	if decision == AcceptAndExecute {
 		g.state = s.codes.executing
 	}
 	s.goals[id] = g
 	s.order = append(s.order, id)
+	s.mu.Unlock()
+	err := answer(true)
+	s.mu.Lock()
+	if err != nil {
+		s.forget(id)
+		rep := s.resultResponse(s.codes.unknown, nil)
+		for _, w := range g.waiters {
+			s.replyLater(w, rep)
+		}
+		s.mu.Unlock()
+		s.o.Service.Logger.Warn("action: accepted goal's reply not sent, goal dropped", "goal", fmt.Sprintf("%x", id[:]), "err", err)
+		return
+	}
+	g.pending = false
 	s.publishStatus()
 	s.mu.Unlock()
-	answer(true)
 	s.h.Accepted(g)
 }
 
@@ -376,7 +398,7 @@ func (s *Server) handleCancel(_ context.Context, req *cdr.Message, reply service
 	if id != (GoalID{}) && stamp == 0 {
 		g, ok := s.goals[id]
 		switch {
-		case !ok:
+		case !ok || g.pending:
 			code = cancelUnknownID
 		case s.cancelable(g.state):
 			chosen = append(chosen, g)
@@ -389,7 +411,7 @@ func (s *Server) handleCancel(_ context.Context, req *cdr.Message, reply service
 		}
 		for _, gid := range s.order {
 			g := s.goals[gid]
-			if s.cancelable(g.state) && (g.stamp.UnixNano() <= stamp || gid == id) {
+			if !g.pending && s.cancelable(g.state) && (g.stamp.UnixNano() <= stamp || gid == id) {
 				chosen = append(chosen, g)
 			}
 		}
@@ -437,14 +459,19 @@ func (s *Server) cancelable(state int8) bool {
 func (s *Server) publishStatus() {
 	arr := cdr.Zero(s.statusT)
 	list := cdr.MakeSlice(s.statusT.Field(s.statusT.FieldIndex("status_list")).Type, len(s.order)).([]*cdr.Message)
-	for i, id := range s.order {
+	n := 0
+	for _, id := range s.order {
 		g := s.goals[id]
-		info := list[i].Get("goal_info").(*cdr.Message)
+		if g.pending {
+			continue
+		}
+		info := list[n].Get("goal_info").(*cdr.Message)
 		info.Set("goal_id", uuidMessage(info.Type, id))
 		info.Set("stamp", timeMessage(info.Type, "stamp", g.stamp))
-		list[i].Set("status", g.state)
+		list[n].Set("status", g.state)
+		n++
 	}
-	arr.Set("status_list", list)
+	arr.Set("status_list", list[:n])
 	b, err := cdr.Encode(arr, cdr.LittleEndian)
 	if err == nil {
 		err = s.st.Write(cdr.Pad(b), nil)
@@ -454,8 +481,8 @@ func (s *Server) publishStatus() {
 	}
 }
 
-// expire forgets ended goals ResultTimeout after their end, publishing
-// the status without them, as rcl_action_expire_goals does.
+// expire forgets ended goals ResultTimeout after their end, as
+// rcl_action_expire_goals does.
 func (s *Server) expire(ctx context.Context) {
 	defer s.wg.Done()
 	if s.o.ResultTimeout < 0 {
@@ -478,7 +505,7 @@ func (s *Server) expire(ctx context.Context) {
 				next = left
 			}
 		}
-		if removed {
+		if removed && s.o.StatusOnExpiry {
 			s.publishStatus()
 		}
 		s.mu.Unlock()

@@ -3,14 +3,20 @@ package action
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/ros2/service/servicetest"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/netns"
 )
 
@@ -237,8 +243,20 @@ func TestGetResultWaitsForItsGoalOnlyAndForgottenGoalsAreUnknown(t *testing.T) {
 	if n := len(r.served.Goals()); n != 0 {
 		t.Fatalf("%d goals still held", n)
 	}
+	// As rclcpp, the status last published still lists the goal ended.
 	again := r.newDialectClient(t, service.Auto)
-	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "UNKNOWN" {
+	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), quick); err != nil || st.Name != "SUCCEEDED" {
+		t.Fatalf("status of a forgotten goal: %v %v, want the stale SUCCEEDED", st, err)
+	}
+}
+
+func TestStatusOnExpiryStopsListingForgottenGoals(t *testing.T) {
+	r := newServerRig(t, 99, service.Auto, ServerOptions{ResultTimeout: 200 * time.Millisecond, StatusOnExpiry: true}, Handlers{})
+	id := GoalID{3}
+	r.checkSucceeds(t, r.client, id)
+	time.Sleep(500 * time.Millisecond)
+	again := r.newDialectClient(t, service.Auto)
+	if st, err := again.Attach(servicetest.Timeout(t, 10*time.Second), id); err != nil || st.Name != "UNKNOWN" {
 		t.Fatalf("status of a forgotten goal: %v %v", st, err)
 	}
 }
@@ -380,5 +398,97 @@ func TestGoalStatesMoveOnlyAsRclActionAllows(t *testing.T) {
 	}
 	if err := deferred.Feedback(r.robot.result(0, "")); err == nil || errors.Is(err, ErrTransition) {
 		t.Errorf("a Result published as feedback: %v", err)
+	}
+	if err := deferred.Abandon(); !errors.Is(err, ErrTransition) {
+		t.Errorf("abandon after the end: %v", err)
+	}
+}
+
+func TestAbandonedGoalEndsCanceledWithAZeroResultAsRclcpp(t *testing.T) {
+	got := make(chan *ServerGoal, 1)
+	r := newServerRig(t, 89, service.Auto, ServerOptions{}, Handlers{Accepted: func(g *ServerGoal) { got <- g }})
+	id := GoalID{0xab}
+	if _, err := r.client.SendGoal(servicetest.Timeout(t, 10*time.Second), id, r.goal(t, "x")); err != nil {
+		t.Fatal(err)
+	}
+	g := <-got
+	if err := g.Abandon(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-g.Canceling():
+	default:
+		t.Error("an abandoned goal's Canceling is open")
+	}
+	res, err := r.client.Result(servicetest.Timeout(t, 10*time.Second), id)
+	if err != nil || res.Status.Name != "CANCELED" || res.Message.Get("error_code") != int32(0) || res.Message.Get("error_string") != "" {
+		t.Fatalf("result %+v %v", res, err)
+	}
+}
+
+// lockedBuffer is a log sink tests can read while the server writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestAcceptedGoalWhoseReplyCannotBeSentNeverRuns(t *testing.T) {
+	var logs lockedBuffer
+	r := newServerRig(t, 98, service.Auto, ServerOptions{Service: service.Options{
+		ReplyWait: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))}}, Handlers{})
+	ctx := servicetest.Timeout(t, 20*time.Second)
+	// A send_goal whose reply reader does not exist, as from a client
+	// gone before its reply: rmw drops such a reply after its wait.
+	ty, err := service.ResolveTypes(r.set, fjt+"_SendGoal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq, _, _ := names.ServiceDDS(actionName + "/_action/send_goal")
+	w, err := r.cp.NewWriter(rtps.EndpointData{Topic: rq, Type: ty.RequestDDS, QoS: qos.Services.QoS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id := GoalID{0x77}
+	req := cdr.Zero(ty.Request)
+	req.Set("goal_id", uuidMessage(ty.Request, id))
+	req.Set("goal", r.goal(t, "succeed"))
+	b, err := cdr.Encode(req, cdr.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ghost := wire.GUID{Prefix: r.cp.GUID().Prefix, Entity: 0x00ff0004}
+	if err := w.Write(cdr.Pad(b), service.SampleIdentity{Writer: ghost}.InlineQoS()); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(logs.String(), "goal dropped") {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the request was never refused: %s", logs.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if n, held := r.robot.timesRun(id), len(r.served.Goals()); n != 0 || held != 0 {
+		t.Fatalf("a goal whose acceptance never left ran %d times, %d goals held", n, held)
+	}
+	// Not held, so the same UUID later is a new goal, not a duplicate.
+	r.checkSucceeds(t, r.client, id)
+	if n := r.served.Duplicates(); n != 0 {
+		t.Fatalf("%d duplicates", n)
 	}
 }

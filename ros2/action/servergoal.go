@@ -20,6 +20,7 @@ type ServerGoal struct {
 	canceling chan struct{} // closed when it goes CANCELING
 
 	// under s.mu
+	pending bool // accepted, its reply not yet sent
 	state   int8
 	result  *cdr.Message
 	ended   time.Time
@@ -65,6 +66,22 @@ func (g *ServerGoal) Abort(result *cdr.Message) error {
 // Result).
 func (g *ServerGoal) Canceled(result *cdr.Message) error {
 	return g.transition(g.s.codes.canceled, result, g.s.codes.canceling)
+}
+
+// Abandon ends a live goal as rclcpp does when the owner releases its
+// last handle to it unended: through CANCELING to CANCELED with a zero
+// Result, in one status change. Humble's joint_trajectory_controller
+// ends a preempted goal so (its setCanceled on an executing goal is an
+// invalid transition, caught; then the handle is released).
+func (g *ServerGoal) Abandon() error {
+	s := g.s
+	s.mu.Lock()
+	if !s.closed && s.cancelable(g.state) {
+		g.state = s.codes.canceling
+		close(g.canceling)
+	}
+	s.mu.Unlock()
+	return g.transition(s.codes.canceled, nil, s.codes.canceling)
 }
 
 // transition moves the goal to state if it is in one of from; an end

@@ -13,4 +13,7 @@ var (
 	// ErrReply means a node's reply does not answer the request (a
 	// different count of values than names asked for).
 	ErrReply = errors.New("param: reply does not match the request")
+	// ErrDeclaration means a Server was given a declaration rclcpp would
+	// refuse: no name, a name twice, or a statically typed one unset.
+	ErrDeclaration = errors.New("param: invalid declaration")
 )

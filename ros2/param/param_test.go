@@ -1,7 +1,6 @@
 package param
 
 import (
-	"context"
 	"reflect"
 	"sort"
 	"strings"
@@ -54,15 +53,7 @@ func newParamNode(t *testing.T, p *rtps.Participant, set *msgs.Set) *paramNode {
 		{setService, "rcl_interfaces/srv/SetParameters", n.set},
 		{describeService, "rcl_interfaces/srv/DescribeParameters", n.describe},
 	} {
-		ty, err := service.ResolveTypes(set, s.typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := service.NewServer(p, ty, node+"/"+s.name, func(_ context.Context, req *cdr.Message) (*cdr.Message, error) {
-			rep := cdr.Zero(ty.Response)
-			s.h(req, rep)
-			return rep, nil
-		}, service.Options{})
+		srv, _, err := serve(p, set, node+"/"+s.name, s.typ, s.h, service.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@
 // (Fast DDS) nodes and end loudly on a frame of the other dialect, so a
 // test that passes shows we framed every request and reply as that
 // vendor's rmw does. Everything runs inside a network namespace the test
-// binary made. (test/ros2interop does the same for nodes, topics and
-// the graph.)
+// binary made. The other way round, the peers' action and parameter
+// clients drive our action.Server and param.Server (servers_test.go).
+// (test/ros2interop does the same for nodes, topics and the graph.)
 package ros2rpc
