@@ -46,6 +46,9 @@ const (
 	endSucceed ending = iota
 	endAbort
 	endCancel
+	// endAbandon is rclcpp's end of a handle released unended: CANCELED
+	// through CANCELING, a zero Result.
+	endAbandon
 )
 
 // bridgedGoal is one live goal: its ROS 2 handle once accepted, whether
@@ -194,6 +197,8 @@ func (b *goalBridge) result(sid string, e simEnd) {
 			case <-time.After(time.Second):
 			}
 			err = bg.g.Canceled(msg)
+		case endAbandon:
+			err = bg.g.Abandon()
 		}
 	}
 	if err != nil {

@@ -22,12 +22,9 @@ const (
 	typeFJT    = "control_msgs/action/FollowJointTrajectory"
 )
 
-// The texts ros2_controllers' joint_trajectory_controller ends a
-// preempted goal with: Humble cancels it, Jazzy and later abort it.
-const (
-	preemptedText       = "Current goal preempted by new incoming action."
-	preemptedTextHumble = "Current goal cancelled due to new incoming action."
-)
+// The text ros2_controllers' joint_trajectory_controller (Jazzy and
+// later) aborts a preempted goal with.
+const preemptedText = "Current goal preempted by new incoming action."
 
 // trajectory is the FollowJointTrajectory converter of one arm.
 type trajectory struct {
@@ -65,13 +62,13 @@ func (t trajectory) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, err
 	}
 	how := ended(st, b, endAbort)
 	if how == endAbort && st == sim.StatusPreempted {
-		r = msgs.FollowJointTrajectoryResult{ErrorCode: msgs.FollowJointTrajectoryInvalidGoal, ErrorString: preemptedText}
 		if t.distro == ros2msgs.Humble {
-			// Humble's controller cancels the preempted goal; rcl_action
-			// only ends a goal CANCELED through CANCELING, which a client's
-			// cancel starts (see the package doc).
-			r.ErrorString = preemptedTextHumble
+			// Humble's controller calls setCanceled on the executing goal,
+			// which rcl refuses; the released handle then ends it CANCELED
+			// with a zero result.
+			return endAbandon, nil
 		}
+		r = msgs.FollowJointTrajectoryResult{ErrorCode: msgs.FollowJointTrajectoryInvalidGoal, ErrorString: preemptedText}
 	}
 	rf := fields{m: out}
 	rf.set("error_code", r.ErrorCode)

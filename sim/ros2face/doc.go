@@ -18,10 +18,9 @@
 // sim's rules apply after (see package sim), with HoldOnAbort as ROS 2's
 // controller holds after an abort (cmd/simrobot sets it); a preempted goal
 // ends ABORTED, INVALID_GOAL, "Current goal preempted by new incoming
-// action." On Humble the controller cancels it instead, but rcl_action
-// ends a goal CANCELED only through CANCELING, which ros2/action's server
-// enters on a client's cancel alone, so the face still aborts it there,
-// with Humble's text. Kilted's feedback index is the last trajectory point
+// action." on Jazzy and Kilted; on Humble it ends CANCELED with a zero
+// result, as Humble's controller really ends it (ros2/action's
+// ServerGoal.Abandon says why). Kilted's feedback index is the last trajectory point
 // whose time has come.
 //
 // Goals run in the sim under their UUID's text form

@@ -199,17 +199,20 @@ func TestNonZeroLastVelocityIsRejected(t *testing.T) {
 
 // TestPreemptedGoalEndsPerDistro: a new goal preempts the active one,
 // which ends ABORTED (Jazzy, Kilted) with INVALID_GOAL and the
-// controller's text; the new goal succeeds.
+// controller's text, or CANCELED with a zero result (Humble); the new
+// goal succeeds.
 func TestPreemptedGoalEndsPerDistro(t *testing.T) {
 	for i, c := range []struct {
 		d          msgs.Distro
 		want, text string
+		code       int32
 	}{
-		{msgs.Jazzy, "ABORTED", "Current goal preempted by new incoming action."},
-		{msgs.Kilted, "ABORTED", "Current goal preempted by new incoming action."},
+		{msgs.Humble, "CANCELED", "", 0},
+		{msgs.Jazzy, "ABORTED", "Current goal preempted by new incoming action.", -1},
+		{msgs.Kilted, "ABORTED", "Current goal preempted by new incoming action.", -1},
 	} {
 		t.Run(string(c.d), func(t *testing.T) {
-			r := newArmRig(t, c.d, 72+i)
+			r := newArmRig(t, c.d, 71+i)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			first, second := newID(t), newID(t)
@@ -223,7 +226,7 @@ func TestPreemptedGoalEndsPerDistro(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := r.client.Result(ctx, first)
-			if err != nil || res.Status.Name != c.want || res.Message.Get("error_code") != int32(-1) || res.Message.Get("error_string") != c.text {
+			if err != nil || res.Status.Name != c.want || res.Message.Get("error_code") != c.code || res.Message.Get("error_string") != c.text {
 				t.Fatalf("preempted: %+v %s %v", res.Status, res.Message.AppendJSON(nil), err)
 			}
 			if res, err := r.client.Result(ctx, second); err != nil || res.Status.Name != "SUCCEEDED" {
