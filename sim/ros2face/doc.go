@@ -11,7 +11,20 @@
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
 //	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
 //	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result per distro)
-//	/<name>/goals, /<name>/clear_faults                   std_srvs/srv/Trigger, as the ROS 1 face's
+//	/<name>/goals, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
+//
+// Parameters (rcl_interfaces services, read-only: the sim reads its
+// configuration once): joint_trajectory_controller's joints,
+// command_interfaces, state_interfaces,
+// allow_nonzero_velocity_at_trajectory_end, constraints.goal_time and
+// constraints.<joint>.{trajectory,goal}; gripper_controller's joint,
+// goal_tolerance, stall_timeout; diff_drive_controller's cmd_vel_timeout,
+// linear.x.max_velocity, angular.z.max_velocity, odom_frame_id,
+// base_frame_id. The sim's node serves the faults of package sim as
+// writable parameters faults.<key with dots> (faults.arm.abort_after),
+// put in force by apply_faults as on ROS 1; exit_code is not offered, and
+// mute_status mutes only the ROS 1 status topics (ros2/action's server
+// owns the ROS 2 status).
 //
 // The arm follows ros2_controllers' joint_trajectory_controller: a last
 // point with non-zero velocities is rejected before the sim sees it; the

@@ -15,6 +15,7 @@ import (
 	msgs1 "github.com/actbridge/actbridge/msgs"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/sim"
@@ -65,6 +66,11 @@ type face struct {
 	set     *msgs.Set              // the distro's definitions, for the action servers' setup
 	bridges map[string]*goalBridge // by the sim's action namespace
 	servers []*service.Server
+	// nodes are the face's nodes by full name; paramServers their
+	// parameters, faults the sim node's (fault parameters).
+	nodes        map[string]*node.Node
+	paramServers []*param.Server
+	faults       *param.Server
 
 	errMu  sync.Mutex
 	failed map[string]bool // topics whose publish failed, logged once
@@ -90,12 +96,18 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	f := &face{r: r, cfg: cfg, ctx: nc, logf: cfg.Logf, failed: map[string]bool{}, set: set, bridges: map[string]*goalBridge{}}
+	f := &face{r: r, cfg: cfg, ctx: nc, logf: cfg.Logf, failed: map[string]bool{}, set: set, bridges: map[string]*goalBridge{}, nodes: map[string]*node.Node{}}
 	defer f.closeServers()
 	if err := f.topics(); err != nil {
 		return err
 	}
 	if err := f.actions(); err != nil {
+		return err
+	}
+	if err := f.params(f.nodes); err != nil {
+		return err
+	}
+	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -131,19 +143,19 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 // topics makes the nodes and their publishers and subscriptions, and
 // latches the robot description.
 func (f *face) topics() error {
-	self, err := f.ctx.NewNode(f.cfg.Name, "/")
+	self, err := f.node(f.cfg.Name)
 	if err != nil {
 		return err
 	}
-	jsb, err := f.ctx.NewNode("joint_state_broadcaster", "/")
+	jsb, err := f.node("joint_state_broadcaster")
 	if err != nil {
 		return err
 	}
-	rsp, err := f.ctx.NewNode("robot_state_publisher", "/")
+	rsp, err := f.node("robot_state_publisher")
 	if err != nil {
 		return err
 	}
-	ddc, err := f.ctx.NewNode("diff_drive_controller", "/")
+	ddc, err := f.node("diff_drive_controller")
 	if err != nil {
 		return err
 	}
@@ -164,9 +176,6 @@ func (f *face) topics() error {
 		if *p.dst, err = p.n.NewPublisher(p.top, p.typ, p.q); err != nil {
 			return fmt.Errorf("%s: %w", p.top, err)
 		}
-	}
-	if err := f.services(self); err != nil {
-		return err
 	}
 	if f.cmdVel, err = ddc.NewSubscription(TopicCmdVel, typeTwistStamped, qos.Default, node.SubscriptionOptions{}); err != nil {
 		return fmt.Errorf("%s: %w", TopicCmdVel, err)
@@ -261,6 +270,19 @@ func (f *face) takeCmdVel(ctx context.Context) error {
 	}
 }
 
+// node returns the face's node name (in "/"), made on first use.
+func (f *face) node(name string) (*node.Node, error) {
+	if n := f.nodes["/"+name]; n != nil {
+		return n, nil
+	}
+	n, err := f.ctx.NewNode(name, "/")
+	if err != nil {
+		return nil, err
+	}
+	f.nodes[n.FullName()] = n
+	return n, nil
+}
+
 // actions starts the action servers, each on its controller's node.
 func (f *face) actions() error {
 	type served struct {
@@ -279,7 +301,7 @@ func (f *face) actions() error {
 		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
 	}
 	for _, s := range list {
-		n, err := f.ctx.NewNode(s.node, "/")
+		n, err := f.node(s.node)
 		if err != nil {
 			return err
 		}
@@ -297,6 +319,9 @@ func (f *face) closeServers() {
 		b.srv.Close()
 	}
 	for _, s := range f.servers {
+		s.Close()
+	}
+	for _, s := range f.paramServers {
 		s.Close()
 	}
 }

@@ -8,12 +8,12 @@ import (
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/service"
-	"github.com/actbridge/actbridge/sim"
 )
 
 // The sim's own std_srvs/Trigger services, under its node, as the ROS 1
-// face's: /<name>/goals answers the goal log as JSON, /<name>/clear_faults
-// heals the robot.
+// face's: /<name>/goals answers the goal log as JSON, /<name>/apply_faults
+// puts the faults.* parameters in force, /<name>/clear_faults heals the
+// robot and resets them.
 const typeTrigger = "std_srvs/srv/Trigger"
 
 // services starts the sim node's Trigger services.
@@ -27,10 +27,8 @@ func (f *face) services(self *node.Node) error {
 			b, err := json.Marshal(f.r.Goals())
 			return string(b), err
 		},
-		"clear_faults": func() (string, error) {
-			f.r.SetFaults(sim.Faults{})
-			return "{}", nil
-		},
+		"apply_faults": f.applyFaults,
+		"clear_faults": f.clearFaults,
 	} {
 		full := self.FullName() + "/" + name
 		srv, err := service.NewServer(f.ctx.Participant(), types, full, trigger(types, answer), service.Options{Endpoints: self.Announce})

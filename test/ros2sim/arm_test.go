@@ -117,25 +117,9 @@ func sendGoal(ctx context.Context, c *action.Client, id action.GoalID, g *cdr.Me
 // goalLog calls the sim's /simrobot/goals Trigger service.
 func (r *armRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	t.Helper()
-	types, err := service.ResolveTypes(r.set, "std_srvs/srv/Trigger")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := service.NewClient(r.ctx.Participant(), types, "/simrobot/goals", service.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.WaitServer(ctx); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := c.Call(ctx, cdr.Zero(types.Request))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var log sim.GoalLog
-	if err := json.Unmarshal([]byte(rep.Get("message").(string)), &log); err != nil || rep.Get("success") != true {
-		t.Fatalf("goals: %v %v", rep.Get("success"), err)
+	if err := json.Unmarshal([]byte(r.trigger(ctx, t, "/simrobot/goals")), &log); err != nil {
+		t.Fatalf("goals: %v", err)
 	}
 	return log
 }
