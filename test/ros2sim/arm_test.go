@@ -276,3 +276,65 @@ func (r *armRig) actionClient(t *testing.T, name, typ string) (*action.Client, *
 	}
 	return c, cdr.Zero(s)
 }
+
+// TestCancelEndsTheGoalCanceledAndHolds: a client's cancel of the active
+// trajectory ends it CANCELED, and the arm stops where it was.
+func TestCancelEndsTheGoalCanceledAndHolds(t *testing.T) {
+	r := newArmRig(t, msgs.Jazzy, 76)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	id := newID(t)
+	if err := r.send(ctx, t, id, r.goal(t, 1, 3*time.Second, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.client.WaitStatus(ctx, id, func(s action.Status) bool { return s.Name == "EXECUTING" }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := r.client.Cancel(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r.client.Result(ctx, id); err != nil || res.Status.Name != "CANCELED" {
+		t.Fatalf("result: %+v %v", res.Status, err)
+	}
+	if a := r.goalLog(ctx, t)["arm"]; a.Cancels != 1 || a.Goals[0].State != "PREEMPTED" {
+		t.Fatalf("goal log: %+v", a)
+	}
+}
+
+// TestSecondArmServesItsOwnController: with --second-arm the second arm
+// is /arm2_controller/follow_joint_trajectory; its goal succeeds and is
+// logged under "arm2", the first arm's log untouched.
+func TestSecondArmServesItsOwnController(t *testing.T) {
+	const domain = 77
+	sim := startSim(t, domain, "--second-arm")
+	c, n := clientContext(t, msgs.Jazzy, domain, "planner")
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &armRig{sim: sim, set: set, ctx: c, domain: domain}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	js := subscribe(t, n, "/joint_states", "sensor_msgs/msg/JointState", qos.Default)
+	for _, name := range take(ctx, t, js, sim).Get("name").([]string) {
+		if strings.HasPrefix(name, "arm2_") {
+			r.joints = append(r.joints, name)
+		}
+	}
+	if len(r.joints) != 6 {
+		t.Fatalf("second arm joints %v", r.joints)
+	}
+	client, _ := r.actionClient(t, "/arm2_controller/follow_joint_trajectory", fjt)
+	id := newID(t)
+	if err := sendGoal(ctx, client, id, r.goal(t, 0.2, 400*time.Millisecond, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := client.Result(ctx, id); err != nil || res.Status.Name != "SUCCEEDED" {
+		t.Fatalf("result: %+v %v\nsim:\n%s", res.Status, err, sim.Output())
+	}
+	log := r.goalLog(ctx, t)
+	if log["arm2"].Count(simID(id)) != 1 || log["arm"].Received != 0 {
+		t.Fatalf("goal log: %+v", log)
+	}
+}
