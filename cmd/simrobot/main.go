@@ -84,11 +84,17 @@ A simulated ROS 1 robot with the names a gazebo_ros_control robot offers.
 It reads ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP, and registers again after
 a master restart.
 
-With --ros 2 the same robot is a ROS 2 robot under ros2_control names (see
-package sim/ros2face): /joint_states, /robot_description (latched),
-/diff_drive_controller/cmd_vel (TwistStamped) and /odom, the camera.
-It reads ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost
-only) and ROS_STATIC_PEERS. What follows describes the ROS 1 face.
+With --ros 2 (--distro humble|jazzy|kilted) the same robot is a ROS 2
+robot under ros2_control names (package sim/ros2face): /joint_states,
+/robot_description (latched), /diff_drive_controller/cmd_vel (TwistStamped)
+and /odom, the camera, the actions
+/joint_trajectory_controller/follow_joint_trajectory,
+/gripper_controller/gripper_cmd (ParallelGripperCommand on kilted) and
+/navigate_to_pose, the controllers' parameters, and the Trigger services
+/<name>/{apply_faults,clear_faults,goals}; faults are the parameters
+faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
+ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
+What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,

@@ -111,9 +111,10 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
+	// Deferred calls run last first: cancel the loops, then wait for them.
 	defer wg.Wait()
+	defer cancel()
 	errc := make(chan error, 2)
 	for _, loop := range []func(context.Context) error{f.takeCmdVel, f.runCamera} {
 		wg.Add(1)

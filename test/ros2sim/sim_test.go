@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,5 +161,22 @@ func TestCameraPublishesRawAndCompressed(t *testing.T) {
 	c := take(ctx, t, jpg, sim)
 	if data := c.Get("data").([]uint8); c.Get("format") != "jpeg" || len(data) < 4 || data[0] != 0xff || data[1] != 0xd8 {
 		t.Fatalf("compressed: %v, %d bytes", c.Get("format"), len(c.Get("data").([]uint8)))
+	}
+}
+
+// TestSIGTERMStopsTheSimCleanly: on SIGTERM `simrobot --ros 2` withdraws
+// and exits 0, saying it stopped.
+func TestSIGTERMStopsTheSimCleanly(t *testing.T) {
+	sim := startSim(t, 46)
+	if err := syscall.Kill(sim.Pid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sim.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10 s after SIGTERM:\n%s", sim.Output())
+	}
+	if !strings.Contains(sim.Output(), "simrobot: stopped") {
+		t.Fatalf("no clean stop:\n%s", sim.Output())
 	}
 }
