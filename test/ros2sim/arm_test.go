@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,17 @@ func setDuration(m *cdr.Message, d time.Duration) {
 // lastVel, with a 1 s goal_time_tolerance.
 func (r *armRig) goal(t *testing.T, pos float64, dur time.Duration, lastVel float64) *cdr.Message {
 	t.Helper()
+	positions := make([]float64, len(r.joints))
+	for i := range positions {
+		positions[i] = pos
+	}
+	return r.goalTo(t, positions, dur, lastVel, time.Second)
+}
+
+// goalTo moves the arm to positions in dur, the last point's velocities
+// lastVel, with goal_time_tolerance goalTime.
+func (r *armRig) goalTo(t *testing.T, positions []float64, dur time.Duration, lastVel float64, goalTime time.Duration) *cdr.Message {
+	t.Helper()
 	s, err := r.set.Struct(fjt + "_Goal")
 	if err != nil {
 		t.Fatal(err)
@@ -85,15 +97,15 @@ func (r *armRig) goal(t *testing.T, pos float64, dur time.Duration, lastVel floa
 	jt.Set("joint_names", r.joints)
 	pts := cdr.MakeSlice(jt.Type.Field(jt.Type.FieldIndex("points")).Type, 1).([]*cdr.Message)
 	p := pts[0]
-	positions, vels := make([]float64, len(r.joints)), make([]float64, len(r.joints))
-	for i := range positions {
-		positions[i], vels[i] = pos, lastVel
+	vels := make([]float64, len(r.joints))
+	for i := range vels {
+		vels[i] = lastVel
 	}
 	p.Set("positions", positions)
 	p.Set("velocities", vels)
 	setDuration(p.Get("time_from_start").(*cdr.Message), dur)
 	jt.Set("points", pts)
-	setDuration(g.Get("goal_time_tolerance").(*cdr.Message), time.Second)
+	setDuration(g.Get("goal_time_tolerance").(*cdr.Message), goalTime)
 	return g
 }
 
@@ -336,5 +348,30 @@ func TestSecondArmServesItsOwnController(t *testing.T) {
 	log := r.goalLog(ctx, t)
 	if log["arm2"].Count(simID(id)) != 1 || log["arm"].Received != 0 {
 		t.Fatalf("goal log: %+v", log)
+	}
+}
+
+// TestGoalTimeToleranceIsHonoured: a joint sent past its hard stop never
+// reaches the goal; the goal ends ABORTED, GOAL_TOLERANCE_VIOLATED, no
+// sooner than the trajectory's end plus the goal's goal_time_tolerance.
+func TestGoalTimeToleranceIsHonoured(t *testing.T) {
+	r := newArmRig(t, msgs.Jazzy, 78)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	positions := make([]float64, len(r.joints))
+	positions[slices.Index(r.joints, "elbow_joint")] = 2.7                // hard stop at 2.6: within path tolerance, never within goal tolerance
+	const dur, goalTime = 500 * time.Millisecond, 1500 * time.Millisecond // the controller's default is 0.5 s
+	id := newID(t)
+	start := time.Now()
+	if err := r.send(ctx, t, id, r.goalTo(t, positions, dur, 0, goalTime)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.client.Result(ctx, id)
+	took := time.Since(start)
+	if err != nil || res.Status.Name != "ABORTED" || res.Message.Get("error_code") != int32(-5) {
+		t.Fatalf("result: %+v %v", res.Status, err)
+	}
+	if took < dur+goalTime {
+		t.Fatalf("aborted after %v, before the trajectory's end plus goal_time_tolerance (%v)", took, dur+goalTime)
 	}
 }
