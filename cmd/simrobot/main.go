@@ -21,7 +21,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/roslink"
 	"github.com/actbridge/actbridge/sim"
 )
@@ -42,12 +41,11 @@ type options struct {
 	cfg              sim.Config
 	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
 	ros    int
-	distro msgs.Distro
+	distro string // with --ros 2; checked by checkROS
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{cfg: sim.DefaultConfig()}
-	distro := ""
 	fs := flag.NewFlagSet("simrobot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &o.cfg
@@ -76,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
-	fs.StringVar(&distro, "distro", string(msgs.Jazzy), "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted)")
+	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
 
@@ -127,17 +125,8 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 			return o, fmt.Errorf("unexpected argument %q", a)
 		}
 	}
-	if o.ros != 1 && o.ros != 2 {
-		return o, fmt.Errorf("--ros %d: want 1 or 2", o.ros)
-	}
-	d, err := msgs.ParseDistro(distro)
-	if err != nil {
-		return o, fmt.Errorf("--distro: %w", err)
-	}
-	o.distro = d
-	if o.ros == 2 {
-		// ros2_control's joint_trajectory_controller holds position after an abort.
-		c.HoldOnAbort = true
+	if err := o.checkROS(); err != nil {
+		return o, err
 	}
 	if c.JointStatesHz < 1 || c.JointStatesHz > 1000 {
 		return o, fmt.Errorf("--joint-states-hz %g: want 1..1000", c.JointStatesHz)

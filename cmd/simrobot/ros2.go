@@ -2,14 +2,33 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"os/signal"
 	"syscall"
 
+	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/sim/ros2face"
 )
+
+const defaultDistro = string(msgs.Jazzy)
+
+// checkROS checks --ros and --distro; --ros 2 makes the arm hold after an
+// abort, as ros2_control's joint_trajectory_controller does.
+func (o *options) checkROS() error {
+	if o.ros != 1 && o.ros != 2 {
+		return fmt.Errorf("--ros %d: want 1 or 2", o.ros)
+	}
+	if _, err := msgs.ParseDistro(o.distro); err != nil {
+		return fmt.Errorf("--distro: %w", err)
+	}
+	if o.ros == 2 {
+		o.cfg.HoldOnAbort = true
+	}
+	return nil
+}
 
 // run2 serves the robot on ROS 2 (--ros 2), discovery from ROS 2's
 // variables as ros2/node reads them (unset range: localhost only).
@@ -32,7 +51,7 @@ func run2(o options, getenv func(string) string, logger *log.Logger) int {
 	logger.Printf("simrobot: ROS 2 %s, domain %d, discovery %s, node /%s, arm joints %v",
 		o.distro, disc.Domain, disc.Range, o.name, robot.ArmJoints())
 	err = ros2face.Serve(ctx, robot, ros2face.Config{
-		Distro:    o.distro,
+		Distro:    msgs.Distro(o.distro),
 		Discovery: disc,
 		Name:      o.name,
 		Logf:      logger.Printf,
