@@ -10,7 +10,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/msgs"
 	ros2msgs "github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/sim"
 )
@@ -25,6 +24,9 @@ const (
 // The text ros2_controllers' joint_trajectory_controller (Jazzy and
 // later) aborts a preempted goal with.
 const preemptedText = "Current goal preempted by new incoming action."
+
+// errorInvalidGoal is FollowJointTrajectory's INVALID_GOAL error code.
+const errorInvalidGoal int32 = -1
 
 // trajectory is the FollowJointTrajectory converter of one arm.
 type trajectory struct {
@@ -56,7 +58,7 @@ func (t trajectory) submit(id sim.GoalID, m *cdr.Message) error {
 
 func (t trajectory) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
 	st := e.st
-	r, ok := e.res.(msgs.FollowJointTrajectoryResult)
+	r, ok := e.res.(sim.TrajectoryResult)
 	if !ok {
 		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
@@ -68,7 +70,7 @@ func (t trajectory) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, err
 			// with a zero result.
 			return endAbandon, nil
 		}
-		r = msgs.FollowJointTrajectoryResult{ErrorCode: msgs.FollowJointTrajectoryInvalidGoal, ErrorString: preemptedText}
+		r = sim.TrajectoryResult{ErrorCode: errorInvalidGoal, ErrorString: preemptedText}
 	}
 	rf := fields{m: out}
 	rf.set("error_code", r.ErrorCode)
@@ -79,7 +81,7 @@ func (t trajectory) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, err
 // feedback is the distro's FollowJointTrajectory feedback; Kilted's index
 // is the trajectory point the desired state has reached or passed.
 func (t trajectory) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
-	f, ok := fb.(msgs.FollowJointTrajectoryFeedback)
+	f, ok := fb.(sim.TrajectoryFeedback)
 	if !ok {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}
@@ -136,8 +138,8 @@ func nonNil(v []float64) []float64 {
 // trajGoal reads a ROS 2 FollowJointTrajectory goal into the sim's
 // (ROS 1) goal; the multi-DOF and component tolerance fields, which the
 // sim's arm has no use for, are ignored as a single-DOF controller does.
-func trajGoal(m *cdr.Message) (msgs.FollowJointTrajectoryGoal, error) {
-	var g msgs.FollowJointTrajectoryGoal
+func trajGoal(m *cdr.Message) (sim.TrajectoryGoal, error) {
+	var g sim.TrajectoryGoal
 	jt, ok := m.Get("trajectory").(*cdr.Message)
 	if !ok {
 		return g, fmt.Errorf("%w: goal without a trajectory", ErrMessage)

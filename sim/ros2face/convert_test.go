@@ -147,3 +147,33 @@ func FuzzTrajectoryGoal(f *testing.F) {
 		_ = pointIndex(m, time.Unix(6, 0), time.Unix(5, 0))
 	})
 }
+
+func TestFieldOfReadsWrappersWithoutPanicking(t *testing.T) {
+	type wrapper struct {
+		Status int
+		Result string
+		hidden int
+	}
+	w := &wrapper{Status: 3, Result: "r", hidden: 1}
+	for _, c := range []struct {
+		name string
+		v    any
+		fld  string
+		ok   bool
+	}{
+		{"pointer", w, "Status", true},
+		{"value", *w, "Result", true},
+		{"missing", w, "Feedback", false},
+		{"unexported", w, "hidden", false},
+		{"nil pointer", (*wrapper)(nil), "Status", false},
+		{"not a struct", 7, "Status", false},
+		{"nil", nil, "Status", false},
+	} {
+		if _, ok := fieldOf[any](c.v, c.fld); ok != c.ok {
+			t.Errorf("%s: ok %v, want %v", c.name, ok, c.ok)
+		}
+	}
+	if n, ok := fieldOf[string](w, "Status"); ok || n != "" {
+		t.Errorf("a field of another type: %q %v", n, ok)
+	}
+}

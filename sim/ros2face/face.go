@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"log"
 	"path"
+	"reflect"
 	"sync"
 
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	msgs1 "github.com/actbridge/actbridge/msgs"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/param"
@@ -334,18 +335,41 @@ func (f *face) actionMessage(m sim.Message) {
 	if b == nil {
 		return
 	}
-	switch msg := m.Msg.(type) {
-	case *msgs1.FollowJointTrajectoryActionResult:
-		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
-	case *msgs1.FollowJointTrajectoryActionFeedback:
-		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
-	case *msgs1.GripperCommandActionResult:
-		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
-	case *msgs1.GripperCommandActionFeedback:
-		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
-	case *msgs1.MoveBaseActionResult:
-		b.result(msg.Status.GoalId.Id, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
-	case *msgs1.MoveBaseActionFeedback:
-		b.feedback(msg.Status.GoalId.Id, msg.Feedback)
+	st, ok := fieldOf[actionlib_msgs.GoalStatus](m.Msg, "Status")
+	if !ok {
+		return
 	}
+	switch path.Base(m.Topic) {
+	case "result":
+		if res, ok := fieldOf[any](m.Msg, "Result"); ok {
+			b.result(st.GoalId.Id, simEnd{st.Status, st.Text, res})
+		}
+	case "feedback":
+		if fb, ok := fieldOf[any](m.Msg, "Feedback"); ok {
+			b.feedback(st.GoalId.Id, fb)
+		}
+	}
+}
+
+// fieldOf reads the named field of a struct or pointer to one, the way
+// the ROS 1 action wrappers (…ActionResult, …ActionFeedback) all carry
+// Status and Result or Feedback, without naming their package.
+func fieldOf[T any](v any, name string) (T, bool) {
+	var zero T
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return zero, false
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return zero, false
+	}
+	f := rv.FieldByName(name)
+	if !f.IsValid() || !f.CanInterface() {
+		return zero, false
+	}
+	t, ok := f.Interface().(T)
+	return t, ok
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/msgs"
 	"github.com/actbridge/actbridge/sim"
 )
 
@@ -29,28 +28,28 @@ func (c gripperCommand) submit(id sim.GoalID, m *cdr.Message) error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("%w: GripperCommand goal", ErrMessage)
 	}
-	c.f.r.GripperGoal(id, msgs.GripperCommandGoal{Command: control_msgs.GripperCommand{Position: pos, MaxEffort: eff}})
+	c.f.r.GripperGoal(id, sim.GripperGoal{Command: control_msgs.GripperCommand{Position: pos, MaxEffort: eff}})
 	return nil
 }
 
 func (c gripperCommand) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
 	st := e.st
-	r, ok := e.res.(msgs.GripperCommandResult)
+	r, ok := e.res.(sim.GripperResult)
 	if !ok {
 		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
-	return ended(st, b, endAbort), gripperState(out, msgs.GripperCommandFeedback(r))
+	return ended(st, b, endAbort), gripperState(out, sim.GripperFeedback(r))
 }
 
 func (c gripperCommand) feedback(fb any, _ *bridgedGoal, out *cdr.Message) error {
-	f, ok := fb.(msgs.GripperCommandFeedback)
+	f, ok := fb.(sim.GripperFeedback)
 	if !ok {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}
 	return gripperState(out, f)
 }
 
-func gripperState(out *cdr.Message, s msgs.GripperCommandFeedback) error {
+func gripperState(out *cdr.Message, s sim.GripperFeedback) error {
 	fl := fields{m: out}
 	fl.set("position", s.Position)
 	fl.set("effort", s.Effort)
@@ -74,7 +73,7 @@ func (c parallelGripper) submit(id sim.GoalID, m *cdr.Message) error {
 	if len(names) != 1 || names[0] != c.joint || len(pos) != 1 {
 		return fmt.Errorf("the command must name %s alone, with one position", c.joint)
 	}
-	g := msgs.GripperCommandGoal{Command: control_msgs.GripperCommand{Position: pos[0]}}
+	g := sim.GripperGoal{Command: control_msgs.GripperCommand{Position: pos[0]}}
 	if len(eff) > 0 {
 		g.Command.MaxEffort = eff[0]
 	}
@@ -84,7 +83,7 @@ func (c parallelGripper) submit(id sim.GoalID, m *cdr.Message) error {
 
 func (c parallelGripper) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
 	st := e.st
-	r, ok := e.res.(msgs.GripperCommandResult)
+	r, ok := e.res.(sim.GripperResult)
 	if !ok {
 		return 0, fmt.Errorf("%w: sim result %T", ErrMessage, e.res)
 	}
@@ -96,7 +95,7 @@ func (c parallelGripper) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending
 }
 
 func (c parallelGripper) feedback(fb any, _ *bridgedGoal, out *cdr.Message) error {
-	f, ok := fb.(msgs.GripperCommandFeedback)
+	f, ok := fb.(sim.GripperFeedback)
 	if !ok {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/msgs"
 	"github.com/actbridge/actbridge/sim"
 )
 
@@ -32,16 +31,16 @@ func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
 	if !ok {
 		return fmt.Errorf("%w: NavigateToPose goal without a pose", ErrMessage)
 	}
-	var g msgs.MoveBaseGoal
-	g.TargetPose.Header = std_msgs.Header{FrameId: str(get(ps, "header.frame_id"))}
+	var g geometry_msgs.PoseStamped
+	g.Header = std_msgs.Header{FrameId: str(get(ps, "header.frame_id"))}
 	if s, ok := get(ps, "header.stamp").(*cdr.Message); ok {
-		g.TargetPose.Header.Stamp = timeOf(s)
+		g.Header.Stamp = timeOf(s)
 	}
-	p := &g.TargetPose.Pose
+	p := &g.Pose
 	p.Position = geometry_msgs.Point{X: num(get(ps, "pose.position.x")), Y: num(get(ps, "pose.position.y")), Z: num(get(ps, "pose.position.z"))}
 	p.Orientation = geometry_msgs.Quaternion{X: num(get(ps, "pose.orientation.x")), Y: num(get(ps, "pose.orientation.y")),
 		Z: num(get(ps, "pose.orientation.z")), W: num(get(ps, "pose.orientation.w"))}
-	n.f.r.MoveBaseGoal(id, g)
+	n.f.r.NavigateGoal(id, g)
 	return nil
 }
 
@@ -64,11 +63,11 @@ func (n navigate) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error
 // feedback carries the base's pose, the time since the goal arrived and
 // the straight-line distance left (the sim plans no path).
 func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
-	f, ok := fb.(msgs.MoveBaseFeedback)
+	// move_base's feedback is the base's pose in a MoveBaseFeedback.
+	bp, ok := fieldOf[geometry_msgs.PoseStamped](fb, "BasePosition")
 	if !ok {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}
-	bp := f.BasePosition
 	fl := fields{m: out}
 	fl.stamp("current_pose.header.stamp", bp.Header.Stamp)
 	fl.set("current_pose.header.frame_id", bp.Header.FrameId)
