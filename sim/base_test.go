@@ -87,3 +87,43 @@ func TestOdomReportsPoseAndTwist(t *testing.T) {
 		t.Errorf("odometry %+v", last)
 	}
 }
+
+// TestStampedCmdVelTimesOutFromItsStamp: ROS 2's diff_drive_controller
+// measures the 0.5 s timeout from the command's stamp, takes a zero stamp
+// as now and drops a command already older than the timeout.
+func TestStampedCmdVelTimesOutFromItsStamp(t *testing.T) {
+	cases := []struct {
+		name      string
+		age       time.Duration // how long before now the command is stamped; -1: zero stamp
+		taken     bool
+		movingFor time.Duration
+	}{
+		{"zero stamp is now", -1, true, 500 * time.Millisecond},
+		{"fresh", 0, true, 500 * time.Millisecond},
+		{"stamped 0.3 s ago", 300 * time.Millisecond, true, 200 * time.Millisecond},
+		{"stamped 0.6 s ago", 600 * time.Millisecond, false, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newTestRobot(t)
+			r.Advance(time.Second)
+			var stamp time.Time
+			if c.age >= 0 {
+				stamp = r.Now().Add(-c.age)
+			}
+			if got := r.CmdVelStamped(stamp, 0.3, 0); got != c.taken {
+				t.Fatalf("taken %v, want %v", got, c.taken)
+			}
+			if c.movingFor > 0 {
+				r.Advance(c.movingFor - 10*time.Millisecond)
+				if v := r.BaseVelocity(); v.Linear != 0.3 {
+					t.Fatalf("velocity %+v before the stamp's timeout", v)
+				}
+			}
+			r.Advance(20 * time.Millisecond)
+			if v := r.BaseVelocity(); v != (Twist2D{}) {
+				t.Errorf("velocity %+v after the stamp's timeout, want stopped", v)
+			}
+		})
+	}
+}

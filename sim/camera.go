@@ -61,6 +61,13 @@ type camera struct {
 }
 
 func newCamera() *camera {
+	raw, compressed := CameraPictures()
+	return &camera{raw: raw, compressed: compressed}
+}
+
+// CameraPictures is the camera's picture as rgb8 rows and as JPEG, for a
+// face that builds its own image messages.
+func CameraPictures() (rgb8, jpg []byte) {
 	img := TestPattern(CameraWidth, CameraHeight)
 	raw := make([]byte, 0, CameraWidth*CameraHeight*3)
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -68,7 +75,7 @@ func newCamera() *camera {
 	}
 	var b bytes.Buffer
 	_ = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
-	return &camera{raw: raw, compressed: b.Bytes()}
+	return raw, b.Bytes()
 }
 
 // frames are the next raw and compressed messages.

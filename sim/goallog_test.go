@@ -55,3 +55,22 @@ func TestGoalLogCountsEveryGoalByID(t *testing.T) {
 		t.Errorf("Count(a) = %d, want 2", n)
 	}
 }
+
+// TestDuplicateGoalIsLoggedAndCountedNotRun: a duplicate reported by a
+// face is one more goal record, marked duplicate and counted; the goal
+// that ran keeps its state and nothing new starts.
+func TestDuplicateGoalIsLoggedAndCountedNotRun(t *testing.T) {
+	r := newTestRobot(t)
+	r.ArmGoal(GoalID{ID: "u1"}, traj(r, 0.2, uniform(6, 0.1)))
+	runUntilDone(t, r, Arm, "u1", 2*time.Second)
+	if err := r.DuplicateGoal(Arm, GoalID{ID: "u1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DuplicateGoal("nope", GoalID{ID: "u1"}); err == nil {
+		t.Fatal("an unknown action was accepted")
+	}
+	a := r.Goals()[Arm]
+	if a.Received != 2 || a.Duplicates != 1 || a.Count("u1") != 2 || !a.Goals[1].Duplicate || a.Goals[0].State != "SUCCEEDED" {
+		t.Fatalf("log %+v", a)
+	}
+}

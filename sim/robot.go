@@ -591,6 +591,22 @@ func (r *Robot) MoveBaseGoal(id GoalID, g msgs.MoveBaseGoal) {
 	r.navSrv.handleGoal(r.clock.Now(), r.wall(), id, g.TargetPose)
 }
 
+// DuplicateGoal logs a goal message whose id a face's own action server
+// already holds (ROS 2's servers deduplicate before the goal reaches the
+// robot), so the goal log counts it as the ROS 1 face's does; nothing runs.
+func (r *Robot) DuplicateGoal(action string, id GoalID) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.logs[action]
+	if !ok {
+		return fmt.Errorf("sim: unknown action %q", action)
+	}
+	rec := l.goal(id, r.clock.Now(), r.wall())
+	rec.Duplicate = true
+	l.a.Duplicates++
+	return nil
+}
+
 // Cancel is a message on an action's cancel topic.
 func (r *Robot) Cancel(action string, id GoalID) error {
 	r.mu.Lock()
@@ -612,6 +628,23 @@ func (r *Robot) Cancel(action string, id GoalID) error {
 		return fmt.Errorf("sim: unknown action %q", action)
 	}
 	return nil
+}
+
+// CmdVelStamped is a command whose timeout runs from its stamp, as ROS 2's
+// diff_drive_controller does: a zero stamp means now, and a command
+// already older than the timeout is dropped. It reports whether it was taken.
+func (r *Robot) CmdVelStamped(stamp time.Time, linear, angular float64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.clock.Now()
+	if stamp.IsZero() {
+		stamp = now
+	}
+	if now.Sub(stamp) > r.cfg.Base.CmdTimeout {
+		return false
+	}
+	r.base.command(stamp, Twist2D{Linear: linear, Angular: angular})
+	return true
 }
 
 // CmdVel is a /cmd_vel message.

@@ -39,6 +39,9 @@ type options struct {
 	initialPositions string
 	initialPose      string
 	cfg              sim.Config
+	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
+	ros    int
+	distro string // with --ros 2; checked by checkROS
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -70,12 +73,26 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
+	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
+	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
 
 A simulated ROS 1 robot with the names a gazebo_ros_control robot offers.
 It reads ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP, and registers again after
 a master restart.
+
+With --ros 2 (--distro humble|jazzy|kilted) the same robot is a ROS 2
+robot under ros2_control names (package sim/ros2face): /joint_states,
+/robot_description (latched), /diff_drive_controller/cmd_vel (TwistStamped)
+and /odom, the camera, the actions
+/joint_trajectory_controller/follow_joint_trajectory,
+/gripper_controller/gripper_cmd (ParallelGripperCommand on kilted) and
+/navigate_to_pose, the controllers' parameters, and the Trigger services
+/<name>/{apply_faults,clear_faults,goals}; faults are the parameters
+faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
+ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
+What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,
@@ -107,6 +124,9 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 		default:
 			return o, fmt.Errorf("unexpected argument %q", a)
 		}
+	}
+	if err := o.checkROS(); err != nil {
+		return o, err
 	}
 	if c.JointStatesHz < 1 || c.JointStatesHz > 1000 {
 		return o, fmt.Errorf("--joint-states-hz %g: want 1..1000", c.JointStatesHz)
@@ -145,6 +165,9 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simrobot: %v\n", err)
 		return 2
+	}
+	if o.ros == 2 {
+		return run2(o, getenv, logger)
 	}
 	env, err := roslink.EnvFrom(getenv)
 	if err != nil {

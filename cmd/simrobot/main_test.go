@@ -51,6 +51,8 @@ func TestBadFlagsExitTwoAndHelpExitsZero(t *testing.T) {
 		{[]string{"--time-scale", "0"}, 2},
 		{[]string{"--no-such-flag"}, 2},
 		{[]string{"stray"}, 2},
+		{[]string{"--ros", "3"}, 2},
+		{[]string{"--ros", "2", "--distro", "rolling"}, 2},
 		{[]string{"--urdf", "/no/such/file.urdf"}, 2},
 		{[]string{"--initial-positions", "no_such_joint=1"}, 2},
 		{[]string{"--initial-positions", "elbow_joint"}, 2},

@@ -1,0 +1,46 @@
+// Package ros2face serves a sim.Robot on ROS 2, under the names a
+// ros2_control robot offers, through the pure-Go client layer (ros2/node,
+// ros2/action, ros2/service):
+//
+//	/joint_states                    sensor_msgs/JointState, as joint_state_broadcaster
+//	/robot_description               std_msgs/String, latched (transient_local, keep-last 1), as robot_state_publisher
+//	/diff_drive_controller/cmd_vel   geometry_msgs/TwistStamped in; the 0.5 s timeout runs from the stamp, a zero stamp is now
+//	/diff_drive_controller/odom      nav_msgs/Odometry
+//	/camera/image_raw(/compressed)   sensor_msgs/Image and CompressedImage, as the ROS 1 face
+//	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
+//	/arm2_controller/follow_joint_trajectory              the same, with a second arm
+//	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
+//	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result per distro)
+//	/<name>/goals, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
+//
+// Parameters (rcl_interfaces services, read-only: the sim reads its
+// configuration once): joint_trajectory_controller's joints,
+// command_interfaces, state_interfaces,
+// allow_nonzero_velocity_at_trajectory_end, constraints.goal_time and
+// constraints.<joint>.{trajectory,goal}; gripper_controller's joint,
+// goal_tolerance, stall_timeout; diff_drive_controller's cmd_vel_timeout,
+// linear.x.max_velocity, angular.z.max_velocity, odom_frame_id,
+// base_frame_id. The sim's node serves the faults of package sim as
+// writable parameters faults.<key with dots> (faults.arm.abort_after),
+// put in force by apply_faults as on ROS 1; exit_code is not offered, and
+// mute_status mutes only the ROS 1 status topics (ros2/action's server
+// owns the ROS 2 status).
+//
+// The arm follows ros2_controllers' joint_trajectory_controller: a last
+// point with non-zero velocities is rejected before the sim sees it; the
+// sim's rules apply after (see package sim), with HoldOnAbort as ROS 2's
+// controller holds after an abort (cmd/simrobot sets it); a preempted goal
+// ends ABORTED, INVALID_GOAL, "Current goal preempted by new incoming
+// action." on Jazzy and Kilted; on Humble it ends CANCELED with a zero
+// result, as Humble's controller really ends it (ros2/action's
+// ServerGoal.Abandon says why). Kilted's feedback index is the last trajectory point
+// whose time has come.
+//
+// Goals run in the sim under their UUID's text form
+// (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), so the goal log names them; a
+// send_goal naming a UUID the server still holds is answered as rclcpp
+// answers it, not run, logged and counted in the goal log as a duplicate.
+//
+// The sim core stays transport-free: the face converts what Robot.Run
+// hands it and calls the Robot's methods for what arrives.
+package ros2face

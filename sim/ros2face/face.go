@@ -1,0 +1,375 @@
+package ros2face
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"path"
+	"reflect"
+	"sync"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/param"
+	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/ros2/service"
+	"github.com/actbridge/actbridge/sim"
+)
+
+// The names a ros2_control robot with these controllers offers.
+const (
+	TopicJointStates      = "/joint_states"
+	TopicRobotDescription = "/robot_description"
+	TopicCmdVel           = "/diff_drive_controller/cmd_vel"
+	TopicOdom             = "/diff_drive_controller/odom"
+	TopicCameraImage      = sim.TopicCameraImage
+	TopicCameraCompressed = sim.TopicCameraCompressed
+)
+
+// The ROS 2 types the face speaks.
+const (
+	typeJointState      = "sensor_msgs/msg/JointState"
+	typeString          = "std_msgs/msg/String"
+	typeTwistStamped    = "geometry_msgs/msg/TwistStamped"
+	typeOdometry        = "nav_msgs/msg/Odometry"
+	typeImage           = "sensor_msgs/msg/Image"
+	typeCompressedImage = "sensor_msgs/msg/CompressedImage"
+)
+
+// Config is how Serve presents a robot on ROS 2.
+type Config struct {
+	Distro    msgs.Distro
+	Discovery node.Discovery
+	// Name is the sim's own node (faults and the goal log live under it);
+	// "simrobot" when empty.
+	Name string
+	// Ready, if set, is called once every endpoint is announced.
+	Ready func()
+	Logf  func(format string, args ...any)
+}
+
+// face is one Serve: the Context, its nodes' endpoints and the robot.
+type face struct {
+	r    *sim.Robot
+	cfg  Config
+	ctx  *node.Context
+	logf func(string, ...any)
+
+	joints, odom, image, compressed, description *node.Publisher
+	cmdVel                                       *node.Subscription
+
+	set     *msgs.Set              // the distro's definitions, for the action servers' setup
+	bridges map[string]*goalBridge // by the sim's action namespace
+	servers []*service.Server
+	// nodes are the face's nodes by full name; paramServers their
+	// parameters, faults the sim node's (fault parameters).
+	nodes        map[string]*node.Node
+	paramServers []*param.Server
+	faults       *param.Server
+
+	errMu  sync.Mutex
+	failed map[string]bool // topics whose publish failed, logged once
+}
+
+// Serve runs r on ROS 2 until ctx ends: it joins the domain as one
+// participant, announces the robot's nodes, steps the robot in paced
+// simulated time and publishes what it produces. It returns nil when ctx
+// ends, or the error that stopped it.
+func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
+	if cfg.Name == "" {
+		cfg.Name = "simrobot"
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
+	}
+	nc, err := node.NewContext(ctx, node.Options{Distro: cfg.Distro, Discovery: cfg.Discovery})
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	set, err := msgs.Load(cfg.Distro)
+	if err != nil {
+		return err
+	}
+	f := &face{r: r, cfg: cfg, ctx: nc, logf: cfg.Logf, failed: map[string]bool{}, set: set, bridges: map[string]*goalBridge{}, nodes: map[string]*node.Node{}}
+	defer f.closeServers()
+	if err := f.topics(); err != nil {
+		return err
+	}
+	if err := f.actions(); err != nil {
+		return err
+	}
+	if err := f.params(f.nodes); err != nil {
+		return err
+	}
+	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	// Deferred calls run last first: cancel the loops, then wait for them.
+	defer wg.Wait()
+	defer cancel()
+	errc := make(chan error, 2)
+	for _, loop := range []func(context.Context) error{f.takeCmdVel, f.runCamera} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := loop(ctx); err != nil && ctx.Err() == nil {
+				errc <- err
+				cancel()
+			}
+		}()
+	}
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
+	err = r.Run(ctx, f.publish)
+	select {
+	case e := <-errc:
+		return e
+	default:
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// topics makes the nodes and their publishers and subscriptions, and
+// latches the robot description.
+func (f *face) topics() error {
+	self, err := f.node(f.cfg.Name)
+	if err != nil {
+		return err
+	}
+	jsb, err := f.node("joint_state_broadcaster")
+	if err != nil {
+		return err
+	}
+	rsp, err := f.node("robot_state_publisher")
+	if err != nil {
+		return err
+	}
+	ddc, err := f.node("diff_drive_controller")
+	if err != nil {
+		return err
+	}
+	pubs := []struct {
+		n   *node.Node
+		dst **node.Publisher
+		top string
+		typ string
+		q   qos.Profile
+	}{
+		{jsb, &f.joints, TopicJointStates, typeJointState, qos.Default},
+		{rsp, &f.description, TopicRobotDescription, typeString, qos.Latched},
+		{ddc, &f.odom, TopicOdom, typeOdometry, qos.Default},
+		{self, &f.image, TopicCameraImage, typeImage, qos.Default},
+		{self, &f.compressed, TopicCameraCompressed, typeCompressedImage, qos.Default},
+	}
+	for _, p := range pubs {
+		if *p.dst, err = p.n.NewPublisher(p.top, p.typ, p.q); err != nil {
+			return fmt.Errorf("%s: %w", p.top, err)
+		}
+	}
+	if f.cmdVel, err = ddc.NewSubscription(TopicCmdVel, typeTwistStamped, qos.Default, node.SubscriptionOptions{}); err != nil {
+		return fmt.Errorf("%s: %w", TopicCmdVel, err)
+	}
+	m := f.description.New()
+	fl := fields{m: m}
+	fl.set("data", f.r.Config().URDF)
+	if fl.err != nil {
+		return fl.err
+	}
+	return f.description.Publish(m)
+}
+
+// publish hands the robot's periodic messages to their ROS 2 topics.
+func (f *face) publish(ms []sim.Message) {
+	for _, m := range ms {
+		switch msg := m.Msg.(type) {
+		case *sensor_msgs.JointState:
+			f.send(TopicJointStates, f.joints, func(fl *fields) { jointState(fl, msg) })
+		case *nav_msgs.Odometry:
+			f.send(TopicOdom, f.odom, func(fl *fields) { odometry(fl, msg) })
+		default:
+			f.actionMessage(m)
+		}
+	}
+}
+
+// send fills a new message of p and publishes it; a failure is logged
+// once per topic, since the same cause would repeat at every period.
+func (f *face) send(topic string, p *node.Publisher, fill func(*fields)) {
+	fl := fields{m: p.New()}
+	fill(&fl)
+	err := fl.err
+	if err == nil {
+		err = p.Publish(fl.m)
+	}
+	if err == nil {
+		return
+	}
+	f.errMu.Lock()
+	defer f.errMu.Unlock()
+	if !f.failed[topic] {
+		f.failed[topic] = true
+		f.logf("ros2face: publish %s: %v", topic, err)
+	}
+}
+
+func jointState(fl *fields, js *sensor_msgs.JointState) {
+	fl.stamp("header.stamp", js.Header.Stamp)
+	fl.set("header.frame_id", js.Header.FrameId)
+	fl.set("name", js.Name)
+	fl.set("position", js.Position)
+	fl.set("velocity", js.Velocity)
+	fl.set("effort", js.Effort)
+}
+
+func odometry(fl *fields, o *nav_msgs.Odometry) {
+	fl.stamp("header.stamp", o.Header.Stamp)
+	fl.set("header.frame_id", o.Header.FrameId)
+	fl.set("child_frame_id", o.ChildFrameId)
+	p := o.Pose.Pose
+	fl.set("pose.pose.position.x", p.Position.X)
+	fl.set("pose.pose.position.y", p.Position.Y)
+	fl.set("pose.pose.position.z", p.Position.Z)
+	fl.set("pose.pose.orientation.x", p.Orientation.X)
+	fl.set("pose.pose.orientation.y", p.Orientation.Y)
+	fl.set("pose.pose.orientation.z", p.Orientation.Z)
+	fl.set("pose.pose.orientation.w", p.Orientation.W)
+	t := o.Twist.Twist
+	fl.set("twist.twist.linear.x", t.Linear.X)
+	fl.set("twist.twist.angular.z", t.Angular.Z)
+}
+
+// takeCmdVel feeds every TwistStamped to the base; Robot.CmdVelStamped
+// applies diff_drive_controller's stamp rules.
+func (f *face) takeCmdVel(ctx context.Context) error {
+	for {
+		m, _, err := f.cmdVel.Take(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, node.ErrClosed) {
+				return nil
+			}
+			continue // an undecodable sample; the next one may be fine
+		}
+		stamp, _ := get(m, "header.stamp").(*cdr.Message)
+		lin, _ := get(m, "twist.linear.x").(float64)
+		ang, _ := get(m, "twist.angular.z").(float64)
+		if stamp == nil {
+			continue
+		}
+		f.r.CmdVelStamped(timeOf(stamp), lin, ang)
+	}
+}
+
+// node returns the face's node name (in "/"), made on first use.
+func (f *face) node(name string) (*node.Node, error) {
+	if n := f.nodes["/"+name]; n != nil {
+		return n, nil
+	}
+	n, err := f.ctx.NewNode(name, "/")
+	if err != nil {
+		return nil, err
+	}
+	f.nodes[n.FullName()] = n
+	return n, nil
+}
+
+// actions starts the action servers, each on its controller's node.
+func (f *face) actions() error {
+	type served struct {
+		node, name, typ, short, simNS string
+		conv                          converter
+	}
+	list := []served{
+		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, sim.ArmAction, trajectory{f: f, distro: f.cfg.Distro}},
+	}
+	grip := served{"gripper_controller", GripperAction, typeGripperCommand, sim.Gripper, sim.GripperAction, gripperCommand{f}}
+	if f.cfg.Distro == msgs.Kilted {
+		grip.typ, grip.conv = typeParallel, parallelGripper{f: f, joint: f.r.Config().GripperJoint}
+	}
+	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, sim.MoveBaseAction, navigate{f}})
+	if f.r.Arm2Joints() != nil {
+		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
+	}
+	for _, s := range list {
+		n, err := f.node(s.node)
+		if err != nil {
+			return err
+		}
+		b, err := f.newGoalBridge(n, s.name, s.typ, s.short, s.conv)
+		if err != nil {
+			return err
+		}
+		f.bridges[s.simNS] = b
+	}
+	return nil
+}
+
+func (f *face) closeServers() {
+	for _, b := range f.bridges {
+		b.srv.Close()
+	}
+	for _, s := range f.servers {
+		s.Close()
+	}
+	for _, s := range f.paramServers {
+		s.Close()
+	}
+}
+
+// actionMessage hands a sim action server's result or feedback to the
+// bridge of its action; status arrays are the ROS 2 servers' own.
+func (f *face) actionMessage(m sim.Message) {
+	b := f.bridges[path.Dir(m.Topic)]
+	if b == nil {
+		return
+	}
+	st, ok := fieldOf[actionlib_msgs.GoalStatus](m.Msg, "Status")
+	if !ok {
+		return
+	}
+	switch path.Base(m.Topic) {
+	case "result":
+		if res, ok := fieldOf[any](m.Msg, "Result"); ok {
+			b.result(st.GoalId.Id, simEnd{st.Status, st.Text, res})
+		}
+	case "feedback":
+		if fb, ok := fieldOf[any](m.Msg, "Feedback"); ok {
+			b.feedback(st.GoalId.Id, fb)
+		}
+	}
+}
+
+// fieldOf reads the named field of a struct or pointer to one, the way
+// the ROS 1 action wrappers (…ActionResult, …ActionFeedback) all carry
+// Status and Result or Feedback, without naming their package.
+func fieldOf[T any](v any, name string) (T, bool) {
+	var zero T
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return zero, false
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return zero, false
+	}
+	f := rv.FieldByName(name)
+	if !f.IsValid() || !f.CanInterface() {
+		return zero, false
+	}
+	t, ok := f.Interface().(T)
+	return t, ok
+}

@@ -1,0 +1,92 @@
+package ros2face
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
+
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/sim"
+)
+
+// Nav2's NavigateToPose, served by bt_navigator.
+const (
+	NavigateAction = "/navigate_to_pose"
+	typeNavigate   = "nav2_msgs/action/NavigateToPose"
+	// navUnknownError is Nav2's UNKNOWN error code (named from Kilted on),
+	// for an abort the sim gives no code for.
+	navUnknownError = uint16(9000)
+)
+
+// navigate converts NavigateToPose; the result is the distro's (Humble:
+// std_msgs/Empty; Jazzy, Kilted: error_code and error_msg), and a
+// preempted goal ends ABORTED as Nav2's simple action server ends it.
+type navigate struct{ f *face }
+
+func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
+	ps, ok := m.Get("pose").(*cdr.Message)
+	if !ok {
+		return fmt.Errorf("%w: NavigateToPose goal without a pose", ErrMessage)
+	}
+	var g geometry_msgs.PoseStamped
+	g.Header = std_msgs.Header{FrameId: str(get(ps, "header.frame_id"))}
+	if s, ok := get(ps, "header.stamp").(*cdr.Message); ok {
+		g.Header.Stamp = timeOf(s)
+	}
+	p := &g.Pose
+	p.Position = geometry_msgs.Point{X: num(get(ps, "pose.position.x")), Y: num(get(ps, "pose.position.y")), Z: num(get(ps, "pose.position.z"))}
+	p.Orientation = geometry_msgs.Quaternion{X: num(get(ps, "pose.orientation.x")), Y: num(get(ps, "pose.orientation.y")),
+		Z: num(get(ps, "pose.orientation.z")), W: num(get(ps, "pose.orientation.w"))}
+	n.f.r.NavigateGoal(id, g)
+	return nil
+}
+
+func str(v any) string  { s, _ := v.(string); return s }
+func num(v any) float64 { f, _ := v.(float64); return f }
+
+func (n navigate) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error) {
+	how := ended(e.st, b, endAbort)
+	if out.Type.FieldIndex("error_code") < 0 {
+		return how, nil // Humble: an Empty result
+	}
+	fl := fields{m: out}
+	if how == endAbort {
+		fl.set("error_code", navUnknownError)
+		fl.set("error_msg", e.text)
+	}
+	return how, fl.err
+}
+
+// feedback carries the base's pose, the time since the goal arrived and
+// the straight-line distance left (the sim plans no path).
+func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
+	// move_base's feedback is the base's pose in a MoveBaseFeedback.
+	bp, ok := fieldOf[geometry_msgs.PoseStamped](fb, "BasePosition")
+	if !ok {
+		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
+	}
+	fl := fields{m: out}
+	fl.stamp("current_pose.header.stamp", bp.Header.Stamp)
+	fl.set("current_pose.header.frame_id", bp.Header.FrameId)
+	fl.set("current_pose.pose.position.x", bp.Pose.Position.X)
+	fl.set("current_pose.pose.position.y", bp.Pose.Position.Y)
+	fl.set("current_pose.pose.orientation.x", bp.Pose.Orientation.X)
+	fl.set("current_pose.pose.orientation.y", bp.Pose.Orientation.Y)
+	fl.set("current_pose.pose.orientation.z", bp.Pose.Orientation.Z)
+	fl.set("current_pose.pose.orientation.w", bp.Pose.Orientation.W)
+	dist := math.Hypot(num(get(b.goal, "pose.pose.position.x"))-bp.Pose.Position.X, num(get(b.goal, "pose.pose.position.y"))-bp.Pose.Position.Y)
+	fl.set("distance_remaining", float32(dist))
+	elapsed := bp.Header.Stamp.Sub(b.accepted)
+	sec, nsec := durationFields(max(elapsed, 0))
+	fl.set("navigation_time.sec", sec)
+	fl.set("navigation_time.nanosec", nsec)
+	if v := n.f.r.Config().Base.MaxLinear; v > 0 {
+		sec, nsec = durationFields(time.Duration(dist / v * float64(time.Second)))
+		fl.set("estimated_time_remaining.sec", sec)
+		fl.set("estimated_time_remaining.nanosec", nsec)
+	}
+	return fl.err
+}
