@@ -67,7 +67,8 @@ type Config struct {
 	ROS2 `yaml:",inline"`
 	// NodeName is the bridge's ROS node name (no namespace; ROS_NAMESPACE applies).
 	NodeName string `yaml:"node_name"`
-	// DescriptionParam is the parameter holding the URDF.
+	// DescriptionParam is the parameter holding the URDF (ros1), or the
+	// latched topic robot_state_publisher publishes it on (ros2).
 	DescriptionParam string `yaml:"robot_description_param"`
 	// LimitsFile is the joint_limits.yaml; a relative path is relative to
 	// the config file. Empty means URDF limits only.
