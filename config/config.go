@@ -44,10 +44,11 @@ const (
 // Transports.
 const (
 	TransportROS1 = "ros1"
+	TransportROS2 = "ros2"
 )
 
 // Transports lists the transport values a config may name.
-func Transports() []string { return []string{TransportROS1} }
+func Transports() []string { return []string{TransportROS1, TransportROS2} }
 
 // ErrConfig is wrapped by every Load / Validate failure; the message
 // names the field (e.g. "actuators[1].action").
@@ -61,9 +62,13 @@ type Config struct {
 	// Transport names the transport that reaches the robot: one of
 	// Transports; empty means TransportROS1.
 	Transport string `yaml:"transport"`
+	// ROS2 holds the keys only transport ros2 reads (distro, domain_id,
+	// discovery_range, static_peers), inline at the top level.
+	ROS2 `yaml:",inline"`
 	// NodeName is the bridge's ROS node name (no namespace; ROS_NAMESPACE applies).
 	NodeName string `yaml:"node_name"`
-	// DescriptionParam is the parameter holding the URDF.
+	// DescriptionParam is the parameter holding the URDF (ros1), or the
+	// latched topic robot_state_publisher publishes it on (ros2).
 	DescriptionParam string `yaml:"robot_description_param"`
 	// LimitsFile is the joint_limits.yaml; a relative path is relative to
 	// the config file. Empty means URDF limits only.
@@ -200,6 +205,10 @@ type ActuatorConfig struct {
 	MaxDriveDuration Duration  `yaml:"max_drive_duration"`
 	Caps             *BaseCaps `yaml:"caps"`
 	Geofence         *Geofence `yaml:"geofence"`
+
+	// QoS overrides the QoS of the topics this actuator uses, keyed by
+	// the topic's role (joint_states); transport ros2 only.
+	QoS map[string]QoSOverride `yaml:"qos"`
 }
 
 // BaseCaps are the base's speed caps, carried for the safety layer.
@@ -299,6 +308,9 @@ func quoteLines(msg string, data []byte) string {
 func (c *Config) ApplyDefaults() {
 	if c.Transport == "" {
 		c.Transport = TransportROS1
+	}
+	if c.Transport == TransportROS2 && c.DiscoveryRange == "" {
+		c.DiscoveryRange = DiscoveryLocalhost
 	}
 	if c.NodeName == "" {
 		c.NodeName = DefaultNodeName
@@ -500,6 +512,9 @@ func (c *Config) Validate() error {
 				return bad(f("joint_states_topic"), "a base has no joints; drop the field")
 			}
 		}
+	}
+	if err := c.validateTransport(bad); err != nil {
+		return err
 	}
 	if err := c.validateAccess(bad); err != nil {
 		return err

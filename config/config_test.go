@@ -74,7 +74,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"arm without joints", "actuators: [{name: arm, kind: arm, action: /a}]", "actuators[0].joints"},
 		{"gripper with two joints", "actuators: [{name: g, kind: gripper, action: /g, joints: [a, b]}]", "actuators[0].joints"},
 		{"joint owned twice", "actuators: [{name: a, kind: arm, action: /a, joints: [j]}, {name: g, kind: gripper, action: /g, joints: [j]}]", "actuators[1].joints[0]"},
-		{"unknown transport", "transport: ros3\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", `transport: "ros3" is not one of ros1`},
+		{"unknown transport", "transport: ros3\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", `transport: "ros3" is not one of ros1, ros2`},
 		{"bad policy", "actuators: [{name: arm, kind: arm, action: /a, joints: [j], policy: anyone}]", "actuators[0].policy"},
 		{"duration without unit", "status_grace: 3\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "status_grace"},
 		{"grace too short", "actuators: [{name: arm, kind: arm, action: /a, joints: [j], status_grace: 1ms}]", "actuators[0].status_grace"},

@@ -55,7 +55,7 @@ type Robot struct {
 	link   *roslink.Link
 	bus    *selfBus
 	subs   *subscriptions
-	notify *notifier
+	notify *actuators.Notifier
 
 	clients  []*actionClient // config order
 	byName   map[string]*actuator
@@ -120,7 +120,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Robot, error)
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
-		r.notify.run(r.life)
+		r.notify.Run(r.life)
 	}()
 	go func() {
 		defer r.wg.Done()
@@ -131,7 +131,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Robot, error)
 
 // newRobot builds the ROS-independent state.
 func newRobot(c config.Config, logf func(string, ...any)) *Robot {
-	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: newNotifier(),
+	r := &Robot{cfg: c, logf: logf, subs: newSubscriptions(), notify: actuators.NewNotifier(),
 		byName: map[string]*actuator{}, joints: map[string]*jointCache{}, jointEvery: jointStatesEvery, freshWait: freshJointsWait}
 	r.life, r.stop = context.WithCancel(context.Background())
 	for _, ac := range c.Actuators {
@@ -140,7 +140,7 @@ func newRobot(c config.Config, logf func(string, ...any)) *Robot {
 			a.joints[j] = true
 		}
 		if ac.Action != "" {
-			a.client = newActionClient(ac, r.notify.push)
+			a.client = newActionClient(ac, r.notify.Push)
 			a.client.done = r.life.Done()
 			r.clients = append(r.clients, a.client)
 		}
@@ -149,7 +149,7 @@ func newRobot(c config.Config, logf func(string, ...any)) *Robot {
 			a.client.holdGoal = holdGoal(ac.Joints)
 		case actuators.KindBase:
 			if ac.CmdVelTopic != "" {
-				a.drive = newDriver(ac, r.notify.push)
+				a.drive = newDriver(ac, r.notify.Push)
 				r.drives = append(r.drives, a.drive)
 			}
 			if ac.OdomTopic != "" {
@@ -298,7 +298,7 @@ func (r *Robot) Config() config.Config { return r.cfg }
 // SetObserver installs the single receiver of goal updates. It is called
 // from one goroutine, in order, never under the robot's locks; updates
 // produced while no observer is set are dropped.
-func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.setObserver(f) }
+func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.SetObserver(f) }
 
 // Connected reports whether the ROS master answered its last poll.
 func (r *Robot) Connected() bool { return r.link.MasterReachable() }
@@ -528,7 +528,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 func (r *Robot) Track(actuatorName, goalID string) {
 	a := r.byName[actuatorName]
 	if a == nil || a.client == nil {
-		r.notify.push(actuators.GoalUpdate{Actuator: actuatorName, GoalID: goalID, State: actuators.GoalLost,
+		r.notify.Push(actuators.GoalUpdate{Actuator: actuatorName, GoalID: goalID, State: actuators.GoalLost,
 			Text: fmt.Sprintf("actuator %q has no action to track goals on", actuatorName)})
 		return
 	}

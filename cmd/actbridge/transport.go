@@ -29,6 +29,8 @@ func openTransport(ctx context.Context, cfg *config.Config, wait time.Duration, 
 	switch cfg.Transport {
 	case config.TransportROS1:
 		return openROS1(ctx, cfg, wait, logw)
+	case config.TransportROS2:
+		return openROS2(ctx, cfg, wait, logw)
 	}
 	return nil, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
 }
@@ -39,6 +41,8 @@ func offlineFor(cfg *config.Config) (offlineRobot, error) {
 	switch cfg.Transport {
 	case config.TransportROS1:
 		return ros1Offline(), nil
+	case config.TransportROS2:
+		return ros2Offline(), nil
 	}
 	return offlineRobot{}, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
 }

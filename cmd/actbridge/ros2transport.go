@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2"
+)
+
+// openROS2 joins the ROS 2 domain the config names. Nothing waits for the
+// robot here: its actuators connect as discovery finds their servers, and
+// wait bounds the read of the robot description.
+func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.Writer) (*link, error) {
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	r, err := ros2.Open(ctx, cfg, ros2.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("joining the ROS 2 graph: %w", err)
+	}
+	domain := 0
+	if cfg.DomainID != nil {
+		domain = *cfg.DomainID
+	}
+	where := fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), domain, cfg.DiscoveryRange)
+	return &link{robot: r, where: where, describer: r, close: r.Close}, nil
+}
+
+// ros2Offline is the ROS 2 transport's catalogue without a robot: it
+// samples no topics and calls no services yet.
+func ros2Offline() offlineRobot { return offlineRobot{} }

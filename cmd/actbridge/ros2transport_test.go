@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/config"
+)
+
+// ros2ArmConfig is the sim's arm-only config moved to transport ros2.
+func ros2ArmConfig(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../launch/robots/sim-arm-only.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, err := filepath.Abs("../../launch/joint_limits.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "limits_file: ../joint_limits.yaml", "limits_file: "+limits, 1)
+	path := filepath.Join(t.TempDir(), "ros2-arm.yaml")
+	if err := os.WriteFile(path, []byte("transport: ros2\ndistro: jazzy\ndomain_id: 77\n"+s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestROS2ConfigPassesCheckConfig(t *testing.T) {
+	var out bytes.Buffer
+	if err := checkConfig([]string{"--config", ros2ArmConfig(t), "--urdf", "../../launch/simrobot.urdf"}, &out); err != nil {
+		t.Fatalf("check-config: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), ": ok") {
+		t.Errorf("check-config said %q", out.String())
+	}
+}
+
+// Serve opens the transport the config names: ros2 joins its domain (on
+// loopback, localhost discovery) and reports where.
+func TestServeOpensTheROS2TransportTheConfigNames(t *testing.T) {
+	cfg, err := config.Load(ros2ArmConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var logs bytes.Buffer
+	l, err := openTransport(ctx, cfg, time.Second, &logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	if want := "ROS 2 jazzy, domain 77, localhost discovery"; l.where != want {
+		t.Errorf("where = %q, want %q", l.where, want)
+	}
+	if st := l.robot.Actuators(); len(st) != 1 || st[0].Name != "arm" || st[0].Connected {
+		t.Errorf("actuators %+v: want the arm, not connected (no server)", st)
+	}
+}

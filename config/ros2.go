@@ -1,0 +1,199 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/actbridge/actbridge/actuators"
+)
+
+// ROS 2 distros a config may name.
+const (
+	DistroHumble = "humble"
+	DistroJazzy  = "jazzy"
+	DistroKilted = "kilted"
+)
+
+// Discovery ranges, as ROS_AUTOMATIC_DISCOVERY_RANGE in lower case.
+const (
+	DiscoveryLocalhost = "localhost"
+	DiscoverySubnet    = "subnet"
+	DiscoveryOff       = "off"
+)
+
+// MaxDomainID is the largest ROS 2 domain id (rcl refuses larger ones:
+// their ports do not fit).
+const MaxDomainID = 232
+
+// QoS roles: the topics of an actuator whose QoS a config may override.
+const QoSJointStates = "joint_states"
+
+// ROS2 is the top level of a config for transport ros2. Every key is
+// refused under ros1, so a key that would be ignored is never written.
+type ROS2 struct {
+	// Distro chooses the message definitions: humble, jazzy or kilted.
+	Distro string `yaml:"distro"`
+	// DomainID is ROS_DOMAIN_ID, 0..232.
+	DomainID *int `yaml:"domain_id"`
+	// DiscoveryRange is localhost (the default: no packet leaves the
+	// host), subnet or off (static peers only).
+	DiscoveryRange string `yaml:"discovery_range"`
+	// StaticPeers are hosts (IPv4 addresses or names) reached by unicast.
+	StaticPeers []string `yaml:"static_peers"`
+}
+
+// QoSOverride is a topic's QoS change in the form of ros2/qos.Override: a
+// base profile by name and any field replaced. The transport resolves the
+// profile name when it opens.
+type QoSOverride struct {
+	Profile     string `yaml:"profile"`
+	Reliability string `yaml:"reliability"` // reliable | best_effort
+	Durability  string `yaml:"durability"`  // volatile | transient_local
+	History     string `yaml:"history"`     // keep_last | keep_all
+	Depth       int    `yaml:"depth"`       // keep_last depth, 1..10000
+}
+
+// ros2Kinds are the actuator kinds transport ros2 serves in this version.
+var ros2Kinds = []actuators.Kind{actuators.KindArm}
+
+var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
+
+// validateTransport checks the keys that belong to one transport, and
+// refuses them under the other.
+func (c *Config) validateTransport(bad func(field, format string, args ...any) error) error {
+	if c.Transport != TransportROS2 {
+		for _, k := range []struct {
+			name string
+			set  bool
+		}{{"distro", c.Distro != ""}, {"domain_id", c.DomainID != nil},
+			{"discovery_range", c.DiscoveryRange != ""}, {"static_peers", len(c.StaticPeers) > 0}} {
+			if k.set {
+				return bad(k.name, "only transport ros2 reads it; this config's transport is %s", c.Transport)
+			}
+		}
+		for i, a := range c.Actuators {
+			if len(a.QoS) > 0 {
+				return bad(fmt.Sprintf("actuators[%d].qos", i), "only transport ros2 reads QoS; this config's transport is %s", c.Transport)
+			}
+		}
+		return nil
+	}
+	switch c.Distro {
+	case DistroHumble, DistroJazzy, DistroKilted:
+	case "":
+		return bad("distro", "transport ros2 needs the robot's distro: humble, jazzy or kilted")
+	default:
+		return bad("distro", "%q is not one of humble, jazzy, kilted", c.Distro)
+	}
+	if c.DomainID != nil && (*c.DomainID < 0 || *c.DomainID > MaxDomainID) {
+		return bad("domain_id", "%d is not a ROS 2 domain id (0 to %d)", *c.DomainID, MaxDomainID)
+	}
+	switch c.DiscoveryRange {
+	case DiscoveryLocalhost, DiscoverySubnet:
+	case DiscoveryOff:
+		if len(c.StaticPeers) == 0 {
+			return bad("discovery_range", "off finds only static_peers, and none is listed")
+		}
+	default:
+		return bad("discovery_range", "%q is not one of localhost, subnet, off", c.DiscoveryRange)
+	}
+	for i, h := range c.StaticPeers {
+		f := fmt.Sprintf("static_peers[%d]", i)
+		if a, err := netip.ParseAddr(h); err == nil {
+			if !a.Is4() {
+				return bad(f, "%s is not IPv4, the only transport the bridge speaks", h)
+			}
+			if c.DiscoveryRange == DiscoveryLocalhost && !a.IsLoopback() {
+				return bad(f, "%s is not on loopback, which localhost discovery uses; set discovery_range: subnet or off", h)
+			}
+			continue
+		}
+		if !hostRE.MatchString(h) {
+			return bad(f, "%q is not an IPv4 address or a host name", h)
+		}
+	}
+	qosByTopic := map[string]QoSOverride{}
+	for i, a := range c.Actuators {
+		f := func(name string) string { return fmt.Sprintf("actuators[%d].%s", i, name) }
+		if !slices.Contains(ros2Kinds, a.Kind) {
+			return bad(f("kind"), "transport ros2 does not serve a %s yet (this version: %s); use transport ros1 for it", a.Kind, kindNames(ros2Kinds))
+		}
+		roles := a.qosRoles()
+		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
+			o := a.QoS[role]
+			topic, ok := roles[role]
+			if !ok {
+				return bad(f("qos."+role), "kind %s has no %s topic; it has %s", a.Kind, role, strings.Join(slices.Sorted(maps.Keys(roles)), ", "))
+			}
+			if err := o.check(); err != nil {
+				return bad(f("qos."+role), "%v", err)
+			}
+			if prev, dup := qosByTopic[topic]; dup && prev != o {
+				return bad(f("qos."+role), "%s already has another QoS override from an actuator sharing the topic", topic)
+			}
+			qosByTopic[topic] = o
+		}
+	}
+	return nil
+}
+
+// qosRoles maps the roles of the topics a has to the topic names.
+func (a *ActuatorConfig) qosRoles() map[string]string {
+	switch a.Kind {
+	case actuators.KindArm, actuators.KindGripper:
+		return map[string]string{QoSJointStates: a.JointStatesTopic}
+	}
+	return map[string]string{}
+}
+
+// QoSByTopic is every actuator's QoS overrides keyed by topic name, as
+// the ROS 2 client layer takes them. Validate has refused conflicts.
+func (c *Config) QoSByTopic() map[string]QoSOverride {
+	out := map[string]QoSOverride{}
+	for _, a := range c.Actuators {
+		roles := a.qosRoles()
+		for role, o := range a.QoS {
+			if topic, ok := roles[role]; ok {
+				out[topic] = o
+			}
+		}
+	}
+	return out
+}
+
+// check refuses values the ROS 2 layer would refuse, so check-config
+// finds them; the profile name is checked when the transport opens.
+func (o QoSOverride) check() error {
+	if o.Profile != "" && !nodeNameRE.MatchString(o.Profile) {
+		return fmt.Errorf("profile: %q is not a profile name", o.Profile)
+	}
+	for _, f := range []struct {
+		name, v string
+		ok      []string
+	}{{"reliability", o.Reliability, []string{"reliable", "best_effort"}},
+		{"durability", o.Durability, []string{"volatile", "transient_local"}},
+		{"history", o.History, []string{"keep_last", "keep_all"}}} {
+		if f.v != "" && !slices.Contains(f.ok, f.v) {
+			return fmt.Errorf("%s: %q is not one of %s", f.name, f.v, strings.Join(f.ok, ", "))
+		}
+	}
+	if o.Depth != 0 && (o.Depth < 1 || o.Depth > 10000) {
+		return fmt.Errorf("depth: %d is not in 1..10000", o.Depth)
+	}
+	if o.Depth != 0 && o.History == "keep_all" {
+		return fmt.Errorf("depth: only with history keep_last")
+	}
+	return nil
+}
+
+func kindNames(ks []actuators.Kind) string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return strings.Join(out, ", ")
+}

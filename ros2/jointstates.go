@@ -1,0 +1,87 @@
+package ros2
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/qos"
+)
+
+// jointStateType is what joint_state_broadcaster publishes.
+const jointStateType = "sensor_msgs/msg/JointState"
+
+// freshJointsWait bounds FreshJoints' wait for a new message.
+const freshJointsWait = 500 * time.Millisecond
+
+// jointCache keeps the newest JointState of one topic.
+type jointCache struct {
+	mu       sync.Mutex
+	readings []actuators.JointReading
+	at       time.Time
+	changed  chan struct{} // closed and replaced on every message
+}
+
+func newJointCache() *jointCache { return &jointCache{changed: make(chan struct{})} }
+
+// subscribe reads topic newest-only (best effort by default, which
+// matches reliable and best-effort publishers alike) until ctx ends.
+func (c *jointCache) subscribe(ctx context.Context, n *node.Node, topic string, wg *sync.WaitGroup) error {
+	sub, err := n.NewSubscription(topic, jointStateType, qos.SensorData, node.SubscriptionOptions{LatestOnly: true})
+	if err != nil {
+		return err
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			m, _, err := sub.Take(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if err == nil {
+				c.store(jointReadings(m))
+			}
+		}
+	}()
+	return nil
+}
+
+// jointReadings reads a JointState; missing velocities or efforts are zero.
+func jointReadings(m *cdr.Message) []actuators.JointReading {
+	names, _ := m.Get("name").([]string)
+	pos, _ := m.Get("position").([]float64)
+	vel, _ := m.Get("velocity").([]float64)
+	eff, _ := m.Get("effort").([]float64)
+	at := func(xs []float64, i int) float64 {
+		if i < len(xs) {
+			return xs[i]
+		}
+		return 0
+	}
+	out := make([]actuators.JointReading, 0, len(names))
+	for i, name := range names {
+		if i >= len(pos) {
+			break // a joint without a position is no reading
+		}
+		out = append(out, actuators.JointReading{Name: name, Position: pos[i], Velocity: at(vel, i), Effort: at(eff, i)})
+	}
+	return out
+}
+
+func (c *jointCache) store(r []actuators.JointReading) {
+	c.mu.Lock()
+	c.readings, c.at = r, time.Now()
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+}
+
+func (c *jointCache) load() ([]actuators.JointReading, time.Time, <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readings, c.at, c.changed
+}

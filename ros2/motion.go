@@ -1,0 +1,385 @@
+package ros2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/action"
+	"github.com/actbridge/actbridge/ros2/service"
+)
+
+// statusPoll is how often a goal's status is read while it is followed.
+const statusPoll = 50 * time.Millisecond
+
+// goal is one goal sent or tracked; the fields after duration are
+// guarded by Robot.mu.
+type goal struct {
+	arm      *arm
+	id       string
+	uuid     action.GoalID
+	duration float64 // s; 0 when unknown (tracked goals)
+
+	sending bool
+	abort   context.CancelFunc // ends the send's wait for the server
+	// stopped: Cancel or StopAll came while the goal was being sent.
+	stopped bool
+	// superseded: this bridge sent a newer goal to the same action, which
+	// preempts this one if the server accepts it.
+	superseded bool
+	ended      bool
+}
+
+// goalNamespace is the UUIDv5 namespace of goal ids that are not UUIDs.
+func goalNamespace() uuid.UUID { return uuid.MustParse("5c0f4a8e-7d1b-4f1e-9a55-2b3c8d7e6f01") }
+
+// GoalUUID is the goal UUID on the wire for a goal id: the id itself when
+// it is a UUID (motion ids are), else its UUIDv5 in a fixed namespace, so
+// an id always means the same UUID, across restarts too.
+func GoalUUID(goalID string) action.GoalID {
+	if u, err := uuid.Parse(goalID); err == nil {
+		return action.GoalID(u)
+	}
+	return action.GoalID(uuid.NewSHA1(goalNamespace(), []byte(goalID)))
+}
+
+// Send sends a trajectory to an arm under goalID's UUID, once. It returns
+// when the server has answered the send_goal request (so the goal was on
+// the wire): accepted, or rejected (reported as GoalRejected). A send
+// whose answer never came is on the wire too: Send returns nil and the
+// goal is followed like any other, never sent again. Nothing is sent when
+// it fails with ErrNotConnected (no server within the actuator's
+// goal_connect_timeout or ctx) or ErrCanceledBeforeSend.
+func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.Goal) error {
+	a := r.arms[actuator]
+	if a == nil {
+		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuator)
+	}
+	t, ok := g.(actuators.Trajectory)
+	if !ok {
+		return fmt.Errorf("%w: %s is an arm; it takes no %T goal", actuators.ErrInvalidArgument, actuator, g)
+	}
+	for _, j := range t.Joints {
+		if !a.joints[j] {
+			return fmt.Errorf("%w: joint %q is not %s's", actuators.ErrInvalidArgument, j, actuator)
+		}
+	}
+	msg := cdr.Zero(r.goalT)
+	duration, err := trajectoryGoal(msg, t)
+	if err != nil {
+		return fmt.Errorf("%s: %w", actuator, err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, a.cfg.GoalConnectTimeout.D())
+	defer cancel()
+	defer context.AfterFunc(r.life, cancel)()
+
+	gl := &goal{arm: a, id: goalID, uuid: GoalUUID(goalID), duration: duration, sending: true, abort: cancel}
+	r.mu.Lock()
+	if r.life.Err() != nil {
+		r.mu.Unlock()
+		return actuators.ErrClosed
+	}
+	if _, dup := r.goals[goalID]; dup {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
+	}
+	r.goals[goalID] = gl
+	var older []*goal
+	for _, o := range r.goals {
+		if o.arm == a && o != gl && !o.ended && !o.superseded {
+			o.superseded = true
+			older = append(older, o)
+		}
+	}
+	r.mu.Unlock()
+
+	_, err = a.client.SendGoal(sctx, gl.uuid, msg)
+
+	maybeSent := errors.Is(err, service.ErrUndelivered) || errors.Is(err, service.ErrNoReply) || errors.Is(err, service.ErrServerLost)
+	r.mu.Lock()
+	gl.sending = false
+	stopped := gl.stopped
+	if err != nil && !maybeSent {
+		for _, o := range older { // the newer goal preempts nothing
+			o.superseded = false
+		}
+	}
+	r.mu.Unlock()
+	switch {
+	case err == nil:
+	case maybeSent:
+		// Sent once, answer unknown: the status and get_result tell.
+		r.log.Warn("ros2: send_goal unanswered; following the goal", "actuator", actuator, "goal", goalID, "err", err)
+	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects):
+		if stopped {
+			r.end(gl, actuators.GoalRecalled, "stopped before the goal was sent", nil)
+			return fmt.Errorf("%w: %s", actuators.ErrCanceledBeforeSend, goalID)
+		}
+		r.mu.Lock()
+		delete(r.goals, goalID) // nothing was sent: the id is free
+		r.mu.Unlock()
+		if r.life.Err() != nil {
+			return actuators.ErrClosed
+		}
+		return fmt.Errorf("%w: %s (%s): %w", actuators.ErrNotConnected, actuator, a.cfg.Action, err)
+	case errors.Is(err, action.ErrRejected):
+		r.end(gl, actuators.GoalRejected, "the action server rejected the goal", nil)
+		return nil
+	case errors.Is(err, action.ErrDuplicateGoal):
+		return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
+	case errors.Is(err, action.ErrClosed):
+		return actuators.ErrClosed
+	default:
+		// Whether it left is not known: the id stays spent, never resent.
+		r.mu.Lock()
+		gl.ended = true
+		r.mu.Unlock()
+		return fmt.Errorf("%s: send_goal: %w", actuator, err)
+	}
+	r.update(gl, actuators.GoalPending, 0, "")
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.follow(gl, actuators.GoalPending, stopped)
+	}()
+	return nil
+}
+
+// update tells the observer of g's state.
+func (r *Robot) update(g *goal, s actuators.GoalState, progress float64, text string) {
+	r.notify.Push(actuators.GoalUpdate{Actuator: g.arm.cfg.Name, GoalID: g.id, State: s, Progress: progress, Text: text})
+}
+
+// end marks g ended and reports its terminal (or forgotten) state.
+func (r *Robot) end(g *goal, s actuators.GoalState, text string, result any) {
+	r.mu.Lock()
+	g.ended = true
+	r.mu.Unlock()
+	r.notify.Push(actuators.GoalUpdate{Actuator: g.arm.cfg.Name, GoalID: g.id, State: s, Result: result, Text: text})
+}
+
+type resultOf struct {
+	res action.Result
+	err error
+}
+
+// follow reports g's states until it ends or the robot closes: its status
+// (polled), feedback as progress, and its result from get_result, asked
+// again when a lost server comes back. last is the state reported so
+// far; cancel asks the server to cancel g once it knows g (a Cancel or
+// StopAll that came while g was being sent, after it left).
+func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
+	c := g.arm.client
+	fb, err := c.Feedback(g.uuid)
+	if err != nil {
+		return
+	}
+	results := make(chan resultOf, 1)
+	asking := false
+	var asks sync.WaitGroup
+	defer asks.Wait()
+	ask := func() {
+		asking = true
+		asks.Add(1)
+		go func() {
+			defer asks.Done()
+			res, err := c.Result(r.life, g.uuid)
+			results <- resultOf{res, err}
+		}()
+	}
+	ask()
+	tick := time.NewTicker(statusPoll)
+	defer tick.Stop()
+	done := -1.0
+	for {
+		select {
+		case <-r.life.Done():
+			return
+		case m := <-fb:
+			if p, ok := progress(m, g.duration); ok && last == actuators.GoalActive && p > done {
+				done = p
+				r.update(g, actuators.GoalActive, p, "")
+			}
+		case res := <-results:
+			asking = false
+			if res.err == nil {
+				r.mu.Lock()
+				superseded := g.superseded
+				r.mu.Unlock()
+				code, text, result := resultFields(res.res.Message)
+				s := endState(res.res.Status.Name, code, superseded)
+				if s == actuators.GoalLost {
+					text = "the action server does not know the goal (never received, or its result expired): outcome unknown"
+				}
+				r.end(g, s, text, result)
+				return
+			}
+			if errors.Is(res.err, action.ErrLost) && last != actuators.GoalLost {
+				last = actuators.GoalLost
+				r.update(g, last, 0, "the action server left before the goal ended")
+			} else if r.life.Err() == nil && !errors.Is(res.err, action.ErrLost) {
+				r.log.Warn("ros2: get_result failed", "goal", g.id, "err", res.err)
+			}
+		case <-tick.C:
+			st, err := c.Status(g.uuid)
+			if err != nil {
+				return
+			}
+			s, live := liveState(st)
+			if live && s != last {
+				last = s
+				r.update(g, s, 0, "")
+			}
+			if !asking && !st.Lost && r.life.Err() == nil {
+				ask() // the server is back, or the status says the goal ended
+			}
+			if cancel && !st.Lost && st.Name != "PENDING" {
+				cancel = false
+				ctx, stop := context.WithTimeout(r.life, stopCancelWait)
+				if _, err := c.Cancel(ctx, g.uuid); err != nil {
+					r.log.Warn("ros2: cancel after send failed", "goal", g.id, "err", err)
+				}
+				stop()
+			}
+		}
+	}
+}
+
+// resultFields reads a FollowJointTrajectory result.
+func resultFields(m *cdr.Message) (int32, string, any) {
+	if m == nil {
+		return 0, "", nil
+	}
+	code, _ := m.Get("error_code").(int32)
+	text, _ := m.Get("error_string").(string)
+	return code, text, map[string]any{"error_code": code, "error_string": text}
+}
+
+// Cancel asks the arm's server to cancel a goal. A goal still being sent
+// is stopped before it leaves (its Send returns ErrCanceledBeforeSend),
+// or canceled on the server once it got there; a cancel never goes out
+// before its goal. An id this robot never sent or tracked runs nothing
+// of ours: nil.
+func (r *Robot) Cancel(ctx context.Context, actuator, goalID string) error {
+	a := r.arms[actuator]
+	if a == nil {
+		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuator)
+	}
+	r.mu.Lock()
+	g := r.goals[goalID]
+	if g == nil || g.arm != a {
+		r.mu.Unlock()
+		return nil
+	}
+	if g.sending {
+		g.stopped = true
+		g.abort()
+		r.mu.Unlock()
+		return nil
+	}
+	r.mu.Unlock()
+	_, err := a.client.Cancel(ctx, g.uuid)
+	return contractError(actuator, err)
+}
+
+// contractError maps the client layer's errors to the contract's.
+func contractError(actuator string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, service.ErrNoServer):
+		return fmt.Errorf("%w: %s: %w", actuators.ErrNotConnected, actuator, err)
+	case errors.Is(err, action.ErrClosed), errors.Is(err, service.ErrClosed):
+		return fmt.Errorf("%w: %w", actuators.ErrClosed, err)
+	}
+	return fmt.Errorf("%s: %w", actuator, err)
+}
+
+// StopAll stops every send waiting for its server and asks every arm's
+// server to cancel all its goals (a zero goal id and stamp: any client's).
+// It takes no lock a send holds while it waits, and waits for no
+// discovery: an action whose server the graph does not list is skipped,
+// as nothing of ours runs there. The error lists the cancels that failed.
+func (r *Robot) StopAll(ctx context.Context) error {
+	r.mu.Lock()
+	for _, g := range r.goals {
+		if g.sending {
+			g.stopped = true
+			g.abort()
+		}
+	}
+	r.mu.Unlock()
+	served := r.served()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, a := range r.order {
+		if !served[a.sendGoal] {
+			continue
+		}
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, stopCancelWait)
+			defer cancel()
+			if _, err := a.client.CancelAll(cctx); err != nil {
+				mu.Lock()
+				errs = append(errs, contractError(a.cfg.Name, err))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Track re-attaches to a goal sent before a restart, without sending it:
+// the status the server's transient-local status topic holds, then
+// get_result. A goal the server does not list (never received, or
+// forgotten 10 s after it ended since Iron) is reported lost; so is one
+// whose server published no status within the actuator's status_grace,
+// until it does. Tracking a goal already known does nothing.
+func (r *Robot) Track(actuator, goalID string) {
+	a := r.arms[actuator]
+	if a == nil {
+		r.notify.Push(actuators.GoalUpdate{Actuator: actuator, GoalID: goalID, State: actuators.GoalLost,
+			Text: fmt.Sprintf("no arm %q to track goals on", actuator)})
+		return
+	}
+	r.mu.Lock()
+	if _, known := r.goals[goalID]; known || r.life.Err() != nil {
+		r.mu.Unlock()
+		return
+	}
+	g := &goal{arm: a, id: goalID, uuid: GoalUUID(goalID)}
+	r.goals[goalID] = g
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(r.life, a.cfg.StatusGrace.D())
+		st, err := a.client.Attach(ctx, g.uuid)
+		cancel()
+		var last actuators.GoalState
+		switch {
+		case errors.Is(err, action.ErrNoStatus):
+			last = actuators.GoalLost
+			r.update(g, last, 0, "the action server published no status within the status grace")
+		case err != nil:
+			r.log.Warn("ros2: attach failed", "goal", goalID, "err", err)
+			return
+		default:
+			if s, ok := liveState(st); ok {
+				last = s
+				r.update(g, s, 0, "")
+			}
+		}
+		r.follow(g, last, false)
+	}()
+}
