@@ -28,6 +28,9 @@ type Options struct {
 	// Logger gets connection events and what a server sent that could
 	// not be read; nil means none.
 	Logger *slog.Logger
+	// LookupEnv reads ROS 2's discovery variables (os.LookupEnv) for what
+	// the config leaves unset; nil means no environment.
+	LookupEnv func(string) (string, bool)
 }
 
 // Robot is the ROS 2 side of the bridge: one participant (a node named
@@ -94,7 +97,11 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (*Robot, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	rctx, err := node.NewContext(ctx, node.Options{Distro: distro, Discovery: discovery(c.ROS2), QoS: overrides, Logger: o.Logger})
+	d, err := Discovery(c.ROS2, o.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	rctx, err := node.NewContext(ctx, node.Options{Distro: distro, Discovery: d, QoS: overrides, Logger: o.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("ros2: join domain: %w", err)
 	}
@@ -112,19 +119,34 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (*Robot, error) {
 	return r, nil
 }
 
-// discovery is the config's discovery as the client layer takes it.
-func discovery(c config.ROS2) node.Discovery {
-	d := node.Discovery{StaticPeers: c.StaticPeers, Range: node.Localhost}
+// Discovery is the discovery a config describes, as the client layer
+// takes it: what the config sets wins; what it leaves unset comes from
+// ROS 2's variables (ROS_DOMAIN_ID, ROS_STATIC_PEERS, ...) read through
+// lookup (nil: none), then ROS 2's defaults, localhost-only discovery
+// among them. serve and the ros2 commands share it.
+func Discovery(c config.ROS2, lookup func(string) (string, bool)) (node.Discovery, error) {
+	if lookup == nil {
+		lookup = func(string) (string, bool) { return "", false }
+	}
+	d, err := node.DiscoveryFromEnv(lookup)
+	if err != nil {
+		return d, err
+	}
 	if c.DomainID != nil {
 		d.Domain = *c.DomainID
 	}
+	if len(c.StaticPeers) > 0 {
+		d.StaticPeers = c.StaticPeers
+	}
 	switch c.DiscoveryRange {
+	case config.DiscoveryLocalhost:
+		d.Range = node.Localhost
 	case config.DiscoverySubnet:
 		d.Range = node.Subnet
 	case config.DiscoveryOff:
 		d.Range = node.Off
 	}
-	return d
+	return d, nil
 }
 
 func (r *Robot) setup(distro msgs.Distro) error {

@@ -27,6 +27,7 @@ var shippedConfigs = []struct {
 	{"sim-arm-only.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
 	{"sim-base-only.yaml", "simrobot.urdf", []string{"base_drive", "base_navigate"}},
 	{"sim-dual-arm.yaml", "simrobot-dual-arm.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
+	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
 }
 
 // robotWideTools are registered whatever actuators a robot has.

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/names"
@@ -38,8 +40,10 @@ Usage:
 
 Discovery follows ROS 2's variables: ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE
 (LOCALHOST when unset, SUBNET, OFF, SYSTEM_DEFAULT), ROS_LOCALHOST_ONLY (Humble),
-ROS_STATIC_PEERS; the distro comes from ROS_DISTRO (default jazzy). Flags override
-them. Reading these from the bridge's config file is not supported yet.
+ROS_STATIC_PEERS; the distro comes from ROS_DISTRO (default jazzy). --config
+robot.yaml (transport ros2) sets them as serve does: the config's distro,
+domain_id, discovery_range and static_peers, then the variables for what it
+leaves unset. Flags override both.
 
 Run "actbridge ros2 <command> -h" for its flags.
 `
@@ -70,6 +74,7 @@ func ros2Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // ros2Flags are the flags every ros2 command takes.
 type ros2Flags struct {
 	fs        *flag.FlagSet
+	config    *string
 	distro    *string
 	domain    *int
 	timeout   *time.Duration
@@ -85,6 +90,7 @@ func newROS2Flags(name string, out io.Writer) *ros2Flags {
 	}
 	domain := -1
 	f := &ros2Flags{fs: fs, domain: &domain,
+		config:  fs.String("config", "", "a robot config of transport ros2: its distro, domain_id, discovery_range and static_peers apply, as serve reads them (flags still win)"),
 		distro:  fs.String("distro", distro, "ROS 2 distro of the graph: humble, jazzy or kilted ($ROS_DISTRO sets the default)"),
 		timeout: fs.Duration("timeout", 5*time.Second, "how long to wait for what is asked for"),
 		iface:   fs.String("interface", "", "IPv4 address of the interface SUBNET discovery uses (default: the first multicast one that is up)"),
@@ -127,6 +133,23 @@ func (f *ros2Flags) open(ctx context.Context) (*node.Context, node.Discovery, er
 	d, err := node.DiscoveryFromEnv(os.LookupEnv)
 	if err != nil {
 		return nil, d, err
+	}
+	if *f.config != "" {
+		cfg, err := config.Load(*f.config)
+		if err != nil {
+			return nil, d, err
+		}
+		if cfg.Transport != config.TransportROS2 {
+			return nil, d, usageError{fmt.Sprintf("--config %s: its transport is %s; the ros2 commands read a config of transport ros2", *f.config, cfg.Transport)}
+		}
+		if d, err = ros2.Discovery(cfg.ROS2, os.LookupEnv); err != nil {
+			return nil, d, err
+		}
+		distroSet := false
+		f.fs.Visit(func(fl *flag.Flag) { distroSet = distroSet || fl.Name == "distro" })
+		if !distroSet {
+			*f.distro = cfg.Distro
+		}
 	}
 	if *f.domain >= 0 {
 		d.Domain = *f.domain

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/actbridge/actbridge/config"
@@ -16,7 +17,7 @@ import (
 // wait bounds the read of the robot description.
 func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.Writer) (*link, error) {
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r, err := ros2.Open(ctx, cfg, ros2.Options{Logger: log})
+	r, err := ros2.Open(ctx, cfg, ros2.Options{Logger: log, LookupEnv: os.LookupEnv})
 	if err != nil {
 		return nil, fmt.Errorf("joining the ROS 2 graph: %w", err)
 	}

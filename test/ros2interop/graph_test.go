@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -261,7 +263,8 @@ func TestOurEndpointsAsCycloneDiscoverySeesThem(t *testing.T) {
 // in the graph, calls it once in that vendor's dialect (the peer exits
 // MALFORMED on the other) and prints the reply as JSON; the server saw
 // exactly one request. A request that is not a Trigger request is refused
-// before anything is sent.
+// before anything is sent. With --config, the robot config's domain_id
+// and distro are used over ROS 2's variables.
 func TestCLICallAgainstPeerTriggerServers(t *testing.T) {
 	eachNodePeer(t, 190, func(t *testing.T, ctx context.Context, ns string, v vendor, gs gidSize, domain int) {
 		peer := ddspeers.StartTriggerServer(t, ns, v.bin, "/trigger", "--node", "server", "--gid-size", fmt.Sprint(gs.size),
@@ -275,11 +278,27 @@ func TestCLICallAgainstPeerTriggerServers(t *testing.T) {
 		if err == nil || !strings.Contains(errOut, `"data"`) {
 			t.Fatalf("a request with a field Trigger has not: %v: %s", err, errOut)
 		}
+		// --config: the config's domain_id wins over ROS_DOMAIN_ID (set here
+		// to a domain nobody is on), as serve reads it.
+		cfg := filepath.Join(t.TempDir(), "robot.yaml")
+		shipped, err := os.ReadFile(filepath.Join("..", "..", "launch", "robots", "sim-ros2.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(shipped), "distro: jazzy", fmt.Sprintf("distro: %s\ndomain_id: %d", gs.distro, domain), 1)
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, err = actbridge(ctx, t, domain+20, node.Localhost, "call", "/trigger", "--config", cfg, "--timeout", "20s")
+		want = fmt.Sprintf(`{"success":true,"message":"%s call 2"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds"}[v.name])
+		if err != nil || strings.TrimSpace(out) != want {
+			t.Fatalf("call --config: %v: %s\nstdout: %s\nwant: %s\npeer: %s", err, errOut, out, want, peer.Stderr())
+		}
 		if m, bad := peer.Malformed(); bad {
 			t.Fatalf("peer refused our frame: %s", m)
 		}
-		if n := strings.Count(string(peer.Stdout()), `"call":`); n != 1 {
-			t.Fatalf("the server saw %d requests, want 1:\n%s", n, peer.Stdout())
+		if n := strings.Count(string(peer.Stdout()), `"call":`); n != 2 {
+			t.Fatalf("the server saw %d requests, want 2 (one per call):\n%s", n, peer.Stdout())
 		}
 	})
 }
