@@ -44,6 +44,13 @@ type change struct {
 
 type readerProxy struct {
 	acked wire.SequenceNumber // every SN below is acknowledged
+	// from is the first change a volatile writer's reader may get: what
+	// was written before it matched is never sent to it, even when it
+	// asks (it learns of it from a heartbeat, and Fast DDS readers and
+	// ours ask for all a heartbeat announces). A service's request
+	// writer depends on it: a server that matches later, a restarted one
+	// too, must never receive an old request.
+	from wire.SequenceNumber
 	// bestEffort readers never acknowledge; they are not waited for.
 	bestEffort bool
 	// lastNack is the count of the last ACKNACK acted on; repeats are ignored.
@@ -99,7 +106,7 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 		if !w.durable {
 			acked = w.next
 		}
-		w.readers[g] = &readerProxy{acked: acked, lastNack: -1 << 31}
+		w.readers[g] = &readerProxy{acked: acked, from: acked, lastNack: -1 << 31}
 	}
 	var out []wire.Submessage
 	if w.durable {
@@ -176,6 +183,10 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	for _, sn := range a.State.Members() {
 		if sn >= w.next {
 			break
+		}
+		if sn < r.from { // written before it matched: not its to have
+			gaps = append(gaps, sn)
+			continue
 		}
 		if i, ok := slices.BinarySearchFunc(w.changes, sn, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) }); ok {
 			if repaired > 0 && repaired+len(w.changes[i].payload) > maxRepair {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -368,5 +369,36 @@ func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
 	w.inFlight = nil
 	if hb := w.heartbeat(false); hb.Last != 2 {
 		t.Fatalf("heartbeat up to %d once 2 is out, want 2", hb.Last)
+	}
+}
+
+// TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt: a reader that
+// matches a volatile writer after samples were written, and asks for
+// them (a heartbeat announced them), gets a GAP, never the samples: a
+// restarted service server must never receive an old request again.
+func TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 10}
+	for _, p := range []string{"old1", "old2"} {
+		w.write(wire.GUID{}, []byte(p), nil)
+	}
+	late := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
+	w.match(late)
+	w.write(wire.GUID{}, []byte("new"), nil)
+	nack := wire.NewSequenceNumberSet(1)
+	for sn := wire.SequenceNumber(1); sn <= 3; sn++ {
+		nack.Add(sn)
+	}
+	var sent []string
+	gapped := false
+	for _, s := range w.onAckNack(late, &wire.AckNack{State: nack, Count: 1}) {
+		switch s := s.(type) {
+		case *wire.Data:
+			sent = append(sent, string(s.Payload))
+		case *wire.Gap:
+			gapped = s.Start == 1
+		}
+	}
+	if !slices.Equal(sent, []string{"new"}) || !gapped {
+		t.Fatalf("a late reader asking for 1..3 got %q (gap from 1: %v), want only \"new\" and a gap", sent, gapped)
 	}
 }
