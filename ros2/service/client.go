@@ -110,7 +110,7 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	if err != nil {
 		return nil, peer, err
 	}
-	key, sn, ch, err := c.send(peer, body)
+	key, sn, ch, err := c.send(ctx, peer, body)
 	if err != nil {
 		return nil, peer, err
 	}
@@ -149,12 +149,17 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 }
 
 // send frames and writes the request, registering it first so its reply
-// cannot come before it is expected.
-func (c *Client) send(peer Peer, body []byte) (callKey, wire.SequenceNumber, chan *cdr.Message, error) {
+// cannot come before it is expected. A ctx that ended while the server
+// was being waited for sends nothing (ErrNoServer): a caller that gave up
+// (a stop) must not find its request on the wire after all.
+func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wire.SequenceNumber, chan *cdr.Message, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return callKey{}, 0, nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return callKey{}, 0, nil, fmt.Errorf("%w: given up before the request was written, nothing sent: %w", ErrNoServer, err)
 	}
 	ch := make(chan *cdr.Message, 1)
 	switch peer.Dialect {

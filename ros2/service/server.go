@@ -191,9 +191,10 @@ func (s *Server) waitClientReader(ctx context.Context, req request) error {
 	}
 	var reader wire.GUID
 	_, err := s.e.p.WaitParticipants(ctx, func([]rtps.ParticipantData) bool {
-		i := slices.IndexFunc(s.e.w.Matched(), want)
+		m := s.e.w.Matched() // once: a reader may leave between two calls
+		i := slices.IndexFunc(m, want)
 		if i >= 0 {
-			reader = s.e.w.Matched()[i]
+			reader = m[i]
 		}
 		return i >= 0
 	})

@@ -325,3 +325,76 @@ func TestEndpointsAnnounceTheirIDAndTypeHashAsRmwDoes(t *testing.T) {
 		t.Fatalf("Humble's rmw announces no type hash, we would: %q", ud)
 	}
 }
+
+// TestCallGivenUpBeforeItsRequestIsWrittenSendsNothing: a call whose ctx
+// ended while it waited (a stop) sends nothing, even with the server
+// ready: ErrNoServer, and the handler is never called for it.
+func TestCallGivenUpBeforeItsRequestIsWrittenSendsNothing(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	ps, pc := servicetest.Participant(t, 74), servicetest.Participant(t, 74)
+	var calls atomic.Int32
+	srv, err := NewServer(ps, ty, "/ready", counting(ty, &calls), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := NewClient(pc, ty, "/ready", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Call(servicetest.Timeout(t, 10*time.Second), cdr.Zero(ty.Request)); err != nil {
+		t.Fatal(err)
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Call(stopped, cdr.Zero(ty.Request)); !errors.Is(err, ErrNoServer) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call given up before it was written: %v, want ErrNoServer (nothing sent)", err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("the handler ran %d times, want 1 (the given-up call must not reach it)", n)
+	}
+}
+
+// TestServerThatMatchesLaterNeverGetsAnEarlierRequest: requests stay in
+// the client's writer history (keep-last 10), but a server that matches
+// after they were written — a restarted one — is never sent them: a
+// goal request must not run again because its server came back.
+func TestServerThatMatchesLaterNeverGetsAnEarlierRequest(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	ps, pc := servicetest.Participant(t, 75), servicetest.Participant(t, 75)
+	var first, second atomic.Int32
+	srv, err := NewServer(ps, ty, "/restarted", counting(ty, &first), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(pc, ty, "/restarted", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 3 {
+		if _, err := c.Call(servicetest.Timeout(t, 10*time.Second), cdr.Zero(ty.Request)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Close()
+	again, err := NewServer(ps, ty, "/restarted", counting(ty, &second), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := c.WaitServer(servicetest.Timeout(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // heartbeats announce the history; a NACK for it must get a GAP
+	if n := second.Load(); n != 0 {
+		t.Fatalf("the new server received %d of the requests written before it matched", n)
+	}
+	if _, err := c.Call(servicetest.Timeout(t, 10*time.Second), cdr.Zero(ty.Request)); err != nil || second.Load() != 1 {
+		t.Fatalf("a new call: %v, handler calls %d, want 1", err, second.Load())
+	}
+}
