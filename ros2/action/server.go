@@ -30,6 +30,12 @@ const defaultMaxGoals = 1024
 // maxResultWaiters bounds the get_result requests one goal holds unanswered.
 const maxResultWaiters = 64
 
+// maxReplying bounds the get_result requests answered at once (for goals
+// that ended or that the server never knew): each reply is a goroutine
+// that may wait for its client's reader. Waiters of live goals are bounded
+// by maxResultWaiters per goal instead, and never dropped.
+const maxReplying = 1024
+
 // ServerOptions tune a Server; the zero value behaves as rclcpp does.
 type ServerOptions struct {
 	// Service tunes the three services (Dialect Auto answers each client
@@ -106,6 +112,7 @@ type Server struct {
 	duplicates uint64
 	closed     bool
 	ended      chan struct{} // a goal ended: the expirer recomputes
+	replying   int           // replies waiting for their clients' readers (replyLater)
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -343,6 +350,10 @@ func (s *Server) handleGetResult(_ context.Context, req *cdr.Message, reply serv
 	defer s.mu.Unlock()
 	g, ok := s.goals[id]
 	switch {
+	case s.replying >= maxReplying:
+		// Answered at once, these cost a goroutine each: a flood of them
+		// must not grow goroutines without bound (waiters are bounded apart).
+		s.o.Service.Logger.Warn("action: too many replies waiting for their clients, a get_result dropped")
 	case !ok:
 		s.replyLater(reply, s.resultResponse(s.codes.unknown, nil))
 	case s.codes.terminal(g.state):
@@ -360,7 +371,13 @@ func (s *Server) replyLater(reply service.Replier, rep *cdr.Message) {
 	if s.closed {
 		return
 	}
-	s.wg.Go(func() { reply(rep) })
+	s.replying++
+	s.wg.Go(func() {
+		reply(rep)
+		s.mu.Lock()
+		s.replying--
+		s.mu.Unlock()
+	})
 }
 
 // resultResponse is a GetResult response; a nil result is the zero one.

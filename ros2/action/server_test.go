@@ -330,7 +330,19 @@ func TestCancelAnswersAsRclAction(t *testing.T) {
 		if _, err := r.client.SendGoal(ctx, id, r.goal(t, s)); err != nil {
 			t.Fatal(err)
 		}
-		return r.served.Goals()[len(r.served.Goals())-1].Stamp()
+		// The server lists a goal once its accept reply is out, which may
+		// be just after the client read that reply.
+		for {
+			for _, g := range r.served.Goals() {
+				if g.ID() == id {
+					return g.Stamp()
+				}
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("goal %x never listed by the server", id[:])
+			}
+			time.Sleep(time.Millisecond)
+		}
 	}
 	first := send(GoalID{1}, "hold")
 	send(GoalID{2}, "hold")
