@@ -143,7 +143,13 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		return fmt.Errorf("%s: send_goal: %w", actuator, err)
 	}
 	r.update(gl, actuators.GoalPending, 0, "")
+	r.mu.Lock() // Close may be waiting on wg: no follower starts after it began
+	if r.life.Err() != nil {
+		r.mu.Unlock()
+		return nil // sent; the goal's end is found by Track after a restart
+	}
 	r.wg.Add(1)
+	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		r.follow(gl, actuators.GoalPending, stopped)

@@ -196,7 +196,9 @@ func (r *Robot) setup(distro msgs.Distro) error {
 // Close cancels nothing on the robot: goals run on, and a new process
 // re-attaches with Track. It leaves the graph.
 func (r *Robot) Close() error {
+	r.mu.Lock() // Send and Track add to wg under mu only while life lasts
 	r.stop()
+	r.mu.Unlock()
 	var errs []error
 	for _, a := range r.order {
 		errs = append(errs, a.client.Close())
