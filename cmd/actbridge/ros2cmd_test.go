@@ -60,6 +60,10 @@ func talker(t *testing.T, domain int, profile qos.Profile) {
 
 func runROS2(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	// Discovery stays on loopback whatever the shell running the tests set.
+	t.Setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+	t.Setenv("ROS_STATIC_PEERS", "")
+	t.Setenv("ROS_LOCALHOST_ONLY", "")
 	var out, errOut bytes.Buffer
 	err := run(t.Context(), append([]string{"ros2"}, args...), &out, &errOut)
 	return out.String(), err
