@@ -336,3 +336,46 @@ func TestGoalOfAKilledServerIsLost(t *testing.T) {
 		t.Errorf("resend of a lost goal: %v, want ErrDuplicateGoal", err)
 	}
 }
+
+// TestRefusedGoalsNeverReachTheServer: a goal the transport refuses (a
+// joint not the arm's, a last point that moves, a gripper command to an
+// arm, an unknown actuator) is refused before anything is sent: each
+// vendor's server logs only the one valid goal sent after them.
+func TestRefusedGoalsNeverReachTheServer(t *testing.T) {
+	p := ddspeers.BuildNodes(t, msgs.Jazzy)
+	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+		t.Run(v.name, func(t *testing.T) {
+			g := startPeerRig(t, p, v.bin, 90+i, "--outcome", "succeed")
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			moving := armGoal(1)
+			moving.Points[0].Velocities = []float64{0.1, 0}
+			for _, c := range []struct {
+				name, actuator string
+				goal           actuators.Goal
+				err            error
+			}{
+				{"joint of another arm", "arm", actuators.Trajectory{Joints: []string{"ghost_joint"}, Points: []spline.Point{{Positions: []float64{0.1}, Time: 1}}}, actuators.ErrInvalidArgument},
+				{"last point moving", "arm", moving, actuators.ErrInvalidArgument},
+				{"gripper command to an arm", "arm", actuators.GripperCommand{Position: 0.01, MaxEffort: 1}, actuators.ErrInvalidArgument},
+				{"unknown actuator", "left_arm", armGoal(1), actuators.ErrUnknownActuator},
+			} {
+				if err := g.robot.Send(ctx, c.actuator, uuid.NewString(), c.goal); !errors.Is(err, c.err) {
+					t.Errorf("%s: %v, want %v", c.name, err, c.err)
+				}
+			}
+			valid := uuid.NewString()
+			if err := g.robot.Send(ctx, "arm", valid, armGoal(0.5)); err != nil {
+				t.Fatal(err)
+			}
+			// The server's log line may trail its accept reply.
+			for len(g.wire(t)) == 0 && ctx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond)
+			if got := g.wire(t); len(got) != 1 || got[0] != valid {
+				t.Fatalf("server saw %v, want only %s", got, valid)
+			}
+		})
+	}
+}
