@@ -2,6 +2,7 @@ package qos
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/actbridge/actbridge/rtps"
 )
@@ -30,32 +31,15 @@ func (o Override) Apply(base Profile) (Profile, error) {
 		}
 	}
 	q := p.QoS
-	switch o.Reliability {
-	case "":
-	case "reliable":
-		q.Reliability = rtps.Reliable
-	case "best_effort":
-		q.Reliability = rtps.BestEffort
-	default:
-		return Profile{}, fmt.Errorf("%w: reliability: expected reliable or best_effort, got %q", ErrInvalidOverride, o.Reliability)
+	var err error
+	if q.Reliability, err = choose("reliability", o.Reliability, q.Reliability, []word[rtps.Reliability]{{"reliable", rtps.Reliable}, {"best_effort", rtps.BestEffort}}); err != nil {
+		return Profile{}, err
 	}
-	switch o.Durability {
-	case "":
-	case "volatile":
-		q.Durability = rtps.Volatile
-	case "transient_local":
-		q.Durability = rtps.TransientLocal
-	default:
-		return Profile{}, fmt.Errorf("%w: durability: expected volatile or transient_local, got %q", ErrInvalidOverride, o.Durability)
+	if q.Durability, err = choose("durability", o.Durability, q.Durability, []word[rtps.Durability]{{"volatile", rtps.Volatile}, {"transient_local", rtps.TransientLocal}}); err != nil {
+		return Profile{}, err
 	}
-	switch o.History {
-	case "":
-	case "keep_last":
-		q.History = rtps.KeepLast
-	case "keep_all":
-		q.History = rtps.KeepAll
-	default:
-		return Profile{}, fmt.Errorf("%w: history: expected keep_last or keep_all, got %q", ErrInvalidOverride, o.History)
+	if q.History, err = choose("history", o.History, q.History, []word[rtps.HistoryKind]{{"keep_last", rtps.KeepLast}, {"keep_all", rtps.KeepAll}}); err != nil {
+		return Profile{}, err
 	}
 	if o.Depth != 0 {
 		if o.Depth < 1 || o.Depth > MaxDepth {
@@ -68,4 +52,26 @@ func (o Override) Apply(base Profile) (Profile, error) {
 	}
 	p.QoS = q
 	return p, nil
+}
+
+// word is a config word and the value it names.
+type word[T any] struct {
+	name  string
+	value T
+}
+
+// choose is the value word v names among words, or keep when v is empty;
+// an unknown word is an error naming field and the words it takes.
+func choose[T any](field, v string, keep T, words []word[T]) (T, error) {
+	if v == "" {
+		return keep, nil
+	}
+	names := make([]string, len(words))
+	for i, w := range words {
+		if w.name == v {
+			return w.value, nil
+		}
+		names[i] = w.name
+	}
+	return keep, fmt.Errorf("%w: %s: expected %s, got %q", ErrInvalidOverride, field, strings.Join(names, " or "), v)
 }
