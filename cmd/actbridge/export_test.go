@@ -158,4 +158,18 @@ func TestEveryRegisteredToolKeepsTheContract(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// Every shipped config's catalogue keeps it too: the actuator enum of
+	// a dual-arm cell, a kind with no tools, the ROS 2 transport's set.
+	for cfg, urdf := range map[string]string{"sim-arm-only.yaml": "simrobot.urdf", "sim-base-only.yaml": "simrobot.urdf",
+		"sim-dual-arm.yaml": "simrobot-dual-arm.urdf", "sim-ros2.yaml": "simrobot.urdf"} {
+		ts, err := offlineTools("../../launch/robots/"+cfg, "../../launch/"+urdf)
+		if err != nil {
+			t.Fatalf("%s: %v", cfg, err)
+		}
+		for _, tl := range ts.pipeline.Registry.Tools() {
+			if err := bridge.CheckContract(tl); err != nil {
+				t.Errorf("%s: %v", cfg, err)
+			}
+		}
+	}
 }
