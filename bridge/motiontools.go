@@ -187,18 +187,19 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"reason": Str("Why, for the operator and the audit log. Default empty.", 200),
 		}),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
-			"stopped":     {Type: "boolean", Description: "True when the stop commands were sent."},
-			"estop_event": {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
-		}, Required: []string{"stopped", "estop_event"}},
+			"stopped":           {Type: "boolean", Description: "True when the stop commands were sent."},
+			"estop_event":       {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
+			"cancelled_motions": {Type: "array", Items: &Schema{Type: "string"}, Description: "The motions in flight when the stop latched, sorted: each is cancelled (follow it with motion_status)."},
+		}, Required: []string{"stopped", "estop_event", "cancelled_motions"}},
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			reason, _ := c.Values["reason"].(string)
-			ev := estop.Latch("robot_stop by " + string(c.Role) + ": " + reason)
+			ev, inFlight := m.LatchStop(func() uint64 { return estop.Latch("robot_stop by " + string(c.Role) + ": " + reason) })
 			// A stop must finish even if the caller hangs up mid-call.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			err := m.Robot.StopAll(sctx)
-			out := map[string]any{"stopped": err == nil, "estop_event": ev}
+			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight}
 			if err != nil {
 				out["error"] = err.Error()
 			}
