@@ -313,7 +313,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
 			"live joint values (joints_read); motion progress (motion_status).",
 			"none.",
-			"{actuators, joints: [{name, type, lower, upper, max_velocity, max_acceleration, max_effort}], gripper, base, policy, speed_scale, recovery_speed_fraction (the share of each limit a recovery from outside a limit may use), estop, master_reachable} (about 2-3 KB)."),
+			"{actuators, joints: [{name, type, lower, upper, max_velocity, max_acceleration, max_effort}], arms, grippers, bases (each a list; arm, gripper, base too when there is one of that kind), policy, speed_scale, recovery_speed_fraction (the share of each limit a recovery from outside a limit may use), estop, master_reachable} (about 2-3 KB)."),
 		Input:  Object("", map[string]*Schema{}),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{"joints": {Type: "array", Description: "Every joint with name and limits."}, "actuators": {Type: "array", Description: "Connectivity per actuator."}}, Required: []string{"joints", "actuators"}},
 		Errors: []Code{CodeInvalidArgument, CodeInternal},
