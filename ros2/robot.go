@@ -173,7 +173,7 @@ func (r *Robot) setup(distro msgs.Distro) error {
 		r.acts[ac.Name] = a
 		r.order = append(r.order, a)
 		if ac.Action != "" {
-			if err := r.openAction(a, set, distro); err != nil {
+			if err := r.openAction(a, set); err != nil {
 				return err
 			}
 		}
@@ -195,9 +195,9 @@ func (r *Robot) setup(distro msgs.Distro) error {
 }
 
 // openAction makes a's action client, of the type its kind's codec speaks.
-func (r *Robot) openAction(a *actuator, set *msgs.Set, distro msgs.Distro) error {
+func (r *Robot) openAction(a *actuator, set *msgs.Set) error {
 	ac := a.cfg
-	codec, err := r.codecOf(ac, distro)
+	codec, err := r.codecOf(ac)
 	if err != nil {
 		return err
 	}
@@ -216,11 +216,20 @@ func (r *Robot) openAction(a *actuator, set *msgs.Set, distro msgs.Distro) error
 	return nil
 }
 
-// codecOf is the goal codec of an actuator's action, by kind.
-func (r *Robot) codecOf(ac config.ActuatorConfig, _ msgs.Distro) (goalCodec, error) {
+// codecOf is the goal codec of an actuator's action, by kind; a codec
+// reads the distro's layout from the messages it is given.
+func (r *Robot) codecOf(ac config.ActuatorConfig) (goalCodec, error) {
 	switch ac.Kind {
 	case actuators.KindArm:
 		return newTrajectoryCodec(ac.Joints), nil
+	case actuators.KindGripper:
+		return newGripperCodec(ac, r.jointPosition)
+	case actuators.KindBase:
+		frame := ac.OdomFrame
+		if frame == "" {
+			frame = config.DefaultOdomFrame
+		}
+		return navigateCodec{frame: frame}, nil
 	}
 	return nil, fmt.Errorf("%w: %s: transport ros2 has no action for a %s yet", config.ErrConfig, ac.Name, ac.Kind)
 }
@@ -321,6 +330,19 @@ func (r *Robot) Joints() actuators.JointsSnapshot {
 		}
 	}
 	return s
+}
+
+// jointPosition is a joint's newest position from any joint_states topic.
+func (r *Robot) jointPosition(joint string) (float64, bool) {
+	for _, c := range r.joints {
+		rs, _, _ := c.load()
+		for _, j := range rs {
+			if j.Name == joint {
+				return j.Position, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // FreshJoints waits (bounded by ctx and half a second) until every
