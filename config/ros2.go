@@ -79,6 +79,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			if len(a.QoS) > 0 {
 				return bad(fmt.Sprintf("actuators[%d].qos", i), "only transport ros2 reads QoS; this config's transport is %s", c.Transport)
 			}
+			if a.CmdVelStamped != nil {
+				return bad(fmt.Sprintf("actuators[%d].cmd_vel_stamped", i), "only transport ros2 reads it (ROS 1's cmd_vel is Twist); this config's transport is %s", c.Transport)
+			}
 		}
 		return nil
 	}
@@ -122,6 +125,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		if !slices.Contains(ros2Kinds, a.Kind) {
 			return bad(f("kind"), "transport ros2 does not serve a %s yet (this version: %s); use transport ros1 for it", a.Kind, kindNames(ros2Kinds))
 		}
+		if err := a.checkCmdVelStamped(c.Distro); err != nil {
+			return bad(f("cmd_vel_stamped"), "%v", err)
+		}
 		roles := a.qosRoles()
 		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
 			o := a.QoS[role]
@@ -146,6 +152,15 @@ func (a *ActuatorConfig) qosRoles() map[string]string {
 	switch a.Kind {
 	case actuators.KindArm, actuators.KindGripper:
 		return map[string]string{QoSJointStates: a.JointStatesTopic}
+	case actuators.KindBase:
+		roles := map[string]string{}
+		if a.CmdVelTopic != "" {
+			roles[QoSCmdVel] = a.CmdVelTopic
+		}
+		if a.OdomTopic != "" {
+			roles[QoSOdom] = a.OdomTopic
+		}
+		return roles
 	}
 	return map[string]string{}
 }
