@@ -20,8 +20,8 @@ const (
 // Snapshot waits up to timeout for one frame of an image topic and decodes
 // it with package rosimage (compressed bytes are kept as received in Raw).
 func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duration) (actuators.Frame, error) {
-	if timeout <= 0 || timeout > MaxSampleTimeout {
-		timeout = MaxSampleTimeout
+	if timeout <= 0 || timeout > actuators.MaxSampleTimeout {
+		timeout = actuators.MaxSampleTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -94,4 +94,3 @@ func (r *Robot) receiveOne(ctx context.Context, topic string, sub sampler) (any,
 		return nil, ctx.Err()
 	}
 }
-
