@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -529,13 +530,7 @@ func requestSchema(types []actuators.ServiceType) *Schema {
 
 func fieldSchema(f actuators.ServiceField, desc string) *Schema {
 	if i := strings.LastIndexByte(f.Type, '['); i > 0 && strings.HasSuffix(f.Type, "]") {
-		// A ROS 2 array or sequence: "string[]", "uint8[<=16]", "pkg/msg/T[3]".
-		return &Schema{Type: "array", Description: desc, Items: fieldSchema(actuators.ServiceField{Type: f.Type[:i]}, "")}
-	}
-	if strings.Contains(f.Type, "/") {
-		// A nested message: the transport checks its fields when it
-		// builds the request, before anything is sent.
-		return &Schema{Type: "object", Description: desc + " (a " + f.Type + ")", Additional: &Schema{}}
+		return arraySchema(f.Type[:i], f.Type[i+1:len(f.Type)-1], desc)
 	}
 	switch f.Type {
 	case "bool":
@@ -559,6 +554,26 @@ func fieldSchema(f actuators.ServiceField, desc string) *Schema {
 	default: // int64, uint64: JSON numbers stay exact to 2^53
 		return Integer(desc, -(1 << 53), 1<<53)
 	}
+}
+
+// maxRequestItems bounds an unbounded sequence of a request.
+const maxRequestItems = 256
+
+// arraySchema is a ROS 2 array or sequence of scalars: "string[]",
+// "uint8[<=16]" (bound 16), "float64[3]" (exactly 3).
+func arraySchema(elem, bound, desc string) *Schema {
+	s := &Schema{Type: "array", Description: desc, Items: fieldSchema(actuators.ServiceField{Type: elem}, "One "+elem+".")}
+	fixed := !strings.HasPrefix(bound, "<=")
+	n, err := strconv.Atoi(strings.TrimPrefix(bound, "<="))
+	switch {
+	case err != nil || n <= 0 || n > maxRequestItems:
+		s.MaxItems = Int(maxRequestItems)
+	case fixed:
+		s.MinItems, s.MaxItems = Int(n), Int(n)
+	default:
+		s.MaxItems = Int(n)
+	}
+	return s
 }
 
 // typeSchema is one service type's request: every field required, nothing else.

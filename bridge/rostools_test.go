@@ -401,20 +401,23 @@ func TestROSToolResultsAndErrorsFitTheAdvertisedOutputSchema(t *testing.T) {
 	}
 }
 
-// ROS 2 service types nest messages and sequences: the request schema
-// takes arrays and objects for them, not numbers.
-func TestRequestSchemaTakesROS2ArraysAndNestedMessages(t *testing.T) {
-	st := actuators.ServiceType{Name: "rcl_interfaces/srv/SetParameters", Request: []actuators.ServiceField{
-		{Name: "parameters", Type: "rcl_interfaces/msg/Parameter[]"}, {Name: "names", Type: "string[<=4]"}, {Name: "depth", Type: "uint64"}}}
+// ROS 2 service types take sequences and arrays: the request schema
+// takes arrays for them, bounded, not numbers.
+func TestRequestSchemaTakesROS2Arrays(t *testing.T) {
+	st := actuators.ServiceType{Name: "x/srv/Y", Request: []actuators.ServiceField{
+		{Name: "names", Type: "string[]"}, {Name: "few", Type: "int32[<=2]"}, {Name: "xyz", Type: "float64[3]"}}}
 	s := typeSchema(st)
-	ok := map[string]any{"parameters": []any{map[string]any{"name": "a"}}, "names": []any{"x"}, "depth": json.Number("1")}
+	n := json.Number("1")
+	ok := map[string]any{"names": []any{"x"}, "few": []any{n, n}, "xyz": []any{n, n, n}}
 	if err := s.Validate(ok); err != nil {
 		t.Fatalf("valid request refused: %v", err)
 	}
 	for _, bad := range []map[string]any{
-		{"parameters": json.Number("3"), "names": []any{}, "depth": json.Number("1")},
-		{"parameters": []any{}, "names": []any{json.Number("1")}, "depth": json.Number("1")},
-		{"parameters": []any{"p"}, "names": []any{}, "depth": json.Number("1")},
+		{"names": n, "few": []any{}, "xyz": []any{n, n, n}},
+		{"names": []any{n}, "few": []any{}, "xyz": []any{n, n, n}},
+		{"names": []any{}, "few": []any{n, n, n}, "xyz": []any{n, n, n}},
+		{"names": []any{}, "few": []any{}, "xyz": []any{n, n}},
+		{"names": []any{}, "few": []any{json.Number("1.5")}, "xyz": []any{n, n, n}},
 	} {
 		if err := s.Validate(bad); err == nil {
 			t.Errorf("%v accepted", bad)
