@@ -42,6 +42,7 @@ type Robot struct {
 	rctx   *node.Context
 	node   *node.Node
 	notify *actuators.Notifier
+	access access // topics, parameters and services: topics.go, params.go, services.go
 
 	arms  map[string]*arm
 	order []*arm // config order
@@ -204,6 +205,7 @@ func (r *Robot) Close() error {
 		errs = append(errs, a.client.Close())
 	}
 	r.wg.Wait()
+	errs = append(errs, r.access.close())
 	if r.node != nil {
 		errs = append(errs, r.node.Close())
 	}
