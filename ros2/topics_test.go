@@ -73,13 +73,13 @@ func simRig(t *testing.T, domain int) (*Robot, *netns.Peer) {
 	sim := startSim(t, domain)
 	r := openOn(t, domain, config.DiscoveryLocalhost)
 	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters"} {
-		waitService(t, r, s, sim)
+		waitService(t, r, s, sim.Output)
 	}
 	return r, sim
 }
 
 // waitService waits until the robot's graph lists a server of name.
-func waitService(t *testing.T, r *Robot, name string, peer interface{ Output() string }) {
+func waitService(t *testing.T, r *Robot, name string, peerOutput func() string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -89,7 +89,7 @@ func waitService(t *testing.T, r *Robot, name string, peer interface{ Output() s
 			return
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("%s never discovered: %v\npeer:\n%s", name, err, peer.Output())
+			t.Fatalf("%s never discovered: %v\npeer:\n%s", name, err, peerOutput())
 		}
 	}
 }
