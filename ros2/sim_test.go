@@ -23,12 +23,8 @@ import (
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/spline"
-	"github.com/actbridge/actbridge/test/gobin"
 	"github.com/actbridge/actbridge/test/netns"
 )
-
-// builds is this test binary's built commands (simrobot).
-var builds gobin.Builds
 
 // The sim's names, as ros2_control and Nav2 name them.
 const (
@@ -38,24 +34,22 @@ const (
 	simOdom           = "/diff_drive_controller/odom"
 )
 
-var simArmJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
-
-// simRig is `simrobot --ros 2` on a domain of its own and a robot with
+// missionRig is `simrobot --ros 2` on a domain of its own and a robot with
 // the sim's arm, gripper (its action type the distro's default unless
 // gripperType says) and base (navigation, drive and odometry), every
 // update recorded.
-type simRig struct {
+type missionRig struct {
 	sim   *netns.Peer
 	robot *Robot
 	set   *msgs.Set
 	h     updates
 }
 
-func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *simRig {
+func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *missionRig {
 	t.Helper()
-	g := &simRig{sim: startSim(t, d, domain)}
+	g := &missionRig{sim: startSimDistro(t, d, domain)}
 	g.robot, g.set = openOnSim(t, d, domain, []config.ActuatorConfig{
-		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints},
+		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simJoints},
 		{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}, ActionType: gripperType},
 		{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, CmdVelTopic: simCmdVel, OdomTopic: simOdom},
 	})
@@ -63,9 +57,9 @@ func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *s
 	return g
 }
 
-// startSim runs `simrobot --ros 2` for distro d on domain, localhost-only,
+// startSimDistro runs `simrobot --ros 2` for distro d on domain, localhost-only,
 // and waits until it serves.
-func startSim(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
+func startSimDistro(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
 	t.Helper()
 	netns.Require(t)
 	bin := builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot")
@@ -131,7 +125,7 @@ func openOnSim(t *testing.T, d msgs.Distro, domain int, acts []config.ActuatorCo
 }
 
 // goalLog is the sim's goal log, from its /simrobot/goals Trigger service.
-func (g *simRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
+func (g *missionRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	t.Helper()
 	types, err := service.ResolveTypes(g.set, "std_srvs/srv/Trigger")
 	if err != nil {
@@ -214,7 +208,7 @@ func (u *updates) progressed(id string) bool {
 }
 
 func simArmGoal(seconds float64) actuators.Trajectory {
-	return actuators.Trajectory{Joints: simArmJoints, Points: []spline.Point{{Positions: []float64{0.2, -0.4, 0.3, 0, 0, 0}, Time: seconds}}}
+	return actuators.Trajectory{Joints: simJoints, Points: []spline.Point{{Positions: []float64{0.2, -0.4, 0.3, 0, 0, 0}, Time: seconds}}}
 }
 
 // Over `simrobot --ros 2` on every distro: a gripper (the distro's
@@ -321,24 +315,30 @@ func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 
 			t.Run("StopAllCancelsEveryAction", func(t *testing.T) {
 				before := g.goalLog(ctx, t)
-				goals := map[string]struct {
-					actuator string
-					goal     actuators.Goal
-				}{
-					newUUID(): {"arm", simArmGoal(4)},
-					newUUID(): {"base", actuators.Navigate{Target: actuators.Pose2D{X: -2}}},
-					newUUID(): {"gripper", actuators.GripperCommand{Position: 0, MaxEffort: 10}},
+				// The gripper's goal goes last, to the far end of its way
+				// (over a second), so StopAll finds every goal running.
+				grip := 0.08
+				if pos, _ := r.jointPosition("gripper_finger_joint"); pos > 0.04 {
+					grip = 0
 				}
-				for id, s := range goals {
-					if err := r.Send(ctx, s.actuator, id, s.goal); err != nil {
+				goals := []struct {
+					id, actuator string
+					goal         actuators.Goal
+				}{
+					{newUUID(), "arm", simArmGoal(4)},
+					{newUUID(), "base", actuators.Navigate{Target: actuators.Pose2D{X: -2}}},
+					{newUUID(), "gripper", actuators.GripperCommand{Position: grip, MaxEffort: 10}},
+				}
+				for _, s := range goals {
+					if err := r.Send(ctx, s.actuator, s.id, s.goal); err != nil {
 						t.Fatal(err)
 					}
 				}
 				if err := r.StopAll(ctx); err != nil {
 					t.Fatal(err)
 				}
-				for id, s := range goals {
-					if end := g.h.end(t, id, 20*time.Second); end.State != actuators.GoalCanceled {
+				for _, s := range goals {
+					if end := g.h.end(t, s.id, 20*time.Second); end.State != actuators.GoalCanceled {
 						t.Errorf("%s: goal ended %s %v (%s) after StopAll, want canceled", s.actuator, end.State, end.Result, end.Text)
 					}
 				}
@@ -442,7 +442,7 @@ func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
 	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Kilted} {
 		t.Run(string(d), func(t *testing.T) {
 			domain := 110 + i
-			sim := startSim(t, d, domain)
+			sim := startSimDistro(t, d, domain)
 			for _, c := range []struct {
 				logKey string
 				act    config.ActuatorConfig
@@ -490,7 +490,7 @@ func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
 					actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {
 						c.ghost.GoalConnectTimeout = config.Duration(15 * time.Second)
 						r, set := openOnSim(t, d, domain, []config.ActuatorConfig{c.act, c.ghost})
-						g := &simRig{sim: sim, robot: r, set: set}
+						g := &missionRig{sim: sim, robot: r, set: set}
 						var ids idNames
 						vary := func(actuator string, goal actuators.Goal) actuators.Goal {
 							if actuator != c.act.Name {
