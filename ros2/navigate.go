@@ -53,11 +53,11 @@ func (c navigateCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, 
 		if !ok || !finiteAll(float64(d)) || d < 0 {
 			return 0, false
 		}
-		if first < 0 {
+		if first < 0 && d > 1e-3 {
 			first = float64(d) // the path's length as Nav2 first measured it
 		}
-		if first < 1e-3 {
-			return 0, false
+		if first < 0 {
+			return 0, false // Nav2 reports 0 until it has a path
 		}
 		return math.Max(0, math.Min(1, 1-float64(d)/first)), true
 	}, nil
