@@ -72,10 +72,32 @@ func simRig(t *testing.T, domain int) (*Robot, *netns.Peer) {
 	t.Helper()
 	sim := startSim(t, domain)
 	r := openOn(t, domain, config.DiscoveryLocalhost)
-	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters"} {
+	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters",
+		"/gripper_controller/list_parameters", "/diff_drive_controller/list_parameters"} {
 		waitService(t, r, s, sim.Output)
 	}
 	return r, sim
+}
+
+// providersOf waits until the graph names the nodes serving name (their
+// announcements come after discovery found the servers) and returns them.
+func providersOf(t *testing.T, r *Robot, name string) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ss, err := r.Services(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ss, func(s actuators.ServiceInfo) bool { return s.Name == name })
+		if i >= 0 && len(ss[i].Providers) > 0 || time.Now().After(deadline) {
+			if i < 0 {
+				t.Fatalf("%s not listed: %+v", name, ss)
+			}
+			return ss[i].Providers
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // waitService waits until the robot's graph lists a server of name.
