@@ -20,7 +20,7 @@ import (
 // discovery, and called once; a call that cannot go out says nothing was
 // sent.
 func TestServicesOfTheSimAreListedTypedAndCalled(t *testing.T) {
-	r, sim := simRig(t, 143)
+	r, sim := accessRig(t, 143)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	if ps := providersOf(t, r, "/simrobot/goals"); !slices.Equal(ps, []string{"/simrobot"}) {

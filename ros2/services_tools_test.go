@@ -15,7 +15,7 @@ import (
 // bridge's own tools (allowlists, types, refusals) against the sim, with
 // parameter patterns in the /<node>/<param.name> form.
 func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
-	r, sim := simRig(t, 147)
+	r, sim := accessRig(t, 147)
 	one := 1.0
 	rt := &bridge.ROSTools{ROS: r, DataDir: t.TempDir(), Images: bridge.NewImages(), Policy: bridge.AccessPolicy{
 		Topics:    allowlist.Globs{"/joint_states", "/camera/*"},
@@ -60,7 +60,7 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	}
 
 	got := must("params_get", `{"prefix":"/joint_trajectory_controller/constraints."}`)
-	if items, _ := got["items"].([]any); len(items) != 1+2*len(simJoints) {
+	if items, _ := got["items"].([]any); len(items) != 1+2*len(simArmJoints) {
 		t.Errorf("params_get by prefix: %v", got)
 	}
 	got = must("params_set", `{"name":"/simrobot/faults.arm.lag","number":0.3}`)
