@@ -160,3 +160,42 @@ func TestParametersAndServicesOfEachVendorsNode(t *testing.T) {
 		})
 	}
 }
+
+// Every distro's catalogue loads: its messages are sampleable, its flat
+// services callable with their fields in ROS form, and requests nesting
+// messages are left out.
+func TestEveryDistrosCatalogueOffersItsTypes(t *testing.T) {
+	for _, d := range msgs.Distros() {
+		sample, err := SampleTypesOf(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		services, err := ServiceTypesOf(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(sample, TypeImage) || !slices.Contains(sample, TypeCompressedImage) || !slices.IsSorted(sample) {
+			t.Errorf("%s: sample types %v", d, sample)
+		}
+		want := map[string][]actuators.ServiceField{
+			"std_srvs/srv/Trigger":              {},
+			"std_srvs/srv/Empty":                {}, // its dummy member is no field to give
+			"std_srvs/srv/SetBool":              {{Name: "data", Type: "bool"}},
+			"rcl_interfaces/srv/ListParameters": {{Name: "prefixes", Type: "string[]"}, {Name: "depth", Type: "uint64"}},
+		}
+		for _, st := range services {
+			if strings.Contains(st.Name, "SetParameters") || st.Name == "action_msgs/srv/CancelGoal" {
+				t.Errorf("%s: %s nests messages in its request and is offered", d, st.Name)
+			}
+			if w, ok := want[st.Name]; ok {
+				if !slices.Equal(st.Request, w) {
+					t.Errorf("%s: %s request %+v, want %+v", d, st.Name, st.Request, w)
+				}
+				delete(want, st.Name)
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: missing %v", d, want)
+		}
+	}
+}

@@ -20,17 +20,9 @@ import (
 // the access calls alone.
 func openOn(t *testing.T, domain int, discovery string) *Robot {
 	t.Helper()
-	cfg := &config.Config{Transport: config.TransportROS2,
+	return openRobot(t, &config.Config{Transport: config.TransportROS2,
 		ROS2:      config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: discovery},
-		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints}}}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	r, err := Open(ctx, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints}}})
 }
 
 // accessRig is the Jazzy sim and a robot on its domain, once the sim's
