@@ -13,7 +13,7 @@ import (
 // compressed one decoded with its JPEG bytes kept; a topic that is no
 // image is refused by type.
 func TestSnapshotOfTheSimsCameraRawAndCompressed(t *testing.T) {
-	r, sim := simRig(t, 141)
+	r, sim := accessRig(t, 141)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	raw, err := r.Snapshot(ctx, "/camera/image_raw", 5*time.Second)

@@ -53,7 +53,7 @@ func (c gripperCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, e
 	if !ok {
 		return nil, fmt.Errorf("%w: a gripper takes no %T goal", actuators.ErrInvalidArgument, g)
 	}
-	if !finiteAll(gc.Position, gc.MaxEffort) || gc.MaxEffort < 0 {
+	if !finite(gc.Position) || !finite(gc.MaxEffort) || gc.MaxEffort < 0 {
 		return nil, fmt.Errorf("%w: position and max_effort must be finite and max_effort not negative, got %v and %v",
 			actuators.ErrInvalidArgument, gc.Position, gc.MaxEffort)
 	}
@@ -140,3 +140,5 @@ func (c gripperCodec) outcome(m *cdr.Message) outcome {
 	return outcome{preemption: !reached && !stalled, text: text,
 		result: map[string]any{"position": pos, "effort": eff, "stalled": stalled, "reached_goal": reached}}
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -36,7 +36,7 @@ func TestParameterNamesSplitAtTheLongestNode(t *testing.T) {
 // rcl_interfaces; what its nodes refuse (a wrong type, a read-only
 // parameter) is reported with their reason, and nothing changes.
 func TestParametersOfTheSimAreListedReadAndGuardedByTheirNodes(t *testing.T) {
-	r, sim := simRig(t, 142)
+	r, sim := accessRig(t, 142)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	names, err := r.ParamNames(ctx)
@@ -60,7 +60,7 @@ func TestParametersOfTheSimAreListedReadAndGuardedByTheirNodes(t *testing.T) {
 			t.Errorf("%s = %v %v, want %v", name, v, err, want)
 		}
 	}
-	if v, err := r.GetParam(ctx, "/joint_trajectory_controller/joints"); err != nil || !slices.Equal(v.([]any), []any{simJoints[0], simJoints[1], simJoints[2], simJoints[3], simJoints[4], simJoints[5]}) {
+	if v, err := r.GetParam(ctx, "/joint_trajectory_controller/joints"); err != nil || !slices.Equal(v.([]any), []any{simArmJoints[0], simArmJoints[1], simArmJoints[2], simArmJoints[3], simArmJoints[4], simArmJoints[5]}) {
 		t.Errorf("joints = %v %v", v, err)
 	}
 	for _, name := range []string{"/simrobot/faults.no_such", "/no_such_node/x"} {

@@ -20,16 +20,15 @@ import (
 // discovery, and called once; a call that cannot go out says nothing was
 // sent.
 func TestServicesOfTheSimAreListedTypedAndCalled(t *testing.T) {
-	r, sim := simRig(t, 143)
+	r, sim := accessRig(t, 143)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
+	if ps := providersOf(t, r, "/simrobot/goals"); !slices.Equal(ps, []string{"/simrobot"}) {
+		t.Fatalf("providers %v", ps)
+	}
 	ss, err := r.Services(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	i := slices.IndexFunc(ss, func(s actuators.ServiceInfo) bool { return s.Name == "/simrobot/goals" })
-	if i < 0 || !slices.Equal(ss[i].Providers, []string{"/simrobot"}) {
-		t.Fatalf("services %+v", ss)
 	}
 	if slices.ContainsFunc(ss, func(s actuators.ServiceInfo) bool { return strings.Contains(s.Name, "/_action/") }) {
 		t.Errorf("an action's services listed: %+v", ss)
@@ -136,10 +135,8 @@ func TestParametersAndServicesOfEachVendorsNode(t *testing.T) {
 				t.Errorf("undeclared read: %v", err)
 			}
 
-			ss, err := r.Services(ctx)
-			i := slices.IndexFunc(ss, func(s actuators.ServiceInfo) bool { return s.Name == "/robot/trigger" })
-			if err != nil || i < 0 || !slices.Equal(ss[i].Providers, []string{"/robot/trigger_node"}) {
-				t.Fatalf("services %+v %v", ss, err)
+			if ps := providersOf(t, r, "/robot/trigger"); !slices.Equal(ps, []string{"/robot/trigger_node"}) {
+				t.Fatalf("providers %v", ps)
 			}
 			if _, err := r.CallService(ctx, "/robot/trigger", "std_srvs/srv/SetBool", map[string]any{"data": true}, 5*time.Second); !errors.Is(err, actuators.ErrServiceNotSent) {
 				t.Fatalf("a SetBool to a Trigger: %v", err)
@@ -161,5 +158,44 @@ func TestParametersAndServicesOfEachVendorsNode(t *testing.T) {
 				t.Fatalf("the server saw %+v, want one call", calls)
 			}
 		})
+	}
+}
+
+// Every distro's catalogue loads: its messages are sampleable, its flat
+// services callable with their fields in ROS form, and requests nesting
+// messages are left out.
+func TestEveryDistrosCatalogueOffersItsTypes(t *testing.T) {
+	for _, d := range msgs.Distros() {
+		sample, err := SampleTypesOf(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		services, err := ServiceTypesOf(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(sample, TypeImage) || !slices.Contains(sample, TypeCompressedImage) || !slices.IsSorted(sample) {
+			t.Errorf("%s: sample types %v", d, sample)
+		}
+		want := map[string][]actuators.ServiceField{
+			"std_srvs/srv/Trigger":              {},
+			"std_srvs/srv/Empty":                {}, // its dummy member is no field to give
+			"std_srvs/srv/SetBool":              {{Name: "data", Type: "bool"}},
+			"rcl_interfaces/srv/ListParameters": {{Name: "prefixes", Type: "string[]"}, {Name: "depth", Type: "uint64"}},
+		}
+		for _, st := range services {
+			if strings.Contains(st.Name, "SetParameters") || st.Name == "action_msgs/srv/CancelGoal" {
+				t.Errorf("%s: %s nests messages in its request and is offered", d, st.Name)
+			}
+			if w, ok := want[st.Name]; ok {
+				if !slices.Equal(st.Request, w) {
+					t.Errorf("%s: %s request %+v, want %+v", d, st.Name, st.Request, w)
+				}
+				delete(want, st.Name)
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: missing %v", d, want)
+		}
 	}
 }

@@ -23,8 +23,14 @@ import (
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/spline"
+	"github.com/actbridge/actbridge/test/gobin"
 	"github.com/actbridge/actbridge/test/netns"
 )
+
+// builds is this test binary's built commands (simrobot).
+var builds gobin.Builds
+
+var simArmJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
 
 // The sim's names, as ros2_control and Nav2 name them.
 const (
@@ -47,9 +53,9 @@ type missionRig struct {
 
 func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *missionRig {
 	t.Helper()
-	g := &missionRig{sim: startSimDistro(t, d, domain)}
+	g := &missionRig{sim: startSim(t, d, domain)}
 	g.robot, g.set = openOnSim(t, d, domain, []config.ActuatorConfig{
-		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simJoints},
+		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints},
 		{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}, ActionType: gripperType},
 		{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, CmdVelTopic: simCmdVel, OdomTopic: simOdom},
 	})
@@ -57,9 +63,9 @@ func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *m
 	return g
 }
 
-// startSimDistro runs `simrobot --ros 2` for distro d on domain, localhost-only,
+// startSim runs `simrobot --ros 2` for distro d on domain, localhost-only,
 // and waits until it serves.
-func startSimDistro(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
+func startSim(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
 	t.Helper()
 	netns.Require(t)
 	bin := builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot")
@@ -208,7 +214,7 @@ func (u *updates) progressed(id string) bool {
 }
 
 func simArmGoal(seconds float64) actuators.Trajectory {
-	return actuators.Trajectory{Joints: simJoints, Points: []spline.Point{{Positions: []float64{0.2, -0.4, 0.3, 0, 0, 0}, Time: seconds}}}
+	return actuators.Trajectory{Joints: simArmJoints, Points: []spline.Point{{Positions: []float64{0.2, -0.4, 0.3, 0, 0, 0}, Time: seconds}}}
 }
 
 // Over `simrobot --ros 2` on every distro: a gripper (the distro's
@@ -442,7 +448,7 @@ func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
 	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Kilted} {
 		t.Run(string(d), func(t *testing.T) {
 			domain := 110 + i
-			sim := startSimDistro(t, d, domain)
+			sim := startSim(t, d, domain)
 			for _, c := range []struct {
 				logKey string
 				act    config.ActuatorConfig

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -283,9 +282,9 @@ func valueJSON(v any) any {
 	case *cdr.Message:
 		return messageJSON(x)
 	case float32:
-		return finite(float64(x))
+		return orNil(float64(x))
 	case float64:
-		return finite(x)
+		return orNil(x)
 	case int8:
 		return int64(x)
 	case int16:
@@ -303,9 +302,9 @@ func valueJSON(v any) any {
 	case []*cdr.Message:
 		return listJSON(x, func(m *cdr.Message) any { return messageJSON(m) })
 	case []float32:
-		return listJSON(x, func(f float32) any { return finite(float64(f)) })
+		return listJSON(x, func(f float32) any { return orNil(float64(f)) })
 	case []float64:
-		return listJSON(x, finite)
+		return listJSON(x, orNil)
 	case []bool:
 		return listJSON(x, func(b bool) any { return b })
 	case []string:
@@ -336,8 +335,9 @@ func listJSON[T any](xs []T, f func(T) any) []any {
 	return out
 }
 
-func finite(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+// orNil is f, or nil for NaN and ±Inf, which JSON cannot hold.
+func orNil(f float64) any {
+	if !finite(f) {
 		return nil
 	}
 	return f

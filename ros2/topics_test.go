@@ -3,10 +3,7 @@ package ros2
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -16,63 +13,26 @@ import (
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/msgs"
-	"github.com/actbridge/actbridge/test/gobin"
 	"github.com/actbridge/actbridge/test/netns"
 )
 
-// builds is this test binary's built commands.
-var builds gobin.Builds
-
-// simJoints are the arm joints of `simrobot --ros 2`.
-var simJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
-
-// startSim runs `simrobot --ros 2` (Jazzy) on domain with localhost-only
-// discovery inside the test's namespace, and waits until it serves.
-func startSim(t *testing.T, domain int) *netns.Peer {
-	t.Helper()
-	netns.Require(t)
-	bin := builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot")
-	cmd := exec.Command(bin, "--ros", "2", "--distro", string(msgs.Jazzy))
-	cmd.Env = append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=",
-		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=")
-	p := netns.StartPeer(t, cmd)
-	deadline := time.After(30 * time.Second)
-	for !strings.Contains(p.Output(), "simrobot: serving") {
-		select {
-		case <-p.Done():
-			t.Fatalf("simrobot exited:\n%s", p.Output())
-		case <-deadline:
-			t.Fatalf("simrobot never served:\n%s", p.Output())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return p
-}
-
-// openOn opens a robot with the sim's arm on domain, discovery as given.
+// openOn opens a robot on domain with an arm nobody needs to serve, for
+// the access calls alone.
 func openOn(t *testing.T, domain int, discovery string) *Robot {
 	t.Helper()
-	cfg := &config.Config{Transport: config.TransportROS2,
-		ROS2: config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: discovery},
-		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm,
-			Action: "/joint_trajectory_controller/follow_joint_trajectory", Joints: simJoints}}}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	r, err := Open(ctx, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
+	return openRobot(t, &config.Config{Transport: config.TransportROS2,
+		ROS2:      config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: discovery},
+		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints}}})
 }
 
-// simRig is the sim and a robot on its domain, once the sim's parameter
-// and Trigger services are in the robot's graph.
-func simRig(t *testing.T, domain int) (*Robot, *netns.Peer) {
+// accessRig is the Jazzy sim and a robot on its domain, once the sim's
+// parameter and Trigger services are in the robot's graph.
+func accessRig(t *testing.T, domain int) (*Robot, *netns.Peer) {
 	t.Helper()
-	sim := startSim(t, domain)
+	sim := startSim(t, msgs.Jazzy, domain)
 	r := openOn(t, domain, config.DiscoveryLocalhost)
-	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters"} {
+	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters",
+		"/gripper_controller/list_parameters", "/diff_drive_controller/list_parameters"} {
 		waitService(t, r, s, sim.Output)
 	}
 	return r, sim
@@ -97,7 +57,7 @@ func waitService(t *testing.T, r *Robot, name string, peerOutput func() string) 
 // The sim's topics are listed in ROS 2 form, sampled as JSON-ready values
 // with times in seconds, and refused by name or type as on ROS 1.
 func TestTopicsOfTheSimAreListedAndSampled(t *testing.T) {
-	r, sim := simRig(t, 140)
+	r, sim := accessRig(t, 140)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	ts, err := r.Topics(ctx)
@@ -120,7 +80,7 @@ func TestTopicsOfTheSimAreListedAndSampled(t *testing.T) {
 	m := got[0].(map[string]any)
 	names, _ := m["name"].([]any)
 	stamp, _ := m["header"].(map[string]any)["stamp"].(float64)
-	if len(names) < len(simJoints) || names[0] != simJoints[0] || stamp <= 0 {
+	if len(names) < len(simArmJoints) || names[0] != simArmJoints[0] || stamp <= 0 {
 		t.Fatalf("sample %v", m)
 	}
 	if pos, _ := m["position"].([]any); len(pos) != len(names) {
@@ -174,7 +134,7 @@ func TestMessageJSONMatchesTheROS1Form(t *testing.T) {
 // topic nobody publishes yet, and ends with nil when ctx ends.
 func TestWatchTopicSurvivesThePublishersRestart(t *testing.T) {
 	const domain = 144
-	sim := startSim(t, domain)
+	sim := startSim(t, msgs.Jazzy, domain)
 	r := openOn(t, domain, config.DiscoveryLocalhost)
 	ctx, cancel := context.WithCancel(t.Context())
 	got := make(chan map[string]any, 1024)
@@ -209,7 +169,7 @@ func TestWatchTopicSurvivesThePublishersRestart(t *testing.T) {
 	for len(got) > 0 { // what came before the kill
 		<-got
 	}
-	startSim(t, domain)
+	startSim(t, msgs.Jazzy, domain)
 	await("second sim", 3)
 	cancel()
 	select {
@@ -219,5 +179,26 @@ func TestWatchTopicSurvivesThePublishersRestart(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the watch did not end with its ctx")
+	}
+}
+
+// providersOf waits until the graph names the nodes serving name (their
+// announcements come after discovery found the servers) and returns them.
+func providersOf(t *testing.T, r *Robot, name string) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ss, err := r.Services(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(ss, func(s actuators.ServiceInfo) bool { return s.Name == name })
+		if i >= 0 && len(ss[i].Providers) > 0 || time.Now().After(deadline) {
+			if i < 0 {
+				t.Fatalf("%s not listed: %+v", name, ss)
+			}
+			return ss[i].Providers
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
