@@ -16,6 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
 )
 
 const launchDir = "../../launch"
@@ -29,6 +34,7 @@ var shippedURDF = map[string]string{
 	"sim-base-only.yaml": "simrobot.urdf",
 	"sim-dual-arm.yaml":  "simrobot-dual-arm.urdf",
 	"sim-ros2.yaml":      "simrobot.urdf",
+	"gazebo-ros2.yaml":   "simrobot.urdf",
 	"ur.yaml":            "urdf/ur5e.urdf",
 }
 
@@ -351,4 +357,99 @@ func simrobotFlags(t *testing.T) map[string]bool {
 		}
 	}
 	return known
+}
+
+func TestGazeboROS2ControllersServeWhatItsConfigSends(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(launchDir, "gz_ros2_controllers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ctrls map[string]struct {
+		Params map[string]any `yaml:"ros__parameters"`
+	}
+	if err := yaml.Unmarshal(b, &ctrls); err != nil {
+		t.Fatal(err)
+	}
+	// The controller manager's list: name -> type.
+	types := map[string]string{}
+	for name, v := range ctrls["controller_manager"].Params {
+		if m, ok := v.(map[string]any); ok {
+			types[name], _ = m["type"].(string)
+		}
+	}
+	joints := func(ctrl string) []string {
+		p := ctrls[ctrl].Params
+		var out []string
+		if j, ok := p["joint"].(string); ok {
+			out = append(out, j)
+		}
+		js, _ := p["joints"].([]any)
+		for _, j := range js {
+			name, _ := j.(string)
+			out = append(out, name)
+		}
+		return out
+	}
+	cfg, err := config.Load(filepath.Join(launchDir, "robots", "gazebo-ros2.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The action each kind's controller serves, and its type.
+	serves := map[actuators.Kind]struct{ suffix, typ string }{
+		actuators.KindArm:     {"/follow_joint_trajectory", "joint_trajectory_controller/JointTrajectoryController"},
+		actuators.KindGripper: {"/gripper_cmd", "position_controllers/GripperActionController"},
+	}
+	controlled := map[string]bool{}
+	for _, a := range cfg.Actuators {
+		s, ok := serves[a.Kind]
+		if !ok {
+			t.Errorf("actuator %s: gz_ros2_controllers.yaml has no %s controller", a.Name, a.Kind)
+			continue
+		}
+		ctrl, found := strings.CutSuffix(strings.TrimPrefix(a.Action, "/"), s.suffix)
+		if !found || types[ctrl] != s.typ {
+			t.Errorf("actuator %s sends to %s; the controller manager runs %v", a.Name, a.Action, types)
+			continue
+		}
+		if got := joints(ctrl); !slices.Equal(got, a.Joints) {
+			t.Errorf("actuator %s: joints %v, controller %s drives %v", a.Name, a.Joints, ctrl, got)
+		}
+		for _, j := range a.Joints {
+			controlled[j] = true
+		}
+	}
+	// Every joint a controller drives is a ros2_control joint of the gz
+	// model, and a movable joint of simrobot.urdf, which it includes.
+	var xacro, urdf launchElem
+	for f, e := range map[string]*launchElem{"simrobot-gz.urdf.xacro": &xacro, "simrobot.urdf": &urdf} {
+		b, err := os.ReadFile(filepath.Join(launchDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := xml.Unmarshal(b, e); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	hw := map[string]bool{}
+	xacro.walk(func(e launchElem) {
+		if e.XMLName.Local == "position_joint" {
+			name, _ := e.attr("name")
+			hw[name] = true
+		}
+	})
+	movable := map[string]bool{}
+	urdf.walk(func(e launchElem) {
+		if typ, _ := e.attr("type"); e.XMLName.Local == "joint" && typ != "fixed" && typ != "" {
+			name, _ := e.attr("name")
+			movable[name] = true
+		}
+	})
+	for j := range controlled {
+		if !hw[j] || !movable[j] {
+			t.Errorf("joint %s: in ros2_control %v, movable in simrobot.urdf %v", j, hw[j], movable[j])
+		}
+	}
+	if len(controlled) == 0 {
+		t.Fatal("gazebo-ros2.yaml drives no joint")
+	}
 }
