@@ -197,6 +197,13 @@ type ActuatorConfig struct {
 	StatusGrace        Duration `yaml:"status_grace"`
 	GoalConnectTimeout Duration `yaml:"goal_connect_timeout"`
 
+	// ActionType is a gripper's ROS 2 action type (transport ros2 only):
+	// GripperActionCommand (gripper_action_controller) or
+	// GripperActionParallel (parallel_gripper_controller). Empty means the
+	// distro's: GripperCommand up to Jazzy, ParallelGripperCommand from
+	// Kilted, where gripper_action_controller is gone.
+	ActionType string `yaml:"action_type"`
+
 	// Base only.
 	CmdVelTopic      string    `yaml:"cmd_vel_topic"`
 	OdomTopic        string    `yaml:"odom_topic"`
@@ -351,6 +358,9 @@ func (c *Config) ApplyDefaults() {
 		case actuators.KindArm, actuators.KindGripper:
 			if a.JointStatesTopic == "" {
 				a.JointStatesTopic = DefaultJointStatesTopic
+			}
+			if a.Kind == actuators.KindGripper && a.ActionType == "" && c.Transport == TransportROS2 {
+				a.ActionType = defaultGripperAction(c.Distro)
 			}
 		case actuators.KindBase:
 			if a.CmdVelTopic != "" {

@@ -57,8 +57,54 @@ type QoSOverride struct {
 	Depth       int    `yaml:"depth"`       // keep_last depth, 1..10000
 }
 
-// ros2Kinds are the actuator kinds transport ros2 serves in this version.
-var ros2Kinds = []actuators.Kind{actuators.KindArm}
+// A gripper's ROS 2 action types (action_type).
+const (
+	// GripperActionCommand is gripper_action_controller's, Humble and
+	// Jazzy (deprecated there); the controller is gone in Kilted
+	// (ros2_controllers #1652).
+	GripperActionCommand = "control_msgs/action/GripperCommand"
+	// GripperActionParallel is parallel_gripper_controller's, Jazzy and later.
+	GripperActionParallel = "control_msgs/action/ParallelGripperCommand"
+)
+
+// defaultGripperAction is the gripper action type of a distro's
+// controllers: the one its default gripper controller serves.
+func defaultGripperAction(distro string) string {
+	switch distro {
+	case DistroHumble, DistroJazzy:
+		return GripperActionCommand
+	case DistroKilted:
+		return GripperActionParallel
+	}
+	return "" // Validate refuses the distro
+}
+
+// checkGripperAction refuses a gripper action type the distro's
+// controllers do not serve.
+func checkGripperAction(typ, distro string) error {
+	switch {
+	case typ == GripperActionCommand && distro == DistroKilted:
+		return fmt.Errorf("gripper_action_controller, which serves %s, is gone in kilted (ros2_controllers #1652); use %s (parallel_gripper_controller)", typ, GripperActionParallel)
+	case typ == GripperActionParallel && distro == DistroHumble:
+		return fmt.Errorf("parallel_gripper_controller, which serves %s, comes with jazzy; humble's gripper_action_controller serves %s", typ, GripperActionCommand)
+	case typ != GripperActionCommand && typ != GripperActionParallel:
+		return fmt.Errorf("%q is not one of %s, %s", typ, GripperActionCommand, GripperActionParallel)
+	}
+	return nil
+}
+
+// ros2Unserved are actuator keys transport ros2 does not serve in this
+// version; it refuses them rather than ignore them.
+func (a *ActuatorConfig) ros2Unserved() []string {
+	var out []string
+	if a.CmdVelTopic != "" {
+		out = append(out, "cmd_vel_topic")
+	}
+	if a.OdomTopic != "" {
+		out = append(out, "odom_topic")
+	}
+	return out
+}
 
 var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
 
@@ -78,6 +124,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		for i, a := range c.Actuators {
 			if len(a.QoS) > 0 {
 				return bad(fmt.Sprintf("actuators[%d].qos", i), "only transport ros2 reads QoS; this config's transport is %s", c.Transport)
+			}
+			if a.ActionType != "" {
+				return bad(fmt.Sprintf("actuators[%d].action_type", i), "only transport ros2 chooses an action type; this config's transport is %s", c.Transport)
 			}
 		}
 		return nil
@@ -119,8 +168,16 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 	qosByTopic := map[string]QoSOverride{}
 	for i, a := range c.Actuators {
 		f := func(name string) string { return fmt.Sprintf("actuators[%d].%s", i, name) }
-		if !slices.Contains(ros2Kinds, a.Kind) {
-			return bad(f("kind"), "transport ros2 does not serve a %s yet (this version: %s); use transport ros1 for it", a.Kind, kindNames(ros2Kinds))
+		if keys := a.ros2Unserved(); len(keys) > 0 {
+			return bad(f(keys[0]), "transport ros2 does not serve it yet; a base reaches the robot through its navigation action (action) only, or use transport ros1")
+		}
+		switch {
+		case a.Kind == actuators.KindGripper:
+			if err := checkGripperAction(a.ActionType, c.Distro); err != nil {
+				return bad(f("action_type"), "%v", err)
+			}
+		case a.ActionType != "":
+			return bad(f("action_type"), "only a gripper chooses its action type; a %s's is fixed", a.Kind)
 		}
 		roles := a.qosRoles()
 		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
@@ -188,12 +245,4 @@ func (o QoSOverride) check() error {
 		return fmt.Errorf("depth: only with history keep_last")
 	}
 	return nil
-}
-
-func kindNames(ks []actuators.Kind) string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = string(k)
-	}
-	return strings.Join(out, ", ")
 }
