@@ -36,6 +36,7 @@ var shippedURDF = map[string]string{
 	"sim-ros2.yaml":      "simrobot.urdf",
 	"gazebo-ros2.yaml":   "simrobot.urdf",
 	"ur.yaml":            "urdf/ur5e.urdf",
+	"franka-fr3.yaml":    "urdf/fr3.urdf",
 }
 
 func TestEveryShippedConfigPassesCheckConfigAndItsLimitsFileOnlyTightens(t *testing.T) {
