@@ -213,6 +213,11 @@ type ActuatorConfig struct {
 	Caps             *BaseCaps `yaml:"caps"`
 	Geofence         *Geofence `yaml:"geofence"`
 
+	// CmdVelStamped (transport ros2, default true): TwistStamped on
+	// cmd_vel_topic; false sends Twist, for a Humble diff_drive_controller
+	// reading ~/cmd_vel_unstamped (use_stamped_vel false).
+	CmdVelStamped *bool `yaml:"cmd_vel_stamped"`
+
 	// QoS overrides the QoS of the topics this actuator uses, keyed by
 	// the topic's role (joint_states); transport ros2 only.
 	QoS map[string]QoSOverride `yaml:"qos"`
@@ -684,7 +689,7 @@ func (a *ActuatorConfig) noBaseFields(f func(string) string) error {
 	}{
 		{"cmd_vel_topic", a.CmdVelTopic != ""}, {"odom_topic", a.OdomTopic != ""},
 		{"odom_frame", a.OdomFrame != ""}, {"drive_rate_hz", a.DriveRateHz != 0},
-		{"max_drive_duration", a.MaxDriveDuration != 0}, {"caps", a.Caps != nil},
+		{"max_drive_duration", a.MaxDriveDuration != 0}, {"cmd_vel_stamped", a.CmdVelStamped != nil}, {"caps", a.Caps != nil},
 		{"geofence", a.Geofence != nil},
 	}
 	for _, s := range set {

@@ -93,19 +93,6 @@ func checkGripperAction(typ, distro string) error {
 	return nil
 }
 
-// ros2Unserved are actuator keys transport ros2 does not serve in this
-// version; it refuses them rather than ignore them.
-func (a *ActuatorConfig) ros2Unserved() []string {
-	var out []string
-	if a.CmdVelTopic != "" {
-		out = append(out, "cmd_vel_topic")
-	}
-	if a.OdomTopic != "" {
-		out = append(out, "odom_topic")
-	}
-	return out
-}
-
 var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
 
 // validateTransport checks the keys that belong to one transport, and
@@ -127,6 +114,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			}
 			if a.ActionType != "" {
 				return bad(fmt.Sprintf("actuators[%d].action_type", i), "only transport ros2 chooses an action type; this config's transport is %s", c.Transport)
+			}
+			if a.CmdVelStamped != nil {
+				return bad(fmt.Sprintf("actuators[%d].cmd_vel_stamped", i), "only transport ros2 reads it (ROS 1's cmd_vel is Twist); this config's transport is %s", c.Transport)
 			}
 		}
 		return nil
@@ -168,9 +158,6 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 	qosByTopic := map[string]QoSOverride{}
 	for i, a := range c.Actuators {
 		f := func(name string) string { return fmt.Sprintf("actuators[%d].%s", i, name) }
-		if keys := a.ros2Unserved(); len(keys) > 0 {
-			return bad(f(keys[0]), "transport ros2 does not serve it yet; a base reaches the robot through its navigation action (action) only, or use transport ros1")
-		}
 		switch {
 		case a.Kind == actuators.KindGripper:
 			if err := checkGripperAction(a.ActionType, c.Distro); err != nil {
@@ -178,6 +165,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			}
 		case a.ActionType != "":
 			return bad(f("action_type"), "only a gripper chooses its action type; a %s's is fixed", a.Kind)
+		}
+		if err := a.checkCmdVelStamped(c.Distro); err != nil {
+			return bad(f("cmd_vel_stamped"), "%v", err)
 		}
 		roles := a.qosRoles()
 		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
@@ -203,6 +193,15 @@ func (a *ActuatorConfig) qosRoles() map[string]string {
 	switch a.Kind {
 	case actuators.KindArm, actuators.KindGripper:
 		return map[string]string{QoSJointStates: a.JointStatesTopic}
+	case actuators.KindBase:
+		roles := map[string]string{}
+		if a.CmdVelTopic != "" {
+			roles[QoSCmdVel] = a.CmdVelTopic
+		}
+		if a.OdomTopic != "" {
+			roles[QoSOdom] = a.OdomTopic
+		}
+		return roles
 	}
 	return map[string]string{}
 }

@@ -50,7 +50,7 @@ func TestGripperActionTypeDefaultsToTheDistrosController(t *testing.T) {
 			if tt.set != "" {
 				y += ", action_type: " + tt.set
 			}
-			y += "}\n  - {name: base, kind: base, action: /navigate_to_pose}\n"
+			y += "}\n  - {name: base, kind: base, action: /navigate_to_pose, cmd_vel_topic: /diff_drive_controller/cmd_vel, odom_topic: /diff_drive_controller/odom}\n"
 			c, err := Parse([]byte(y))
 			if err != nil {
 				t.Fatal(err)
@@ -88,8 +88,6 @@ func TestROS2KeysAreRefusedWhereTheyWouldBeIgnored(t *testing.T) {
 		{"ParallelGripperCommand on humble", "transport: ros2\ndistro: humble\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/ParallelGripperCommand}]", "actuators[0].action_type: parallel_gripper_controller, which serves control_msgs/action/ParallelGripperCommand, comes with jazzy"},
 		{"unknown gripper action type", "transport: ros2\ndistro: jazzy\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: franka_msgs/action/Grasp}]", `actuators[0].action_type: "franka_msgs/action/Grasp" is not one of`},
 		{"action_type of an arm", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], action_type: control_msgs/action/FollowJointTrajectory}]", "actuators[0].action_type: only a gripper chooses"},
-		{"cmd_vel not served yet", "transport: ros2\ndistro: jazzy\nactuators: [{name: b, kind: base, action: /navigate_to_pose, cmd_vel_topic: /c}]", "actuators[0].cmd_vel_topic: transport ros2 does not serve it yet"},
-		{"odometry not served yet", "transport: ros2\ndistro: jazzy\nactuators: [{name: b, kind: base, action: /navigate_to_pose, odom_topic: /odom}]", "actuators[0].odom_topic: transport ros2 does not serve it yet"},
 		{"qos of a topic the arm lacks", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {odom: {depth: 1}}}]", "actuators[0].qos.odom: kind arm has no odom topic"},
 		{"bad reliability", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {joint_states: {reliability: sometimes}}}]", "actuators[0].qos.joint_states: reliability"},
 		{"depth with keep_all", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {joint_states: {history: keep_all, depth: 3}}}]", "actuators[0].qos.joint_states: depth"},

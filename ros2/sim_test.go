@@ -33,13 +33,16 @@ var builds gobin.Builds
 const (
 	simGripperAction  = "/gripper_controller/gripper_cmd"
 	simNavigateAction = "/navigate_to_pose"
+	simCmdVel         = "/diff_drive_controller/cmd_vel"
+	simOdom           = "/diff_drive_controller/odom"
 )
 
 var simArmJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
 
 // simRig is `simrobot --ros 2` on a domain of its own and a robot with
 // the sim's arm, gripper (its action type the distro's default unless
-// gripperType says) and base (navigation only), every update recorded.
+// gripperType says) and base (navigation, drive and odometry), every
+// update recorded.
 type simRig struct {
 	sim   *netns.Peer
 	robot *Robot
@@ -75,7 +78,7 @@ func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *s
 		Actuators: []config.ActuatorConfig{
 			{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints},
 			{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}, ActionType: gripperType},
-			{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction},
+			{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, CmdVelTopic: simCmdVel, OdomTopic: simOdom},
 		}}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +94,8 @@ func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *s
 		for _, st := range r.Actuators() {
 			all = all && st.Connected
 		}
-		if all && len(r.FreshJoints(ctx).Joints) > 0 {
+		_, odom := r.Odom("base")
+		if all && odom && len(r.FreshJoints(ctx).Joints) > 0 {
 			return g
 		}
 		select {
@@ -194,7 +198,7 @@ func simArmGoal(seconds float64) actuators.Trajectory {
 // and a base's NavigateToPose (the distro's result layout) run goals the
 // sim receives once each; refused goals reach nothing; a goal preempted
 // by a newer one of ours ends canceled; StopAll cancels the goals of
-// every configured action.
+// every configured action and stops a drive.
 func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 	for i, d := range msgs.Distros() {
 		t.Run(string(d), func(t *testing.T) {
@@ -215,7 +219,7 @@ func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 					{"gripper position not a number", "gripper", actuators.GripperCommand{Position: nan(), MaxEffort: 1}, actuators.ErrInvalidArgument},
 					{"negative effort", "gripper", actuators.GripperCommand{Position: 0.01, MaxEffort: -1}, actuators.ErrInvalidArgument},
 					{"pose not finite", "base", actuators.Navigate{Target: actuators.Pose2D{X: nan()}}, actuators.ErrInvalidArgument},
-					{"drive without a cmd_vel topic", "base", actuators.Drive{Linear: 0.1, Duration: time.Second}, actuators.ErrUnknownActuator},
+					{"drive to the gripper", "gripper", actuators.Drive{Linear: 0.1, Duration: time.Second}, actuators.ErrInvalidArgument},
 					{"unknown actuator", "left_gripper", actuators.GripperCommand{Position: 0.01}, actuators.ErrUnknownActuator},
 				} {
 					if err := r.Send(ctx, c.actuator, newUUID(), c.goal); !errors.Is(err, c.err) {
@@ -318,6 +322,32 @@ func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 					if after[k].Cancels <= before[k].Cancels {
 						t.Errorf("the sim's %s got no cancel: %d before, %d after", k, before[k].Cancels, after[k].Cancels)
 					}
+				}
+			})
+
+			t.Run("StopAllStopsADrive", func(t *testing.T) {
+				start, _ := r.Odom("base")
+				id := newUUID()
+				if err := r.Send(ctx, "base", id, actuators.Drive{Linear: 0.3, Duration: 8 * time.Second}); err != nil {
+					t.Fatal(err)
+				}
+				for p, _ := r.Odom("base"); math.Hypot(p.X-start.X, p.Y-start.Y) < 0.05; p, _ = r.Odom("base") {
+					if ctx.Err() != nil {
+						t.Fatalf("the base never moved from %+v", start)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				if err := r.StopAll(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if end := g.h.end(t, id, 5*time.Second); end.State != actuators.GoalCanceled {
+					t.Errorf("drive ended %s (%s) after StopAll, want canceled", end.State, end.Text)
+				}
+				time.Sleep(300 * time.Millisecond) // the zero twist applied
+				stopped, _ := r.Odom("base")
+				time.Sleep(500 * time.Millisecond)
+				if p, _ := r.Odom("base"); math.Hypot(p.X-stopped.X, p.Y-stopped.Y) > 0.005 {
+					t.Errorf("the base still moves after StopAll: %+v then %+v", stopped, p)
 				}
 			})
 		})
