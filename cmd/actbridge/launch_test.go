@@ -455,3 +455,31 @@ func TestGazeboROS2ControllersServeWhatItsConfigSends(t *testing.T) {
 		t.Fatal("gazebo-ros2.yaml drives no joint")
 	}
 }
+
+func TestSimLaunchServesTheDistroItsBridgeConfigNames(t *testing.T) {
+	n := 0
+	for _, path := range launchFiles(t) {
+		lf := readLaunch(t, path)
+		cfgPath, ok := lf.defaults["config"]
+		if !ok {
+			continue
+		}
+		for _, c := range ourCommands(t) {
+			i := slices.Index(c.args, "--distro")
+			if c.file != path || c.binary != "simrobot" || i < 0 || i+1 >= len(c.args) {
+				continue
+			}
+			n++
+			cfg, err := config.Load(lf.expand(cfgPath))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if cfg.Distro != c.args[i+1] {
+				t.Errorf("%s: simrobot serves %s, the bridge config %s speaks %s", path, c.args[i+1], cfgPath, cfg.Distro)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no launch file starts simrobot with --distro beside a bridge config")
+	}
+}
