@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
 )
 
@@ -40,7 +41,7 @@ var shippedURDF = map[string]string{
 	"turtlebot4.yaml":    "urdf/turtlebot4.urdf",
 }
 
-func TestEveryShippedConfigPassesCheckConfigAndItsLimitsFileOnlyTightens(t *testing.T) {
+func TestEveryShippedConfigPassesCheckConfigKeepsTheToolContractAndItsLimitsFileOnlyTightens(t *testing.T) {
 	cfgs, err := filepath.Glob(filepath.Join(launchDir, "robots", "*.yaml"))
 	if err != nil || len(cfgs) == 0 {
 		t.Fatalf("no configs under launch/robots: %v", err)
@@ -71,6 +72,12 @@ func TestEveryShippedConfigPassesCheckConfigAndItsLimitsFileOnlyTightens(t *test
 			// the bridge does not apply.
 			if len(ts.info.Ignored) > 0 {
 				t.Errorf("limits_file values looser than %s, ignored: %+v", urdf, ts.info.Ignored)
+			}
+			// Its catalogue keeps the tool contract (names, schemas, tiers).
+			for _, tl := range ts.pipeline.Registry.Tools() {
+				if err := bridge.CheckContract(tl); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}
