@@ -1,7 +1,10 @@
-# actbridge: `make demo` runs the bridge against the simulated robot,
-# `make test` runs the whole suite. Both install what is missing first.
+# actbridge: `make demo` runs the bridge against the simulated robot over
+# ROS 2 (`make demo ROS=1`: over ROS 1, with a rosmaster), `make test` runs
+# the whole suite. Both install what is missing first.
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
+# The ROS version of the demo: 2 (no rosmaster, localhost-only DDS) or 1.
+ROS ?= 2
 TEST_TIMEOUT ?= 15m
 
 .PHONY: all deps build demo demo-stop test lint fuzz bench clean
@@ -15,7 +18,7 @@ build:
 	$(GO) build -o bin/ ./cmd/...
 
 demo: deps build
-	@scripts/demo.sh
+	@scripts/demo.sh --ros $(ROS)
 
 demo-stop:
 	@scripts/demo.sh stop

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Starts the demo: a real rosmaster on loopback, the simulated robot and the
-# bridge, in the background, with logs and pids under .demo/. Stop it with
-# `make demo-stop` (scripts/demo.sh stop).
+# Starts the demo in the background, with logs and pids under .demo/:
+#   scripts/demo.sh           ROS 2 (make demo): the simulated robot's ROS 2
+#                             face and the bridge, localhost-only discovery,
+#                             no rosmaster, nothing of ROS 2 installed
+#   scripts/demo.sh --ros 1   ROS 1 (make demo ROS=1): a real rosmaster on
+#                             loopback, the simulated robot and the bridge
+#   scripts/demo.sh stop      (make demo-stop) stops whichever runs, by pid
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=.demo
@@ -26,36 +30,103 @@ free_port() {
   /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
-if [ "${1:-}" = stop ]; then stop; exit 0; fi
+pid_of() { awk -v n="$1" '$1==n{print $2}' "$dir/pids"; }
+
+# wait_ready waits for the bridge's /healthz to say ready, or gives up
+# after 20 s and says where the logs are.
+wait_ready() {
+  for _ in $(seq 1 200); do
+    curl -fsS "http://$listen/healthz" 2>/dev/null | grep -q '"ready":true' && return 0
+    sleep 0.1
+  done
+  echo "actbridge is not ready after 20 s; see $dir/actbridge.log and $dir/simrobot.log" >&2
+}
+
+# domain_free: no UDP socket on this host is bound in the port range RTPS
+# gives a ROS 2 domain (7400 + 250 * id, 250 ports), so no other ROS 2
+# process here, another demo or a test, shares the domain.
+domain_free() {
+  local lo=$((7400 + 250 * $1)) hi=$((7400 + 250 * $1 + 249))
+  [ -z "$(ss -Hulnp "sport >= :$lo and sport <= :$hi" 2>/dev/null)" ]
+}
+
+ros=2
+case "${1:-}" in
+stop) stop; exit 0 ;;
+--ros) ros=${2:?--ros needs 1 or 2} ;;
+"") ;;
+*) echo "usage: $0 [--ros 1|2] | stop" >&2; exit 2 ;;
+esac
 stop >/dev/null 2>&1 || true
-
-ros_port=${ROS_PORT:-11311}
-if (exec 3<>"/dev/tcp/127.0.0.1/$ros_port") 2>/dev/null; then ros_port=$(free_port); fi
 listen=${ACTBRIDGE_LISTEN:-127.0.0.1:8765}
-export ROS_MASTER_URI="http://127.0.0.1:$ros_port"
-export ROS_HOSTNAME=127.0.0.1
 
-rosmaster --core -p "$ros_port" >"$dir/rosmaster.log" 2>&1 &
-echo "rosmaster $!" >>"$dir/pids"
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$ros_port") 2>/dev/null && break; sleep 0.1; done
+demo_ros2() {
+  # The domain: ROS_DOMAIN_ID when set (the user's choice, used as is);
+  # otherwise 0 when no other ROS 2 process on this host uses it, else the
+  # first free one.
+  local domain=${ROS_DOMAIN_ID:-}
+  if [ -z "$domain" ]; then
+    domain=0
+    while ! domain_free "$domain"; do
+      domain=$((domain + 1))
+      if [ "$domain" -gt 101 ]; then echo "no free ROS 2 domain on this host" >&2; exit 1; fi
+    done
+  fi
+  # The distro launch/robots/sim-ros2.yaml names (not $ROS_DISTRO, which
+  # may name a ROS 1 install).
+  local distro=jazzy
+  # Localhost only: no DDS packet leaves the host. simrobot takes the
+  # variable; the bridge's config says discovery_range: localhost.
+  export ROS_DOMAIN_ID=$domain ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+  unset ROS_STATIC_PEERS ROS_LOCALHOST_ONLY
 
-bin/simrobot >"$dir/simrobot.log" 2>&1 &
-echo "simrobot $!" >>"$dir/pids"
+  bin/simrobot --ros 2 --distro "$distro" >"$dir/simrobot.log" 2>&1 &
+  echo "simrobot $!" >>"$dir/pids"
+  bin/actbridge serve --config launch/robots/sim-ros2.yaml --listen "$listen" --data-dir "$dir/data" >"$dir/actbridge.log" 2>&1 &
+  echo "actbridge $!" >>"$dir/pids"
+  wait_ready
 
-bin/actbridge serve --config launch/robots/sim.yaml --listen "$listen" --data-dir "$dir/data" --wait-master 20s >"$dir/actbridge.log" 2>&1 &
-echo "actbridge $!" >>"$dir/pids"
+  cat <<MSG
 
-for _ in $(seq 1 200); do
-  curl -fsS "http://$listen/healthz" 2>/dev/null | grep -q '"ready":true' && break
-  sleep 0.1
-done
+actbridge demo (ROS 2 $distro) is running (logs in $dir/):
+  simrobot    ros2_control robot: arm, gripper, diff-drive base, Nav2  (pid $(pid_of simrobot))
+  actbridge   MCP       http://$listen/mcp          (pid $(pid_of actbridge))
+              metrics   http://$listen/metrics
+              console   http://$listen/console
+              health    http://$listen/healthz
+  ROS 2       ROS_DOMAIN_ID=$domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST (no packet leaves this host)
 
-cat <<MSG
+Try:  ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim-ros2.yaml
+      ROS_DOMAIN_ID=$domain bin/actbridge ros2 echo /joint_states --count 1 --config launch/robots/sim-ros2.yaml
+      bin/actbridge tools export --format mcp --config launch/robots/sim-ros2.yaml | head
+      (a ROS 2 install on this host sees it too: ROS_DOMAIN_ID=$domain ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ros2 topic list)
+Stop: make demo-stop
+MSG
+}
 
-actbridge demo is running (logs in $dir/):
-  rosmaster   ROS_MASTER_URI=$ROS_MASTER_URI     (pid $(awk '$1=="rosmaster"{print $2}' "$dir/pids"))
-  simrobot    6-joint arm, gripper, diff-drive base  (pid $(awk '$1=="simrobot"{print $2}' "$dir/pids"))
-  actbridge   MCP       http://$listen/mcp          (pid $(awk '$1=="actbridge"{print $2}' "$dir/pids"))
+demo_ros1() {
+  local ros_port=${ROS_PORT:-11311}
+  if (exec 3<>"/dev/tcp/127.0.0.1/$ros_port") 2>/dev/null; then ros_port=$(free_port); fi
+  export ROS_MASTER_URI="http://127.0.0.1:$ros_port"
+  export ROS_HOSTNAME=127.0.0.1
+
+  rosmaster --core -p "$ros_port" >"$dir/rosmaster.log" 2>&1 &
+  echo "rosmaster $!" >>"$dir/pids"
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$ros_port") 2>/dev/null && break; sleep 0.1; done
+
+  bin/simrobot >"$dir/simrobot.log" 2>&1 &
+  echo "simrobot $!" >>"$dir/pids"
+
+  bin/actbridge serve --config launch/robots/sim.yaml --listen "$listen" --data-dir "$dir/data" --wait-master 20s >"$dir/actbridge.log" 2>&1 &
+  echo "actbridge $!" >>"$dir/pids"
+  wait_ready
+
+  cat <<MSG
+
+actbridge demo (ROS 1) is running (logs in $dir/):
+  rosmaster   ROS_MASTER_URI=$ROS_MASTER_URI     (pid $(pid_of rosmaster))
+  simrobot    6-joint arm, gripper, diff-drive base  (pid $(pid_of simrobot))
+  actbridge   MCP       http://$listen/mcp          (pid $(pid_of actbridge))
               metrics   http://$listen/metrics
               console   http://$listen/console
               health    http://$listen/healthz
@@ -64,3 +135,10 @@ Try:  ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states
       bin/actbridge tools export --format mcp | head
 Stop: make demo-stop
 MSG
+}
+
+case "$ros" in
+2) demo_ros2 ;;
+1) demo_ros1 ;;
+*) echo "--ros $ros: want 1 or 2" >&2; exit 2 ;;
+esac
