@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // The shipped configs beside sim.yaml, each with the URDF it is checked
@@ -102,14 +104,14 @@ func listToolNames(t *testing.T, cs *mcp.ClientSession) []string {
 // runToEnd confirms a preview and waits for the motion to succeed.
 func runToEnd(t *testing.T, cs *mcp.ClientSession, preview map[string]any) {
 	t.Helper()
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": preview["preview_id"]})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": preview["preview_id"]})
 	waitSucceeded(t, cs, c["motion_id"].(string))
 }
 
 func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string) {
 	t.Helper()
 	rostest.Eventually(t, 60*time.Second, "motion "+id+" succeeds", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}
@@ -120,7 +122,7 @@ func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string) {
 // jointStandsAt reads one joint and fails unless it stands at want.
 func jointStandsAt(t *testing.T, cs *mcp.ClientSession, joint string, want float64) {
 	t.Helper()
-	js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
+	js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
 	got := js["joints"].([]any)[0].(map[string]any)["position"].(float64)
 	if math.Abs(got-want) > 0.01 {
 		t.Fatalf("%s at %.4f, want %.4f", joint, got, want)
@@ -143,13 +145,13 @@ func TestArmOnlyRobotListsOnlyArmToolsAndAConfirmedMoveReachesTheSimOnce(t *test
 	if got := actuatorTools(names); !slices.Equal(got, []string{"arm_follow_trajectory", "arm_move_joints"}) {
 		t.Fatalf("tools/list actuator tools %v, want the arm's only", got)
 	}
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
+	desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 	if arms, _ := desc["arms"].([]any); len(arms) != 1 || desc["gripper"] != nil || desc["base"] != nil || len(desc["grippers"].([]any)) != 0 {
 		t.Fatalf("robot_describe: arms %v, gripper %v, base %v", desc["arms"], desc["gripper"], desc["base"])
 	}
 
 	before := w.received()
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": 0.4}})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": 0.4}})
 	if w.received()["arm"] != before["arm"] {
 		t.Fatal("a preview reached the sim")
 	}
@@ -166,7 +168,7 @@ func TestArmOnlyRobotListsOnlyArmToolsAndAConfirmedMoveReachesTheSimOnce(t *test
 		}
 	}
 	// robot_stop stops what the robot has: no base to send a zero twist to.
-	if stop := mustCall(t, cs, "robot_stop", map[string]any{"reason": "e2e"}); stop["stopped"] != true {
+	if stop := bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "e2e"}); stop["stopped"] != true {
 		t.Fatalf("robot_stop: %v", stop)
 	}
 }
@@ -174,7 +176,7 @@ func TestArmOnlyRobotListsOnlyArmToolsAndAConfirmedMoveReachesTheSimOnce(t *test
 func TestDualArmCellMovesEachArmOnlyWhenNamed(t *testing.T) {
 	w := newWorld(t, worldOpts{simArgs: []string{"--second-arm"}, config: "../launch/robots/sim-dual-arm.yaml"})
 	cs := w.mcpClient("")
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
+	desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 	if arms, _ := desc["arms"].([]any); len(arms) != 2 {
 		t.Fatalf("robot_describe arms: %v", desc["arms"])
 	}
@@ -184,7 +186,7 @@ func TestDualArmCellMovesEachArmOnlyWhenNamed(t *testing.T) {
 		{"actuator": "arm3", "positions": map[string]any{"elbow_joint": 0.2}},
 		{"positions": map[string]any{"elbow_joint": 0.2}},
 	} {
-		out, isErr := call(t, cs, "arm_move_joints", args)
+		out, isErr := bridgetest.Call(t, cs, "arm_move_joints", args)
 		exp, _ := out["expected"].(string)
 		if !isErr || out["code"] != "invalid_argument" || out["field"] != "actuator" || !strings.Contains(exp, "arm, arm2") {
 			t.Fatalf("arm_move_joints %v: %v", args, out)
@@ -199,7 +201,7 @@ func TestDualArmCellMovesEachArmOnlyWhenNamed(t *testing.T) {
 		{"arm", "elbow_joint", "arm2_shoulder_pan_joint", -0.3},
 	} {
 		before := w.received()
-		pv := mustCall(t, cs, "arm_move_joints", map[string]any{"actuator": step.arm, "positions": map[string]any{step.joint: step.to}})
+		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"actuator": step.arm, "positions": map[string]any{step.joint: step.to}})
 		if pv["actuator"] != step.arm {
 			t.Fatalf("preview for %s names %v", step.arm, pv["actuator"])
 		}
@@ -223,12 +225,12 @@ func TestDualArmCellMovesEachArmOnlyWhenNamed(t *testing.T) {
 	for _, m := range []struct {
 		arm, joint string
 	}{{"arm", "shoulder_pan_joint"}, {"arm2", "arm2_shoulder_pan_joint"}} {
-		pv := mustCall(t, cs, "arm_move_joints", map[string]any{"actuator": m.arm, "positions": map[string]any{m.joint: 0.6}, "duration_s": 4})
+		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"actuator": m.arm, "positions": map[string]any{m.joint: 0.6}, "duration_s": 4})
 		ids = append(ids, fmt.Sprint(pv["preview_id"]))
 	}
 	var motions []string
 	for _, id := range ids {
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": id})
+		c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": id})
 		motions = append(motions, c["motion_id"].(string))
 	}
 	for _, id := range motions {
@@ -245,7 +247,7 @@ func TestBaseOnlyRobotListsOnlyBaseToolsAndNavigatesThroughMoveBaseOnce(t *testi
 		t.Fatalf("tools/list actuator tools %v, want the base's only", got)
 	}
 	before := w.received()
-	runToEnd(t, cs, mustCall(t, cs, "base_navigate", map[string]any{"x": 0.3, "y": 0}))
+	runToEnd(t, cs, bridgetest.MustCall(t, cs, "base_navigate", map[string]any{"x": 0.3, "y": 0}))
 	after := w.received()
 	if after["move_base"]-before["move_base"] != 1 || after["arm"] != before["arm"] || after["gripper"] != before["gripper"] {
 		t.Fatalf("goals received before %v, after %v: want one move_base goal and nothing else", before, after)

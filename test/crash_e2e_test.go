@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // idsOnWire counts, per GoalID, how many times the sim received it.
@@ -91,7 +93,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 			w.restartBridge(stage)
 			cs := w.mcpClient("")
 			target := 0.1 * float64(i+1)
-			pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}})
+			pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}})
 			// Confirm until the bridge dies at the stage (it refuses with
 			// unavailable while its actuators reconnect after the restart).
 			deadline := time.Now().Add(30 * time.Second)
@@ -107,7 +109,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 				}
 			}
 			// It died at the hook, at this stage, not of something else.
-			w.waitOutput(w.bridge, "crashing at "+stage, 5*time.Second)
+			w.waitOutput(w.bridge.Process, "crashing at "+stage, 5*time.Second)
 			w.startBridge(worldOpts{})
 			cs = w.mcpClient("")
 			// The planner retries its confirm after the crash, as long as the
@@ -115,7 +117,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 			var out map[string]any
 			var isErr bool
 			rostest.Eventually(t, 30*time.Second, "confirm retry is answered", func() error {
-				out, isErr = call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+				out, isErr = bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 				if isErr && out["code"] == "unavailable" {
 					return fmt.Errorf("%v", out)
 				}
@@ -136,7 +138,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 			id := out["motion_id"].(string)
 			var st map[string]any
 			rostest.Eventually(t, 60*time.Second, "motion reaches a known end", func() error {
-				st = mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+				st = bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 				if st["terminal"] != true && st["state"] != "unknown" {
 					return errState(st)
 				}
@@ -179,7 +181,7 @@ func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 	for i := 0; i < n; i++ {
 		cs := w.mcpClient("")
 		target := 0.5 * rng.Float64()
-		pv, isErr := call(t, cs, "gripper_move", map[string]any{"position": 0.005 + 0.07*rng.Float64()})
+		pv, isErr := bridgetest.Call(t, cs, "gripper_move", map[string]any{"position": 0.005 + 0.07*rng.Float64()})
 		if isErr {
 			t.Fatalf("preview %d: %v", i, pv)
 		}
@@ -194,14 +196,14 @@ func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 		w.bridge.Stop(syscall.SIGKILL)
 		w.startBridge(worldOpts{})
 		cs = w.mcpClient("")
-		out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		if isErr {
 			// Only an expired preview or a busy gripper can refuse a retry.
 			if out["code"] != "busy" {
 				t.Fatalf("retry %d: %v", i, out)
 			}
 			rostest.Eventually(t, 30*time.Second, "gripper frees", func() error {
-				out, isErr = call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+				out, isErr = bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 				if isErr {
 					return fmt.Errorf("%v", out)
 				}
@@ -211,7 +213,7 @@ func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 		id := out["motion_id"].(string)
 		ids = append(ids, id)
 		rostest.Eventually(t, 60*time.Second, "motion ends", func() error {
-			st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+			st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 			if st["terminal"] != true && st["state"] != "unknown" {
 				return errState(st)
 			}

@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // conns remembers every TCP connection a client dials, so a test can cut
@@ -55,7 +57,7 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 		{"the client's connections drop", dropConns, "arm_move_joints", `{"positions":{"elbow_joint":0.2},"duration_s":6}`, elbowAt(watcher, 0.2)},
 		// The deadman of a drive is its session, not its connection.
 		{"the connections of a driving client drop", dropConns, "base_drive", `{"linear":0.2,"duration_s":5}`, func(t *testing.T) {
-			odom := mustCall(t, watcher, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+			odom := bridgetest.MustCall(t, watcher, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
 			x := odom["messages"].([]any)[0].(map[string]any)["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
 			if x < 0.9 {
 				t.Fatalf("the base drove to x=%.2f of 1.0: the drive was cut short", x)
@@ -74,8 +76,8 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 			before := w.goalsReceived()
 			var args map[string]any
 			_ = json.Unmarshal([]byte(c.args), &args)
-			pv := mustCall(t, cs, c.tool, args)
-			conf := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+			pv := bridgetest.MustCall(t, cs, c.tool, args)
+			conf := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 			id := conf["motion_id"].(string)
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -96,13 +98,13 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 
 			// Seen from another session, the motion runs on: not canceled,
 			// not sent again, record unchanged but for its progress.
-			mid := mustCall(t, watcher, "motion_status", map[string]any{"motion_id": id})
+			mid := bridgetest.MustCall(t, watcher, "motion_status", map[string]any{"motion_id": id})
 			if mid["state"] != "active" || mid["created_at"] != conf["created_at"] || mid["tool"] != c.tool {
 				t.Fatalf("after the wait ended: %v (confirmed as %v)", mid, conf)
 			}
 			var end map[string]any
 			rostest.Eventually(t, 30*time.Second, "the motion ends on its own", func() error {
-				end = mustCall(t, watcher, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
+				end = bridgetest.MustCall(t, watcher, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
 				if end["terminal"] != true {
 					return errState(end)
 				}
@@ -122,7 +124,7 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 // elbowAt checks the elbow stands at target.
 func elbowAt(cs *mcp.ClientSession, target float64) func(t *testing.T) {
 	return func(t *testing.T) {
-		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"elbow_joint"}})
+		js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{"elbow_joint"}})
 		if p := js["joints"].([]any)[0].(map[string]any)["position"].(float64); p < target-0.01 || p > target+0.01 {
 			t.Fatalf("elbow at %.3f, want %.3f: the motion was cut short", p, target)
 		}

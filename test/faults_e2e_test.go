@@ -10,18 +10,20 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 func TestMasterRestartMidMotionIsTrackedToItsEnd(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_lift_joint": -0.6}, "speed_fraction": 0.3})
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_lift_joint": -0.6}, "speed_fraction": 0.3})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	id := c["motion_id"].(string)
 	w.master.Kill()
 	// New calls during the outage are refused as unavailable, retryable.
 	rostest.Eventually(t, 15*time.Second, "calls refused while the master is down", func() error {
-		out, isErr := call(t, cs, "topics_list", map[string]any{})
+		out, isErr := bridgetest.Call(t, cs, "topics_list", map[string]any{})
 		if !isErr || out["code"] != "unavailable" || out["retryable"] != true || out["release"] == "" {
 			return fmt.Errorf("%v", out)
 		}
@@ -41,7 +43,7 @@ func TestMasterRestartMidMotionIsTrackedToItsEnd(t *testing.T) {
 		t.Errorf("re-registration took %s", d)
 	}
 	rostest.Eventually(t, 60*time.Second, "motion tracked to its end", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}
@@ -52,21 +54,21 @@ func TestMasterRestartMidMotionIsTrackedToItsEnd(t *testing.T) {
 func TestActionServerKilledMidMotionBecomesUnknownNotFailed(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -1.0}, "speed_fraction": 0.2})
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -1.0}, "speed_fraction": 0.2})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	id := c["motion_id"].(string)
 	time.Sleep(700 * time.Millisecond)
 	w.setFault("exit_code", 3) // the sim dies like a crash
 	var st map[string]any
 	rostest.Eventually(t, 40*time.Second, "motion becomes unknown", func() error {
-		st = mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+		st = bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 		if st["state"] != "unknown" {
 			return errState(st)
 		}
 		return nil
 	})
 	rostest.Eventually(t, 20*time.Second, "arm reported offline", func() error {
-		d := mustCall(t, cs, "robot_describe", map[string]any{})
+		d := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 		for _, a := range d["actuators"].([]any) {
 			if m := a.(map[string]any); m["name"] == "arm" && m["connected"] == false {
 				return nil
@@ -80,11 +82,11 @@ func TestActionServerKilledMidMotionBecomesUnknownNotFailed(t *testing.T) {
 	w.waitOutput(w.sim, "serving", 30*time.Second)
 	var c2 map[string]any
 	rostest.Eventually(t, 40*time.Second, "new motion accepted after the sim returns", func() error {
-		pv2, isErr := call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.2}})
+		pv2, isErr := bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.2}})
 		if isErr {
 			return fmt.Errorf("%v", pv2)
 		}
-		out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": pv2["preview_id"]})
+		out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv2["preview_id"]})
 		if isErr {
 			return fmt.Errorf("%v", out)
 		}
@@ -92,7 +94,7 @@ func TestActionServerKilledMidMotionBecomesUnknownNotFailed(t *testing.T) {
 		return nil
 	})
 	rostest.Eventually(t, 40*time.Second, "new motion succeeds", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": c2["motion_id"], "wait_s": 3})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": c2["motion_id"], "wait_s": 3})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}
@@ -107,16 +109,16 @@ func TestSilentActionServerLeavesTheMotionSentNotFailed(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
 	w.setFault("gripper/ignore_goals", true)
-	pv := mustCall(t, cs, "gripper_move", map[string]any{"position": 0.06})
+	pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": 0.06})
 	start := time.Now()
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	if time.Since(start) > 20*time.Second {
 		t.Fatalf("confirm took %s", time.Since(start))
 	}
 	if c["state"] != "sent" {
 		t.Fatalf("confirm: %v", c)
 	}
-	st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
+	st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
 	if st["state"] != "sent" && st["state"] != "unknown" {
 		t.Fatalf("silent server: %v", st)
 	}
@@ -132,11 +134,11 @@ func TestSlowROSSideCausesNoDuplicatesOrFalseFailures(t *testing.T) {
 	w.setFault("gripper/delay_ms", 800)
 	var ids []string
 	for i, pos := range []float64{0.02, 0.05} {
-		pv := mustCall(t, cs, "gripper_move", map[string]any{"position": pos})
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": pos})
+		c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		ids = append(ids, c["motion_id"].(string))
 		rostest.Eventually(t, 60*time.Second, fmt.Sprintf("slow motion %d succeeds", i), func() error {
-			st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": ids[i], "wait_s": 3})
+			st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": ids[i], "wait_s": 3})
 			if st["state"] != "succeeded" {
 				return errState(st)
 			}
@@ -201,7 +203,7 @@ func TestMalformedHTTPRequestsNeverReachTheRobot(t *testing.T) {
 func TestThirtyTwoConcurrentConfirmsPutOneGoalOnTheWire(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	pv := mustCall(t, cs, "gripper_move", map[string]any{"position": 0.045})
+	pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": 0.045})
 	before := w.goalsReceived()
 	ids := make(chan string, 32)
 	var wg sync.WaitGroup

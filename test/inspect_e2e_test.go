@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // inspect runs `actbridge <args>` with env added and returns its output
@@ -21,9 +23,9 @@ func inspect(t *testing.T, env []string, args ...string) (string, bool) {
 func TestMotionsAndAuditAskTheRunningBridgeAndReadTheFileOffline(t *testing.T) {
 	w := newWorld(t, worldOpts{bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}})
 	cs := w.mcpClient(plannerToken)
-	pv := mustCall(t, cs, "gripper_move", map[string]any{"position": 0.04})
-	id := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})["motion_id"].(string)
-	if st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 20, "until": "end"}); st["state"] != "succeeded" {
+	pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": 0.04})
+	id := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})["motion_id"].(string)
+	if st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 20, "until": "end"}); st["state"] != "succeeded" {
 		t.Fatalf("motion: %v", st)
 	}
 	store := filepath.Join(w.dataDir, "actbridge.db")

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // rssKB reads a process's resident set size.
@@ -43,7 +45,7 @@ func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 	pid := w.bridge.Pid()
 	warm := w.mcpClient("")
 	for i := 0; i < 50; i++ {
-		mustCall(t, warm, "joints_read", map[string]any{})
+		bridgetest.MustCall(t, warm, "joints_read", map[string]any{})
 	}
 	rss0 := rssKB(t, pid)
 	var (
@@ -130,7 +132,7 @@ func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 	cs := w.mcpClient("")
 	for id := range confirmed {
 		rostest.Eventually(t, 60*time.Second, "motion ends", func() error {
-			st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+			st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 			if st["terminal"] != true && st["state"] != "unknown" {
 				return fmt.Errorf("motion %s (cancelled %v) state %v; on wire %d times; sim says %s", id, cancelled[id], st["state"], w.idsOnWire()[id], w.simGoalState(id))
 			}
@@ -155,7 +157,7 @@ func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 			if cursor != "" {
 				args["cursor"] = cursor
 			}
-			a := mustCall(t, cs, "audit_list", args)
+			a := bridgetest.MustCall(t, cs, "audit_list", args)
 			audited += len(a["items"].([]any))
 			cursor, _ = a["next_cursor"].(string)
 			if cursor == "" {

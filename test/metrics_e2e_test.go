@@ -11,6 +11,8 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/test/promtest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // TestPrometheusScrapesWhatHappened runs Debian's Prometheus against a
@@ -23,25 +25,25 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 
 	// 2 successful motions, 1 limit violation, 1 schema refusal, 1 replay.
 	for _, pos := range []float64{0.03, 0.05} {
-		pv := mustCall(t, cs, "gripper_move", map[string]any{"position": pos})
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": pos})
+		c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		rostest.Eventually(t, 30*time.Second, "gripper motion ends", func() error {
-			st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 3})
+			st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 3})
 			if st["state"] != "succeeded" {
 				return errState(st)
 			}
 			return nil
 		})
 		if pos == 0.05 {
-			mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}) // replay
+			bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}) // replay
 		}
 	}
-	call(t, cs, "base_navigate", map[string]any{"x": 50.0, "y": 0.0})
-	call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"nope": 1.0}})
+	bridgetest.Call(t, cs, "base_navigate", map[string]any{"x": 50.0, "y": 0.0})
+	bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"nope": 1.0}})
 	// A read service answered at once issues no preview; the console's
 	// denial of an arm preview counts under arm_move_joints.
-	mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
-	arm := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.3}})
+	bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
+	arm := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.3}})
 	body, _ := json.Marshal(map[string]any{"preview_id": arm["preview_id"]})
 	resp, err := http.Post("http://"+w.addr+"/console/api/deny", "application/json", bytes.NewReader(body))
 	if err != nil {
@@ -78,7 +80,7 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 			return len(s) == 1 && s[0].Value == v
 		})
 	}
-	mustCall(t, cs, "robot_stop", map[string]any{})
+	bridgetest.MustCall(t, cs, "robot_stop", map[string]any{})
 	prom.WaitFor(t, `ALERTS{alertname=~".*[Ee][Ss]top.*",alertstate="firing"}`, 60*time.Second, func(s []promtest.Sample) bool { return len(s) >= 1 })
 
 	// Every dashboard query names a metric the live bridge exports.

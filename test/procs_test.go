@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // binDir holds the binaries built once by TestMain.
@@ -50,23 +50,13 @@ func start(t *testing.T, name string, env []string, args ...string) *proc {
 	return rostest.StartProcess(t, filepath.Join(binDir, name), name, env, args...)
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // world is a master, a simulated robot and a bridge, each a real process.
 type world struct {
 	t       *testing.T
 	master  *rostest.Master
 	sim     *proc
-	bridge  *proc
-	addr    string // bridge HTTP address
+	bridge  *bridgetest.Bridge
+	addr    string // bridge HTTP address, kept across restarts
 	dataDir string
 	node    *goroslib.Node
 }
@@ -95,33 +85,17 @@ func newWorld(t *testing.T, o worldOpts) *world {
 
 func (w *world) startBridge(o worldOpts) {
 	w.t.Helper()
-	if w.addr == "" {
-		w.addr = fmt.Sprintf("127.0.0.1:%d", freePort(w.t))
-	}
 	cfg := o.config
 	if cfg == "" {
 		cfg = "../launch/robots/sim.yaml"
 	}
-	args := append([]string{"serve", "--config", cfg, "--listen", w.addr, "--data-dir", w.dataDir, "--wait-master", "20s"}, o.bridgeArgs...)
+	args := append([]string{"--config", cfg, "--data-dir", w.dataDir, "--wait-master", "20s"}, o.bridgeArgs...)
 	bin := "actbridge"
 	if o.crashpoints {
 		bin = crashpointsBinary(w.t)
 	}
-	w.bridge = start(w.t, bin, append(w.master.Env(), o.bridgeEnv...), args...)
-	rostest.Eventually(w.t, 40*time.Second, "bridge /healthz answers ready (master and every actuator connected)", func() error {
-		resp, err := http.Get("http://" + w.addr + "/healthz")
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var h struct {
-			Ready bool `json:"ready"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || !h.Ready {
-			return fmt.Errorf("health %v %v", h, err)
-		}
-		return nil
-	})
+	w.bridge = bridgetest.Start(w.t, filepath.Join(binDir, bin), w.addr, append(w.master.Env(), o.bridgeEnv...), args...)
+	w.addr = w.bridge.Addr
 }
 
 func (w *world) waitOutput(p *proc, s string, d time.Duration) {
@@ -221,49 +195,7 @@ func (w *world) trigger(service string) string {
 // mcpClient connects an MCP client over streamable HTTP.
 func (w *world) mcpClient(token string) *mcp.ClientSession {
 	w.t.Helper()
-	var hc *http.Client
-	if token != "" {
-		hc = &http.Client{Transport: bearer{token}}
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + w.addr + "/mcp", HTTPClient: hc}, nil)
-	if err != nil {
-		w.t.Fatalf("mcp connect: %v", err)
-	}
-	w.t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// call runs a tool and returns its structured content and whether it failed.
-func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) (map[string]any, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m, res.IsError
-}
-
-func mustCall(t *testing.T, cs *mcp.ClientSession, tool string, args any) map[string]any {
-	t.Helper()
-	m, isErr := call(t, cs, tool, args)
-	if isErr {
-		t.Fatalf("%s(%v) failed: %v", tool, args, m)
-	}
-	return m
+	return bridgetest.Connect(w.t, w.addr, token, nil)
 }
 
 // setFault sets /simrobot/faults/<key> and applies it.
@@ -289,14 +221,8 @@ func (w *world) setFault(key string, v any) {
 func callQuiet(cs *mcp.ClientSession, tool string, args any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return nil, err
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m, nil
+	out, _, err := bridgetest.Try(ctx, cs, tool, args)
+	return out, err
 }
 
 // simConfig writes launch/robots/sim.yaml with the given literal edits

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 func TestReadToolsAgainstTheSim(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	js := mustCall(t, cs, "joints_read", map[string]any{})
+	js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{})
 	if len(js["joints"].([]any)) < 7 || js["stale"] != false {
 		t.Fatalf("joints_read: %v", js)
 	}
@@ -25,7 +27,7 @@ func TestReadToolsAgainstTheSim(t *testing.T) {
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
-		p := mustCall(t, cs, "topics_list", args)
+		p := bridgetest.MustCall(t, cs, "topics_list", args)
 		if total >= 0 && int(p["total"].(float64)) != total {
 			t.Fatalf("total changed: %v", p["total"])
 		}
@@ -46,20 +48,20 @@ func TestReadToolsAgainstTheSim(t *testing.T) {
 			t.Fatalf("not sorted: %v", names)
 		}
 	}
-	if out, isErr := call(t, cs, "topics_list", map[string]any{"cursor": "garbage"}); !isErr || out["code"] != "invalid_argument" {
+	if out, isErr := bridgetest.Call(t, cs, "topics_list", map[string]any{"cursor": "garbage"}); !isErr || out["code"] != "invalid_argument" {
 		t.Fatalf("bad cursor: %v", out)
 	}
 	// a large sample spills to a file, read back with output_read
-	s := mustCall(t, cs, "topic_sample", map[string]any{"topic": "/joint_states", "n": 10, "max_bytes": 1024})
+	s := bridgetest.MustCall(t, cs, "topic_sample", map[string]any{"topic": "/joint_states", "n": 10, "max_bytes": 1024})
 	if s["truncated"] != true || !strings.Contains(s["summary"].(string), "chars omitted]") {
 		t.Fatalf("sample: %v", s)
 	}
-	r := mustCall(t, cs, "output_read", map[string]any{"path": s["path"], "length": 200})
+	r := bridgetest.MustCall(t, cs, "output_read", map[string]any{"path": s["path"], "length": 200})
 	if !strings.HasPrefix(r["text"].(string), "[") || r["size"].(float64) < 1024 {
 		t.Fatalf("output_read: %v", r)
 	}
 	// a batch with mixed success reports each item
-	b := mustCall(t, cs, "tools_batch", map[string]any{"calls": []any{
+	b := bridgetest.MustCall(t, cs, "tools_batch", map[string]any{"calls": []any{
 		map[string]any{"tool": "joints_read", "arguments": map[string]any{}},
 		map[string]any{"tool": "joints_read", "arguments": map[string]any{"joints": []string{"no_such_joint"}}},
 		map[string]any{"tool": "robot_describe", "arguments": map[string]any{}},
@@ -72,11 +74,11 @@ func TestReadToolsAgainstTheSim(t *testing.T) {
 func TestAuditListShowsEveryCallWithItsOutcome(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	mustCall(t, cs, "joints_read", map[string]any{})
-	call(t, cs, "base_navigate", map[string]any{"x": 99.0, "y": 0.0})
+	bridgetest.MustCall(t, cs, "joints_read", map[string]any{})
+	bridgetest.Call(t, cs, "base_navigate", map[string]any{"x": 99.0, "y": 0.0})
 	var items []any
 	rostest.Eventually(t, 10*time.Second, "audit has both calls", func() error {
-		a := mustCall(t, cs, "audit_list", map[string]any{"limit": 100})
+		a := bridgetest.MustCall(t, cs, "audit_list", map[string]any{"limit": 100})
 		items = a["items"].([]any)
 		if len(items) < 2 {
 			return fmt.Errorf("%d items", len(items))

@@ -13,6 +13,8 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // The base starts at x=5.5, half a metre past the geofence (max_x 5),
@@ -32,7 +34,7 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 	defer sub.Close()
 	time.Sleep(time.Second) // connected to the bridge's publisher
 	x := func() float64 {
-		s := mustCall(t, operator, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+		s := bridgetest.MustCall(t, operator, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
 		msg := s["messages"].([]any)[0].(map[string]any)
 		return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
 	}
@@ -46,22 +48,22 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 		{"an arc", "base_drive", `{"linear":0.05,"angular":0.05,"duration_s":4}`},
 		{"a navigation goal inside", "base_navigate", `{"x":0,"y":0}`},
 	} {
-		out, isErr := call(t, planner, c.tool, jsonArgs(t, c.args))
+		out, isErr := bridgetest.Call(t, planner, c.tool, jsonArgs(t, c.args))
 		if !isErr || out["code"] != "limit_violation" || out["rule"] != "recovery_only" {
 			t.Fatalf("%s: %v", c.name, out)
 		}
 	}
-	pv := mustCall(t, planner, "base_drive", map[string]any{"linear": 0.05, "duration_s": 4.0})
+	pv := bridgetest.MustCall(t, planner, "base_drive", map[string]any{"linear": 0.05, "duration_s": 4.0})
 	if pv["recovery"] != true || pv["confirmed_by"] != "operator" {
 		t.Fatalf("recovery preview %v", pv)
 	}
-	if out, isErr := call(t, planner, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr || out["rule"] != "operator_confirms" {
+	if out, isErr := bridgetest.Call(t, planner, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr || out["rule"] != "operator_confirms" {
 		t.Fatalf("planner confirm: %v", out)
 	}
 	// A planner's client that would accept an approval request is not asked:
 	// only the operator approves a recovery, at the console or with the operator token.
 	eliciting := elicitingClient(t, w, plannerToken)
-	if out, isErr := call(t, eliciting, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr ||
+	if out, isErr := bridgetest.Call(t, eliciting, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); !isErr ||
 		out["rule"] != "operator_confirms" || !strings.Contains(out["hint"].(string), "operator token") {
 		t.Fatalf("eliciting planner confirm: %v", out)
 	}
@@ -70,9 +72,9 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 	if n := twists.Load(); n != 0 || x() != 5.5 || w.goalsReceived() != goals {
 		t.Fatalf("refused requests reached the robot: %d twists, x=%g, %d goals", n, x(), w.goalsReceived()-goals)
 	}
-	mc := mustCall(t, operator, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	mc := bridgetest.MustCall(t, operator, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	rostest.Eventually(t, 20*time.Second, "the recovery drive ends", func() error {
-		st := mustCall(t, operator, "motion_status", map[string]any{"motion_id": mc["motion_id"], "wait_s": 2})
+		st := bridgetest.MustCall(t, operator, "motion_status", map[string]any{"motion_id": mc["motion_id"], "wait_s": 2})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}

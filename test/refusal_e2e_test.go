@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 func TestEveryRefusalClassReachesNothing(t *testing.T) {
@@ -32,38 +34,38 @@ func TestEveryRefusalClassReachesNothing(t *testing.T) {
 	before := w.goalsReceived()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, isErr := call(t, cs, c.tool, c.args)
+			out, isErr := bridgetest.Call(t, cs, c.tool, c.args)
 			if !isErr || out["code"] != c.code {
 				t.Fatalf("got %v (error %v), want %s", out, isErr, c.code)
 			}
 		})
 	}
 	// altered and stale previews, and a latched e-stop
-	pv := mustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_1_joint": 0.2}))
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_1_joint": 0.2}))
 	id := pv["preview_id"].(string)
 	altered := id[:len(id)-3] + flip(id[len(id)-3:])
-	if out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": altered}); !isErr || out["code"] != "invalid_argument" {
+	if out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": altered}); !isErr || out["code"] != "invalid_argument" {
 		t.Fatalf("altered: %v", out)
 	}
-	mover := mustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_2_joint": 0.3}))
-	mc := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": mover["preview_id"]})
+	mover := bridgetest.MustCall(t, cs, "arm_move_joints", arm(map[string]any{"wrist_2_joint": 0.3}))
+	mc := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": mover["preview_id"]})
 	moved := w.goalsReceived()
 	rostest.Eventually(t, 30*time.Second, "wrist_2 moved", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": mc["motion_id"], "wait_s": 2})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": mc["motion_id"], "wait_s": 2})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}
 		return nil
 	})
-	if out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": id}); !isErr || out["code"] != "stale_preview" {
+	if out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": id}); !isErr || out["code"] != "stale_preview" {
 		t.Fatalf("stale: %v", out)
 	}
-	stop := mustCall(t, cs, "robot_stop", map[string]any{"reason": "test"})
-	pv2, isErr := call(t, cs, "gripper_move", map[string]any{"position": 0.03})
+	stop := bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "test"})
+	pv2, isErr := bridgetest.Call(t, cs, "gripper_move", map[string]any{"position": 0.03})
 	if !isErr || pv2["code"] != "estop_latched" {
 		t.Fatalf("preview under e-stop: %v", pv2)
 	}
-	if out, isErr := call(t, cs, "estop_reset", map[string]any{"event": stop["estop_event"]}); !isErr || out["code"] != "permission_denied" {
+	if out, isErr := bridgetest.Call(t, cs, "estop_reset", map[string]any{"event": stop["estop_event"]}); !isErr || out["code"] != "permission_denied" {
 		t.Fatalf("planner reset: %v", out)
 	}
 	if got := w.goalsReceived(); got != moved || moved != before+1 {
@@ -84,26 +86,26 @@ func flip(s string) string {
 func TestRobotStopMidMotionStopsTheArmAndLatches(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 1.2}, "speed_fraction": 0.2})
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 1.2}, "speed_fraction": 0.2})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	rostest.Eventually(t, 30*time.Second, "arm moving", func() error {
-		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
+		js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
 		if p := js["joints"].([]any)[0].(map[string]any)["position"].(float64); p < 0.05 {
 			return fmt.Errorf("at %.3f", p)
 		}
 		return nil
 	})
-	mustCall(t, cs, "robot_stop", map[string]any{"reason": "person in the cell"})
+	bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "person in the cell"})
 	var st map[string]any
 	rostest.Eventually(t, 30*time.Second, "motion preempted", func() error {
-		st = mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
+		st = bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
 		if st["state"] != "preempted" {
 			return errState(st)
 		}
 		return nil
 	})
 	pos := func() float64 {
-		js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
+		js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{"shoulder_pan_joint"}})
 		return js["joints"].([]any)[0].(map[string]any)["position"].(float64)
 	}
 	p1 := pos()
@@ -111,11 +113,11 @@ func TestRobotStopMidMotionStopsTheArmAndLatches(t *testing.T) {
 	if p2 := pos(); p2-p1 > 0.01 || p2 > 1.1 {
 		t.Fatalf("arm still moving after stop: %.4f → %.4f", p1, p2)
 	}
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
+	desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 	if !desc["estop"].(map[string]any)["latched"].(bool) {
 		t.Fatalf("e-stop not latched: %v", desc["estop"])
 	}
-	out, isErr := call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.0}})
+	out, isErr := bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.0}})
 	if !isErr || out["code"] != "estop_latched" || !strings.Contains(out["release"].(string), "estop_reset") {
 		t.Fatalf("after stop: %v", out)
 	}
@@ -125,10 +127,10 @@ func TestToleranceAbortIsFollowedByAHold(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
 	w.setFault("arm/abort_after", 0.5)
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.8}})
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.8}})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	rostest.Eventually(t, 30*time.Second, "motion aborted", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": c["motion_id"], "wait_s": 2})
 		if st["state"] != "aborted" {
 			return errState(st)
 		}
@@ -147,11 +149,11 @@ func TestToleranceAbortIsFollowedByAHold(t *testing.T) {
 func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	pv := mustCall(t, cs, "base_drive", map[string]any{"linear": 0.2, "duration_s": 8.0})
-	mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	pv := bridgetest.MustCall(t, cs, "base_drive", map[string]any{"linear": 0.2, "duration_s": 8.0})
+	bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 	obs := w.mcpClient("")
 	x := func() float64 {
-		s := mustCall(t, obs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+		s := bridgetest.MustCall(t, obs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
 		msg := s["messages"].([]any)[0].(map[string]any)
 		return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // The safety scenario suite: each file under testdata/scenarios is one
@@ -145,7 +147,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 				t.Fatalf("%s: bad json %v", at, err)
 			}
 			lastBefore = w.goalsReceived()
-			last, lastErr = call(t, clients[who], tool, a)
+			last, lastErr = bridgetest.Call(t, clients[who], tool, a)
 		case "expect":
 			if strings.HasPrefix(f[1], "oks=") {
 				oks := 0
@@ -233,7 +235,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 		case "wait":
 			id := vars[f[1]]
 			rostest.Eventually(t, 60*time.Second, at+": motion "+f[2], func() error {
-				st := mustCall(t, clients[who], "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+				st := bridgetest.MustCall(t, clients[who], "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 				if st["state"] != f[2] {
 					return errState(st)
 				}

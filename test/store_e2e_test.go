@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // TestBrokenStoreRefusesIrreversibleCallsAndKeepsServingReads starts the
@@ -25,9 +27,9 @@ func TestBrokenStoreRefusesIrreversibleCallsAndKeepsServingReads(t *testing.T) {
 			full := newWorld(t, worldOpts{noBridge: true})
 			full.startBridge(worldOpts{bridgeArgs: []string{"--store", store}})
 			cs := full.mcpClient("")
-			mustCall(t, cs, "joints_read", map[string]any{})
-			mustCall(t, cs, "robot_describe", map[string]any{})
-			out, isErr := call(t, cs, "gripper_move", map[string]any{"position": 0.05})
+			bridgetest.MustCall(t, cs, "joints_read", map[string]any{})
+			bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
+			out, isErr := bridgetest.Call(t, cs, "gripper_move", map[string]any{"position": 0.05})
 			if !isErr || out["code"] != "unavailable" || !strings.Contains(out["state"].(string), "store") {
 				t.Fatalf("preview with a broken store: %v", out)
 			}
@@ -35,7 +37,7 @@ func TestBrokenStoreRefusesIrreversibleCallsAndKeepsServingReads(t *testing.T) {
 				t.Fatal("a goal went out without a durable record")
 			}
 			// Stop still works without a store.
-			mustCall(t, cs, "robot_stop", map[string]any{"reason": "store broken"})
+			bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "store broken"})
 		})
 	}
 }
