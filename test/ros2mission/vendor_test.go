@@ -105,43 +105,52 @@ func TestCrashAtEachDispatchStageReachesEachVendorAtMostOnce(t *testing.T) {
 	}
 }
 
-// TestGoalEndedWhileTheBridgeWasDownIsUnknownNeverResent: the bridge is
+// TestGoalEndedWhileTheBridgeWasDownIsNeverResentAndUnknownOnceForgotten: the bridge is
 // SIGKILLed while each vendor's server runs its goal; the goal ends while
-// the bridge is down, the server forgets it 10 s later (rcl's result
-// timeout since Iron), and the bridge comes back after 15 s: the motion
-// reports unknown, the confirm retried replays it, and the server never
-// saw its UUID again.
-func TestGoalEndedWhileTheBridgeWasDownIsUnknownNeverResent(t *testing.T) {
+// the bridge is down, and the bridge comes back after 15 s. On Jazzy the
+// server has forgotten the goal by then (rcl's result timeout since Iron,
+// 10 s): the motion reports unknown. On Humble it still holds the result
+// (15 min): the restarted bridge reads it, succeeded. Either way the
+// confirm retried replays the motion and the server never saw its UUID
+// again.
+func TestGoalEndedWhileTheBridgeWasDownIsNeverResentAndUnknownOnceForgotten(t *testing.T) {
 	t.Parallel()
-	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for j, v := range vendors(p) {
-		t.Run(v.name, func(t *testing.T) {
-			t.Parallel()
-			// A goal runs 1 s; its result is kept 10 s (StartActionServer's Jazzy default).
-			robot := startPeerRobot(t, p, v, 40+j, "--feedback", "10", "--feedback-period", "0.1")
-			run := newBridgeRun(t, robot.config(t))
-			cs := run.start(t, "")
-			pv := bridgetest.MustCall(t, cs, "arm_move_joints", moveJ1(0.5))
-			id := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})["motion_id"].(string)
-			robot.event(t, "feedback", id, 10*time.Second)
-			run.kill()
-			down := time.Now()
-			robot.event(t, "result", id, 10*time.Second)
-			robot.event(t, "forgotten", id, 20*time.Second)
-			time.Sleep(15*time.Second - time.Since(down))
-			cs = run.start(t, "")
-			if st := motionEnd(t, cs, id, 40*time.Second); st["state"] != "unknown" {
-				t.Fatalf("a goal that ended and was forgotten while the bridge was down: %v, want unknown", st)
-			}
-			out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-			if isErr || out["motion_id"] != id || out["replay"] != true {
-				t.Fatalf("the retried confirm answered %v, want a replay of %s", out, id)
-			}
-			time.Sleep(time.Second) // anything the bridge would send has gone out
-			if got := robot.goals(t); !maps.Equal(got, map[string]int{id: 1}) {
-				t.Fatalf("the server saw goals %v, want %s once", got, id)
-			}
-			robot.alive(t)
-		})
+	for i, c := range []struct {
+		distro msgs.Distro
+		end    string // what the restarted bridge reports
+	}{{msgs.Jazzy, "unknown"}, {msgs.Humble, "succeeded"}} {
+		p := ddspeers.BuildNodes(t, c.distro)
+		for j, v := range vendors(p) {
+			t.Run(fmt.Sprintf("%s %s", c.distro, v.name), func(t *testing.T) {
+				t.Parallel()
+				// A goal runs 1 s; its result is kept as the distro's rcl keeps it.
+				robot := startPeerRobot(t, p, v, 40+2*i+j, "--feedback", "10", "--feedback-period", "0.1")
+				run := newBridgeRun(t, robot.config(t))
+				cs := run.start(t, "")
+				pv := bridgetest.MustCall(t, cs, "arm_move_joints", moveJ1(0.5))
+				id := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})["motion_id"].(string)
+				robot.event(t, "feedback", id, 10*time.Second)
+				run.kill()
+				down := time.Now()
+				robot.event(t, "result", id, 10*time.Second)
+				if c.end == "unknown" {
+					robot.event(t, "forgotten", id, 20*time.Second)
+				}
+				time.Sleep(15*time.Second - time.Since(down))
+				cs = run.start(t, "")
+				if st := motionEnd(t, cs, id, 40*time.Second); st["state"] != c.end {
+					t.Fatalf("a goal that ended while the bridge was down 15 s: %v, want %s", st, c.end)
+				}
+				out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+				if isErr || out["motion_id"] != id || out["replay"] != true {
+					t.Fatalf("the retried confirm answered %v, want a replay of %s", out, id)
+				}
+				time.Sleep(time.Second) // anything the bridge would send has gone out
+				if got := robot.goals(t); !maps.Equal(got, map[string]int{id: 1}) {
+					t.Fatalf("the server saw goals %v, want %s once", got, id)
+				}
+				robot.alive(t)
+			})
+		}
 	}
 }
