@@ -85,12 +85,9 @@ func eachTransport(t *testing.T, f func(t *testing.T, tr transport), trs ...tran
 // test over ROS 2 that needs one of these skips saying so (needs). It
 // shrinks as issue 22 lands; nothing else keeps a test off ROS 2.
 var ros2Lacks = map[string]string{
-	"gripper_move":  "the ROS 2 transport serves no gripper yet (issue 22)",
-	"base_navigate": "the ROS 2 transport serves no Nav2 navigate yet (issue 22)",
-	"base_drive":    "the ROS 2 transport serves no base drive yet (issue 22)",
-	"topics_list":   "the ROS 2 transport lists no topics yet (issue 22)",
-	"topic_sample":  "the ROS 2 transport samples no topics yet (issue 22)",
-	"service_call":  "the ROS 2 transport calls no services yet (issue 22)",
+	"topics_list":  "the ROS 2 transport lists no topics yet (issue 22)",
+	"topic_sample": "the ROS 2 transport samples no topics yet (issue 22)",
+	"service_call": "the ROS 2 transport calls no services yet (issue 22)",
 }
 
 // needs skips t when it runs over ROS 2 and the transport lacks one of tools.
