@@ -58,17 +58,12 @@ func TestACancelledOrDisconnectedStatusWaitLeavesTheMotionRunningAndItsRecordInt
 			{"the client's connections drop", dropConns, "arm_move_joints", `{"positions":{"elbow_joint":0.2},"duration_s":6}`, elbowAt(watcher, 0.2)},
 			// The deadman of a drive is its session, not its connection.
 			{"the connections of a driving client drop", dropConns, "base_drive", `{"linear":0.2,"duration_s":5}`, func(t *testing.T) {
-				odom := bridgetest.MustCall(t, watcher, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
-				x := odom["messages"].([]any)[0].(map[string]any)["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
-				if x < 0.9 {
+				if x := w.baseX(t, watcher); x < 0.9 {
 					t.Fatalf("the base drove to x=%.2f of 1.0: the drive was cut short", x)
 				}
 			}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				if c.tool == "base_drive" {
-					needs(t, tr, "base_drive", "topic_sample")
-				}
 				net := &conns{}
 				hc := &http.Client{Transport: &http.Transport{DialContext: net.dial}}
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "leaver", Version: "1"}, nil).Connect(context.Background(),

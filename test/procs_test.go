@@ -342,6 +342,19 @@ func (w *world) crashSim() {
 	w.sim.Stop(syscall.SIGKILL)
 }
 
+// baseX is the base's x in the odom frame, read as the planner reads it
+// (topic_sample of /odom through cs) over ROS 1, and by the test's own
+// subscription over ROS 2, whose transport samples no topics yet.
+func (w *world) baseX(t *testing.T, cs *mcp.ClientSession) float64 {
+	t.Helper()
+	if w.tr == ros2 {
+		return w.simPeer().odomX(t)
+	}
+	s := bridgetest.MustCall(t, cs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+	msg := s["messages"].([]any)[0].(map[string]any)
+	return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
+}
+
 // callQuiet calls a tool without failing the test (for calls a crash cuts).
 func callQuiet(cs *mcp.ClientSession, tool string, args any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

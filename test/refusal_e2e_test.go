@@ -179,17 +179,12 @@ func TestAfterAToleranceAbortTheArmHolds(t *testing.T) {
 
 func TestDriveStopsWhenThePlannerSessionEnds(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "base_drive", "topic_sample")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		pv := bridgetest.MustCall(t, cs, "base_drive", map[string]any{"linear": 0.2, "duration_s": 8.0})
 		bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		obs := w.mcpClient("")
-		x := func() float64 {
-			s := bridgetest.MustCall(t, obs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
-			msg := s["messages"].([]any)[0].(map[string]any)
-			return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
-		}
+		x := func() float64 { return w.baseX(t, obs) }
 		rostest.Eventually(t, 15*time.Second, "base drives while the session lives", func() error {
 			if p := x(); p < 0.15 {
 				return fmt.Errorf("at x=%.3f", p)

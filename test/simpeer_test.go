@@ -12,6 +12,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/param"
+	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
 )
 
@@ -25,8 +26,8 @@ const simPeerWait = 20 * time.Second
 
 // simPeer is the test's own participant on a ROS 2 world's domain,
 // through our ROS 2 client layer: it calls the sim's Trigger services
-// (goal log, faults) and sets its fault parameters, as the ROS 1 worlds
-// do through goroslib.
+// (goal log, faults), sets its fault parameters and reads its odometry,
+// as the ROS 1 worlds do through goroslib.
 type simPeer struct {
 	ctx    *node.Context
 	set    *msgs.Set
@@ -35,6 +36,8 @@ type simPeer struct {
 	mu           sync.Mutex
 	triggers     map[string]*service.Client
 	triggerTypes service.Types
+	node         *node.Node         // the test's node, for subscriptions
+	odom         *node.Subscription // odomTopic, newest only
 }
 
 // simPeer is the world's simPeer, made on first use and closed with the test.
@@ -126,6 +129,42 @@ func (p *simPeer) setFault(t *testing.T, key string, v any) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// odomTopic is diff_drive_controller's odometry as the ROS 2 sim serves it.
+const odomTopic = "/diff_drive_controller/odom"
+
+// odomX is the base's x in the odom frame from a message of odomTopic
+// published after the call.
+func (p *simPeer) odomX(t *testing.T) float64 {
+	t.Helper()
+	p.mu.Lock()
+	if p.odom == nil {
+		var err error
+		if p.node == nil {
+			if p.node, err = p.ctx.NewNode("e2e", "/"); err != nil {
+				p.mu.Unlock()
+				t.Fatal(err)
+			}
+		}
+		if p.odom, err = p.node.NewSubscription(odomTopic, "nav_msgs/msg/Odometry", qos.Default, node.SubscriptionOptions{LatestOnly: true}); err != nil {
+			p.mu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	s := p.odom
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), simPeerWait)
+	defer cancel()
+	var m *cdr.Message
+	for range 2 { // the newest held may predate the call
+		var err error
+		if m, _, err = s.Take(ctx); err != nil {
+			t.Fatalf("%s: %v", odomTopic, err)
+		}
+	}
+	pos := m.Get("pose").(*cdr.Message).Get("pose").(*cdr.Message).Get("position").(*cdr.Message)
+	return pos.Get("x").(float64)
 }
 
 // domainPool hands each ROS 2 world a domain of its own, so a world's
