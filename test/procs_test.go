@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -353,6 +355,24 @@ func (w *world) baseX(t *testing.T, cs *mcp.ClientSession) float64 {
 	s := bridgetest.MustCall(t, cs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
 	msg := s["messages"].([]any)[0].(map[string]any)
 	return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
+}
+
+// countTwists counts the velocity commands reaching the base from now
+// until t ends (ROS 1's /cmd_vel, ROS 2's diff_drive_controller/cmd_vel);
+// the returned func reads the count.
+func (w *world) countTwists(t *testing.T) func() int64 {
+	t.Helper()
+	if w.tr == ros2 {
+		return w.simPeer().countCmdVel(t)
+	}
+	var n atomic.Int64
+	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: w.rosNode(), Topic: "/cmd_vel",
+		Callback: func(*geometry_msgs.Twist) { n.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Close)
+	return n.Load
 }
 
 // callQuiet calls a tool without failing the test (for calls a crash cuts).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,6 +132,18 @@ func (p *simPeer) setFault(t *testing.T, key string, v any) {
 	}
 }
 
+// ownNode is the test's node on the domain, made on first use; p.mu is held.
+func (p *simPeer) ownNode(t *testing.T) *node.Node {
+	t.Helper()
+	if p.node == nil {
+		var err error
+		if p.node, err = p.ctx.NewNode("e2e", "/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p.node
+}
+
 // odomTopic is diff_drive_controller's odometry as the ROS 2 sim serves it.
 const odomTopic = "/diff_drive_controller/odom"
 
@@ -141,13 +154,7 @@ func (p *simPeer) odomX(t *testing.T) float64 {
 	p.mu.Lock()
 	if p.odom == nil {
 		var err error
-		if p.node == nil {
-			if p.node, err = p.ctx.NewNode("e2e", "/"); err != nil {
-				p.mu.Unlock()
-				t.Fatal(err)
-			}
-		}
-		if p.odom, err = p.node.NewSubscription(odomTopic, "nav_msgs/msg/Odometry", qos.Default, node.SubscriptionOptions{LatestOnly: true}); err != nil {
+		if p.odom, err = p.ownNode(t).NewSubscription(odomTopic, "nav_msgs/msg/Odometry", qos.Default, node.SubscriptionOptions{LatestOnly: true}); err != nil {
 			p.mu.Unlock()
 			t.Fatal(err)
 		}
@@ -165,6 +172,38 @@ func (p *simPeer) odomX(t *testing.T) float64 {
 	}
 	pos := m.Get("pose").(*cdr.Message).Get("pose").(*cdr.Message).Get("position").(*cdr.Message)
 	return pos.Get("x").(float64)
+}
+
+// cmdVelTopic is diff_drive_controller's command input as the ROS 2 sim serves it.
+const cmdVelTopic = "/diff_drive_controller/cmd_vel"
+
+// countCmdVel counts the geometry_msgs/msg/TwistStamped messages on
+// cmdVelTopic from now until t ends; the returned func reads the count.
+func (p *simPeer) countCmdVel(t *testing.T) func() int64 {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, err := p.ownNode(t).NewSubscription(cmdVelTopic, "geometry_msgs/msg/TwistStamped", qos.Default, node.SubscriptionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { // owned by t: its cleanup cancels and waits
+		defer close(done)
+		for {
+			_, _, err := s.Take(ctx)
+			if ctx.Err() != nil || errors.Is(err, node.ErrClosed) {
+				return
+			}
+			if err == nil {
+				n.Add(1)
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return n.Load
 }
 
 // domainPool hands each ROS 2 world a domain of its own, so a world's
