@@ -37,11 +37,9 @@ func (c navigateCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, 
 	if p.Frame == "" {
 		p.Frame = c.frame
 	}
-	ps, _ := msg.Get("pose").(*cdr.Message)
-	header, _ := sub(ps, "header")
-	pose, _ := sub(ps, "pose")
-	pos, _ := sub(pose, "position")
-	rot, _ := sub(pose, "orientation")
+	header, _ := path(msg, "pose", "header").(*cdr.Message)
+	pos, _ := path(msg, "pose", "pose", "position").(*cdr.Message)
+	rot, _ := path(msg, "pose", "pose", "orientation").(*cdr.Message)
 	if header == nil || pos == nil || rot == nil {
 		return nil, fmt.Errorf("%s: %w", msg.Type.Name(), errNoPose)
 	}
@@ -79,13 +77,4 @@ func (navigateCodec) outcome(m *cdr.Message) outcome {
 	}
 	text, _ := m.Get("error_msg").(string)
 	return outcome{preemption: code == 0, text: text, result: map[string]any{"error_code": code, "error_msg": text}}
-}
-
-// sub is m's field name as a message; nil when m is nil or it is none.
-func sub(m *cdr.Message, name string) (*cdr.Message, bool) {
-	if m == nil {
-		return nil, false
-	}
-	s, ok := m.Get(name).(*cdr.Message)
-	return s, ok
 }

@@ -26,11 +26,9 @@ func TestNavigateGoalIsAPoseInTheOdomFrameByDefault(t *testing.T) {
 				if want == "" {
 					want = "odom"
 				}
-				h, _ := sub(ps, "header")
-				p, _ := sub(ps, "pose")
-				pos, _ := sub(p, "position")
-				rot, _ := sub(p, "orientation")
-				if h.Get("frame_id") != want || pos.Get("x") != 1.5 || pos.Get("y") != -0.5 ||
+				pos, _ := path(ps, "pose", "position").(*cdr.Message)
+				rot, _ := path(ps, "pose", "orientation").(*cdr.Message)
+				if path(ps, "header", "frame_id") != want || pos.Get("x") != 1.5 || pos.Get("y") != -0.5 ||
 					math.Abs(rot.Get("z").(float64)-math.Sqrt2/2) > 1e-12 || math.Abs(rot.Get("w").(float64)-math.Sqrt2/2) > 1e-12 {
 					t.Errorf("pose %s", ps.AppendJSON(nil))
 				}
