@@ -29,7 +29,7 @@ var shippedConfigs = []struct {
 	{"sim-arm-only.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
 	{"sim-base-only.yaml", "simrobot.urdf", []string{"base_drive", "base_navigate"}},
 	{"sim-dual-arm.yaml", "simrobot-dual-arm.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
-	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
+	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "base_drive", "base_navigate", "gripper_move"}},
 }
 
 // robotWideTools are registered whatever actuators a robot has.
