@@ -197,6 +197,13 @@ type ActuatorConfig struct {
 	StatusGrace        Duration `yaml:"status_grace"`
 	GoalConnectTimeout Duration `yaml:"goal_connect_timeout"`
 
+	// ActionType is a gripper's ROS 2 action type (transport ros2 only):
+	// GripperActionCommand (gripper_action_controller) or
+	// GripperActionParallel (parallel_gripper_controller). Empty means the
+	// distro's: GripperCommand up to Jazzy, ParallelGripperCommand from
+	// Kilted, where gripper_action_controller is gone.
+	ActionType string `yaml:"action_type"`
+
 	// Base only.
 	CmdVelTopic      string    `yaml:"cmd_vel_topic"`
 	OdomTopic        string    `yaml:"odom_topic"`
@@ -205,6 +212,11 @@ type ActuatorConfig struct {
 	MaxDriveDuration Duration  `yaml:"max_drive_duration"`
 	Caps             *BaseCaps `yaml:"caps"`
 	Geofence         *Geofence `yaml:"geofence"`
+
+	// CmdVelStamped (transport ros2, default true): TwistStamped on
+	// cmd_vel_topic; false sends Twist, for a Humble diff_drive_controller
+	// reading ~/cmd_vel_unstamped (use_stamped_vel false).
+	CmdVelStamped *bool `yaml:"cmd_vel_stamped"`
 
 	// QoS overrides the QoS of the topics this actuator uses, keyed by
 	// the topic's role (joint_states); transport ros2 only.
@@ -351,6 +363,9 @@ func (c *Config) ApplyDefaults() {
 		case actuators.KindArm, actuators.KindGripper:
 			if a.JointStatesTopic == "" {
 				a.JointStatesTopic = DefaultJointStatesTopic
+			}
+			if a.Kind == actuators.KindGripper && a.ActionType == "" && c.Transport == TransportROS2 {
+				a.ActionType = defaultGripperAction(c.Distro)
 			}
 		case actuators.KindBase:
 			if a.CmdVelTopic != "" {
@@ -674,7 +689,7 @@ func (a *ActuatorConfig) noBaseFields(f func(string) string) error {
 	}{
 		{"cmd_vel_topic", a.CmdVelTopic != ""}, {"odom_topic", a.OdomTopic != ""},
 		{"odom_frame", a.OdomFrame != ""}, {"drive_rate_hz", a.DriveRateHz != 0},
-		{"max_drive_duration", a.MaxDriveDuration != 0}, {"caps", a.Caps != nil},
+		{"max_drive_duration", a.MaxDriveDuration != 0}, {"cmd_vel_stamped", a.CmdVelStamped != nil}, {"caps", a.Caps != nil},
 		{"geofence", a.Geofence != nil},
 	}
 	for _, s := range set {

@@ -57,8 +57,41 @@ type QoSOverride struct {
 	Depth       int    `yaml:"depth"`       // keep_last depth, 1..10000
 }
 
-// ros2Kinds are the actuator kinds transport ros2 serves in this version.
-var ros2Kinds = []actuators.Kind{actuators.KindArm}
+// A gripper's ROS 2 action types (action_type).
+const (
+	// GripperActionCommand is gripper_action_controller's, Humble and
+	// Jazzy (deprecated there); the controller is gone in Kilted
+	// (ros2_controllers #1652).
+	GripperActionCommand = "control_msgs/action/GripperCommand"
+	// GripperActionParallel is parallel_gripper_controller's, Jazzy and later.
+	GripperActionParallel = "control_msgs/action/ParallelGripperCommand"
+)
+
+// defaultGripperAction is the gripper action type of a distro's
+// controllers: the one its default gripper controller serves.
+func defaultGripperAction(distro string) string {
+	switch distro {
+	case DistroHumble, DistroJazzy:
+		return GripperActionCommand
+	case DistroKilted:
+		return GripperActionParallel
+	}
+	return "" // Validate refuses the distro
+}
+
+// checkGripperAction refuses a gripper action type the distro's
+// controllers do not serve.
+func checkGripperAction(typ, distro string) error {
+	switch {
+	case typ == GripperActionCommand && distro == DistroKilted:
+		return fmt.Errorf("gripper_action_controller, which serves %s, is gone in kilted (ros2_controllers #1652); use %s (parallel_gripper_controller)", typ, GripperActionParallel)
+	case typ == GripperActionParallel && distro == DistroHumble:
+		return fmt.Errorf("parallel_gripper_controller, which serves %s, comes with jazzy; humble's gripper_action_controller serves %s", typ, GripperActionCommand)
+	case typ != GripperActionCommand && typ != GripperActionParallel:
+		return fmt.Errorf("%q is not one of %s, %s", typ, GripperActionCommand, GripperActionParallel)
+	}
+	return nil
+}
 
 var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$`)
 
@@ -78,6 +111,12 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		for i, a := range c.Actuators {
 			if len(a.QoS) > 0 {
 				return bad(fmt.Sprintf("actuators[%d].qos", i), "only transport ros2 reads QoS; this config's transport is %s", c.Transport)
+			}
+			if a.ActionType != "" {
+				return bad(fmt.Sprintf("actuators[%d].action_type", i), "only transport ros2 chooses an action type; this config's transport is %s", c.Transport)
+			}
+			if a.CmdVelStamped != nil {
+				return bad(fmt.Sprintf("actuators[%d].cmd_vel_stamped", i), "only transport ros2 reads it (ROS 1's cmd_vel is Twist); this config's transport is %s", c.Transport)
 			}
 		}
 		return nil
@@ -119,8 +158,16 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 	qosByTopic := map[string]QoSOverride{}
 	for i, a := range c.Actuators {
 		f := func(name string) string { return fmt.Sprintf("actuators[%d].%s", i, name) }
-		if !slices.Contains(ros2Kinds, a.Kind) {
-			return bad(f("kind"), "transport ros2 does not serve a %s yet (this version: %s); use transport ros1 for it", a.Kind, kindNames(ros2Kinds))
+		switch {
+		case a.Kind == actuators.KindGripper:
+			if err := checkGripperAction(a.ActionType, c.Distro); err != nil {
+				return bad(f("action_type"), "%v", err)
+			}
+		case a.ActionType != "":
+			return bad(f("action_type"), "only a gripper chooses its action type; a %s's is fixed", a.Kind)
+		}
+		if err := a.checkCmdVelStamped(c.Distro); err != nil {
+			return bad(f("cmd_vel_stamped"), "%v", err)
 		}
 		roles := a.qosRoles()
 		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
@@ -146,6 +193,15 @@ func (a *ActuatorConfig) qosRoles() map[string]string {
 	switch a.Kind {
 	case actuators.KindArm, actuators.KindGripper:
 		return map[string]string{QoSJointStates: a.JointStatesTopic}
+	case actuators.KindBase:
+		roles := map[string]string{}
+		if a.CmdVelTopic != "" {
+			roles[QoSCmdVel] = a.CmdVelTopic
+		}
+		if a.OdomTopic != "" {
+			roles[QoSOdom] = a.OdomTopic
+		}
+		return roles
 	}
 	return map[string]string{}
 }
@@ -188,12 +244,4 @@ func (o QoSOverride) check() error {
 		return fmt.Errorf("depth: only with history keep_last")
 	}
 	return nil
-}
-
-func kindNames(ks []actuators.Kind) string {
-	out := make([]string, len(ks))
-	for i, k := range ks {
-		out[i] = string(k)
-	}
-	return strings.Join(out, ", ")
 }

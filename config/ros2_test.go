@@ -31,6 +31,40 @@ actuators:
 	}
 }
 
+// A gripper's action type defaults to the one its distro's controller
+// serves, and may name parallel_gripper_controller's on Jazzy.
+func TestGripperActionTypeDefaultsToTheDistrosController(t *testing.T) {
+	tests := []struct {
+		distro, set, want string
+	}{
+		{DistroHumble, "", GripperActionCommand},
+		{DistroJazzy, "", GripperActionCommand},
+		{DistroKilted, "", GripperActionParallel},
+		{DistroJazzy, GripperActionParallel, GripperActionParallel},
+		{DistroHumble, GripperActionCommand, GripperActionCommand},
+	}
+	for _, tt := range tests {
+		t.Run(tt.distro+"/"+tt.set, func(t *testing.T) {
+			y := "transport: ros2\ndistro: " + tt.distro + "\nactuators:\n" +
+				"  - {name: gripper, kind: gripper, action: /gripper_controller/gripper_cmd, joints: [f]"
+			if tt.set != "" {
+				y += ", action_type: " + tt.set
+			}
+			y += "}\n  - {name: base, kind: base, action: /navigate_to_pose, cmd_vel_topic: /diff_drive_controller/cmd_vel, odom_topic: /diff_drive_controller/odom}\n"
+			c, err := Parse([]byte(y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Actuators[0].ActionType; got != tt.want {
+				t.Errorf("action_type = %q, want %q", got, tt.want)
+			}
+			if got := c.Actuators[1].ActionType; got != "" {
+				t.Errorf("a base's action_type = %q, want none", got)
+			}
+		})
+	}
+}
+
 func TestROS2KeysAreRefusedWhereTheyWouldBeIgnored(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
@@ -49,8 +83,11 @@ func TestROS2KeysAreRefusedWhereTheyWouldBeIgnored(t *testing.T) {
 		{"remote peer on localhost", "transport: ros2\ndistro: jazzy\nstatic_peers: [10.0.0.2]\n" + ros2Arm, "static_peers[0]: 10.0.0.2 is not on loopback"},
 		{"ipv6 peer", "transport: ros2\ndistro: jazzy\ndiscovery_range: subnet\nstatic_peers: ['::1']\n" + ros2Arm, "static_peers[0]: ::1 is not IPv4"},
 		{"bad peer", "transport: ros2\ndistro: jazzy\ndiscovery_range: off\nstatic_peers: ['a b']\n" + ros2Arm, "static_peers[0]"},
-		{"gripper not served", "transport: ros2\ndistro: jazzy\nactuators: [{name: g, kind: gripper, action: /g, joints: [f]}]", "actuators[0].kind: transport ros2 does not serve a gripper yet"},
-		{"base not served", "transport: ros2\ndistro: jazzy\nactuators: [{name: b, kind: base, cmd_vel_topic: /c}]", "actuators[0].kind: transport ros2 does not serve a base yet"},
+		{"action_type under ros1", "actuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: only transport ros2"},
+		{"GripperCommand on kilted", "transport: ros2\ndistro: kilted\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: gripper_action_controller, which serves control_msgs/action/GripperCommand, is gone in kilted"},
+		{"ParallelGripperCommand on humble", "transport: ros2\ndistro: humble\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/ParallelGripperCommand}]", "actuators[0].action_type: parallel_gripper_controller, which serves control_msgs/action/ParallelGripperCommand, comes with jazzy"},
+		{"unknown gripper action type", "transport: ros2\ndistro: jazzy\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: franka_msgs/action/Grasp}]", `actuators[0].action_type: "franka_msgs/action/Grasp" is not one of`},
+		{"action_type of an arm", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], action_type: control_msgs/action/FollowJointTrajectory}]", "actuators[0].action_type: only a gripper chooses"},
 		{"qos of a topic the arm lacks", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {odom: {depth: 1}}}]", "actuators[0].qos.odom: kind arm has no odom topic"},
 		{"bad reliability", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {joint_states: {reliability: sometimes}}}]", "actuators[0].qos.joint_states: reliability"},
 		{"depth with keep_all", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], qos: {joint_states: {history: keep_all, depth: 3}}}]", "actuators[0].qos.joint_states: depth"},

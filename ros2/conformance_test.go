@@ -151,45 +151,6 @@ func armGoal(seconds float64) actuators.Trajectory {
 	return actuators.Trajectory{Joints: []string{"j1", "j2"}, Points: []spline.Point{{Positions: []float64{0.2, -0.1}, Time: seconds}}}
 }
 
-// updates keeps the first terminal (or lost) update of each goal.
-type updates struct {
-	once sync.Once
-	ch   chan actuators.GoalUpdate // the observer's, drained by end
-	ends map[string]actuators.GoalUpdate
-}
-
-func (u *updates) init() {
-	u.once.Do(func() { u.ch, u.ends = make(chan actuators.GoalUpdate, 1024), map[string]actuators.GoalUpdate{} })
-}
-
-func (u *updates) push(x actuators.GoalUpdate) {
-	u.init()
-	if x.State.Terminal() || x.State == actuators.GoalLost {
-		u.ch <- x
-	}
-}
-
-// end waits for id's end; one test goroutine calls it.
-func (u *updates) end(t *testing.T, id string, timeout time.Duration) actuators.GoalUpdate {
-	t.Helper()
-	u.init()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		if x, ok := u.ends[id]; ok {
-			return x
-		}
-		select {
-		case x := <-u.ch:
-			if _, seen := u.ends[x.GoalID]; !seen {
-				u.ends[x.GoalID] = x
-			}
-		case <-timer.C:
-			t.Fatalf("goal %s did not end within %s", id, timeout)
-		}
-	}
-}
-
 // A new goal preempts the running one: Jazzy's controller ends it ABORTED
 // (INVALID_GOAL), Humble's CANCELED; the planner sees canceled on both.
 func TestPreemptedGoalEndsCanceledOnHumbleAndJazzy(t *testing.T) {

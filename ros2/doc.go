@@ -2,12 +2,16 @@
 // actuators over the pure-Go ROS 2 client layer beside it (ros2/node,
 // ros2/action), with no ROS installation.
 //
-// This version serves arms: control_msgs/action/FollowJointTrajectory on
-// each arm's configured action, the goal UUID being the bridge's goal id
-// (GoalUUID), never sent twice; joint states newest-only. A goal always
-// carries a goal_time_tolerance, and a goal preempted by a newer one of
-// ours (ABORTED on Jazzy, CANCELED on Humble) is reported canceled. After a
-// restart, Track re-attaches through the status topic and get_result; a
-// goal the server forgot is lost. Grippers, bases, parameters, services
-// and topics are not served yet; config refuses those actuators.
+// Every actuator with an action has one action client and one goal
+// machinery (motion.go): the goal UUID is the bridge's goal id
+// (GoalUUID), never sent twice; an action type is a goalCodec that builds
+// goals and reads results: control_msgs/action/FollowJointTrajectory for
+// arms (always with a goal_time_tolerance), GripperCommand or
+// ParallelGripperCommand for grippers (the config's action_type), and
+// nav2_msgs/action/NavigateToPose for a base. A goal preempted by a newer
+// one of ours is reported canceled whichever way the distro ends it.
+// After a restart, Track re-attaches through the status topic and
+// get_result; a goal the server forgot is lost. A base's velocity drive
+// and odometry are its driver and odometer (base.go). Joint states and
+// odometry are read newest-only.
 package ros2

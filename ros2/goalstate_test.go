@@ -11,24 +11,24 @@ func TestPreemptedGoalsAreCanceledOnEveryDistro(t *testing.T) {
 	tests := []struct {
 		name       string
 		status     string
-		code       int32
+		preemption bool // the codec read the result as a preemption's
 		superseded bool
 		want       actuators.GoalState
 	}{
-		{"succeeded", "SUCCEEDED", 0, false, actuators.GoalSucceeded},
-		{"jazzy preempted: aborted, invalid goal, by our newer goal", "ABORTED", -1, true, actuators.GoalCanceled},
-		{"humble preempted: canceled", "CANCELED", -1, true, actuators.GoalCanceled},
-		{"canceled", "CANCELED", 0, false, actuators.GoalCanceled},
-		{"aborted on a path tolerance", "ABORTED", -4, false, actuators.GoalAborted},
-		{"aborted on a path tolerance while a newer goal went out", "ABORTED", -4, true, actuators.GoalAborted},
-		{"aborted invalid goal with no newer goal of ours", "ABORTED", -1, false, actuators.GoalAborted},
-		{"rejected", "REJECTED", 0, false, actuators.GoalRejected},
-		{"forgotten or never received", "UNKNOWN", 0, false, actuators.GoalLost},
+		{"succeeded", "SUCCEEDED", false, false, actuators.GoalSucceeded},
+		{"jazzy preempted: aborted as a preemption, by our newer goal", "ABORTED", true, true, actuators.GoalCanceled},
+		{"humble preempted: canceled", "CANCELED", true, true, actuators.GoalCanceled},
+		{"canceled", "CANCELED", false, false, actuators.GoalCanceled},
+		{"aborted for its own reason", "ABORTED", false, false, actuators.GoalAborted},
+		{"aborted for its own reason while a newer goal went out", "ABORTED", false, true, actuators.GoalAborted},
+		{"aborted as a preemption with no newer goal of ours", "ABORTED", true, false, actuators.GoalAborted},
+		{"rejected", "REJECTED", false, false, actuators.GoalRejected},
+		{"forgotten or never received", "UNKNOWN", false, false, actuators.GoalLost},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := endState(tt.status, tt.code, tt.superseded); got != tt.want {
-				t.Errorf("endState(%s, %d, %v) = %s, want %s", tt.status, tt.code, tt.superseded, got, tt.want)
+			if got := endState(tt.status, tt.preemption, tt.superseded); got != tt.want {
+				t.Errorf("endState(%s, %v, %v) = %s, want %s", tt.status, tt.preemption, tt.superseded, got, tt.want)
 			}
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/node"
-	"github.com/actbridge/actbridge/ros2/qos"
 )
 
 // jointStateType is what joint_state_broadcaster publishes.
@@ -27,27 +26,9 @@ type jointCache struct {
 
 func newJointCache() *jointCache { return &jointCache{changed: make(chan struct{})} }
 
-// subscribe reads topic newest-only (best effort by default, which
-// matches reliable and best-effort publishers alike) until ctx ends.
+// subscribe reads topic newest-only until ctx ends (takeNewest).
 func (c *jointCache) subscribe(ctx context.Context, n *node.Node, topic string, wg *sync.WaitGroup) error {
-	sub, err := n.NewSubscription(topic, jointStateType, qos.SensorData, node.SubscriptionOptions{LatestOnly: true})
-	if err != nil {
-		return err
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			m, _, err := sub.Take(ctx)
-			if ctx.Err() != nil {
-				return
-			}
-			if err == nil {
-				c.store(jointReadings(m))
-			}
-		}
-	}()
-	return nil
+	return takeNewest(ctx, n, topic, jointStateType, wg, func(m *cdr.Message, _ time.Time) { c.store(jointReadings(m)) })
 }
 
 // jointReadings reads a JointState; missing velocities or efforts are zero.

@@ -18,13 +18,13 @@ import (
 // statusPoll is how often a goal's status is read while it is followed.
 const statusPoll = 50 * time.Millisecond
 
-// goal is one goal sent or tracked; the fields after duration are
-// guarded by Robot.mu.
+// goal is one action goal sent or tracked; the fields after progress
+// are guarded by Robot.mu.
 type goal struct {
-	arm      *arm
+	act      *actuator
 	id       string
 	uuid     action.GoalID
-	duration float64 // s; 0 when unknown (tracked goals)
+	progress progressFunc // nil when unknown (tracked goals)
 
 	sending bool
 	abort   context.CancelFunc // ends the send's wait for the server
@@ -49,29 +49,42 @@ func GoalUUID(goalID string) action.GoalID {
 	return action.GoalID(uuid.NewSHA1(goalNamespace(), []byte(goalID)))
 }
 
-// Send sends a trajectory to an arm under goalID's UUID, once. It returns
-// when the server has answered the send_goal request (so the goal was on
-// the wire): accepted, or rejected (reported as GoalRejected). A send
-// whose answer never came is on the wire too: Send returns nil and the
-// goal is followed like any other, never sent again. Nothing is sent when
-// it fails with ErrNotConnected (no server within the actuator's
-// goal_connect_timeout or ctx) or ErrCanceledBeforeSend.
+// Send sends a goal to an actuator under goalID's UUID, once: a
+// trajectory to an arm, a command to a gripper, a pose to a base's
+// navigation action; a Drive goes to the base's driver (base.go). An
+// action goal's Send returns when the server has answered the send_goal
+// request (so the goal was on the wire): accepted, or rejected (reported
+// as GoalRejected). A send whose answer never came is on the wire too:
+// Send returns nil and the goal is followed like any other, never sent
+// again. Nothing is sent when it fails with ErrNotConnected (no server
+// within the actuator's goal_connect_timeout or ctx),
+// ErrCanceledBeforeSend, or a refusal of the goal (ErrUnknownActuator,
+// ErrInvalidArgument).
 func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.Goal) error {
-	a := r.arms[actuator]
+	a := r.acts[actuator]
 	if a == nil {
 		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuator)
 	}
-	t, ok := g.(actuators.Trajectory)
-	if !ok {
-		return fmt.Errorf("%w: %s is an arm; it takes no %T goal", actuators.ErrInvalidArgument, actuator, g)
+	if g == nil || g.Kind() != a.cfg.Kind {
+		return fmt.Errorf("%w: %s is a %s; it takes no %T goal", actuators.ErrInvalidArgument, actuator, a.cfg.Kind, g)
 	}
-	for _, j := range t.Joints {
-		if !a.joints[j] {
-			return fmt.Errorf("%w: joint %q is not %s's", actuators.ErrInvalidArgument, j, actuator)
+	if d, ok := g.(actuators.Drive); ok {
+		if a.drive == nil {
+			return fmt.Errorf("%w: base %s has no cmd_vel_topic configured", actuators.ErrUnknownActuator, actuator)
 		}
+		r.mu.Lock()
+		_, dup := r.goals[goalID]
+		r.mu.Unlock()
+		if dup {
+			return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
+		}
+		return a.drive.start(ctx, goalID, d)
 	}
-	msg := cdr.Zero(r.goalT)
-	duration, err := trajectoryGoal(msg, t)
+	if a.client == nil {
+		return fmt.Errorf("%w: %s has no action configured for a %T goal", actuators.ErrUnknownActuator, actuator, g)
+	}
+	msg := cdr.Zero(a.goalT)
+	prog, err := a.codec.build(msg, g)
 	if err != nil {
 		return fmt.Errorf("%s: %w", actuator, err)
 	}
@@ -79,7 +92,7 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	defer cancel()
 	defer context.AfterFunc(r.life, cancel)()
 
-	gl := &goal{arm: a, id: goalID, uuid: GoalUUID(goalID), duration: duration, sending: true, abort: cancel}
+	gl := &goal{act: a, id: goalID, uuid: GoalUUID(goalID), progress: prog, sending: true, abort: cancel}
 	r.mu.Lock()
 	if r.life.Err() != nil {
 		r.mu.Unlock()
@@ -92,7 +105,7 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	r.goals[goalID] = gl
 	var older []*goal
 	for _, o := range r.goals {
-		if o.arm == a && o != gl && !o.ended && !o.superseded {
+		if o.act == a && o != gl && !o.ended && !o.superseded {
 			o.superseded = true
 			older = append(older, o)
 		}
@@ -159,7 +172,7 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 
 // update tells the observer of g's state.
 func (r *Robot) update(g *goal, s actuators.GoalState, progress float64, text string) {
-	r.notify.Push(actuators.GoalUpdate{Actuator: g.arm.cfg.Name, GoalID: g.id, State: s, Progress: progress, Text: text})
+	r.notify.Push(actuators.GoalUpdate{Actuator: g.act.cfg.Name, GoalID: g.id, State: s, Progress: progress, Text: text})
 }
 
 // end marks g ended and reports its terminal (or forgotten) state.
@@ -167,7 +180,7 @@ func (r *Robot) end(g *goal, s actuators.GoalState, text string, result any) {
 	r.mu.Lock()
 	g.ended = true
 	r.mu.Unlock()
-	r.notify.Push(actuators.GoalUpdate{Actuator: g.arm.cfg.Name, GoalID: g.id, State: s, Result: result, Text: text})
+	r.notify.Push(actuators.GoalUpdate{Actuator: g.act.cfg.Name, GoalID: g.id, State: s, Result: result, Text: text})
 }
 
 type resultOf struct {
@@ -181,7 +194,7 @@ type resultOf struct {
 // far; cancel asks the server to cancel g once it knows g (a Cancel or
 // StopAll that came while g was being sent, after it left).
 func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
-	c := g.arm.client
+	c := g.act.client
 	fb, err := c.Feedback(g.uuid)
 	if err != nil {
 		return
@@ -208,7 +221,10 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 		case <-r.life.Done():
 			return
 		case m := <-fb:
-			if p, ok := progress(m, g.duration); ok && last == actuators.GoalActive && p > done {
+			if g.progress == nil || last != actuators.GoalActive {
+				continue
+			}
+			if p, ok := g.progress(m); ok && p > done {
 				done = p
 				r.update(g, actuators.GoalActive, p, "")
 			}
@@ -218,12 +234,12 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 				r.mu.Lock()
 				superseded := g.superseded
 				r.mu.Unlock()
-				code, text, result := resultFields(res.res.Message)
-				s := endState(res.res.Status.Name, code, superseded)
+				out := g.act.codec.outcome(res.res.Message)
+				s := endState(res.res.Status.Name, out.preemption, superseded)
 				if s == actuators.GoalLost {
-					text = "the action server does not know the goal (never received, or its result expired): outcome unknown"
+					out.text = "the action server does not know the goal (never received, or its result expired): outcome unknown"
 				}
-				r.end(g, s, text, result)
+				r.end(g, s, out.text, out.result)
 				return
 			}
 			if errors.Is(res.err, action.ErrLost) && last != actuators.GoalLost {
@@ -257,29 +273,22 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 	}
 }
 
-// resultFields reads a FollowJointTrajectory result.
-func resultFields(m *cdr.Message) (int32, string, any) {
-	if m == nil {
-		return 0, "", nil
-	}
-	code, _ := m.Get("error_code").(int32)
-	text, _ := m.Get("error_string").(string)
-	return code, text, map[string]any{"error_code": code, "error_string": text}
-}
-
-// Cancel asks the arm's server to cancel a goal. A goal still being sent
-// is stopped before it leaves (its Send returns ErrCanceledBeforeSend),
-// or canceled on the server once it got there; a cancel never goes out
-// before its goal. An id this robot never sent or tracked runs nothing
-// of ours: nil.
+// Cancel asks the actuator's server to cancel a goal, or ends a drive. A
+// goal still being sent is stopped before it leaves (its Send returns
+// ErrCanceledBeforeSend), or canceled on the server once it got there; a
+// cancel never goes out before its goal. An id this robot never sent or
+// tracked runs nothing of ours: nil.
 func (r *Robot) Cancel(ctx context.Context, actuator, goalID string) error {
-	a := r.arms[actuator]
+	a := r.acts[actuator]
 	if a == nil {
 		return fmt.Errorf("%w: %q", actuators.ErrUnknownActuator, actuator)
 	}
+	if a.drive != nil && a.drive.cancel(goalID) {
+		return nil
+	}
 	r.mu.Lock()
 	g := r.goals[goalID]
-	if g == nil || g.arm != a {
+	if g == nil || g.act != a {
 		r.mu.Unlock()
 		return nil
 	}
@@ -307,11 +316,12 @@ func contractError(actuator string, err error) error {
 	return fmt.Errorf("%s: %w", actuator, err)
 }
 
-// StopAll stops every send waiting for its server and asks every arm's
-// server to cancel all its goals (a zero goal id and stamp: any client's).
-// It takes no lock a send holds while it waits, and waits for no
+// StopAll stops every send waiting for its server, asks the server of
+// every configured action to cancel all its goals (a zero goal id and
+// stamp: any client's), and stops every drive (a zero twist), all at
+// once. It takes no lock a send holds while it waits, and waits for no
 // discovery: an action whose server the graph does not list is skipped,
-// as nothing of ours runs there. The error lists the cancels that failed.
+// as nothing of ours runs there. The error lists what failed.
 func (r *Robot) StopAll(ctx context.Context) error {
 	r.mu.Lock()
 	for _, g := range r.goals {
@@ -327,8 +337,15 @@ func (r *Robot) StopAll(ctx context.Context) error {
 		mu   sync.Mutex
 		errs []error
 	)
+	wg.Go(func() {
+		if err := r.stopDrives(ctx); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
 	for _, a := range r.order {
-		if !served[a.sendGoal] {
+		if a.client == nil || !served[a.sendGoal] {
 			continue
 		}
 		wg.Go(func() {
@@ -352,10 +369,10 @@ func (r *Robot) StopAll(ctx context.Context) error {
 // whose server published no status within the actuator's status_grace,
 // until it does. Tracking a goal already known does nothing.
 func (r *Robot) Track(actuator, goalID string) {
-	a := r.arms[actuator]
-	if a == nil {
+	a := r.acts[actuator]
+	if a == nil || a.client == nil {
 		r.notify.Push(actuators.GoalUpdate{Actuator: actuator, GoalID: goalID, State: actuators.GoalLost,
-			Text: fmt.Sprintf("no arm %q to track goals on", actuator)})
+			Text: fmt.Sprintf("actuator %q has no action to track goals on", actuator)})
 		return
 	}
 	r.mu.Lock()
@@ -363,7 +380,7 @@ func (r *Robot) Track(actuator, goalID string) {
 		r.mu.Unlock()
 		return
 	}
-	g := &goal{arm: a, id: goalID, uuid: GoalUUID(goalID)}
+	g := &goal{act: a, id: goalID, uuid: GoalUUID(goalID)}
 	r.goals[goalID] = g
 	r.wg.Add(1)
 	r.mu.Unlock()

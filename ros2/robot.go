@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,8 +35,10 @@ type Options struct {
 }
 
 // Robot is the ROS 2 side of the bridge: one participant (a node named
-// after the config's node_name), one action client per arm with the
-// bridge's goal UUIDs, and the newest joint states. Close it when done.
+// after the config's node_name), one action client per actuator with an
+// action (arm, gripper, a base's navigation) with the bridge's goal
+// UUIDs, a base's drive and odometry, and the newest joint states. Close
+// it when done.
 type Robot struct {
 	cfg    config.Config
 	log    *slog.Logger
@@ -43,11 +46,8 @@ type Robot struct {
 	node   *node.Node
 	notify *actuators.Notifier
 
-	arms  map[string]*arm
-	order []*arm // config order
-	// goalT is the arms' goal type from the definitions the action
-	// clients were made with: SendGoal takes no other.
-	goalT  *cdr.Struct
+	acts   map[string]*actuator
+	order  []*actuator // config order
 	joints []*jointCache
 
 	mu    sync.Mutex
@@ -58,12 +58,20 @@ type Robot struct {
 	wg   sync.WaitGroup
 }
 
-// arm is one configured arm and its action client.
-type arm struct {
-	cfg      config.ActuatorConfig
+// actuator is one configured actuator: its action client when it has an
+// action, and a base's topic side (drive.go, odom.go).
+type actuator struct {
+	cfg config.ActuatorConfig
+	// client, sendGoal (the action's send_goal service, looked up in the
+	// graph), codec and goalT (its goal type from the definitions the
+	// client was made with: SendGoal takes no other) are nil without an
+	// action.
 	client   *action.Client
-	sendGoal string // the action's send_goal service, looked up in the graph
-	joints   map[string]bool
+	sendGoal string
+	codec    goalCodec
+	goalT    *cdr.Struct
+	drive    driver   // a base with a cmd_vel_topic; nil otherwise
+	odom     odometer // a base with an odom_topic; nil otherwise
 }
 
 // Open joins the graph the config describes (distro, domain, discovery)
@@ -105,7 +113,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ros2: join domain: %w", err)
 	}
-	r := &Robot{cfg: c, log: o.Logger, rctx: rctx, notify: actuators.NewNotifier(), arms: map[string]*arm{}, goals: map[string]*goal{}}
+	r := &Robot{cfg: c, log: o.Logger, rctx: rctx, notify: actuators.NewNotifier(), acts: map[string]*actuator{}, goals: map[string]*goal{}}
 	r.life, r.stop = context.WithCancel(context.Background())
 	if err := r.setup(distro); err != nil {
 		r.Close()
@@ -159,29 +167,22 @@ func (r *Robot) setup(distro msgs.Distro) error {
 	if err != nil {
 		return err
 	}
-	if r.goalT, err = set.Struct(followJointTrajectory + "_Goal"); err != nil {
-		return err
-	}
 	caches := map[string]*jointCache{}
 	for _, ac := range r.cfg.Actuators {
-		if ac.Kind != actuators.KindArm {
-			return fmt.Errorf("%w: %s: transport ros2 does not serve a %s yet", config.ErrConfig, ac.Name, ac.Kind)
-		}
-		an, err := names.ActionNames(ac.Action)
-		if err != nil {
-			return fmt.Errorf("%w: %s: action: %w", config.ErrConfig, ac.Name, err)
-		}
-		cl, err := action.NewClient(r.rctx.Participant(), set, ac.Action, followJointTrajectory, service.Options{Endpoints: n.Announce, Logger: r.log})
-		if err != nil {
-			return fmt.Errorf("ros2: %s: %w", ac.Name, err)
-		}
-		a := &arm{cfg: ac, client: cl, sendGoal: an.SendGoal, joints: map[string]bool{}}
-		for _, j := range ac.Joints {
-			a.joints[j] = true
-		}
-		r.arms[ac.Name] = a
+		a := &actuator{cfg: ac}
+		r.acts[ac.Name] = a
 		r.order = append(r.order, a)
-		if caches[ac.JointStatesTopic] == nil {
+		if ac.Action != "" {
+			if err := r.openAction(a, set); err != nil {
+				return err
+			}
+		}
+		if ac.Kind == actuators.KindBase {
+			if err := r.openBase(a); err != nil {
+				return err
+			}
+		}
+		if ac.JointStatesTopic != "" && caches[ac.JointStatesTopic] == nil {
 			jc := newJointCache()
 			if err := jc.subscribe(r.life, n, ac.JointStatesTopic, &r.wg); err != nil {
 				return fmt.Errorf("ros2: %s: %w", ac.JointStatesTopic, err)
@@ -193,15 +194,61 @@ func (r *Robot) setup(distro msgs.Distro) error {
 	return nil
 }
 
-// Close cancels nothing on the robot: goals run on, and a new process
-// re-attaches with Track. It leaves the graph.
+// openAction makes a's action client, of the type its kind's codec speaks.
+func (r *Robot) openAction(a *actuator, set *msgs.Set) error {
+	ac := a.cfg
+	codec, err := r.codecOf(ac)
+	if err != nil {
+		return err
+	}
+	an, err := names.ActionNames(ac.Action)
+	if err != nil {
+		return fmt.Errorf("%w: %s: action: %w", config.ErrConfig, ac.Name, err)
+	}
+	if a.goalT, err = set.Struct(codec.actionType() + "_Goal"); err != nil {
+		return err
+	}
+	cl, err := action.NewClient(r.rctx.Participant(), set, ac.Action, codec.actionType(), service.Options{Endpoints: r.node.Announce, Logger: r.log})
+	if err != nil {
+		return fmt.Errorf("ros2: %s: %w", ac.Name, err)
+	}
+	a.client, a.sendGoal, a.codec = cl, an.SendGoal, codec
+	return nil
+}
+
+// codecOf is the goal codec of an actuator's action, by kind; a codec
+// reads the distro's layout from the messages it is given.
+func (r *Robot) codecOf(ac config.ActuatorConfig) (goalCodec, error) {
+	switch ac.Kind {
+	case actuators.KindArm:
+		return newTrajectoryCodec(ac.Joints), nil
+	case actuators.KindGripper:
+		return newGripperCodec(ac, r.jointPosition)
+	case actuators.KindBase:
+		frame := ac.OdomFrame
+		if frame == "" {
+			frame = config.DefaultOdomFrame
+		}
+		return navigateCodec{frame: frame}, nil
+	}
+	return nil, fmt.Errorf("%w: %s: transport ros2 has no action for a %s yet", config.ErrConfig, ac.Name, ac.Kind)
+}
+
+// Close cancels no action goal on the robot: goals run on, and a new
+// process re-attaches with Track. Drives stop (their deadman is this
+// process). It leaves the graph.
 func (r *Robot) Close() error {
+	if err := r.stopDrives(context.Background()); err != nil {
+		r.log.Warn("ros2: a drive's zero twist failed on close", "err", err)
+	}
 	r.mu.Lock() // Send and Track add to wg under mu only while life lasts
 	r.stop()
 	r.mu.Unlock()
 	var errs []error
 	for _, a := range r.order {
-		errs = append(errs, a.client.Close())
+		if a.client != nil {
+			errs = append(errs, a.client.Close())
+		}
 	}
 	r.wg.Wait()
 	if r.node != nil {
@@ -226,28 +273,47 @@ func (r *Robot) served() map[string]bool {
 	return out
 }
 
-// Actuators reports each arm as connected when the graph lists a server
-// of its action's send_goal service.
+// Actuators reports each actuator as connected when the graph lists a
+// server of its action's send_goal service and, for a drive, when its
+// cmd_vel topic has a subscriber.
 func (r *Robot) Actuators() []actuators.ActuatorStatus {
 	served := r.served()
 	out := make([]actuators.ActuatorStatus, 0, len(r.order))
 	for _, a := range r.order {
-		st := actuators.ActuatorStatus{Name: a.cfg.Name, Kind: a.cfg.Kind, Action: a.cfg.Action, Connected: served[a.sendGoal]}
-		if !st.Connected {
-			st.Detail = "no action server for " + a.cfg.Action + " discovered"
+		st := actuators.ActuatorStatus{Name: a.cfg.Name, Kind: a.cfg.Kind, Action: a.cfg.Action, Connected: true}
+		var why []string
+		if a.client != nil && !served[a.sendGoal] {
+			st.Connected = false
+			why = append(why, "no action server for "+a.cfg.Action+" discovered")
 		}
+		if a.drive != nil {
+			if st.Action == "" {
+				st.Action = a.cfg.CmdVelTopic
+			}
+			if ok, w := a.drive.status(); !ok {
+				st.Connected = false
+				why = append(why, w)
+			}
+		}
+		st.Detail = strings.Join(why, "; ")
 		out = append(out, st)
 	}
 	return out
 }
 
 // Connected reports whether discovery has found the server of at least
-// one configured action: the robot's graph is reachable.
+// one configured action, or a subscriber of a drive's cmd_vel: the
+// robot's graph is reachable.
 func (r *Robot) Connected() bool {
 	served := r.served()
 	for _, a := range r.order {
-		if served[a.sendGoal] {
+		if a.client != nil && served[a.sendGoal] {
 			return true
+		}
+		if a.drive != nil {
+			if ok, _ := a.drive.status(); ok {
+				return true
+			}
 		}
 	}
 	return false
@@ -266,6 +332,19 @@ func (r *Robot) Joints() actuators.JointsSnapshot {
 	return s
 }
 
+// jointPosition is a joint's newest position from any joint_states topic.
+func (r *Robot) jointPosition(joint string) (float64, bool) {
+	for _, c := range r.joints {
+		rs, _, _ := c.load()
+		for _, j := range rs {
+			if j.Name == joint {
+				return j.Position, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // FreshJoints waits (bounded by ctx and half a second) until every
 // joint_states topic delivered a message after the call.
 func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
@@ -281,8 +360,15 @@ func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
 	return r.Joints()
 }
 
-// Odom: no base is served over ROS 2 yet.
-func (r *Robot) Odom(string) (actuators.Pose2D, bool) { return actuators.Pose2D{}, false }
+// Odom returns a base's newest odometry pose; false when it has no
+// odom_topic, or no fresh pose.
+func (r *Robot) Odom(base string) (actuators.Pose2D, bool) {
+	a := r.acts[base]
+	if a == nil || a.odom == nil {
+		return actuators.Pose2D{}, false
+	}
+	return a.odom.pose()
+}
 
 // SetObserver installs the receiver of goal updates.
 func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.SetObserver(f) }

@@ -12,6 +12,10 @@ import (
 // joint_trajectory_controller).
 const followJointTrajectory = "control_msgs/action/FollowJointTrajectory"
 
+// errorCodeInvalidGoal is FollowJointTrajectory's INVALID_GOAL, the
+// error_code joint_trajectory_controller ends a preempted goal with.
+const errorCodeInvalidGoal = -1
+
 // Goal time tolerance: joint_trajectory_controller reads 0 as "wait for
 // the goal tolerances forever", so every goal carries
 // max(minGoalTime, goalTimeShare × duration): an arm that is still out
@@ -26,6 +30,50 @@ const (
 // duration seconds.
 func goalTimeTolerance(duration float64) float64 {
 	return math.Max(minGoalTime, goalTimeShare*duration)
+}
+
+// trajectoryCodec is an arm's FollowJointTrajectory.
+type trajectoryCodec struct {
+	joints map[string]bool // the arm's
+}
+
+func newTrajectoryCodec(joints []string) trajectoryCodec {
+	c := trajectoryCodec{joints: map[string]bool{}}
+	for _, j := range joints {
+		c.joints[j] = true
+	}
+	return c
+}
+
+func (trajectoryCodec) actionType() string { return followJointTrajectory }
+
+func (c trajectoryCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, error) {
+	t, ok := g.(actuators.Trajectory)
+	if !ok {
+		return nil, fmt.Errorf("%w: an arm takes no %T goal", actuators.ErrInvalidArgument, g)
+	}
+	for _, j := range t.Joints {
+		if !c.joints[j] {
+			return nil, fmt.Errorf("%w: joint %q is not this arm's", actuators.ErrInvalidArgument, j)
+		}
+	}
+	duration, err := trajectoryGoal(msg, t)
+	if err != nil {
+		return nil, err
+	}
+	return func(fb *cdr.Message) (float64, bool) { return progress(fb, duration) }, nil
+}
+
+// outcome reads a FollowJointTrajectory result: joint_trajectory_controller
+// ends a preempted goal ABORTED with INVALID_GOAL on Jazzy and later.
+func (trajectoryCodec) outcome(m *cdr.Message) outcome {
+	if m == nil {
+		return outcome{}
+	}
+	code, _ := m.Get("error_code").(int32)
+	text, _ := m.Get("error_string").(string)
+	return outcome{preemption: code == errorCodeInvalidGoal, text: text,
+		result: map[string]any{"error_code": code, "error_string": text}}
 }
 
 // trajectoryGoal fills goal (a zero FollowJointTrajectory_Goal of the

@@ -13,15 +13,7 @@ import (
 
 func zeroGoal(t *testing.T, d msgs.Distro) *cdr.Message {
 	t.Helper()
-	set, err := msgs.Load(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := set.Message(followJointTrajectory + "_Goal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return zeroMsg(t, d, followJointTrajectory+"_Goal")
 }
 
 func TestGoalsAlwaysCarryAGoalTimeToleranceAndEndAtRest(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // by an operator to a temporary file.
 func operatorPolicyConfig(t *testing.T) string {
 	t.Helper()
-	path := simConfig(t, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
+	path := simConfig(t, ros1, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 // out of within the test.
 func accessConfig(t *testing.T) string {
 	t.Helper()
-	return simConfig(t, map[string]string{"    service_call: 120": "    service_call: 12"})
+	return simConfig(t, ros1, map[string]string{"    service_call: 120": "    service_call: 12"})
 }
 
 // accessCalls is the sim's count of calls per access service, and its LED.

@@ -8,6 +8,7 @@ import (
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/action"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/sim"
 )
 
 func jazzyStruct(t testing.TB, name string) *cdr.Struct {
@@ -175,5 +176,29 @@ func TestFieldOfReadsWrappersWithoutPanicking(t *testing.T) {
 	}
 	if n, ok := fieldOf[string](w, "Status"); ok || n != "" {
 		t.Errorf("a field of another type: %q %v", n, ok)
+	}
+}
+
+// A preempted NavigateToPose ends ABORTED with Nav2's empty result
+// (error_code NONE); a failed one carries UNKNOWN and the sim's text.
+func TestNavigateAbortCarriesACodeUnlessPreempted(t *testing.T) {
+	tests := []struct {
+		name string
+		st   uint8
+		how  ending
+		code uint16
+	}{
+		{"succeeded", sim.StatusSucceeded, endSucceed, 0},
+		{"preempted by a newer goal", sim.StatusPreempted, endAbort, 0},
+		{"failed", sim.StatusAborted, endAbort, navUnknownError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := cdr.Zero(jazzyStruct(t, typeNavigate+"_Result"))
+			how, err := navigate{}.end(simEnd{st: tt.st, text: "why"}, &bridgedGoal{}, out)
+			if err != nil || how != tt.how || out.Get("error_code") != tt.code {
+				t.Errorf("end = %v, %v, error_code %v; want %v, %v", how, err, out.Get("error_code"), tt.how, tt.code)
+			}
+		})
 	}
 }

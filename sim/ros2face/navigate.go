@@ -23,7 +23,8 @@ const (
 
 // navigate converts NavigateToPose; the result is the distro's (Humble:
 // std_msgs/Empty; Jazzy, Kilted: error_code and error_msg), and a
-// preempted goal ends ABORTED as Nav2's simple action server ends it.
+// preempted goal ends ABORTED with an empty result as Nav2's simple
+// action server ends it.
 type navigate struct{ f *face }
 
 func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
@@ -53,7 +54,9 @@ func (n navigate) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error
 		return how, nil // Humble: an Empty result
 	}
 	fl := fields{m: out}
-	if how == endAbort {
+	// Nav2's simple action server aborts a preempted goal with an empty
+	// result (error_code NONE); other aborts carry a code.
+	if how == endAbort && e.st != sim.StatusPreempted && e.st != sim.StatusRecalled {
 		fl.set("error_code", navUnknownError)
 		fl.set("error_msg", e.text)
 	}
