@@ -60,9 +60,9 @@ func startSimRobot(t *testing.T, domain int) *simRobot {
 	return s
 }
 
-// goals reads the sim's goal log of the arm (its /simrobot/goals Trigger
-// service) through cycnode.
-func (s *simRobot) goals(t *testing.T) sim.ActionGoals {
+// goals reads the sim's goal log (its /simrobot/goals Trigger service)
+// through cycnode.
+func (s *simRobot) goals(t *testing.T) sim.GoalLog {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 	defer cancel()
@@ -78,7 +78,7 @@ func (s *simRobot) goals(t *testing.T) sim.ActionGoals {
 	if err := json.Unmarshal([]byte(replies[0].Message), &log); err != nil {
 		t.Fatal(err)
 	}
-	return log["arm"]
+	return log
 }
 
 // config is the shipped launch/robots/sim-ros2.yaml on the sim's domain,
@@ -109,7 +109,7 @@ func (s *simRobot) config(t *testing.T) string {
 }
 
 // TestRandomKillsOverROS2NeverSendAGoalTwice SIGKILLs the bridge at a
-// random moment of each motion (before the confirm lands, in dispatch, or
+// random moment of each motion (arm and gripper in turn) (before the confirm lands, in dispatch, or
 // while the arm moves) against `simrobot --ros 2`, restarts it on the
 // same data dir and retries the confirm. Over all motions: no goal UUID
 // reached the sim twice (its log and its duplicate counter), no record
@@ -132,8 +132,13 @@ func TestRandomKillsOverROS2NeverSendAGoalTwice(t *testing.T) {
 	var ids []string
 	stale, unanswered := 0, 0
 	for i := range n {
-		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{
-			"positions": map[string]any{"shoulder_pan_joint": rng.Float64() - 0.5, "elbow_joint": rng.Float64() - 0.5}})
+		// Arm and gripper motions in turn: each its own action on the sim.
+		tool, args := "arm_move_joints", map[string]any{
+			"positions": map[string]any{"shoulder_pan_joint": rng.Float64() - 0.5, "elbow_joint": rng.Float64() - 0.5}}
+		if i%2 == 1 {
+			tool, args = "gripper_move", map[string]any{"position": 0.005 + 0.07*rng.Float64()}
+		}
+		pv := bridgetest.MustCall(t, cs, tool, args)
 		answered := make(chan map[string]any, 1)
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -178,13 +183,15 @@ func TestRandomKillsOverROS2NeverSendAGoalTwice(t *testing.T) {
 			t.Logf("%d of %d motions done", i+1, n)
 		}
 	}
-	a := s.goals(t)
-	if a.Duplicates != 0 {
-		t.Fatalf("the sim counted %d duplicate goal UUIDs: %+v", a.Duplicates, a)
-	}
-	counts := map[string]int{}
-	for _, g := range a.Goals {
-		counts[g.ID]++
+	counts, received := map[string]int{}, map[string]int{}
+	for name, a := range s.goals(t) {
+		if a.Duplicates != 0 {
+			t.Errorf("the sim's %s counted %d duplicate goal UUIDs: %+v", name, a.Duplicates, a)
+		}
+		for _, g := range a.Goals {
+			counts[g.ID]++
+		}
+		received[name] = a.Received
 	}
 	tally := map[string]int{}
 	for _, id := range ids {
@@ -206,8 +213,8 @@ func TestRandomKillsOverROS2NeverSendAGoalTwice(t *testing.T) {
 	if len(counts) > len(ids) {
 		t.Errorf("the sim received %d goal UUIDs, %d motions were confirmed", len(counts), len(ids))
 	}
-	t.Logf("seed %d: %d motions, each through a SIGKILL of the bridge (%d before its confirm was answered); ends %v; %d previews stale after a kill before commit; the sim received %d goals, 0 twice",
-		seed, len(ids), unanswered, tally, stale, a.Received)
+	t.Logf("seed %d: %d motions, each through a SIGKILL of the bridge (%d before its confirm was answered); ends %v; %d previews stale after a kill before commit; the sim received %v goals, 0 twice",
+		seed, len(ids), unanswered, tally, stale, received)
 }
 
 // listTotal is motions_list's total.
