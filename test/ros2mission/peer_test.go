@@ -32,7 +32,6 @@ func vendors(p *ddspeers.NodePeers) []vendor {
 // robot_state_publisher) and of its joint states (the peers' action
 // server publishes none).
 type peerRobot struct {
-	ns     string
 	distro msgs.Distro
 	domain int
 	server *ddspeers.Proc
@@ -43,7 +42,7 @@ type peerRobot struct {
 func startPeerRobot(t *testing.T, p *ddspeers.NodePeers, v vendor, domain int, script ...string) *peerRobot {
 	t.Helper()
 	ns := netns.Require(t)
-	r := &peerRobot{ns: ns, distro: p.Distro, domain: domain}
+	r := &peerRobot{distro: p.Distro, domain: domain}
 	dom := []string{"--domain", strconv.Itoa(domain)}
 	r.server = p.StartActionServer(t, ns, v.bin, peerAction, append(append(dom, "--timeout", "0"), script...)...)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -79,10 +78,8 @@ func startPeerRobot(t *testing.T, p *ddspeers.NodePeers, v vendor, domain int, s
 	return r
 }
 
-// robotTypes are what the robot publishes besides its action.
-var robotTypes = []string{"std_msgs/msg/String", "sensor_msgs/msg/JointState"}
-
-// publisher is cycpeer built for robotTypes (one build, cached).
+// publisher is cycpeer built for what the robot publishes besides its
+// action: its URDF and its joint states (one build, cached).
 func publisher(t *testing.T, d msgs.Distro) string {
 	t.Helper()
 	set, err := msgs.Load(d)
@@ -90,7 +87,7 @@ func publisher(t *testing.T, d msgs.Distro) string {
 		t.Fatal(err)
 	}
 	var types []*cdr.Struct
-	for _, n := range robotTypes {
+	for _, n := range []string{"std_msgs/msg/String", "sensor_msgs/msg/JointState"} {
 		s, err := set.Struct(n)
 		if err != nil {
 			t.Fatal(err)
