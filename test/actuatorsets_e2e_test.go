@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // The shipped configs beside sim.yaml, each with the URDF it is checked
@@ -27,7 +29,7 @@ var shippedConfigs = []struct {
 	{"sim-arm-only.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
 	{"sim-base-only.yaml", "simrobot.urdf", []string{"base_drive", "base_navigate"}},
 	{"sim-dual-arm.yaml", "simrobot-dual-arm.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
-	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
+	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "base_drive", "base_navigate", "gripper_move"}},
 }
 
 // robotWideTools are registered whatever actuators a robot has.
@@ -102,14 +104,14 @@ func listToolNames(t *testing.T, cs *mcp.ClientSession) []string {
 // runToEnd confirms a preview and waits for the motion to succeed.
 func runToEnd(t *testing.T, cs *mcp.ClientSession, preview map[string]any) {
 	t.Helper()
-	c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": preview["preview_id"]})
+	c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": preview["preview_id"]})
 	waitSucceeded(t, cs, c["motion_id"].(string))
 }
 
 func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string) {
 	t.Helper()
 	rostest.Eventually(t, 60*time.Second, "motion "+id+" succeeds", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5, "until": "end"})
 		if st["state"] != "succeeded" {
 			return errState(st)
 		}
@@ -120,7 +122,7 @@ func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string) {
 // jointStandsAt reads one joint and fails unless it stands at want.
 func jointStandsAt(t *testing.T, cs *mcp.ClientSession, joint string, want float64) {
 	t.Helper()
-	js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
+	js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
 	got := js["joints"].([]any)[0].(map[string]any)["position"].(float64)
 	if math.Abs(got-want) > 0.01 {
 		t.Fatalf("%s at %.4f, want %.4f", joint, got, want)
@@ -137,117 +139,123 @@ func (w *world) received() map[string]int {
 }
 
 func TestArmOnlyRobotListsOnlyArmToolsAndAConfirmedMoveReachesTheSimOnce(t *testing.T) {
-	w := newWorld(t, worldOpts{config: "../launch/robots/sim-arm-only.yaml"})
-	cs := w.mcpClient("")
-	names := listToolNames(t, cs)
-	if got := actuatorTools(names); !slices.Equal(got, []string{"arm_follow_trajectory", "arm_move_joints"}) {
-		t.Fatalf("tools/list actuator tools %v, want the arm's only", got)
-	}
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
-	if arms, _ := desc["arms"].([]any); len(arms) != 1 || desc["gripper"] != nil || desc["base"] != nil || len(desc["grippers"].([]any)) != 0 {
-		t.Fatalf("robot_describe: arms %v, gripper %v, base %v", desc["arms"], desc["gripper"], desc["base"])
-	}
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr, config: actuatorSet(t, tr, "../launch/robots/sim-arm-only.yaml", "arm")})
+		cs := w.mcpClient("")
+		names := listToolNames(t, cs)
+		if got := actuatorTools(names); !slices.Equal(got, []string{"arm_follow_trajectory", "arm_move_joints"}) {
+			t.Fatalf("tools/list actuator tools %v, want the arm's only", got)
+		}
+		desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
+		if arms, _ := desc["arms"].([]any); len(arms) != 1 || desc["gripper"] != nil || desc["base"] != nil || len(desc["grippers"].([]any)) != 0 {
+			t.Fatalf("robot_describe: arms %v, gripper %v, base %v", desc["arms"], desc["gripper"], desc["base"])
+		}
 
-	before := w.received()
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": 0.4}})
-	if w.received()["arm"] != before["arm"] {
-		t.Fatal("a preview reached the sim")
-	}
-	runToEnd(t, cs, pv)
-	jointStandsAt(t, cs, "elbow_joint", 0.4)
-	after := w.received()
-	for action, n := range after {
-		want := before[action]
-		if action == "arm" {
-			want++
+		before := w.received()
+		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": 0.4}})
+		if w.received()["arm"] != before["arm"] {
+			t.Fatal("a preview reached the sim")
 		}
-		if n != want {
-			t.Errorf("sim %s received %d goals, want %d", action, n-before[action], want-before[action])
+		runToEnd(t, cs, pv)
+		jointStandsAt(t, cs, "elbow_joint", 0.4)
+		after := w.received()
+		for action, n := range after {
+			want := before[action]
+			if action == "arm" {
+				want++
+			}
+			if n != want {
+				t.Errorf("sim %s received %d goals, want %d", action, n-before[action], want-before[action])
+			}
 		}
-	}
-	// robot_stop stops what the robot has: no base to send a zero twist to.
-	if stop := mustCall(t, cs, "robot_stop", map[string]any{"reason": "e2e"}); stop["stopped"] != true {
-		t.Fatalf("robot_stop: %v", stop)
-	}
+		// robot_stop stops what the robot has: no base to send a zero twist to.
+		if stop := bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "e2e"}); stop["stopped"] != true {
+			t.Fatalf("robot_stop: %v", stop)
+		}
+	})
 }
 
 func TestDualArmCellMovesEachArmOnlyWhenNamed(t *testing.T) {
-	w := newWorld(t, worldOpts{simArgs: []string{"--second-arm"}, config: "../launch/robots/sim-dual-arm.yaml"})
-	cs := w.mcpClient("")
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
-	if arms, _ := desc["arms"].([]any); len(arms) != 2 {
-		t.Fatalf("robot_describe arms: %v", desc["arms"])
-	}
-
-	// Unknown or missing: invalid_argument naming the arms, nothing sent.
-	for _, args := range []map[string]any{
-		{"actuator": "arm3", "positions": map[string]any{"elbow_joint": 0.2}},
-		{"positions": map[string]any{"elbow_joint": 0.2}},
-	} {
-		out, isErr := call(t, cs, "arm_move_joints", args)
-		exp, _ := out["expected"].(string)
-		if !isErr || out["code"] != "invalid_argument" || out["field"] != "actuator" || !strings.Contains(exp, "arm, arm2") {
-			t.Fatalf("arm_move_joints %v: %v", args, out)
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr, simArgs: []string{"--second-arm"}, config: actuatorSet(t, tr, "../launch/robots/sim-dual-arm.yaml", "arm", "arm2")})
+		cs := w.mcpClient("")
+		desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
+		if arms, _ := desc["arms"].([]any); len(arms) != 2 {
+			t.Fatalf("robot_describe arms: %v", desc["arms"])
 		}
-	}
 
-	for _, step := range []struct {
-		arm, joint, other string
-		to                float64
-	}{
-		{"arm2", "arm2_elbow_joint", "elbow_joint", 0.5},
-		{"arm", "elbow_joint", "arm2_shoulder_pan_joint", -0.3},
-	} {
-		before := w.received()
-		pv := mustCall(t, cs, "arm_move_joints", map[string]any{"actuator": step.arm, "positions": map[string]any{step.joint: step.to}})
-		if pv["actuator"] != step.arm {
-			t.Fatalf("preview for %s names %v", step.arm, pv["actuator"])
-		}
-		runToEnd(t, cs, pv)
-		jointStandsAt(t, cs, step.joint, step.to)
-		after := w.received()
-		for _, a := range []string{"arm", "arm2"} {
-			want := 0
-			if a == step.arm {
-				want = 1
-			}
-			if n := after[a] - before[a]; n != want {
-				t.Fatalf("naming %s: the sim's %s received %d goals, want %d", step.arm, a, n, want)
+		// Unknown or missing: invalid_argument naming the arms, nothing sent.
+		for _, args := range []map[string]any{
+			{"actuator": "arm3", "positions": map[string]any{"elbow_joint": 0.2}},
+			{"positions": map[string]any{"elbow_joint": 0.2}},
+		} {
+			out, isErr := bridgetest.Call(t, cs, "arm_move_joints", args)
+			exp, _ := out["expected"].(string)
+			if !isErr || out["code"] != "invalid_argument" || out["field"] != "actuator" || !strings.Contains(exp, "arm, arm2") {
+				t.Fatalf("arm_move_joints %v: %v", args, out)
 			}
 		}
-	}
-	jointStandsAt(t, cs, "arm2_elbow_joint", 0.5) // the first arm's move left the second where it was
 
-	// Each arm holds only its own lock: both run at once.
-	var ids []string
-	for _, m := range []struct {
-		arm, joint string
-	}{{"arm", "shoulder_pan_joint"}, {"arm2", "arm2_shoulder_pan_joint"}} {
-		pv := mustCall(t, cs, "arm_move_joints", map[string]any{"actuator": m.arm, "positions": map[string]any{m.joint: 0.6}, "duration_s": 4})
-		ids = append(ids, fmt.Sprint(pv["preview_id"]))
-	}
-	var motions []string
-	for _, id := range ids {
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": id})
-		motions = append(motions, c["motion_id"].(string))
-	}
-	for _, id := range motions {
-		waitSucceeded(t, cs, id)
-	}
-	jointStandsAt(t, cs, "shoulder_pan_joint", 0.6)
-	jointStandsAt(t, cs, "arm2_shoulder_pan_joint", 0.6)
+		for _, step := range []struct {
+			arm, joint, other string
+			to                float64
+		}{
+			{"arm2", "arm2_elbow_joint", "elbow_joint", 0.5},
+			{"arm", "elbow_joint", "arm2_shoulder_pan_joint", -0.3},
+		} {
+			before := w.received()
+			pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"actuator": step.arm, "positions": map[string]any{step.joint: step.to}})
+			if pv["actuator"] != step.arm {
+				t.Fatalf("preview for %s names %v", step.arm, pv["actuator"])
+			}
+			runToEnd(t, cs, pv)
+			jointStandsAt(t, cs, step.joint, step.to)
+			after := w.received()
+			for _, a := range []string{"arm", "arm2"} {
+				want := 0
+				if a == step.arm {
+					want = 1
+				}
+				if n := after[a] - before[a]; n != want {
+					t.Fatalf("naming %s: the sim's %s received %d goals, want %d", step.arm, a, n, want)
+				}
+			}
+		}
+		jointStandsAt(t, cs, "arm2_elbow_joint", 0.5) // the first arm's move left the second where it was
+
+		// Each arm holds only its own lock: both run at once.
+		var ids []string
+		for _, m := range []struct {
+			arm, joint string
+		}{{"arm", "shoulder_pan_joint"}, {"arm2", "arm2_shoulder_pan_joint"}} {
+			pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"actuator": m.arm, "positions": map[string]any{m.joint: 0.6}, "duration_s": 4})
+			ids = append(ids, fmt.Sprint(pv["preview_id"]))
+		}
+		var motions []string
+		for _, id := range ids {
+			c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": id})
+			motions = append(motions, c["motion_id"].(string))
+		}
+		for _, id := range motions {
+			waitSucceeded(t, cs, id)
+		}
+		jointStandsAt(t, cs, "shoulder_pan_joint", 0.6)
+		jointStandsAt(t, cs, "arm2_shoulder_pan_joint", 0.6)
+	})
 }
 
 func TestBaseOnlyRobotListsOnlyBaseToolsAndNavigatesThroughMoveBaseOnce(t *testing.T) {
-	w := newWorld(t, worldOpts{config: "../launch/robots/sim-base-only.yaml"})
-	cs := w.mcpClient("")
-	if got := actuatorTools(listToolNames(t, cs)); !slices.Equal(got, []string{"base_drive", "base_navigate"}) {
-		t.Fatalf("tools/list actuator tools %v, want the base's only", got)
-	}
-	before := w.received()
-	runToEnd(t, cs, mustCall(t, cs, "base_navigate", map[string]any{"x": 0.3, "y": 0}))
-	after := w.received()
-	if after["move_base"]-before["move_base"] != 1 || after["arm"] != before["arm"] || after["gripper"] != before["gripper"] {
-		t.Fatalf("goals received before %v, after %v: want one move_base goal and nothing else", before, after)
-	}
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr, config: actuatorSet(t, tr, "../launch/robots/sim-base-only.yaml", "base")})
+		cs := w.mcpClient("")
+		if got := actuatorTools(listToolNames(t, cs)); !slices.Equal(got, []string{"base_drive", "base_navigate"}) {
+			t.Fatalf("tools/list actuator tools %v, want the base's only", got)
+		}
+		before := w.received()
+		runToEnd(t, cs, bridgetest.MustCall(t, cs, "base_navigate", map[string]any{"x": 0.3, "y": 0}))
+		after := w.received()
+		if after["move_base"]-before["move_base"] != 1 || after["arm"] != before["arm"] || after["gripper"] != before["gripper"] {
+			t.Fatalf("goals received before %v, after %v: want one move_base goal and nothing else", before, after)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +13,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // operatorPolicyConfig writes launch/robots/sim.yaml with the arm confirmed
 // by an operator to a temporary file.
 func operatorPolicyConfig(t *testing.T) string {
 	t.Helper()
-	path := simConfig(t, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
+	path := simConfig(t, ros1, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func operatorPolicyConfig(t *testing.T) string {
 
 func jointAt(t *testing.T, cs *mcp.ClientSession, joint string) float64 {
 	t.Helper()
-	js := mustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
+	js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{"joints": []string{joint}})
 	return js["joints"].([]any)[0].(map[string]any)["position"].(float64)
 }
 
@@ -43,7 +44,7 @@ func waitMotion(t *testing.T, cs *mcp.ClientSession, state string, d time.Durati
 	t.Helper()
 	var id string
 	rostest.Eventually(t, d, "an arm motion is "+state, func() error {
-		l := mustCall(t, cs, "motions_list", map[string]any{"state": state, "actuator": "arm"})
+		l := bridgetest.MustCall(t, cs, "motions_list", map[string]any{"state": state, "actuator": "arm"})
 		items := l["items"].([]any)
 		if len(items) == 0 {
 			return fmt.Errorf("none yet")
@@ -68,9 +69,9 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	}
 
 	// The planner previews; policy says an operator confirms.
-	pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.6, "elbow_joint": -0.4}, "duration_s": 3})
+	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.6, "elbow_joint": -0.4}, "duration_s": 3})
 	id := pv["preview_id"].(string)
-	refusal, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": id})
+	refusal, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": id})
 	if !isErr || refusal["code"] != "permission_denied" || !strings.Contains(refusal["hint"].(string), "/console") {
 		t.Fatalf("planner confirm under operator policy: %v", refusal)
 	}
@@ -104,7 +105,7 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	newViews(t, w, b, cs, planner, art)
 
 	// A slow motion, stopped from the page while it runs.
-	pv2 := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": -0.6}, "duration_s": 12})
+	pv2 := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": -0.6}, "duration_s": 12})
 	card2 := `.preview[data-preview-id="` + pv2["preview_id"].(string) + `"]`
 	b.click(card2 + " button.approve")
 	running := waitMotion(t, cs, "active", 30*time.Second)
@@ -119,7 +120,7 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	b.click("#stop")
 	b.noDialog() // STOP never asks
 	rostest.Eventually(t, 20*time.Second, "the motion is preempted", func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": running, "wait_s": 2})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": running, "wait_s": 2})
 		if st["state"] != "preempted" {
 			return errState(st)
 		}
@@ -138,7 +139,7 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	if stoppedAt < -0.55 || stoppedAt > 0.55 {
 		t.Fatalf("the arm stopped at %.3f: not mid-motion between 0.6 and -0.6", stoppedAt)
 	}
-	desc := mustCall(t, cs, "robot_describe", map[string]any{})
+	desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 	estop := desc["estop"].(map[string]any)
 	if estop["latched"] != true {
 		t.Fatalf("STOP did not latch the e-stop: %v", estop)
@@ -152,7 +153,7 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 	b.waitFor("#reset-dialog[open]", 5*time.Second)
 	b.click("#reset-confirm")
 	rostest.Eventually(t, 10*time.Second, "the e-stop is reset", func() error {
-		e := mustCall(t, cs, "robot_describe", map[string]any{})["estop"].(map[string]any)
+		e := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["estop"].(map[string]any)
 		if e["latched"] != false {
 			return fmt.Errorf("estop %v", e)
 		}
@@ -166,24 +167,17 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 // every request.
 func elicitingClient(t *testing.T, w *world, token string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-eliciting", Version: "1"}, &mcp.ClientOptions{
+	return bridgetest.Connect(t, w.addr, token, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
 		}})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + w.addr + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
-	if err != nil {
-		t.Fatalf("mcp connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 // waitEnded waits for motion id to end in state want.
 func waitEnded(t *testing.T, cs *mcp.ClientSession, id, want string) {
 	t.Helper()
 	rostest.Eventually(t, 60*time.Second, "motion "+id+" is "+want, func() error {
-		st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 2})
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 2})
 		if st["state"] != want {
 			return errState(st)
 		}
@@ -196,8 +190,8 @@ func waitEnded(t *testing.T, cs *mcp.ClientSession, id, want string) {
 func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner, art string) {
 	// An approval by MCP elicitation is the operator's, and the page says so.
 	ecs := elicitingClient(t, w, planner)
-	epv := mustCall(t, ecs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.2}, "duration_s": 3})
-	em := mustCall(t, ecs, "motion_confirm", map[string]any{"preview_id": epv["preview_id"]})
+	epv := bridgetest.MustCall(t, ecs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.2}, "duration_s": 3})
+	em := bridgetest.MustCall(t, ecs, "motion_confirm", map[string]any{"preview_id": epv["preview_id"]})
 	if em["confirmed_by"] != "operator" || em["confirmed_via"] != "elicitation" {
 		t.Fatalf("elicited confirm recorded as %v via %v", em["confirmed_by"], em["confirmed_via"])
 	}
@@ -206,9 +200,9 @@ func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner
 	b.waitText(`#recent-list .motion[data-motion-id="`+elicited+`"]`, "confirmed by the operator by MCP elicitation", 20*time.Second)
 
 	// Base and service previews, pending: a map and a request, not a zero move.
-	nav := mustCall(t, cs, "base_navigate", map[string]any{"x": 2.5, "y": 1.5, "yaw": 0.8})["preview_id"].(string)
-	drive := mustCall(t, cs, "base_drive", map[string]any{"linear": 0.4, "angular": 0.3, "duration_s": 4})["preview_id"].(string)
-	svc := mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})["preview_id"].(string)
+	nav := bridgetest.MustCall(t, cs, "base_navigate", map[string]any{"x": 2.5, "y": 1.5, "yaw": 0.8})["preview_id"].(string)
+	drive := bridgetest.MustCall(t, cs, "base_drive", map[string]any{"linear": 0.4, "angular": 0.3, "duration_s": 4})["preview_id"].(string)
+	svc := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})["preview_id"].(string)
 	card := func(id string) string { return `.preview[data-preview-id="` + id + `"]` }
 	for _, id := range []string{nav, drive} {
 		b.waitFor(card(id)+` svg.map rect.fence`, 20*time.Second)
@@ -243,7 +237,7 @@ func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner
 	if w.goalsReceived() != before {
 		t.Fatal("a denial sent a goal")
 	}
-	dm := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": drive})
+	dm := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": drive})
 	driven := dm["motion_id"].(string)
 	waitEnded(t, cs, driven, "succeeded")
 	b.waitText(`#recent-list .motion[data-motion-id="`+driven+`"]`, "confirmed by the planner", 20*time.Second)

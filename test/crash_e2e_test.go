@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // idsOnWire counts, per GoalID, how many times the sim received it.
@@ -85,83 +87,85 @@ func TestOnlyTheCrashpointsBuildCanKillItself(t *testing.T) {
 // bridge before the commit, between commit and publish, and after publish,
 // restarts it, and checks the motion's fate and the wire.
 func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
-	w := newWorld(t, worldOpts{})
-	for i, stage := range []string{"before_commit", "after_commit", "after_publish"} {
-		t.Run(stage, func(t *testing.T) {
-			w.restartBridge(stage)
-			cs := w.mcpClient("")
-			target := 0.1 * float64(i+1)
-			pv := mustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}})
-			// Confirm until the bridge dies at the stage (it refuses with
-			// unavailable while its actuators reconnect after the restart).
-			deadline := time.Now().Add(30 * time.Second)
-			for crashed := false; !crashed; {
-				out, err := callQuiet(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-				select {
-				case <-w.bridge.Done():
-					crashed = true
-				case <-time.After(2 * time.Second):
-					if err == nil && out["code"] != "unavailable" || time.Now().After(deadline) {
-						t.Fatalf("bridge did not crash at %s: %v %v", stage, out, err)
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr})
+		for i, stage := range []string{"before_commit", "after_commit", "after_publish"} {
+			t.Run(stage, func(t *testing.T) {
+				w.restartBridge(stage)
+				cs := w.mcpClient("")
+				target := 0.1 * float64(i+1)
+				pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_3_joint": target}})
+				// Confirm until the bridge dies at the stage (it refuses with
+				// unavailable while its actuators reconnect after the restart).
+				deadline := time.Now().Add(30 * time.Second)
+				for crashed := false; !crashed; {
+					out, err := callQuiet(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+					select {
+					case <-w.bridge.Done():
+						crashed = true
+					case <-time.After(2 * time.Second):
+						if err == nil && out["code"] != "unavailable" || time.Now().After(deadline) {
+							t.Fatalf("bridge did not crash at %s: %v %v", stage, out, err)
+						}
 					}
 				}
-			}
-			// It died at the hook, at this stage, not of something else.
-			w.waitOutput(w.bridge, "crashing at "+stage, 5*time.Second)
-			w.startBridge(worldOpts{})
-			cs = w.mcpClient("")
-			// The planner retries its confirm after the crash, as long as the
-			// bridge says a retry can help (actuators reconnecting).
-			var out map[string]any
-			var isErr bool
-			rostest.Eventually(t, 30*time.Second, "confirm retry is answered", func() error {
-				out, isErr = call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-				if isErr && out["code"] == "unavailable" {
-					return fmt.Errorf("%v", out)
+				// It died at the hook, at this stage, not of something else.
+				w.waitOutput(w.bridge.Process, "crashing at "+stage, 5*time.Second)
+				w.startBridge(worldOpts{})
+				cs = w.mcpClient("")
+				// The planner retries its confirm after the crash, as long as the
+				// bridge says a retry can help (actuators reconnecting).
+				var out map[string]any
+				var isErr bool
+				rostest.Eventually(t, 30*time.Second, "confirm retry is answered", func() error {
+					out, isErr = bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+					if isErr && out["code"] == "unavailable" {
+						return fmt.Errorf("%v", out)
+					}
+					return nil
+				})
+				switch stage {
+				case "before_commit":
+					// Nothing was recorded: the retry runs the motion, once.
+					if isErr {
+						t.Fatalf("retry after a crash before commit: %v", out)
+					}
+				default:
+					// The record exists: the retry returns it and never resends.
+					if isErr || out["replay"] != true {
+						t.Fatalf("retry after %s: %v", stage, out)
+					}
 				}
-				return nil
+				id := out["motion_id"].(string)
+				var st map[string]any
+				rostest.Eventually(t, 60*time.Second, "motion reaches a known end", func() error {
+					st = bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+					if st["terminal"] != true && st["state"] != "unknown" {
+						return errState(st)
+					}
+					return nil
+				})
+				wire := w.idsOnWire()[id]
+				switch stage {
+				case "after_commit":
+					if st["state"] != "unknown" || wire != 0 {
+						t.Fatalf("committed but never published: state %v, on wire %d", st["state"], wire)
+					}
+				case "after_publish":
+					// goroslib writes asynchronously: a process killed right after
+					// Publish may or may not have flushed the goal. Either way the
+					// motion's end is known and it was never sent twice.
+					if !(st["state"] == "succeeded" && wire == 1) && !(st["state"] == "unknown" && wire == 0) {
+						t.Fatalf("state %v, on wire %d times", st["state"], wire)
+					}
+				default:
+					if st["state"] != "succeeded" || wire != 1 {
+						t.Fatalf("state %v, on wire %d times", st["state"], wire)
+					}
+				}
 			})
-			switch stage {
-			case "before_commit":
-				// Nothing was recorded: the retry runs the motion, once.
-				if isErr {
-					t.Fatalf("retry after a crash before commit: %v", out)
-				}
-			default:
-				// The record exists: the retry returns it and never resends.
-				if isErr || out["replay"] != true {
-					t.Fatalf("retry after %s: %v", stage, out)
-				}
-			}
-			id := out["motion_id"].(string)
-			var st map[string]any
-			rostest.Eventually(t, 60*time.Second, "motion reaches a known end", func() error {
-				st = mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
-				if st["terminal"] != true && st["state"] != "unknown" {
-					return errState(st)
-				}
-				return nil
-			})
-			wire := w.idsOnWire()[id]
-			switch stage {
-			case "after_commit":
-				if st["state"] != "unknown" || wire != 0 {
-					t.Fatalf("committed but never published: state %v, on wire %d", st["state"], wire)
-				}
-			case "after_publish":
-				// goroslib writes asynchronously: a process killed right after
-				// Publish may or may not have flushed the goal. Either way the
-				// motion's end is known and it was never sent twice.
-				if !(st["state"] == "succeeded" && wire == 1) && !(st["state"] == "unknown" && wire == 0) {
-					t.Fatalf("state %v, on wire %d times", st["state"], wire)
-				}
-			default:
-				if st["state"] != "succeeded" || wire != 1 {
-					t.Fatalf("state %v, on wire %d times", st["state"], wire)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestRandomKillsNeverSendAGoalTwice SIGKILLs the bridge at random moments
@@ -169,64 +173,67 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 // twice and every confirmed motion ends known. ACTBRIDGE_CRASH_MOTIONS sets
 // the count (test/crash.sh runs 200).
 func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
-	n := 6
-	if v, err := strconv.Atoi(os.Getenv("ACTBRIDGE_CRASH_MOTIONS")); err == nil && v > 0 {
-		n = v
-	}
-	w := newWorld(t, worldOpts{})
-	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-	var ids []string
-	for i := 0; i < n; i++ {
-		cs := w.mcpClient("")
-		target := 0.5 * rng.Float64()
-		pv, isErr := call(t, cs, "gripper_move", map[string]any{"position": 0.005 + 0.07*rng.Float64()})
-		if isErr {
-			t.Fatalf("preview %d: %v", i, pv)
+	eachTransport(t, func(t *testing.T, tr transport) {
+		needs(t, tr, "gripper_move")
+		n := 6
+		if v, err := strconv.Atoi(os.Getenv("ACTBRIDGE_CRASH_MOTIONS")); err == nil && v > 0 {
+			n = v
 		}
-		_ = target
-		done := make(chan map[string]any, 1)
-		go func() {
-			defer func() { _ = recover() }()
-			out, _ := callQuiet(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-			done <- out
-		}()
-		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
-		w.bridge.Stop(syscall.SIGKILL)
-		w.startBridge(worldOpts{})
-		cs = w.mcpClient("")
-		out, isErr := call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-		if isErr {
-			// Only an expired preview or a busy gripper can refuse a retry.
-			if out["code"] != "busy" {
-				t.Fatalf("retry %d: %v", i, out)
+		w := newWorld(t, worldOpts{tr: tr})
+		rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+		var ids []string
+		for i := 0; i < n; i++ {
+			cs := w.mcpClient("")
+			target := 0.5 * rng.Float64()
+			pv, isErr := bridgetest.Call(t, cs, "gripper_move", map[string]any{"position": 0.005 + 0.07*rng.Float64()})
+			if isErr {
+				t.Fatalf("preview %d: %v", i, pv)
 			}
-			rostest.Eventually(t, 30*time.Second, "gripper frees", func() error {
-				out, isErr = call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-				if isErr {
-					return fmt.Errorf("%v", out)
+			_ = target
+			done := make(chan map[string]any, 1)
+			go func() {
+				defer func() { _ = recover() }()
+				out, _ := callQuiet(cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+				done <- out
+			}()
+			time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
+			w.bridge.Stop(syscall.SIGKILL)
+			w.startBridge(worldOpts{})
+			cs = w.mcpClient("")
+			out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+			if isErr {
+				// Only an expired preview or a busy gripper can refuse a retry.
+				if out["code"] != "busy" {
+					t.Fatalf("retry %d: %v", i, out)
+				}
+				rostest.Eventually(t, 30*time.Second, "gripper frees", func() error {
+					out, isErr = bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+					if isErr {
+						return fmt.Errorf("%v", out)
+					}
+					return nil
+				})
+			}
+			id := out["motion_id"].(string)
+			ids = append(ids, id)
+			rostest.Eventually(t, 60*time.Second, "motion ends", func() error {
+				st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+				if st["terminal"] != true && st["state"] != "unknown" {
+					return errState(st)
 				}
 				return nil
 			})
 		}
-		id := out["motion_id"].(string)
-		ids = append(ids, id)
-		rostest.Eventually(t, 60*time.Second, "motion ends", func() error {
-			st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
-			if st["terminal"] != true && st["state"] != "unknown" {
-				return errState(st)
+		for id, c := range w.idsOnWire() {
+			if c > 1 {
+				t.Fatalf("goal %s reached the sim %d times", id, c)
 			}
-			return nil
-		})
-	}
-	for id, c := range w.idsOnWire() {
-		if c > 1 {
-			t.Fatalf("goal %s reached the sim %d times", id, c)
 		}
-	}
-	for _, a := range w.simGoals() {
-		if a.Duplicates != 0 {
-			t.Fatalf("sim saw %d duplicate goals", a.Duplicates)
+		for _, a := range w.simGoals() {
+			if a.Duplicates != 0 {
+				t.Fatalf("sim saw %d duplicate goals", a.Duplicates)
+			}
 		}
-	}
-	t.Logf("%d motions, each through a SIGKILL of the bridge: none sent twice", len(ids))
+		t.Logf("%d motions, each through a SIGKILL of the bridge: none sent twice", len(ids))
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // buildExample builds examples/planner into the test's binaries.
@@ -91,7 +93,7 @@ func TestExamplePlannerStopsAtTheFirstError(t *testing.T) {
 	bin := buildExample(t)
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	mustCall(t, cs, "robot_stop", map[string]any{"reason": "the planner must not move a stopped robot"})
+	bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "the planner must not move a stopped robot"})
 	before := w.goalsReceived()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -109,7 +111,7 @@ func TestExamplePlannerInterruptedCancelsItsMotionAndGoesNoFurther(t *testing.T)
 	bin := buildExample(t)
 	w := newWorld(t, worldOpts{})
 	cs := w.mcpClient("")
-	mustCall(t, cs, "speed_scale_set", map[string]any{"scale": 0.1}) // the first step then takes seconds
+	bridgetest.MustCall(t, cs, "speed_scale_set", map[string]any{"scale": 0.1}) // the first step then takes seconds
 	before := w.goalsReceived()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -144,7 +146,7 @@ func TestExamplePlannerInterruptedCancelsItsMotionAndGoesNoFurther(t *testing.T)
 	if err == nil || !strings.Contains(out.String(), "canceled") || strings.Contains(out.String(), "step 2") {
 		t.Fatalf("interrupted planner (%v):\n%s", err, out.String())
 	}
-	st := mustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 10, "until": "end"})
+	st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 10, "until": "end"})
 	if st["terminal"] != true || st["state"] == "succeeded" {
 		t.Fatalf("the interrupted planner's motion: %v", st)
 	}

@@ -16,13 +16,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/allowlist"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // accessConfig is sim.yaml with a service_call budget small enough to run
 // out of within the test.
 func accessConfig(t *testing.T) string {
 	t.Helper()
-	return simConfig(t, map[string]string{"    service_call: 120": "    service_call: 12"})
+	return simConfig(t, ros1, map[string]string{"    service_call: 120": "    service_call: 12"})
 }
 
 // accessCalls is the sim's count of calls per access service, and its LED.
@@ -48,7 +50,7 @@ func totalCalls(m map[string]int) int {
 
 func refused(t *testing.T, cs *mcp.ClientSession, tool string, args any, code, rule string) map[string]any {
 	t.Helper()
-	out, isErr := call(t, cs, tool, args)
+	out, isErr := bridgetest.Call(t, cs, tool, args)
 	if !isErr || out["code"] != code || (rule != "" && out["rule"] != rule) {
 		t.Fatalf("%s %v: got %v, want %s %s", tool, args, out, code, rule)
 	}
@@ -86,7 +88,7 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 		if w.goalsReceived() != goals {
 			t.Fatal("a refusal sent a goal")
 		}
-		desc := mustCall(t, cs, "robot_describe", map[string]any{})
+		desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
 		access := desc["access"].(map[string]any)
 		if len(access["services"].([]any)) != 3 || len(access["topics"].([]any)) == 0 {
 			t.Fatalf("robot_describe does not show the allowlists: %v", access)
@@ -94,7 +96,7 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 	})
 
 	t.Run("service calls round trip, irreversible only through motion_confirm", func(t *testing.T) {
-		list := mustCall(t, cs, "services_list", map[string]any{})
+		list := bridgetest.MustCall(t, cs, "services_list", map[string]any{})
 		var names []string
 		for _, it := range list["items"].([]any) {
 			m := it.(map[string]any)
@@ -106,12 +108,12 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 		if strings.Join(names, " ") != "/simrobot/led/set /simrobot/reset_odometry /simrobot/status" {
 			t.Fatalf("services_list: %v", names)
 		}
-		st := mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
+		st := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
 		resp := st["response"].(map[string]any)
 		if st["type"] != "std_srvs/Trigger" || resp["success"] != true || !strings.HasPrefix(resp["message"].(string), "ok: base at") {
 			t.Fatalf("status: %v", st)
 		}
-		led := mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/led/set", "request": map[string]any{"data": true}})
+		led := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/led/set", "request": map[string]any{"data": true}})
 		if led["response"].(map[string]any)["message"] != "led on" {
 			t.Fatalf("led: %v", led)
 		}
@@ -119,15 +121,15 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 		if calls["/simrobot/status"] != 1 || calls["/simrobot/led/set"] != 1 || !on {
 			t.Fatalf("sim saw %v led %v", calls, on)
 		}
-		pv := mustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})
+		pv := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})
 		if pv["preview_id"] == nil || pv["confirm_with"] != "motion_confirm" {
 			t.Fatalf("no preview: %v", pv)
 		}
 		if calls, _ := w.accessCalls(); calls["/simrobot/reset_odometry"] != 0 {
 			t.Fatal("the preview called the service")
 		}
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
-		again := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		again := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		if c["state"] != "succeeded" || again["replay"] != true || again["motion_id"] != c["motion_id"] {
 			t.Fatalf("confirm %v, retry %v", c, again)
 		}
@@ -137,22 +139,22 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 	})
 
 	t.Run("a parameter set and undone", func(t *testing.T) {
-		set := mustCall(t, cs, "params_set", map[string]any{"name": "/simrobot/led/brightness", "number": 0.8, "idempotency_key": "dim-1"})
+		set := bridgetest.MustCall(t, cs, "params_set", map[string]any{"name": "/simrobot/led/brightness", "number": 0.8, "idempotency_key": "dim-1"})
 		if set["previous"] != 0.5 || set["value"] != 0.8 {
 			t.Fatalf("%v", set)
 		}
 		if v, _ := node.ParamGetFloat64("/simrobot/led/brightness"); v != 0.8 {
 			t.Fatalf("master has %v", v)
 		}
-		replay := mustCall(t, cs, "params_set", map[string]any{"name": "/simrobot/led/brightness", "number": 0.8, "idempotency_key": "dim-1"})
+		replay := bridgetest.MustCall(t, cs, "params_set", map[string]any{"name": "/simrobot/led/brightness", "number": 0.8, "idempotency_key": "dim-1"})
 		if replay["previous"] != 0.5 {
 			t.Fatalf("a retry with the same key did not return the first result: %v", replay)
 		}
-		mustCall(t, cs, "params_set", set["undo"])
+		bridgetest.MustCall(t, cs, "params_set", set["undo"])
 		if v, _ := node.ParamGetFloat64("/simrobot/led/brightness"); v != 0.5 {
 			t.Fatalf("after undo the master has %v", v)
 		}
-		got := mustCall(t, cs, "params_get", map[string]any{"prefix": "/simrobot/led"})
+		got := bridgetest.MustCall(t, cs, "params_get", map[string]any{"prefix": "/simrobot/led"})
 		if got["total"] != 2.0 {
 			t.Fatalf("params_get: %v", got)
 		}
@@ -235,8 +237,8 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 		if err := sub.Subscribe(ctx, &mcp.SubscribeParams{URI: "actbridge://events"}); err != nil {
 			t.Fatal(err)
 		}
-		pv := mustCall(t, cs, "gripper_move", map[string]any{"position": 0.03})
-		c := mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": 0.03})
+		c := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		id := c["motion_id"].(string)
 		deadline := time.After(30 * time.Second)
 		for {
@@ -252,7 +254,7 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 				t.Fatalf("no motion-finished notification for %s (last: %q)", id, state)
 			}
 		}
-		page := mustCall(t, cs, "events_read", map[string]any{"kinds": []string{"motion"}})
+		page := bridgetest.MustCall(t, cs, "events_read", map[string]any{"kinds": []string{"motion"}})
 		found := false
 		for _, it := range page["items"].([]any) {
 			e := it.(map[string]any)
@@ -264,12 +266,12 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 	})
 
 	t.Run("a watched topic crossing its bound is an event", func(t *testing.T) {
-		cursor := mustCall(t, cs, "events_read", map[string]any{"kinds": []string{"condition"}})["next_cursor"]
-		pv := mustCall(t, cs, "base_drive", map[string]any{"linear": 0.5, "duration_s": 5.0})
-		mustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+		cursor := bridgetest.MustCall(t, cs, "events_read", map[string]any{"kinds": []string{"condition"}})["next_cursor"]
+		pv := bridgetest.MustCall(t, cs, "base_drive", map[string]any{"linear": 0.5, "duration_s": 5.0})
+		bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			page := mustCall(t, cs, "events_read", map[string]any{"cursor": cursor, "kinds": []string{"condition"}})
+			page := bridgetest.MustCall(t, cs, "events_read", map[string]any{"cursor": cursor, "kinds": []string{"condition"}})
 			for _, it := range page["items"].([]any) {
 				e := it.(map[string]any)
 				if e["subject"] == "base_far_from_origin" && e["state"] == "entered" {
@@ -291,7 +293,7 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 		var e map[string]any
 		for i := 0; i < 20 && e == nil; i++ { // 12 per minute: the bucket runs dry well within 20 calls
 			before := first(w.accessCalls())["/simrobot/status"]
-			out, isErr := call(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
+			out, isErr := bridgetest.Call(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
 			after := first(w.accessCalls())["/simrobot/status"]
 			switch {
 			case isErr && after != before:
@@ -310,7 +312,7 @@ func TestGuardedROSAccessAgainstTheSim(t *testing.T) {
 			t.Fatalf("refusal does not say when: %v", e)
 		}
 		// robot_stop is never limited
-		mustCall(t, cs, "robot_stop", map[string]any{"reason": "end of test"})
+		bridgetest.MustCall(t, cs, "robot_stop", map[string]any{"reason": "end of test"})
 	})
 }
 
@@ -330,7 +332,7 @@ func discovered(t *testing.T, cs *mcp.ClientSession, tool string, args map[strin
 		if cursor != "" {
 			a["cursor"] = cursor
 		}
-		p := mustCall(t, cs, tool, a)
+		p := bridgetest.MustCall(t, cs, tool, a)
 		for _, it := range p["items"].([]any) {
 			m := it.(map[string]any)
 			names = append(names, m["name"].(string))

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // The safety scenario suite: each file under testdata/scenarios is one
@@ -28,6 +30,7 @@ import (
 //
 //	policy ACTUATOR=planner|operator   before the first call: bridge config
 //	sim FLAG ...                       before the first call: simrobot flags
+//	transports ros1|ros2 ...           run over these transports only (default: all)
 //	as planner|operator                who calls from now on (bearer token)
 //	call TOOL {json}                   $NAME in the json is replaced by a saved value
 //	expect ok [key=value ...]          the call succeeded; top-level fields match
@@ -52,22 +55,24 @@ func TestSafetyScenarios(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no scenario files")
 	}
-	stats := &scenarioStats{}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScenario(t, f, stats) })
-	}
-	t.Logf("safety scenarios: unsafe requests tried %d, reached the robot %d (target 0); safe motions tried %d, executed %d (target all)",
-		stats.unsafeTried, stats.unsafeReached, stats.safeTried, stats.safeExecuted)
-	if stats.unsafeReached != 0 || stats.safeExecuted != stats.safeTried {
-		t.Fatal("scenario totals missed their targets")
-	}
+	eachTransport(t, func(t *testing.T, tr transport) {
+		stats := &scenarioStats{}
+		for _, f := range files {
+			t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScenario(t, tr, f, stats) })
+		}
+		t.Logf("safety scenarios over %s: unsafe requests tried %d, reached the robot %d (target 0); safe motions tried %d, executed %d (target all)",
+			tr, stats.unsafeTried, stats.unsafeReached, stats.safeTried, stats.safeExecuted)
+		if stats.unsafeReached != 0 || stats.safeExecuted != stats.safeTried {
+			t.Fatal("scenario totals missed their targets")
+		}
+	})
 }
 
 var varRE = regexp.MustCompile(`\$[A-Za-z_][A-Za-z0-9_]*`)
 
-func runScenario(t *testing.T, file string, stats *scenarioStats) {
+func runScenario(t *testing.T, tr transport, file string, stats *scenarioStats) {
 	lines := readLines(t, file)
-	opts := worldOpts{bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}}
+	opts := worldOpts{tr: tr, bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}}
 	policy := map[string]string{}
 	for _, l := range lines {
 		if f := strings.Fields(l.text); len(f) == 2 && f[0] == "policy" {
@@ -75,10 +80,12 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 			policy[k] = v
 		} else if f[0] == "sim" {
 			opts.simArgs = append(opts.simArgs, f[1:]...)
+		} else if f[0] == "transports" && !slices.Contains(f[1:], string(tr)) {
+			t.Skipf("%s:%d: runs over %s only", file, l.n, strings.Join(f[1:], ", "))
 		}
 	}
 	if len(policy) > 0 {
-		opts.config = configWithPolicy(t, policy)
+		opts.config = configWithPolicy(t, tr, policy)
 	}
 	w := newWorld(t, opts)
 	clients := map[string]*mcp.ClientSession{"planner": w.mcpClient(plannerToken), "operator": w.mcpClient(operatorToken)}
@@ -105,7 +112,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 		at := fmt.Sprintf("%s:%d", file, l.n)
 		f := strings.Fields(l.text)
 		switch f[0] {
-		case "policy", "sim":
+		case "policy", "sim", "transports":
 		case "as":
 			who = f[1]
 		case "sleep":
@@ -145,7 +152,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 				t.Fatalf("%s: bad json %v", at, err)
 			}
 			lastBefore = w.goalsReceived()
-			last, lastErr = call(t, clients[who], tool, a)
+			last, lastErr = bridgetest.Call(t, clients[who], tool, a)
 		case "expect":
 			if strings.HasPrefix(f[1], "oks=") {
 				oks := 0
@@ -233,7 +240,7 @@ func runScenario(t *testing.T, file string, stats *scenarioStats) {
 		case "wait":
 			id := vars[f[1]]
 			rostest.Eventually(t, 60*time.Second, at+": motion "+f[2], func() error {
-				st := mustCall(t, clients[who], "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
+				st := bridgetest.MustCall(t, clients[who], "motion_status", map[string]any{"motion_id": id, "wait_s": 3})
 				if st["state"] != f[2] {
 					return errState(st)
 				}
@@ -269,33 +276,35 @@ func readLines(t *testing.T, file string) []line {
 	return out
 }
 
-// configWithPolicy writes a copy of the sim config with per-actuator policy.
-func configWithPolicy(t *testing.T, policy map[string]string) string {
-	b, err := os.ReadFile("../launch/robots/sim.yaml")
+// configWithPolicy writes a copy of the sim config of transport tr with
+// per-actuator policy; an actuator the config lacks fails the test.
+func configWithPolicy(t *testing.T, tr transport, policy map[string]string) string {
+	b, err := os.ReadFile(defaultConfig(tr))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(b), "\n")
 	cur := ""
+	set := map[string]bool{}
 	for i, l := range lines {
 		if n, ok := strings.CutPrefix(strings.TrimSpace(l), "- name: "); ok {
 			cur = n
 		}
 		if p, ok := policy[cur]; ok && strings.HasPrefix(strings.TrimSpace(l), "policy:") {
 			lines[i] = strings.Replace(l, strings.TrimSpace(l), "policy: "+p, 1)
+			set[cur] = true
 		}
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "robot.yaml")
+	for a := range policy {
+		if !set[a] {
+			t.Fatalf("%s has no actuator %s with a policy", defaultConfig(tr), a)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "robot.yaml")
 	abs, _ := filepath.Abs("../launch/joint_limits.yaml")
 	text := strings.Replace(strings.Join(lines, "\n"), "limits_file: ../joint_limits.yaml", "limits_file: "+abs, 1)
 	if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	keys := make([]string, 0, len(policy))
-	for k := range policy {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	return out
 }

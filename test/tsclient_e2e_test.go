@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,6 +30,8 @@ type tsReport struct {
 
 // tsClient installs the TypeScript SDK client (pinned by the committed
 // package-lock.json) into a cache directory keyed by the lock file, once.
+// TestMain installs it before entering the namespace, which has no
+// network for npm.
 func tsClient(t *testing.T) string {
 	t.Helper()
 	for _, bin := range []string{"node", "npm"} {
@@ -36,13 +39,21 @@ func tsClient(t *testing.T) string {
 			t.Skipf("%s not found (scripts/deps.sh installs Node.js and npm)", bin)
 		}
 	}
-	src, err := filepath.Abs("testdata/tsclient")
+	dir, err := installTSClient()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func installTSClient() (string, error) {
+	src, err := filepath.Abs("testdata/tsclient")
+	if err != nil {
+		return "", err
+	}
 	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	sum := sha256.Sum256(lock)
 	cache, err := os.UserCacheDir()
@@ -54,15 +65,15 @@ func tsClient(t *testing.T) string {
 		tmp := dir + ".tmp"
 		_ = os.RemoveAll(tmp)
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		for _, f := range []string{"package.json", "package-lock.json"} {
 			b, err := os.ReadFile(filepath.Join(src, f))
 			if err != nil {
-				t.Fatal(err)
+				return "", err
 			}
 			if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
-				t.Fatal(err)
+				return "", err
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -70,21 +81,30 @@ func tsClient(t *testing.T) string {
 		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--silent")
 		cmd.Dir = tmp
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tmp, err, out)
+			return "", fmt.Errorf("npm ci in %s: %v\n%s", tmp, err, out)
 		}
 		_ = os.RemoveAll(dir)
 		if err := os.Rename(tmp, dir); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
 	script, err := os.ReadFile(filepath.Join(src, "check.mjs"))
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "check.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
+	return dir, os.WriteFile(filepath.Join(dir, "check.mjs"), script, 0o644)
+}
+
+// prepareOutsideNamespace does, before TestMain enters the namespace, what
+// needs the host's network: npm's install of the TypeScript client. A
+// failure is left for the test that needs it to report.
+func prepareOutsideNamespace() {
+	for _, bin := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return
+		}
 	}
-	return dir
+	_, _ = installTSClient()
 }
 
 // An MCP client of another SDK (TypeScript, over streamable HTTP) gets

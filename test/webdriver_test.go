@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // Debian's Chromium and its WebDriver (packages chromium, chromium-driver).
@@ -45,7 +47,7 @@ func newBrowser(t *testing.T) *browser {
 			t.Skipf("%s is missing (apt-get install chromium chromium-driver, or make deps)", bin)
 		}
 	}
-	port := freePort(t)
+	port := bridgetest.FreePort(t)
 	b := &browser{t: t, stopped: make(chan struct{})}
 	b.driver = exec.Command(chromedriverBin, fmt.Sprintf("--port=%d", port))
 	b.driver.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -29,15 +29,23 @@ type result struct {
 // fails t, then and on later calls.
 func (b *Builds) Build(t testing.TB, pkg string) string {
 	t.Helper()
+	return b.BuildTags(t, pkg, "")
+}
+
+// BuildTags is Build with build tags (comma separated, as go build -tags
+// takes them: "crashpoints"); each pkg and tags pair is built once.
+func (b *Builds) BuildTags(t testing.TB, pkg, tags string) string {
+	t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r, ok := b.bins[pkg]
+	key := pkg + " " + tags
+	r, ok := b.bins[key]
 	if !ok {
-		r = build(pkg)
+		r = build(pkg, tags)
 		if b.bins == nil {
 			b.bins = map[string]result{}
 		}
-		b.bins[pkg] = r
+		b.bins[key] = r
 	}
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -45,14 +53,14 @@ func (b *Builds) Build(t testing.TB, pkg string) string {
 	return r.bin
 }
 
-func build(pkg string) result {
+func build(pkg, tags string) result {
 	dir, err := os.MkdirTemp("", "gobin")
 	if err != nil {
 		return result{err: err}
 	}
 	bin := filepath.Join(dir, path.Base(pkg))
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return result{err: fmt.Errorf("go build %s: %v\n%s", pkg, err, out)}
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, pkg).CombinedOutput(); err != nil {
+		return result{err: fmt.Errorf("go build -tags %q %s: %v\n%s", tags, pkg, err, out)}
 	}
 	return result{bin: bin}
 }

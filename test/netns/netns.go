@@ -78,16 +78,21 @@ func ip(ctx context.Context, args ...string) error {
 // binary inside it with the same arguments and environment, deletes the
 // namespace and exits with the binary's exit code. Inside one, or when
 // none can be made (the reason is kept for Require), it runs m.
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainFunc(m.Run) }
+
+// MainFunc is Main for a TestMain with set-up of its own around the
+// tests (binaries to build, files to remove after): run is called where
+// Main calls m.Run, inside the namespace, and returns the exit code.
+func MainFunc(run func() int) {
 	if os.Getenv(envInside) != "" || os.Getenv(envUnavailable) != "" {
-		os.Exit(m.Run())
+		os.Exit(run())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	name, del, err := Create(ctx)
 	cancel()
 	if err != nil {
 		os.Setenv(envUnavailable, err.Error())
-		os.Exit(m.Run())
+		os.Exit(run())
 	}
 	code := reexec(name)
 	if err := del(); err != nil {
