@@ -98,7 +98,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 			required[key] = []string{"p50_ms", "p99_ms", "reply_p50_ms", "floor_p50_ms", "floor_taken_p50_ms", "fsync_p50_ms",
 				"write_wire_p50_ms", "wire_p50_ms", "http_rtt_p50_ms", "floor_http_p50_ms", "payload_octets"}
 		}
-		required["ros2_stop"] = []string{"p50_ms", "p99_ms", "floor_p99_ms", "floor_taken_p99_ms", "payload_octets"}
+		required["ros2_stop"] = []string{"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "floor_taken_p99_ms", "payload_octets"}
 	}
 	seen := map[string]bool{}
 	for _, r := range rows {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps"
@@ -32,6 +35,17 @@ const (
 	ros2JobEnv = "ACTBRIDGE_BENCH_ROS2_JOB" // a ros2Job, JSON
 	binDirEnv  = "ACTBRIDGE_BENCH_BINDIR"   // actbridge and simrobot, already built
 )
+
+// ros2ProfileEnv names a directory: the ros2 rows' bridge then runs with
+// --pprof, and a CPU profile of it over the first 30 s of each row group
+// is written there (ros2_confirm.pprof, ros2_stop.pprof).
+const ros2ProfileEnv = "ACTBRIDGE_BENCH_ROS2_PROFILE"
+
+// ros2SimArgsEnv adds arguments to the ros2 rows' `simrobot --ros 2`
+// (space-separated), to find what a row owes to the sim, e.g.
+// "--joint-states-hz 1000": the confirm waits for a joint state received
+// after it began.
+const ros2SimArgsEnv = "ACTBRIDGE_BENCH_ROS2_SIM_ARGS"
 
 // ros2Job is what the re-executed binary measures, and where its rows go.
 type ros2Job struct {
@@ -93,13 +107,18 @@ func MeasureROS2(e *Env, s Sizes) []Row {
 // inside the namespace: it writes the rows to job.Out.
 func MeasureROS2Inside(e *Env, job ros2Job) {
 	tb := e.TB
-	w := newROS2World(e, ros2Domain)
+	prof := os.Getenv(ros2ProfileEnv)
+	w := newROS2World(e, ros2Domain, prof != "")
 	probe := newROS2Probe(w, ros2Domain)
+	done := w.cpuProfile(prof, "ros2_confirm", 30*time.Second)
 	rows, _ := MeasureConfirmROS2(w, probe, job.Confirm)
+	done()
 	for _, r := range rows {
 		e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
 	}
+	done = w.cpuProfile(prof, "ros2_stop", 30*time.Second)
 	stop, _ := MeasureStopROS2(w, probe, job.Stop, job.StopHammer)
+	done()
 	e.logf("%s: %s / %s", stop.Key, stop.Result, stop.Floor)
 	rows = append(rows, stop)
 	for _, r := range rows { // JSON has no NaN; Check reports a negative value
@@ -118,24 +137,60 @@ func MeasureROS2Inside(e *Env, job ros2Job) {
 	}
 }
 
-// newROS2World starts `simrobot --ros 2` and `actbridge serve` with the
-// shipped sim-ros2.yaml on domain, localhost-only discovery, and waits
-// until the bridge reports the arm connected.
-func newROS2World(e *Env, domain int) *World {
+// newROS2World starts `simrobot --ros 2` and `actbridge serve` (with
+// --pprof when pprof) with the shipped sim-ros2.yaml on domain,
+// localhost-only discovery, and waits until the bridge reports the arm
+// connected.
+func newROS2World(e *Env, domain int, pprof bool) *World {
 	tb := e.TB
 	tb.Helper()
 	w := &World{env: e, DataDir: tb.TempDir()}
 	tb.Cleanup(w.Close)
 	ros := []string{fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST",
 		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS="}
-	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", ros, "--ros", "2", "--distro", "jazzy")
+	simArgs := append([]string{"--ros", "2", "--distro", "jazzy"}, strings.Fields(os.Getenv(ros2SimArgsEnv))...)
+	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", ros, simArgs...)
 	w.Sim.WaitOutput(tb, "serving", 60*time.Second)
 	w.Addr = freeAddr(tb)
+	args := []string{"serve", "--config", filepath.Join(e.Module, "launch/robots/sim-ros2.yaml"), "--listen", w.Addr, "--data-dir", w.DataDir}
+	if pprof {
+		args = append(args, "--pprof")
+	}
 	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
-		append(ros, "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken, "ACTBRIDGE_PLANNER_TOKEN="),
-		"serve", "--config", filepath.Join(e.Module, "launch/robots/sim-ros2.yaml"), "--listen", w.Addr, "--data-dir", w.DataDir)
+		append(ros, "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken, "ACTBRIDGE_PLANNER_TOKEN="), args...)
 	w.waitReady()
 	return w
+}
+
+// cpuProfile fetches a CPU profile of the bridge (started with --pprof)
+// over the next d into dir/name.pprof, when dir is set; the function it
+// returns waits for it. A failed fetch is logged: profiling is an aid.
+func (w *World) cpuProfile(dir, name string, d time.Duration) func() {
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hc := http.Client{Timeout: d + 30*time.Second}
+		resp, err := hc.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", w.Addr, int(d.Seconds())))
+		if err != nil {
+			w.env.logf("profile %s: %v", name, err)
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s", resp.Status)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name+".pprof"), b, 0o644)
+		}
+		if err != nil {
+			w.env.logf("profile %s: %v", name, err)
+		}
+	}()
+	return func() { <-done }
 }
 
 // ros2Probe is the bench's side of the ROS 2 rows: the wire tap, and two
