@@ -25,7 +25,7 @@ type Sizes struct {
 	RTPS         RTPSSizes
 }
 
-// FullSizes is the size of make bench: about 11 minutes on 2 cores.
+// FullSizes is the size of make bench: about 15 minutes on 2 cores.
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
