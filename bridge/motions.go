@@ -64,6 +64,10 @@ type Motions struct {
 	ended   map[string]time.Time
 	active  map[string]string // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
+	// dispatching holds the motions between their last e-stop check and
+	// the return of their send; true once a robot_stop latched meanwhile
+	// (its StopAll may have run before the transport knew the goal).
+	dispatching map[string]bool
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -78,6 +82,7 @@ func (m *Motions) Start() error {
 	m.sessCtx = map[string]context.Context{}
 	m.ended = map[string]time.Time{}
 	m.waiters = map[string][]chan struct{}{}
+	m.dispatching = map[string]bool{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
 	open, err := m.Store.NonTerminal()
@@ -346,25 +351,84 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	// The record is durable: only now may the goal go out.
 	crashpoint("after_commit")
+	if e := m.beginDispatch(motionID); e != nil {
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: the e-stop latched before the goal left")
+		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	}
 	m.setActive(pv.Actuator, motionID)
 	if pv.Tool == "base_drive" && c.Session != "" {
 		m.mu.Lock()
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	if serr := m.send(ctx, pv.Actuator, motionID, g, c.Session); serr != nil {
+	serr := m.send(ctx, pv.Actuator, motionID, g, c.Session)
+	note := "goal published"
+	if m.endDispatch(motionID) && serr == nil {
+		// A robot_stop latched while this goal was being sent; its StopAll
+		// may have come before the transport knew the goal: cancel it now.
+		note = "goal published while robot_stop latched; cancel sent"
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := m.Robot.Cancel(cctx, pv.Actuator, motionID); err != nil {
+			note = "goal published while robot_stop latched; its cancel failed: " + err.Error()
+		}
+		cancel()
+	}
+	if serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
 	crashpoint("after_publish")
-	mo, err := m.transitionWith(context.Background(), motionID, inflight.StateSent, "goal published", nil)
+	mo, err := m.transitionWith(context.Background(), motionID, inflight.StateSent, note, nil)
 	if err != nil {
 		// The goal is out; tracking continues from status updates.
 		mo, _ = m.Store.Get(motionID)
 	}
 	return motionResult(mo, false), nil
+}
+
+// beginDispatch is the e-stop check right before a send, atomic with
+// LatchStop: a goal that passes it is known to a robot_stop that latches
+// later, one that fails it is never sent.
+func (m *Motions) beginDispatch(id string) *Error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if latched, ev, reason := m.EStop(); latched {
+		return StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
+			"an operator calls estop_reset for that event", "e-stop latched while confirming; nothing was sent")
+	}
+	m.dispatching[id] = false
+	return nil
+}
+
+// endDispatch ends id's dispatch and reports whether a robot_stop latched
+// during it.
+func (m *Motions) endDispatch(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	stopped := m.dispatching[id]
+	delete(m.dispatching, id)
+	return stopped
+}
+
+// LatchStop latches the e-stop through latch, atomically with the check
+// every send makes just before it leaves, and returns the event and the
+// motions then in flight (sorted). A send already past its check is
+// cancelled when it returns; every later one is refused.
+func (m *Motions) LatchStop(latch func() uint64) (uint64, []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ev := latch()
+	for id := range m.dispatching {
+		m.dispatching[id] = true
+	}
+	ids := make([]string, 0, len(m.active))
+	for _, id := range m.active {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ev, ids
 }
 
 func (m *Motions) replay(id string) (map[string]any, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -666,4 +667,72 @@ func TestMotionRecordIsInTheFileBeforeItsGoalIsSent(t *testing.T) {
 			t.Fatalf("%s: the goal was never sent, or the file did not hold its record", c.tool)
 		}
 	}
+}
+
+// latchOnCommit runs a robot_stop right after a confirm's record is
+// committed, before its goal is sent.
+type latchOnCommit struct {
+	MotionStore
+	stop func()
+}
+
+func (l *latchOnCommit) ConfirmPreview(ctx context.Context, p inflight.Preview, mo inflight.Motion) (inflight.Motion, bool, error) {
+	out, created, err := l.MotionStore.ConfirmPreview(ctx, p, mo)
+	l.stop()
+	return out, created, err
+}
+
+// TestRobotStopRacingAConfirmNeverLetsItsGoalRun: a robot_stop that
+// latches after a confirm's e-stop check but before its goal leaves
+// refuses the send (nothing reaches the robot, the record ends rejected);
+// one that latches while the goal is being sent, when the transport may
+// not know it yet, has that goal cancelled as soon as the send returns,
+// and names it among the cancelled motions.
+func TestRobotStopRacingAConfirmNeverLetsItsGoalRun(t *testing.T) {
+	t.Run("after commit, before send", func(t *testing.T) {
+		r := newRig(t)
+		r.m.Store = &latchOnCommit{MotionStore: r.store, stop: func() {
+			if _, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"race"}`); e != nil {
+				t.Error(e)
+			}
+		}}
+		id := preview(t, r, "gripper_move", `{"position":0.04}`)
+		_, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		if e == nil || e.Code != CodeEstopLatched {
+			t.Fatalf("confirm: %+v, want estop_latched", e)
+		}
+		if n := r.robot.GoalsSent(); n != 0 {
+			t.Fatalf("%d goals reached the robot after the stop, want 0", n)
+		}
+		d, _ := e.Details.(map[string]any)
+		mid, _ := d["motion_id"].(string)
+		if mo, err := r.store.Get(mid); err != nil || mo.State != inflight.StateRejected {
+			t.Fatalf("record %s: %+v %v, want rejected", mid, mo, err)
+		}
+	})
+	t.Run("during the send", func(t *testing.T) {
+		r := newRig(t)
+		var stop map[string]any
+		r.robot.OnSend(func(string) {
+			var e *Error
+			if stop, e = r.call(t, RolePlanner, "robot_stop", `{"reason":"race"}`); e != nil {
+				t.Error(e)
+			}
+		})
+		id := preview(t, r, "gripper_move", `{"position":0.04}`)
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		if e != nil {
+			t.Fatal(e)
+		}
+		mid := out["motion_id"].(string)
+		if !slices.Contains(r.robot.Cancels(), mid) {
+			t.Fatalf("cancels %v: the goal sent during the stop was not cancelled", r.robot.Cancels())
+		}
+		if got, _ := stop["cancelled_motions"].([]any); len(got) != 1 || got[0] != mid {
+			t.Fatalf("robot_stop named %v, want [%s]", stop["cancelled_motions"], mid)
+		}
+		if mo, _ := r.store.Get(mid); len(mo.History) == 0 || !strings.Contains(mo.History[len(mo.History)-1].Note, "cancel sent") {
+			t.Fatalf("record %+v: its note does not say the cancel went out", mo)
+		}
+	})
 }

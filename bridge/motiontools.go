@@ -187,18 +187,19 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"reason": Str("Why, for the operator and the audit log. Default empty.", 200),
 		}),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
-			"stopped":     {Type: "boolean", Description: "True when the stop commands were sent."},
-			"estop_event": {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
-		}, Required: []string{"stopped", "estop_event"}},
+			"stopped":           {Type: "boolean", Description: "True when the stop commands were sent."},
+			"estop_event":       {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
+			"cancelled_motions": {Type: "array", Items: &Schema{Type: "string"}, Description: "The motions in flight when the stop latched, sorted: each is cancelled (follow it with motion_status)."},
+		}, Required: []string{"stopped", "estop_event", "cancelled_motions"}},
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			reason, _ := c.Values["reason"].(string)
-			ev := estop.Latch("robot_stop by " + string(c.Role) + ": " + reason)
+			ev, inFlight := m.LatchStop(func() uint64 { return estop.Latch("robot_stop by " + string(c.Role) + ": " + reason) })
 			// A stop must finish even if the caller hangs up mid-call.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			err := m.Robot.StopAll(sctx)
-			out := map[string]any{"stopped": err == nil, "estop_event": ev}
+			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight}
 			if err != nil {
 				out["error"] = err.Error()
 			}
@@ -312,7 +313,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
 			"live joint values (joints_read); motion progress (motion_status).",
 			"none.",
-			"{actuators, joints: [{name, type, lower, upper, max_velocity, max_acceleration, max_effort}], gripper, base, policy, speed_scale, recovery_speed_fraction (the share of each limit a recovery from outside a limit may use), estop, master_reachable} (about 2-3 KB)."),
+			"{actuators, joints: [{name, type, lower, upper, max_velocity, max_acceleration, max_effort}], arms, grippers, bases (each a list; arm, gripper, base too when there is one of that kind), policy, speed_scale, recovery_speed_fraction (the share of each limit a recovery from outside a limit may use), estop, master_reachable} (about 2-3 KB)."),
 		Input:  Object("", map[string]*Schema{}),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{"joints": {Type: "array", Description: "Every joint with name and limits."}, "actuators": {Type: "array", Description: "Connectivity per actuator."}}, Required: []string{"joints", "actuators"}},
 		Errors: []Code{CodeInvalidArgument, CodeInternal},

@@ -158,7 +158,7 @@ function renderJoints(joints, robot) {
   $('joints-age').textContent = (joints.stale ? 'STALE, ' : '') + fmt(joints.age_s, 2) + ' s old';
   const limits = {};
   for (const j of (robot && robot.joints) || []) limits[j.name] = j;
-  if (robot && robot.gripper) limits[robot.gripper.joint] = { lower: robot.gripper.min, upper: robot.gripper.max };
+  for (const g of (robot && robot.grippers) || []) limits[g.joint] = { lower: g.min, upper: g.max };
   for (const j of joints.joints || []) {
     const l = limits[j.name];
     let range = el('span', { text: '' });
