@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# make bench: every measurement of issues 8, 19 and 20 (rtps) against its floor, measured in the
-# same run, printed as one markdown table (README "Benchmarks"). About 11
+# make bench: every measurement of issues 8, 19, 20 (rtps) and 22 (ros2) against its floor, measured in the
+# same run, printed as one markdown table (README "Benchmarks"). About 15
 # minutes on 2 cores; starts and stops its own rosmaster, simrobot, bridge,
-# and for the rtps rows ddsperf and the Cyclone C peer in a network namespace.
+# and for the rtps rows ddsperf and the Cyclone C peer in a network namespace;
+# the ros2 rows run a ROS 2 sim and bridge in a namespace of their own.
 # Profile a bridge without changing the tree:
 #   ACTBRIDGE_BENCH_BUILDFLAGS=-overlay=<json> (see test/bench/doc.go).
 # Measure some rows only: ACTBRIDGE_BENCH_ONLY=confirm,navigate make bench.
@@ -13,8 +14,8 @@ table=$(mktemp /tmp/actbridge-bench-table.XXXXXX)
 log=$(mktemp /tmp/actbridge-bench-log.XXXXXX)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
-echo "bench: full run, about 11 minutes; log: $log" >&2
-if ! ACTBRIDGE_BENCH_TABLE="$table" go test ./test/bench -run '^TestBenchTable$' -count=1 -timeout 15m -v >"$log" 2>&1; then
+echo "bench: full run, about 15 minutes; log: $log" >&2
+if ! ACTBRIDGE_BENCH_TABLE="$table" go test ./test/bench -run '^TestBenchTable$' -count=1 -timeout 30m -v >"$log" 2>&1; then
   tail -n 60 "$log" >&2
   echo "bench: failed; full log in $log" >&2
   rm -f "$table"

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +18,11 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	RunFloorProcess() // a re-executed floor process never returns from here
+	RunFloorProcess()                           // a re-executed floor process never returns from here
+	if dir := os.Getenv(binDirEnv); dir != "" { // MeasureROS2's re-executed binary
+		binDir = dir
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "actbridge-bench-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -87,6 +92,14 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 		}
 		required["rtps_ingest"] = []string{"ours_pct", "floor_pct", "rate"}
 	}
+	// The ros2 rows need a network namespace (root).
+	if os.Geteuid() == 0 || os.Getenv(netns.EnvRequire) == "1" {
+		for _, key := range []string{"ros2_confirm", "ros2_confirm_lean"} {
+			required[key] = []string{"p50_ms", "p99_ms", "reply_p50_ms", "floor_p50_ms", "floor_taken_p50_ms", "fsync_p50_ms",
+				"write_wire_p50_ms", "wire_p50_ms", "http_rtt_p50_ms", "floor_http_p50_ms", "payload_octets"}
+		}
+		required["ros2_stop"] = []string{"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "floor_taken_p99_ms", "payload_octets"}
+	}
 	seen := map[string]bool{}
 	for _, r := range rows {
 		keys, ok := required[r.Key]
@@ -109,7 +122,8 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 
 // TestBenchTable is the full run behind scripts/bench.sh: it runs only when
 // ACTBRIDGE_BENCH_TABLE names the file to write the markdown table to.
-// ACTBRIDGE_BENCH_ONLY (comma-separated, from Groups) runs only those rows.
+// ACTBRIDGE_BENCH_ONLY (comma-separated, from Groups) runs only those rows;
+// ACTBRIDGE_BENCH_SIZE=tiny runs them at TinySizes.
 func TestBenchTable(t *testing.T) {
 	out := os.Getenv("ACTBRIDGE_BENCH_TABLE")
 	if out == "" {
@@ -122,13 +136,31 @@ func TestBenchTable(t *testing.T) {
 		}
 		only[g] = true
 	}
+	sizes := FullSizes()
+	if os.Getenv("ACTBRIDGE_BENCH_SIZE") == "tiny" { // to check a group quickly
+		sizes = TinySizes()
+	}
 	start := time.Now()
-	rows := RunOnly(newEnv(t), FullSizes(), only)
+	rows := RunOnly(newEnv(t), sizes, only)
 	table := Markdown(rows)
 	if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("full run in %s:\n%s", time.Since(start).Round(time.Second), table)
+}
+
+// TestBenchROS2Inside is MeasureROS2's part inside its network namespace:
+// it runs only when MeasureROS2 re-executes this binary there.
+func TestBenchROS2Inside(t *testing.T) {
+	v := os.Getenv(ros2JobEnv)
+	if v == "" {
+		t.Skip("run by MeasureROS2 (the ros2 rows) inside the namespace it made")
+	}
+	var job ros2Job
+	if err := json.Unmarshal([]byte(v), &job); err != nil {
+		t.Fatalf("%s: %v", ros2JobEnv, err)
+	}
+	MeasureROS2Inside(newEnv(t), job)
 }
 
 // BenchmarkPreview7Joints1000Points is the pure preview: one

@@ -149,11 +149,15 @@ func (c *commitFloor) commit() error {
 	})
 }
 
-// ConfirmResult is the confirm row's raw data.
+// ConfirmResult is a confirm row's raw data.
 type ConfirmResult struct {
 	ToGoal, Reply     Sample // confirm called → goal on the wire; → reply
 	Wire              Sample // the confirm's first byte written → goal
 	Floor, FloorFsync Sample // commit+publish+receive; the commit alone
+	// FloorTaken is commit → the floor's reader had it; Send is the
+	// floor's send alone (after the commit → on the wire). Over ROS 1
+	// "on the wire" is the subscriber's callback, so both are the Floor's.
+	FloorTaken, Send Sample
 	// A bare net/http POST after the same pause: called → its body read
 	// by the server's handler; the whole round trip.
 	HTTPIn, HTTPRTT Sample
@@ -161,6 +165,18 @@ type ConfirmResult struct {
 	// and a bare HTTP round trip after the same pause.
 	FloorHTTP Sample
 	Skipped   int
+}
+
+// goalObserver is what a confirm row's transport changes: how the bench
+// sees the goal on the wire, and the floor's one send to a reader of its own.
+type goalObserver interface {
+	// floorSend sends one goal-sized message and returns when it was on
+	// the wire and when the bench's reader had it.
+	floorSend(i int) (onWire, taken time.Time, err error)
+	// expect is called just before a confirm; the function it returns
+	// waits (bounded) for that motion's goal and says when it was on the
+	// wire, ok false when the bench did not see it.
+	expect() func(motionID string) (at time.Time, ok bool)
 }
 
 // MeasureConfirm times motion_confirm → the arm's ActionGoal reaching a
@@ -172,22 +188,49 @@ type ConfirmResult struct {
 // preview's audit batch land first. It runs once with each bench client
 // (the Go SDK's and the lean one), a row each.
 func MeasureConfirm(w *World, n int) ([]Row, []ConfirmResult) {
+	obs := &ros1Goals{link: newPubSubLink(w, "/bench_floor/follow_joint_trajectory/goal"), goals: subscribeGoals(w, w.Node(), ArmGoalTopic)}
+	return measureConfirms(w, n, obs, confirmRow)
+}
+
+// ros1Goals observes goals as the bench's goroslib subscriber receives them.
+type ros1Goals struct {
+	link  *pubSubLink
+	goals <-chan received
+}
+
+func (o *ros1Goals) floorSend(i int) (time.Time, time.Time, error) {
+	at, err := o.link.once(fmt.Sprint("floor-", i))
+	return at, at, err
+}
+
+func (o *ros1Goals) expect() func(string) (time.Time, bool) {
+	drain(o.goals)
+	return func(id string) (time.Time, bool) {
+		var got received
+		select {
+		case got = <-o.goals:
+		case <-time.After(5 * time.Second):
+		}
+		return got.at, got.id == id // our subscriber may have missed it
+	}
+}
+
+// measureConfirms runs the confirm loop with each bench client, a row each.
+func measureConfirms(w *World, n int, obs goalObserver, row func(benchClient, ConfirmResult) Row) ([]Row, []ConfirmResult) {
 	floor := newCommitFloor(w.env.TB)
-	link := newPubSubLink(w, "/bench_floor/follow_joint_trajectory/goal")
-	goals := subscribeGoals(w, w.Node(), ArmGoalTopic)
 	fp, faddr := floorHTTPServer(w.env)
 	defer fp.Stop(syscall.SIGTERM)
 	bare := &bareHTTP{hc: &http.Client{Transport: clientTransport(), Timeout: 10 * time.Second}, url: "http://" + faddr + "/"}
 	var rows []Row
 	var results []ConfirmResult
 	for _, c := range w.benchClients() {
-		row, res := measureConfirmWith(w, n, c, floor, link, goals, bare)
-		rows, results = append(rows, row), append(results, res)
+		res := measureConfirmWith(w, n, c, floor, obs, bare)
+		rows, results = append(rows, row(c, res)), append(results, res)
 	}
 	return rows, results
 }
 
-func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor, link *pubSubLink, goals <-chan received, bare *bareHTTP) (Row, ConfirmResult) {
+func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor, obs goalObserver, bare *bareHTTP) ConfirmResult {
 	tb := w.env.TB
 	var res ConfirmResult
 	cs := client.c
@@ -199,7 +242,7 @@ func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor,
 			tb.Fatalf("floor commit: %v", err)
 		}
 		f1 := time.Now()
-		fat, err := link.once(fmt.Sprint("floor-", i))
+		fat, ftaken, err := obs.floorSend(i)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -214,7 +257,7 @@ func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor,
 			tb.Fatalf("preview: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
-		drain(goals)
+		seen := obs.expect()
 		w.wire.arm()
 		t0 := time.Now()
 		out, err := cs.callTool("motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
@@ -224,11 +267,7 @@ func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor,
 			tb.Fatalf("confirm: %v", err)
 		}
 		id, _ := out["motion_id"].(string)
-		var got received
-		select {
-		case got = <-goals:
-		case <-time.After(5 * time.Second):
-		}
+		at, ok := seen(id)
 		if state, err := waitTerminal(cs, id, 30*time.Second); err != nil || state != "succeeded" {
 			tb.Fatalf("motion %s ended %q: %v", id, state, err)
 		}
@@ -250,20 +289,30 @@ func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor,
 		res.HTTPIn, res.HTTPRTT = append(res.HTTPIn, hin), append(res.HTTPRTT, hrtt)
 		res.FloorFsync = append(res.FloorFsync, f1.Sub(f0))
 		res.Floor = append(res.Floor, fat.Sub(f0))
+		res.FloorTaken, res.Send = append(res.FloorTaken, ftaken.Sub(f0)), append(res.Send, fat.Sub(f1))
 		res.FloorHTTP = append(res.FloorHTTP, fat.Sub(f0)+hrtt)
-		if got.id != id { // our subscriber missed it
+		if !ok {
 			res.Skipped++
 			continue
 		}
-		res.ToGoal = append(res.ToGoal, got.at.Sub(t0))
+		res.ToGoal = append(res.ToGoal, at.Sub(t0))
 		res.Reply = append(res.Reply, t1.Sub(t0))
 		if !onWire.IsZero() {
-			res.Wire = append(res.Wire, got.at.Sub(onWire))
+			res.Wire = append(res.Wire, at.Sub(onWire))
 		}
 	}
-	r50, r99 := ratio(res.ToGoal.P50(), res.FloorHTTP.P50()), ratio(res.ToGoal.P99(), res.FloorHTTP.P99())
-	// For reading the result: the floor without its HTTP round trip.
-	noHTTP := ratio(res.ToGoal.P50(), res.Floor.P50())
+	return res
+}
+
+// ratios are a confirm row's: against the floor with its HTTP round trip
+// (p50, p99), and for reading the result, p50 against the floor without it.
+func (res ConfirmResult) ratios() (r50, r99, noHTTP float64) {
+	return ratio(res.ToGoal.P50(), res.FloorHTTP.P50()), ratio(res.ToGoal.P99(), res.FloorHTTP.P99()), ratio(res.ToGoal.P50(), res.Floor.P50())
+}
+
+// confirmRow is the ROS 1 confirm row.
+func confirmRow(client benchClient, res ConfirmResult) Row {
+	r50, r99, noHTTP := res.ratios()
 	row := Row{
 		Key:  "confirm" + client.key,
 		What: fmt.Sprintf("motion_confirm → arm ActionGoal on the wire (n=%d, MCP HTTP included), %s", len(res.ToGoal), client.name),
@@ -283,7 +332,7 @@ func measureConfirmWith(w *World, n int, client benchClient, floor *commitFloor,
 	if res.Skipped > 0 {
 		row.Result += fmt.Sprintf(", %d skipped", res.Skipped)
 	}
-	return row, res
+	return row
 }
 
 // bareHTTP posts to the bare net/http server (the floor process), which

@@ -11,6 +11,11 @@
 // Floors that need a process of their own (the bare HTTP server, the bare
 // subscriber) are this test binary re-executed (floorproc.go).
 //
+// The ros2 rows (ros2world.go) run the bridge over ROS 2 against
+// `simrobot --ros 2` inside a network namespace, this binary re-executed
+// there; a kernel-stamped packet tap (wiretap.go) sees the goal and the
+// cancel leave, beside one RTPS write of the same size to a matched reader.
+//
 // To profile the bridge under a measurement without changing the tree,
 // build it with a go build overlay that adds a file to cmd/actbridge
 // importing net/http/pprof and serving http.DefaultServeMux on an address

@@ -59,7 +59,8 @@ func freeAddr(tb testing.TB) string {
 }
 
 // World is a real rosmaster, bin/simrobot and bin/actbridge, each a process
-// killed by pid when the test ends.
+// killed by pid when the test ends; a ROS 2 world (newROS2World) has no
+// master.
 type World struct {
 	env     *Env
 	Master  *rostest.Master
@@ -96,6 +97,14 @@ func NewWorld(e *Env, o WorldOpts) *World {
 		"--listen", w.Addr, "--data-dir", w.DataDir, "--wait-master", "30s"}, o.BridgeArgs...)
 	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
 		append(w.Master.Env(), "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken), args...)
+	w.waitReady()
+	return w
+}
+
+// waitReady waits until the bridge reports every actuator connected.
+func (w *World) waitReady() {
+	tb := w.env.TB
+	tb.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		err := w.ready()
@@ -111,7 +120,6 @@ func NewWorld(e *Env, o WorldOpts) *World {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	return w
 }
 
 func (w *World) ready() error {
@@ -186,7 +194,9 @@ func (w *World) Close() {
 	if w.Sim != nil {
 		w.Sim.Stop(syscall.SIGTERM)
 	}
-	w.Master.Kill()
+	if w.Master != nil { // a ROS 2 world has none
+		w.Master.Kill()
+	}
 	if w.transport != nil {
 		w.transport.CloseIdleConnections()
 	}

@@ -25,7 +25,7 @@ type Sizes struct {
 	RTPS         RTPSSizes
 }
 
-// FullSizes is the size of make bench: about 11 minutes on 2 cores.
+// FullSizes is the size of make bench: about 15 minutes on 2 cores.
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
@@ -47,7 +47,7 @@ func TinySizes() Sizes {
 func Run(e *Env, s Sizes) []Row { return RunOnly(e, s, nil) }
 
 // Groups names the measurements RunOnly can pick, in Run's order.
-var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ingest", "preview", "store", "mixed", "rtps"}
+var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ros2", "ingest", "preview", "store", "mixed", "rtps"}
 
 // RunOnly runs the measurements named in only (all when only is empty), so
 // one row can be measured again while profiling its cause. The rss row
@@ -88,6 +88,13 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 			e.logf("audit: %s of %s", audit.Result, audit.Floor)
 		} else {
 			w.Close()
+		}
+	}
+	var ros2 []Row
+	if pick("ros2") {
+		ros2 = MeasureROS2(e, s)
+		for _, r := range ros2 {
+			e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
 		}
 	}
 	if pick("ingest") {
@@ -131,6 +138,7 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 			rows = append(rows, r)
 		}
 	}
+	rows = append(rows, ros2...)
 	rows = append(rows, nav...)
 	rows = append(rows, rtpsRows...)
 	for _, r := range append(append([]Row{store}, rss...), audit) {
