@@ -207,7 +207,7 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 		if f.WriterSN < uw.next || uw.received.Contains(f.WriterSN) {
 			continue
 		}
-		payload, err := r.frags.Add(w, f)
+		done, err := r.frags.Add(w, f)
 		if err != nil {
 			p.cfg.Logger.Debug("rtps: bad fragment", "writer", w, "err", err)
 			continue
@@ -215,12 +215,14 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 		if !ts.IsZero() {
 			uw.fragSN, uw.fragTS = f.WriterSN, ts
 		}
-		if payload != nil {
+		if done.Payload != nil {
 			sampleTS := ts
 			if uw.fragSN == f.WriterSN {
 				sampleTS = uw.fragTS
 			}
-			if r.receive(w, f.WriterSN, payload, f.InlineQoS, f.BigEndian, sampleTS) {
+			// The inline QoS is the sample's (writers send it with the
+			// first fragment), not that of the fragment that completed it.
+			if r.receive(w, f.WriterSN, done.Payload, done.InlineQoS, done.BigEndian, sampleTS) {
 				out = append(out, r.ackNack(w, uw, f.WriterSN-1))
 			}
 		}

@@ -80,11 +80,17 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 	if got := queued(r); len(got) != 1 || got[0] != 5 {
 		t.Fatalf("after gap: %v", got)
 	}
-	// Fragments 1 and 3 of sample 6 (3 fragments of 4 octets) arrive; a
-	// heartbeat gets a NACK_FRAG for fragment 2.
+	// Fragments 1 (with the sample's inline QoS, as writers send it) and
+	// 3 of sample 6 (3 fragments of 4 octets) arrive; a heartbeat gets a
+	// NACK_FRAG for fragment 2.
 	payload := []byte{0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}
+	identity := wire.ParameterList{{ID: 0x0083, Value: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 0, 0, 0, 6, 0, 0, 0}}}
 	for _, f := range []uint32{1, 3} {
-		p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: f, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[(f-1)*4 : f*4]}))
+		df := &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: f, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[(f-1)*4 : f*4]}
+		if f == 1 {
+			df.InlineQoS = identity
+		}
+		p.handle(userMessage(t, w, df))
 	}
 	out = p.handleUserHeartbeat(w, &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 6, Count: 2})
 	if len(out) != 1 || len(out[0].subs) != 2 {
@@ -99,6 +105,11 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 	s, err := r.Take(ctx)
 	if err != nil || s.SN != 6 || string(s.Payload) != string(payload) {
 		t.Fatalf("reassembled %+v %v", s, err)
+	}
+	// The QoS came with fragment 1, not with fragment 2 that completed the
+	// sample: a service reply is matched to its request by it.
+	if v, ok := s.InlineQoS.Get(0x0083); !ok || string(v) != string(identity[0].Value) {
+		t.Fatalf("reassembled sample's inline QoS %+v, want fragment 1's", s.InlineQoS)
 	}
 }
 

@@ -18,7 +18,7 @@ func Example() {
 		end := min(off+1344, len(sample))
 		out, _ := r.Add(w, &wire.DataFrag{WriterSN: 1, FragmentStart: start, Fragments: 1, FragmentSize: 1344, SampleSize: 3000, Payload: sample[off:end]})
 		missing, _ := r.Missing(fragment.Key{Writer: w, SN: 1})
-		fmt.Println(len(out), missing.Members())
+		fmt.Println(len(out.Payload), missing.Members())
 	}
 	// Output:
 	// 0 [1 2]

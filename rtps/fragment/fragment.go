@@ -5,6 +5,7 @@
 package fragment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -19,6 +20,10 @@ var (
 	// ErrTooLarge means the sample is larger than the limits allow.
 	ErrTooLarge = errors.New("fragment: sample too large")
 )
+
+// MaxInlineQoS bounds the inline QoS kept with a partial sample, in
+// octets of parameter values; ROS 2's are a few dozen.
+const MaxInlineQoS = 4096
 
 // Limits bound a Reassembler.
 type Limits struct {
@@ -45,13 +50,28 @@ type Key struct {
 	SN     wire.SequenceNumber
 }
 
+// Sample is a sample the fragments completed.
+type Sample struct {
+	// Payload is the serialized payload, encapsulation header included;
+	// nil while fragments are missing.
+	Payload []byte
+	// InlineQoS is the inline QoS a fragment of the sample carried
+	// (writers send it with the first only), copied; nil when none did.
+	InlineQoS wire.ParameterList
+	// BigEndian is the byte order of InlineQoS's values.
+	BigEndian bool
+}
+
 type sample struct {
-	size     uint32
-	fragSize uint16
-	total    uint32 // fragments in the sample
-	buf      []byte
-	have     []uint64 // bit f-1 set when fragment f arrived
-	missing  uint32
+	qos       wire.ParameterList
+	bigEndian bool
+	qosBytes  int // octets of qos, counted in Reassembler.bytes
+	size      uint32
+	fragSize  uint16
+	total     uint32 // fragments in the sample
+	buf       []byte
+	have      []uint64 // bit f-1 set when fragment f arrived
+	missing   uint32
 }
 
 // New returns a Reassembler with the given limits; zero fields default
@@ -70,39 +90,53 @@ func New(lim Limits) *Reassembler {
 }
 
 // Add stores the fragments of f from writer. When they complete the
-// sample, it returns the sample's serialized payload (encapsulation
+// sample, it returns the sample: its serialized payload (encapsulation
 // header included; it aliases f.Payload when one fragment is the whole
-// sample) and forgets the sample. Fragments of a sample already complete
-// start it again: the caller drops changes it has delivered. An invalid fragment is
-// refused and drops the partial sample it claims to belong to.
-func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) ([]byte, error) {
+// sample) with the inline QoS a fragment brought, and forgets it; until
+// then Sample.Payload is nil. Fragments of a sample already complete
+// start it again: the caller drops changes it has delivered. An invalid
+// fragment is refused and drops the partial sample it claims to belong to.
+func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) (Sample, error) {
 	k := Key{writer, f.WriterSN}
 	if f.FragmentSize == 0 || f.SampleSize == 0 || f.FragmentStart == 0 || f.Fragments == 0 {
-		return nil, fmt.Errorf("%w: size %d, fragment size %d, start %d, count %d", ErrInvalid, f.SampleSize, f.FragmentSize, f.FragmentStart, f.Fragments)
+		return Sample{}, fmt.Errorf("%w: size %d, fragment size %d, start %d, count %d", ErrInvalid, f.SampleSize, f.FragmentSize, f.FragmentStart, f.Fragments)
 	}
 	if int64(f.SampleSize) > int64(r.lim.MaxSample) || int(f.SampleSize) > r.lim.MaxBytes {
-		return nil, fmt.Errorf("%w: %d octets", ErrTooLarge, f.SampleSize)
+		return Sample{}, fmt.Errorf("%w: %d octets", ErrTooLarge, f.SampleSize)
 	}
 	total := (f.SampleSize + uint32(f.FragmentSize) - 1) / uint32(f.FragmentSize)
 	last := uint64(f.FragmentStart) + uint64(f.Fragments) - 1
 	if last > uint64(total) {
-		return nil, fmt.Errorf("%w: fragments %d..%d of %d", ErrInvalid, f.FragmentStart, last, total)
+		return Sample{}, fmt.Errorf("%w: fragments %d..%d of %d", ErrInvalid, f.FragmentStart, last, total)
 	}
 	off := uint64(f.FragmentStart-1) * uint64(f.FragmentSize)
 	want := min(uint64(f.Fragments)*uint64(f.FragmentSize), uint64(f.SampleSize)-off)
 	if uint64(len(f.Payload)) != want {
-		return nil, fmt.Errorf("%w: %d octets for fragments %d..%d, want %d", ErrInvalid, len(f.Payload), f.FragmentStart, last, want)
+		return Sample{}, fmt.Errorf("%w: %d octets for fragments %d..%d, want %d", ErrInvalid, len(f.Payload), f.FragmentStart, last, want)
 	}
 	s, ok := r.pending[k]
 	if ok && (s.size != f.SampleSize || s.fragSize != f.FragmentSize) {
 		r.Drop(k)
-		return nil, fmt.Errorf("%w: sample %v changed size", ErrInvalid, k)
+		return Sample{}, fmt.Errorf("%w: sample %v changed size", ErrInvalid, k)
 	}
 	if !ok {
 		if total == 1 {
-			return f.Payload, nil
+			return Sample{Payload: f.Payload, InlineQoS: cloneParams(f.InlineQoS), BigEndian: f.BigEndian}, nil
 		}
 		s = r.start(k, f.SampleSize, f.FragmentSize, total)
+	}
+	if f.InlineQoS != nil && s.qos == nil {
+		n := 0
+		for _, p := range f.InlineQoS {
+			n += len(p.Value)
+		}
+		if n > MaxInlineQoS {
+			r.Drop(k)
+			return Sample{}, fmt.Errorf("%w: %d octets of inline QoS", ErrTooLarge, n)
+		}
+		r.makeRoom(n, k.Writer, func(o Key) bool { return o != k })
+		s.qos, s.bigEndian, s.qosBytes = cloneParams(f.InlineQoS), f.BigEndian, n
+		r.bytes += n
 	}
 	copy(s.buf[off:], f.Payload)
 	for n := uint64(f.FragmentStart); n <= last; n++ {
@@ -112,10 +146,10 @@ func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) ([]byte, error) {
 		}
 	}
 	if s.missing > 0 {
-		return nil, nil
+		return Sample{}, nil
 	}
 	r.Drop(k)
-	return s.buf, nil
+	return Sample{Payload: s.buf, InlineQoS: s.qos, BigEndian: s.bigEndian}, nil
 }
 
 // start makes room and begins a sample.
@@ -123,17 +157,27 @@ func (r *Reassembler) start(k Key, size uint32, fragSize uint16, total uint32) *
 	for r.count(k.Writer) >= r.lim.MaxPerWriter {
 		r.evict(func(o Key) bool { return o.Writer == k.Writer })
 	}
-	for r.bytes+int(size) > r.lim.MaxBytes {
-		r.evict(func(o Key) bool { return o.Writer == k.Writer })
-		if r.bytes+int(size) > r.lim.MaxBytes {
-			r.evict(func(Key) bool { return true })
-		}
-	}
+	r.makeRoom(int(size), k.Writer, func(Key) bool { return true })
 	s := &sample{size: size, fragSize: fragSize, total: total, buf: make([]byte, size), have: make([]uint64, (total+63)/64), missing: total}
 	r.pending[k] = s
 	r.order = append(r.order, k)
 	r.bytes += int(size)
 	return s
+}
+
+// makeRoom evicts partial samples that spare allows, writer's own first,
+// until n more octets fit the budget.
+func (r *Reassembler) makeRoom(n int, writer wire.GUID, spare func(Key) bool) {
+	for r.bytes+n > r.lim.MaxBytes && len(r.order) > 0 {
+		before := r.bytes
+		r.evict(func(o Key) bool { return spare(o) && o.Writer == writer })
+		if r.bytes+n > r.lim.MaxBytes {
+			r.evict(spare)
+		}
+		if r.bytes == before {
+			return // nothing left that may go
+		}
+	}
 }
 
 func (r *Reassembler) count(w wire.GUID) int {
@@ -163,7 +207,7 @@ func (r *Reassembler) Drop(k Key) {
 		return
 	}
 	delete(r.pending, k)
-	r.bytes -= int(s.size)
+	r.bytes -= int(s.size) + s.qosBytes
 	for i, o := range r.order {
 		if o == k {
 			r.order = append(r.order[:i], r.order[i+1:]...)
@@ -194,3 +238,15 @@ func (r *Reassembler) Missing(k Key) (set wire.FragmentNumberSet, ok bool) {
 
 // Pending is the number of partial samples and the octets they hold.
 func (r *Reassembler) Pending() (samples, bytes int) { return len(r.pending), r.bytes }
+
+// cloneParams copies a parameter list: fragments alias the datagram.
+func cloneParams(pl wire.ParameterList) wire.ParameterList {
+	if pl == nil {
+		return nil
+	}
+	out := make(wire.ParameterList, len(pl))
+	for i, p := range pl {
+		out[i] = wire.Parameter{ID: p.ID, Value: bytes.Clone(p.Value)}
+	}
+	return out
+}

@@ -41,11 +41,11 @@ func TestFragmentsInAnyOrderAndRepeatedRebuildTheSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out != nil {
+			if out.Payload != nil {
 				if got != nil && i != len(frags)-1 {
 					t.Fatalf("%+v: completed twice", c)
 				}
-				got = out
+				got = out.Payload
 			}
 		}
 		if !bytes.Equal(got, sample) {
@@ -114,12 +114,47 @@ func TestFloodOfIncompleteSamplesStaysInBudgetAndSparesOthers(t *testing.T) {
 			t.Fatalf("%d octets pending, budget 40000", b)
 		}
 	}
-	var got []byte
+	var got Sample
 	for _, f := range gf[1:] {
 		got, _ = r.Add(good, f)
 	}
-	if !bytes.Equal(got, sample) {
+	if !bytes.Equal(got.Payload, sample) {
 		t.Fatal("the flood evicted another writer's partial sample")
+	}
+}
+
+// The inline QoS of a fragmented sample comes with the sample whichever
+// fragment completes it (writers send it with the first only, and a
+// service reply is matched to its request by it), and a fragment with
+// more inline QoS than MaxInlineQoS is refused.
+func TestInlineQoSOfTheFirstFragmentComesWithTheSample(t *testing.T) {
+	qos := wire.ParameterList{{ID: 0x800f, Value: bytes.Repeat([]byte{9}, 24)}}
+	for _, order := range [][]int{{0, 1, 2}, {2, 0, 1}, {1, 2, 0}} {
+		r := New(Limits{})
+		frags := split(3, make([]byte, 2500), 1000, 1)
+		frags[0].InlineQoS, frags[0].BigEndian = qos, true
+		var got Sample
+		for _, i := range order {
+			out, err := r.Add(writer, frags[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Payload != nil {
+				got = out
+			}
+		}
+		if len(got.InlineQoS) != 1 || got.InlineQoS[0].ID != 0x800f || !bytes.Equal(got.InlineQoS[0].Value, qos[0].Value) || !got.BigEndian {
+			t.Fatalf("order %v: inline QoS %+v big-endian %v, want the first fragment's", order, got.InlineQoS, got.BigEndian)
+		}
+		if n, b := r.Pending(); n != 0 || b != 0 {
+			t.Fatalf("order %v: %d samples, %d octets still pending", order, n, b)
+		}
+	}
+	r := New(Limits{})
+	f := split(4, make([]byte, 2500), 1000, 1)[0]
+	f.InlineQoS = wire.ParameterList{{ID: 0x800f, Value: make([]byte, MaxInlineQoS+4)}}
+	if _, err := r.Add(writer, f); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversized inline QoS: %v, want ErrTooLarge", err)
 	}
 }
 
