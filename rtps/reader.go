@@ -237,7 +237,7 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 // 3 s), once per hole.
 func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, bigEndian bool, ts time.Time) (hole bool) {
 	uw := r.writer(w)
-	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: cloneParams(qos), BigEndian: bigEndian, SourceTime: ts}
+	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: qos.Clone(), BigEndian: bigEndian, SourceTime: ts}
 	if r.data.QoS.Reliability != Reliable {
 		if sn >= uw.next {
 			uw.next = sn + 1
@@ -430,15 +430,4 @@ func (p *Participant) handleUserGap(w wire.GUID, g *wire.Gap) {
 		}
 		r.release(uw)
 	}
-}
-
-func cloneParams(pl wire.ParameterList) wire.ParameterList {
-	if pl == nil {
-		return nil
-	}
-	out := make(wire.ParameterList, len(pl))
-	for i, p := range pl {
-		out[i] = wire.Parameter{ID: p.ID, Value: bytes.Clone(p.Value)}
-	}
-	return out
 }

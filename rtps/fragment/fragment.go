@@ -5,7 +5,6 @@
 package fragment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -121,7 +120,7 @@ func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) (Sample, error) {
 	}
 	if !ok {
 		if total == 1 {
-			return Sample{Payload: f.Payload, InlineQoS: cloneParams(f.InlineQoS), BigEndian: f.BigEndian}, nil
+			return Sample{Payload: f.Payload, InlineQoS: f.InlineQoS.Clone(), BigEndian: f.BigEndian}, nil
 		}
 		s = r.start(k, f.SampleSize, f.FragmentSize, total)
 	}
@@ -135,7 +134,7 @@ func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) (Sample, error) {
 			return Sample{}, fmt.Errorf("%w: %d octets of inline QoS", ErrTooLarge, n)
 		}
 		r.makeRoom(n, k.Writer, func(o Key) bool { return o != k })
-		s.qos, s.bigEndian, s.qosBytes = cloneParams(f.InlineQoS), f.BigEndian, n
+		s.qos, s.bigEndian, s.qosBytes = f.InlineQoS.Clone(), f.BigEndian, n
 		r.bytes += n
 	}
 	copy(s.buf[off:], f.Payload)
@@ -238,15 +237,3 @@ func (r *Reassembler) Missing(k Key) (set wire.FragmentNumberSet, ok bool) {
 
 // Pending is the number of partial samples and the octets they hold.
 func (r *Reassembler) Pending() (samples, bytes int) { return len(r.pending), r.bytes }
-
-// cloneParams copies a parameter list: fragments alias the datagram.
-func cloneParams(pl wire.ParameterList) wire.ParameterList {
-	if pl == nil {
-		return nil
-	}
-	out := make(wire.ParameterList, len(pl))
-	for i, p := range pl {
-		out[i] = wire.Parameter{ID: p.ID, Value: bytes.Clone(p.Value)}
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -91,6 +92,19 @@ type Parameter struct {
 // ParameterList is a PL: parameters in order, unknown ids kept as they
 // came. PID_PAD entries are dropped on parsing; PID_SENTINEL is implied.
 type ParameterList []Parameter
+
+// Clone copies the list and its values (a parsed list aliases the
+// datagram it came in); nil stays nil.
+func (pl ParameterList) Clone() ParameterList {
+	if pl == nil {
+		return nil
+	}
+	out := make(ParameterList, len(pl))
+	for i, p := range pl {
+		out[i] = Parameter{ID: p.ID, Value: bytes.Clone(p.Value)}
+	}
+	return out
+}
 
 // Get returns the value of the first parameter with a standard id.
 // Vendor-specific ids are not found here, see GetVendor.
