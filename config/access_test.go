@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,34 @@ access:
 	}
 	if c.Access.Services[0].Policy != PolicyOperator || c.Access.Services[1].Policy != "" {
 		t.Fatalf("%+v", c.Access.Services)
+	}
+}
+
+// TestServiceTypePinsTakeTheTransportsForm: a service rule's type is
+// compared with the type discovery reports, std_srvs/Trigger on ROS 1 and
+// std_srvs/srv/Trigger on ROS 2, so each transport takes only its form.
+func TestServiceTypePinsTakeTheTransportsForm(t *testing.T) {
+	const ros2 = "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]\n"
+	const ros1 = "actuators: [{name: arm, kind: arm, action: /a, joints: [j]}]\n"
+	for _, tt := range []struct {
+		name, head, typ string
+		ok              bool
+	}{
+		{"ros2 form under ros2", ros2, "std_srvs/srv/Trigger", true},
+		{"ros1 form under ros2", ros2, "std_srvs/Trigger", false},
+		{"a message type under ros2", ros2, "std_msgs/msg/String", false},
+		{"ros1 form under ros1", ros1, "std_srvs/Trigger", true},
+		{"ros2 form under ros1", ros1, "std_srvs/srv/Trigger", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.head + "access: {services: [{name: /s, tier: read, type: " + tt.typ + "}]}"))
+			if tt.ok && err != nil {
+				t.Fatal(err)
+			}
+			if !tt.ok && (!errors.Is(err, ErrConfig) || !strings.Contains(fmt.Sprint(err), "access.services[0].type")) {
+				t.Fatalf("error %v, want one naming access.services[0].type", err)
+			}
+		})
 	}
 }
 

@@ -541,7 +541,9 @@ var (
 	conditionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	fieldPathRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+){0,15}$`)
 	serviceTypeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$`)
-	toolNameRE      = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	// ros2ServiceTypeRE is a service type as ROS 2 names it, pkg/srv/Type.
+	ros2ServiceTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/srv/[A-Za-z][A-Za-z0-9_]*$`)
+	toolNameRE        = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 )
 
 // validateAccess checks the allowlists; bad formats the error as Validate does.
@@ -606,7 +608,11 @@ func (c *Config) validateAccess(bad func(field, format string, args ...any) erro
 		default:
 			return bad(f("tier"), "%q is not one of read, write, irreversible", sv.Tier)
 		}
-		if sv.Type != "" && !serviceTypeRE.MatchString(sv.Type) {
+		if c.Transport == TransportROS2 {
+			if sv.Type != "" && !ros2ServiceTypeRE.MatchString(sv.Type) {
+				return bad(f("type"), "%q is not a ROS 2 service type like std_srvs/srv/Trigger", sv.Type)
+			}
+		} else if sv.Type != "" && !serviceTypeRE.MatchString(sv.Type) {
 			return bad(f("type"), "%q is not a service type like std_srvs/Trigger", sv.Type)
 		}
 		if err := checkDuration(sv.Timeout, 100*time.Millisecond, time.Minute); err != nil {
