@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/actbridge/actbridge/config"
@@ -22,11 +23,11 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 	if err != nil {
 		return nil, fmt.Errorf("joining the ROS 2 graph: %w", err)
 	}
-	domain := 0
-	if cfg.DomainID != nil {
-		domain = *cfg.DomainID
+	where := fmt.Sprintf("ROS 2 %s", r.Distro())
+	// The discovery Open used: the config's keys, then the environment.
+	if d, err := ros2.Discovery(cfg.ROS2, os.LookupEnv); err == nil {
+		where = fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), d.Domain, strings.ToLower(string(d.Range)))
 	}
-	where := fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), domain, cfg.DiscoveryRange)
 	return &link{robot: r, where: where, describer: r, close: r.Close}, nil
 }
 

@@ -129,3 +129,31 @@ func TestROS2CatalogueOfflineIsServes(t *testing.T) {
 		t.Errorf("service_call: %.400s", on["service_call"])
 	}
 }
+
+// The start-up line names the domain the transport joined, also when it
+// comes from ROS_DOMAIN_ID rather than the config.
+func TestServeNamesTheDomainTheEnvironmentGave(t *testing.T) {
+	b, err := os.ReadFile(ros2ArmConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "no-domain.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "domain_id: 77\n", "", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ROS_DOMAIN_ID", "78")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	l, err := openTransport(ctx, cfg, time.Second, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	if want := "ROS 2 jazzy, domain 78, localhost discovery"; l.where != want {
+		t.Errorf("where = %q, want %q", l.where, want)
+	}
+}
