@@ -65,9 +65,18 @@ type Motions struct {
 	active  map[string]string // actuator → non-terminal motion id
 	waiters map[string][]chan struct{}
 	// dispatching holds the motions between their last e-stop check and
-	// the return of their send; true once a robot_stop latched meanwhile
-	// (its StopAll may have run before the transport knew the goal).
-	dispatching map[string]bool
+	// the return of their send (a robot_stop that latches meanwhile ends
+	// their send's context and marks them: its StopAll may have run before
+	// the transport knew the goal).
+	dispatching map[string]*dispatch
+	// driveStops ends a drive's send context when its motion ends.
+	driveStops map[string]context.CancelFunc
+}
+
+// dispatch is one send between its e-stop check and its return.
+type dispatch struct {
+	stopped bool
+	cancel  context.CancelFunc // ends the send's context
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -82,7 +91,8 @@ func (m *Motions) Start() error {
 	m.sessCtx = map[string]context.Context{}
 	m.ended = map[string]time.Time{}
 	m.waiters = map[string][]chan struct{}{}
-	m.dispatching = map[string]bool{}
+	m.dispatching = map[string]*dispatch{}
+	m.driveStops = map[string]context.CancelFunc{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
 	open, err := m.Store.NonTerminal()
@@ -205,6 +215,10 @@ func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.Sta
 	if inflight.IsTerminal(mo.State) || mo.State == inflight.StateUnknown {
 		if m.active[mo.Actuator] == id {
 			delete(m.active, mo.Actuator)
+		}
+		if stop := m.driveStops[id]; stop != nil {
+			stop()
+			delete(m.driveStops, id)
 		}
 	}
 	ws := m.waiters[id]
@@ -351,19 +365,40 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	// The record is durable: only now may the goal go out.
 	crashpoint("after_commit")
-	if e := m.beginDispatch(motionID); e != nil {
+	// A drive outlives this call: it runs under the session's context and
+	// stops when the session ends (the deadman). A robot_stop that latches
+	// while the goal is being sent ends sctx, so the send gives up before
+	// the wire if it still can.
+	base := ctx
+	if g.Drive != nil {
+		base = m.sessionContext(c.Session)
+	}
+	sctx, stopSend := context.WithCancel(base)
+	if e := m.beginDispatch(motionID, pv.Actuator, stopSend); e != nil {
+		stopSend()
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: the e-stop latched before the goal left")
 		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
-	m.setActive(pv.Actuator, motionID)
 	if pv.Tool == "base_drive" && c.Session != "" {
 		m.mu.Lock()
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	serr := m.send(ctx, pv.Actuator, motionID, g, c.Session)
+	serr := m.send(sctx, pv.Actuator, motionID, g)
+	stopped := m.endDispatch(motionID)
+	m.keepSendContext(motionID, g.Drive != nil && serr == nil, stopSend)
 	note := "goal published"
-	if m.endDispatch(motionID) && serr == nil {
+	if stopped && serr != nil {
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: robot_stop latched while it was being sent: "+serr.Error())
+		latched, ev, reason := m.EStop()
+		if !latched {
+			reason = "reset since"
+		}
+		e := StateError(CodeEstopLatched, fmt.Sprintf("robot_stop latched while the goal was being sent (event %d: %s)", ev, reason),
+			"an operator calls estop_reset for that event", "the goal was stopped before it left; nothing was sent")
+		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	}
+	if stopped {
 		// A robot_stop latched while this goal was being sent; its StopAll
 		// may have come before the transport knew the goal: cancel it now.
 		note = "goal published while robot_stop latched; cancel sent"
@@ -389,16 +424,18 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 }
 
 // beginDispatch is the e-stop check right before a send, atomic with
-// LatchStop: a goal that passes it is known to a robot_stop that latches
-// later, one that fails it is never sent.
-func (m *Motions) beginDispatch(id string) *Error {
+// LatchStop: a goal that passes it holds its actuator and is known to a
+// robot_stop that latches later (which calls cancel); one that fails it
+// is never sent.
+func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) *Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if latched, ev, reason := m.EStop(); latched {
 		return StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
 			"an operator calls estop_reset for that event", "e-stop latched while confirming; nothing was sent")
 	}
-	m.dispatching[id] = false
+	m.dispatching[id] = &dispatch{cancel: cancel}
+	m.active[actuator] = id
 	return nil
 }
 
@@ -407,9 +444,27 @@ func (m *Motions) beginDispatch(id string) *Error {
 func (m *Motions) endDispatch(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	stopped := m.dispatching[id]
+	d := m.dispatching[id]
 	delete(m.dispatching, id)
-	return stopped
+	return d != nil && d.stopped
+}
+
+// keepSendContext ends a send's context now, or, for a drive that runs
+// under it, when the drive's motion ends.
+func (m *Motions) keepSendContext(id string, running bool, stop context.CancelFunc) {
+	if !running {
+		stop()
+		return
+	}
+	m.mu.Lock()
+	m.driveStops[id] = stop
+	m.mu.Unlock()
+	if mo, err := m.Store.Get(id); err == nil && (inflight.IsTerminal(mo.State) || mo.State == inflight.StateUnknown) {
+		m.mu.Lock() // it ended before it was kept
+		delete(m.driveStops, id)
+		m.mu.Unlock()
+		stop()
+	}
 }
 
 // LatchStop latches the e-stop through latch, atomically with the check
@@ -420,11 +475,12 @@ func (m *Motions) LatchStop(latch func() uint64) (uint64, []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ev := latch()
-	for id := range m.dispatching {
-		m.dispatching[id] = true
+	for _, d := range m.dispatching {
+		d.stopped = true
+		d.cancel()
 	}
 	ids := make([]string, 0, len(m.active))
-	for _, id := range m.active {
+	for _, id := range m.active { // dispatching motions are active too
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
@@ -455,7 +511,7 @@ func (m *Motions) actuatorReady(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal, session string) error {
+func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal) error {
 	switch {
 	case g.Trajectory != nil:
 		return m.Robot.Send(ctx, actuator, id, actuators.Trajectory{Joints: g.Trajectory.Joints, Points: g.Trajectory.Points})
@@ -464,10 +520,9 @@ func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal, 
 	case g.Navigate != nil:
 		return m.Robot.Send(ctx, actuator, id, actuators.Navigate{Target: *g.Navigate})
 	case g.Drive != nil:
-		// The drive outlives this call: it runs under the session's context
-		// and stops when the session ends (the deadman).
+		// ctx is the drive's deadman: the session's context (Confirm).
 		d := actuators.Drive{Linear: g.Drive.Linear, Angular: g.Drive.Angular, Duration: time.Duration(g.Drive.DurationS * float64(time.Second))}
-		return m.Robot.Send(m.sessionContext(session), actuator, id, d)
+		return m.Robot.Send(ctx, actuator, id, d)
 	}
 	return errors.New("stored goal is empty")
 }

@@ -736,3 +736,55 @@ func TestRobotStopRacingAConfirmNeverLetsItsGoalRun(t *testing.T) {
 		}
 	})
 }
+
+// TestRobotStopDuringAWaitingSendAnswersEstopAndSendsNothing: a send
+// still waiting for its server when robot_stop latches gives up before
+// the wire; the confirm says the e-stop stopped it, the record ends
+// rejected and the stop names the motion among those it cancelled.
+func TestRobotStopDuringAWaitingSendAnswersEstopAndSendsNothing(t *testing.T) {
+	r := newRig(t)
+	r.robot.SetSendDelay(time.Minute)
+	id := preview(t, r, "gripper_move", `{"position":0.04}`)
+	type answer struct {
+		out map[string]any
+		e   *Error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		done <- answer{out, e}
+	}()
+	var held string
+	deadline := time.Now().Add(10 * time.Second)
+	for held == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the confirm never reached the robot's send")
+		}
+		if h, busy := r.m.ActiveOn("gripper"); busy {
+			held = h
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop, e := r.call(t, RolePlanner, "robot_stop", `{}`)
+	if e != nil {
+		t.Fatal(e)
+	}
+	var a answer
+	select {
+	case a = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the confirm still waits after robot_stop")
+	}
+	if a.e == nil || a.e.Code != CodeEstopLatched {
+		t.Fatalf("confirm: %v %+v, want estop_latched", a.out, a.e)
+	}
+	if n := r.robot.GoalsSent(); n != 0 {
+		t.Fatalf("%d goals reached the robot, want 0", n)
+	}
+	if got, _ := stop["cancelled_motions"].([]any); len(got) != 1 || got[0] != held {
+		t.Fatalf("robot_stop named %v, want [%s]", stop["cancelled_motions"], held)
+	}
+	if mo, err := r.store.Get(held); err != nil || mo.State != inflight.StateRejected {
+		t.Fatalf("record %s: %v %v, want rejected", held, mo.State, err)
+	}
+}
