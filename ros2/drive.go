@@ -372,13 +372,15 @@ func (dv *cmdVel) stop(context.Context) error {
 	} else {
 		err = dv.publish(0, 0)
 	}
-	dv.spawn(func() {
+	if !dv.spawn(func() {
 		select {
 		case <-time.After(zeroGap):
-			dv.zeros(life, zeroRepeats-1)
 		case <-life.Done():
 		}
-	})
+		dv.zeros(life, zeroRepeats-1) // back to back once life ended
+	}) {
+		dv.zeros(life, zeroRepeats-1)
+	}
 	return err
 }
 

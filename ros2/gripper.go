@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
@@ -104,12 +105,10 @@ func (c gripperCodec) fingerState(m *cdr.Message) (pos, eff float64, ok bool) {
 	ps, _ := st.Get("position").([]float64)
 	es, _ := st.Get("effort").([]float64)
 	i := 0 // a state naming no joint is the finger's alone
-	for k, n := range names {
-		if n == c.joint {
-			i = k
-		}
+	if len(names) > 0 {
+		i = slices.Index(names, c.joint)
 	}
-	if i >= len(ps) {
+	if i < 0 || i >= len(ps) { // it names joints, but not the finger
 		return 0, 0, false
 	}
 	if i < len(es) {

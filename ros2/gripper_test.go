@@ -180,3 +180,33 @@ func TestGripperProgressIsTheShareOfTheWayCovered(t *testing.T) {
 		})
 	}
 }
+
+// A parallel gripper's state is read at the finger's joint: a state that
+// names only other joints gives no reading rather than another joint's.
+func TestParallelGripperStateIsReadAtTheFingersJoint(t *testing.T) {
+	tests := []struct {
+		name  string
+		names []string
+		pos   []float64
+		want  float64
+		ok    bool
+	}{
+		{"finger alone, unnamed", nil, []float64{0.02}, 0.02, true},
+		{"finger among others", []string{"wrist", "finger"}, []float64{1.5, 0.03}, 0.03, true},
+		{"other joints only", []string{"wrist"}, []float64{1.5}, 0, false},
+		{"named but no positions", []string{"finger"}, nil, 0, false},
+	}
+	c := gripperCodecOf(t, config.GripperActionParallel, 0)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fb := zeroMsg(t, msgs.Jazzy, config.GripperActionParallel+"_Feedback")
+			st := fb.Get("state").(*cdr.Message)
+			st.Set("name", tt.names)
+			st.Set("position", tt.pos)
+			pos, _, ok := c.fingerState(fb)
+			if ok != tt.ok || pos != tt.want {
+				t.Fatalf("fingerState = %v, %v; want %v, %v", pos, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

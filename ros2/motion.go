@@ -74,10 +74,20 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		}
 		r.mu.Lock()
 		_, dup := r.goals[goalID]
-		r.mu.Unlock()
-		if dup {
-			return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
+		closing := r.life.Err() != nil
+		if !dup && !closing {
+			// Close waits for the start: a twist it publishes while Close
+			// stops the drives is followed by zeros before the node goes.
+			r.wg.Add(1)
 		}
+		r.mu.Unlock()
+		switch {
+		case dup:
+			return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
+		case closing:
+			return actuators.ErrClosed
+		}
+		defer r.wg.Done()
 		return a.drive.start(ctx, goalID, d)
 	}
 	if a.client == nil {

@@ -2,6 +2,7 @@ package ros2
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -84,8 +85,8 @@ func takeNewest(ctx context.Context, n *node.Node, topic, typ string, wg *sync.W
 		defer wg.Done()
 		for {
 			m, _, err := sub.Take(ctx)
-			if ctx.Err() != nil {
-				return
+			if ctx.Err() != nil || errors.Is(err, node.ErrClosed) {
+				return // a closed subscription answers at once: no spinning
 			}
 			if err == nil {
 				fn(m, time.Now())
