@@ -179,6 +179,11 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			if err := o.check(); err != nil {
 				return bad(f("qos."+role), "%v", err)
 			}
+			if role == QoSCmdVel && (o.History == "keep_all" || o.Durability == "transient_local") {
+				// A keep-all writer can block a zero twist behind a lagging
+				// reader; a transient-local one replays old twists.
+				return bad(f("qos."+role), "a velocity command must be keep_last and volatile")
+			}
 			if prev, dup := qosByTopic[topic]; dup && prev != o {
 				return bad(f("qos."+role), "%s already has another QoS override from an actuator sharing the topic", topic)
 			}

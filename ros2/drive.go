@@ -13,6 +13,7 @@ import (
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/rtps"
 )
 
 // Velocity command types: diff_drive_controller reads TwistStamped on
@@ -90,6 +91,13 @@ func newCmdVel(n *node.Node, a config.ActuatorConfig, notify func(actuators.Goal
 	typ := twistStampedType
 	if !a.StampedCmdVel() {
 		typ = twistType
+	}
+	if o, ok := a.QoS[config.QoSCmdVel]; ok {
+		// A keep-all writer can block a zero behind a lagging reader, and a
+		// transient-local one replays old twists to a late controller.
+		if p, err := qos.Override(o).Apply(qos.Default); err == nil && (p.QoS.History == rtps.KeepAll || p.QoS.Durability == rtps.TransientLocal) {
+			return nil, fmt.Errorf("%w: %s: qos.cmd_vel: a velocity command must be keep_last and volatile, got profile %q", config.ErrConfig, a.Name, o.Profile)
+		}
 	}
 	pub, err := n.NewPublisher(a.CmdVelTopic, typ, qos.Default)
 	if err != nil {

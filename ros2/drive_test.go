@@ -293,3 +293,27 @@ func TestStopAllEndsADriveWaitingForItsSubscriberAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A cmd_vel QoS profile that keeps every twist or replays them to late
+// subscribers is refused when the robot opens: a zero must never wait
+// behind a lagging reader, and an old twist must never reach a
+// controller that joins late.
+func TestCmdVelProfileThatBlocksOrReplaysIsRefused(t *testing.T) {
+	for _, profile := range []string{"latched", "action_status"} {
+		t.Run(profile, func(t *testing.T) {
+			cfg := baseConfig(153, "jazzy", config.ActuatorConfig{CmdVelTopic: "/cmd_vel",
+				QoS: map[string]config.QoSOverride{config.QoSCmdVel: {Profile: profile}}})
+			cfg.DiscoveryRange = config.DiscoveryLocalhost
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			r, err := Open(ctx, cfg, Options{})
+			if err == nil {
+				r.Close()
+				t.Fatal("Open accepted it")
+			}
+			if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), "keep_last and volatile") {
+				t.Fatalf("error %v, want a config error saying why", err)
+			}
+		})
+	}
+}
