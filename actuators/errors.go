@@ -1,6 +1,9 @@
 package actuators
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors every transport returns, compared with errors.Is; the wrapping
 // error names the actuator, goal, topic, parameter or service.
@@ -13,6 +16,10 @@ var (
 	// ErrUnknownActuator: no actuator of that name (or of that kind).
 	ErrUnknownActuator = errors.New("unknown actuator")
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrRefusedByRobot: the robot itself refused a well-formed request
+	// (a ROS 2 node checks a parameter's type and range); the same
+	// request fails again.
+	ErrRefusedByRobot = fmt.Errorf("%w: refused by the robot", ErrInvalidArgument)
 	// ErrDuplicateGoal: the goal id was already sent or tracked; it is
 	// never sent twice.
 	ErrDuplicateGoal = errors.New("goal id already used")

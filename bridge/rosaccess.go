@@ -40,10 +40,15 @@ func accessError(err error, field string) error {
 		return e
 	case errors.Is(err, actuators.ErrNoMessages):
 		return StateError(CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no message in time")
-	case errors.Is(err, actuators.ErrInvalidArgument):
+	case errors.Is(err, actuators.ErrRefusedByRobot):
 		// The robot refused the value (a ROS 2 node checks a parameter's
 		// type and range itself): the same call fails again.
 		e := RuleError(CodeInvalidArgument, "accepted_by_robot", field, err.Error())
+		e.Retryable = false
+		return e
+	case errors.Is(err, actuators.ErrInvalidArgument):
+		// The transport refused it before asking the robot (a malformed name).
+		e := RuleError(CodeInvalidArgument, "well_formed", field, err.Error())
 		e.Retryable = false
 		return e
 	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):

@@ -141,12 +141,22 @@ func TestParamsSetReturnsThePreviousValueAndUndoRestoresIt(t *testing.T) {
 
 // A value the robot itself refuses (a ROS 2 node checks a parameter's
 // type) is invalid_argument, not retryable, with the node's reason.
+// A name the transport cannot even ask about is refused as malformed, not
+// as the robot's refusal.
 func TestParamsSetReportsTheRobotsRefusal(t *testing.T) {
-	r := newROSRig(t)
-	r.ros.setErr = fmt.Errorf("%w: /sim/led/brightness: Wrong parameter type", actuators.ErrInvalidArgument)
-	e := mustRefuse(t, r, "params_set", `{"name":"/sim/led/brightness","number":0.8}`, CodeInvalidArgument, "accepted_by_robot")
-	if e.Retryable || !strings.Contains(e.Message, "Wrong parameter type") {
-		t.Fatalf("%+v", e)
+	for _, tt := range []struct {
+		err        error
+		rule, text string
+	}{
+		{fmt.Errorf("%w: /sim/led/brightness: Wrong parameter type", actuators.ErrRefusedByRobot), "accepted_by_robot", "Wrong parameter type"},
+		{fmt.Errorf("%w: %q is not /<node>/<parameter>", actuators.ErrInvalidArgument, "/sim/led/brightness"), "well_formed", "is not /<node>/<parameter>"},
+	} {
+		r := newROSRig(t)
+		r.ros.setErr = tt.err
+		e := mustRefuse(t, r, "params_set", `{"name":"/sim/led/brightness","number":0.8}`, CodeInvalidArgument, tt.rule)
+		if e.Retryable || !strings.Contains(e.Message, tt.text) {
+			t.Fatalf("%+v", e)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ const (
 
 // ErrParamRefused: the parameter's node refused the set (a wrong type,
 // read-only, undeclared, out of its range); its reason is in the message.
-var ErrParamRefused = fmt.Errorf("%w: the node refused the parameter", actuators.ErrInvalidArgument)
+var ErrParamRefused = fmt.Errorf("%w: the node refused the parameter", actuators.ErrRefusedByRobot)
 
 // listParameters is the service whose server says a node serves parameters.
 const listParameters = "/list_parameters"
