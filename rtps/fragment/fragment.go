@@ -21,7 +21,8 @@ var (
 )
 
 // MaxInlineQoS bounds the inline QoS kept with a partial sample, in
-// octets of parameter values; ROS 2's are a few dozen.
+// octets as on the wire (4 per parameter header plus its value); ROS 2's
+// are a few dozen.
 const MaxInlineQoS = 4096
 
 // Limits bound a Reassembler.
@@ -127,13 +128,17 @@ func (r *Reassembler) Add(writer wire.GUID, f *wire.DataFrag) (Sample, error) {
 	if f.InlineQoS != nil && s.qos == nil {
 		n := 0
 		for _, p := range f.InlineQoS {
-			n += len(p.Value)
+			n += 4 + len(p.Value) // its header too: empty parameters are not free
 		}
 		if n > MaxInlineQoS {
 			r.Drop(k)
 			return Sample{}, fmt.Errorf("%w: %d octets of inline QoS", ErrTooLarge, n)
 		}
 		r.makeRoom(n, k.Writer, func(o Key) bool { return o != k })
+		if r.bytes+n > r.lim.MaxBytes { // only this sample is left to evict
+			r.Drop(k)
+			return Sample{}, fmt.Errorf("%w: %d octets of inline QoS beyond the budget", ErrTooLarge, n)
+		}
 		s.qos, s.bigEndian, s.qosBytes = f.InlineQoS.Clone(), f.BigEndian, n
 		r.bytes += n
 	}

@@ -156,6 +156,14 @@ func TestInlineQoSOfTheFirstFragmentComesWithTheSample(t *testing.T) {
 	if _, err := r.Add(writer, f); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("oversized inline QoS: %v, want ErrTooLarge", err)
 	}
+	f = split(5, make([]byte, 2500), 1000, 1)[0]
+	f.InlineQoS = make(wire.ParameterList, MaxInlineQoS/4+1) // empty values
+	if _, err := r.Add(writer, f); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("%d empty parameters: %v, want ErrTooLarge", len(f.InlineQoS), err)
+	}
+	if n, b := r.Pending(); n != 0 || b != 0 {
+		t.Fatalf("refused samples left %d pending, %d octets", n, b)
+	}
 }
 
 // FuzzAdd: arbitrary fragments never panic or exceed the budget.
