@@ -15,7 +15,8 @@ stop() {
   if [ -f "$dir/pids" ]; then
     # Reverse order: bridge, sim, master.
     tac "$dir/pids" | while read -r name pid; do
-      if kill -0 "$pid" 2>/dev/null; then
+      # Only a process that is still ours: after a reboot the pid may be another's.
+      if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name"; then
         kill "$pid" 2>/dev/null || true
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
@@ -40,6 +41,7 @@ wait_ready() {
     sleep 0.1
   done
   echo "actbridge is not ready after 20 s; see $dir/actbridge.log and $dir/simrobot.log" >&2
+  return 1
 }
 
 # domain_free: no UDP socket on this host is bound in the port range RTPS
@@ -84,7 +86,7 @@ demo_ros2() {
   echo "simrobot $!" >>"$dir/pids"
   bin/actbridge serve --config launch/robots/sim-ros2.yaml --listen "$listen" --data-dir "$dir/data" >"$dir/actbridge.log" 2>&1 &
   echo "actbridge $!" >>"$dir/pids"
-  wait_ready
+  wait_ready || { stop; exit 1; }
 
   cat <<MSG
 
@@ -119,7 +121,7 @@ demo_ros1() {
 
   bin/actbridge serve --config launch/robots/sim.yaml --listen "$listen" --data-dir "$dir/data" --wait-master 20s >"$dir/actbridge.log" 2>&1 &
   echo "actbridge $!" >>"$dir/pids"
-  wait_ready
+  wait_ready || { stop; exit 1; }
 
   cat <<MSG
 
