@@ -29,9 +29,10 @@ import (
 const crashMotionsEnv = "ACTBRIDGE_CRASH_MOTIONS"
 
 // simRobot is `simrobot --ros 2` on a domain, and CycloneDDS's trigger
-// client to read its goal log with. (Not our own service client: it takes
-// no reply of more than about 10 kB from the sim, where Cyclone's and Fast
-// DDS's clients take the whole log; see the report of issue 22.)
+// client to read its goal log with: the count of goals on the wire comes
+// from a stack other than the bridge's own RTPS, so a fault shared by both
+// sides of ours cannot hide a duplicate. (It also first showed that our
+// reassembly lost a fragmented reply's inline QoS, fixed since.)
 type simRobot struct {
 	proc    *netns.Peer
 	ns      string
