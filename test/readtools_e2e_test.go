@@ -14,7 +14,7 @@ import (
 func TestReadToolsAgainstTheSim(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
 		needs(t, tr, "topics_list", "topic_sample")
-		w := newWorld(t, worldOpts{tr: tr})
+		w := newWorld(t, worldOpts{tr: tr, config: guardedConfig(t, tr)})
 		cs := w.mcpClient("")
 		js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{})
 		if len(js["joints"].([]any)) < 7 || js["stale"] != false {
