@@ -1,9 +1,29 @@
 package actuators
 
 import (
+	"fmt"
 	"image"
 	"time"
 )
+
+// Bounds of Graph.SampleTopic, the same on every transport.
+const (
+	MaxSamples           = 100
+	MaxSampleTimeout     = 10 * time.Second
+	DefaultSampleTimeout = 2 * time.Second
+)
+
+// SampleBounds checks SampleTopic's n (at least 1, at most MaxSamples)
+// and timeout (DefaultSampleTimeout when <= 0, at most MaxSampleTimeout).
+func SampleBounds(n int, timeout time.Duration) (int, time.Duration, error) {
+	if n < 1 {
+		return 0, 0, fmt.Errorf("%w: n must be >= 1, got %d", ErrInvalidArgument, n)
+	}
+	if timeout <= 0 {
+		timeout = DefaultSampleTimeout
+	}
+	return min(n, MaxSamples), min(timeout, MaxSampleTimeout), nil
+}
 
 // TopicInfo is one topic of the robot's graph.
 type TopicInfo struct {

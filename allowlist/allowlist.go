@@ -15,13 +15,14 @@ import (
 // "/camera/**" allows both. An empty list allows nothing.
 type Globs []string
 
-// globRE is what a pattern may contain: an absolute ROS name with wildcards.
-var globRE = regexp.MustCompile(`^/[A-Za-z0-9_/~*?]*$`)
+// globRE is what a pattern may contain: an absolute ROS name with
+// wildcards; dots for ROS 2 parameter names (/node/constraints.goal_time).
+var globRE = regexp.MustCompile(`^/[A-Za-z0-9_/~.*?]*$`)
 
 // Check reports why a pattern is not usable, or nil.
 func Check(p string) error {
 	if !globRE.MatchString(p) || strings.Contains(p, "//") || strings.Contains(p, "***") {
-		return fmt.Errorf("%q is not a pattern: an absolute ROS name with * (one segment), ** (any depth) or ?", p)
+		return fmt.Errorf("%q is not a pattern: an absolute ROS name (dots allowed for ROS 2 parameters) with * (one segment), ** (any depth) or ?", p)
 	}
 	return nil
 }

@@ -21,6 +21,10 @@ func TestGlobStarStaysInASegmentAndDoubleStarCrossesThem(t *testing.T) {
 		{"/sim/led/?et", "/sim/led//et", false},
 		{"/**", "/anything/at/all", true},
 		{"/sim/*_joint", "/sim/elbow_joint", true},
+		// ROS 2 parameters keep their dots: one segment.
+		{"/simrobot/faults.*", "/simrobot/faults.arm.abort_after", true},
+		{"/joint_trajectory_controller/constraints.*.goal", "/joint_trajectory_controller/constraints.elbow_joint.goal", true},
+		{"/simrobot/faults.*", "/simrobot/x/faults.arm", false},
 	}
 	for _, c := range cases {
 		if got := Matches(c.p, c.name); got != c.want {
@@ -41,7 +45,7 @@ func TestBadPatternsAreRefused(t *testing.T) {
 			t.Errorf("%q accepted", p)
 		}
 	}
-	for _, p := range []string{"/odom", "/camera/**", "/*/status", "/a/?"} {
+	for _, p := range []string{"/odom", "/camera/**", "/*/status", "/a/?", "/simrobot/faults.*"} {
 		if err := Check(p); err != nil {
 			t.Errorf("%q: %v", p, err)
 		}

@@ -40,6 +40,12 @@ func accessError(err error, field string) error {
 		return e
 	case errors.Is(err, actuators.ErrNoMessages):
 		return StateError(CodeUnavailable, err.Error(), "when the topic publishes; try a longer timeout_s", "no message in time")
+	case errors.Is(err, actuators.ErrInvalidArgument):
+		// The robot refused the value (a ROS 2 node checks a parameter's
+		// type and range itself): the same call fails again.
+		e := RuleError(CodeInvalidArgument, "accepted_by_robot", field, err.Error())
+		e.Retryable = false
+		return e
 	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
 		return StateError(CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
 	}

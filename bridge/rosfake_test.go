@@ -29,6 +29,7 @@ type fakeROS struct {
 	frames   int
 	answer   map[string]any // the next CallService response
 	callErr  error
+	setErr   error // what SetParam answers, as a node refusing the value
 }
 
 func newFakeROS() *fakeROS {
@@ -89,6 +90,9 @@ func (f *fakeROS) SetParam(_ context.Context, name string, v any) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sets++
+	if f.setErr != nil {
+		return f.setErr
+	}
 	f.params[name] = v
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,11 @@ const (
 )
 
 var rosNamePattern = `^/[A-Za-z][A-Za-z0-9_/~]*$`
+
+// paramNamePattern also admits dots: a ROS 2 parameter is named
+// /<node>/<parameter> with the parameter's dots kept
+// (/joint_trajectory_controller/constraints.goal_time).
+var paramNamePattern = `^/[A-Za-z][A-Za-z0-9_/~.]*$`
 
 // Tools returns params_get, params_set, services_list, service_call and
 // camera_snapshot.
@@ -145,8 +151,8 @@ func (rt *ROSTools) paramsGet() *Tool {
 			"none; asks the ROS master.",
 			fmt.Sprintf("{items: [{name, type, value}], total, next_cursor}; values over %d bytes are written to a file (path, read with output_read) and summarised.", maxParamValueBytes)),
 		Input: Object("", map[string]*Schema{
-			"name":   {Type: "string", Description: "One parameter, e.g. /simrobot/led/brightness. Default: use prefix.", MaxLength: Int(256), Pattern: rosNamePattern},
-			"prefix": {Type: "string", Description: "Every allowlisted parameter whose name starts with this. Default / (all allowlisted).", MaxLength: Int(256), Pattern: `^/[A-Za-z0-9_/~]*$`},
+			"name":   {Type: "string", Description: "One parameter, e.g. /simrobot/led/brightness (ROS 2: /<node>/<parameter.name>). Default: use prefix.", MaxLength: Int(256), Pattern: paramNamePattern},
+			"prefix": {Type: "string", Description: "Every allowlisted parameter whose name starts with this. Default / (all allowlisted).", MaxLength: Int(256), Pattern: `^/[A-Za-z0-9_/~.]*$`},
 			"limit":  Integer("Items per page. Default 20.", 1, 100),
 			"cursor": Str("next_cursor from the previous page. Default: first page.", 512),
 		}),
@@ -291,7 +297,7 @@ func (rt *ROSTools) paramsSet() *Tool {
 			"changes the parameter on the ROS master (reversible: set it back with `undo`); nodes may read it at any time.",
 			"{name, type, value, previous, previous_set, undo} (under 1 KB); undo holds the arguments that restore the previous value."),
 		Input: Object("", map[string]*Schema{
-			"name":            {Type: "string", Description: "The parameter, e.g. /simrobot/led/brightness.", MaxLength: Int(256), Pattern: rosNamePattern},
+			"name":            {Type: "string", Description: "The parameter, e.g. /simrobot/led/brightness (ROS 2: /<node>/<parameter.name>).", MaxLength: Int(256), Pattern: paramNamePattern},
 			"number":          Num("The value, for int and double parameters. Default: none (give exactly one of number, boolean, text).", -1e12, 1e12),
 			"boolean":         Bool("The value, for bool parameters. Default: none."),
 			"text":            Str("The value, for string parameters. Default: none.", 1024),
@@ -523,6 +529,9 @@ func requestSchema(types []actuators.ServiceType) *Schema {
 }
 
 func fieldSchema(f actuators.ServiceField, desc string) *Schema {
+	if i := strings.LastIndexByte(f.Type, '['); i > 0 && strings.HasSuffix(f.Type, "]") {
+		return arraySchema(f.Type[:i], f.Type[i+1:len(f.Type)-1], desc)
+	}
 	switch f.Type {
 	case "bool":
 		return Bool(desc)
@@ -545,6 +554,26 @@ func fieldSchema(f actuators.ServiceField, desc string) *Schema {
 	default: // int64, uint64: JSON numbers stay exact to 2^53
 		return Integer(desc, -(1 << 53), 1<<53)
 	}
+}
+
+// maxRequestItems bounds an unbounded sequence of a request.
+const maxRequestItems = 256
+
+// arraySchema is a ROS 2 array or sequence of scalars: "string[]",
+// "uint8[<=16]" (bound 16), "float64[3]" (exactly 3).
+func arraySchema(elem, bound, desc string) *Schema {
+	s := &Schema{Type: "array", Description: desc, Items: fieldSchema(actuators.ServiceField{Type: elem}, "One "+elem+".")}
+	fixed := !strings.HasPrefix(bound, "<=")
+	n, err := strconv.Atoi(strings.TrimPrefix(bound, "<="))
+	switch {
+	case err != nil || n <= 0 || n > maxRequestItems:
+		s.MaxItems = Int(maxRequestItems)
+	case fixed:
+		s.MinItems, s.MaxItems = Int(n), Int(n)
+	default:
+		s.MaxItems = Int(n)
+	}
+	return s
 }
 
 // typeSchema is one service type's request: every field required, nothing else.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/jpeg"
 	"image/png"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/allowlist"
 )
 
@@ -134,6 +136,17 @@ func TestParamsSetReturnsThePreviousValueAndUndoRestoresIt(t *testing.T) {
 	b := mustOK(t, r, RolePlanner, "params_set", `{"name":"/sim/led/enabled","boolean":true}`)
 	if b["undo"].(map[string]any)["boolean"] != false {
 		t.Fatalf("%v", b)
+	}
+}
+
+// A value the robot itself refuses (a ROS 2 node checks a parameter's
+// type) is invalid_argument, not retryable, with the node's reason.
+func TestParamsSetReportsTheRobotsRefusal(t *testing.T) {
+	r := newROSRig(t)
+	r.ros.setErr = fmt.Errorf("%w: /sim/led/brightness: Wrong parameter type", actuators.ErrInvalidArgument)
+	e := mustRefuse(t, r, "params_set", `{"name":"/sim/led/brightness","number":0.8}`, CodeInvalidArgument, "accepted_by_robot")
+	if e.Retryable || !strings.Contains(e.Message, "Wrong parameter type") {
+		t.Fatalf("%+v", e)
 	}
 }
 
@@ -385,5 +398,29 @@ func TestROSToolResultsAndErrorsFitTheAdvertisedOutputSchema(t *testing.T) {
 			t.Fatalf("%s %s: isError=%v: %v", c.tool, c.args, res.IsError, res.StructuredContent)
 		}
 		validateOutput(t, tools[c.tool], res)
+	}
+}
+
+// ROS 2 service types take sequences and arrays: the request schema
+// takes arrays for them, bounded, not numbers.
+func TestRequestSchemaTakesROS2Arrays(t *testing.T) {
+	st := actuators.ServiceType{Name: "x/srv/Y", Request: []actuators.ServiceField{
+		{Name: "names", Type: "string[]"}, {Name: "few", Type: "int32[<=2]"}, {Name: "xyz", Type: "float64[3]"}}}
+	s := typeSchema(st)
+	n := json.Number("1")
+	ok := map[string]any{"names": []any{"x"}, "few": []any{n, n}, "xyz": []any{n, n, n}}
+	if err := s.Validate(ok); err != nil {
+		t.Fatalf("valid request refused: %v", err)
+	}
+	for _, bad := range []map[string]any{
+		{"names": n, "few": []any{}, "xyz": []any{n, n, n}},
+		{"names": []any{n}, "few": []any{}, "xyz": []any{n, n, n}},
+		{"names": []any{}, "few": []any{n, n, n}, "xyz": []any{n, n, n}},
+		{"names": []any{}, "few": []any{}, "xyz": []any{n, n}},
+		{"names": []any{}, "few": []any{json.Number("1.5")}, "xyz": []any{n, n, n}},
+	} {
+		if err := s.Validate(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
 	}
 }

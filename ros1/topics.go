@@ -24,13 +24,6 @@ import (
 	"github.com/actbridge/actbridge/ros1/msgs"
 )
 
-// Bounds of SampleTopic.
-const (
-	MaxSamples           = 100
-	MaxSampleTimeout     = 10 * time.Second
-	DefaultSampleTimeout = 2 * time.Second
-)
-
 // sampler subscribes to a topic of one known type on n, offering every
 // message to out (dropping when it is full).
 type sampler func(n *goroslib.Node, topic string, out chan<- any) (func(), error)
@@ -165,21 +158,17 @@ func (r *Robot) masterTopics(ctx context.Context) (map[string]*goroslib.InfoTopi
 	}
 }
 
-// SampleTopic reads up to n messages (at most MaxSamples) of a topic within
-// timeout (DefaultSampleTimeout if <= 0, at most MaxSampleTimeout) and
+// SampleTopic reads up to n messages of a topic within timeout (bounded
+// by actuators.SampleBounds) and
 // returns them as JSON-ready values with ROS field names; times and
 // durations are seconds. Fewer than n messages is not an error; none is
 // actuators.ErrNoMessages. Topics of types outside SampleTypes fail with
 // actuators.ErrUnsupportedType.
 func (r *Robot) SampleTopic(ctx context.Context, topic string, n int, timeout time.Duration) ([]any, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("%w: n must be >= 1, got %d", actuators.ErrInvalidArgument, n)
+	n, timeout, err := actuators.SampleBounds(n, timeout)
+	if err != nil {
+		return nil, err
 	}
-	n = min(n, MaxSamples)
-	if timeout <= 0 {
-		timeout = DefaultSampleTimeout
-	}
-	timeout = min(timeout, MaxSampleTimeout)
 	if !strings.HasPrefix(topic, "/") {
 		topic = "/" + topic
 	}

@@ -33,10 +33,35 @@ func canonical(id action.GoalID) string { return uuid.UUID(id).String() }
 type peerRig struct {
 	server *ddspeers.Proc
 	robot  *Robot
-	// ids maps the goal UUIDs of the ids handed to the robot back to the
-	// ids, to read the server's log in the suite's terms.
+	ids    idNames
+}
+
+// idNames maps the goal UUIDs of the ids handed to a robot back to the
+// ids, to read a server's log in the suite's terms.
+type idNames struct {
 	mu  sync.Mutex
 	ids map[string]string
+}
+
+// name records the UUID an id goes out under.
+func (n *idNames) name(id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ids == nil {
+		n.ids = map[string]string{}
+	}
+	n.ids[canonical(GoalUUID(id))] = id
+}
+
+// idOf is the id a logged UUID went out for, or the UUID when no id maps
+// to it.
+func (n *idNames) idOf(u string) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if id, ok := n.ids[u]; ok {
+		return id
+	}
+	return u
 }
 
 // startPeerRig starts bin's action server (script args) on domain, and a
@@ -44,7 +69,7 @@ type peerRig struct {
 func startPeerRig(t *testing.T, p *ddspeers.NodePeers, bin string, domain int, args ...string) *peerRig {
 	t.Helper()
 	ns := netns.Require(t)
-	g := &peerRig{ids: map[string]string{}}
+	g := &peerRig{}
 	g.server = p.StartActionServer(t, ns, bin, armAction, append(args, "--domain", strconv.Itoa(domain))...)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -83,13 +108,6 @@ func startPeerRig(t *testing.T, p *ddspeers.NodePeers, bin string, domain int, a
 	return g
 }
 
-// name records the UUID an id goes out under.
-func (g *peerRig) name(id string) {
-	g.mu.Lock()
-	g.ids[canonical(GoalUUID(id))] = id
-	g.mu.Unlock()
-}
-
 // wire is the server's log of send_goal requests, a goal received twice
 // listed twice, in the ids' terms (a UUID no id maps to as itself).
 func (g *peerRig) wire(t *testing.T) []string {
@@ -97,34 +115,33 @@ func (g *peerRig) wire(t *testing.T) []string {
 	if err != nil {
 		t.Errorf("server log: %v", err)
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	var out []string
 	for _, e := range evs {
 		if e.Event == "goal" {
-			id, ok := g.ids[e.GoalID]
-			if !ok {
-				id = e.GoalID
-			}
-			out = append(out, id)
+			out = append(out, g.ids.idOf(e.GoalID))
 		}
 	}
 	return out
 }
 
-// naming is the robot with every id it is handed named for the log.
+// naming is the robot with every id it is handed named for the log, and
+// each goal first passed through vary when it is set.
 type naming struct {
 	*Robot
-	g *peerRig
+	ids  *idNames
+	vary func(actuator string, g actuators.Goal) actuators.Goal
 }
 
 func (n naming) Send(ctx context.Context, actuator, id string, goal actuators.Goal) error {
-	n.g.name(id)
+	n.ids.name(id)
+	if n.vary != nil {
+		goal = n.vary(actuator, goal)
+	}
 	return n.Robot.Send(ctx, actuator, id, goal)
 }
 
 func (n naming) Track(actuator, id string) {
-	n.g.name(id)
+	n.ids.name(id)
 	n.Robot.Track(actuator, id)
 }
 
@@ -138,7 +155,7 @@ func TestROS2TransportPassesTheContractAgainstEachVendor(t *testing.T) {
 			actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {
 				// 15 feedback messages 0.1 s apart: a goal runs 1.5 s, long enough to cancel.
 				g := startPeerRig(t, p, v.bin, 60+i, "--outcome", "succeed", "--feedback", "15", "--feedback-period", "0.1")
-				return actuatorstest.Rig{Robot: naming{g.robot, g}, Wire: func() []string { return g.wire(t) },
+				return actuatorstest.Rig{Robot: naming{Robot: g.robot, ids: &g.ids}, Wire: func() []string { return g.wire(t) },
 					Arm: "arm", Goal: armGoal(1.5), Held: "ghost",
 					HeldGoal: actuators.Trajectory{Joints: []string{"ghost_joint"}, Points: []spline.Point{{Positions: []float64{0.1}, Time: 1}}},
 					Timeout:  20 * time.Second}

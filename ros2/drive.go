@@ -143,11 +143,11 @@ func (dv *cmdVel) publish(linear, angular float64) error {
 	return nil
 }
 
-// publishDriving writes dr's twist unless dr was stopped.
+// publishDriving writes dr's twist unless dr was stopped or its ctx ended.
 func (dv *cmdVel) publishDriving(dr *drive) (bool, error) {
 	dr.mu.Lock()
 	defer dr.mu.Unlock()
-	if dr.stopped {
+	if dr.stopped || dr.ctx.Err() != nil {
 		return false, nil
 	}
 	return true, dv.publish(dr.goal.Linear, dr.goal.Angular)
@@ -281,9 +281,6 @@ loop:
 		case <-end.C:
 			break loop
 		case <-tick.C:
-			if dr.ctx.Err() != nil {
-				continue // ended with this tick due: not one more twist
-			}
 			if _, err := dv.publishDriving(dr); err != nil {
 				state, text = actuators.GoalAborted, "cmd_vel could not be published: "+err.Error()
 				break loop

@@ -74,6 +74,25 @@ func twistOf(m *cdr.Message) (lin, ang [3]float64, header *cdr.Message) {
 	return vec("linear"), vec("angular"), header
 }
 
+// basePeers are CycloneDDS and Fast DDS peers that know a base's types
+// (Jazzy's, the same on Humble), built once into the cache.
+func basePeers(t *testing.T) (*ddspeers.Peers, *msgs.Set) {
+	t.Helper()
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []*cdr.Struct
+	for _, name := range []string{twistStampedType, twistType, odometryType} {
+		s, err := set.Struct(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, s)
+	}
+	return ddspeers.BuildTypes(t, types), set
+}
+
 // TestDriveOnTheWireReachesEachVendorAtTheRateThenZero: a CycloneDDS and
 // a Fast DDS subscriber on diff_drive_controller's topic receive our
 // drive as the vendor decodes it: TwistStamped with a zero stamp and no
@@ -83,19 +102,7 @@ func twistOf(m *cdr.Message) (lin, ang [3]float64, header *cdr.Message) {
 // ~/cmd_vel_unstamped.
 func TestDriveOnTheWireReachesEachVendorAtTheRateThenZero(t *testing.T) {
 	ns := netns.Require(t)
-	set, err := msgs.Load(msgs.Jazzy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []*cdr.Struct
-	for _, name := range []string{twistStampedType, twistType} {
-		s, err := set.Struct(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, s)
-	}
-	p := ddspeers.BuildTypes(t, types)
+	p, set := basePeers(t)
 	unstamped := false
 	for i, tc := range []struct {
 		name, bin, distro, typ, topic string

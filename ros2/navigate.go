@@ -31,7 +31,7 @@ func (c navigateCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, 
 		return nil, fmt.Errorf("%w: a base's navigation takes no %T goal", actuators.ErrInvalidArgument, g)
 	}
 	p := nv.Target
-	if !finite(p.X) || !finite(p.Y) || !finite(p.Yaw) {
+	if !finiteAll(p.X, p.Y, p.Yaw) {
 		return nil, fmt.Errorf("%w: the goal pose must be finite, got x=%v y=%v yaw=%v", actuators.ErrInvalidArgument, p.X, p.Y, p.Yaw)
 	}
 	if p.Frame == "" {
@@ -50,14 +50,14 @@ func (c navigateCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, 
 	first := -1.0
 	return func(fb *cdr.Message) (float64, bool) {
 		d, ok := fb.Get("distance_remaining").(float32)
-		if !ok || !finite(float64(d)) || d < 0 {
+		if !ok || !finiteAll(float64(d)) || d < 0 {
 			return 0, false
 		}
-		if first < 0 {
+		if first < 0 && d > 1e-3 {
 			first = float64(d) // the path's length as Nav2 first measured it
 		}
-		if first < 1e-3 {
-			return 0, false
+		if first < 0 {
+			return 0, false // Nav2 reports 0 until it has a path
 		}
 		return math.Max(0, math.Min(1, 1-float64(d)/first)), true
 	}, nil

@@ -90,13 +90,17 @@ func TestNavigateResultFollowsTheDistrosLayout(t *testing.T) {
 }
 
 // Progress is the share of distance_remaining covered since the first
-// feedback measured it.
+// feedback that measured a path (Nav2 reports 0 before it has one).
 func TestNavigateProgressIsTheDistanceCovered(t *testing.T) {
 	prog, err := navigateCodec{frame: "odom"}.build(zeroMsg(t, msgs.Jazzy, navigateToPose+"_Goal"), actuators.Navigate{Target: actuators.Pose2D{X: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fb := zeroMsg(t, msgs.Jazzy, navigateToPose+"_Feedback")
+	fb.Set("distance_remaining", float32(0))
+	if p, ok := prog(fb); ok {
+		t.Errorf("before a path (0 m left): progress %v, want none", p)
+	}
 	for _, c := range []struct {
 		left float32
 		want float64

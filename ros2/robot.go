@@ -45,6 +45,7 @@ type Robot struct {
 	rctx   *node.Context
 	node   *node.Node
 	notify *actuators.Notifier
+	access access // topics, parameters and services: topics.go, params.go, services.go
 
 	acts   map[string]*actuator
 	order  []*actuator // config order
@@ -251,6 +252,7 @@ func (r *Robot) Close() error {
 		}
 	}
 	r.wg.Wait()
+	errs = append(errs, r.access.close())
 	if r.node != nil {
 		errs = append(errs, r.node.Close())
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorstest"
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/msgs"
@@ -29,6 +30,8 @@ import (
 // builds is this test binary's built commands (simrobot).
 var builds gobin.Builds
 
+var simArmJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
+
 // The sim's names, as ros2_control and Nav2 name them.
 const (
 	simGripperAction  = "/gripper_controller/gripper_cmd"
@@ -37,77 +40,98 @@ const (
 	simOdom           = "/diff_drive_controller/odom"
 )
 
-var simArmJoints = []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
-
-// simRig is `simrobot --ros 2` on a domain of its own and a robot with
+// missionRig is `simrobot --ros 2` on a domain of its own and a robot with
 // the sim's arm, gripper (its action type the distro's default unless
 // gripperType says) and base (navigation, drive and odometry), every
 // update recorded.
-type simRig struct {
+type missionRig struct {
 	sim   *netns.Peer
 	robot *Robot
 	set   *msgs.Set
 	h     updates
 }
 
-func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *simRig {
+func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *missionRig {
+	t.Helper()
+	g := &missionRig{sim: startSim(t, d, domain)}
+	g.robot, g.set = openOnSim(t, d, domain, []config.ActuatorConfig{
+		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints},
+		{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}, ActionType: gripperType},
+		{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, CmdVelTopic: simCmdVel, OdomTopic: simOdom},
+	})
+	g.robot.SetObserver(g.h.push)
+	return g
+}
+
+// startSim runs `simrobot --ros 2` for distro d on domain, localhost-only,
+// and waits until it serves.
+func startSim(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
 	t.Helper()
 	netns.Require(t)
 	bin := builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot")
 	cmd := exec.Command(bin, "--ros", "2", "--distro", string(d))
 	cmd.Env = append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=")
-	g := &simRig{sim: netns.StartPeer(t, cmd)}
+	p := netns.StartPeer(t, cmd)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("sim:\n%s", g.sim.Output())
+			t.Logf("sim:\n%s", p.Output())
 		}
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	for !strings.Contains(g.sim.Output(), "simrobot: serving") {
+	for !strings.Contains(p.Output(), "simrobot: serving") {
 		select {
-		case <-g.sim.Done():
-			t.Fatalf("simrobot exited:\n%s", g.sim.Output())
+		case <-p.Done():
+			t.Fatalf("simrobot exited:\n%s", p.Output())
 		case <-ctx.Done():
-			t.Fatalf("simrobot never served:\n%s", g.sim.Output())
+			t.Fatalf("simrobot never served:\n%s", p.Output())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	return p
+}
+
+// openOnSim opens a robot with acts on the sim's domain and waits until
+// every actuator the sim serves is connected (names starting "ghost"
+// are served by nobody), a base's odometry and any joint states flow.
+func openOnSim(t *testing.T, d msgs.Distro, domain int, acts []config.ActuatorConfig) (*Robot, *msgs.Set) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
 	r, err := Open(ctx, &config.Config{Transport: config.TransportROS2,
-		ROS2: config.ROS2{Distro: string(d), DomainID: &domain, DiscoveryRange: config.DiscoveryLocalhost},
-		Actuators: []config.ActuatorConfig{
-			{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints},
-			{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}, ActionType: gripperType},
-			{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, CmdVelTopic: simCmdVel, OdomTopic: simOdom},
-		}}, Options{})
+		ROS2:      config.ROS2{Distro: string(d), DomainID: &domain, DiscoveryRange: config.DiscoveryLocalhost},
+		Actuators: acts}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	g.robot = r
-	r.SetObserver(g.h.push)
-	if g.set, err = msgs.Load(d); err != nil {
+	set, err := msgs.Load(d)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		all := true
+		ready := len(r.joints) == 0 || len(r.FreshJoints(ctx).Joints) > 0
 		for _, st := range r.Actuators() {
-			all = all && st.Connected
+			ready = ready && (st.Connected || strings.HasPrefix(st.Name, "ghost"))
 		}
-		_, odom := r.Odom("base")
-		if all && odom && len(r.FreshJoints(ctx).Joints) > 0 {
-			return g
+		for _, a := range acts {
+			if _, ok := r.Odom(a.Name); a.OdomTopic != "" && !ok {
+				ready = false
+			}
+		}
+		if ready {
+			return r, set
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the sim's actions were never all discovered: %+v", r.Actuators())
+			t.Fatalf("the sim's actuators were never all discovered: %+v", r.Actuators())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
 // goalLog is the sim's goal log, from its /simrobot/goals Trigger service.
-func (g *simRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
+func (g *missionRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	t.Helper()
 	types, err := service.ResolveTypes(g.set, "std_srvs/srv/Trigger")
 	if err != nil {
@@ -198,7 +222,8 @@ func simArmGoal(seconds float64) actuators.Trajectory {
 // and a base's NavigateToPose (the distro's result layout) run goals the
 // sim receives once each; refused goals reach nothing; a goal preempted
 // by a newer one of ours ends canceled; StopAll cancels the goals of
-// every configured action and stops a drive.
+// every configured action and stops a drive; a restarted bridge follows
+// running goals to their end through Track, sending nothing again.
 func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 	for i, d := range msgs.Distros() {
 		t.Run(string(d), func(t *testing.T) {
@@ -296,24 +321,30 @@ func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 
 			t.Run("StopAllCancelsEveryAction", func(t *testing.T) {
 				before := g.goalLog(ctx, t)
-				goals := map[string]struct {
-					actuator string
-					goal     actuators.Goal
-				}{
-					newUUID(): {"arm", simArmGoal(4)},
-					newUUID(): {"base", actuators.Navigate{Target: actuators.Pose2D{X: -2}}},
-					newUUID(): {"gripper", actuators.GripperCommand{Position: 0, MaxEffort: 10}},
+				// The gripper's goal goes last, to the far end of its way
+				// (over a second), so StopAll finds every goal running.
+				grip := 0.08
+				if pos, _ := r.jointPosition("gripper_finger_joint"); pos > 0.04 {
+					grip = 0
 				}
-				for id, s := range goals {
-					if err := r.Send(ctx, s.actuator, id, s.goal); err != nil {
+				goals := []struct {
+					id, actuator string
+					goal         actuators.Goal
+				}{
+					{newUUID(), "arm", simArmGoal(4)},
+					{newUUID(), "base", actuators.Navigate{Target: actuators.Pose2D{X: -2}}},
+					{newUUID(), "gripper", actuators.GripperCommand{Position: grip, MaxEffort: 10}},
+				}
+				for _, s := range goals {
+					if err := r.Send(ctx, s.actuator, s.id, s.goal); err != nil {
 						t.Fatal(err)
 					}
 				}
 				if err := r.StopAll(ctx); err != nil {
 					t.Fatal(err)
 				}
-				for id, s := range goals {
-					if end := g.h.end(t, id, 20*time.Second); end.State != actuators.GoalCanceled {
+				for _, s := range goals {
+					if end := g.h.end(t, s.id, 20*time.Second); end.State != actuators.GoalCanceled {
 						t.Errorf("%s: goal ended %s %v (%s) after StopAll, want canceled", s.actuator, end.State, end.Result, end.Text)
 					}
 				}
@@ -350,6 +381,40 @@ func TestGripperAndNavigateGoalsOverTheSim(t *testing.T) {
 					t.Errorf("the base still moves after StopAll: %+v then %+v", stopped, p)
 				}
 			})
+
+			t.Run("RestartReattachesWithoutResending", func(t *testing.T) {
+				pos, _ := r.jointPosition("gripper_finger_joint")
+				odom, _ := r.Odom("base")
+				grip, nav := newUUID(), newUUID()
+				if err := r.Send(ctx, "gripper", grip, actuators.GripperCommand{Position: map[bool]float64{true: 0, false: 0.08}[pos > 0.04], MaxEffort: 10}); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Send(ctx, "base", nav, actuators.Navigate{Target: actuators.Pose2D{X: odom.X + 1.5, Y: odom.Y}}); err != nil {
+					t.Fatal(err)
+				}
+				r.Close() // the bridge dies; the goals run on
+				again, _ := openOnSim(t, d, 100+i, []config.ActuatorConfig{
+					{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}},
+					{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction},
+				})
+				g.robot = again // the sim's log is read through a live participant
+				var after updates
+				again.SetObserver(after.push)
+				again.Track("gripper", grip)
+				again.Track("base", nav)
+				for _, id := range []string{grip, nav} {
+					if end := after.end(t, id, 20*time.Second); end.State != actuators.GoalSucceeded {
+						t.Errorf("re-attached goal ended %s %v (%s), want succeeded", end.State, end.Result, end.Text)
+					}
+				}
+				if err := again.Send(ctx, "base", nav, actuators.Navigate{}); !errors.Is(err, actuators.ErrDuplicateGoal) {
+					t.Errorf("Send of a tracked goal: %v, want ErrDuplicateGoal", err)
+				}
+				log := g.goalLog(ctx, t)
+				if onWire(log, "gripper", grip) != 1 || onWire(log, "move_base", nav) != 1 || log["gripper"].Duplicates+log["move_base"].Duplicates != 0 {
+					t.Errorf("the sim's log: gripper %+v, move_base %+v; want each goal once", log["gripper"], log["move_base"])
+				}
+			})
 		})
 	}
 }
@@ -373,3 +438,84 @@ func TestOpenRefusesAGripperActionTheDistroLacks(t *testing.T) {
 func newUUID() string { return uuid.NewString() }
 
 func nan() float64 { return math.NaN() }
+
+// A gripper (GripperCommand on Jazzy, ParallelGripperCommand on Kilted)
+// and a base's NavigateToPose keep the robot contract over the sim, as
+// arms do against the DDS peers: "on the wire" is the sim's own goal
+// log. The suite sends one goal again and again, so the rig moves each
+// to the other end of its way: every goal runs over a second.
+func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
+	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Kilted} {
+		t.Run(string(d), func(t *testing.T) {
+			domain := 110 + i
+			sim := startSim(t, d, domain)
+			for _, c := range []struct {
+				logKey string
+				act    config.ActuatorConfig
+				ghost  config.ActuatorConfig
+				goal   actuators.Goal
+				// vary sends a goal to the end of the way farther from
+				// where r's actuator stands.
+				vary func(r *Robot, g actuators.Goal) actuators.Goal
+			}{
+				{"gripper",
+					config.ActuatorConfig{Name: "gripper", Kind: actuators.KindGripper, Action: simGripperAction, Joints: []string{"gripper_finger_joint"}},
+					config.ActuatorConfig{Name: "ghost", Kind: actuators.KindGripper, Action: "/ghost_gripper/gripper_cmd", Joints: []string{"ghost_finger"}},
+					actuators.GripperCommand{MaxEffort: 10},
+					func(r *Robot, g actuators.Goal) actuators.Goal {
+						gc, ok := g.(actuators.GripperCommand)
+						if !ok {
+							return g
+						}
+						gc.Position = 0.08
+						if pos, _ := r.jointPosition("gripper_finger_joint"); pos > 0.04 {
+							gc.Position = 0
+						}
+						return gc
+					}},
+				{"move_base",
+					config.ActuatorConfig{Name: "base", Kind: actuators.KindBase, Action: simNavigateAction, OdomTopic: simOdom},
+					config.ActuatorConfig{Name: "ghost", Kind: actuators.KindBase, Action: "/ghost/navigate_to_pose"},
+					actuators.Navigate{},
+					func(r *Robot, g actuators.Goal) actuators.Goal {
+						nv, ok := g.(actuators.Navigate)
+						if !ok {
+							return g
+						}
+						nv.Target.X = 0.8
+						if p, _ := r.Odom("base"); p.X > 0.4 {
+							nv.Target.X = 0
+						}
+						return nv
+					}},
+			} {
+				if d == msgs.Kilted && c.logKey != "gripper" {
+					continue // Jazzy's run proves navigation; Kilted's, the parallel gripper
+				}
+				t.Run(c.act.Name, func(t *testing.T) {
+					actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {
+						c.ghost.GoalConnectTimeout = config.Duration(15 * time.Second)
+						r, set := openOnSim(t, d, domain, []config.ActuatorConfig{c.act, c.ghost})
+						g := &missionRig{sim: sim, robot: r, set: set}
+						var ids idNames
+						vary := func(actuator string, goal actuators.Goal) actuators.Goal {
+							if actuator != c.act.Name {
+								return goal
+							}
+							return c.vary(r, goal)
+						}
+						wire := func() []string {
+							var out []string
+							for _, rec := range g.goalLog(t.Context(), t)[c.logKey].Goals {
+								out = append(out, ids.idOf(rec.ID))
+							}
+							return out
+						}
+						return actuatorstest.Rig{Robot: naming{Robot: r, ids: &ids, vary: vary}, Wire: wire,
+							Arm: c.act.Name, Goal: c.goal, Held: "ghost", HeldGoal: c.goal, Timeout: 20 * time.Second}
+					})
+				})
+			}
+		})
+	}
+}

@@ -413,7 +413,7 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		*typ = t.Types[0]
 	}
-	profile, err := over.Apply(adaptedQoS(t.Publishers))
+	profile, err := over.Apply(qos.Adapted(t.PublisherQoS()))
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -462,23 +462,4 @@ func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		got++
 	}
 	return nil
-}
-
-// adaptedQoS is what ros2 topic echo subscribes with: reliable unless a
-// publisher is best effort, transient_local when every publisher is, so
-// that it matches them all.
-func adaptedQoS(pubs []graph.Endpoint) qos.Profile {
-	p := qos.Default
-	p.Name = "adapted"
-	tl := len(pubs) > 0
-	for _, e := range pubs {
-		if e.QoS.Reliability != rtps.Reliable {
-			p.QoS.Reliability = rtps.BestEffort
-		}
-		tl = tl && e.QoS.Durability >= rtps.TransientLocal
-	}
-	if tl {
-		p.QoS.Durability = rtps.TransientLocal
-	}
-	return p
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2"
+	"github.com/actbridge/actbridge/ros2/msgs"
 )
 
 // openROS2 joins the ROS 2 domain the config names. Nothing waits for the
@@ -29,6 +30,20 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 	return &link{robot: r, where: where, describer: r, close: r.Close}, nil
 }
 
-// ros2Offline is the ROS 2 transport's catalogue without a robot: it
-// samples no topics and calls no services yet.
-func ros2Offline() offlineRobot { return offlineRobot{} }
+// ros2Offline is the ROS 2 transport's catalogue without a robot: the
+// message and service types of the config's distro, as serve offers them.
+func ros2Offline(cfg *config.Config) (offlineRobot, error) {
+	d, err := msgs.ParseDistro(cfg.Distro)
+	if err != nil {
+		return offlineRobot{}, fmt.Errorf("%w: distro: %w", config.ErrConfig, err)
+	}
+	sample, err := ros2.SampleTypesOf(d)
+	if err != nil {
+		return offlineRobot{}, err
+	}
+	services, err := ros2.ServiceTypesOf(d)
+	if err != nil {
+		return offlineRobot{}, err
+	}
+	return offlineRobot{sampleTypes: sample, serviceTypes: services}, nil
+}

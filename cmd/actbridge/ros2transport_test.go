@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +64,68 @@ func TestServeOpensTheROS2TransportTheConfigNames(t *testing.T) {
 	}
 	if st := l.robot.Actuators(); len(st) != 1 || st[0].Name != "arm" || st[0].Connected {
 		t.Errorf("actuators %+v: want the arm, not connected (no server)", st)
+	}
+}
+
+// tools export lists what serve offers over ROS 2: the offline
+// catalogue and an open ROS 2 robot register the same tools with the
+// same input schemas (the distro's message and service types), the
+// guarded ROS tools among them.
+func TestROS2CatalogueOfflineIsServes(t *testing.T) {
+	path := ros2ArmConfig(t)
+	offline, err := offlineTools(path, "../../launch/simrobot.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	l, err := openTransport(ctx, cfg, time.Second, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	urdf, err := os.ReadFile("../../launch/simrobot.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loadModel(cfg, urdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := buildTools(m, l.robot, nil, brokenStore{err: errOffline}, []byte("offline"), toolOptions{dataDir: t.TempDir(), ttl: time.Minute, staleAfter: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := func(ts *toolSet) map[string]string {
+		out := map[string]string{}
+		for _, tl := range ts.pipeline.Registry.Tools() {
+			b, err := json.Marshal(tl.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[tl.Name] = tl.Description + string(b)
+		}
+		return out
+	}
+	on, off := schemas(live), schemas(offline)
+	for _, name := range []string{"topics_list", "topic_sample", "params_get", "params_set", "services_list", "service_call", "camera_snapshot"} {
+		if _, ok := on[name]; !ok {
+			t.Errorf("serve over ROS 2 lacks %s", name)
+		}
+	}
+	if !maps.Equal(on, off) {
+		for n := range on {
+			if on[n] != off[n] {
+				t.Errorf("%s differs offline:\n%.300s\n%.300s", n, on[n], off[n])
+			}
+		}
+		t.Fatalf("offline %d tools, serve %d", len(off), len(on))
+	}
+	if !strings.Contains(on["service_call"], "std_srvs/srv/Trigger") || !strings.Contains(on["service_call"], "rcl_interfaces/srv/GetParameters") {
+		t.Errorf("service_call: %.400s", on["service_call"])
 	}
 }

@@ -42,7 +42,7 @@ func offlineFor(cfg *config.Config) (offlineRobot, error) {
 	case config.TransportROS1:
 		return ros1Offline(), nil
 	case config.TransportROS2:
-		return ros2Offline(), nil
+		return ros2Offline(cfg)
 	}
 	return offlineRobot{}, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
 }

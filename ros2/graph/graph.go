@@ -70,6 +70,15 @@ type Topic struct {
 	Subscribers []Endpoint
 }
 
+// PublisherQoS is the QoS each publisher offers, for qos.Adapted.
+func (t Topic) PublisherQoS() []rtps.QoS {
+	out := make([]rtps.QoS, len(t.Publishers))
+	for i, e := range t.Publishers {
+		out[i] = e.QoS
+	}
+	return out
+}
+
 // Service is a ROS service: servers own its request reader and reply
 // writer, clients the other two. Types are service types
 // ("std_srvs/srv/Trigger").

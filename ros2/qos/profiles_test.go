@@ -62,3 +62,25 @@ func TestOverrideChangesOnlyWhatItNames(t *testing.T) {
 		})
 	}
 }
+
+// Adapted matches every publisher: best effort when one is, transient
+// local only when all are.
+func TestAdaptedMatchesEveryPublisher(t *testing.T) {
+	rel := rtps.QoS{Reliability: rtps.Reliable, Durability: rtps.TransientLocal}
+	be := rtps.QoS{Reliability: rtps.BestEffort, Durability: rtps.Volatile}
+	for _, c := range []struct {
+		pubs    []rtps.QoS
+		rel     rtps.Reliability
+		durable bool
+	}{
+		{nil, rtps.Reliable, false},
+		{[]rtps.QoS{rel}, rtps.Reliable, true},
+		{[]rtps.QoS{rel, be}, rtps.BestEffort, false},
+		{[]rtps.QoS{be}, rtps.BestEffort, false},
+	} {
+		p := Adapted(c.pubs)
+		if p.QoS.Reliability != c.rel || (p.QoS.Durability == rtps.TransientLocal) != c.durable || p.QoS.Depth != Default.QoS.Depth {
+			t.Errorf("%+v: got %+v", c.pubs, p.QoS)
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package ros2
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/graph"
+	"github.com/actbridge/actbridge/ros2/msgdef"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/ros2/param"
+	"github.com/actbridge/actbridge/ros2/service"
+)
+
+// MaxServiceTimeout bounds one CallService.
+const MaxServiceTimeout = time.Minute
+
+// access is what the topic, parameter and service calls keep between
+// calls, made on first use: the distro's catalogue, and a parameter
+// client per node (at most maxParamClients). Robot.Close closes it.
+type access struct {
+	once sync.Once
+	cat  *catalogue
+	err  error
+
+	mu     sync.Mutex
+	set    *msgs.Set // a Set is not safe for concurrent use: under mu
+	params map[string]*param.Client
+	closed bool
+}
+
+// catalogue is a distro's message and service types, resolved once.
+type catalogue struct {
+	messages []string                 // every "pkg/msg/X", sorted
+	services []actuators.ServiceType  // every "pkg/srv/X" with its fields, sorted
+	types    map[string]service.Types // by service type
+}
+
+// loadCatalogue lists and resolves every message and service type of d.
+func loadCatalogue(d msgs.Distro) (*catalogue, error) {
+	set, err := msgs.Load(d)
+	if err != nil {
+		return nil, err
+	}
+	c := &catalogue{types: map[string]service.Types{}}
+	for _, n := range set.Names() {
+		switch {
+		case strings.Contains(n, "/msg/"):
+			c.messages = append(c.messages, n)
+		case strings.Contains(n, "/srv/") && strings.HasSuffix(n, "_Request"):
+			srv := strings.TrimSuffix(n, "_Request")
+			t, err := service.ResolveTypes(set, srv)
+			if err != nil {
+				return nil, fmt.Errorf("ros2: %s service %s: %w", d, srv, err)
+			}
+			c.types[srv] = t
+			st := actuators.ServiceType{Name: srv, Request: fields(t.Request), Response: fields(t.Response)}
+			if flat(st.Request) {
+				c.services = append(c.services, st)
+			}
+		}
+	}
+	return c, nil
+}
+
+// SampleTypesOf lists the message types the transport decodes on d, for
+// a catalogue made without a robot.
+func SampleTypesOf(d msgs.Distro) ([]string, error) {
+	c, err := loadCatalogue(d)
+	if err != nil {
+		return nil, err
+	}
+	return c.messages, nil
+}
+
+// ServiceTypesOf lists the service types the transport calls on d, for a
+// catalogue made without a robot.
+func ServiceTypesOf(d msgs.Distro) ([]actuators.ServiceType, error) {
+	c, err := loadCatalogue(d)
+	if err != nil {
+		return nil, err
+	}
+	return c.services, nil
+}
+
+// fields lists a struct's fields with their types in ROS form: a scalar
+// ("bool", "float64", "uint8" for byte and char), "string", a nested
+// type ("rcl_interfaces/msg/Parameter"), with "[]", "[<=N]" or "[N]" for
+// sequences and arrays. The dummy member of an empty type is left out.
+func fields(s *cdr.Struct) []actuators.ServiceField {
+	out := []actuators.ServiceField{}
+	for i := range s.NumField() {
+		f := s.Field(i)
+		if f.Name == msgdef.DummyField {
+			continue
+		}
+		out = append(out, actuators.ServiceField{Name: f.Name, Type: fieldType(f.Type)})
+	}
+	return out
+}
+
+// flat reports whether every field is a scalar or an array of scalars:
+// the requests the tool layer checks field by field against a closed
+// schema before anything is sent. A request nesting messages
+// (rcl_interfaces/srv/SetParameters) is not offered.
+func flat(fs []actuators.ServiceField) bool {
+	return !slices.ContainsFunc(fs, func(f actuators.ServiceField) bool { return strings.Contains(f.Type, "/") })
+}
+
+func fieldType(t cdr.Type) string {
+	var base string
+	switch t.Kind {
+	case cdr.Byte, cdr.Char:
+		base = "uint8"
+	case cdr.String, cdr.WString:
+		base = "string"
+	case cdr.StructKind:
+		base = t.Struct.Name()
+	default:
+		base = t.Kind.String()
+	}
+	switch {
+	case t.Collection == cdr.Array:
+		return fmt.Sprintf("%s[%d]", base, t.Len)
+	case t.Collection == cdr.Sequence && t.Len > 0:
+		return fmt.Sprintf("%s[<=%d]", base, t.Len)
+	case t.Collection == cdr.Sequence:
+		return base + "[]"
+	}
+	return base
+}
+
+// types returns the catalogue of d, loading it on the first call.
+func (a *access) types(d msgs.Distro) (*catalogue, error) {
+	a.once.Do(func() { a.cat, a.err = loadCatalogue(d) })
+	return a.cat, a.err
+}
+
+// close closes the parameter clients; later calls fail with ErrClosed.
+func (a *access) close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	var errs []error
+	for _, c := range a.params {
+		errs = append(errs, c.Close())
+	}
+	a.params = nil
+	return errors.Join(errs...)
+}
+
+// Services lists the graph's services that have a server, with the nodes
+// serving them, sorted by name; hidden services (an action's) are left out.
+func (r *Robot) Services(context.Context) ([]actuators.ServiceInfo, error) {
+	g := r.rctx.Graph()
+	out := []actuators.ServiceInfo{}
+	for _, s := range g.Services {
+		if len(s.Servers) == 0 || names.IsHidden(s.Name) {
+			continue
+		}
+		out = append(out, actuators.ServiceInfo{Name: s.Name, Providers: providers(s)})
+	}
+	return out, nil
+}
+
+// providers are the nodes owning a service's servers, sorted, each once.
+func providers(s graph.Service) []string {
+	var out []string
+	for _, e := range s.Servers {
+		if e.Node != "" && !slices.Contains(out, e.Node) {
+			out = append(out, e.Node)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// serverOf waits for a server of name, and returns the service and its
+// one type.
+func (r *Robot) serverOf(ctx context.Context, name string) (graph.Service, string, error) {
+	s, err := discover(ctx, r.rctx, func(g graph.Graph) (graph.Service, bool) {
+		i := slices.IndexFunc(g.Services, func(s graph.Service) bool { return s.Name == name && len(s.Servers) > 0 })
+		if i < 0 {
+			return graph.Service{}, false
+		}
+		return g.Services[i], true
+	}, fmt.Errorf("%w: %s has no server (see Services)", actuators.ErrUnknownService, name))
+	switch {
+	case err != nil:
+		return s, "", err
+	case len(s.Types) != 1:
+		return s, "", fmt.Errorf("%s is served with several types %v", name, s.Types)
+	}
+	return s, s.Types[0], nil
+}
+
+// ServiceType is the type the service's servers announce in discovery;
+// nothing is sent to them.
+func (r *Robot) ServiceType(ctx context.Context, name string) (string, error) {
+	_, typ, err := r.serverOf(ctx, name)
+	return typ, err
+}
+
+// ServiceTypes lists the service types offered to the tool layer: every
+// service of the robot's distro's set whose request is flat (see flat),
+// with its fields in ROS form, sorted. CallService sends any service type
+// of the set.
+func (r *Robot) ServiceTypes() []actuators.ServiceType {
+	c, err := r.access.types(r.Distro())
+	if err != nil {
+		return nil
+	}
+	return c.services
+}
+
+// CallService sends one request of a type of ServiceTypes, built from
+// JSON values (fields left out are zero, as `ros2 service call` fills
+// them), and returns the response as JSON-ready values. The request is
+// sent once, after the server is matched and ready (ros2/service); every
+// failure before it left wraps actuators.ErrServiceNotSent: an unknown
+// type, a request that does not fit it, no server, a server of another
+// type, servers of both dialects. A request sent and never acknowledged,
+// or acknowledged and not answered within timeout, is not wrapped: it may
+// have run.
+func (r *Robot) CallService(ctx context.Context, name, typ string, request map[string]any, timeout time.Duration) (map[string]any, error) {
+	cat, err := r.access.types(r.Distro())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
+	}
+	types, ok := cat.types[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w: %w: service type %s is not in %s's set", actuators.ErrServiceNotSent, actuators.ErrUnsupportedType, typ, r.Distro())
+	}
+	if request == nil {
+		request = map[string]any{}
+	}
+	body, err := json.Marshal(request)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %s: %v", actuators.ErrServiceNotSent, actuators.ErrInvalidArgument, name, err)
+	}
+	req, err := cdr.FromJSON(types.Request, body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %s: %v", actuators.ErrServiceNotSent, actuators.ErrInvalidArgument, name, err)
+	}
+	if timeout <= 0 || timeout > MaxServiceTimeout {
+		timeout = MaxServiceTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, got, err := r.serverOf(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
+	}
+	if got != typ {
+		return nil, fmt.Errorf("%w: %s is a %s, not a %s", actuators.ErrServiceNotSent, name, got, typ)
+	}
+	cl, err := service.NewClient(r.rctx.Participant(), types, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
+	}
+	defer cl.Close()
+	rep, err := cl.Call(ctx, req)
+	switch {
+	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects):
+		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
+	case errors.Is(err, service.ErrNoReply) && ctx.Err() != nil:
+		return nil, fmt.Errorf("no answer from %s within %s: %w", name, timeout, err)
+	case err != nil:
+		return nil, fmt.Errorf("calling %s: %w", name, err)
+	}
+	out, _ := messageJSON(rep).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	delete(out, msgdef.DummyField)
+	return out, nil
+}
+
+// The ROS 2 transport offers the guarded ROS tools.
+var (
+	_ actuators.Graph      = (*Robot)(nil)
+	_ actuators.Parameters = (*Robot)(nil)
+	_ actuators.Services   = (*Robot)(nil)
+)
