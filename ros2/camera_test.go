@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros2/msgs"
 )
 
 // The sim's camera reads as on ROS 1: the raw rgb8 frame decoded, the
 // compressed one decoded with its JPEG bytes kept; a topic that is no
 // image is refused by type.
 func TestSnapshotOfTheSimsCameraRawAndCompressed(t *testing.T) {
-	r, sim := accessRig(t, 141)
+	r, sim := accessRig(t, msgs.Jazzy, 141)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	raw, err := r.Snapshot(ctx, "/camera/image_raw", 5*time.Second)

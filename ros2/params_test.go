@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/ros2/msgs"
 )
 
 func TestParameterNamesSplitAtTheLongestNode(t *testing.T) {
@@ -36,7 +37,7 @@ func TestParameterNamesSplitAtTheLongestNode(t *testing.T) {
 // rcl_interfaces; what its nodes refuse (a wrong type, a read-only
 // parameter) is reported with their reason, and nothing changes.
 func TestParametersOfTheSimAreListedReadAndGuardedByTheirNodes(t *testing.T) {
-	r, sim := accessRig(t, 142)
+	r, sim := accessRig(t, msgs.Jazzy, 142)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	names, err := r.ParamNames(ctx)

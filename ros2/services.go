@@ -218,7 +218,7 @@ func (r *Robot) ServiceTypes() []actuators.ServiceType {
 	if err != nil {
 		return nil
 	}
-	return c.services
+	return slices.Clone(c.services) // the catalogue is shared by every call
 }
 
 // CallService sends one request of a type of ServiceTypes, built from

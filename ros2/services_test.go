@@ -20,7 +20,7 @@ import (
 // discovery, and called once; a call that cannot go out says nothing was
 // sent.
 func TestServicesOfTheSimAreListedTypedAndCalled(t *testing.T) {
-	r, sim := accessRig(t, 143)
+	r, sim := accessRig(t, msgs.Jazzy, 143)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	if ps := providersOf(t, r, "/simrobot/goals"); !slices.Equal(ps, []string{"/simrobot"}) {
@@ -101,7 +101,7 @@ func TestParametersAndServicesOfEachVendorsNode(t *testing.T) {
 					t.Logf("param server:\n%s\n%s\ntrigger server:\n%s\n%s", params.Stdout(), params.Stderr(), trigger.Stdout(), trigger.Stderr())
 				}
 			}()
-			r := openOn(t, domain, config.DiscoverySubnet)
+			r := openOn(t, msgs.Jazzy, domain, config.DiscoverySubnet)
 			waitService(t, r, "/robot/ctl/list_parameters", params.Stderr)
 			waitService(t, r, "/robot/trigger", trigger.Stderr)
 

@@ -3,19 +3,21 @@ package ros2
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/ros2/msgs"
 )
 
 // The guarded ROS tools run over the ROS 2 transport as over ROS 1: the
 // bridge's own tools (allowlists, types, refusals) against the sim, with
 // parameter patterns in the /<node>/<param.name> form.
 func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
-	r, sim := accessRig(t, 147)
+	r, sim := accessRig(t, msgs.Jazzy, 147)
 	one := 1.0
 	rt := &bridge.ROSTools{ROS: r, DataDir: t.TempDir(), Images: bridge.NewImages(), Policy: bridge.AccessPolicy{
 		Topics:    allowlist.Globs{"/joint_states", "/camera/*"},
@@ -92,5 +94,33 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	got = must("topic_sample", `{"topic":"/joint_states","n":2}`)
 	if b, _ := json.Marshal(got); !strings.Contains(string(b), "shoulder_pan_joint") {
 		t.Errorf("topic_sample: %s", b)
+	}
+}
+
+// Humble (no type hashes, 24-byte Gids) and Kilted serve the same access
+// as Jazzy: parameters listed, read and set, a Trigger called, a frame read.
+func TestAccessOnHumbleAndKilted(t *testing.T) {
+	for i, d := range []msgs.Distro{msgs.Humble, msgs.Kilted} {
+		t.Run(string(d), func(t *testing.T) {
+			r, sim := accessRig(t, d, 150+i)
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			names, err := r.ParamNames(ctx)
+			if err != nil || !slices.Contains(names, "/simrobot/faults.arm.lag") {
+				t.Fatalf("names %v %v\nsim:\n%s", names, err, sim.Output())
+			}
+			if err := r.SetParam(ctx, "/simrobot/faults.arm.lag", 0.5); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := r.GetParam(ctx, "/simrobot/faults.arm.lag"); err != nil || v != 0.5 {
+				t.Fatalf("lag %v %v", v, err)
+			}
+			if res, err := r.CallService(ctx, "/simrobot/goals", "std_srvs/srv/Trigger", nil, 10*time.Second); err != nil || res["success"] != true {
+				t.Fatalf("goals %v %v", res, err)
+			}
+			if f, err := r.Snapshot(ctx, "/camera/image_raw/compressed", 5*time.Second); err != nil || f.RawExt != "jpg" {
+				t.Fatalf("snapshot %+v %v", f, err)
+			}
+		})
 	}
 }

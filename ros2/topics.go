@@ -52,7 +52,7 @@ func (r *Robot) SampleTypes() []string {
 	if err != nil {
 		return nil
 	}
-	return set.messages
+	return slices.Clone(set.messages) // the catalogue is shared by every call
 }
 
 // discover waits (at most discoveryWait, within ctx) until find finds

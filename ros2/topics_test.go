@@ -18,19 +18,19 @@ import (
 
 // openOn opens a robot on domain with an arm nobody needs to serve, for
 // the access calls alone.
-func openOn(t *testing.T, domain int, discovery string) *Robot {
+func openOn(t *testing.T, d msgs.Distro, domain int, discovery string) *Robot {
 	t.Helper()
 	return openRobot(t, &config.Config{Transport: config.TransportROS2,
-		ROS2:      config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: discovery},
+		ROS2:      config.ROS2{Distro: string(d), DomainID: &domain, DiscoveryRange: discovery},
 		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints}}})
 }
 
-// accessRig is the Jazzy sim and a robot on its domain, once the sim's
-// parameter and Trigger services are in the robot's graph.
-func accessRig(t *testing.T, domain int) (*Robot, *netns.Peer) {
+// accessRig is the sim of distro d and a robot on its domain, once the
+// sim's parameter and Trigger services are in the robot's graph.
+func accessRig(t *testing.T, d msgs.Distro, domain int) (*Robot, *netns.Peer) {
 	t.Helper()
-	sim := startSim(t, msgs.Jazzy, domain)
-	r := openOn(t, domain, config.DiscoveryLocalhost)
+	sim := startSim(t, d, domain)
+	r := openOn(t, d, domain, config.DiscoveryLocalhost)
 	for _, s := range []string{"/simrobot/goals", "/simrobot/list_parameters", "/joint_trajectory_controller/list_parameters",
 		"/gripper_controller/list_parameters", "/diff_drive_controller/list_parameters"} {
 		waitService(t, r, s, sim.Output)
@@ -57,7 +57,7 @@ func waitService(t *testing.T, r *Robot, name string, peerOutput func() string) 
 // The sim's topics are listed in ROS 2 form, sampled as JSON-ready values
 // with times in seconds, and refused by name or type as on ROS 1.
 func TestTopicsOfTheSimAreListedAndSampled(t *testing.T) {
-	r, sim := accessRig(t, 140)
+	r, sim := accessRig(t, msgs.Jazzy, 140)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	ts, err := r.Topics(ctx)
@@ -135,7 +135,7 @@ func TestMessageJSONMatchesTheROS1Form(t *testing.T) {
 func TestWatchTopicSurvivesThePublishersRestart(t *testing.T) {
 	const domain = 144
 	sim := startSim(t, msgs.Jazzy, domain)
-	r := openOn(t, domain, config.DiscoveryLocalhost)
+	r := openOn(t, msgs.Jazzy, domain, config.DiscoveryLocalhost)
 	ctx, cancel := context.WithCancel(t.Context())
 	got := make(chan map[string]any, 1024)
 	done := make(chan error, 1)
