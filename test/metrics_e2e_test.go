@@ -20,8 +20,7 @@ import (
 // the calls made; then checks every dashboard query names a live metric.
 func TestPrometheusScrapesWhatHappened(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "service_call")
-		w := newWorld(t, worldOpts{tr: tr, config: guardedConfig(t, tr)})
+		w := newWorld(t, worldOpts{tr: tr})
 		prom := promtest.Start(t, promtest.Config{Targets: []string{w.addr}, RuleFiles: []string{"../launch/alerts.yml"}})
 		cs := w.mcpClient("")
 

@@ -79,26 +79,6 @@ func keepActuators(keep ...string) func(*testing.T, map[string]any) {
 	}
 }
 
-// ros2Access is what the guarded tools of a ROS 2 world may reach, in
-// place of the config's own access section: the ROS 2 sim's topics, its
-// controllers' parameters (read) and its goal log as a read service.
-const ros2Access = `
-topics: [/joint_states, /robot_description, /diff_drive_controller/odom, /camera/**, /*/**/status]
-params:
-  read: [/joint_trajectory_controller/**, /gripper_controller/**, /diff_drive_controller/**]
-services:
-  - {name: /simrobot/goals, tier: read}
-`
-
-// withAccess sets the config's access section to ros2Access.
-func withAccess(t *testing.T, cfg map[string]any) {
-	var access map[string]any
-	if err := yaml.Unmarshal([]byte(ros2Access), &access); err != nil {
-		t.Fatal(err)
-	}
-	cfg["access"] = access
-}
-
 // actuatorSet is ros1Config, a shipped ROS 1 config, under ROS 1, and its
 // ROS 2 counterpart with the actuators keep under ROS 2.
 func actuatorSet(t *testing.T, tr transport, ros1Config string, keep ...string) string {
@@ -109,15 +89,6 @@ func actuatorSet(t *testing.T, tr transport, ros1Config string, keep ...string) 
 	return ros1Config
 }
 
-// guardedConfig is the shipped config of tr with an access section for
-// the guarded tools: sim.yaml's own under ROS 1, ros2Access under ROS 2.
-func guardedConfig(t *testing.T, tr transport) string {
-	t.Helper()
-	if tr == ros2 {
-		return ros2Config(t, withAccess)
-	}
-	return defaultConfig(ros1)
-}
-
-// readService is a read-tier service of the sim that guardedConfig allows.
+// readService is a read-tier service of the sim that the shipped config
+// of each transport allows.
 var readService = map[transport]string{ros1: "/simrobot/status", ros2: "/simrobot/goals"}
