@@ -353,6 +353,15 @@ func (w *world) countTwists(t *testing.T) func() int64 {
 	return n.Load
 }
 
+// artifactsDir is where a world's screenshots go: test/artifacts for
+// ROS 1 (as before both transports ran), test/artifacts/ros2 for ROS 2.
+func artifactsDir(tr transport) (string, error) {
+	if tr == ros2 {
+		return filepath.Abs(filepath.Join("artifacts", "ros2"))
+	}
+	return filepath.Abs("artifacts")
+}
+
 // callQuiet calls a tool without failing the test (for calls a crash cuts).
 func callQuiet(cs *mcp.ClientSession, tool string, args any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
