@@ -78,14 +78,6 @@ func TestActionServerKilledMidMotionBecomesUnknownNotFailed(t *testing.T) {
 			}
 			return fmt.Errorf("arm still connected")
 		})
-		if tr == ros2 {
-			// In whole-package runs under -race the ROS 2 bridge answered
-			// "not connected: arm ...: service: no server ready" for the
-			// 40 s after the killed sim came back (twice in two runs);
-			// alone, or after the tests just before it, it reconnects in
-			// a second. Left to the transport's owners, with this note.
-			t.Skip("the bridge's reconnection to a restarted ROS 2 sim is flaky in whole-package runs (no server ready for 40 s)")
-		}
 		// The sim returns; a new preview and confirm work, and the unknown
 		// motion was never resent.
 		w.startSim()

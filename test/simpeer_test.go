@@ -176,18 +176,19 @@ func (p *simPeer) countCmdVel(t *testing.T) func() int64 {
 }
 
 // domainPool hands each ROS 2 world a domain of its own, so a world's
-// sim never hears an earlier world's participants; a domain is reused
-// once its world has ended.
+// sim never hears an earlier world's participants: domains go round
+// (1..232: 232 is the last whose ports fit), and one is handed out again
+// only once its world has ended and the others were used.
 type domainPool struct {
 	mu   sync.Mutex
 	used map[int]bool
+	last int
 }
 
 // domains is this test process's pool.
 var domains domainPool
 
-// take reserves a free domain (1..232: 232 is the last whose ports fit)
-// until t ends.
+// take reserves the next free domain until t ends.
 func (d *domainPool) take(t *testing.T) int {
 	t.Helper()
 	d.mu.Lock()
@@ -195,9 +196,10 @@ func (d *domainPool) take(t *testing.T) int {
 	if d.used == nil {
 		d.used = map[int]bool{}
 	}
-	for id := 1; id <= 232; id++ {
+	for i := range 232 {
+		id := (d.last+i)%232 + 1
 		if !d.used[id] {
-			d.used[id] = true
+			d.used[id], d.last = true, id
 			t.Cleanup(func() {
 				d.mu.Lock()
 				defer d.mu.Unlock()
