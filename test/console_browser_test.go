@@ -17,20 +17,33 @@ import (
 	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
-// operatorPolicyConfig writes launch/robots/sim.yaml with the arm confirmed
-// by an operator to a temporary file.
-func operatorPolicyConfig(t *testing.T) string {
+// operatorPolicyConfig writes the shipped config of tr with the arm
+// confirmed by an operator to a temporary file; under ROS 2 it also
+// allows the sim's clear_faults Trigger as an irreversible service (the
+// ROS 2 sim has no reset_odometry), for the console's service card.
+func operatorPolicyConfig(t *testing.T, tr transport) string {
 	t.Helper()
-	path := simConfig(t, ros1, map[string]string{"policy: planner": "policy: operator"}) // the first actuator, the arm
+	edits := map[string]string{"policy: planner": "policy: operator"} // the first actuator, the arm
+	if tr == ros2 {
+		edits["    - {name: /simrobot/goals, tier: read}"] = "    - {name: /simrobot/goals, tier: read}\n    - {name: " + irreversibleService[ros2].name + ", tier: irreversible, policy: planner}"
+	}
+	path := simConfig(t, tr, edits)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := string(b)
 	if !strings.Contains(cfg, "name: arm") || strings.Index(cfg, "policy: operator") > strings.Index(cfg, "name: gripper") {
-		t.Fatal("sim.yaml: the arm is no longer the first actuator")
+		t.Fatalf("%s: the arm is no longer the first actuator", defaultConfig(tr))
 	}
 	return path
+}
+
+// irreversibleService is a service of each transport's sim that a
+// previewed service_call may reach, and its type as the console shows it.
+var irreversibleService = map[transport]struct{ name, typ string }{
+	ros1: {"/simrobot/reset_odometry", "std_srvs/Empty"},
+	ros2: {"/simrobot/clear_faults", "std_srvs/srv/Trigger"},
 }
 
 func jointAt(t *testing.T, cs *mcp.ClientSession, joint string) float64 {
@@ -56,111 +69,113 @@ func waitMotion(t *testing.T, cs *mcp.ClientSession, state string, d time.Durati
 }
 
 func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
-	const planner, operator = "planner-browser-token", "operator-browser-token"
-	w := newWorld(t, worldOpts{config: operatorPolicyConfig(t),
-		bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + planner, "ACTBRIDGE_OPERATOR_TOKEN=" + operator}})
-	cs := w.mcpClient(planner)
-	art, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(art, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	// The planner previews; policy says an operator confirms.
-	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.6, "elbow_joint": -0.4}, "duration_s": 3})
-	id := pv["preview_id"].(string)
-	refusal, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": id})
-	if !isErr || refusal["code"] != "permission_denied" || !strings.Contains(refusal["hint"].(string), "/console") {
-		t.Fatalf("planner confirm under operator policy: %v", refusal)
-	}
-	before := w.goalsReceived()
-
-	b := newBrowser(t)
-	b.open("http://" + w.addr + "/console")
-	b.waitText("#auth", "operator token", 20*time.Second)
-	b.typeInto("#token", operator)
-	b.click("#token-form button")
-	card := `.preview[data-preview-id="` + id + `"]`
-	b.waitFor(card+` svg.plot polyline`, 20*time.Second)
-	b.waitText(card, "shoulder_pan_joint", 5*time.Second)
-	b.waitText(card+` tr[data-joint="shoulder_pan_joint"] td.limit-use`, "% of limit", 5*time.Second)
-	b.waitText("#auth", "Signed in as the operator", 5*time.Second)
-	b.screenshot(filepath.Join(art, "console-pending-preview.png"))
-	b.elementShot(card, filepath.Join(art, "console-arm-preview.png"))
-
-	// Approve: exactly that preview runs on the sim.
-	b.click(card + " button.approve")
-	done := waitMotion(t, cs, "succeeded", 60*time.Second)
-	if got := jointAt(t, cs, "shoulder_pan_joint"); math.Abs(got-0.6) > 0.01 {
-		t.Fatalf("shoulder_pan_joint at %.4f after the approved motion, want 0.6", got)
-	}
-	if n := w.goalsReceived() - before; n != 1 {
-		t.Fatalf("the sim received %d goals, want 1", n)
-	}
-	b.waitText(`#recent-list .motion[data-motion-id="`+done+`"] .state`, "succeeded", 20*time.Second)
-	b.waitText(`#recent-list .motion[data-motion-id="`+done+`"]`, "confirmed by the operator at the console", 5*time.Second)
-
-	newViews(t, w, b, cs, planner, art)
-
-	// A slow motion, stopped from the page while it runs.
-	pv2 := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": -0.6}, "duration_s": 12})
-	card2 := `.preview[data-preview-id="` + pv2["preview_id"].(string) + `"]`
-	b.click(card2 + " button.approve")
-	running := waitMotion(t, cs, "active", 30*time.Second)
-	rostest.Eventually(t, 20*time.Second, "the arm is on its way", func() error {
-		if p := jointAt(t, cs, "shoulder_pan_joint"); p > 0.5 {
-			return fmt.Errorf("still at %.3f", p)
+	eachTransport(t, func(t *testing.T, tr transport) {
+		const planner, operator = "planner-browser-token", "operator-browser-token"
+		w := newWorld(t, worldOpts{tr: tr, config: operatorPolicyConfig(t, tr),
+			bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + planner, "ACTBRIDGE_OPERATOR_TOKEN=" + operator}})
+		cs := w.mcpClient(planner)
+		art, err := artifactsDir(w.tr)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	b.waitFor(`#motion-list .motion[data-motion-id="`+running+`"] progress`, 10*time.Second)
-	b.screenshot(filepath.Join(art, "console-motion-in-flight.png"))
-	b.click("#stop")
-	b.noDialog() // STOP never asks
-	rostest.Eventually(t, 20*time.Second, "the motion is preempted", func() error {
-		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": running, "wait_s": 2})
-		if st["state"] != "preempted" {
-			return errState(st)
+		if err := os.MkdirAll(art, 0o755); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	stoppedAt := jointAt(t, cs, "shoulder_pan_joint")
-	rostest.Eventually(t, 10*time.Second, "the arm holds still", func() error {
-		time.Sleep(time.Second)
-		now := jointAt(t, cs, "shoulder_pan_joint")
-		if math.Abs(now-stoppedAt) > 1e-3 {
-			stoppedAt = now
-			return fmt.Errorf("still moving: %.4f", now)
-		}
-		return nil
-	})
-	if stoppedAt < -0.55 || stoppedAt > 0.55 {
-		t.Fatalf("the arm stopped at %.3f: not mid-motion between 0.6 and -0.6", stoppedAt)
-	}
-	desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
-	estop := desc["estop"].(map[string]any)
-	if estop["latched"] != true {
-		t.Fatalf("STOP did not latch the e-stop: %v", estop)
-	}
-	b.waitText("#estop", fmt.Sprintf("E-STOP LATCHED, event %v", estop["event"]), 10*time.Second)
-	b.waitText(`#recent-list .motion[data-motion-id="`+running+`"] .state`, "preempted", 10*time.Second)
-	b.screenshot(filepath.Join(art, "console-stopped.png"))
 
-	// The e-stop reset asks first, then releases exactly the event shown.
-	b.click("#reset")
-	b.waitFor("#reset-dialog[open]", 5*time.Second)
-	b.click("#reset-confirm")
-	rostest.Eventually(t, 10*time.Second, "the e-stop is reset", func() error {
-		e := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["estop"].(map[string]any)
-		if e["latched"] != false {
-			return fmt.Errorf("estop %v", e)
+		// The planner previews; policy says an operator confirms.
+		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.6, "elbow_joint": -0.4}, "duration_s": 3})
+		id := pv["preview_id"].(string)
+		refusal, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": id})
+		if !isErr || refusal["code"] != "permission_denied" || !strings.Contains(refusal["hint"].(string), "/console") {
+			t.Fatalf("planner confirm under operator policy: %v", refusal)
 		}
-		return nil
+		before := w.goalsReceived()
+
+		b := newBrowser(t)
+		b.open("http://" + w.addr + "/console")
+		b.waitText("#auth", "operator token", 20*time.Second)
+		b.typeInto("#token", operator)
+		b.click("#token-form button")
+		card := `.preview[data-preview-id="` + id + `"]`
+		b.waitFor(card+` svg.plot polyline`, 20*time.Second)
+		b.waitText(card, "shoulder_pan_joint", 5*time.Second)
+		b.waitText(card+` tr[data-joint="shoulder_pan_joint"] td.limit-use`, "% of limit", 5*time.Second)
+		b.waitText("#auth", "Signed in as the operator", 5*time.Second)
+		b.screenshot(filepath.Join(art, "console-pending-preview.png"))
+		b.elementShot(card, filepath.Join(art, "console-arm-preview.png"))
+
+		// Approve: exactly that preview runs on the sim.
+		b.click(card + " button.approve")
+		done := waitMotion(t, cs, "succeeded", 60*time.Second)
+		if got := jointAt(t, cs, "shoulder_pan_joint"); math.Abs(got-0.6) > 0.01 {
+			t.Fatalf("shoulder_pan_joint at %.4f after the approved motion, want 0.6", got)
+		}
+		if n := w.goalsReceived() - before; n != 1 {
+			t.Fatalf("the sim received %d goals, want 1", n)
+		}
+		b.waitText(`#recent-list .motion[data-motion-id="`+done+`"] .state`, "succeeded", 20*time.Second)
+		b.waitText(`#recent-list .motion[data-motion-id="`+done+`"]`, "confirmed by the operator at the console", 5*time.Second)
+
+		newViews(t, w, b, cs, planner, art)
+
+		// A slow motion, stopped from the page while it runs.
+		pv2 := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": -0.6}, "duration_s": 12})
+		card2 := `.preview[data-preview-id="` + pv2["preview_id"].(string) + `"]`
+		b.click(card2 + " button.approve")
+		running := waitMotion(t, cs, "active", 30*time.Second)
+		rostest.Eventually(t, 20*time.Second, "the arm is on its way", func() error {
+			if p := jointAt(t, cs, "shoulder_pan_joint"); p > 0.5 {
+				return fmt.Errorf("still at %.3f", p)
+			}
+			return nil
+		})
+		b.waitFor(`#motion-list .motion[data-motion-id="`+running+`"] progress`, 10*time.Second)
+		b.screenshot(filepath.Join(art, "console-motion-in-flight.png"))
+		b.click("#stop")
+		b.noDialog() // STOP never asks
+		rostest.Eventually(t, 20*time.Second, "the motion is preempted", func() error {
+			st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": running, "wait_s": 2})
+			if st["state"] != "preempted" {
+				return errState(st)
+			}
+			return nil
+		})
+		stoppedAt := jointAt(t, cs, "shoulder_pan_joint")
+		rostest.Eventually(t, 10*time.Second, "the arm holds still", func() error {
+			time.Sleep(time.Second)
+			now := jointAt(t, cs, "shoulder_pan_joint")
+			if math.Abs(now-stoppedAt) > 1e-3 {
+				stoppedAt = now
+				return fmt.Errorf("still moving: %.4f", now)
+			}
+			return nil
+		})
+		if stoppedAt < -0.55 || stoppedAt > 0.55 {
+			t.Fatalf("the arm stopped at %.3f: not mid-motion between 0.6 and -0.6", stoppedAt)
+		}
+		desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})
+		estop := desc["estop"].(map[string]any)
+		if estop["latched"] != true {
+			t.Fatalf("STOP did not latch the e-stop: %v", estop)
+		}
+		b.waitText("#estop", fmt.Sprintf("E-STOP LATCHED, event %v", estop["event"]), 10*time.Second)
+		b.waitText(`#recent-list .motion[data-motion-id="`+running+`"] .state`, "preempted", 10*time.Second)
+		b.screenshot(filepath.Join(art, "console-stopped.png"))
+
+		// The e-stop reset asks first, then releases exactly the event shown.
+		b.click("#reset")
+		b.waitFor("#reset-dialog[open]", 5*time.Second)
+		b.click("#reset-confirm")
+		rostest.Eventually(t, 10*time.Second, "the e-stop is reset", func() error {
+			e := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["estop"].(map[string]any)
+			if e["latched"] != false {
+				return fmt.Errorf("estop %v", e)
+			}
+			return nil
+		})
+		b.waitText("#estop", "E-stop clear", 10*time.Second)
+		b.screenshot(filepath.Join(art, "console-reset.png"))
 	})
-	b.waitText("#estop", "E-stop clear", 10*time.Second)
-	b.screenshot(filepath.Join(art, "console-reset.png"))
 }
 
 // elicitingClient is a planner whose MCP client asks its user, who approves
@@ -202,7 +217,8 @@ func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner
 	// Base and service previews, pending: a map and a request, not a zero move.
 	nav := bridgetest.MustCall(t, cs, "base_navigate", map[string]any{"x": 2.5, "y": 1.5, "yaw": 0.8})["preview_id"].(string)
 	drive := bridgetest.MustCall(t, cs, "base_drive", map[string]any{"linear": 0.4, "angular": 0.3, "duration_s": 4})["preview_id"].(string)
-	svc := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/reset_odometry"})["preview_id"].(string)
+	irr := irreversibleService[w.tr]
+	svc := bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": irr.name})["preview_id"].(string)
 	card := func(id string) string { return `.preview[data-preview-id="` + id + `"]` }
 	for _, id := range []string{nav, drive} {
 		b.waitFor(card(id)+` svg.map rect.fence`, 20*time.Second)
@@ -213,8 +229,8 @@ func newViews(t *testing.T, w *world, b *browser, cs *mcp.ClientSession, planner
 	// From (0, 0) in the ±5 m fence: the goal (2.5, 1.5) is 2.5 m from x = 5.
 	b.waitText(card(nav)+" figcaption.fence-note", "closest to the geofence: 2.50 m", 5*time.Second)
 	b.waitText(card(drive)+" figcaption.fence-note", "closest to the geofence: ", 5*time.Second)
-	b.waitText(card(svc)+" td.service-name", "/simrobot/reset_odometry", 20*time.Second)
-	b.waitText(card(svc)+" td.service-type", "std_srvs/Empty", 5*time.Second)
+	b.waitText(card(svc)+" td.service-name", irr.name, 20*time.Second)
+	b.waitText(card(svc)+" td.service-type", irr.typ, 5*time.Second)
 	b.waitText(card(svc)+" pre.service-request", "{}", 5*time.Second)
 	if b.find(card(svc)+" svg") != "" || strings.Contains(b.text(card(svc)), "x 0.00 m") {
 		t.Fatalf("the service call is drawn as a move: %q", b.text(card(svc)))

@@ -174,7 +174,6 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 // the count (test/crash.sh runs 200).
 func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "gripper_move")
 		n := 6
 		if v, err := strconv.Atoi(os.Getenv("ACTBRIDGE_CRASH_MOTIONS")); err == nil && v > 0 {
 			n = v

@@ -109,7 +109,6 @@ func TestActionServerKilledMidMotionBecomesUnknownNotFailed(t *testing.T) {
 
 func TestSilentActionServerLeavesTheMotionSentNotFailed(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "gripper_move")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		w.setFault("gripper/ignore_goals", true)
@@ -134,7 +133,6 @@ func TestSilentActionServerLeavesTheMotionSentNotFailed(t *testing.T) {
 
 func TestSlowROSSideCausesNoDuplicatesOrFalseFailures(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "gripper_move")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		w.setFault("arm/delay_ms", 800)
@@ -212,7 +210,6 @@ func TestMalformedHTTPRequestsNeverReachTheRobot(t *testing.T) {
 
 func TestThirtyTwoConcurrentConfirmsPutOneGoalOnTheWire(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "gripper_move")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		pv := bridgetest.MustCall(t, cs, "gripper_move", map[string]any{"position": 0.045})

@@ -20,7 +20,6 @@ import (
 // the calls made; then checks every dashboard query names a live metric.
 func TestPrometheusScrapesWhatHappened(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "service_call")
 		w := newWorld(t, worldOpts{tr: tr})
 		prom := promtest.Start(t, promtest.Config{Targets: []string{w.addr}, RuleFiles: []string{"../launch/alerts.yml"}})
 		cs := w.mcpClient("")
@@ -44,7 +43,7 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 		bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"nope": 1.0}})
 		// A read service answered at once issues no preview; the console's
 		// denial of an arm preview counts under arm_move_joints.
-		bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": "/simrobot/status"})
+		bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": readService[tr]})
 		arm := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.3}})
 		body, _ := json.Marshal(map[string]any{"preview_id": arm["preview_id"]})
 		resp, err := http.Post("http://"+w.addr+"/console/api/deny", "application/json", bytes.NewReader(body))

@@ -83,28 +83,6 @@ func eachTransport(t *testing.T, f func(t *testing.T, tr transport), trs ...tran
 	}
 }
 
-// ros2Lacks is what the ROS 2 transport does not serve yet, with why: a
-// test over ROS 2 that needs one of these skips saying so (needs). It
-// shrinks as issue 22 lands; nothing else keeps a test off ROS 2.
-var ros2Lacks = map[string]string{
-	"topics_list":  "the ROS 2 transport lists no topics yet (issue 22)",
-	"topic_sample": "the ROS 2 transport samples no topics yet (issue 22)",
-	"service_call": "the ROS 2 transport calls no services yet (issue 22)",
-}
-
-// needs skips t when it runs over ROS 2 and the transport lacks one of tools.
-func needs(t *testing.T, tr transport, tools ...string) {
-	t.Helper()
-	if tr != ros2 {
-		return
-	}
-	for _, tool := range tools {
-		if why, ok := ros2Lacks[tool]; ok {
-			t.Skipf("needs %s: %s", tool, why)
-		}
-	}
-}
-
 // world is a simulated robot and a bridge, each a real process, over one
 // transport: under ROS 1 with a rosmaster, under ROS 2 alone on a domain.
 type world struct {
@@ -344,15 +322,15 @@ func (w *world) crashSim() {
 	w.sim.Stop(syscall.SIGKILL)
 }
 
-// baseX is the base's x in the odom frame, read as the planner reads it
-// (topic_sample of /odom through cs) over ROS 1, and by the test's own
-// subscription over ROS 2, whose transport samples no topics yet.
+// odomTopic is where each transport's sim publishes odometry: ROS 1's
+// /odom, diff_drive_controller's ~/odom on ROS 2.
+var odomTopic = map[transport]string{ros1: "/odom", ros2: "/diff_drive_controller/odom"}
+
+// baseX is the base's x in the odom frame, read as the planner reads it:
+// topic_sample of the odometry through cs.
 func (w *world) baseX(t *testing.T, cs *mcp.ClientSession) float64 {
 	t.Helper()
-	if w.tr == ros2 {
-		return w.simPeer().odomX(t)
-	}
-	s := bridgetest.MustCall(t, cs, "topic_sample", map[string]any{"topic": "/odom", "n": 1})
+	s := bridgetest.MustCall(t, cs, "topic_sample", map[string]any{"topic": odomTopic[w.tr], "n": 1})
 	msg := s["messages"].([]any)[0].(map[string]any)
 	return msg["pose"].(map[string]any)["pose"].(map[string]any)["position"].(map[string]any)["x"].(float64)
 }
@@ -373,6 +351,15 @@ func (w *world) countTwists(t *testing.T) func() int64 {
 	}
 	t.Cleanup(sub.Close)
 	return n.Load
+}
+
+// artifactsDir is where a world's screenshots go: test/artifacts for
+// ROS 1 (as before both transports ran), test/artifacts/ros2 for ROS 2.
+func artifactsDir(tr transport) (string, error) {
+	if tr == ros2 {
+		return filepath.Abs(filepath.Join("artifacts", "ros2"))
+	}
+	return filepath.Abs("artifacts")
 }
 
 // callQuiet calls a tool without failing the test (for calls a crash cuts).

@@ -13,7 +13,6 @@ import (
 
 func TestReadToolsAgainstTheSim(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "topics_list", "topic_sample")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		js := bridgetest.MustCall(t, cs, "joints_read", map[string]any{})
@@ -76,7 +75,6 @@ func TestReadToolsAgainstTheSim(t *testing.T) {
 
 func TestAuditListShowsEveryCallWithItsOutcome(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "base_navigate")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		bridgetest.MustCall(t, cs, "joints_read", map[string]any{})

@@ -77,7 +77,7 @@ func TestFromOutsideTheFenceOnlyTheOperatorsRecoveryDriveMovesTheBase(t *testing
 // with the base's x half a metre past the fence, and saves its picture.
 func recoveryCard(t *testing.T, w *world, id string) {
 	t.Helper()
-	art, err := filepath.Abs("artifacts")
+	art, err := artifactsDir(w.tr)
 	if err != nil {
 		t.Fatal(err)
 	}

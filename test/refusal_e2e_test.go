@@ -14,7 +14,6 @@ import (
 
 func TestEveryRefusalClassReachesNothing(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		needs(t, tr, "base_navigate", "base_drive", "gripper_move")
 		w := newWorld(t, worldOpts{tr: tr})
 		cs := w.mcpClient("")
 		arm := func(pos map[string]any) map[string]any { return map[string]any{"positions": pos} }

@@ -27,8 +27,8 @@ const simPeerWait = 20 * time.Second
 
 // simPeer is the test's own participant on a ROS 2 world's domain,
 // through our ROS 2 client layer: it calls the sim's Trigger services
-// (goal log, faults), sets its fault parameters and reads its odometry,
-// as the ROS 1 worlds do through goroslib.
+// (goal log, faults), sets its fault parameters and counts the base's
+// velocity commands, as the ROS 1 worlds do through goroslib.
 type simPeer struct {
 	ctx    *node.Context
 	set    *msgs.Set
@@ -37,8 +37,7 @@ type simPeer struct {
 	mu           sync.Mutex
 	triggers     map[string]*service.Client
 	triggerTypes service.Types
-	node         *node.Node         // the test's node, for subscriptions
-	odom         *node.Subscription // odomTopic, newest only
+	node         *node.Node // the test's node, for subscriptions
 }
 
 // simPeer is the world's simPeer, made on first use and closed with the test.
@@ -144,36 +143,6 @@ func (p *simPeer) ownNode(t *testing.T) *node.Node {
 	return p.node
 }
 
-// odomTopic is diff_drive_controller's odometry as the ROS 2 sim serves it.
-const odomTopic = "/diff_drive_controller/odom"
-
-// odomX is the base's x in the odom frame from a message of odomTopic
-// published after the call.
-func (p *simPeer) odomX(t *testing.T) float64 {
-	t.Helper()
-	p.mu.Lock()
-	if p.odom == nil {
-		var err error
-		if p.odom, err = p.ownNode(t).NewSubscription(odomTopic, "nav_msgs/msg/Odometry", qos.Default, node.SubscriptionOptions{LatestOnly: true}); err != nil {
-			p.mu.Unlock()
-			t.Fatal(err)
-		}
-	}
-	s := p.odom
-	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), simPeerWait)
-	defer cancel()
-	var m *cdr.Message
-	for range 2 { // the newest held may predate the call
-		var err error
-		if m, _, err = s.Take(ctx); err != nil {
-			t.Fatalf("%s: %v", odomTopic, err)
-		}
-	}
-	pos := m.Get("pose").(*cdr.Message).Get("pose").(*cdr.Message).Get("position").(*cdr.Message)
-	return pos.Get("x").(float64)
-}
-
 // cmdVelTopic is diff_drive_controller's command input as the ROS 2 sim serves it.
 const cmdVelTopic = "/diff_drive_controller/cmd_vel"
 
@@ -207,18 +176,19 @@ func (p *simPeer) countCmdVel(t *testing.T) func() int64 {
 }
 
 // domainPool hands each ROS 2 world a domain of its own, so a world's
-// sim never hears an earlier world's participants; a domain is reused
-// once its world has ended.
+// sim never hears an earlier world's participants: domains go round
+// (1..232: 232 is the last whose ports fit), and one is handed out again
+// only once its world has ended and the others were used.
 type domainPool struct {
 	mu   sync.Mutex
 	used map[int]bool
+	last int
 }
 
 // domains is this test process's pool.
 var domains domainPool
 
-// take reserves a free domain (1..232: 232 is the last whose ports fit)
-// until t ends.
+// take reserves the next free domain until t ends.
 func (d *domainPool) take(t *testing.T) int {
 	t.Helper()
 	d.mu.Lock()
@@ -226,9 +196,10 @@ func (d *domainPool) take(t *testing.T) int {
 	if d.used == nil {
 		d.used = map[int]bool{}
 	}
-	for id := 1; id <= 232; id++ {
+	for i := range 232 {
+		id := (d.last+i)%232 + 1
 		if !d.used[id] {
-			d.used[id] = true
+			d.used[id], d.last = true, id
 			t.Cleanup(func() {
 				d.mu.Lock()
 				defer d.mu.Unlock()
