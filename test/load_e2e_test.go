@@ -38,15 +38,6 @@ func rssKB(t *testing.T, pid int) int {
 // memory flat.
 func TestLoadMixedClientsKeepsEveryInvariant(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
-		if tr == ros2 {
-			// The sim's goal log after this load outgrows one DATA (8000
-			// octets); rtps delivers a fragmented sample with the inline QoS
-			// of the fragment that completed it, while only the first
-			// carries it, so the service reply loses its related sample
-			// identity and never reaches the test's call (rtps/reader.go
-			// handleUserFrag; found here, left to the rtps owner).
-			t.Skip("needs rtps to keep a fragmented sample's inline QoS: the goal log reply is lost beyond 8000 octets")
-		}
 		secs := 15
 		if v, err := strconv.Atoi(os.Getenv("ACTBRIDGE_LOAD_SECONDS")); err == nil && v > 0 {
 			secs = v
