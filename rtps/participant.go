@@ -54,10 +54,13 @@ type Participant struct {
 	sedp    sedp
 	readers map[wire.GUID]*Reader
 	writers map[wire.GUID]*Writer
+	// tx orders and packs what reliable user writers send.
+	tx *sendQueue
 
 	seq atomic.Int64 // SPDP sequence numbers
 
 	stop context.CancelFunc
+	done <-chan struct{} // closed by stop
 	wg   sync.WaitGroup
 }
 
@@ -74,7 +77,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), wrote: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), wrote: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}, tx: newSendQueue()}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -112,10 +115,11 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	}
 	p.spdp = append(p.spdp, cfg.PeerAddrs...)
 	runCtx, stop := context.WithCancel(context.Background())
-	p.stop = stop
-	p.wg.Add(2)
+	p.stop, p.done = stop, runCtx.Done()
+	p.wg.Add(3)
 	go p.receive(runCtx, p.uc)
 	go p.run(runCtx)
+	go p.sender(runCtx)
 	if p.mc != nil {
 		p.wg.Add(1)
 		go p.receive(runCtx, p.mc)

@@ -82,20 +82,35 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
 	w.next++
 	w.changes = append(w.changes, c)
-	return append(w.submessages(c, nil), w.heartbeats(c)...)
+	// Its heartbeat follows it and every earlier change still being sent
+	// (the send queue keeps the order of writes): it announces them all.
+	return append(w.submessages(c, nil), w.heartbeats(c, w.heartbeatThrough(false, c.sn))...)
 }
 
-// heartbeats close what was just sent of change c: a HEARTBEAT_FRAG with
-// the last fragment available when c is fragmented (readers NACK_FRAG
-// what they miss of it), then a HEARTBEAT.
-func (w *statefulWriter) heartbeats(c change) []wire.Submessage {
+// heartbeats close what was just sent of change c with hb: a
+// HEARTBEAT_FRAG with the last fragment available when c is fragmented
+// (readers NACK_FRAG what they miss of it) before it.
+func (w *statefulWriter) heartbeats(c change, hb *wire.Heartbeat) []wire.Submessage {
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{w.heartbeat(false)}
+		return []wire.Submessage{hb}
 	}
 	w.hbFragCount++
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
-	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount},
-		w.heartbeat(false)}
+	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount}, hb}
+}
+
+// streaming reports whether a reliable reader still lacks a change before
+// the one before sn: the writer writes faster than its readers
+// acknowledge, and its samples may share datagrams (see sendQueue). The
+// previous change alone unacknowledged is a request answered before its
+// acknowledgment came, which is sent at once.
+func (w *statefulWriter) streaming(sn wire.SequenceNumber) bool {
+	for _, r := range w.readers {
+		if !r.bestEffort && r.acked < sn-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // match adds remote reader g and returns what it gets first: the history
@@ -125,8 +140,11 @@ func (w *statefulWriter) unmatch(g wire.GUID) {
 // writeWindow bounds the octets a blocking writer has sent that some
 // reliable reader has not acknowledged: Cyclone's writer history blocks at
 // a high-water mark the same way. A sample larger than the window is sent
-// when the readers have acknowledged everything before it.
-const writeWindow = 256 << 10
+// when the readers have acknowledged everything before it. 256 KiB held
+// 64 KB samples into ddsperf sub to half of ddsperf's rate, four samples
+// a round trip of acknowledgments; 4 MiB overflowed Cyclone's socket
+// buffer (NACK_FRAG repairs, 244 samples/s); 1 MiB reached 0.78×.
+const writeWindow = 1 << 20
 
 // lagging reports whether a blocking writer must wait before writing a
 // sample of size octets: its reliable readers lack the last
@@ -310,7 +328,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}
-	return append(out, w.heartbeats(w.changes[i])...)
+	return append(out, w.heartbeats(w.changes[i], w.heartbeat(false))...)
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {
@@ -332,12 +350,9 @@ func (w *statefulWriter) data(c change) *wire.Data {
 	return d
 }
 
+// heartbeat announces what the writer has, up to the first change a
+// Write is still sending.
 func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
-	w.hbCount++
-	first := w.next
-	if len(w.changes) > 0 {
-		first = w.changes[0].sn
-	}
 	// A heartbeat that overtakes the datagrams of a change it announces
 	// loses it: CycloneDDS, first hearing of a writer from a heartbeat,
 	// treats every change up to its Last as history a volatile reader
@@ -347,6 +362,16 @@ func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
 	last := w.next - 1
 	for _, sn := range w.inFlight {
 		last = min(last, sn-1)
+	}
+	return w.heartbeatThrough(final, last)
+}
+
+// heartbeatThrough is a heartbeat announcing the changes up to last.
+func (w *statefulWriter) heartbeatThrough(final bool, last wire.SequenceNumber) *wire.Heartbeat {
+	w.hbCount++
+	first := w.next
+	if len(w.changes) > 0 {
+		first = w.changes[0].sn
 	}
 	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: last, Count: w.hbCount, Final: final}
 }

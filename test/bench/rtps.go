@@ -138,11 +138,23 @@ func MeasureRTPS(e *Env, s RTPSSizes) []Row {
 	if !ok {
 		return nil
 	}
-	rows := []Row{w.latency(s.Latency)}
-	for _, size := range []int{1 << 10, 64 << 10} {
-		rows = append(rows, w.throughput(size, s.Throughput))
+	// ACTBRIDGE_BENCH_RTPS_ROWS=latency,throughput,ingest measures only
+	// those rows, to profile one of them without the others.
+	only := os.Getenv("ACTBRIDGE_BENCH_RTPS_ROWS")
+	want := func(row string) bool { return only == "" || slices.Contains(strings.Split(only, ","), row) }
+	var rows []Row
+	if want("latency") {
+		rows = append(rows, w.latency(s.Latency))
 	}
-	return append(rows, w.ingest(s.IngestWarm, s.IngestWindow))
+	if want("throughput") {
+		for _, size := range []int{1 << 10, 64 << 10} {
+			rows = append(rows, w.throughput(size, s.Throughput))
+		}
+	}
+	if want("ingest") {
+		rows = append(rows, w.ingest(s.IngestWarm, s.IngestWindow))
+	}
+	return rows
 }
 
 // secs is a whole number of seconds for ddsperf's -D, at least 1.
