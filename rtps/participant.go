@@ -56,6 +56,10 @@ type Participant struct {
 	writers map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
 	tx *sendQueue
+	// deliveries are samples for readers' listeners, called once the
+	// datagram that completed them is handled (under deliverMu, in order).
+	deliveries []delivery
+	deliverMu  sync.Mutex
 
 	seq atomic.Int64 // SPDP sequence numbers
 

@@ -52,7 +52,30 @@ func (p *Participant) handle(b []byte) {
 			}
 		}
 	}
+	p.deliver()
 	p.send(out)
+}
+
+// delivery is a sample for a reader's listener.
+type delivery struct {
+	f func(Sample)
+	s Sample
+}
+
+// deliver calls the listeners of the samples handled so far, before the
+// acknowledgments go out: a listener that answers saves the round trip
+// that much. deliverMu keeps the calls one at a time and in the order the
+// samples were queued, whichever receiving goroutine took them.
+func (p *Participant) deliver() {
+	p.deliverMu.Lock()
+	defer p.deliverMu.Unlock()
+	p.mu.Lock()
+	ds := p.deliveries
+	p.deliveries = nil
+	p.mu.Unlock()
+	for _, d := range ds {
+		d.f(d.s)
+	}
 }
 
 // dispatch routes one submessage from participant src to the builtin

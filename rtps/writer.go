@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -30,6 +31,10 @@ type Writer struct {
 	closed bool
 	// pace sends a best-effort writer's large samples in bursts.
 	pace pacer
+	// lastReturn (unix nanoseconds) is when the last write returned, and
+	// sendTook how long its last send on its own goroutine took: a writer
+	// back sooner than that is streaming.
+	lastReturn, sendTook atomic.Int64
 }
 
 // NewWriter announces a writer (e.Writer is set) and returns it.
@@ -222,14 +227,22 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		p.mu.Unlock()
 	}
 	q := pendingSend{out: out, sent: sent}
-	inline := p.tx.push(q, !w.sw.streaming(sn))
+	// A writer streams when its readers lag and it spends less time
+	// between writes than a send takes: its samples are queued, and go
+	// packed while it goes on. A ping answered by a round trip through
+	// a peer is sent at once even while its acknowledgments lag.
+	now := time.Now()
+	streaming := w.sw.streaming(sn) && now.Sub(time.Unix(0, w.lastReturn.Load())) < time.Duration(w.sendTook.Load())
+	inline := p.tx.push(q, !streaming)
 	p.mu.Unlock()
 	select {
 	case p.wrote <- struct{}{}:
 	default:
 	}
+	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
 	if inline {
 		p.sendNow(q)
+		w.sendTook.Store(int64(time.Since(now)))
 		return sn, nil
 	}
 	if ctx == nil {
