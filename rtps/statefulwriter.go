@@ -359,21 +359,35 @@ func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
 	// never gets, and drops the fragments it has of them ("discard: too
 	// old", defrag_rsample_drop in its trace): the first 1 MiB sample into
 	// ddsperf sub went missing, acknowledged, in about half the runs.
+	//
+	// A change still being sent that the history has already let go of
+	// (its readers acknowledged the start of a long batch, and the writer
+	// went on) holds nothing back: its number is below First.
 	last := w.next - 1
+	first := w.first()
 	for _, sn := range w.inFlight {
-		last = min(last, sn-1)
+		if sn >= first {
+			last = min(last, sn-1)
+		}
 	}
 	return w.heartbeatThrough(final, last)
 }
 
-// heartbeatThrough is a heartbeat announcing the changes up to last.
+// first is the first change the history holds (next when it is empty).
+func (w *statefulWriter) first() wire.SequenceNumber {
+	if len(w.changes) > 0 {
+		return w.changes[0].sn
+	}
+	return w.next
+}
+
+// heartbeatThrough is a heartbeat announcing the changes up to last. Its
+// Last is never below First-1, which CycloneDDS drops as a malformed
+// packet (spec 8.3.7.5.3).
 func (w *statefulWriter) heartbeatThrough(final bool, last wire.SequenceNumber) *wire.Heartbeat {
 	w.hbCount++
-	first := w.next
-	if len(w.changes) > 0 {
-		first = w.changes[0].sn
-	}
-	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: last, Count: w.hbCount, Final: final}
+	first := w.first()
+	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: max(last, first-1), Count: w.hbCount, Final: final}
 }
 
 // gapOf builds a GAP of the given ascending numbers (at most 256 apart,

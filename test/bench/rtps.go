@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -77,7 +78,17 @@ func (w *rtpsWorld) start(env []string, stdin io.Reader, quiet bool, bin string,
 	cmd := netns.Command(context.Background(), w.ns, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = stdin
-	return netns.StartPeer(w.e.TB, cmd)
+	p := netns.StartPeer(w.e.TB, cmd)
+	// A vendor's complaints about what we sent (CycloneDDS: "malformed
+	// packet received from vendor 1.171 …") go to the log.
+	w.e.TB.Cleanup(func() {
+		for _, line := range strings.Split(p.Output(), "\n") {
+			if strings.Contains(line, "malformed") {
+				w.e.logf("rtps rows: %s: %s", filepath.Base(bin), line)
+			}
+		}
+	})
+	return p
 }
 
 // ours starts this binary as one of our RTPS floor processes.
