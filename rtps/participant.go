@@ -312,7 +312,7 @@ func (p *Participant) run(ctx context.Context) {
 				soonDelay = 0
 				continue
 			}
-			p.send(out)
+			p.sendOrdered(out)
 			soonDelay = min(2*soonDelay, heartbeatPeriod)
 			soon.Reset(soonDelay)
 		}

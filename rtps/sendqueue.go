@@ -91,6 +91,22 @@ func (tx *sendQueue) waitRoom(ctx context.Context, done <-chan struct{}) error {
 	}
 }
 
+// sendOrdered sends what reliable user writers send besides their
+// samples (heartbeats while blocked or lagging) in order with what they
+// queued: a heartbeat that overtook queued ones made them stale, since a
+// reader ignores a heartbeat whose count is not above the last it saw,
+// and CycloneDDS then acknowledged a streaming 1 KB writer only once per
+// blocked heartbeat (every 2 ms). Call it without p.mu held.
+func (p *Participant) sendOrdered(out []outgoing) {
+	if len(out) == 0 {
+		return
+	}
+	q := pendingSend{out: out}
+	if p.tx.push(q, true) {
+		p.sendNow(q)
+	}
+}
+
 // sendNow sends q as the token holder, then whatever was queued meanwhile,
 // and lets the token go.
 func (p *Participant) sendNow(q pendingSend) {

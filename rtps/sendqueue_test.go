@@ -140,3 +140,19 @@ func TestALoneWriteIsSentAtOnce(t *testing.T) {
 		t.Fatalf("after drain: sent %v, sending %v, %d queued", sent, tx.sending, len(tx.queue))
 	}
 }
+
+// TestHeartbeatsFromElsewhereQueueBehindTheSamples: a heartbeat a
+// blocked or lagging writer sends while its samples are queued goes after
+// them, never ahead: a reader ignores a heartbeat whose count is not
+// above the last it saw, so one overtaking made the queued ones stale.
+func TestHeartbeatsFromElsewhereQueueBehindTheSamples(t *testing.T) {
+	p := &Participant{tx: newSendQueue()}
+	p.tx.sending = true // a batch is being sent
+	queuedHB := &wire.Heartbeat{Count: 5}
+	p.tx.push(pendingSend{out: []outgoing{{subs: []wire.Submessage{queuedHB}}}}, false)
+	later := &wire.Heartbeat{Count: 6}
+	p.sendOrdered([]outgoing{{subs: []wire.Submessage{later}}})
+	if len(p.tx.queue) != 2 || p.tx.queue[1].out[0].subs[0] != later {
+		t.Fatalf("the later heartbeat was not queued behind the earlier one: %d queued", len(p.tx.queue))
+	}
+}

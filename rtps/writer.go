@@ -189,7 +189,7 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			p.mu.Lock()
 			out := w.heartbeats()
 			p.mu.Unlock()
-			p.send(out)
+			p.sendOrdered(out)
 			hb.Reset(blockedHeartbeat)
 		}
 	}
