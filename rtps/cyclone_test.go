@@ -445,3 +445,42 @@ func TestReaderKeepsUpWithCyclone1kHz(t *testing.T) {
 	wall := time.Since(start)
 	t.Logf("%d samples in %v, none lost; CPU %v (%.1f %% of a core, test binary with its checks)", n, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), 100*cpu.Seconds()/wall.Seconds())
 }
+
+// TestLivelinessWithCycloneDDS: our participant announces the
+// participant-message endpoints in SPDP and writes its automatic
+// liveliness assertion; ddsperf's (CycloneDDS 0.10.2) participant-message
+// reader matches our writer and acknowledges it.
+func TestLivelinessWithCycloneDDS(t *testing.T) {
+	netns.Require(t)
+	const domain = 47
+	startDDSPerf(t, domain, "", 60, "sub")
+	p := newParticipant(t, Config{Domain: domain, Multicast: true})
+	peers := waitFor(t, p, 10*time.Second, "ours learns Cyclone", func(ds []ParticipantData) bool {
+		return slices.ContainsFunc(ds, func(d ParticipantData) bool { return d.Vendor == wire.VendorCyclone })
+	})
+	var cyc ParticipantData
+	for _, d := range peers {
+		if d.Vendor == wire.VendorCyclone {
+			cyc = d
+		}
+	}
+	if cyc.BuiltinEndpoints&BuiltinParticipantMessageReader == 0 {
+		t.Fatalf("Cyclone announces no participant-message reader: builtin endpoints %#x", cyc.BuiltinEndpoints)
+	}
+	reader := wire.GUID{Prefix: cyc.Prefix, Entity: wire.EntityIDParticipantMessageReader}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p.mu.Lock()
+		w := p.sedp.pmReader.writers[cyc.Prefix]
+		acked, pmd := p.sedp.pmWriter.acknowledged(reader), w != nil && w.next > 1
+		p.mu.Unlock()
+		if acked {
+			t.Logf("Cyclone acknowledged our liveliness assertion; one of its own has arrived: %v", pmd)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Cyclone's participant-message reader never acknowledged our liveliness assertion")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -17,9 +17,12 @@ import (
 type sedp struct {
 	pubWriter, subWriter *statefulWriter
 	pubReader, subReader *builtinReader
-	local                map[wire.GUID]EndpointData
-	remote               map[wire.GUID]EndpointData
-	nextKey              uint32
+	// pmWriter and pmReader carry liveliness (participant messages).
+	pmWriter *statefulWriter
+	pmReader *builtinReader
+	local    map[wire.GUID]EndpointData
+	remote   map[wire.GUID]EndpointData
+	nextKey  uint32
 }
 
 // maxLocalKey bounds entity keys (3 octets).
@@ -31,6 +34,8 @@ func newSEDP() sedp {
 		subWriter: newBuiltinWriter(wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader),
 		pubReader: newBuiltinReader(wire.EntityIDSEDPPublicationsReader, wire.EntityIDSEDPPublicationsWriter),
 		subReader: newBuiltinReader(wire.EntityIDSEDPSubscriptionsReader, wire.EntityIDSEDPSubscriptionsWriter),
+		pmWriter:  newBuiltinWriter(wire.EntityIDParticipantMessageWriter, wire.EntityIDParticipantMessageReader),
+		pmReader:  newBuiltinReader(wire.EntityIDParticipantMessageReader, wire.EntityIDParticipantMessageWriter),
 		local:     map[wire.GUID]EndpointData{},
 		remote:    map[wire.GUID]EndpointData{},
 	}
@@ -40,8 +45,10 @@ func newSEDP() sedp {
 func (s *sedp) drop(prefix wire.GUIDPrefix) {
 	s.pubWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.pubWriter.readerID})
 	s.subWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.subWriter.readerID})
+	s.pmWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.pmWriter.readerID})
 	s.pubReader.forget(prefix)
 	s.subReader.forget(prefix)
+	s.pmReader.forget(prefix)
 	for g := range s.remote {
 		if g.Prefix == prefix {
 			delete(s.remote, g)
@@ -56,6 +63,8 @@ func (s *sedp) readerFor(remoteWriter wire.EntityID) (*builtinReader, bool) {
 		return s.pubReader, true
 	case wire.EntityIDSEDPSubscriptionsWriter:
 		return s.subReader, false
+	case wire.EntityIDParticipantMessageWriter:
+		return s.pmReader, false
 	}
 	return nil, false
 }
@@ -66,6 +75,8 @@ func (s *sedp) writerFor(ourWriter wire.EntityID) *statefulWriter {
 		return s.pubWriter
 	case wire.EntityIDSEDPSubscriptionsWriter:
 		return s.subWriter
+	case wire.EntityIDParticipantMessageWriter:
+		return s.pmWriter
 	}
 	return nil
 }
@@ -79,6 +90,9 @@ func (p *Participant) matchBuiltins(d ParticipantData, to []netip.AddrPort) []ou
 	}
 	if d.BuiltinEndpoints&BuiltinSubscriptionsDetector != 0 {
 		subs = append(subs, p.sedp.subWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.subWriter.readerID})...)
+	}
+	if d.BuiltinEndpoints&BuiltinParticipantMessageReader != 0 {
+		subs = append(subs, p.sedp.pmWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.pmWriter.readerID})...)
 	}
 	if len(subs) == 0 {
 		return nil
@@ -199,7 +213,7 @@ func (p *Participant) heartbeats() []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []outgoing
-	for _, w := range []*statefulWriter{p.sedp.pubWriter, p.sedp.subWriter} {
+	for _, w := range []*statefulWriter{p.sedp.pubWriter, p.sedp.subWriter, p.sedp.pmWriter} {
 		for _, g := range w.unacked() {
 			if _, to, ok := p.known(g.Prefix); ok {
 				out = append(out, outgoing{dst: g.Prefix, to: to, subs: []wire.Submessage{w.heartbeat(false)}})
