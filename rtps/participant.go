@@ -228,8 +228,9 @@ func (p *Participant) notify() {
 	p.changed = make(chan struct{})
 }
 
-// Close says goodbye (an SPDP dispose, so peers drop us at once instead
-// of waiting for our lease), stops the goroutines and closes the sockets.
+// Close sends what writes queued, says goodbye (an SPDP dispose, so peers
+// drop us at once instead of waiting for our lease), stops the goroutines
+// and closes the sockets.
 func (p *Participant) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -242,6 +243,7 @@ func (p *Participant) Close() error {
 		r.stop()
 	}
 	p.mu.Unlock()
+	p.flush()
 	err := p.announce(true)
 	p.stop()
 	p.uc.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -137,6 +138,37 @@ func (p *Participant) drain() {
 		for _, q := range batch {
 			if q.sent != nil {
 				q.sent()
+			}
+		}
+	}
+}
+
+// flushLimit bounds how long Close waits for a send under way on
+// another goroutine.
+const flushLimit = time.Second
+
+// flush sends what writes queued, so that a sample a Write returned for
+// leaves before the participant's goodbye; it waits for a send under way
+// on another goroutine, up to flushLimit.
+func (p *Participant) flush() {
+	tx := p.tx
+	deadline := time.Now().Add(flushLimit)
+	for time.Now().Before(deadline) {
+		tx.mu.Lock()
+		idle, empty, took := !tx.sending, len(tx.queue) == 0, tx.took
+		if idle && !empty {
+			tx.sending = true
+		}
+		tx.mu.Unlock()
+		switch {
+		case idle && empty:
+			return
+		case idle:
+			p.drain()
+		default:
+			select {
+			case <-took:
+			case <-time.After(time.Millisecond):
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"bytes"
+	"context"
 	"net/netip"
 	"slices"
 	"sync"
@@ -154,5 +155,29 @@ func TestHeartbeatsFromElsewhereQueueBehindTheSamples(t *testing.T) {
 	p.sendOrdered([]outgoing{{subs: []wire.Submessage{later}}})
 	if len(p.tx.queue) != 2 || p.tx.queue[1].out[0].subs[0] != later {
 		t.Fatalf("the later heartbeat was not queued behind the earlier one: %d queued", len(p.tx.queue))
+	}
+}
+
+// TestCloseSendsWhatWritesQueued: samples a streaming writer queued and
+// returned for reach the reader although the participant closes right
+// after the last Write.
+func TestCloseSendsWhatWritesQueued(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 49}, Config{Domain: 49})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	for i := range n {
+		if err := w.Write(append([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, make([]byte, 1000)...), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.p.Close()
+	for i, s := range takeN(t, r, n) {
+		if int(s.Payload[4])|int(s.Payload[5])<<8 != i {
+			t.Fatalf("sample %d carries %d", i, int(s.Payload[4])|int(s.Payload[5])<<8)
+		}
 	}
 }
