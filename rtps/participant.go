@@ -100,8 +100,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		Domain: uint32(cfg.Domain), HasDomain: true,
 		BuiltinEndpoints: BuiltinParticipantAnnouncer | BuiltinParticipantDetector |
 			BuiltinPublicationsAnnouncer | BuiltinPublicationsDetector |
-			BuiltinSubscriptionsAnnouncer | BuiltinSubscriptionsDetector |
-			BuiltinParticipantMessageWriter | BuiltinParticipantMessageReader,
+			BuiltinSubscriptionsAnnouncer | BuiltinSubscriptionsDetector,
 		MetatrafficUnicast: []wire.Locator{self}, DefaultUnicast: []wire.Locator{self},
 		LeaseDuration: cfg.LeaseDuration, UserData: bytes.Clone(cfg.UserData),
 	}
@@ -119,9 +118,6 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		}
 	}
 	p.spdp = append(p.spdp, cfg.PeerAddrs...)
-	p.mu.Lock()
-	p.assertLiveliness()
-	p.mu.Unlock()
 	runCtx, stop := context.WithCancel(context.Background())
 	p.stop, p.done = stop, runCtx.Done()
 	p.wg.Add(3)

@@ -86,8 +86,6 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, ts tim
 		switch {
 		case s.WriterID == wire.EntityIDSPDPWriter:
 			return p.handleSPDP(src, vendor, s)
-		case s.WriterID == wire.EntityIDParticipantMessageWriter:
-			return p.handleParticipantMessage(src, s)
 		case s.WriterID.IsBuiltin():
 			return p.handleSEDPData(src, s)
 		case s.Payload != nil && !s.Key && !disposed(s):

@@ -17,12 +17,9 @@ import (
 type sedp struct {
 	pubWriter, subWriter *statefulWriter
 	pubReader, subReader *builtinReader
-	// pmWriter and pmReader carry liveliness (participant messages).
-	pmWriter *statefulWriter
-	pmReader *builtinReader
-	local    map[wire.GUID]EndpointData
-	remote   map[wire.GUID]EndpointData
-	nextKey  uint32
+	local                map[wire.GUID]EndpointData
+	remote               map[wire.GUID]EndpointData
+	nextKey              uint32
 }
 
 // maxLocalKey bounds entity keys (3 octets).
@@ -34,8 +31,6 @@ func newSEDP() sedp {
 		subWriter: newBuiltinWriter(wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader),
 		pubReader: newBuiltinReader(wire.EntityIDSEDPPublicationsReader, wire.EntityIDSEDPPublicationsWriter),
 		subReader: newBuiltinReader(wire.EntityIDSEDPSubscriptionsReader, wire.EntityIDSEDPSubscriptionsWriter),
-		pmWriter:  newBuiltinWriter(wire.EntityIDParticipantMessageWriter, wire.EntityIDParticipantMessageReader),
-		pmReader:  newBuiltinReader(wire.EntityIDParticipantMessageReader, wire.EntityIDParticipantMessageWriter),
 		local:     map[wire.GUID]EndpointData{},
 		remote:    map[wire.GUID]EndpointData{},
 	}
@@ -45,10 +40,8 @@ func newSEDP() sedp {
 func (s *sedp) drop(prefix wire.GUIDPrefix) {
 	s.pubWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.pubWriter.readerID})
 	s.subWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.subWriter.readerID})
-	s.pmWriter.unmatch(wire.GUID{Prefix: prefix, Entity: s.pmWriter.readerID})
 	s.pubReader.forget(prefix)
 	s.subReader.forget(prefix)
-	s.pmReader.forget(prefix)
 	for g := range s.remote {
 		if g.Prefix == prefix {
 			delete(s.remote, g)
@@ -63,8 +56,6 @@ func (s *sedp) readerFor(remoteWriter wire.EntityID) (*builtinReader, bool) {
 		return s.pubReader, true
 	case wire.EntityIDSEDPSubscriptionsWriter:
 		return s.subReader, false
-	case wire.EntityIDParticipantMessageWriter:
-		return s.pmReader, false
 	}
 	return nil, false
 }
@@ -75,8 +66,6 @@ func (s *sedp) writerFor(ourWriter wire.EntityID) *statefulWriter {
 		return s.pubWriter
 	case wire.EntityIDSEDPSubscriptionsWriter:
 		return s.subWriter
-	case wire.EntityIDParticipantMessageWriter:
-		return s.pmWriter
 	}
 	return nil
 }
@@ -90,9 +79,6 @@ func (p *Participant) matchBuiltins(d ParticipantData, to []netip.AddrPort) []ou
 	}
 	if d.BuiltinEndpoints&BuiltinSubscriptionsDetector != 0 {
 		subs = append(subs, p.sedp.subWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.subWriter.readerID})...)
-	}
-	if d.BuiltinEndpoints&BuiltinParticipantMessageReader != 0 {
-		subs = append(subs, p.sedp.pmWriter.match(wire.GUID{Prefix: d.Prefix, Entity: p.sedp.pmWriter.readerID})...)
 	}
 	if len(subs) == 0 {
 		return nil
@@ -213,7 +199,7 @@ func (p *Participant) heartbeats() []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []outgoing
-	for _, w := range []*statefulWriter{p.sedp.pubWriter, p.sedp.subWriter, p.sedp.pmWriter} {
+	for _, w := range []*statefulWriter{p.sedp.pubWriter, p.sedp.subWriter} {
 		for _, g := range w.unacked() {
 			if _, to, ok := p.known(g.Prefix); ok {
 				out = append(out, outgoing{dst: g.Prefix, to: to, subs: []wire.Submessage{w.heartbeat(false)}})
