@@ -261,13 +261,18 @@ func TestReaderReceivesCycloneSamples(t *testing.T) {
 		size := c.size
 		t.Run(c.name, func(t *testing.T) {
 			domain := 8 + i
-			var frags atomic.Int64
+			var frags, whole atomic.Int64
 			tap := func(b []byte) {
 				var m wire.Message
 				m.Unmarshal(b)
 				for _, s := range m.Submessages {
-					if _, ok := s.(*wire.DataFrag); ok {
+					switch s := s.(type) {
+					case *wire.DataFrag:
 						frags.Add(1)
+					case *wire.Data:
+						if !s.WriterID.IsBuiltin() {
+							whole.Add(1)
+						}
 					}
 				}
 			}
@@ -296,8 +301,10 @@ func TestReaderReceivesCycloneSamples(t *testing.T) {
 				}
 				last, lastSeq = s.SN, seq
 			}
-			if fragmented := c.config != ""; fragmented != (frags.Load() > 0) {
-				t.Fatalf("%d DATA_FRAG submessages received; fragmented: %v", frags.Load(), fragmented)
+			// Unfragmented, every sample comes in a DATA; a repair under
+			// load may still come as DATA_FRAGs (seen once: 9 of them).
+			if fragmented := c.config != ""; fragmented && frags.Load() == 0 || !fragmented && whole.Load() < 30 {
+				t.Fatalf("%d DATA_FRAG and %d DATA submessages received; fragmented: %v", frags.Load(), whole.Load(), fragmented)
 			}
 		})
 	}

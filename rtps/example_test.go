@@ -100,3 +100,47 @@ func ExampleParticipant_NewWriter() {
 	fmt.Printf("%q %v %v\n", s.Payload[8:10], s.Writer == w.GUID(), time.Since(s.SourceTime) < time.Minute)
 	// Output: "hi" true true
 }
+
+// An echo on a reader's listener: each ping is answered on the goroutine
+// that received it, with no goroutine woken between the datagram and the
+// answer, as a latency-bound peer (a pong) does.
+func ExampleReader_Listen() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	a, err := rtps.NewParticipant(ctx, rtps.Config{Domain: 45})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	b, err := rtps.NewParticipant(ctx, rtps.Config{Domain: 45})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	qos := rtps.QoS{Reliability: rtps.Reliable}
+	ping := rtps.EndpointData{Topic: "rt/ping", Type: "std_msgs::msg::dds_::String_", QoS: qos}
+	pong := rtps.EndpointData{Topic: "rt/pong", Type: "std_msgs::msg::dds_::String_", QoS: qos}
+	pingW, _ := a.NewWriter(ping)
+	pongR, _ := a.NewReader(pong)
+	pingR, _ := b.NewReader(ping)
+	pongW, _ := b.NewWriter(pong)
+	pingR.Listen(func(s rtps.Sample) { pongW.Write(s.Payload, nil) })
+	if err := pingW.WaitReady(ctx, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := pongW.WaitReady(ctx, 1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	pingW.Write([]byte{0, 1, 0, 0, 3, 0, 0, 0, 'h', 'i', 0}, nil)
+	s, err := pongR.Take(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%q\n", s.Payload[8:10])
+	// Output: "hi"
+}

@@ -54,10 +54,17 @@ type Participant struct {
 	sedp    sedp
 	readers map[wire.GUID]*Reader
 	writers map[wire.GUID]*Writer
+	// tx orders and packs what reliable user writers send.
+	tx *sendQueue
+	// deliveries are samples for readers' listeners, called once the
+	// datagram that completed them is handled (under deliverMu, in order).
+	deliveries []delivery
+	deliverMu  sync.Mutex
 
 	seq atomic.Int64 // SPDP sequence numbers
 
 	stop context.CancelFunc
+	done <-chan struct{} // closed by stop
 	wg   sync.WaitGroup
 }
 
@@ -74,7 +81,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), wrote: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}}
+	p := &Participant{cfg: cfg, remotes: map[wire.GUIDPrefix]*remote{}, changed: make(chan struct{}), newcomer: make(chan struct{}, 1), wrote: make(chan struct{}, 1), sedp: newSEDP(), readers: map[wire.GUID]*Reader{}, writers: map[wire.GUID]*Writer{}, tx: newSendQueue()}
 	prefix := cfg.Prefix
 	if prefix == (wire.GUIDPrefix{}) {
 		prefix[0], prefix[1] = byte(VendorID>>8), byte(VendorID&0xff)
@@ -112,10 +119,11 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	}
 	p.spdp = append(p.spdp, cfg.PeerAddrs...)
 	runCtx, stop := context.WithCancel(context.Background())
-	p.stop = stop
-	p.wg.Add(2)
+	p.stop, p.done = stop, runCtx.Done()
+	p.wg.Add(3)
 	go p.receive(runCtx, p.uc)
 	go p.run(runCtx)
+	go p.sender(runCtx)
 	if p.mc != nil {
 		p.wg.Add(1)
 		go p.receive(runCtx, p.mc)
@@ -216,8 +224,9 @@ func (p *Participant) notify() {
 	p.changed = make(chan struct{})
 }
 
-// Close says goodbye (an SPDP dispose, so peers drop us at once instead
-// of waiting for our lease), stops the goroutines and closes the sockets.
+// Close sends what writes queued, says goodbye (an SPDP dispose, so peers
+// drop us at once instead of waiting for our lease), stops the goroutines
+// and closes the sockets.
 func (p *Participant) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -230,6 +239,7 @@ func (p *Participant) Close() error {
 		r.stop()
 	}
 	p.mu.Unlock()
+	p.flush()
 	err := p.announce(true)
 	p.stop()
 	p.uc.Close()
@@ -304,7 +314,7 @@ func (p *Participant) run(ctx context.Context) {
 				soonDelay = 0
 				continue
 			}
-			p.send(out)
+			p.sendOrdered(out)
 			soonDelay = min(2*soonDelay, heartbeatPeriod)
 			soon.Reset(soonDelay)
 		}

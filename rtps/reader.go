@@ -50,6 +50,8 @@ type Reader struct {
 	writers map[wire.GUID]*userWriter
 	frags   *fragment.Reassembler
 	closed  bool
+	// listener, when set, gets the samples instead of the queue.
+	listener func(Sample)
 }
 
 // userWriter is a reader's state for one remote writer.
@@ -111,6 +113,19 @@ func (r *Reader) Take(ctx context.Context) (Sample, error) {
 		case <-r.done:
 		}
 	}
+}
+
+// Listen hands every sample from now on to f instead of queueing it for
+// Take, on the goroutine that received it, as soon as it is in order: no
+// goroutine is woken between the datagram and f (a Take waiting costs a
+// wake-up per sample, most of a round trip's time beyond the socket's).
+// f is called for one sample at a time, never with a lock of the
+// participant held, so it may Write; it holds up the participant's
+// receiving while it runs, and must not Close the participant.
+func (r *Reader) Listen(f func(Sample)) {
+	r.p.mu.Lock()
+	defer r.p.mu.Unlock()
+	r.listener = f
 }
 
 // Close withdraws the reader; Take returns ErrClosed.
@@ -276,8 +291,13 @@ func (r *Reader) release(uw *userWriter) {
 	uw.rebase(uw.next)
 }
 
-// enqueue adds s, dropping the oldest beyond the history depth.
+// enqueue adds s, dropping the oldest beyond the history depth, or hands
+// it to the participant's next deliveries when the reader has a listener.
 func (r *Reader) enqueue(s Sample) {
+	if r.listener != nil {
+		r.p.deliveries = append(r.p.deliveries, delivery{f: r.listener, s: s})
+		return
+	}
 	limit := maxKeepAll
 	if r.data.QoS.History == KeepLast {
 		limit = int(max(r.data.QoS.Depth, 1))

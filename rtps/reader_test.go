@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -311,5 +313,57 @@ func TestEveryWaitingTakeWakes(t *testing.T) {
 		if err := <-errs; !errors.Is(err, ErrClosed) {
 			t.Fatalf("a Take waiting on a closed reader: %v, want ErrClosed", err)
 		}
+	}
+}
+
+// TestListenerGetsEverySampleInOrderUnderLoss: a reader's listener gets
+// each reliable sample once and in order, those held for a repair too,
+// one call at a time, and Take gets none of them.
+func TestListenerGetsEverySampleInOrderUnderLoss(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 46, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 3)},
+		Config{Domain: 46, AnnouncePeriod: 300 * time.Millisecond, drop: lossy(0.2, 4)})
+	const n = 300
+	var mu sync.Mutex
+	var got []int
+	var active, overlapped atomic.Int32
+	done := make(chan struct{})
+	r.Listen(func(s Sample) {
+		if active.Add(1) > 1 {
+			overlapped.Add(1)
+		}
+		defer active.Add(-1)
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, int(s.Payload[4])|int(s.Payload[5])<<8)
+		if len(got) == n {
+			close(done)
+		}
+	})
+	for i := range n {
+		if err := w.Write([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("%d of %d samples reached the listener", len(got), n)
+	}
+	mu.Lock()
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("listener call %d got sample %d", i, v)
+		}
+	}
+	mu.Unlock()
+	if overlapped.Load() > 0 {
+		t.Fatalf("%d listener calls overlapped another", overlapped.Load())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if s, err := r.Take(ctx); err == nil {
+		t.Fatalf("Take got sample %d that the listener had", s.SN)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// maxMessage is the size at which outgoing submessages start a new
-// datagram; far below UDP's limit and Cyclone's 14720-octet default.
-const maxMessage = 8192
+// maxMessage is the largest datagram sent, unless one submessage alone is
+// larger: CycloneDDS's default (MaxMessageSize), which it and Fast DDS
+// read. Octets sent cost less in fewer datagrams: a 64 KB sample is five
+// datagrams, where 8 KiB ones made it eight.
+const maxMessage = 14720
 
 // outgoing is submessages for one remote participant (INFO_DST is added).
 type outgoing struct {
@@ -50,7 +52,30 @@ func (p *Participant) handle(b []byte) {
 			}
 		}
 	}
+	p.deliver()
 	p.send(out)
+}
+
+// delivery is a sample for a reader's listener.
+type delivery struct {
+	f func(Sample)
+	s Sample
+}
+
+// deliver calls the listeners of the samples handled so far, before the
+// acknowledgments go out: a listener that answers saves the round trip
+// that much. deliverMu keeps the calls one at a time and in the order the
+// samples were queued, whichever receiving goroutine took them.
+func (p *Participant) deliver() {
+	p.deliverMu.Lock()
+	defer p.deliverMu.Unlock()
+	p.mu.Lock()
+	ds := p.deliveries
+	p.deliveries = nil
+	p.mu.Unlock()
+	for _, d := range ds {
+		d.f(d.s)
+	}
 }
 
 // dispatch routes one submessage from participant src to the builtin
@@ -100,36 +125,63 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, ts tim
 
 // send marshals and sends the outgoing submessages, a datagram per
 // maxMessage octets.
-func (p *Participant) send(out []outgoing) {
+func (p *Participant) send(out []outgoing) { p.sendBuffered(nil, out) }
+
+// sendBuffered is send marshalling into buf, which it returns for reuse.
+func (p *Participant) sendBuffered(buf []byte, out []outgoing) []byte {
+	b := buf
 	for _, o := range out {
-		hdr := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: VendorID, Prefix: p.self.Prefix}}
-		b, _ := hdr.Marshal()
+		hdr := wire.Header{Version: wire.Version(), Vendor: VendorID, Prefix: p.self.Prefix}
+		b = hdr.AppendTo(b[:0])
 		b, _ = wire.AppendSubmessage(b, &wire.InfoDst{Prefix: o.dst})
 		start := len(b)
 		// An INFO_TS holds for what follows it in its datagram: it never
 		// ends one, and each datagram that continues after one starts
 		// with it again (the fragments of a sample all carry its time).
 		var ts *wire.InfoTS
+		tsAt := -1 // where the INFO_TS just before the next submessage begins
 		for _, s := range o.subs {
-			if t, ok := s.(*wire.InfoTS); ok {
+			at := len(b)
+			t, isTS := s.(*wire.InfoTS)
+			if isTS {
 				ts = t
-			} else if len(b) == start && ts != nil {
+			} else if at == start && ts != nil {
 				b, _ = wire.AppendSubmessage(b, ts)
+				tsAt, at = at, len(b)
 			}
 			var err error
 			if b, err = wire.AppendSubmessage(b, s); err != nil {
 				p.cfg.Logger.Debug("rtps: marshal", "err", err)
 				continue
 			}
-			if _, isTS := s.(*wire.InfoTS); !isTS && len(b) >= maxMessage {
+			if isTS {
+				tsAt = at
+				continue
+			}
+			cut := at
+			if tsAt >= 0 {
+				cut = tsAt
+			}
+			tsAt = -1
+			switch {
+			case len(b) <= maxMessage:
+			case cut == start: // alone it is larger: it goes alone
 				p.writeAll(b, o.to)
 				b = b[:start]
+			default: // what came before goes; s opens the next datagram
+				p.writeAll(b[:cut], o.to)
+				b = b[:start]
+				if ts != nil {
+					b, _ = wire.AppendSubmessage(b, ts)
+				}
+				b, _ = wire.AppendSubmessage(b, s)
 			}
 		}
 		if len(b) > start {
 			p.writeAll(b, o.to)
 		}
 	}
+	return b
 }
 
 func (p *Participant) writeAll(b []byte, to []netip.AddrPort) {

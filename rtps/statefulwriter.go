@@ -82,20 +82,35 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
 	w.next++
 	w.changes = append(w.changes, c)
-	return append(w.submessages(c, nil), w.heartbeats(c)...)
+	// Its heartbeat follows it and every earlier change still being sent
+	// (the send queue keeps the order of writes): it announces them all.
+	return append(w.submessages(c, nil), w.heartbeats(c, w.heartbeatThrough(false, c.sn))...)
 }
 
-// heartbeats close what was just sent of change c: a HEARTBEAT_FRAG with
-// the last fragment available when c is fragmented (readers NACK_FRAG
-// what they miss of it), then a HEARTBEAT.
-func (w *statefulWriter) heartbeats(c change) []wire.Submessage {
+// heartbeats close what was just sent of change c with hb: a
+// HEARTBEAT_FRAG with the last fragment available when c is fragmented
+// (readers NACK_FRAG what they miss of it) before it.
+func (w *statefulWriter) heartbeats(c change, hb *wire.Heartbeat) []wire.Submessage {
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{w.heartbeat(false)}
+		return []wire.Submessage{hb}
 	}
 	w.hbFragCount++
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
-	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount},
-		w.heartbeat(false)}
+	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount}, hb}
+}
+
+// streaming reports whether a reliable reader still lacks a change before
+// the one before sn: the writer writes faster than its readers
+// acknowledge, and its samples may share datagrams (see sendQueue). The
+// previous change alone unacknowledged is a request answered before its
+// acknowledgment came, which is sent at once.
+func (w *statefulWriter) streaming(sn wire.SequenceNumber) bool {
+	for _, r := range w.readers {
+		if !r.bestEffort && r.acked < sn-1 {
+			return true
+		}
+	}
+	return false
 }
 
 // match adds remote reader g and returns what it gets first: the history
@@ -125,8 +140,11 @@ func (w *statefulWriter) unmatch(g wire.GUID) {
 // writeWindow bounds the octets a blocking writer has sent that some
 // reliable reader has not acknowledged: Cyclone's writer history blocks at
 // a high-water mark the same way. A sample larger than the window is sent
-// when the readers have acknowledged everything before it.
-const writeWindow = 256 << 10
+// when the readers have acknowledged everything before it. 256 KiB held
+// 64 KB samples into ddsperf sub to half of ddsperf's rate, four samples
+// a round trip of acknowledgments; 4 MiB overflowed Cyclone's socket
+// buffer (NACK_FRAG repairs, 244 samples/s); 1 MiB reached 0.78×.
+const writeWindow = 1 << 20
 
 // lagging reports whether a blocking writer must wait before writing a
 // sample of size octets: its reliable readers lack the last
@@ -310,7 +328,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}
-	return append(out, w.heartbeats(w.changes[i])...)
+	return append(out, w.heartbeats(w.changes[i], w.heartbeat(false))...)
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {
@@ -332,23 +350,44 @@ func (w *statefulWriter) data(c change) *wire.Data {
 	return d
 }
 
+// heartbeat announces what the writer has, up to the first change a
+// Write is still sending.
 func (w *statefulWriter) heartbeat(final bool) *wire.Heartbeat {
-	w.hbCount++
-	first := w.next
-	if len(w.changes) > 0 {
-		first = w.changes[0].sn
-	}
 	// A heartbeat that overtakes the datagrams of a change it announces
 	// loses it: CycloneDDS, first hearing of a writer from a heartbeat,
 	// treats every change up to its Last as history a volatile reader
 	// never gets, and drops the fragments it has of them ("discard: too
 	// old", defrag_rsample_drop in its trace): the first 1 MiB sample into
 	// ddsperf sub went missing, acknowledged, in about half the runs.
+	//
+	// A change still being sent that the history has already let go of
+	// (its readers acknowledged the start of a long batch, and the writer
+	// went on) holds nothing back: its number is below First.
 	last := w.next - 1
+	first := w.first()
 	for _, sn := range w.inFlight {
-		last = min(last, sn-1)
+		if sn >= first {
+			last = min(last, sn-1)
+		}
 	}
-	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: last, Count: w.hbCount, Final: final}
+	return w.heartbeatThrough(final, last)
+}
+
+// first is the first change the history holds (next when it is empty).
+func (w *statefulWriter) first() wire.SequenceNumber {
+	if len(w.changes) > 0 {
+		return w.changes[0].sn
+	}
+	return w.next
+}
+
+// heartbeatThrough is a heartbeat announcing the changes up to last. Its
+// Last is never below First-1, which CycloneDDS drops as a malformed
+// packet (spec 8.3.7.5.3).
+func (w *statefulWriter) heartbeatThrough(final bool, last wire.SequenceNumber) *wire.Heartbeat {
+	w.hbCount++
+	first := w.first()
+	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: max(last, first-1), Count: w.hbCount, Final: final}
 }
 
 // gapOf builds a GAP of the given ascending numbers (at most 256 apart,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -30,6 +31,10 @@ type Writer struct {
 	closed bool
 	// pace sends a best-effort writer's large samples in bursts.
 	pace pacer
+	// lastReturn (unix nanoseconds) is when the last write returned, and
+	// sendTook how long its last send on its own goroutine took: a writer
+	// back sooner than that is streaming.
+	lastReturn, sendTook atomic.Int64
 }
 
 // NewWriter announces a writer (e.Writer is set) and returns it.
@@ -118,6 +123,9 @@ var ErrBlocked = errors.New("rtps: readers did not catch up in time")
 // encapsulation header; qos, if not nil, is sent as the DATA's inline QoS.
 // A reliable keep-all writer waits up to MaxBlockingTime while its readers
 // lag (ErrBlocked after), as WriteContext describes.
+// A reliable writer sends at once when nothing else is being sent; while
+// its readers lag it may return with the sample queued, and the
+// participant sends it with those queued beside it in shared datagrams.
 func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
 	_, err := w.write(nil, payload, qos)
 	return err
@@ -132,9 +140,9 @@ func (w *Writer) WriteSN(payload []byte, qos wire.ParameterList) (wire.SequenceN
 
 // WriteContext is Write waiting up to ctx's end: a reliable keep-all
 // writer sends a sample only while its reliable readers lack fewer than
-// min(1024, 4 MiB / sample size) of its samples, so that it never drops
+// min(1024, 1 MiB / sample size) of its samples, so that it never drops
 // from its history what a reader still needs and never has more than
-// about 4 MiB in flight. Other writers never wait for readers; a
+// about 1 MiB in flight. Other writers never wait for readers; a
 // best-effort writer's large samples are paced (Config.FragmentRate).
 func (w *Writer) WriteContext(ctx context.Context, payload []byte, qos wire.ParameterList) error {
 	_, err := w.write(ctx, payload, qos)
@@ -181,24 +189,12 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			p.mu.Lock()
 			out := w.heartbeats()
 			p.mu.Unlock()
-			p.send(out)
+			p.sendOrdered(out)
 			hb.Reset(blockedHeartbeat)
 		}
 	}
 	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
 	sn := w.sw.next - 1
-	w.sw.inFlight = append(w.sw.inFlight, sn)
-	defer func() {
-		p.mu.Lock()
-		w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
-		p.mu.Unlock()
-		if w.data.QoS.Reliability == Reliable {
-			select {
-			case p.wrote <- struct{}{}:
-			default:
-			}
-		}
-	}()
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
 	var out []outgoing
@@ -207,15 +203,52 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			out = append(out, outgoing{dst: g.Prefix, to: p.endpointLocators(g), subs: subs})
 		}
 	}
+	if w.data.QoS.Reliability != Reliable {
+		p.mu.Unlock()
+		if len(payload) <= maxData {
+			p.send(out)
+			return sn, nil
+		}
+		if ctx == nil {
+			ctx = context.Background() // the pacing's waits are bounded by the sample's size
+		}
+		return sn, w.pace.send(ctx, p, out)
+	}
+	// Until its datagrams are out, heartbeats from elsewhere do not
+	// announce it (see statefulWriter.heartbeat).
+	w.sw.inFlight = append(w.sw.inFlight, sn)
+	sent := func() {
+		p.mu.Lock()
+		if len(w.sw.inFlight) > 0 && w.sw.inFlight[0] == sn {
+			w.sw.inFlight = w.sw.inFlight[1:] // sent in the order written
+		} else {
+			w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
+		}
+		p.mu.Unlock()
+	}
+	q := pendingSend{out: out, sent: sent}
+	// A writer streams when its readers lag and it spends less time
+	// between writes than a send takes: its samples are queued, and go
+	// packed while it goes on. A ping answered by a round trip through
+	// a peer is sent at once even while its acknowledgments lag.
+	now := time.Now()
+	streaming := w.sw.streaming(sn) && now.Sub(time.Unix(0, w.lastReturn.Load())) < time.Duration(w.sendTook.Load())
+	inline := p.tx.push(q, !streaming)
 	p.mu.Unlock()
-	if w.data.QoS.Reliability == Reliable || len(payload) <= maxData {
-		p.send(out)
+	select {
+	case p.wrote <- struct{}{}:
+	default:
+	}
+	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
+	if inline {
+		p.sendNow(q)
+		w.sendTook.Store(int64(time.Since(now)))
 		return sn, nil
 	}
 	if ctx == nil {
-		ctx = context.Background() // the pacing's waits are bounded by the sample's size
+		ctx = context.Background() // the sender takes the queue while the participant runs
 	}
-	return sn, w.pace.send(ctx, p, out)
+	return sn, p.tx.waitRoom(ctx, p.done)
 }
 
 // Matched returns the remote readers the writer is matched with.

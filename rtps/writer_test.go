@@ -372,6 +372,27 @@ func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
 	}
 }
 
+// TestHeartbeatsStayWellFormedWhenTheHistoryPassedASampleBeingSent: a
+// change still in a batch being sent that the history let go of (the
+// writer went on past its keep-last depth) neither holds Last back nor
+// makes it fall below First-1, which CycloneDDS logged as "malformed
+// packet received from vendor 1.171" and dropped.
+func TestHeartbeatsStayWellFormedWhenTheHistoryPassedASampleBeingSent(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 2}
+	w.inFlight = []wire.SequenceNumber{1}
+	for _, p := range []string{"a", "b", "c", "d"} {
+		w.write(wire.GUID{}, []byte(p), nil)
+	}
+	hb := w.heartbeat(false)
+	if hb.First != 3 || hb.Last != 4 {
+		t.Fatalf("heartbeat %d..%d with 1 still being sent and 3..4 held, want 3..4", hb.First, hb.Last)
+	}
+	w.inFlight = []wire.SequenceNumber{1, 4}
+	if hb := w.heartbeat(false); hb.Last != 3 || hb.Last < hb.First-1 {
+		t.Fatalf("heartbeat %d..%d with 4 being sent, want 3..3", hb.First, hb.Last)
+	}
+}
+
 // TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt: a reader that
 // matches a volatile writer after samples were written, and asks for
 // them (a heartbeat announced them), gets a GAP, never the samples: a

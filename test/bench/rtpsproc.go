@@ -104,17 +104,51 @@ func jointStateType() (*cdr.Struct, error) {
 	return reg.Struct("sensor_msgs/msg/JointState")
 }
 
-// pingResult is the ping process's round trips, and the bare UDP ones.
+// pingResult is the ping process's round trips, taken (Take) and on a
+// listener (Reader.Listen), and the bare UDP ones.
 type pingResult struct {
-	N              int
-	P50, P99       time.Duration
-	UDPP50, UDPP99 time.Duration
-	rtt            Sample
+	N                    int
+	P50, P99             time.Duration
+	ListenN              int
+	ListenP50, ListenP99 time.Duration
+	UDPP50, UDPP99       time.Duration
+}
+
+// pinger writes JointState pings of about a size and knows its echoes.
+type pinger struct {
+	js    *cdr.Struct
+	m     *cdr.Message
+	stamp *cdr.Message
+	w     *rtps.Writer
+	size  int
+}
+
+// send writes ping i.
+func (pg *pinger) send(i int32) error {
+	pg.stamp.Fields[0] = i // sec
+	b, err := cdr.Encode(pg.m, cdr.LittleEndian)
+	if err != nil {
+		return err
+	}
+	pg.size = len(b)
+	return pg.w.Write(b, nil)
+}
+
+// isEcho decodes a sample and reports whether it is the echo of ping i.
+func (pg *pinger) isEcho(s rtps.Sample, i int32) (bool, error) {
+	e, err := cdr.Decode(pg.js, s.Payload)
+	if err != nil {
+		return false, err
+	}
+	return e.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message).Get("sec") == i, nil
 }
 
 // pingThroughEcho sends a JointState of about job.Size octets, waits for
 // the echo peer to send it back, and repeats for job.For after a warm-up:
-// each round trip includes encoding the ping and decoding the echo.
+// each round trip includes encoding the ping and decoding the echo. It
+// does so first taking the echoes (Take on this goroutine), then on the
+// reader's listener, which writes the next ping itself, as ddsperf ping
+// does; then it times the bare UDP round trips.
 func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pingResult, error) {
 	js, err := jointStateType()
 	if err != nil {
@@ -135,47 +169,116 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 	m := cdr.Zero(js)
 	// Header and encapsulation take about 30 octets; positions fill the rest.
 	m.Fields[js.FieldIndex("position")] = make([]float64, max(job.Size-30, 8)/8)
-	stamp := m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message)
+	pg := &pinger{js: js, m: m, stamp: m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message), w: w}
 	var res pingResult
+	taken, err := pingTaking(ctx, pg, r, job.For)
+	if err != nil {
+		return res, err
+	}
+	res.N, res.P50, res.P99 = len(taken), taken.P50(), taken.P99()
+	heard, err := pingListening(ctx, pg, r, job.For)
+	if err != nil {
+		return res, err
+	}
+	res.ListenN, res.ListenP50, res.ListenP99 = len(heard), heard.P50(), heard.P99()
+	udp, err := pingUDP(job.Echo, pg.size, job.For)
+	res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
+	return res, err
+}
+
+// pingWarmUp is how many round trips each way of pinging makes before it
+// counts.
+const pingWarmUp = 200
+
+// pingTaking pings and takes each echo on this goroutine, for d after
+// the warm-up.
+func pingTaking(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Duration) (Sample, error) {
+	var rtt Sample
 	var end time.Time
-	var b []byte
 	for i := int32(0); ; i++ {
-		if i == 200 { // warm-up done
-			end = time.Now().Add(job.For)
+		if i == pingWarmUp {
+			end = time.Now().Add(d)
 		}
 		if !end.IsZero() && time.Now().After(end) {
-			res.N, res.P50, res.P99 = len(res.rtt), res.rtt.P50(), res.rtt.P99()
-			udp, err := pingUDP(job.Echo, len(b), job.For)
-			res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
-			return res, err
+			return rtt, nil
 		}
-		stamp.Fields[0] = i // sec
 		start := time.Now()
-		b, err = cdr.Encode(m, cdr.LittleEndian)
-		if err != nil {
-			return res, err
-		}
-		if err := w.Write(b, nil); err != nil {
-			return res, err
+		if err := pg.send(i); err != nil {
+			return rtt, err
 		}
 		for {
 			tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			s, err := r.Take(tctx)
 			cancel()
 			if err != nil {
-				return res, fmt.Errorf("ping %d: no echo: %w", i, err)
+				return rtt, fmt.Errorf("ping %d: no echo: %w", i, err)
 			}
-			e, err := cdr.Decode(js, s.Payload)
-			if err != nil {
-				return res, err
-			}
-			if e.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message).Get("sec") == i {
+			if ok, err := pg.isEcho(s, i); err != nil || ok {
+				if err != nil {
+					return rtt, err
+				}
 				break
 			}
 		}
 		if !end.IsZero() {
-			res.rtt = append(res.rtt, time.Since(start))
+			rtt = append(rtt, time.Since(start))
 		}
+	}
+}
+
+// pingListening pings from r's listener: each echo heard is timed and
+// answered with the next ping on the goroutine that received it, for d
+// after the warm-up. Ping numbers go on from 1<<20, above pingTaking's.
+func pingListening(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Duration) (Sample, error) {
+	var (
+		rtt   Sample
+		end   time.Time
+		start time.Time
+		i     = int32(1 << 20)
+		done  = make(chan error, 1)
+	)
+	finish := func(err error) {
+		r.Listen(func(rtps.Sample) {})
+		done <- err
+	}
+	r.Listen(func(s rtps.Sample) {
+		ok, err := pg.isEcho(s, i)
+		if err != nil {
+			finish(err)
+			return
+		}
+		if !ok {
+			return
+		}
+		if !end.IsZero() {
+			rtt = append(rtt, time.Since(start))
+		}
+		if i-(1<<20) == pingWarmUp {
+			end = time.Now().Add(d)
+		}
+		if !end.IsZero() && time.Now().After(end) {
+			finish(nil)
+			return
+		}
+		i++
+		start = time.Now()
+		if err := pg.send(i); err != nil {
+			finish(err)
+		}
+	})
+	start = time.Now()
+	if err := pg.send(i); err != nil {
+		return nil, err
+	}
+	// A lost ping ends the run (reliable: it is repaired within the
+	// writer's heartbeats, well inside this bound).
+	select {
+	case err := <-done:
+		return rtt, err
+	case <-time.After(d + 60*time.Second):
+		return nil, fmt.Errorf("listening ping stalled at %d", i)
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

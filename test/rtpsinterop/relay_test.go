@@ -104,20 +104,24 @@ func (r *lossyRelay) forward(read func([]byte) (int, error), write func([]byte))
 		if err != nil {
 			continue
 		}
+		// The first datagram with user data is always lost, besides the
+		// random loss: a writer that packs many samples a datagram sends
+		// so few (35 to 52 datagrams in all, seen) that the random loss
+		// missed every one in about one run of six.
+		data := carriesUserData(buf[:n])
 		r.mu.Lock()
-		drop := r.rng.Float64() < r.loss
-		if drop {
+		drop := r.rng.Float64() < r.loss || data && r.droppedData == 0
+		switch {
+		case drop && data:
 			r.dropped++
-		} else {
+			r.droppedData++
+		case drop:
+			r.dropped++
+		default:
 			r.forwarded++
 		}
 		r.mu.Unlock()
 		if drop {
-			if carriesUserData(buf[:n]) {
-				r.mu.Lock()
-				r.droppedData++
-				r.mu.Unlock()
-			}
 			continue
 		}
 		write(r.rewrite(buf[:n]))

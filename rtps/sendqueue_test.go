@@ -1,0 +1,183 @@
+package rtps
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// TestQueuedSamplesShareDatagramsWithinTheLimit: what writes queued is
+// sent in as few datagrams as maxMessage allows, in order, each datagram
+// opening with the INFO_TS of the sample it continues, and with one
+// heartbeat for the lot instead of one per sample.
+func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
+	var mu sync.Mutex
+	var got [][]byte
+	rx := newParticipant(t, Config{Domain: 44, tap: func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bytes.Contains(b, []byte("sample")) {
+			got = append(got, bytes.Clone(b))
+		}
+	}})
+	tx := newParticipant(t, Config{Domain: 44})
+	to := []netip.AddrPort{netip.AddrPortFrom(rx.uc.Addr(), rx.uc.Port())}
+	writer := wire.EntityID(0x00000103)
+	const n = 40
+	var batch []pendingSend
+	for i := range n {
+		payload := append([]byte{0, 1, 0, 0, 's', 'a', 'm', 'p', 'l', 'e', byte(i)}, make([]byte, 1000)...)
+		batch = append(batch, pendingSend{out: []outgoing{{dst: rx.self.Prefix, to: to, subs: []wire.Submessage{
+			&wire.InfoTS{Time: wire.TimeOf(time.Unix(int64(i), 0))},
+			&wire.Data{ReaderID: wire.EntityIDUnknown, WriterID: writer, WriterSN: wire.SequenceNumber(i + 1), Payload: payload},
+			&wire.Heartbeat{ReaderID: wire.EntityIDUnknown, WriterID: writer, First: 1, Last: wire.SequenceNumber(i + 1), Count: int32(i + 1)},
+		}}}})
+	}
+	tx.sendBuffered(nil, pack(batch))
+	deadline := time.Now().Add(5 * time.Second)
+	var datagrams [][]byte
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		datagrams = got
+		mu.Unlock()
+		if len(datagrams) > 0 && bytes.Contains(datagrams[len(datagrams)-1], []byte{'s', 'a', 'm', 'p', 'l', 'e', n - 1}) {
+			break // the last sample is in
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	next, heartbeats := 0, 0
+	for i, b := range datagrams {
+		if len(b) > maxMessage {
+			t.Errorf("datagram %d: %d octets, over %d", i, len(b), maxMessage)
+		}
+		var m wire.Message
+		if err := m.Unmarshal(b); err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+		var ts *wire.InfoTS
+		for j, s := range m.Submessages[1:] { // after the INFO_DST
+			switch s := s.(type) {
+			case *wire.InfoTS:
+				ts = s
+			case *wire.Data:
+				if j == 0 || ts == nil || ts.Time != wire.TimeOf(time.Unix(int64(next), 0)) {
+					t.Errorf("datagram %d: sample %d without its INFO_TS before it", i, next)
+				}
+				if s.Payload[10] != byte(next) {
+					t.Fatalf("datagram %d: sample %d where %d was next", i, s.Payload[10], next)
+				}
+				next++
+			case *wire.Heartbeat:
+				heartbeats++
+				if s.Last != n {
+					t.Errorf("heartbeat announces up to %d, want %d", s.Last, n)
+				}
+			}
+		}
+	}
+	if next != n {
+		t.Fatalf("%d of %d samples arrived", next, n)
+	}
+	if want := (n*1100)/maxMessage + 1; len(datagrams) > want {
+		t.Errorf("%d samples of 1 KB in %d datagrams, want at most %d", n, len(datagrams), want)
+	}
+	if heartbeats != 1 {
+		t.Errorf("%d heartbeats for %d queued samples, want 1", heartbeats, n)
+	}
+}
+
+// TestPackKeepsAHeartbeatPerSpacing: a writer's heartbeats to a reader
+// thin out to one per heartbeatSpacing octets, the last always kept, and
+// another writer's or reader's are left alone.
+func TestPackKeepsAHeartbeatPerSpacing(t *testing.T) {
+	w1, w2 := wire.EntityID(0x00000103), wire.EntityID(0x00000203)
+	data := func(size int) wire.Submessage { return &wire.Data{WriterID: w1, Payload: make([]byte, size)} }
+	hb := func(w wire.EntityID, count int32) wire.Submessage { return &wire.Heartbeat{WriterID: w, Count: count} }
+	tests := []struct {
+		name string
+		subs []wire.Submessage
+		kept []int32 // the counts of the heartbeats left
+	}{
+		{"small samples: the last", []wire.Submessage{data(1000), hb(w1, 1), data(1000), hb(w1, 2), data(1000), hb(w1, 3)}, []int32{3}},
+		{"a spacing apart: both", []wire.Submessage{data(heartbeatSpacing), hb(w1, 1), data(heartbeatSpacing), hb(w1, 2)}, []int32{1, 2}},
+		{"other writers apart", []wire.Submessage{data(100), hb(w1, 1), hb(w2, 7), data(100), hb(w1, 2)}, []int32{7, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var kept []int32
+			for _, s := range thinHeartbeats(tt.subs) {
+				if h, ok := s.(*wire.Heartbeat); ok {
+					kept = append(kept, h.Count)
+				}
+			}
+			if !slices.Equal(kept, tt.kept) {
+				t.Fatalf("kept heartbeats %v, want %v", kept, tt.kept)
+			}
+		})
+	}
+}
+
+// TestALoneWriteIsSentAtOnce: a write that finds the queue idle sends on
+// its own goroutine; one that comes while a send is under way is queued
+// and goes with the sender's next datagram, never left behind.
+func TestALoneWriteIsSentAtOnce(t *testing.T) {
+	tx := newSendQueue()
+	if !tx.push(pendingSend{}, true) {
+		t.Fatal("a write into an idle queue was queued, not sent at once")
+	}
+	sent := false
+	if tx.push(pendingSend{sent: func() { sent = true }}, true) {
+		t.Fatal("a write during a send took the token too")
+	}
+	p := &Participant{tx: tx}
+	p.drain()
+	if !sent || tx.sending || len(tx.queue) != 0 {
+		t.Fatalf("after drain: sent %v, sending %v, %d queued", sent, tx.sending, len(tx.queue))
+	}
+}
+
+// TestHeartbeatsFromElsewhereQueueBehindTheSamples: a heartbeat a
+// blocked or lagging writer sends while its samples are queued goes after
+// them, never ahead: a reader ignores a heartbeat whose count is not
+// above the last it saw, so one overtaking made the queued ones stale.
+func TestHeartbeatsFromElsewhereQueueBehindTheSamples(t *testing.T) {
+	p := &Participant{tx: newSendQueue()}
+	p.tx.sending = true // a batch is being sent
+	queuedHB := &wire.Heartbeat{Count: 5}
+	p.tx.push(pendingSend{out: []outgoing{{subs: []wire.Submessage{queuedHB}}}}, false)
+	later := &wire.Heartbeat{Count: 6}
+	p.sendOrdered([]outgoing{{subs: []wire.Submessage{later}}})
+	if len(p.tx.queue) != 2 || p.tx.queue[1].out[0].subs[0] != later {
+		t.Fatalf("the later heartbeat was not queued behind the earlier one: %d queued", len(p.tx.queue))
+	}
+}
+
+// TestCloseSendsWhatWritesQueued: samples a streaming writer queued and
+// returned for reach the reader although the participant closes right
+// after the last Write.
+func TestCloseSendsWhatWritesQueued(t *testing.T) {
+	w, r := matchedPair(t, Config{Domain: 49}, Config{Domain: 49})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	for i := range n {
+		if err := w.Write(append([]byte{0, 1, 0, 0, byte(i), byte(i >> 8)}, make([]byte, 1000)...), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.p.Close()
+	for i, s := range takeN(t, r, n) {
+		if int(s.Payload[4])|int(s.Payload[5])<<8 != i {
+			t.Fatalf("sample %d carries %d", i, int(s.Payload[4])|int(s.Payload[5])<<8)
+		}
+	}
+}
