@@ -28,6 +28,19 @@ func holdIndex(t *testing.T, domain int) int {
 	return c.Participant().Index()
 }
 
+// openArm opens a robot with the sim's arm on domain, its sends waiting
+// up to reconnectBound for a server, every update recorded.
+func openArm(t *testing.T, d msgs.Distro, domain int) (*Robot, *updates) {
+	t.Helper()
+	r, _ := openOnSim(t, d, domain, []config.ActuatorConfig{
+		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
+			GoalConnectTimeout: config.Duration(reconnectBound)},
+	})
+	h := &updates{}
+	r.SetObserver(h.push)
+	return r, h
+}
+
 // A sim SIGKILLed and started again on the same domain is reached by the
 // bridge that stayed up, within the dead sim's lease and a margin, even
 // when other participants took the low participant indices meanwhile
@@ -54,12 +67,7 @@ func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 				holdIndex(t, domain)
 			}
 			sim := startSim(t, d, domain)
-			r, _ := openOnSim(t, d, domain, []config.ActuatorConfig{
-				{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
-					GoalConnectTimeout: config.Duration(reconnectBound)},
-			})
-			var h updates
-			r.SetObserver(h.push)
+			r, h := openArm(t, d, domain)
 			const rounds = 3
 			for round := range rounds {
 				seconds := 0.2
@@ -84,5 +92,39 @@ func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 				sim = startSim(t, d, domain)
 			}
 		})
+	}
+}
+
+// A goal sent right after the sim crashed, before its lease ended and
+// before the new sim is up, goes to the dead server only (it is all that
+// is known, and looks ready): it is never resent, and ends within the
+// dead sim's lease and a margin, lost (outcome unknown) unless the new
+// sim got it; the next goal reaches the new sim. This is the window a
+// crash leaves: the bridge cannot tell a crashed server from a live one
+// until its lease ends (20 s for our sim).
+func TestGoalSentDuringTheDeadSimsLeaseEndsWithinIt(t *testing.T) {
+	const domain = 151
+	d := msgs.Jazzy
+	sim := startSim(t, d, domain)
+	r, h := openArm(t, d, domain)
+	if err := r.Send(t.Context(), "arm", newUUID(), simArmGoal(0.2)); err != nil {
+		t.Fatal(err)
+	}
+	sim.Kill()
+	id, start := newUUID(), time.Now()
+	sent := make(chan error, 1)
+	go func() { sent <- r.Send(t.Context(), "arm", id, simArmGoal(0.2)) }()
+	time.Sleep(time.Second)
+	startSim(t, d, domain)
+	err := <-sent
+	t.Logf("send during the dead lease: %v after %v", err, time.Since(start))
+	u := h.end(t, id, reconnectBound-time.Since(start))
+	t.Logf("it ended %s (%s) after %v", u.State, u.Text, time.Since(start))
+	next := newUUID()
+	if err := r.Send(t.Context(), "arm", next, simArmGoal(0.2)); err != nil {
+		t.Fatalf("send after the dead lease: %v", err)
+	}
+	if u := h.end(t, next, reconnectBound); u.State != actuators.GoalSucceeded {
+		t.Fatalf("the next goal ended %+v", u)
 	}
 }
