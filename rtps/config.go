@@ -29,7 +29,9 @@ type Config struct {
 	// PeerAddrs get SPDP by unicast at exactly these ports (a peer that
 	// listens on a port of its own, such as a Fast DDS discovery server).
 	PeerAddrs []netip.AddrPort
-	// PeerIndices is how many participant indices per peer; default 4.
+	// PeerIndices is how many participant indices per peer; default
+	// MaxIndex, so two of our participants find each other whichever free
+	// indices they took (with 4, two past the first four never did).
 	PeerIndices int
 	// MaxIndex bounds the participant indices tried for our own port; default 32.
 	MaxIndex int
@@ -74,11 +76,11 @@ func (c Config) withDefaults() (Config, error) {
 	if !c.Multicast && len(c.Peers) == 0 && len(c.PeerAddrs) == 0 {
 		c.Peers = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}
 	}
-	if c.PeerIndices <= 0 {
-		c.PeerIndices = 4
-	}
 	if c.MaxIndex <= 0 {
 		c.MaxIndex = 32
+	}
+	if c.PeerIndices <= 0 {
+		c.PeerIndices = c.MaxIndex
 	}
 	if c.LeaseDuration <= 0 {
 		c.LeaseDuration = 20 * time.Second

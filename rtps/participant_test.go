@@ -252,6 +252,23 @@ func TestGoodbyeForAnotherParticipantIsIgnored(t *testing.T) {
 	}
 }
 
+// Two localhost participants that took indices past the first few (others
+// on the domain hold those, as on a robot with many processes or after a
+// restarted process found its old index taken) still find each other:
+// SPDP goes to every index a participant may take, not to the first four
+// only (before, neither ever heard the other).
+func TestParticipantsPastTheFirstIndicesFindEachOther(t *testing.T) {
+	const domain = 60
+	for i := range 4 {
+		if p := newParticipant(t, Config{Domain: domain}); p.Index() != i {
+			t.Fatalf("filler took index %d, want %d (is the domain in use?)", p.Index(), i)
+		}
+	}
+	a, b := newParticipant(t, Config{Domain: domain}), newParticipant(t, Config{Domain: domain})
+	waitFor(t, a, 5*time.Second, "a learns b", has(b.GUID().Prefix))
+	waitFor(t, b, 5*time.Second, "b learns a", has(a.GUID().Prefix))
+}
+
 // TestNewcomerLearnsUsThoughOurReplyWasLost: when a participant appears
 // we announce ourselves to it a few more times at once, so that losing
 // our first reply (Fast DDS 2.9 ignored the one that came while it was

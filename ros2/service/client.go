@@ -26,7 +26,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	seq     int64
-	pending map[callKey]chan *cdr.Message
+	pending map[callKey]chan reply
 	closed  bool
 
 	stop context.CancelFunc
@@ -38,6 +38,13 @@ type Client struct {
 type callKey struct {
 	d Dialect
 	n int64
+}
+
+// reply is a call's answer and the participant whose reply writer sent
+// it; a zero reply (closed channel) means the client closed.
+type reply struct {
+	msg  *cdr.Message
+	from wire.GUIDPrefix
 }
 
 // Peer is the server a call went to: its participant, vendor, request
@@ -67,7 +74,7 @@ func NewClient(p *rtps.Participant, types Types, service string, o Options) (*Cl
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	c := &Client{e: e, types: types, id: binary.LittleEndian.Uint64(id[:]), pending: map[callKey]chan *cdr.Message{}, stop: stop, done: make(chan struct{})}
+	c := &Client{e: e, types: types, id: binary.LittleEndian.Uint64(id[:]), pending: map[callKey]chan reply{}, stop: stop, done: make(chan struct{})}
 	go c.receive(ctx)
 	return c, nil
 }
@@ -97,7 +104,10 @@ func (c *Client) Call(ctx context.Context, req *cdr.Message) (*cdr.Message, erro
 }
 
 // Exchange is Call that also says which server was called, even when it
-// fails after sending.
+// fails after sending. A reply names the server that sent it: the request
+// goes to every matched server reader, and the one WaitServer chose may be
+// a dead server whose lease has not ended yet (a robot restarted on the
+// same domain) while the new one answers.
 func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, Peer, error) {
 	if req.Type != c.types.Request {
 		return nil, Peer{}, fmt.Errorf("service: request of type %s, want %s", req.Type.Name(), c.types.Request.Name())
@@ -114,14 +124,14 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	if err != nil {
 		return nil, peer, err
 	}
-	w := c.watch(ctx, peer, sn)
+	w := c.watch(ctx, c.sentTo(peer), sn)
 	defer w.stop()
 	select {
 	case rep := <-ch:
-		if rep == nil {
+		if rep.msg == nil {
 			return nil, peer, ErrClosed
 		}
-		return rep, peer, nil
+		return rep.msg, c.answeredBy(peer, rep.from), nil
 	case <-ctx.Done():
 	case <-w.gone:
 	}
@@ -130,14 +140,14 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	c.mu.Unlock()
 	select {
 	case rep := <-ch: // it came as the wait ended
-		if rep != nil {
-			return rep, peer, nil
+		if rep.msg != nil {
+			return rep.msg, c.answeredBy(peer, rep.from), nil
 		}
 	default:
 	}
 	w.stop()
 	how := ErrUndelivered
-	if w.delivered.Load() || c.e.w.AcknowledgedBy(peer.Reader, sn) {
+	if w.delivered.Load() || w.acknowledged() {
 		how = ErrNoReply
 	}
 	select {
@@ -152,7 +162,7 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 // cannot come before it is expected. A ctx that ended while the server
 // was being waited for sends nothing (ErrNoServer): a caller that gave up
 // (a stop) must not find its request on the wire after all.
-func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wire.SequenceNumber, chan *cdr.Message, error) {
+func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wire.SequenceNumber, chan reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -161,7 +171,7 @@ func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wir
 	if err := ctx.Err(); err != nil {
 		return callKey{}, 0, nil, fmt.Errorf("%w: given up before the request was written, nothing sent: %w", ErrNoServer, err)
 	}
-	ch := make(chan *cdr.Message, 1)
+	ch := make(chan reply, 1)
 	switch peer.Dialect {
 	case Cyclone:
 		c.seq++
@@ -280,28 +290,48 @@ func hasPrefix(es []rtps.EndpointData, prefix wire.GUIDPrefix) bool {
 	return false
 }
 
-// watcher follows one call: whether the server's reader acknowledged it
-// (recorded as it happens, since a server that leaves takes its
-// acknowledgements with it) and whether the server's participant left.
+// watcher follows one call: whether a server reader it went to
+// acknowledged it (recorded as it happens, since a server that leaves
+// takes its acknowledgements with it) and whether every server it went to
+// left: another server matched at the time (a robot restarted on the same
+// domain, next to its crashed predecessor whose lease runs) got the
+// request too and may still answer.
 type watcher struct {
+	c         *Client
+	to        []wire.GUID
+	sn        wire.SequenceNumber
 	gone      chan struct{}
 	delivered atomic.Bool
 	cancel    context.CancelFunc
 	done      chan struct{}
 }
 
-func (c *Client) watch(ctx context.Context, peer Peer, sn wire.SequenceNumber) *watcher {
+// sentTo is the server readers a request written now goes to: every
+// reader matching our writer, the called one among them.
+func (c *Client) sentTo(called Peer) []wire.GUID {
+	to := c.e.w.Matched()
+	for _, g := range to {
+		if g == called.Reader {
+			return to
+		}
+	}
+	return append(to, called.Reader)
+}
+
+func (c *Client) watch(ctx context.Context, to []wire.GUID, sn wire.SequenceNumber) *watcher {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &watcher{gone: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	w := &watcher{c: c, to: to, sn: sn, gone: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		_, err := c.e.p.WaitParticipants(ctx, func(ps []rtps.ParticipantData) bool {
-			if c.e.w.AcknowledgedBy(peer.Reader, sn) {
+			if w.acknowledged() {
 				w.delivered.Store(true)
 			}
 			for _, d := range ps {
-				if d.Prefix == peer.Prefix {
-					return false
+				for _, g := range to {
+					if d.Prefix == g.Prefix {
+						return false
+					}
 				}
 			}
 			return true
@@ -311,6 +341,17 @@ func (c *Client) watch(ctx context.Context, peer Peer, sn wire.SequenceNumber) *
 		}
 	}()
 	return w
+}
+
+// acknowledged reports whether a server reader the call went to has
+// acknowledged its request.
+func (w *watcher) acknowledged() bool {
+	for _, g := range w.to {
+		if w.c.e.w.AcknowledgedBy(g, w.sn) {
+			return true
+		}
+	}
+	return false
 }
 
 // stop ends the watch and waits for its goroutine; it may be called twice.
@@ -343,8 +384,24 @@ func (c *Client) receive(ctx context.Context) {
 			// The call then ends by its context; no reply is made up.
 			continue
 		}
-		ch <- rep
+		ch <- reply{rep, s.Writer.Prefix}
 	}
+}
+
+// answeredBy is the server whose reply came: called, unless another
+// server that matched our request writer answered.
+func (c *Client) answeredBy(called Peer, from wire.GUIDPrefix) Peer {
+	if from == called.Prefix || from == (wire.GUIDPrefix{}) {
+		return called
+	}
+	v := vendorOf(c.e.p, from)
+	p := Peer{Prefix: from, Vendor: v, Dialect: c.e.o.Dialect.resolve(v)}
+	for _, g := range c.e.w.Matched() {
+		if g.Prefix == from {
+			p.Reader = g
+		}
+	}
+	return p
 }
 
 // replyKey finds which of our calls a reply answers, in either dialect:

@@ -16,7 +16,11 @@
 // A call sends its request once, after the server is ready: its request
 // reader matched and ACKNACKing our writer, its reply writer matched, and
 // our announcements acknowledged by its participant. It never resends; a
-// failed call says whether the request was delivered. test/ros2rpc
+// failed call says whether the request was delivered. Every matched
+// server reader gets the request: a call names the server that answered,
+// and is lost only when every server it went to left, so a crashed
+// server whose lease still runs next to its restarted successor (same
+// domain) neither takes the call nor loses it. test/ros2rpc
 // proves both dialects against CycloneDDS and Fast DDS nodes.
 //
 // Names are taken fully expanded ("/ns/svc"); the package knows nothing

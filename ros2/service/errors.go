@@ -13,8 +13,8 @@ var (
 	// ErrNoReply means the server's reader acknowledged the request but
 	// no reply came in time: the server may have acted on it.
 	ErrNoReply = errors.New("service: request delivered, no reply")
-	// ErrServerLost means the server's participant left (goodbye or
-	// lease end) before replying.
+	// ErrServerLost means the participants of every server the request
+	// went to left (goodbye or lease end) before replying.
 	ErrServerLost = errors.New("service: server lost")
 	// ErrFrame means a request or reply is not framed as its dialect says.
 	ErrFrame = errors.New("service: malformed frame")

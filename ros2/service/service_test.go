@@ -398,3 +398,121 @@ func TestServerThatMatchesLaterNeverGetsAnEarlierRequest(t *testing.T) {
 		t.Fatalf("a new call: %v, handler calls %d, want 1", err, second.Load())
 	}
 }
+
+// TestExchangeNamesTheServerThatAnswered: a request goes to every matched
+// server reader, and the server WaitServer chose may never answer (a
+// crashed robot's, its lease not yet ended, next to the restarted one's):
+// the peer Exchange returns is the one whose reply came, so a caller
+// follows the goal on the live server, not on one about to be dropped.
+func TestExchangeNamesTheServerThatAnswered(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	const domain = 80
+	dead, live, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain), servicetest.Participant(t, domain)
+	silent, err := NewDeferredServer(dead, ty, "/restarted", func(context.Context, *cdr.Message, Replier) {}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	var calls atomic.Int32
+	srv, err := NewServer(live, ty, "/restarted", counting(ty, &calls), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := newClient(t, pc, ty, "/restarted")
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	waitMatched(ctx, t, c, 2)
+	// WaitServer picks either server; several calls pick the silent one
+	// sometimes (the matched readers come in map order).
+	for i := range 8 {
+		_, peer, err := c.Exchange(ctx, cdr.Zero(ty.Request))
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if peer.Prefix != live.GUID().Prefix {
+			t.Fatalf("call %d: answered by %v, reported as %v (the silent server is %v)", i, live.GUID().Prefix, peer.Prefix, dead.GUID().Prefix)
+		}
+		if w, _ := srv.GUIDs(); peer.Reader.Prefix != w.Prefix {
+			t.Fatalf("call %d: reported reader %v, not the live server's", i, peer.Reader)
+		}
+	}
+}
+
+// TestCallOutlivesAServerThatLeavesWhileAnotherHasTheRequest: the request
+// went to two servers; the one WaitServer chose may be the one that leaves
+// (a crashed robot's, dropped at its lease end) while the other still
+// holds the request (an action's get_result, answered when the goal ends):
+// the call waits for the other's reply instead of failing ErrServerLost.
+func TestCallOutlivesAServerThatLeavesWhileAnotherHasTheRequest(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	const domain = 81
+	live, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain)
+	held := make(chan Replier, 1)
+	srv, err := NewDeferredServer(live, ty, "/outlived", func(_ context.Context, _ *cdr.Message, reply Replier) { held <- reply }, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := newClient(t, pc, ty, "/outlived")
+	// WaitServer picks either server (map order): a few rounds call the
+	// leaving one sometimes.
+	for i := range 6 {
+		dead := servicetest.Participant(t, domain)
+		silent, err := NewDeferredServer(dead, ty, "/outlived", func(context.Context, *cdr.Message, Replier) {}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := servicetest.Timeout(t, 10*time.Second)
+		waitMatched(ctx, t, c, 2)
+		go func() {
+			select {
+			case reply := <-held:
+				silent.Close()
+				dead.Close() // goodbye: dropped at once
+				if _, err := pc.WaitParticipants(ctx, hasNo(dead.GUID().Prefix)); err != nil {
+					t.Error(err)
+				}
+				rep := cdr.Zero(ty.Response)
+				rep.Set("message", "late")
+				if err := reply(rep); err != nil {
+					t.Error(err)
+				}
+			case <-ctx.Done():
+			}
+		}()
+		rep, peer, err := c.Exchange(ctx, cdr.Zero(ty.Request))
+		if err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if rep.Get("message") != "late" || peer.Prefix != live.GUID().Prefix {
+			t.Fatalf("round %d: %v from %v", i, rep, peer.Prefix)
+		}
+	}
+}
+
+// newClient is a client of service on p, closed with t.
+func newClient(t *testing.T, p *rtps.Participant, ty Types, service string) *Client {
+	t.Helper()
+	c, err := NewClient(p, ty, service, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// waitMatched waits until c's request writer matches n server readers.
+func waitMatched(ctx context.Context, t *testing.T, c *Client, n int) {
+	t.Helper()
+	if _, err := c.e.p.WaitParticipants(ctx, func([]rtps.ParticipantData) bool { return len(c.e.w.Matched()) == n }); err != nil {
+		t.Fatalf("%d server readers never matched: %v", n, err)
+	}
+}
+
+func hasNo(prefix wire.GUIDPrefix) func([]rtps.ParticipantData) bool {
+	return func(ps []rtps.ParticipantData) bool {
+		return !slices.ContainsFunc(ps, func(d rtps.ParticipantData) bool { return d.Prefix == prefix })
+	}
+}

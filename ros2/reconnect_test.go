@@ -1,0 +1,130 @@
+package ros2
+
+import (
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+)
+
+// reconnectBound is how long a send may wait for a sim restarted on the
+// same domain: the dead sim's lease (rtps' default, 20 s, which the sim
+// announces) and a margin for discovery.
+const reconnectBound = 20*time.Second + 8*time.Second
+
+// holdIndex opens a localhost participant on domain, taking the lowest
+// free participant index (as any other process on the robot does), closed
+// with the test.
+func holdIndex(t *testing.T, domain int) int {
+	t.Helper()
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.Participant().Index()
+}
+
+// openArm opens a robot with the sim's arm on domain, its sends waiting
+// up to reconnectBound for a server, every update recorded.
+func openArm(t *testing.T, d msgs.Distro, domain int) (*Robot, *updates) {
+	t.Helper()
+	r, _ := openOnSim(t, d, domain, []config.ActuatorConfig{
+		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
+			GoalConnectTimeout: config.Duration(reconnectBound)},
+	})
+	h := &updates{}
+	r.SetObserver(h.push)
+	return r, h
+}
+
+// A sim SIGKILLed and started again on the same domain is reached by the
+// bridge that stayed up, within the dead sim's lease and a margin, even
+// when other participants took the low participant indices meanwhile
+// (the sim and the bridge then both sit past the first few indices); a
+// goal sent to the new sim while the dead one's lease runs ends
+// succeeded, not lost when the dead sim's lease ends.
+func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// before is how many other participants take indices before the
+		// first sim; between, how many while a sim is down.
+		before, between int
+		// outlive: the last goal, sent while the dead sim's lease runs,
+		// lasts past its end.
+		outlive bool
+	}{
+		{"alone", 0, 0, false},
+		{"others took the dead sim's index", 3, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const domain = 150
+			d := msgs.Jazzy
+			for range c.before {
+				holdIndex(t, domain)
+			}
+			sim := startSim(t, d, domain)
+			r, h := openArm(t, d, domain)
+			const rounds = 3
+			for round := range rounds {
+				seconds := 0.2
+				if c.outlive && round == rounds-1 {
+					seconds = reconnectBound.Seconds()
+				}
+				id, start := newUUID(), time.Now()
+				if err := r.Send(t.Context(), "arm", id, simArmGoal(seconds)); err != nil {
+					t.Fatalf("round %d: send after %v: %v\nsim:\n%s", round, time.Since(start), err, sim.Output())
+				}
+				t.Logf("round %d: goal accepted after %v", round, time.Since(start))
+				if u := h.end(t, id, time.Duration(seconds*float64(time.Second))+reconnectBound); u.State != actuators.GoalSucceeded {
+					t.Fatalf("round %d: goal ended %+v", round, u)
+				}
+				if round == rounds-1 {
+					break
+				}
+				sim.Kill()
+				for range c.between {
+					t.Logf("another participant at index %d", holdIndex(t, domain))
+				}
+				sim = startSim(t, d, domain)
+			}
+		})
+	}
+}
+
+// A goal sent right after the sim crashed, before its lease ended and
+// before the new sim is up, goes to the dead server only (it is all that
+// is known, and looks ready): it is never resent, and ends within the
+// dead sim's lease and a margin, lost (outcome unknown) unless the new
+// sim got it; the next goal reaches the new sim. This is the window a
+// crash leaves: the bridge cannot tell a crashed server from a live one
+// until its lease ends (20 s for our sim).
+func TestGoalSentDuringTheDeadSimsLeaseEndsWithinIt(t *testing.T) {
+	const domain = 151
+	d := msgs.Jazzy
+	sim := startSim(t, d, domain)
+	r, h := openArm(t, d, domain)
+	if err := r.Send(t.Context(), "arm", newUUID(), simArmGoal(0.2)); err != nil {
+		t.Fatal(err)
+	}
+	sim.Kill()
+	id, start := newUUID(), time.Now()
+	sent := make(chan error, 1)
+	go func() { sent <- r.Send(t.Context(), "arm", id, simArmGoal(0.2)) }()
+	time.Sleep(time.Second)
+	startSim(t, d, domain)
+	err := <-sent
+	t.Logf("send during the dead lease: %v after %v", err, time.Since(start))
+	u := h.end(t, id, reconnectBound-time.Since(start))
+	t.Logf("it ended %s (%s) after %v", u.State, u.Text, time.Since(start))
+	next := newUUID()
+	if err := r.Send(t.Context(), "arm", next, simArmGoal(0.2)); err != nil {
+		t.Fatalf("send after the dead lease: %v", err)
+	}
+	if u := h.end(t, next, reconnectBound); u.State != actuators.GoalSucceeded {
+		t.Fatalf("the next goal ended %+v", u)
+	}
+}
