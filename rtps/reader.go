@@ -71,15 +71,17 @@ func (p *Participant) NewReader(e EndpointData) (*Reader, error) {
 	if e.Writer {
 		return nil, fmt.Errorf("%w: NewReader of a writer", ErrConfig)
 	}
-	g, err := p.AddEndpoint(e)
+	// Registered before it is announced: the first heartbeat of a writer
+	// that matches it may come back before AddEndpoint would return.
+	var r *Reader
+	_, err := p.addEndpoint(e, func(d EndpointData) {
+		r = &Reader{p: p, data: d, ready: make(chan struct{}, 1), done: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
+			frags: fragment.New(fragment.Limits{})}
+		p.readers[d.GUID] = r
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r := &Reader{p: p, data: p.sedp.local[g], ready: make(chan struct{}, 1), done: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
-		frags: fragment.New(fragment.Limits{})}
-	p.readers[g] = r
 	return r, nil
 }
 

@@ -215,6 +215,14 @@ func (p *Participant) heartbeats() []outgoing {
 // filled in. Remote endpoints that
 // Match it are found with Matched.
 func (p *Participant) AddEndpoint(e EndpointData) (wire.GUID, error) {
+	return p.addEndpoint(e, nil)
+}
+
+// addEndpoint is AddEndpoint calling register, when not nil, with the
+// endpoint as announced and p.mu held before the announcement goes out:
+// a peer's answer to it (a matched writer's first heartbeat) may come at
+// once, and is lost when the endpoint is not found.
+func (p *Participant) addEndpoint(e EndpointData, register func(EndpointData)) (wire.GUID, error) {
 	if e.Topic == "" || e.Type == "" {
 		return wire.GUID{}, fmt.Errorf("%w: endpoint needs a topic and a type", ErrConfig)
 	}
@@ -249,6 +257,9 @@ func (p *Participant) AddEndpoint(e EndpointData) (wire.GUID, error) {
 		return wire.GUID{}, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	p.sedp.local[e.GUID] = e
+	if register != nil {
+		register(e)
+	}
 	out := p.publish(e.Writer, e.GUID, payload)
 	p.notify()
 	p.mu.Unlock()

@@ -267,6 +267,23 @@ func (w *statefulWriter) unacked() []wire.GUID {
 	return out
 }
 
+// unsure lists the reliable readers a periodic heartbeat is for: those
+// that have not acknowledged everything, and those never heard from. A
+// reader that matched when every change was acknowledged by the others
+// gets one heartbeat from the match; when that one is lost, or comes
+// before the reader is registered on its side, it never sends the
+// ACKNACK that says it matched (a service client waited for a restarted
+// server for good).
+func (w *statefulWriter) unsure() []wire.GUID {
+	var out []wire.GUID
+	for p, r := range w.readers {
+		if !r.bestEffort && (r.acked < w.next || !w.heard(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // acknowledged reports whether reader g acknowledged every change.
 func (w *statefulWriter) acknowledged(g wire.GUID) bool {
 	r, ok := w.readers[g]

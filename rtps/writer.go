@@ -355,7 +355,8 @@ func (p *Participant) repair(src wire.GUIDPrefix, readerID, writerID wire.Entity
 }
 
 // userHeartbeats lists a heartbeat for every reliable remote reader that
-// has not acknowledged all of a reliable writer's samples.
+// has not acknowledged all of a reliable writer's samples or not been
+// heard from.
 func (p *Participant) userHeartbeats() []outgoing {
 	var out []outgoing
 	for _, w := range p.writers {
@@ -365,13 +366,13 @@ func (p *Participant) userHeartbeats() []outgoing {
 }
 
 // heartbeats is a heartbeat for each reliable reader that lacks some of
-// w's samples; p.mu must be held.
+// w's samples or has not been heard from yet; p.mu must be held.
 func (w *Writer) heartbeats() []outgoing {
 	if w.data.QoS.Reliability != Reliable {
 		return nil
 	}
 	var out []outgoing
-	for _, g := range w.sw.unacked() {
+	for _, g := range w.sw.unsure() {
 		out = append(out, outgoing{dst: g.Prefix, to: w.p.endpointLocators(g), subs: []wire.Submessage{w.sw.heartbeat(false)}})
 	}
 	return out

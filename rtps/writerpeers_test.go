@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,5 +54,79 @@ func TestReaderIsHeardOnceItMatchedTheWriterBeforeAnySample(t *testing.T) {
 	}
 	if w.Heard(wire.GUID{Prefix: r.GUID().Prefix, Entity: 0x77}) {
 		t.Fatal("an unmatched reader counts as heard")
+	}
+}
+
+// heartbeatFrom reports whether datagram b holds a HEARTBEAT of writer w.
+func heartbeatFrom(b []byte, w wire.EntityID) bool {
+	var m wire.Message
+	_ = m.Unmarshal(b) // what parsed before an error is enough
+	for _, s := range m.Submessages {
+		if h, ok := s.(*wire.Heartbeat); ok && h.WriterID == w {
+			return true
+		}
+	}
+	return false
+}
+
+// A reader that matched a writer whose other readers acknowledged all it
+// has, and lost the one heartbeat the match sent (or got it before it was
+// registered), is heartbeated again until it answers: before, the writer
+// heartbeated only readers lacking samples, never heard it, and a service
+// client waited for its restarted server for good. What the writer sent
+// before the match still never reaches it.
+func TestReaderThatLostItsFirstHeartbeatIsHeartbeatedUntilItAnswers(t *testing.T) {
+	topic := EndpointData{Topic: "rq/restartedRequest", Type: "T", QoS: QoS{Reliability: Reliable, History: KeepLast, Depth: 10}}
+	w, err := newParticipant(t, Config{Domain: 47}).NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deaf, lost atomic.Bool
+	tap := func(b []byte) {
+		if deaf.Load() && heartbeatFrom(b, w.GUID().Entity) {
+			lost.Store(true)
+		}
+	}
+	b := newParticipant(t, Config{Domain: 47, tap: tap, drop: deaf.Load})
+	first, err := b.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := w.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"old1", "old2", "old3"} {
+		if err := w.Write([]byte(s), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	takeN(t, first, 3)
+	if err := w.WaitAcknowledged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deaf.Store(true)
+	late, err := b.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !lost.Load() { // the match's heartbeat came and was dropped
+		if ctx.Err() != nil {
+			t.Fatal("the writer never heartbeated the new reader")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	deaf.Store(false)
+	heardCtx, cancelHeard := context.WithTimeout(context.Background(), 4*heartbeatPeriod)
+	defer cancelHeard()
+	if _, err := w.p.WaitParticipants(heardCtx, func([]ParticipantData) bool { return w.Heard(late.GUID()) }); err != nil {
+		t.Fatalf("the new reader was never heard: %v", err)
+	}
+	if err := w.Write([]byte("new"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := takeN(t, late, 1); string(got[0].Payload) != "new" {
+		t.Fatalf("the new reader got %q first, want only what came after it matched", got[0].Payload)
 	}
 }
