@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -162,30 +161,11 @@ func onWire(log sim.GoalLog, key, id string) int {
 	return log[key].Count(canonical(GoalUUID(id)))
 }
 
-// updates keeps every update a robot reports.
-type updates struct {
-	mu  sync.Mutex
-	all []actuators.GoalUpdate
-}
+// updates keeps every update a robot reports (actuatorstest's recorder).
+type updates struct{ actuatorstest.Updates }
 
-func (u *updates) push(x actuators.GoalUpdate) {
-	u.mu.Lock()
-	u.all = append(u.all, x)
-	u.mu.Unlock()
-}
-
-// of is id's updates so far.
-func (u *updates) of(id string) []actuators.GoalUpdate {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	var out []actuators.GoalUpdate
-	for _, x := range u.all {
-		if x.GoalID == id {
-			out = append(out, x)
-		}
-	}
-	return out
-}
+func (u *updates) push(x actuators.GoalUpdate)         { u.Push(x) }
+func (u *updates) of(id string) []actuators.GoalUpdate { return u.Of(id) }
 
 // end waits for id's first terminal (or lost) update.
 func (u *updates) end(t *testing.T, id string, timeout time.Duration) actuators.GoalUpdate {

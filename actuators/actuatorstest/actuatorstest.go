@@ -43,11 +43,11 @@ type Rig struct {
 // ids (prefixed with the test's name), so a slow transport starts once.
 func TestRobot(t *testing.T, newRig func(t *testing.T) Rig) {
 	rig := newRig(t)
-	s := &suite{Rig: rig, log: &updates{}}
+	s := &suite{Rig: rig, log: &Updates{}}
 	if s.Timeout <= 0 {
 		s.Timeout = 20 * time.Second
 	}
-	rig.Robot.SetObserver(s.log.push)
+	rig.Robot.SetObserver(s.log.Push)
 	t.Run("GoalReachesTheWireExactlyOnce", s.goalOnTheWireOnce)
 	t.Run("SameIDIsNeverSentTwice", s.sameIDNeverTwice)
 	t.Run("StatesAreReportedInOrder", s.statesInOrder)
@@ -59,7 +59,7 @@ func TestRobot(t *testing.T, newRig func(t *testing.T) Rig) {
 
 type suite struct {
 	Rig
-	log *updates
+	log *Updates
 }
 
 const firstID = "actuatorstest-once"
@@ -93,7 +93,7 @@ func (s *suite) sameIDNeverTwice(t *testing.T) {
 }
 
 func (s *suite) statesInOrder(t *testing.T) {
-	states := s.log.states(firstID)
+	states := s.log.States(firstID)
 	if err := inOrder(states); err != nil {
 		t.Errorf("states %v: %v", states, err)
 	}
@@ -114,8 +114,8 @@ func (s *suite) cancel(t *testing.T) {
 	if end.State != actuators.GoalCanceled {
 		t.Errorf("canceled active goal ended %s (%s), want %s", end.State, end.Text, actuators.GoalCanceled)
 	}
-	if err := inOrder(s.log.states(id)); err != nil {
-		t.Errorf("states %v: %v", s.log.states(id), err)
+	if err := inOrder(s.log.States(id)); err != nil {
+		t.Errorf("states %v: %v", s.log.States(id), err)
 	}
 	if n := count(s.Wire(), id); n != 1 {
 		t.Errorf("goal reached the robot %d times, want once", n)
@@ -249,32 +249,44 @@ func count(ids []string, id string) int {
 	return n
 }
 
-// updates records what the observer got.
-type updates struct {
+// Updates records every goal update an observer gets (pass Push to
+// SetObserver); transports' own tests use it too.
+type Updates struct {
 	mu  sync.Mutex
 	all []actuators.GoalUpdate
 }
 
-func (u *updates) push(x actuators.GoalUpdate) {
+// Push records one update.
+func (u *Updates) Push(x actuators.GoalUpdate) {
 	u.mu.Lock()
 	u.all = append(u.all, x)
 	u.mu.Unlock()
 }
 
-func (u *updates) states(id string) []actuators.GoalState {
+// Of is id's updates so far, in order.
+func (u *Updates) Of(id string) []actuators.GoalUpdate {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	var out []actuators.GoalState
+	var out []actuators.GoalUpdate
 	for _, x := range u.all {
 		if x.GoalID == id {
-			out = append(out, x.State)
+			out = append(out, x)
 		}
 	}
 	return out
 }
 
+// States is id's states so far, in order.
+func (u *Updates) States(id string) []actuators.GoalState {
+	var out []actuators.GoalState
+	for _, x := range u.Of(id) {
+		out = append(out, x.State)
+	}
+	return out
+}
+
 // wait returns the first update of id that ok accepts, failing after timeout.
-func (u *updates) wait(t *testing.T, id string, timeout time.Duration, ok func(actuators.GoalUpdate) bool) actuators.GoalUpdate {
+func (u *Updates) wait(t *testing.T, id string, timeout time.Duration, ok func(actuators.GoalUpdate) bool) actuators.GoalUpdate {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -289,13 +301,13 @@ func (u *updates) wait(t *testing.T, id string, timeout time.Duration, ok func(a
 			return got
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("goal %s: no such update within %s; states %v", id, timeout, u.states(id))
+			t.Fatalf("goal %s: no such update within %s; states %v", id, timeout, u.States(id))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-func (u *updates) waitTerminal(t *testing.T, id string, timeout time.Duration) actuators.GoalUpdate {
+func (u *Updates) waitTerminal(t *testing.T, id string, timeout time.Duration) actuators.GoalUpdate {
 	t.Helper()
 	return u.wait(t, id, timeout, func(x actuators.GoalUpdate) bool { return x.State.Terminal() })
 }
