@@ -50,15 +50,20 @@ type ServiceInfo struct {
 }
 
 // ServiceType is a service type a transport can call, with its request and
-// response fields (field names and scalar types: bool, string, float64,
-// int32, uint8, ...).
+// response fields (field names and types in ROS form: bool, string,
+// float64, int32, uint8, "pkg/msg/X" for a nested message, with "[]",
+// "[<=N]" or "[N]" for sequences and arrays).
 type ServiceType struct {
 	Name     string         `json:"type"`
 	Request  []ServiceField `json:"request"`
 	Response []ServiceField `json:"response"`
+	// Messages defines every message type Request and Response nest, at
+	// any depth, by its ROS name ("rcl_interfaces/msg/Parameter"); empty
+	// when both are flat.
+	Messages map[string][]ServiceField `json:"messages,omitempty"`
 }
 
-// ServiceField is one scalar field of a request or response.
+// ServiceField is one field of a request, a response or a nested message.
 type ServiceField struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
