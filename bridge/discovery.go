@@ -65,8 +65,9 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 		terms = append(terms, w)
 		terms = append(terms, synonyms[w]...)
 	}
+	tools := r.Tools()
 	scores := map[string]int{}
-	for _, t := range r.sorted {
+	for _, t := range tools {
 		name := words(t.Name)
 		desc := words(t.Description)
 		var params []string
@@ -107,7 +108,7 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 		out = out[:limit]
 	}
 	for i := range out {
-		for _, t := range r.sorted {
+		for _, t := range tools {
 			if t.Group == out[i].Group {
 				out[i].Tools = append(out[i].Tools, entryFor(t))
 			}

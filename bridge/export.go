@@ -84,6 +84,16 @@ func openAIStrict(s *Schema) (map[string]any, bool) {
 		if s.Items != nil {
 			m["items"] = conv(s.Items, false)
 		}
+		if len(s.AnyOf) > 0 {
+			alts := make([]any, 0, len(s.AnyOf)+1)
+			for _, a := range s.AnyOf {
+				alts = append(alts, conv(a, false))
+			}
+			if optional {
+				alts = append(alts, map[string]any{"type": "null"})
+			}
+			m["anyOf"] = alts
+		}
 		if s.Type == "object" {
 			props := map[string]any{}
 			req := []string{}

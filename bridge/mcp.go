@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,12 +58,28 @@ func (f *Front) Server() *mcp.Server {
 		f.ServerOptions(opts)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, opts)
-	for _, t := range f.Pipeline.Registry.Tools() {
-		if f.Lazy && !f.Pipeline.Registry.IsCore(t.Name) {
-			continue
+	listed := func(t *Tool) bool { return !f.Lazy || f.Pipeline.Registry.IsCore(t.Name) }
+	// A tool the registry replaces (service_call after the transport
+	// learned service types) replaces the listed one: AddTool swaps it and
+	// sends notifications/tools/list_changed to every session. In lazy
+	// mode an unlisted tool is found by tools_search, which reads the
+	// registry itself. mu keeps a replacement made while the first list is
+	// added from being overwritten by the tool it replaced.
+	var mu sync.Mutex
+	mu.Lock()
+	tools := f.Pipeline.Registry.Watch(func(t *Tool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if listed(t) {
+			s.AddTool(MCPTool(t), f.handler(t.Name))
 		}
-		s.AddTool(MCPTool(t), f.handler(t.Name))
+	})
+	for _, t := range tools {
+		if listed(t) {
+			s.AddTool(MCPTool(t), f.handler(t.Name))
+		}
 	}
+	mu.Unlock()
 	f.server = s
 	return s
 }

@@ -5,14 +5,23 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Registry holds every tool by name, in a stable order (group, then name),
-// so tools/list is the same on every connection.
+// so tools/list is the same on every connection. It is safe for concurrent
+// use: Replace swaps a tool while calls run (a call keeps the tool it
+// looked up), and tells the fronts that list tools.
 type Registry struct {
+	mu     sync.RWMutex
 	tools  map[string]*Tool
-	sorted []*Tool
+	sorted []*Tool // never changed in place: a new slice on every change
 	core   map[string]bool
+
+	// replacing serialises Replace from swap to the last watcher, so the
+	// fronts learn the replacements in the order they were made.
+	replacing sync.Mutex
+	watchers  []func(*Tool)
 }
 
 // NewRegistry returns an empty registry.
@@ -26,19 +35,69 @@ func (r *Registry) Add(t *Tool) error {
 	if err := CheckContract(t); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, dup := r.tools[t.Name]; dup {
 		return fmt.Errorf("tool %s registered twice", t.Name)
 	}
 	r.tools[t.Name] = t
-	r.sorted = append(r.sorted, t)
-	sort.Slice(r.sorted, func(i, j int) bool {
-		a, b := r.sorted[i], r.sorted[j]
+	sorted := append(append(make([]*Tool, 0, len(r.sorted)+1), r.sorted...), t)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
 		if a.Group != b.Group {
 			return a.Group < b.Group
 		}
 		return a.Name < b.Name
 	})
+	r.sorted = sorted
 	return nil
+}
+
+// Replace swaps a registered tool for a copy that reshape changed (its
+// input schema, its description), keeping everything else, the wrappers
+// of Semantic and Call included (rate limits). The copy must keep the
+// name and the contract. Calls already running finish with the tool they
+// looked up; every watcher (Watch) is told before Replace returns.
+func (r *Registry) Replace(name string, reshape func(t *Tool)) error {
+	r.replacing.Lock()
+	defer r.replacing.Unlock()
+	old, ok := r.Lookup(name)
+	if !ok {
+		return fmt.Errorf("tool %s is not registered", name)
+	}
+	nt := *old
+	reshape(&nt)
+	if nt.Name != name || nt.Group != old.Group || nt.Tier != old.Tier {
+		return fmt.Errorf("tool %s: a replacement keeps its name, group and tier", name)
+	}
+	if err := CheckContract(&nt); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	sorted := make([]*Tool, len(r.sorted))
+	for i, t := range r.sorted {
+		if t.Name == name {
+			t = &nt
+		}
+		sorted[i] = t
+	}
+	r.tools[name], r.sorted = &nt, sorted
+	watchers := r.watchers
+	r.mu.Unlock()
+	for _, w := range watchers {
+		w(&nt)
+	}
+	return nil
+}
+
+// Watch registers w to be told of every tool Replace installs from now
+// on, and returns the tools as they are at that moment: a front lists
+// those and then follows w. w must not call Replace.
+func (r *Registry) Watch(w func(*Tool)) []*Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.watchers = append(append([]func(*Tool){}, r.watchers...), w)
+	return r.sorted
 }
 
 // MustAdd is Add for start-up code with fixed tools.
@@ -52,27 +111,41 @@ func (r *Registry) MustAdd(tools ...*Tool) {
 
 // SetCore marks the tools listed in lazy discovery mode.
 func (r *Registry) SetCore(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, n := range names {
 		r.core[n] = true
 	}
 }
 
 // IsCore reports whether a tool is listed in lazy mode.
-func (r *Registry) IsCore(name string) bool { return r.core[name] }
+func (r *Registry) IsCore(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.core[name]
+}
 
 // Lookup returns a tool by name.
 func (r *Registry) Lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	t, ok := r.tools[name]
 	return t, ok
 }
 
-// Tools returns every tool in stable order.
-func (r *Registry) Tools() []*Tool { return r.sorted }
+// Tools returns every tool in stable order. The slice is the caller's to
+// read; it does not follow later changes.
+func (r *Registry) Tools() []*Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.sorted
+}
 
 // Names returns every tool name in stable order.
 func (r *Registry) Names() []string {
-	out := make([]string, len(r.sorted))
-	for i, t := range r.sorted {
+	tools := r.Tools()
+	out := make([]string, len(tools))
+	for i, t := range tools {
 		out[i] = t.Name
 	}
 	return out
@@ -82,7 +155,7 @@ func (r *Registry) Names() []string {
 func (r *Registry) Groups() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range r.sorted {
+	for _, t := range r.Tools() {
 		if !seen[t.Group] {
 			seen[t.Group] = true
 			out = append(out, t.Group)
@@ -109,7 +182,7 @@ func (r *Registry) nearest(name string, n int) []string {
 		d    int
 	}
 	var cs []cand
-	for _, t := range r.sorted {
+	for _, t := range r.Tools() {
 		cs = append(cs, cand{t.Name, editDistance(strings.ToLower(name), t.Name)})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
@@ -265,6 +338,14 @@ func checkInputSchema(t *Tool, path string, s *Schema, root bool) error {
 		}
 	case "boolean":
 	case "":
+		if len(s.AnyOf) > 0 { // a union: every alternative is strict itself
+			for i, a := range s.AnyOf {
+				if err := checkInputSchema(t, fmt.Sprintf("%s|%d", path, i), a, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		// Any value: only for tools that pass arguments on to another tool,
 		// whose own schema then checks them.
 		if !t.Delegates {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,11 @@ type fakeROS struct {
 	reads    int // GetParam/ParamNames calls
 	sets     int
 	services map[string]string // name → type
+	types    []actuators.ServiceType
+	// learn holds types the transport learns when a service of that type
+	// is probed (ros2: from the node's type description), by service name.
+	learn    map[string]actuators.ServiceType
+	requests []map[string]any // every request that reached a service
 	probes   int
 	calls    map[string]int
 	frames   int
@@ -42,7 +48,55 @@ func newFakeROS() *fakeROS {
 		services: map[string]string{"/sim/status": "std_srvs/Trigger", "/sim/led/set": "std_srvs/SetBool",
 			"/sim/reset": "std_srvs/Empty", "/sim/apply_faults": "std_srvs/Trigger", "/sim/map": "nav_msgs/GetMap"},
 		calls: map[string]int{},
+		types: []actuators.ServiceType{
+			{Name: "std_srvs/Empty", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{}},
+			{Name: "std_srvs/SetBool", Request: []actuators.ServiceField{{Name: "data", Type: "bool"}}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
+			{Name: "std_srvs/Trigger", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
+		},
+		learn: map[string]actuators.ServiceType{},
 	}
+}
+
+// setParameters is rcl_interfaces/srv/SetParameters as the ros2 transport
+// describes it: a request nesting messages two deep.
+func setParameters() actuators.ServiceType {
+	return actuators.ServiceType{Name: "rcl_interfaces/srv/SetParameters",
+		Request:  []actuators.ServiceField{{Name: "parameters", Type: "rcl_interfaces/msg/Parameter[]"}},
+		Response: []actuators.ServiceField{{Name: "results", Type: "rcl_interfaces/msg/SetParametersResult[]"}},
+		Messages: map[string][]actuators.ServiceField{
+			"rcl_interfaces/msg/Parameter": {{Name: "name", Type: "string"}, {Name: "value", Type: "rcl_interfaces/msg/ParameterValue"}},
+			"rcl_interfaces/msg/ParameterValue": {{Name: "type", Type: "uint8"}, {Name: "bool_value", Type: "bool"},
+				{Name: "integer_value", Type: "int64"}, {Name: "double_value", Type: "float64"}, {Name: "string_value", Type: "string"},
+				{Name: "byte_array_value", Type: "uint8[]"}, {Name: "bool_array_value", Type: "bool[]"}, {Name: "integer_array_value", Type: "int64[]"},
+				{Name: "double_array_value", Type: "float64[]"}, {Name: "string_array_value", Type: "string[]"}},
+			"rcl_interfaces/msg/SetParametersResult": {{Name: "successful", Type: "bool"}, {Name: "reason", Type: "string"}},
+		}}
+}
+
+// learnOnProbe makes a service of typ appear whose type the fake's
+// ServiceTypes lists only after the service was probed.
+func (f *fakeROS) learnOnProbe(service string, typ actuators.ServiceType) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.services[service] = typ.Name
+	f.learn[service] = typ
+}
+
+// knows adds typ to ServiceTypes at once and serves it at service.
+func (f *fakeROS) knows(service string, typ actuators.ServiceType) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.services[service] = typ.Name
+	f.types = append(f.types, typ)
+}
+
+func (f *fakeROS) lastRequest() map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.requests) == 0 {
+		return nil
+	}
+	return f.requests[len(f.requests)-1]
 }
 
 func (f *fakeROS) ParamNames(context.Context) ([]string, error) {
@@ -115,15 +169,19 @@ func (f *fakeROS) ServiceType(_ context.Context, name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: %s", actuators.ErrUnknownService, name)
 	}
+	if lt, ok := f.learn[name]; ok {
+		delete(f.learn, name)
+		if !slices.ContainsFunc(f.types, func(x actuators.ServiceType) bool { return x.Name == lt.Name }) {
+			f.types = append(f.types, lt)
+		}
+	}
 	return t, nil
 }
 
 func (f *fakeROS) ServiceTypes() []actuators.ServiceType {
-	return []actuators.ServiceType{
-		{Name: "std_srvs/Empty", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{}},
-		{Name: "std_srvs/SetBool", Request: []actuators.ServiceField{{Name: "data", Type: "bool"}}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
-		{Name: "std_srvs/Trigger", Request: []actuators.ServiceField{}, Response: []actuators.ServiceField{{Name: "success", Type: "bool"}, {Name: "message", Type: "string"}}},
-	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.types)
 }
 
 func (f *fakeROS) CallService(_ context.Context, name, typ string, req map[string]any, _ time.Duration) (map[string]any, error) {
@@ -136,6 +194,7 @@ func (f *fakeROS) CallService(_ context.Context, name, typ string, req map[strin
 		return nil, fmt.Errorf("%w: type mismatch", actuators.ErrServiceNotSent)
 	}
 	f.calls[name]++
+	f.requests = append(f.requests, req)
 	if f.answer != nil {
 		return f.answer, nil
 	}
@@ -205,6 +264,7 @@ func newROSRig(t *testing.T) *rosRig {
 	}}
 	r.m.ROS = x.ros
 	r.m.Confirmer = x.tools.Confirmer(r.m.Confirmer)
+	x.tools.Registry = r.p.Registry
 	r.p.Registry.MustAdd(x.tools.Tools()...)
 	r.p.Registry.MustAdd(EventsReadTool(x.events))
 	r.m.Changed = x.events.MotionChanged

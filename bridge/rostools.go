@@ -11,9 +11,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -57,6 +57,14 @@ type ROSTools struct {
 	// Previewer issues service previews (confirmed by motion_confirm).
 	Previewer *Previewer
 	Images    *Images
+	// Registry, when set, holds service_call: when the transport learns
+	// service types at run time (ros2: from a node's type description),
+	// service_call is replaced there with the new types' request fields,
+	// and the MCP fronts listing it tell their clients.
+	Registry *Registry
+
+	mu  sync.Mutex      // orders the catalogue's rebuilds and their replacements
+	cat *serviceCatalog // what service_call was last built from
 }
 
 // Budgets of the ROS tools.
@@ -474,8 +482,8 @@ func (rt *ROSTools) servicesList() *Tool {
 			if perr != nil {
 				return nil, perr
 			}
-			supported := rt.supportedTypes()
 			out := Page[map[string]any]{Items: []map[string]any{}, Total: page.Total, NextCursor: page.NextCursor}
+			probed := map[string]bool{}
 			for _, s := range page.Items {
 				rule, allowed := rt.serviceRule(s.Name)
 				item := markReach(map[string]any{"name": s.Name, "providers": s.Providers}, c.Role, allowed)
@@ -486,14 +494,26 @@ func (rt *ROSTools) servicesList() *Tool {
 				typ, terr := rt.ROS.ServiceType(pctx, s.Name)
 				cancel()
 				item["type"] = typ
-				_, item["callable"] = supported[typ]
+				probed[s.Name] = terr == nil
 				if terr != nil {
-					item["callable"], item["note"] = false, "type probe failed: "+clipRunes(AsError(accessError(terr, "service")).Message, 120)
+					item["note"] = "type probe failed: " + clipRunes(AsError(accessError(terr, "service")).Message, 120)
 				}
 				if allowed && rule.Tier == TierIrreversible {
 					item["confirmed_by"] = string(confirmRole(rule))
 				}
 				out.Items = append(out.Items, item)
+			}
+			// The probes may have taught the transport new types.
+			cat := rt.services()
+			for _, item := range out.Items {
+				typ, _ := item["type"].(string)
+				_, item["callable"] = cat.exact[typ]
+				if why, ok := cat.refused[typ]; ok && probed[item["name"].(string)] {
+					item["note"] = "not callable: " + clipRunes(why, 200)
+				}
+				if !probed[item["name"].(string)] {
+					item["callable"] = false
+				}
 			}
 			return out, nil
 		},
@@ -505,85 +525,6 @@ func confirmRole(r ServiceRule) Role {
 		return RolePlanner
 	}
 	return RoleOperator
-}
-
-func (rt *ROSTools) supportedTypes() map[string]actuators.ServiceType {
-	out := map[string]actuators.ServiceType{}
-	for _, t := range rt.ROS.ServiceTypes() {
-		out[t.Name] = t
-	}
-	return out
-}
-
-// requestSchema is the union of every supported type's request fields, so
-// the tool's input stays a closed object; each type's own fields are
-// checked after its type is known.
-func requestSchema(types []actuators.ServiceType) *Schema {
-	props := map[string]*Schema{}
-	for _, t := range types {
-		for _, f := range t.Request {
-			props[f.Name] = fieldSchema(f, "Field "+f.Name+" of "+t.Name+" requests.")
-		}
-	}
-	return &Schema{Type: "object", Description: "The request fields of the service's type (std_srvs/Trigger and Empty: none; SetBool: data). Default {}.", Properties: props}
-}
-
-func fieldSchema(f actuators.ServiceField, desc string) *Schema {
-	if i := strings.LastIndexByte(f.Type, '['); i > 0 && strings.HasSuffix(f.Type, "]") {
-		return arraySchema(f.Type[:i], f.Type[i+1:len(f.Type)-1], desc)
-	}
-	switch f.Type {
-	case "bool":
-		return Bool(desc)
-	case "string":
-		return Str(desc, 4096)
-	case "float32", "float64":
-		return Num(desc, -1e12, 1e12)
-	case "int8":
-		return Integer(desc, math.MinInt8, math.MaxInt8)
-	case "uint8":
-		return Integer(desc, 0, math.MaxUint8)
-	case "int16":
-		return Integer(desc, math.MinInt16, math.MaxInt16)
-	case "uint16":
-		return Integer(desc, 0, math.MaxUint16)
-	case "int32":
-		return Integer(desc, math.MinInt32, math.MaxInt32)
-	case "uint32":
-		return Integer(desc, 0, math.MaxUint32)
-	default: // int64, uint64: JSON numbers stay exact to 2^53
-		return Integer(desc, -(1 << 53), 1<<53)
-	}
-}
-
-// maxRequestItems bounds an unbounded sequence of a request.
-const maxRequestItems = 256
-
-// arraySchema is a ROS 2 array or sequence of scalars: "string[]",
-// "uint8[<=16]" (bound 16), "float64[3]" (exactly 3).
-func arraySchema(elem, bound, desc string) *Schema {
-	s := &Schema{Type: "array", Description: desc, Items: fieldSchema(actuators.ServiceField{Type: elem}, "One "+elem+".")}
-	fixed := !strings.HasPrefix(bound, "<=")
-	n, err := strconv.Atoi(strings.TrimPrefix(bound, "<="))
-	switch {
-	case err != nil || n <= 0 || n > maxRequestItems:
-		s.MaxItems = Int(maxRequestItems)
-	case fixed:
-		s.MinItems, s.MaxItems = Int(n), Int(n)
-	default:
-		s.MaxItems = Int(n)
-	}
-	return s
-}
-
-// typeSchema is one service type's request: every field required, nothing else.
-func typeSchema(t actuators.ServiceType) *Schema {
-	s := Object(t.Name+" request", map[string]*Schema{})
-	for _, f := range t.Request {
-		s.Properties[f.Name] = fieldSchema(f, f.Name)
-		s.Required = append(s.Required, f.Name)
-	}
-	return s
 }
 
 func serviceOut() *Schema {
@@ -598,26 +539,53 @@ func serviceOut() *Schema {
 	}, Required: []string{"service", "type", "tier"}}
 }
 
-func (rt *ROSTools) serviceCall() *Tool {
+// services is the catalogue service_call checks requests against, rebuilt
+// when the transport lists a type it did not before (a probe taught it);
+// with a Registry, service_call is replaced there by one built from it.
+func (rt *ROSTools) services() *serviceCatalog {
 	types := rt.ROS.ServiceTypes()
-	var names []string
-	for _, t := range types {
-		names = append(names, t.Name)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.cat != nil && rt.cat.covers(types) {
+		return rt.cat
 	}
+	grown := rt.cat != nil
+	rt.cat = newServiceCatalog(types)
+	if grown && rt.Registry != nil {
+		cat := rt.cat
+		// Under mu, so the last catalogue built is the one listed. An error
+		// leaves the old tool; every call still gets the exact check.
+		_ = rt.Registry.Replace(ServiceCallTool, func(t *Tool) {
+			t.Description, t.Input = serviceCallDescription(cat), serviceCallInput(cat)
+		})
+	}
+	return rt.cat
+}
+
+func serviceCallDescription(cat *serviceCatalog) string {
+	return Describe("Calls an allowlisted ROS service with a request checked against the service's type ("+strings.Join(cat.offered, ", ")+"). The robot config gives each service a tier: read and write services are called at once; an irreversible one returns a preview and is sent only by motion_confirm(preview_id), exactly once. services_list learns the types of the robot's services; this list then grows.",
+		"a node offers an action as a service (status query, LED switch, odometry reset, set_parameters) and services_list shows it.",
+		"motions (use the motion tools); services outside the allowlist or of other types (refused).",
+		"read: none; write: whatever the service changes (reversible by design); irreversible: none until confirmed, then what the service does. A request that timed out may still have run: read state before retrying.",
+		"read/write: {service, type, tier, response, elapsed_s}; irreversible: a preview {preview_id, service, type, request, expires_at, confirmed_by} (under 1 KB).")
+}
+
+func serviceCallInput(cat *serviceCatalog) *Schema {
+	return Object("", map[string]*Schema{
+		"service":   {Type: "string", Description: "The service, e.g. /simrobot/status.", MaxLength: Int(256), Pattern: rosNamePattern},
+		"request":   cat.request,
+		"timeout_s": Num("Longest wait for the response in seconds. Default: the service's timeout in the robot config (5 s if none).", 0.1, 60),
+	}, "service")
+}
+
+func (rt *ROSTools) serviceCall() *Tool {
+	cat := rt.services()
 	return &Tool{
 		Name: ServiceCallTool, Group: "services", Tier: TierIrreversible, Title: "Call a ROS service", TouchesRobot: true,
-		Description: Describe("Calls an allowlisted ROS service with a request checked against the service's type ("+strings.Join(names, ", ")+"). The robot config gives each service a tier: read and write services are called at once; an irreversible one returns a preview and is sent only by motion_confirm(preview_id), exactly once.",
-			"a node offers an action as a service (status query, LED switch, odometry reset) and services_list shows it.",
-			"motions (use the motion tools); services outside the allowlist or of other types (refused).",
-			"read: none; write: whatever the service changes (reversible by design); irreversible: none until confirmed, then what the service does. A request that timed out may still have run: read state before retrying.",
-			"read/write: {service, type, tier, response, elapsed_s}; irreversible: a preview {preview_id, service, type, request, expires_at, confirmed_by} (under 1 KB)."),
-		Input: Object("", map[string]*Schema{
-			"service":   {Type: "string", Description: "The service, e.g. /simrobot/status.", MaxLength: Int(256), Pattern: rosNamePattern},
-			"request":   requestSchema(types),
-			"timeout_s": Num("Longest wait for the response in seconds. Default: the service's timeout in the robot config (5 s if none).", 0.1, 60),
-		}, "service"),
-		Output: serviceOut(),
-		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeEstopLatched, CodeUnavailable, CodeInternal},
+		Description: serviceCallDescription(cat),
+		Input:       serviceCallInput(cat),
+		Output:      serviceOut(),
+		Errors:      []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeEstopLatched, CodeUnavailable, CodeInternal},
 		Semantic: func(_ context.Context, c *Call) error {
 			name, _ := c.Values["service"].(string)
 			if _, ok := rt.serviceRule(name); !ok {
@@ -666,23 +634,23 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 		e.Expected, e.Actual, e.Retryable = rule.Type, typ, false
 		return nil, e
 	}
-	st, ok := rt.supportedTypes()[typ]
+	cat := rt.services() // the probe may have taught the transport typ
+	exact, ok := cat.exact[typ]
 	if !ok {
-		var names []string
-		for n := range rt.supportedTypes() {
-			names = append(names, n)
+		why := "which this bridge cannot call"
+		if r, refused := cat.refused[typ]; refused {
+			why = "which this bridge does not offer: " + clipRunes(r, 200)
 		}
-		sort.Strings(names)
 		e := RuleError(CodeInvalidArgument, "service_type_supported", "service",
-			fmt.Sprintf("%s is of type %s, which this bridge cannot call; nothing was sent", in.Service, typ))
-		e.Expected, e.Actual, e.Retryable = "a service of type "+strings.Join(names, ", "), typ, false
+			fmt.Sprintf("%s is of type %s, %s; nothing was sent", in.Service, typ, why))
+		e.Expected, e.Actual, e.Retryable = "a service of type "+strings.Join(cat.offered, ", "), typ, false
 		return nil, e
 	}
 	reqVals, _ := c.Values["request"].(map[string]any)
 	if reqVals == nil {
 		reqVals = map[string]any{}
 	}
-	if verr := typeSchema(st).Validate(reqVals); verr != nil {
+	if verr := exact.Validate(reqVals); verr != nil {
 		if verr.Field == "(arguments)" {
 			verr.Field = "request"
 		} else {
@@ -691,14 +659,7 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 		verr.Message += " (the request does not match " + typ + "); nothing was sent"
 		return nil, verr
 	}
-	req := map[string]any{}
-	for k, v := range reqVals {
-		if n, ok := v.(json.Number); ok {
-			f, _ := n.Float64()
-			v = f
-		}
-		req[k] = v
-	}
+	req := plainJSON(reqVals).(map[string]any)
 	if rule.Tier == TierIrreversible {
 		return rt.previewService(ctx, c, in.Service, typ, req, timeout)
 	}
@@ -937,10 +898,7 @@ func (rt *ROSTools) Describe() map[string]any {
 		}
 		svcs = append(svcs, s)
 	}
-	var types []string
-	for _, t := range rt.ROS.ServiceTypes() {
-		types = append(types, t.Name)
-	}
+	types := slices.Clone(rt.services().offered)
 	set := rt.Policy.ParamSet
 	if set == nil {
 		set = []ParamRule{}

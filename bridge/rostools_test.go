@@ -416,7 +416,10 @@ func TestROSToolResultsAndErrorsFitTheAdvertisedOutputSchema(t *testing.T) {
 func TestRequestSchemaTakesROS2Arrays(t *testing.T) {
 	st := actuators.ServiceType{Name: "x/srv/Y", Request: []actuators.ServiceField{
 		{Name: "names", Type: "string[]"}, {Name: "few", Type: "int32[<=2]"}, {Name: "xyz", Type: "float64[3]"}}}
-	s := typeSchema(st)
+	s, err := typeSchema(st)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := json.Number("1")
 	ok := map[string]any{"names": []any{"x"}, "few": []any{n, n}, "xyz": []any{n, n, n}}
 	if err := s.Validate(ok); err != nil {

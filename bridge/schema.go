@@ -34,6 +34,9 @@ type Schema struct {
 	Open       bool      `json:"-"` // output shapes only: extra properties allowed
 	Default    any       `json:"default,omitempty"`
 	AnyOf      []*Schema `json:"anyOf,omitempty"`
+	// Hint is given with any violation inside this value that carries no
+	// hint of its own (service_call's request: how to learn more types).
+	Hint string `json:"-"`
 
 	once sync.Once
 	re   *regexp.Regexp
@@ -107,6 +110,14 @@ const (
 func (s *Schema) Validate(v any) *Error { return s.validate("", v) }
 
 func (s *Schema) validate(path string, v any) *Error {
+	err := s.check(path, v)
+	if err != nil && s.Hint != "" && err.Hint == "" {
+		err.Hint = s.Hint
+	}
+	return err
+}
+
+func (s *Schema) check(path string, v any) *Error {
 	if len(s.AnyOf) > 0 {
 		for _, alt := range s.AnyOf {
 			if alt.validate(path, v) == nil {
@@ -227,10 +238,23 @@ func (s *Schema) validateNumber(path string, n json.Number) *Error {
 	if s.Type == "integer" && f != math.Trunc(f) {
 		return FieldError(fieldName(path), s.expected(), string(n), "not an integer")
 	}
+	// An integer literal past 2^53 reads as a neighbour of itself: refused
+	// rather than passed on changed (2^53+1 would be sent as 2^53).
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil && (i > 1<<53 || i < -(1<<53)) && int64(f) != i {
+		return FieldError(fieldName(path), s.expected(), string(n), "integer too large to be exact as a JSON number (at most 2^53 in magnitude)")
+	}
 	if (s.Minimum != nil && f < *s.Minimum) || (s.Maximum != nil && f > *s.Maximum) {
 		return FieldError(fieldName(path), s.expected(), string(n), "number out of range")
 	}
 	return nil
+}
+
+// clone copies the schema's own fields; children are shared.
+func (s *Schema) clone() *Schema {
+	return &Schema{Type: s.Type, Description: s.Description, Enum: s.Enum, Minimum: s.Minimum, Maximum: s.Maximum,
+		MinLength: s.MinLength, MaxLength: s.MaxLength, Pattern: s.Pattern, Items: s.Items, MinItems: s.MinItems,
+		MaxItems: s.MaxItems, Properties: s.Properties, Required: s.Required, Additional: s.Additional, Open: s.Open,
+		Default: s.Default, AnyOf: s.AnyOf, Hint: s.Hint}
 }
 
 // expected renders what a value should be, short enough for an error.

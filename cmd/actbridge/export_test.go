@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"testing"
@@ -76,6 +77,10 @@ func checkStrict(t *testing.T, tool, path string, s map[string]any) {
 	}
 	if it, ok := s["items"].(map[string]any); ok {
 		checkStrict(t, tool, path+"[]", it)
+	}
+	alts, _ := s["anyOf"].([]any)
+	for i, a := range alts {
+		checkStrict(t, tool, fmt.Sprintf("%s|%d", path, i), a.(map[string]any))
 	}
 }
 

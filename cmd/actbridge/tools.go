@@ -73,7 +73,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if ros, ok := robot.(bridge.ROSAccess); ok {
-		ts.ros = &bridge.ROSTools{ROS: ros, Policy: accessPolicy(m.cfg), DataDir: opt.dataDir, Previewer: pv, Images: ts.images}
+		ts.ros = &bridge.ROSTools{ROS: ros, Policy: accessPolicy(m.cfg), DataDir: opt.dataDir, Previewer: pv, Images: ts.images, Registry: reg}
 		ts.motions.ROS = ros
 		ts.motions.Confirmer = ts.ros.Confirmer(ts.motions.Confirmer)
 		tools = append(tools, ts.ros.Tools()...)
