@@ -62,10 +62,8 @@ func loadCatalogue(d msgs.Distro) (*catalogue, error) {
 				return nil, fmt.Errorf("ros2: %s service %s: %w", d, srv, err)
 			}
 			c.types[srv] = t
-			st := actuators.ServiceType{Name: srv, Request: fields(t.Request), Response: fields(t.Response)}
-			if flat(st.Request) {
-				c.services = append(c.services, st)
-			}
+			c.services = append(c.services, actuators.ServiceType{Name: srv, Request: fields(t.Request),
+				Response: fields(t.Response), Messages: nested(t.Request, t.Response)})
 		}
 	}
 	return c, nil
@@ -107,12 +105,33 @@ func fields(s *cdr.Struct) []actuators.ServiceField {
 	return out
 }
 
-// flat reports whether every field is a scalar or an array of scalars:
-// the requests the tool layer checks field by field against a closed
-// schema before anything is sent. A request nesting messages
-// (rcl_interfaces/srv/SetParameters) is not offered.
-func flat(fs []actuators.ServiceField) bool {
-	return !slices.ContainsFunc(fs, func(f actuators.ServiceField) bool { return strings.Contains(f.Type, "/") })
+// nested defines every message type the structs nest, at any depth, by
+// the name fields gives it, so the tool layer can check a nested request
+// (rcl_interfaces/srv/SetParameters) against a closed schema; nil when
+// they are flat.
+func nested(structs ...*cdr.Struct) map[string][]actuators.ServiceField {
+	var out map[string][]actuators.ServiceField
+	var walk func(s *cdr.Struct)
+	walk = func(s *cdr.Struct) {
+		for i := range s.NumField() {
+			t := s.Field(i).Type
+			if t.Kind != cdr.StructKind {
+				continue
+			}
+			if _, seen := out[t.Struct.Name()]; seen {
+				continue
+			}
+			if out == nil {
+				out = map[string][]actuators.ServiceField{}
+			}
+			out[t.Struct.Name()] = fields(t.Struct)
+			walk(t.Struct)
+		}
+	}
+	for _, s := range structs {
+		walk(s)
+	}
+	return out
 }
 
 func fieldType(t cdr.Type) string {
@@ -210,9 +229,8 @@ func (r *Robot) ServiceType(ctx context.Context, name string) (string, error) {
 }
 
 // ServiceTypes lists the service types offered to the tool layer: every
-// service of the robot's distro's set whose request is flat (see flat),
-// with its fields in ROS form, sorted. CallService sends any service type
-// of the set.
+// service of the robot's distro's set, with its fields in ROS form and the
+// messages they nest (see nested), sorted. CallService sends any of them.
 func (r *Robot) ServiceTypes() []actuators.ServiceType {
 	c, err := r.access.types(r.Distro())
 	if err != nil {

@@ -33,19 +33,7 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	p := bridge.NewPipeline(reg)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	call := func(tool, args string) (map[string]any, *bridge.Error) {
-		t.Helper()
-		res, err := p.Call(ctx, tool, json.RawMessage(args), bridge.Invocation{Role: bridge.RolePlanner})
-		if err != nil {
-			return nil, err
-		}
-		b, _ := json.Marshal(res)
-		var out map[string]any
-		if jerr := json.Unmarshal(b, &out); jerr != nil {
-			t.Fatalf("%s: %v", tool, jerr)
-		}
-		return out, nil
-	}
+	call := plannerCalls(t, ctx, p)
 	must := func(tool, args string) map[string]any {
 		t.Helper()
 		out, err := call(tool, args)
@@ -76,9 +64,9 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	providersOf(t, r, "/simrobot/goals")
 	got = must("services_list", `{"prefix":"/simrobot/"}`)
 	listed, _ := json.Marshal(got["items"])
-	// A request nesting messages (set_parameters) is listed, not callable.
+	// A request nesting messages (set_parameters) is callable too.
 	if !strings.Contains(string(listed), `{"callable":true,"name":"/simrobot/goals","providers":["/simrobot"],"tier":"read","type":"std_srvs/srv/Trigger"}`) ||
-		!strings.Contains(string(listed), `{"callable":false,"name":"/simrobot/set_parameters"`) {
+		!strings.Contains(string(listed), `{"callable":true,"name":"/simrobot/set_parameters"`) {
 		t.Errorf("services_list: %s", listed)
 	}
 	got = must("service_call", `{"service":"/simrobot/goals","request":{}}`)
@@ -94,6 +82,81 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	got = must("topic_sample", `{"topic":"/joint_states","n":2}`)
 	if b, _ := json.Marshal(got); !strings.Contains(string(b), "shoulder_pan_joint") {
 		t.Errorf("topic_sample: %s", b)
+	}
+}
+
+// service_call sends a request nesting messages two deep over ROS 2: the
+// sim's own rcl_interfaces/srv/SetParameters on /simrobot/set_parameters,
+// allowlisted as a write-tier service, changes the parameter params_get
+// then reads; a request breaking the type deep inside is refused with its
+// path and changes nothing.
+func TestServiceCallSetsAParameterWithANestedRequestOverROS2(t *testing.T) {
+	r, sim := accessRig(t, msgs.Jazzy, 158)
+	waitService(t, r, "/simrobot/set_parameters", sim.Output)
+	rt := &bridge.ROSTools{ROS: r, DataDir: t.TempDir(), Images: bridge.NewImages(), Policy: bridge.AccessPolicy{
+		ParamRead: allowlist.Globs{"/simrobot/faults.arm.*"},
+		Services:  []bridge.ServiceRule{{Pattern: "/simrobot/set_parameters", Tier: bridge.TierWrite, Type: "rcl_interfaces/srv/SetParameters"}},
+	}}
+	reg := bridge.NewRegistry()
+	rt.Registry = reg
+	reg.MustAdd(rt.Tools()...)
+	p := bridge.NewPipeline(reg)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	call := plannerCalls(t, ctx, p)
+	lag := func() any {
+		t.Helper()
+		got, err := call("params_get", `{"name":"/simrobot/faults.arm.lag"}`)
+		if err != nil {
+			t.Fatalf("params_get: %+v", err)
+		}
+		return got["items"].([]any)[0].(map[string]any)["value"]
+	}
+	if v := lag(); v != 0.0 {
+		t.Fatalf("lag before: %v", v)
+	}
+	_, err := call("service_call", `{"service":"/simrobot/set_parameters","request":{"parameters":[{"name":"faults.arm.lag","value":{"type":3,"double_value":"0.25"}}]}}`)
+	if err == nil || err.Field != "request.parameters[0].value.double_value" || err.Expected != "number in [-1e+12, 1e+12]" {
+		t.Fatalf("a bad nested value: %+v", err)
+	}
+	// type 3 is PARAMETER_DOUBLE (rcl_interfaces/msg/ParameterType)
+	got, err := call("service_call", `{"service":"/simrobot/set_parameters","request":{"parameters":[{"name":"faults.arm.lag","value":{"type":3,"double_value":0.25}}]}}`)
+	if err != nil {
+		t.Fatalf("service_call: %+v\nsim:\n%s", err, sim.Output())
+	}
+	results, _ := got["response"].(map[string]any)["results"].([]any)
+	if got["tier"] != "write" || len(results) != 1 || results[0].(map[string]any)["successful"] != true {
+		t.Fatalf("service_call: %v", got)
+	}
+	if v := lag(); v != 0.25 {
+		t.Fatalf("lag after set_parameters: %v", v)
+	}
+	// The node refuses a value of another type than it declared: it
+	// answers, and the parameter keeps its value.
+	got, err = call("service_call", `{"service":"/simrobot/set_parameters","request":{"parameters":[{"name":"faults.arm.lag","value":{"type":4,"string_value":"slow"}}]}}`)
+	if err != nil {
+		t.Fatalf("service_call: %+v", err)
+	}
+	results, _ = got["response"].(map[string]any)["results"].([]any)
+	if len(results) != 1 || results[0].(map[string]any)["successful"] != false || lag() != 0.25 {
+		t.Fatalf("a string for a double: %v, lag %v", got, lag())
+	}
+}
+
+// plannerCalls calls the pipeline's tools as the planner, results as JSON.
+func plannerCalls(t *testing.T, ctx context.Context, p *bridge.Pipeline) func(tool, args string) (map[string]any, *bridge.Error) {
+	return func(tool, args string) (map[string]any, *bridge.Error) {
+		t.Helper()
+		res, err := p.Call(ctx, tool, json.RawMessage(args), bridge.Invocation{Role: bridge.RolePlanner})
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(res)
+		var out map[string]any
+		if jerr := json.Unmarshal(b, &out); jerr != nil {
+			t.Fatalf("%s: %v", tool, jerr)
+		}
+		return out, nil
 	}
 }
 
