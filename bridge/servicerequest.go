@@ -112,7 +112,7 @@ func typeSchema(t actuators.ServiceType) (*Schema, error) {
 		if err := b.count(); err != nil {
 			return nil, err
 		}
-		fs, err := b.field(f.Type, f.Name+" ("+f.Type+").", 0)
+		fs, err := b.field(f.Name, f.Type, 0)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.Name, err)
 		}
@@ -135,40 +135,44 @@ func (b *requestBuilder) count() error {
 	return nil
 }
 
-// field is a ROS field type's schema: a scalar, a nested message
-// ("pkg/msg/X") or an array of either ("[]", "[<=N]", "[N]").
-func (b *requestBuilder) field(typ, desc string, depth int) (*Schema, error) {
+// field is the schema of a field called name (empty: an array's item) of
+// a ROS type: a scalar, a nested message ("pkg/msg/X") or an array of
+// either ("[]", "[<=N]", "[N]").
+func (b *requestBuilder) field(name, typ string, depth int) (*Schema, error) {
 	if i := strings.LastIndexByte(typ, '['); i > 0 && strings.HasSuffix(typ, "]") {
-		elem := typ[:i]
-		items, err := b.field(elem, "One "+elem+".", depth)
+		items, err := b.field("", typ[:i], depth)
 		if err != nil {
 			return nil, err
 		}
-		return arraySchema(items, typ[i+1:len(typ)-1], desc), nil
+		return arraySchema(items, typ[i+1:len(typ)-1], name+" ("+typ+")."), nil
+	}
+	desc := name + " (" + typ + ")."
+	if name == "" {
+		desc = "One " + typ + "."
 	}
 	if strings.Contains(typ, "/") {
-		return b.message(typ, desc, depth+1)
+		return b.message(typ, strings.TrimSuffix(desc, ".")+"; fields left out are zero.", depth+1)
 	}
 	return scalarSchema(typ, desc)
 }
 
 // message is a nested message's closed object.
-func (b *requestBuilder) message(name, desc string, depth int) (*Schema, error) {
+func (b *requestBuilder) message(typ, desc string, depth int) (*Schema, error) {
 	if depth > maxRequestDepth {
-		return nil, fmt.Errorf("messages nest more than %d deep (at %s), too deep to offer", maxRequestDepth, name)
+		return nil, fmt.Errorf("messages nest more than %d deep (at %s), too deep to offer", maxRequestDepth, typ)
 	}
-	fs, ok := b.msgs[name]
+	fs, ok := b.msgs[typ]
 	if !ok {
-		return nil, fmt.Errorf("nests %s, whose definition the transport did not give", name)
+		return nil, fmt.Errorf("nests %s, whose definition the transport did not give", typ)
 	}
-	s := Object(strings.TrimSuffix(desc, ".")+": a "+name+"; fields left out are zero.", map[string]*Schema{})
+	s := Object(desc, map[string]*Schema{})
 	for _, f := range fs {
 		if err := b.count(); err != nil {
 			return nil, err
 		}
-		sub, err := b.field(f.Type, f.Name+" ("+f.Type+").", depth)
+		sub, err := b.field(f.Name, f.Type, depth)
 		if err != nil {
-			return nil, fmt.Errorf("%s.%s: %w", name, f.Name, err)
+			return nil, fmt.Errorf("%s.%s: %w", typ, f.Name, err)
 		}
 		s.Properties[f.Name] = sub
 	}
