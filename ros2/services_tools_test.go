@@ -131,6 +131,16 @@ func TestServiceCallSetsAParameterWithANestedRequestOverROS2(t *testing.T) {
 	if v := lag(); v != 0.25 {
 		t.Fatalf("lag after set_parameters: %v", v)
 	}
+	// An int64 nested two deep arrives exact at 2^53, the largest integer
+	// a JSON number holds exactly (PARAMETER_INTEGER is 2).
+	got, err = call("service_call", `{"service":"/simrobot/set_parameters","request":{"parameters":[{"name":"faults.arm.abort_error_code","value":{"type":2,"integer_value":9007199254740992}}]}}`)
+	if err != nil {
+		t.Fatalf("service_call: %+v", err)
+	}
+	code, err := call("params_get", `{"name":"/simrobot/faults.arm.abort_error_code"}`)
+	if err != nil || code["items"].([]any)[0].(map[string]any)["value"] != 9007199254740992.0 {
+		t.Fatalf("abort_error_code after set_parameters: %v %+v (%v)", code, err, got)
+	}
 	// The node refuses a value of another type than it declared: it
 	// answers, and the parameter keeps its value.
 	got, err = call("service_call", `{"service":"/simrobot/set_parameters","request":{"parameters":[{"name":"faults.arm.lag","value":{"type":4,"string_value":"slow"}}]}}`)
