@@ -483,7 +483,6 @@ func (rt *ROSTools) servicesList() *Tool {
 				return nil, perr
 			}
 			out := Page[map[string]any]{Items: []map[string]any{}, Total: page.Total, NextCursor: page.NextCursor}
-			probed := map[string]bool{}
 			for _, s := range page.Items {
 				rule, allowed := rt.serviceRule(s.Name)
 				item := markReach(map[string]any{"name": s.Name, "providers": s.Providers}, c.Role, allowed)
@@ -494,7 +493,6 @@ func (rt *ROSTools) servicesList() *Tool {
 				typ, terr := rt.ROS.ServiceType(pctx, s.Name)
 				cancel()
 				item["type"] = typ
-				probed[s.Name] = terr == nil
 				if terr != nil {
 					item["note"] = "type probe failed: " + clipRunes(AsError(accessError(terr, "service")).Message, 120)
 				}
@@ -503,16 +501,14 @@ func (rt *ROSTools) servicesList() *Tool {
 				}
 				out.Items = append(out.Items, item)
 			}
-			// The probes may have taught the transport new types.
+			// The probes may have taught the transport new types. A failed
+			// probe left the type empty: not callable.
 			cat := rt.services()
 			for _, item := range out.Items {
 				typ, _ := item["type"].(string)
 				_, item["callable"] = cat.exact[typ]
-				if why, ok := cat.refused[typ]; ok && probed[item["name"].(string)] {
+				if why, ok := cat.refused[typ]; ok {
 					item["note"] = "not callable: " + clipRunes(why, 200)
-				}
-				if !probed[item["name"].(string)] {
-					item["callable"] = false
 				}
 			}
 			return out, nil
