@@ -138,8 +138,43 @@ func TestUnionOfTypesSharingAFieldNameTakesEachAndTheTypeCheckStaysExact(t *test
 	for _, typ := range types {
 		r.ros.knows("/sim/"+strings.ToLower(strings.TrimPrefix(typ.Name, "a/srv/")), typ)
 	}
-	if err := CheckContract(r.tools.serviceCall()); err != nil {
+	tool := r.tools.serviceCall()
+	if err := CheckContract(tool); err != nil {
 		t.Fatal(err)
+	}
+	// OpenAI's strict export keeps the union: anyOf of closed alternatives.
+	reg := NewRegistry()
+	reg.MustAdd(tool)
+	b, err := Export(reg, "openai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exported []struct {
+		Function struct {
+			Parameters struct {
+				Properties struct {
+					Request struct {
+						Properties map[string]struct {
+							AnyOf []map[string]any `json:"anyOf"`
+						} `json:"properties"`
+					} `json:"request"`
+				} `json:"properties"`
+			} `json:"parameters"`
+			Strict bool `json:"strict"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(b, &exported); err != nil || len(exported) != 1 || !exported[0].Function.Strict {
+		t.Fatalf("%v %s", err, b)
+	}
+	var kinds []string
+	for _, alt := range exported[0].Function.Parameters.Properties.Request.Properties["data"].AnyOf {
+		kinds = append(kinds, fmt.Sprint(alt["type"]))
+		if alt["type"] == "object" && (alt["additionalProperties"] != false || fmt.Sprint(alt["required"]) != "[j k]") {
+			t.Errorf("object alternative not strict: %v", alt)
+		}
+	}
+	if strings.Join(kinds, " ") != "boolean array object string null" {
+		t.Fatalf("data's alternatives %v", kinds)
 	}
 }
 
