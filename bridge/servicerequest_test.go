@@ -90,6 +90,31 @@ func TestServiceCallSendsANestedRequestAndRefusesABadOneWithItsPath(t *testing.T
 	}
 }
 
+// An irreversible service's nested request is stored with its preview
+// and motion_confirm sends exactly that request, once.
+func TestAConfirmedNestedRequestIsTheOnePreviewed(t *testing.T) {
+	r := newROSRig(t)
+	r.ros.knows("/sim/set_parameters", setParameters())
+	r.tools.services()
+	r.tools.Policy.Services = append(r.tools.Policy.Services, ServiceRule{Pattern: "/sim/set_parameters", Tier: TierIrreversible, Confirm: RolePlanner})
+	req := `{"parameters":[{"name":"arm.speed","value":{"type":3,"double_value":0.125,"integer_array_value":[9007199254740992,-3]}}]}`
+	pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/set_parameters","request":`+req+`}`)
+	if got, _ := json.Marshal(pv["request"]); string(got) != `{"parameters":[{"name":"arm.speed","value":{"double_value":0.125,"integer_array_value":[9007199254740992,-3],"type":3}}]}` {
+		t.Fatalf("previewed %s", got)
+	}
+	if _, _, _, calls, _ := r.ros.counts(); calls != 0 {
+		t.Fatal("a preview called the service")
+	}
+	c := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+	if c["state"] != "succeeded" || r.ros.calls["/sim/set_parameters"] != 1 {
+		t.Fatalf("confirm %v, calls %v", c, r.ros.calls)
+	}
+	sent, _ := json.Marshal(r.ros.lastRequest())
+	if want, _ := json.Marshal(pv["request"]); string(sent) != string(want) {
+		t.Fatalf("sent %s, previewed %s", sent, want)
+	}
+}
+
 // Two types giving one field name different types: the union takes what
 // either takes (so no valid request is refused before its type is known),
 // and the check after the type is known is that type's alone.
