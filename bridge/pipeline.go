@@ -120,6 +120,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	if derr != nil {
 		return nil, derr
 	}
+	t.Input.DropNullOptionals(values)
 	if verr := t.Input.Validate(values); verr != nil {
 		return nil, verr
 	}

@@ -344,3 +344,28 @@ func TestSearchFindsCameraByEverydayWords(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// TestANullOptionalIsALeftOutOne: OpenAI's strict mode sends null for the
+// optional properties it skips (export.go makes them nullable); such a
+// call runs and is identified as the one that left them out, while a
+// null where a value is required is refused at the schema layer.
+func TestANullOptionalIsALeftOutOne(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, e := f.p.Call(ctx, "demo_read", json.RawMessage(`{"n":null}`), Invocation{}); e != nil {
+		t.Fatalf("null optional refused: %+v", e)
+	}
+	if _, e := f.p.Call(ctx, "demo_read", json.RawMessage(`{}`), Invocation{}); e != nil {
+		t.Fatalf("left out: %+v", e)
+	}
+	f.mu.Lock()
+	got := []string{string(f.observed[0].Args), string(f.observed[1].Args)}
+	f.mu.Unlock()
+	if got[0] != got[1] {
+		t.Fatalf("null optional identified as %s, left out as %s", got[0], got[1])
+	}
+	_, e := f.p.Call(ctx, "demo_check", json.RawMessage(`{"joint":null}`), Invocation{})
+	if e == nil || e.Layer() != LayerSchema || e.Field != "joint" || e.Actual != "null" {
+		t.Fatalf("null required: %+v", e)
+	}
+}

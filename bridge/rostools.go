@@ -646,6 +646,7 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 	if reqVals == nil {
 		reqVals = map[string]any{}
 	}
+	exact.DropNullOptionals(reqVals) // a union member's anyOf left them
 	if verr := exact.Validate(reqVals); verr != nil {
 		if verr.Field == "(arguments)" {
 			verr.Field = "request"

@@ -109,6 +109,44 @@ const (
 // and returns the first violation as a field error.
 func (s *Schema) Validate(v any) *Error { return s.validate("", v) }
 
+// DropNullOptionals removes, in place and at every depth the schema
+// describes, the object properties that are null and not required: a
+// null optional means "left out". OpenAI's strict mode (export.go) makes
+// every property required and the optional ones nullable, so its
+// planners send null for what they skip; dropped here, such a call
+// validates, decodes and is identified (its canonical arguments) exactly
+// as the call that left them out. A required property that is null stays
+// and fails validation.
+func (s *Schema) DropNullOptionals(v any) {
+	if s == nil || len(s.AnyOf) > 0 {
+		return // which alternative applies is not known before validation
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if s.Type != "object" {
+			return
+		}
+		for k, e := range x {
+			sub, ok := s.Properties[k]
+			switch {
+			case !ok:
+				s.Additional.DropNullOptionals(e)
+			case e == nil && !contains(s.Required, k):
+				delete(x, k)
+			default:
+				sub.DropNullOptionals(e)
+			}
+		}
+	case []any:
+		if s.Type != "array" {
+			return
+		}
+		for _, e := range x {
+			s.Items.DropNullOptionals(e)
+		}
+	}
+}
+
 func (s *Schema) validate(path string, v any) *Error {
 	err := s.check(path, v)
 	if err != nil && s.Hint != "" && err.Hint == "" {

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -108,4 +109,32 @@ func FuzzDecodeAndValidate(f *testing.F) {
 		}
 		_ = canonicalJSON(v)
 	})
+}
+
+func TestDropNullOptionalsFollowsTheSchema(t *testing.T) {
+	inner := Object("", map[string]*Schema{"a": Bool("a"), "b": Bool("b")}, "a")
+	s := Object("", map[string]*Schema{
+		"o":    inner,
+		"list": {Type: "array", Items: inner},
+		"x":    Bool("x"),
+		"u":    {AnyOf: []*Schema{Bool("u"), inner}},
+	}, "o")
+	cases := []struct{ in, want string }{
+		{`{"x":null}`, `{}`},
+		{`{"o":null}`, `{"o":null}`}, // required: left for Validate to refuse
+		{`{"o":{"a":null,"b":null}}`, `{"o":{"a":null}}`},
+		{`{"list":[{"a":true,"b":null},{"b":null}]}`, `{"list":[{"a":true},{}]}`},
+		{`{"u":{"b":null}}`, `{"u":{"b":null}}`}, // anyOf: which schema applies is not known
+		{`{"zz":null}`, `{"zz":null}`},           // unknown: refused by Validate
+	}
+	for _, c := range cases {
+		v, derr := DecodeArgs([]byte(c.in))
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		s.DropNullOptionals(v)
+		if got, _ := json.Marshal(v); string(got) != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
 }
