@@ -330,6 +330,11 @@ func (r *Robot) Connected() bool {
 	return false
 }
 
+// Peers is how many other DDS participants discovery knows now: none
+// means a wrong domain, discovery range or network rather than a robot
+// that serves nothing yet.
+func (r *Robot) Peers() int { return len(r.rctx.Participant().Participants()) }
+
 // Joints returns the newest readings of every joint_states topic.
 func (r *Robot) Joints() actuators.JointsSnapshot {
 	var s actuators.JointsSnapshot
