@@ -324,7 +324,8 @@ func (c *Context) graph(parts []rtps.ParticipantData, eps []rtps.EndpointData) g
 }
 
 // WaitGraph waits until cond holds for the graph, checking at every
-// change, and returns it (shared, as Graph's is). It fails with ctx's error or ErrClosed.
+// change, and returns it (shared, as Graph's is). It fails with ctx's
+// error or ErrClosed.
 func (c *Context) WaitGraph(ctx context.Context, cond func(graph.Graph) bool) (graph.Graph, error) {
 	for {
 		c.mu.Lock()
@@ -346,7 +347,8 @@ func (c *Context) WaitGraph(ctx context.Context, cond func(graph.Graph) bool) (g
 }
 
 // Watch sends the graph now and after every change (a slow receiver gets
-// the newest; shared, as Graph's is); the channel is closed when ctx ends or the Context closes.
+// the newest; shared, as Graph's is); the channel is closed when ctx ends
+// or the Context closes.
 func (c *Context) Watch(ctx context.Context) <-chan graph.Graph {
 	out := make(chan graph.Graph)
 	go func() {
