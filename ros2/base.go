@@ -19,9 +19,10 @@ type driver interface {
 	// cancel ends goalID's drive, publishing zero; false when goalID is
 	// not a drive of this driver's.
 	cancel(goalID string) bool
-	// stop ends any drive and publishes zero, also with no drive running.
+	// stop ends any drive, reporting why (errDriveStopAll,
+	// errDriveShutdown), and publishes zero, also with no drive running.
 	// It takes no lock a start holds while it waits.
-	stop(ctx context.Context) error
+	stop(ctx context.Context, why error) error
 	// status reports whether the cmd_vel topic has a subscriber, and why not.
 	status() (bool, string)
 }
@@ -49,9 +50,10 @@ func (r *Robot) openBase(a *actuator) error {
 	return nil
 }
 
-// stopDrives stops every drive at once, each bounded by stopCancelWait;
-// the error lists the drives that could not publish their zero.
-func (r *Robot) stopDrives(ctx context.Context) error {
+// stopDrives stops every drive at once for why, each bounded by
+// stopCancelWait; the error lists the drives that could not publish their
+// zero.
+func (r *Robot) stopDrives(ctx context.Context, why error) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -64,7 +66,7 @@ func (r *Robot) stopDrives(ctx context.Context) error {
 		wg.Go(func() {
 			sctx, cancel := context.WithTimeout(ctx, stopCancelWait)
 			defer cancel()
-			if err := a.drive.stop(sctx); err != nil {
+			if err := a.drive.stop(sctx, why); err != nil {
 				mu.Lock()
 				errs = append(errs, contractError(a.cfg.Name, err))
 				mu.Unlock()

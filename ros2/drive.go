@@ -40,7 +40,9 @@ const drivesKept = 10 * time.Minute
 var (
 	errDriveCanceled = errors.New("canceled")
 	errDriveStopAll  = errors.New("stopped by StopAll")
-	errDriveShutdown = errors.New("bridge shutting down")
+	// errDriveShutdown ends the drives of a robot that closes: Close stops
+	// them first, and a drive still starting ends with its life.
+	errDriveShutdown = errors.New("stopped: bridge closing")
 )
 
 // cmdVel is a base's driver: timed drives on its cmd_vel topic with a
@@ -365,18 +367,19 @@ func (dv *cmdVel) cancel(id string) bool {
 	return used
 }
 
-// stop ends any drive and sends zero twists, whether or not a drive runs
-// (someone else may be driving): the first before it returns, the rest
-// from a goroutine Close waits for. It waits for nothing: no lock a send
-// holds, no discovery; a zero reaches the subscribers matched now.
-func (dv *cmdVel) stop(context.Context) error {
+// stop ends any drive (why is its cause) and sends zero twists, whether
+// or not a drive runs (someone else may be driving): the first before it
+// returns, the rest from a goroutine Close waits for. It waits for
+// nothing: no lock a send holds, no discovery; a zero reaches the
+// subscribers matched now.
+func (dv *cmdVel) stop(_ context.Context, why error) error {
 	life := dv.life
 	dv.mu.Lock()
 	dr := dv.cur
 	dv.mu.Unlock()
 	var err error
 	if dr != nil {
-		err = dv.halt(dr, errDriveStopAll)
+		err = dv.halt(dr, why)
 	} else {
 		err = dv.publish(0, 0)
 	}

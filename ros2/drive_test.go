@@ -13,6 +13,8 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/spline"
 	"github.com/actbridge/actbridge/test/netns"
 )
@@ -316,4 +318,35 @@ func TestCmdVelProfileThatBlocksOrReplaysIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCloseEndsADriveAsClosingNotAsStopAll: a drive the robot's Close
+// ends reports that the bridge closed, not a StopAll nobody called.
+func TestCloseEndsADriveAsClosingNotAsStopAll(t *testing.T) {
+	netns.Require(t)
+	const domain, topic = 123, "/closing/cmd_vel"
+	r := openRobot(t, baseConfig(domain, "jazzy", config.ActuatorConfig{CmdVelTopic: topic,
+		GoalConnectTimeout: config.Duration(15 * time.Second)}))
+	feed := newGoalFeed(r)
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: domain}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n, err := c.NewNode("controller", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.NewSubscription(topic, twistStampedType, qos.Default, node.SubscriptionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	if err := r.Send(t.Context(), "base", id, actuators.Drive{Linear: 0.1, Duration: 8 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	feed.expect(t, id, actuators.GoalActive, "driving")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	feed.expect(t, id, actuators.GoalCanceled, "stopped: bridge closing")
 }

@@ -348,7 +348,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 		errs []error
 	)
 	wg.Go(func() {
-		if err := r.stopDrives(ctx); err != nil {
+		if err := r.stopDrives(ctx, errDriveStopAll); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()

@@ -57,6 +57,11 @@ type Robot struct {
 	life context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
+
+	// The notifier outlives life: a goroutine of wg (a drive that Close
+	// stopped) reports its end after life ended.
+	stopNotify context.CancelFunc
+	notified   chan struct{}
 }
 
 // actuator is one configured actuator: its action client when it has an
@@ -116,15 +121,17 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (*Robot, error) {
 	}
 	r := &Robot{cfg: c, log: o.Logger, rctx: rctx, notify: actuators.NewNotifier(), acts: map[string]*actuator{}, goals: map[string]*goal{}}
 	r.life, r.stop = context.WithCancel(context.Background())
+	var notifying context.Context
+	notifying, r.stopNotify = context.WithCancel(context.Background())
+	r.notified = make(chan struct{})
+	go func() {
+		defer close(r.notified)
+		r.notify.Run(notifying)
+	}()
 	if err := r.setup(distro); err != nil {
 		r.Close()
 		return nil, err
 	}
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		r.notify.Run(r.life)
-	}()
 	return r, nil
 }
 
@@ -239,7 +246,7 @@ func (r *Robot) codecOf(ac config.ActuatorConfig) (goalCodec, error) {
 // process re-attaches with Track. Drives stop (their deadman is this
 // process). It leaves the graph.
 func (r *Robot) Close() error {
-	if err := r.stopDrives(context.Background()); err != nil {
+	if err := r.stopDrives(context.Background(), errDriveShutdown); err != nil {
 		r.log.Warn("ros2: a drive's zero twist failed on close", "err", err)
 	}
 	r.mu.Lock() // Send and Track add to wg under mu only while life lasts
@@ -252,6 +259,8 @@ func (r *Robot) Close() error {
 		}
 	}
 	r.wg.Wait()
+	r.stopNotify() // after wg: the last updates of what wg ran are pushed
+	<-r.notified
 	errs = append(errs, r.access.close())
 	if r.node != nil {
 		errs = append(errs, r.node.Close())
@@ -320,6 +329,11 @@ func (r *Robot) Connected() bool {
 	}
 	return false
 }
+
+// Peers is how many other DDS participants discovery knows now: none
+// means a wrong domain, discovery range or network rather than a robot
+// that serves nothing yet.
+func (r *Robot) Peers() int { return len(r.rctx.Participant().Participants()) }
 
 // Joints returns the newest readings of every joint_states topic.
 func (r *Robot) Joints() actuators.JointsSnapshot {

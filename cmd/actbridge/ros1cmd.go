@@ -30,7 +30,7 @@ func openROS1(ctx context.Context, cfg *config.Config, wait time.Duration, logw 
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the ROS master at %s: %w", env.MasterAddress, err)
 	}
-	return &link{robot: r, where: env.MasterAddress, describer: r, reregistrations: r.Reregistrations, close: r.Close}, nil
+	return &link{robot: r, where: env.MasterAddress, reachable: r.Connected, describer: r, reregistrations: r.Reregistrations, close: r.Close}, nil
 }
 
 // ros1Offline is the ROS 1 transport's catalogue without a robot.

@@ -28,7 +28,8 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 	if d, err := ros2.Discovery(cfg.ROS2, os.LookupEnv); err == nil {
 		where = fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), d.Domain, strings.ToLower(string(d.Range)))
 	}
-	return &link{robot: r, where: where, describer: r, close: r.Close}, nil
+	reachable := func() bool { return r.Peers() > 0 }
+	return &link{robot: r, where: where, reachable: reachable, describer: r, close: r.Close}, nil
 }
 
 // ros2Offline is the ROS 2 transport's catalogue without a robot: the

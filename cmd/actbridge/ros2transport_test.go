@@ -4,19 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
 )
 
-// ros2ArmConfig is the sim's arm-only config moved to transport ros2.
-func ros2ArmConfig(t *testing.T) string {
+// ros2ArmConfig is the sim's arm-only config moved to transport ros2, on
+// domain 77.
+func ros2ArmConfig(t *testing.T) string { return ros2ArmConfigWith(t, "domain_id: 77\n") }
+
+// ros2ArmConfigWith is ros2ArmConfig with domain as its domain line ("" for
+// none).
+func ros2ArmConfigWith(t *testing.T, domain string) string {
 	t.Helper()
 	b, err := os.ReadFile("../../launch/robots/sim-arm-only.yaml")
 	if err != nil {
@@ -28,10 +37,27 @@ func ros2ArmConfig(t *testing.T) string {
 	}
 	s := strings.Replace(string(b), "limits_file: ../joint_limits.yaml", "limits_file: "+limits, 1)
 	path := filepath.Join(t.TempDir(), "ros2-arm.yaml")
-	if err := os.WriteFile(path, []byte("transport: ros2\ndistro: jazzy\ndomain_id: 77\n"+s), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("transport: ros2\ndistro: jazzy\n"+domain+s), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// openLink opens the transport of the config at path, closed with the test.
+func openLink(t *testing.T, path string) (*config.Config, *link) {
+	t.Helper()
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	l, err := openTransport(ctx, cfg, time.Second, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	return cfg, l
 }
 
 func TestROS2ConfigPassesCheckConfig(t *testing.T) {
@@ -47,18 +73,7 @@ func TestROS2ConfigPassesCheckConfig(t *testing.T) {
 // Serve opens the transport the config names: ros2 joins its domain (on
 // loopback, localhost discovery) and reports where.
 func TestServeOpensTheROS2TransportTheConfigNames(t *testing.T) {
-	cfg, err := config.Load(ros2ArmConfig(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	var logs bytes.Buffer
-	l, err := openTransport(ctx, cfg, time.Second, &logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	_, l := openLink(t, ros2ArmConfig(t))
 	if want := "ROS 2 jazzy, domain 77, localhost discovery"; l.where != want {
 		t.Errorf("where = %q, want %q", l.where, want)
 	}
@@ -77,17 +92,7 @@ func TestROS2CatalogueOfflineIsServes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	l, err := openTransport(ctx, cfg, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	cfg, l := openLink(t, path)
 	urdf, err := os.ReadFile("../../launch/simrobot.urdf")
 	if err != nil {
 		t.Fatal(err)
@@ -133,27 +138,44 @@ func TestROS2CatalogueOfflineIsServes(t *testing.T) {
 // The start-up line names the domain the transport joined, also when it
 // comes from ROS_DOMAIN_ID rather than the config.
 func TestServeNamesTheDomainTheEnvironmentGave(t *testing.T) {
-	b, err := os.ReadFile(ros2ArmConfig(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "no-domain.yaml")
-	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "domain_id: 77\n", "", 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("ROS_DOMAIN_ID", "78")
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	l, err := openTransport(ctx, cfg, time.Second, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	_, l := openLink(t, ros2ArmConfigWith(t, ""))
 	if want := "ROS 2 jazzy, domain 78, localhost discovery"; l.where != want {
 		t.Errorf("where = %q, want %q", l.where, want)
+	}
+}
+
+// okStore is a store that is healthy.
+type okStore struct{}
+
+func (okStore) Healthy() error { return nil }
+
+// Over ROS 2, which has no master, health's master_reachable (a name
+// dashboards read) says whether discovery has met another participant:
+// false alone on the domain, true once any participant joins, though it
+// serves none of the robot's actions (the robot is not ready then).
+func TestHealthOverROS2SaysWhetherDiscoveryMetAParticipant(t *testing.T) {
+	const domain = 177 // this test's alone: it runs on the host's loopback
+	_, l := openLink(t, ros2ArmConfigWith(t, fmt.Sprintf("domain_id: %d\n", domain)))
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	h := health(l, okStore{})
+	if h["transport"] != "ros2" || h["master_reachable"] != false || h["ready"] != false {
+		t.Fatalf("alone on the domain: %v", h)
+	}
+	peer, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	for health(l, okStore{})["master_reachable"] != true {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("another participant on the domain: %v", health(l, okStore{}))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if h := health(l, okStore{}); h["ready"] != false || !reflect.DeepEqual(h["actuators_offline"], []string{"arm"}) {
+		t.Fatalf("a participant that serves nothing made the robot ready: %v", h)
 	}
 }

@@ -211,20 +211,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		storeErr := "ok"
-		if err := store.Healthy(); err != nil {
-			storeErr = err.Error()
-		}
-		ready := robot.Connected()
-		var offline []string
-		for _, a := range robot.Actuators() {
-			if !a.Connected {
-				offline = append(offline, a.Name)
-				ready = false
-			}
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "master_reachable": robot.Connected(),
-			"actuators_offline": offline, "store": storeErr})
+		_ = json.NewEncoder(w).Encode(health(tr, store))
 	})
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {

@@ -15,7 +15,11 @@ import (
 type link struct {
 	robot actuators.Robot
 	// where says where the transport reaches the robot, for the start-up line.
-	where     string
+	where string
+	// transport is the config's transport ("ros1", "ros2"); reachable is
+	// what health reports as master_reachable (see health).
+	transport string
+	reachable func() bool
 	describer describer
 	// reregistrations counts reconnections to the graph; nil when the
 	// transport has no such thing.
@@ -26,13 +30,44 @@ type link struct {
 // openTransport opens the transport the config names. A transport is one
 // case here and one file beside this one.
 func openTransport(ctx context.Context, cfg *config.Config, wait time.Duration, logw io.Writer) (*link, error) {
+	var l *link
+	var err error
 	switch cfg.Transport {
 	case config.TransportROS1:
-		return openROS1(ctx, cfg, wait, logw)
+		l, err = openROS1(ctx, cfg, wait, logw)
 	case config.TransportROS2:
-		return openROS2(ctx, cfg, wait, logw)
+		l, err = openROS2(ctx, cfg, wait, logw)
+	default:
+		return nil, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
 	}
-	return nil, fmt.Errorf("%w: transport: %q is not built into this binary", config.ErrConfig, cfg.Transport)
+	if err != nil {
+		return nil, err
+	}
+	l.transport = cfg.Transport
+	return l, nil
+}
+
+// health is what /healthz answers: ready when the robot is connected and
+// every actuator is; actuators_offline and the store's state say why not.
+// master_reachable keeps its name, which dashboards read: over ROS 1 the
+// master answered its last poll; ROS 2 has no master, and it says that
+// discovery has met another participant on the domain (none: a wrong
+// domain, discovery range or network). transport says which it is.
+func health(l *link, store interface{ Healthy() error }) map[string]any {
+	storeErr := "ok"
+	if err := store.Healthy(); err != nil {
+		storeErr = err.Error()
+	}
+	ready := l.robot.Connected()
+	var offline []string
+	for _, a := range l.robot.Actuators() {
+		if !a.Connected {
+			offline = append(offline, a.Name)
+			ready = false
+		}
+	}
+	return map[string]any{"ready": ready, "master_reachable": l.reachable(), "transport": l.transport,
+		"actuators_offline": offline, "store": storeErr}
 }
 
 // offlineFor stands in for the transport the config names when only the

@@ -62,6 +62,12 @@ type Context struct {
 	infos   map[wire.GUIDPrefix]graph.ParticipantInfo
 	changed chan struct{} // closed and replaced on every graph change
 
+	// gen counts changes of what the graph is built from (our nodes and
+	// endpoints, announcements, discovery); built is the graph of
+	// generation builtGen, kept so that Graph costs nothing until the next.
+	gen, builtGen uint64
+	built         graph.Graph
+
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 }
@@ -93,7 +99,7 @@ func NewContext(ctx context.Context, o Options) (*Context, error) {
 	}
 	cfg.UserData, cfg.Logger = graph.ParticipantUserData(o.Enclave), o.Logger
 	c := &Context{distro: o.Distro, remap: o.Remap, qos: maps.Clone(o.QoS), log: o.Logger, codec: codec, set: set,
-		local: map[wire.GUID]rtps.EndpointData{}, infos: map[wire.GUIDPrefix]graph.ParticipantInfo{}, changed: make(chan struct{})}
+		local: map[wire.GUID]rtps.EndpointData{}, infos: map[wire.GUIDPrefix]graph.ParticipantInfo{}, changed: make(chan struct{}), gen: 1}
 	if c.p, err = rtps.NewParticipant(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -196,11 +202,17 @@ func (c *Context) publishInfo() error {
 	return c.infoW.Write(b, nil)
 }
 
-// notify wakes graph waiters; c.mu must be held.
+// notify marks the graph changed and wakes graph waiters; c.mu must be held.
 func (c *Context) notify() {
+	c.stale()
 	close(c.changed)
 	c.changed = make(chan struct{})
 }
+
+// stale drops the graph kept: what it is built from changed; c.mu must
+// be held. Changes to our nodes call it at once, not only when
+// publishInfo notifies, as Graph shows them at once.
+func (c *Context) stale() { c.gen++ }
 
 // readInfos keeps the latest ros_discovery_info of every other participant.
 func (c *Context) readInfos(ctx context.Context) {
@@ -231,23 +243,27 @@ func (c *Context) readInfos(ctx context.Context) {
 
 // watchDiscovery turns changes of the participants and endpoints known
 // into graph changes, and forgets the announcements of participants gone.
+// The participant wakes it on any change of its own (an acknowledgement
+// too); only a change of what graph.Build reads counts.
 func (c *Context) watchDiscovery(ctx context.Context) {
 	defer c.wg.Done()
-	var last []byte
+	var lastParts []rtps.ParticipantData
+	var lastEps []rtps.EndpointData
+	first := true
 	for {
 		_, err := c.p.WaitEndpoints(ctx, func(eps []rtps.EndpointData) bool {
-			key := fingerprint(c.p.Participants(), eps)
-			if bytes.Equal(key, last) {
+			parts := c.p.Participants()
+			if !first && slices.EqualFunc(parts, lastParts, sameParticipant) && slices.EqualFunc(eps, lastEps, sameEndpoint) {
 				return false
 			}
-			last = key
+			first, lastParts, lastEps = false, parts, eps
 			return true
 		})
 		if err != nil {
 			return
 		}
 		known := map[wire.GUIDPrefix]bool{}
-		for _, p := range c.p.Participants() {
+		for _, p := range lastParts {
 			known[p.Prefix] = true
 		}
 		c.mu.Lock()
@@ -261,27 +277,38 @@ func (c *Context) watchDiscovery(ctx context.Context) {
 	}
 }
 
-// fingerprint identifies a set of participants and endpoints.
-func fingerprint(parts []rtps.ParticipantData, eps []rtps.EndpointData) []byte {
-	b := make([]byte, 0, 12*len(parts)+16*len(eps)+1)
-	for _, p := range parts {
-		b = append(b, p.Prefix[:]...)
-	}
-	b = append(b, '|')
-	for _, e := range eps {
-		g := e.GUID.Bytes()
-		b = append(b, g[:]...)
-	}
-	return b
+// sameParticipant and sameEndpoint compare what graph.Build reads of a
+// participant and an endpoint: a remote that announces itself again with
+// other user data or QoS changes the graph as one that comes or goes.
+func sameParticipant(a, b rtps.ParticipantData) bool {
+	return a.Prefix == b.Prefix && a.Vendor == b.Vendor && bytes.Equal(a.UserData, b.UserData)
+}
+
+func sameEndpoint(a, b rtps.EndpointData) bool {
+	return a.GUID == b.GUID && a.Writer == b.Writer && a.Topic == b.Topic && a.Type == b.Type &&
+		a.QoS == b.QoS && a.Vendor == b.Vendor && bytes.Equal(a.UserData, b.UserData)
 }
 
 // Graph returns the graph as known now: other participants' and ours.
+// It is built once per change and shared by every caller until the next:
+// read it, never modify its slices.
 func (c *Context) Graph() graph.Graph {
+	c.mu.Lock()
+	gen := c.gen
+	if c.builtGen == gen {
+		defer c.mu.Unlock()
+		return c.built
+	}
+	c.mu.Unlock()
 	parts := append(c.p.Participants(), c.p.Data())
 	eps := c.p.Endpoints()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.graph(parts, eps)
+	g := c.graph(parts, eps)
+	if c.gen == gen {
+		c.built, c.builtGen = g, gen
+	}
+	return g
 }
 
 // graph builds the graph; c.mu must be held.
@@ -297,7 +324,8 @@ func (c *Context) graph(parts []rtps.ParticipantData, eps []rtps.EndpointData) g
 }
 
 // WaitGraph waits until cond holds for the graph, checking at every
-// change, and returns it. It fails with ctx's error or ErrClosed.
+// change, and returns it (shared, as Graph's is). It fails with ctx's
+// error or ErrClosed.
 func (c *Context) WaitGraph(ctx context.Context, cond func(graph.Graph) bool) (graph.Graph, error) {
 	for {
 		c.mu.Lock()
@@ -319,7 +347,8 @@ func (c *Context) WaitGraph(ctx context.Context, cond func(graph.Graph) bool) (g
 }
 
 // Watch sends the graph now and after every change (a slow receiver gets
-// the newest); the channel is closed when ctx ends or the Context closes.
+// the newest; shared, as Graph's is); the channel is closed when ctx ends
+// or the Context closes.
 func (c *Context) Watch(ctx context.Context) <-chan graph.Graph {
 	out := make(chan graph.Graph)
 	go func() {

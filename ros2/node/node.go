@@ -42,6 +42,7 @@ func (c *Context) NewNode(name, ns string) (*Node, error) {
 		return nil, ErrClosed
 	}
 	c.nodes = append(c.nodes, n)
+	c.stale()
 	c.mu.Unlock()
 	if err := c.publishInfo(); err != nil {
 		n.Close()
@@ -101,6 +102,7 @@ func (n *Node) add(e rtps.EndpointData, closer func() error) error {
 	if closer != nil {
 		n.closers[e.GUID] = closer
 	}
+	c.stale()
 	return nil
 }
 
@@ -129,6 +131,7 @@ func (n *Node) remove(g wire.GUID) {
 	delete(n.closers, g)
 	n.readers = slices.DeleteFunc(n.readers, func(x wire.GUID) bool { return x == g })
 	n.writers = slices.DeleteFunc(n.writers, func(x wire.GUID) bool { return x == g })
+	c.stale()
 }
 
 // Close withdraws the node's publishers and subscriptions and the node.
@@ -150,6 +153,7 @@ func (n *Node) Close() error {
 	}
 	n.readers, n.writers = nil, nil
 	c.nodes = slices.DeleteFunc(c.nodes, func(x *Node) bool { return x == n })
+	c.stale()
 	c.mu.Unlock()
 	var errs []error
 	for _, f := range closers {

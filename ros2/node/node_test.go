@@ -424,3 +424,68 @@ func TestTypeMismatchAcrossDistrosIsReported(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphIsKeptUntilDiscoveryChanges: with nothing changing, Graph
+// hands every caller the graph it built last (no rebuild per call); a
+// remote publisher that comes or goes shows in the next Graph, and a graph
+// handed out before keeps what it showed.
+func TestGraphIsKeptUntilDiscoveryChanges(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	a, b := newContext(t, msgs.Jazzy, 95), newContext(t, msgs.Jazzy, 95)
+	newNode(t, b, "bridge", "")
+	talker := newNode(t, a, "talker", "")
+	publishers := func(g graph.Graph) int {
+		tp, _ := g.Topic("/chatter")
+		return len(tp.Publishers)
+	}
+	pub, err := talker.NewPublisher("chatter", "std_msgs/msg/String", qos.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WaitGraph(ctx, func(g graph.Graph) bool { return publishers(g) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if n := publishers(b.Graph()); n != 1 {
+		t.Fatalf("Graph shows %d publishers of /chatter after WaitGraph saw 1", n)
+	}
+	// Discovery may still be settling (acknowledgements, announcements):
+	// some two calls in a row must share one graph.
+	shared := func(x, y graph.Graph) bool {
+		return len(x.Topics) > 0 && len(y.Topics) > 0 && &x.Topics[0] == &y.Topics[0]
+	}
+	before := b.Graph()
+	for i := 0; ; i++ {
+		next := b.Graph()
+		if shared(before, next) {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("1000 calls of Graph in a row each built a new graph")
+		}
+		before = next
+	}
+
+	if err := pub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WaitGraph(ctx, func(g graph.Graph) bool { return publishers(g) == 0 }); err != nil {
+		t.Fatal(err)
+	}
+	after := b.Graph()
+	if publishers(after) != 0 || shared(before, after) {
+		t.Fatalf("Graph still shows the publisher gone: %+v", after.Topics)
+	}
+	if publishers(before) != 1 {
+		t.Fatalf("the graph handed out before changed: %+v", before.Topics)
+	}
+	if _, err := talker.NewPublisher("chatter", "std_msgs/msg/String", qos.Default); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WaitGraph(ctx, func(g graph.Graph) bool { return publishers(g) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if publishers(b.Graph()) != 1 {
+		t.Fatal("Graph misses the publisher that came back")
+	}
+}

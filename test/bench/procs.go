@@ -1,9 +1,8 @@
 package bench
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/bluenviron/goroslib/v2"
 
 	"github.com/actbridge/actbridge/ros1/rostest"
+	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
 // OperatorToken is the operator's bearer token in every bench world; the
@@ -50,12 +50,7 @@ func tail(s string, n int) string { return rostest.Tail(s, n) }
 
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return bridgetest.FreeAddr(tb)
 }
 
 // World is a real rosmaster, bin/simrobot and bin/actbridge, each a process
@@ -101,44 +96,21 @@ func NewWorld(e *Env, o WorldOpts) *World {
 	return w
 }
 
+// readyTimeout bounds a world's bridge start: longer than a test's
+// (bridgetest.ReadyTimeout), as a bench world starts on a machine the
+// previous measurement may still load.
+const readyTimeout = 90 * time.Second
+
 // waitReady waits until the bridge reports every actuator connected.
 func (w *World) waitReady() {
 	tb := w.env.TB
 	tb.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		err := w.ready()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("bridge not ready after 90 s: %v\n%s", err, tail(w.Bridge.Output(), 3000))
-		}
-		select {
-		case <-w.Bridge.Done():
-			tb.Fatalf("bridge exited:\n%s", tail(w.Bridge.Output(), 3000))
-		case <-time.After(200 * time.Millisecond):
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	b := bridgetest.Bridge{Process: w.Bridge, Addr: w.Addr}
+	if err := b.AwaitReady(ctx); err != nil {
+		tb.Fatalf("bridge not ready: %v\n%s", err, tail(w.Bridge.Output(), 3000))
 	}
-}
-
-func (w *World) ready() error {
-	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get("http://" + w.Addr + "/healthz")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var h struct {
-		Ready bool `json:"ready"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return err
-	}
-	if !h.Ready {
-		return fmt.Errorf("not ready")
-	}
-	return nil
 }
 
 // Node makes a goroslib node of the bench process itself; Close closes it.

@@ -53,12 +53,15 @@ func (b *Bridge) WaitReady(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
 	defer cancel()
-	if err := b.waitReady(ctx); err != nil {
+	if err := b.AwaitReady(ctx); err != nil {
 		t.Fatalf("the bridge on %s is not ready: %v\n%s", b.Addr, err, rostest.Tail(b.Output(), 4000))
 	}
 }
 
-func (b *Bridge) waitReady(ctx context.Context) error {
+// AwaitReady waits until /healthz answers ready; it fails with ErrExited
+// as soon as the bridge exits, or with ctx's error and the last answer.
+// WaitReady is it with ReadyTimeout, for a caller that needs another bound.
+func (b *Bridge) AwaitReady(ctx context.Context) error {
 	hc := &http.Client{Timeout: 2 * time.Second}
 	for {
 		err := ready(hc, b.URL()+"/healthz")

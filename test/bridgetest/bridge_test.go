@@ -18,8 +18,8 @@ func TestABridgeThatExitsIsNotWaitedFor(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
 	defer cancel()
 	start := time.Now()
-	if err := b.waitReady(ctx); !errors.Is(err, ErrExited) {
-		t.Fatalf("waitReady: %v, want ErrExited", err)
+	if err := b.AwaitReady(ctx); !errors.Is(err, ErrExited) {
+		t.Fatalf("AwaitReady: %v, want ErrExited", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %s", d)

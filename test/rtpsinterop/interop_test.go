@@ -72,6 +72,24 @@ func samples(js *cdr.Struct, seed uint64) []*cdr.Message {
 	return ms
 }
 
+// lined returns n random JointStates from seed and their sample lines,
+// as a peer publishes them and prints what it takes.
+func lined(t *testing.T, js *cdr.Struct, seed uint64, n int) ([]*cdr.Message, string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	sent := make([]*cdr.Message, n)
+	var text string
+	for i := range sent {
+		sent[i] = ddspeers.RandomMessage(js, rng, 3)
+		l, err := ddspeers.SampleLine(sent[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		text += l
+	}
+	return sent, text
+}
+
 func newParticipant(t *testing.T, domain int) *rtps.Participant {
 	t.Helper()
 	p, err := rtps.NewParticipant(t.Context(), rtps.Config{Domain: domain, Multicast: true})
@@ -367,17 +385,7 @@ func TestPeerWriterReachesOurReader(t *testing.T) {
 // writer to our reader, and our writer to the peer's reader.
 func TestTransientLocalLateJoinerGetsTheLastSamples(t *testing.T) {
 	ns, js, vs := setup(t)
-	sent := make([]*cdr.Message, 5)
-	rng := rand.New(rand.NewPCG(3, 7))
-	var text string
-	for i := range sent {
-		sent[i] = ddspeers.RandomMessage(js, rng, 3)
-		l, err := ddspeers.SampleLine(sent[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text += l
-	}
+	sent, text := lined(t, js, 3, 5)
 	late := rtps.EndpointData{Topic: "rt/late", Type: ddsType,
 		QoS: rtps.QoS{Reliability: rtps.Reliable, Durability: rtps.TransientLocal, History: rtps.KeepLast, Depth: 2}}
 	for i, v := range vs {
@@ -497,17 +505,7 @@ func TestKilledPeerDisappearsWhenItsLeaseEnds(t *testing.T) {
 // every sample in the same receive step.
 func TestReaderKeepsTheLastDepthOfAVendorWriter(t *testing.T) {
 	ns, js, vs := setup(t)
-	sent := make([]*cdr.Message, 5)
-	rng := rand.New(rand.NewPCG(4, 7))
-	var text string
-	for i := range sent {
-		sent[i] = ddspeers.RandomMessage(js, rng, 3)
-		l, err := ddspeers.SampleLine(sent[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		text += l
-	}
+	sent, text := lined(t, js, 4, 5)
 	for i, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
