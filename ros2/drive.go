@@ -42,7 +42,7 @@ var (
 	errDriveStopAll  = errors.New("stopped by StopAll")
 	// errDriveShutdown ends the drives of a robot that closes: Close stops
 	// them first, and a drive still starting ends with its life.
-	errDriveShutdown = errors.New("stopped: bridge closing")
+	errDriveShutdown = errors.New("bridge shutting down")
 )
 
 // cmdVel is a base's driver: timed drives on its cmd_vel topic with a

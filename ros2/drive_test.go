@@ -348,5 +348,5 @@ func TestCloseEndsADriveAsClosingNotAsStopAll(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	feed.expect(t, id, actuators.GoalCanceled, "stopped: bridge closing")
+	feed.expect(t, id, actuators.GoalCanceled, "bridge shutting down")
 }
