@@ -9,5 +9,7 @@
 // "structure_needs_at_least_one_member", as it does on the wire. An action
 // brings the types rosidl derives from it ([ActionTypes]: SendGoal,
 // GetResult, FeedbackMessage), and [Registry.TypeHash] gives a type's
-// RIHS01 hash.
+// RIHS01 hash; [Registry.Describe] gives its type description, and
+// [FromDescription] builds and proves the types a description received
+// from a node gives.
 package msgdef

@@ -15,6 +15,12 @@ var (
 	ErrCycle = errors.New("msgdef: type contains itself")
 	// ErrDuplicate reports a definition added twice to a registry.
 	ErrDuplicate = errors.New("msgdef: duplicate definition")
+	// ErrDescription reports a type description that is malformed or
+	// outside this package's bounds.
+	ErrDescription = errors.New("msgdef: bad type description")
+	// ErrHashMismatch reports a type description whose types do not hash
+	// to the hash announced for the type.
+	ErrHashMismatch = errors.New("msgdef: type description does not match its hash")
 )
 
 // lineError places err at file:line.

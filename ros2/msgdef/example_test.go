@@ -1,7 +1,9 @@
 package msgdef_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgdef"
@@ -94,4 +96,38 @@ func ExampleActionTypes() {
 	// demo/action/Fibonacci_GetResult_Request: unique_identifier_msgs/UUID goal_id
 	// demo/action/Fibonacci_GetResult_Response: int8 status demo/action/Fibonacci_Result result
 	// demo/action/Fibonacci_FeedbackMessage: unique_identifier_msgs/UUID goal_id demo/action/Fibonacci_Feedback feedback
+}
+
+// A node's ~/get_type_description answers a type the bridge has no
+// definition of; FromDescription builds it and proves it against the
+// hash the node announced, so that requests encode as the node reads them.
+func ExampleFromDescription() {
+	// The node's side: its own definitions, described as rosidl does.
+	node := msgdef.NewRegistry()
+	req, resp, _ := msgdef.ParseSrv("SetLed.srv", "demo", "SetLed", []byte("demo/Color color\n---\nbool ok\n"))
+	color, _ := msgdef.ParseMsg("Color.msg", "demo", "Color", []byte("float32 r\nfloat32 g\nfloat32 b\n"))
+	// A service's description has its event message, which nests a Time.
+	stamp, _ := msgdef.ParseMsg("Time.msg", "builtin_interfaces", "Time", []byte("int32 sec\nuint32 nanosec\n"))
+	_ = node.Add(req, resp, color, stamp)
+	desc, err := node.Describe("demo/srv/SetLed")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	announced, _ := node.TypeHash("demo/srv/SetLed") // in the endpoints' user data
+
+	// The bridge's side: only the description and the announced hash.
+	learned, err := msgdef.FromDescription(desc, "demo/srv/SetLed", announced)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, _ := learned.Struct("demo/srv/SetLed_Request")
+	fmt.Println(s.Name(), s.Field(0).Name, s.Field(0).Type.Struct.Name(), s.Field(0).Type.Struct.NumField())
+
+	_, err = msgdef.FromDescription(desc, "demo/srv/SetLed", "RIHS01_"+strings.Repeat("0", 64))
+	fmt.Println(errors.Is(err, msgdef.ErrHashMismatch))
+	// Output:
+	// demo/srv/SetLed_Request color demo/msg/Color 3
+	// true
 }

@@ -1,6 +1,7 @@
 package msgdef
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -93,6 +94,43 @@ func FuzzDecodeBridgeTypes(f *testing.F) {
 		}
 		if twice, err := cdr.Encode(m2, e); err != nil || string(once) != string(twice) {
 			t.Fatalf("round trip differs (%v)", err)
+		}
+	})
+}
+
+// FuzzFromDescription builds types from arbitrary descriptions (JSON of
+// TypeDescription), as a node on the network may send them: never a
+// panic, and what is accepted resolves, and its zero value encodes and
+// decodes.
+func FuzzFromDescription(f *testing.F) {
+	r := ledRegistry(f)
+	for _, n := range []string{"led/srv/SetLed", "led/msg/Pattern", "led/msg/Off", "trajectory_msgs/msg/JointTrajectory"} {
+		d, err := r.Describe(n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, _ := json.Marshal(d)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var d TypeDescription
+		if json.Unmarshal(src, &d) != nil {
+			return
+		}
+		got, err := FromDescription(d, d.Type.Name, d.Hash())
+		if err != nil {
+			return
+		}
+		s, err := got.Struct(d.Type.Name)
+		if err != nil {
+			t.Fatalf("accepted description does not resolve: %v", err)
+		}
+		b, err := cdr.Encode(cdr.Zero(s), cdr.LittleEndian)
+		if err != nil {
+			t.Fatalf("zero value of an accepted description does not encode: %v", err)
+		}
+		if _, err := cdr.Decode(s, b); err != nil {
+			t.Fatalf("zero value of an accepted description does not decode: %v", err)
 		}
 	})
 }

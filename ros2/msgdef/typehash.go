@@ -1,10 +1,6 @@
 package msgdef
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -19,38 +15,11 @@ import (
 // services) gets the hash rosidl gives the whole interface, which rmw
 // announces for service endpoints.
 func (r *Registry) TypeHash(name string) (string, error) {
-	name = fullName(name)
-	if v := r.interfaceView(name); v != nil {
-		return v.TypeHash(name)
-	}
-	if _, ok := r.defs[name]; !ok {
-		return "", fmt.Errorf("%w: %s", ErrUnknownType, name)
-	}
-	// Resolving first rejects unknown nested types and cycles.
-	if _, err := r.Struct(name); err != nil {
+	d, err := r.Describe(name)
+	if err != nil {
 		return "", err
 	}
-	refs := map[string]bool{}
-	r.collectRefs(name, refs)
-	names := make([]string, 0, len(refs))
-	for n := range refs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	// json.dumps(separators=(', ', ': ')) of rosidl's dictionaries.
-	var b strings.Builder
-	b.WriteString(`{"type_description": `)
-	r.writeDescription(&b, name)
-	b.WriteString(`, "referenced_type_descriptions": [`)
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		r.writeDescription(&b, n)
-	}
-	b.WriteString("]}")
-	sum := sha256.Sum256([]byte(b.String()))
-	return "RIHS01_" + hex.EncodeToString(sum[:]), nil
+	return d.Hash(), nil
 }
 
 // fullName turns "pkg/Type" into "pkg/msg/Type".
@@ -78,31 +47,6 @@ func (r *Registry) collectRefs(name string, refs map[string]bool) {
 			r.collectRefs(nestedName(f.Type), refs)
 		}
 	}
-}
-
-func (r *Registry) writeDescription(b *strings.Builder, name string) {
-	fields := r.defs[name].Fields
-	if len(fields) == 0 {
-		fields = []FieldDef{{Name: DummyField, Type: TypeRef{Primitive: "uint8"}}}
-	}
-	fmt.Fprintf(b, `{"type_name": %q, "fields": [`, name)
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		// rosidl's capacity: an array's size or a bounded sequence's bound
-		// (Len is 0 for an unbounded one), 0 for a single value.
-		capacity, nested := 0, ""
-		if f.Type.Collection != cdr.Single {
-			capacity = f.Type.Len
-		}
-		if f.Type.Primitive == "" {
-			nested = nestedName(f.Type)
-		}
-		fmt.Fprintf(b, `{"name": %q, "type": {"type_id": %d, "capacity": %d, "string_capacity": %d, "nested_type_name": %q}}`,
-			f.Name, typeID(f.Type), capacity, f.Type.StringBound, nested)
-	}
-	b.WriteString("]}")
 }
 
 // typeID is type_description_interfaces/FieldType's id of a field type:
