@@ -12,6 +12,17 @@
 //	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
 //	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result per distro)
 //	/<name>/goals, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
+//	/<name>/set_led                  actbridge_sim_msgs/srv/SetLed: a type of the sim's own (no distro set has it), nesting messages
+//	<every node>/get_type_description  type_description_interfaces/srv/GetTypeDescription (Jazzy, Kilted)
+//
+// set_led sets the sim's status LED (the colours it cycles through) and
+// answers what it showed before. Its type is defined in the sim
+// (interfaces/actbridge_sim_msgs), as a robot vendor's package would be;
+// a client that lacks it learns it from the node's
+// ~/get_type_description, which every node serves from Jazzy on, as rcl
+// does: it answers for the types the node's endpoints use, found by the
+// hash the request names, and fails as rcl fails ("Type not currently in
+// use by this node", "Failed to parse type hash").
 //
 // Parameters (rcl_interfaces services, read-only: the sim reads its
 // configuration once): joint_trajectory_controller's joints,

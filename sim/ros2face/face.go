@@ -64,7 +64,7 @@ type face struct {
 	joints, odom, image, compressed, description *node.Publisher
 	cmdVel                                       *node.Subscription
 
-	set     *msgs.Set              // the distro's definitions, for the action servers' setup
+	set     *msgs.Set              // the distro's definitions and the sim's own, for the servers' setup
 	bridges map[string]*goalBridge // by the sim's action namespace
 	servers []*service.Server
 	// nodes are the face's nodes by full name; paramServers their
@@ -72,6 +72,8 @@ type face struct {
 	nodes        map[string]*node.Node
 	paramServers []*param.Server
 	faults       *param.Server
+
+	led led // the status LED set_led sets
 
 	errMu  sync.Mutex
 	failed map[string]bool // topics whose publish failed, logged once
@@ -94,6 +96,9 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	}
 	defer nc.Close()
 	set, err := msgs.Load(cfg.Distro)
+	if err == nil {
+		err = AddInterfaces(set)
+	}
 	if err != nil {
 		return err
 	}
@@ -109,6 +114,13 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 		return err
 	}
 	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
+		return err
+	}
+	if err := f.serveLED(f.nodes["/"+cfg.Name]); err != nil {
+		return err
+	}
+	// Last: a node's type descriptions cover the types its endpoints use.
+	if err := f.typeDescriptions(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
