@@ -35,12 +35,14 @@ type access struct {
 	set    *msgs.Set // a Set is not safe for concurrent use: under mu
 	params map[string]*param.Client
 	closed bool
+
+	learned learnedTypes // service types learned from nodes (typedesc.go)
 }
 
 // catalogue is a distro's message and service types, resolved once.
 type catalogue struct {
 	messages []string                 // every "pkg/msg/X", sorted
-	services []actuators.ServiceType  // every "pkg/srv/X" with its fields, sorted
+	services []actuators.ServiceType  // every "pkg/srv/X" with its fields, sorted by name
 	types    map[string]service.Types // by service type
 }
 
@@ -62,10 +64,11 @@ func loadCatalogue(d msgs.Distro) (*catalogue, error) {
 				return nil, fmt.Errorf("ros2: %s service %s: %w", d, srv, err)
 			}
 			c.types[srv] = t
-			c.services = append(c.services, actuators.ServiceType{Name: srv, Request: fields(t.Request),
-				Response: fields(t.Response), Messages: nested(t.Request, t.Response)})
+			c.services = append(c.services, serviceType(srv, t))
 		}
 	}
+	// By service name: X_Request's order puts XAtomically before X.
+	slices.SortFunc(c.services, byName)
 	return c, nil
 }
 
@@ -132,6 +135,12 @@ func nested(structs ...*cdr.Struct) map[string][]actuators.ServiceField {
 		walk(s)
 	}
 	return out
+}
+
+// serviceType is a service type as the tool layer sees it: its request
+// and response fields, and the messages they nest (see nested).
+func serviceType(name string, t service.Types) actuators.ServiceType {
+	return actuators.ServiceType{Name: name, Request: fields(t.Request), Response: fields(t.Response), Messages: nested(t.Request, t.Response)}
 }
 
 func fieldType(t cdr.Type) string {
@@ -221,41 +230,72 @@ func (r *Robot) serverOf(ctx context.Context, name string) (graph.Service, strin
 	return s, s.Types[0], nil
 }
 
-// ServiceType is the type the service's servers announce in discovery;
-// nothing is sent to them.
+// ServiceType is the type the service's servers announce in discovery.
+// A type outside the distro's set is learned from the serving node's
+// type description (typedesc.go) before it is returned, so that
+// ServiceTypes lists it; when it cannot be learned, the type comes with
+// an error wrapping actuators.ErrUnsupportedType that says why. Nothing
+// is sent to the service itself.
 func (r *Robot) ServiceType(ctx context.Context, name string) (string, error) {
-	_, typ, err := r.serverOf(ctx, name)
+	s, typ, err := r.serverOf(ctx, name)
+	if err != nil {
+		return typ, err
+	}
+	_, err = r.typesOf(ctx, s, typ)
 	return typ, err
 }
 
-// ServiceTypes lists the service types offered to the tool layer: every
-// service of the robot's distro's set, with its fields in ROS form and the
-// messages they nest (see nested), sorted. CallService sends any of them.
+// ServiceTypes lists the service types offered to the tool layer, sorted
+// by name: every service of the robot's distro's set and those learned
+// from nodes' type descriptions, with their fields in ROS form and the
+// messages they nest. CallService sends any of them.
 func (r *Robot) ServiceTypes() []actuators.ServiceType {
 	c, err := r.access.types(r.Distro())
 	if err != nil {
 		return nil
 	}
-	return slices.Clone(c.services) // the catalogue is shared by every call
+	out := slices.Concat(c.services, r.access.learned.list()) // the catalogue is shared by every call: a copy
+	slices.SortFunc(out, byName)
+	return out
 }
+
+func byName(a, b actuators.ServiceType) int { return strings.Compare(a.Name, b.Name) }
 
 // CallService sends one request of a type of ServiceTypes, built from
 // JSON values (fields left out are zero, as `ros2 service call` fills
-// them), and returns the response as JSON-ready values. The request is
-// sent once, after the server is matched and ready (ros2/service); every
-// failure before it left wraps actuators.ErrServiceNotSent: an unknown
-// type, a request that does not fit it, no server, a server of another
-// type, servers of both dialects. A request sent and never acknowledged,
-// or acknowledged and not answered within timeout, is not wrapped: it may
+// them), and returns the response as JSON-ready values. A type outside
+// the distro's set is learned first (ServiceType); nothing of the
+// request leaves before its type is known. The request is sent once,
+// after the server is matched and ready (ros2/service); every failure
+// before it left wraps actuators.ErrServiceNotSent: an unknown type, a
+// request that does not fit it, no server, a server of another type,
+// servers of both dialects. A request sent and never acknowledged, or
+// acknowledged and not answered within timeout, is not wrapped: it may
 // have run.
 func (r *Robot) CallService(ctx context.Context, name, typ string, request map[string]any, timeout time.Duration) (map[string]any, error) {
 	cat, err := r.access.types(r.Distro())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
 	}
-	types, ok := cat.types[typ]
-	if !ok {
-		return nil, fmt.Errorf("%w: %w: service type %s is not in %s's set", actuators.ErrServiceNotSent, actuators.ErrUnsupportedType, typ, r.Distro())
+	if timeout <= 0 || timeout > MaxServiceTimeout {
+		timeout = MaxServiceTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, got, err := r.serverOf(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
+	}
+	types, inSet := cat.types[typ]
+	switch {
+	case got != typ && !inSet:
+		return nil, fmt.Errorf("%w: %w: service type %s is not in %s's set, and %s is a %s", actuators.ErrServiceNotSent, actuators.ErrUnsupportedType, typ, r.Distro(), name, got)
+	case got != typ:
+		return nil, fmt.Errorf("%w: %s is a %s, not a %s", actuators.ErrServiceNotSent, name, got, typ)
+	case !inSet:
+		if types, err = r.typesOf(ctx, s, typ); err != nil {
+			return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
+		}
 	}
 	if request == nil {
 		request = map[string]any{}
@@ -267,18 +307,6 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	req, err := cdr.FromJSON(types.Request, body)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %s: %v", actuators.ErrServiceNotSent, actuators.ErrInvalidArgument, name, err)
-	}
-	if timeout <= 0 || timeout > MaxServiceTimeout {
-		timeout = MaxServiceTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	_, got, err := r.serverOf(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
-	}
-	if got != typ {
-		return nil, fmt.Errorf("%w: %s is a %s, not a %s", actuators.ErrServiceNotSent, name, got, typ)
 	}
 	cl, err := service.NewClient(r.rctx.Participant(), types, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
 	if err != nil {

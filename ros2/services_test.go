@@ -185,6 +185,9 @@ func TestEveryDistrosCatalogueOffersItsTypes(t *testing.T) {
 			// offered now that the tool layer checks nested requests
 			"nested:rcl_interfaces/srv/SetParameters": nil, "nested:action_msgs/srv/CancelGoal": nil,
 		}
+		if !slices.IsSortedFunc(services, byName) {
+			t.Errorf("%s: service types not sorted by name", d)
+		}
 		for _, st := range services {
 			if st.Name == "rcl_interfaces/srv/SetParameters" {
 				value := st.Messages["rcl_interfaces/msg/ParameterValue"]

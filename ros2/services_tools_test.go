@@ -62,12 +62,23 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	refused("params_get", `{"name":"/simrobot/faults.arm.lag_nope"}`, bridge.CodePermissionDenied, "")
 
 	providersOf(t, r, "/simrobot/goals")
+	providersOf(t, r, "/simrobot/set_led")
+	// A request nesting messages (set_parameters) is callable: the
+	// transport offers it with the messages it nests; so is set_led, of
+	// the sim's own type, once learned from /simrobot's type description.
+	if typ, err := r.ServiceType(ctx, "/simrobot/set_led"); err != nil {
+		t.Fatalf("set_led: %s %v", typ, err)
+	}
 	got = must("services_list", `{"prefix":"/simrobot/"}`)
 	listed, _ := json.Marshal(got["items"])
-	// A request nesting messages (set_parameters) is callable too.
-	if !strings.Contains(string(listed), `{"callable":true,"name":"/simrobot/goals","providers":["/simrobot"],"tier":"read","type":"std_srvs/srv/Trigger"}`) ||
-		!strings.Contains(string(listed), `{"callable":true,"name":"/simrobot/set_parameters"`) {
-		t.Errorf("services_list: %s", listed)
+	for _, want := range []string{
+		`{"callable":true,"name":"/simrobot/goals","providers":["/simrobot"],"tier":"read","type":"std_srvs/srv/Trigger"}`,
+		`{"callable":true,"name":"/simrobot/set_parameters"`,
+		`{"callable":true,"name":"/simrobot/set_led","providers":["/simrobot"],"tier":"read","type":"actbridge_sim_msgs/srv/SetLed"}`,
+	} {
+		if !strings.Contains(string(listed), want) {
+			t.Errorf("services_list: %s\nwant %s", listed, want)
+		}
 	}
 	got = must("service_call", `{"service":"/simrobot/goals","request":{}}`)
 	if resp, _ := got["response"].(map[string]any); resp["success"] != true {

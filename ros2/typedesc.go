@@ -1,0 +1,192 @@
+package ros2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/ros2/graph"
+	"github.com/actbridge/actbridge/ros2/msgdef"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/service"
+)
+
+// Learning a service type outside the distro's set: from Iron on, every
+// node serves ~/get_type_description (type_description_interfaces), which
+// describes the types its endpoints use, field by field; the endpoints
+// announce each type's RIHS01 hash in their user data. The bridge asks
+// the node serving a service for its type's description, builds the
+// types from it (msgdef.FromDescription) and keeps them only if they
+// hash to what the server announced: what it then encodes is the
+// server's own type.
+const (
+	typeGetTypeDescription = "type_description_interfaces/srv/GetTypeDescription"
+	// maxLearned bounds the service types kept, the oldest forgotten first.
+	maxLearned = 64
+)
+
+// learnedTypes are the service types learned from nodes, by name; one
+// hash per name (a server of the same name and another hash replaces
+// it). Safe for concurrent use; no lock is held while a type is learned.
+type learnedTypes struct {
+	mu    sync.Mutex
+	order []string // names, oldest first
+	types map[string]learnedType
+}
+
+type learnedType struct {
+	hash  string
+	types service.Types
+	st    actuators.ServiceType
+}
+
+// get returns the types of name learned with hash.
+func (l *learnedTypes) get(name, hash string) (service.Types, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.types[name]
+	return t.types, ok && t.hash == hash
+}
+
+// put keeps a learned type, forgetting the oldest beyond maxLearned.
+func (l *learnedTypes) put(name string, t learnedType) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.types == nil {
+		l.types = map[string]learnedType{}
+	}
+	l.order = append(slices.DeleteFunc(l.order, func(n string) bool { return n == name }), name)
+	l.types[name] = t
+	for len(l.order) > maxLearned {
+		delete(l.types, l.order[0])
+		l.order = l.order[1:]
+	}
+}
+
+// list is every learned type, as ServiceTypes offers them.
+func (l *learnedTypes) list() []actuators.ServiceType {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]actuators.ServiceType, 0, len(l.order))
+	for _, n := range l.order {
+		out = append(out, l.types[n].st)
+	}
+	return out
+}
+
+// typesOf returns the types of typ, the type of service s: the distro
+// set's, or those learned from the node serving s (learned now if need
+// be). Every failure wraps actuators.ErrUnsupportedType and says why.
+func (r *Robot) typesOf(ctx context.Context, s graph.Service, typ string) (service.Types, error) {
+	cat, err := r.access.types(r.Distro())
+	if err != nil {
+		return service.Types{}, err
+	}
+	if t, ok := cat.types[typ]; ok {
+		return t, nil
+	}
+	unsupported := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s is a %s, which is not in %s's set, and %s", actuators.ErrUnsupportedType, s.Name, typ, r.Distro(), fmt.Sprintf(format, args...))
+	}
+	if r.Distro() == msgs.Humble {
+		return service.Types{}, unsupported("Humble nodes describe no types (~/get_type_description is Iron and later)")
+	}
+	hash, node, err := announced(s)
+	if err != nil {
+		return service.Types{}, unsupported("%v", err)
+	}
+	if t, ok := r.access.learned.get(typ, hash); ok {
+		return t, nil
+	}
+	lt, err := r.learn(ctx, cat, node, typ, hash)
+	if err != nil {
+		return service.Types{}, unsupported("%v", err)
+	}
+	r.access.learned.put(typ, lt)
+	return lt.types, nil
+}
+
+// announced is the one type hash the servers of s announce, and the node
+// owning one of them.
+func announced(s graph.Service) (hash, node string, err error) {
+	for _, e := range s.Servers {
+		switch {
+		case e.TypeHash == "":
+			return "", "", errors.New("a server of it announces no type hash")
+		case hash != "" && e.TypeHash != hash:
+			return "", "", fmt.Errorf("its servers announce different type hashes (%s, %s)", hash, e.TypeHash)
+		}
+		hash = e.TypeHash
+		if node == "" {
+			node = e.Node
+		}
+	}
+	if node == "" {
+		return "", "", errors.New("no node owns its server (nothing on ros_discovery_info), so there is no type description to ask")
+	}
+	return hash, node, nil
+}
+
+// learn asks node's ~/get_type_description for typ with hash, and builds
+// and proves its types.
+func (r *Robot) learn(ctx context.Context, cat *catalogue, node, typ, hash string) (learnedType, error) {
+	name := node + "/get_type_description"
+	dtypes, ok := cat.types[typeGetTypeDescription]
+	if !ok {
+		return learnedType{}, fmt.Errorf("%s's set has no %s", r.Distro(), typeGetTypeDescription)
+	}
+	if _, got, err := r.serverOf(ctx, name); err != nil || got != typeGetTypeDescription {
+		return learnedType{}, fmt.Errorf("its node %s serves no %s (%s, %v) to describe it", node, typeGetTypeDescription, got, err)
+	}
+	cl, err := service.NewClient(r.rctx.Participant(), dtypes, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
+	if err != nil {
+		return learnedType{}, err
+	}
+	defer cl.Close()
+	req := cdr.Zero(dtypes.Request)
+	for k, v := range map[string]any{"type_name": typ, "type_hash": hash, "include_type_sources": false} {
+		if err := req.Set(k, v); err != nil {
+			return learnedType{}, err
+		}
+	}
+	rep, err := cl.Call(ctx, req)
+	if err != nil {
+		return learnedType{}, fmt.Errorf("asking %s: %w", name, err)
+	}
+	if ok, _ := rep.Get("successful").(bool); !ok {
+		reason, _ := rep.Get("failure_reason").(string)
+		return learnedType{}, fmt.Errorf("%s could not describe it: %q", name, clipText(reason, 200))
+	}
+	m, _ := rep.Get("type_description").(*cdr.Message)
+	if m == nil {
+		return learnedType{}, fmt.Errorf("%s answered no type description", name)
+	}
+	d, err := msgdef.DescriptionOf(m)
+	if err != nil {
+		return learnedType{}, err
+	}
+	reg, err := msgdef.FromDescription(d, typ, hash)
+	if err != nil {
+		return learnedType{}, fmt.Errorf("%s's description: %w", name, err)
+	}
+	// The learned registry holds only the described types: nothing of
+	// the distro's set is replaced by what a node says.
+	types, err := service.ResolveTypes(&msgs.Set{Distro: r.Distro(), Registry: reg}, typ)
+	if err != nil {
+		return learnedType{}, fmt.Errorf("%s's description: %w", name, err)
+	}
+	r.log.Info("ros2: learned a service type from its node", "type", typ, "hash", hash, "from", name)
+	return learnedType{hash: hash, types: types, st: serviceType(typ, types)}, nil
+}
+
+// clipText shortens text from the network for an error message.
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
