@@ -38,3 +38,29 @@ func BenchmarkJointState7(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkFromDescription measures learning a service type from its
+// description (the nested SetLed of the tests: 7 types), beside its
+// floor, the RIHS01 hash of the same description alone, which
+// FromDescription computes once of what it built.
+func BenchmarkFromDescription(b *testing.B) {
+	d, err := ledRegistry(b).Describe("led/srv/SetLed")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hash := d.Hash()
+	b.Run("learn", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := FromDescription(d, "led/srv/SetLed", hash); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor-hash", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = d.Hash()
+		}
+	})
+}
