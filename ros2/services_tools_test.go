@@ -28,6 +28,7 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 		Services: []bridge.ServiceRule{{Pattern: "/simrobot/*", Tier: bridge.TierRead}},
 	}}
 	reg := bridge.NewRegistry()
+	rt.Registry = reg // service_call follows the types the transport learns
 	reg.MustAdd(rt.Tools()...)
 	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir()))
 	p := bridge.NewPipeline(reg)
@@ -80,6 +81,17 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 			t.Errorf("services_list: %s\nwant %s", listed, want)
 		}
 	}
+	// set_led's nested request is checked against the learned type by the
+	// tool layer and reaches the sim: its answer says what the LED showed.
+	got = must("service_call", `{"service":"/simrobot/set_led","request":{"led":"status","colors":[{"red":9,"green":8,"blue":7}],"blink_hz":1}}`)
+	if resp, _ := got["response"].(map[string]any); resp["success"] != true || got["type"] != "actbridge_sim_msgs/srv/SetLed" {
+		t.Errorf("service_call set_led: %v", got)
+	}
+	got = must("service_call", `{"service":"/simrobot/set_led","request":{"led":"status","colors":[],"blink_hz":0}}`)
+	if b, _ := json.Marshal(got["response"]); !strings.Contains(string(b), `"previous":[{"blue":7,"green":8,"red":9}]`) {
+		t.Errorf("service_call set_led again: %s", b)
+	}
+	refused("service_call", `{"service":"/simrobot/set_led","request":{"led":"status","colors":[{"red":300}],"blink_hz":0}}`, bridge.CodeInvalidArgument, "")
 	got = must("service_call", `{"service":"/simrobot/goals","request":{}}`)
 	if resp, _ := got["response"].(map[string]any); resp["success"] != true {
 		t.Errorf("service_call: %v", got)
