@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
@@ -27,15 +29,30 @@ const (
 	typeGetTypeDescription = "type_description_interfaces/srv/GetTypeDescription"
 	// maxLearned bounds the service types kept, the oldest forgotten first.
 	maxLearned = 64
+	// failedFor is how long a type that could not be learned is not asked
+	// for again: services_list probes every service of a page, and a node
+	// without ~/get_type_description costs each probe its whole discovery
+	// wait.
+	failedFor = 30 * time.Second
 )
+
+// errNoDescriber: the node serving a service serves no type description.
+var errNoDescriber = errors.New("no type description service")
 
 // learnedTypes are the service types learned from nodes, by name; one
 // hash per name (a server of the same name and another hash replaces
 // it). Safe for concurrent use; no lock is held while a type is learned.
 type learnedTypes struct {
-	mu    sync.Mutex
-	order []string // names, oldest first
-	types map[string]learnedType
+	mu     sync.Mutex
+	order  []string // names, oldest first
+	types  map[string]learnedType
+	failed map[string]failure // by name and hash; at most maxLearned
+}
+
+// failure is why a type could not be learned, and until when that stands.
+type failure struct {
+	err   error
+	until time.Time
 }
 
 type learnedType struct {
@@ -65,6 +82,31 @@ func (l *learnedTypes) put(name string, t learnedType) {
 		delete(l.types, l.order[0])
 		l.order = l.order[1:]
 	}
+}
+
+// failedBefore returns why name with hash could not be learned, if that
+// was less than failedFor before now.
+func (l *learnedTypes) failedBefore(name, hash string, now time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f, ok := l.failed[name+" "+hash]; ok && now.Before(f.until) {
+		return f.err
+	}
+	return nil
+}
+
+// fail remembers why name with hash could not be learned, until
+// now+failedFor; past maxLearned failures the expired go first, then all.
+func (l *learnedTypes) fail(name, hash string, err error, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.failed) >= maxLearned {
+		maps.DeleteFunc(l.failed, func(_ string, f failure) bool { return !now.Before(f.until) })
+	}
+	if l.failed == nil || len(l.failed) >= maxLearned {
+		l.failed = map[string]failure{}
+	}
+	l.failed[name+" "+hash] = failure{err: err, until: now.Add(failedFor)}
 }
 
 // list is every learned type, as ServiceTypes offers them.
@@ -102,8 +144,16 @@ func (r *Robot) typesOf(ctx context.Context, s graph.Service, typ string) (servi
 	if t, ok := r.access.learned.get(typ, hash); ok {
 		return t, nil
 	}
+	if err := r.access.learned.failedBefore(typ, hash, time.Now()); err != nil {
+		return service.Types{}, unsupported("%v (tried less than %s ago)", err, failedFor)
+	}
 	lt, err := r.learn(ctx, cat, node, typ, hash)
 	if err != nil {
+		// A caller's short deadline says nothing of the node, but for a
+		// describer absent from a graph that already shows its service.
+		if ctx.Err() == nil || errors.Is(err, errNoDescriber) {
+			r.access.learned.fail(typ, hash, err, time.Now())
+		}
 		return service.Types{}, unsupported("%v", err)
 	}
 	r.access.learned.put(typ, lt)
@@ -140,7 +190,7 @@ func (r *Robot) learn(ctx context.Context, cat *catalogue, node, typ, hash strin
 		return learnedType{}, fmt.Errorf("%s's set has no %s", r.Distro(), typeGetTypeDescription)
 	}
 	if _, got, err := r.serverOf(ctx, name); err != nil || got != typeGetTypeDescription {
-		return learnedType{}, fmt.Errorf("its node %s serves no %s (%s, %v) to describe it", node, typeGetTypeDescription, got, err)
+		return learnedType{}, fmt.Errorf("%w: its node %s serves no %s (%s, %v) to describe it", errNoDescriber, node, typeGetTypeDescription, got, err)
 	}
 	cl, err := service.NewClient(r.rctx.Participant(), dtypes, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -292,4 +293,35 @@ func serveLiar(ctx context.Context, t *testing.T, set *msgs.Set, domain int, des
 		t.Cleanup(func() { ds.Close() })
 	}
 	return func() int { return len(calls) }
+}
+
+// TestAFailedLearningIsNotRetriedForAWhile: services_list probes every
+// service of a page, so a node that cannot describe a type is asked once
+// per failedFor, not once per probe; the memory stays bounded.
+func TestAFailedLearningIsNotRetriedForAWhile(t *testing.T) {
+	var l learnedTypes
+	t0 := time.Unix(1000, 0)
+	why := errors.New("no describer")
+	l.fail("p/srv/A", "h1", why, t0)
+	for _, c := range []struct {
+		name, hash string
+		at         time.Duration
+		want       error
+	}{
+		{"p/srv/A", "h1", 0, why},
+		{"p/srv/A", "h1", failedFor - time.Nanosecond, why},
+		{"p/srv/A", "h1", failedFor, nil},
+		{"p/srv/A", "h2", 0, nil}, // another hash is another type
+		{"p/srv/B", "h1", 0, nil},
+	} {
+		if got := l.failedBefore(c.name, c.hash, t0.Add(c.at)); got != c.want {
+			t.Errorf("%s %s at +%s: %v, want %v", c.name, c.hash, c.at, got, c.want)
+		}
+	}
+	for i := range 3 * maxLearned {
+		l.fail(fmt.Sprintf("p/srv/X%d", i), "h", why, t0)
+		if len(l.failed) > maxLearned {
+			t.Fatalf("%d failures kept", len(l.failed))
+		}
+	}
 }
