@@ -1,13 +1,16 @@
 package ros2
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2/graph"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 // reconnectBound is how long a send may wait for a sim restarted on the
@@ -31,22 +34,60 @@ func holdIndex(t *testing.T, domain int) int {
 // openArm opens a robot with the sim's arm on domain, its sends waiting
 // up to reconnectBound for a server, every update recorded.
 func openArm(t *testing.T, d msgs.Distro, domain int) (*Robot, *updates) {
+	r, h, _ := openArmSet(t, d, domain)
+	return r, h
+}
+
+// openArmSet is openArm that also gives the distro's message set.
+func openArmSet(t *testing.T, d msgs.Distro, domain int) (*Robot, *updates, *msgs.Set) {
 	t.Helper()
-	r, _ := openOnSim(t, d, domain, []config.ActuatorConfig{
+	r, set := openOnSim(t, d, domain, []config.ActuatorConfig{
 		{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
 			GoalConnectTimeout: config.Duration(reconnectBound)},
 	})
 	h := &updates{}
 	r.SetObserver(h.push)
-	return r, h
+	return r, h, set
 }
 
-// A sim SIGKILLed and started again on the same domain is reached by the
-// bridge that stayed up, within the dead sim's lease and a margin, even
-// when other participants took the low participant indices meanwhile
-// (the sim and the bridge then both sit past the first few indices); a
-// goal sent to the new sim while the dead one's lease runs ends
-// succeeded, not lost when the dead sim's lease ends.
+// newServer waits until r's graph lists a server of the arm's send_goal on
+// a participant not in seen (a sim started since), adds it to seen and
+// returns it. Until then a goal goes to the dead sim alone, whose lease
+// still runs, and ends lost (TestGoalSentDuringTheDeadSimsLeaseEndsWithinIt):
+// "serving" in the new sim's output says nothing of when the bridge
+// discovers it.
+func newServer(t *testing.T, r *Robot, seen map[wire.GUIDPrefix]bool) wire.GUIDPrefix {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), reconnectBound)
+	defer cancel()
+	var found wire.GUIDPrefix
+	g, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool {
+		for _, s := range g.Services {
+			if s.Name != r.acts["arm"].sendGoal {
+				continue
+			}
+			for _, e := range s.Servers {
+				if !seen[e.GUID.Prefix] {
+					found = e.GUID.Prefix
+					return true
+				}
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no new server of the arm's send_goal: %v; graph's services: %+v", err, g.Services)
+	}
+	seen[found] = true
+	return found
+}
+
+// A sim SIGKILLed and started again on the same domain is discovered by
+// the bridge that stayed up, even when other participants took the low
+// participant indices meanwhile (the sim and the bridge then both sit
+// past the first few indices); a goal sent once the bridge lists the new
+// sim's server reaches the new sim once and ends succeeded, not lost when
+// the dead sim's lease ends (it is sent while that lease runs).
 func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -67,20 +108,29 @@ func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 				holdIndex(t, domain)
 			}
 			sim := startSim(t, d, domain)
-			r, h := openArm(t, d, domain)
+			r, h, set := openArmSet(t, d, domain)
+			rig := &missionRig{robot: r, set: set} // for its goal log
+			seen := map[wire.GUIDPrefix]bool{}
 			const rounds = 3
 			for round := range rounds {
 				seconds := 0.2
 				if c.outlive && round == rounds-1 {
 					seconds = reconnectBound.Seconds()
 				}
-				id, start := newUUID(), time.Now()
+				start := time.Now()
+				server := newServer(t, r, seen)
+				t.Logf("round %d: the bridge lists the sim's server %v after %v", round, server, time.Since(start))
+				id := newUUID()
+				start = time.Now()
 				if err := r.Send(t.Context(), "arm", id, simArmGoal(seconds)); err != nil {
 					t.Fatalf("round %d: send after %v: %v\nsim:\n%s", round, time.Since(start), err, sim.Output())
 				}
-				t.Logf("round %d: goal accepted after %v", round, time.Since(start))
+				t.Logf("round %d: Send returned after %v", round, time.Since(start))
 				if u := h.end(t, id, time.Duration(seconds*float64(time.Second))+reconnectBound); u.State != actuators.GoalSucceeded {
 					t.Fatalf("round %d: goal ended %+v", round, u)
+				}
+				if n := onWire(rig.goalLog(t.Context(), t), "arm", id); n != 1 {
+					t.Fatalf("round %d: the live sim received the goal %d times, want once", round, n)
 				}
 				if round == rounds-1 {
 					break
