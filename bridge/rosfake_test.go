@@ -90,6 +90,18 @@ func (f *fakeROS) knows(service string, typ actuators.ServiceType) {
 	f.types = append(f.types, typ)
 }
 
+// redefines replaces the definition of a type it lists, as a node
+// restarted with another type under the same name.
+func (f *fakeROS) redefines(typ actuators.ServiceType) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, t := range f.types {
+		if t.Name == typ.Name {
+			f.types[i] = typ
+		}
+	}
+}
+
 func (f *fakeROS) lastRequest() map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -26,10 +26,13 @@ func ServiceActuator(service string) string { return serviceActuatorPrefix + ser
 
 // serviceGoal is the exact request a confirmed service preview sends.
 type serviceGoal struct {
-	Service  string         `json:"service"`
-	Type     string         `json:"type"`
-	Request  map[string]any `json:"request"`
-	TimeoutS float64        `json:"timeout_s"`
+	Service string `json:"service"`
+	Type    string `json:"type"`
+	// Definition is the type's definition digest at preview (definitionOf);
+	// "" in records of builds before it.
+	Definition string         `json:"definition,omitempty"`
+	Request    map[string]any `json:"request"`
+	TimeoutS   float64        `json:"timeout_s"`
 }
 
 // confirmServiceCall runs a confirmed service_call preview. Confirm has
@@ -65,6 +68,10 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	}
 	if typ != sg.Type {
 		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s is now of type %s, previewed as %s", sg.Service, typ, sg.Type),
+			"preview again", "the preview no longer matches the robot; nothing was sent")
+	}
+	if d := definitionNamed(m.ROS, typ); sg.Definition != "" && d != sg.Definition {
+		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s's type %s is now defined otherwise than when previewed (its node announced another type hash)", sg.Service, typ),
 			"preview again", "the preview no longer matches the robot; nothing was sent")
 	}
 	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {

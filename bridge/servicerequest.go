@@ -27,7 +27,7 @@ const (
 // service types, each with its exact request schema or the reason it is
 // not offered, and the union of the offered ones for the tool's input.
 type serviceCatalog struct {
-	known   map[string]bool    // every type the transport listed
+	known   map[string]string  // every type the transport listed: its definition (definitionOf)
 	offered []string           // sorted
 	exact   map[string]*Schema // by type: its request, exactly
 	refused map[string]string  // by type: why it is not offered
@@ -41,16 +41,16 @@ const requestHint = "the request fields service_call takes are those of the serv
 
 // newServiceCatalog builds the schemas of types, in name order.
 func newServiceCatalog(types []actuators.ServiceType) *serviceCatalog {
-	c := &serviceCatalog{known: map[string]bool{}, exact: map[string]*Schema{}, refused: map[string]string{}}
+	c := &serviceCatalog{known: map[string]string{}, exact: map[string]*Schema{}, refused: map[string]string{}}
 	sorted := slices.Clone(types)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	union := map[string]*Schema{}
 	users := map[string][]string{}
 	for _, t := range sorted {
-		if c.known[t.Name] {
+		if _, seen := c.known[t.Name]; seen {
 			continue
 		}
-		c.known[t.Name] = true
+		c.known[t.Name] = definitionOf(t)
 		s, err := typeSchema(t)
 		if err != nil {
 			c.refused[t.Name] = err.Error()
@@ -84,14 +84,37 @@ func newServiceCatalog(types []actuators.ServiceType) *serviceCatalog {
 	return c
 }
 
-// covers reports whether the catalogue was built from every type listed.
+// covers reports whether the catalogue was built from every type listed,
+// each as defined now: a node restarted with another definition under the
+// same type name (another RIHS01 hash) is a type to build anew.
 func (c *serviceCatalog) covers(types []actuators.ServiceType) bool {
 	for _, t := range types {
-		if !c.known[t.Name] {
+		if d, ok := c.known[t.Name]; !ok || d != definitionOf(t) {
 			return false
 		}
 	}
 	return true
+}
+
+// definitionOf is a digest of a service type's definition (fields and
+// nested messages), what a preview is bound to besides the type name.
+func definitionOf(t actuators.ServiceType) string {
+	b, _ := json.Marshal(struct {
+		Request, Response []actuators.ServiceField
+		Messages          map[string][]actuators.ServiceField
+	}{t.Request, t.Response, t.Messages}) // map keys come out sorted
+	return Digest(b)
+}
+
+// definitionNamed is the definition digest of the transport's type name,
+// "" when it lists none.
+func definitionNamed(ros actuators.Services, name string) string {
+	for _, t := range ros.ServiceTypes() {
+		if t.Name == name {
+			return definitionOf(t)
+		}
+	}
+	return ""
 }
 
 func namesText(names []string) string {

@@ -496,3 +496,31 @@ func TestCallsDuringReplacementsSeeOneWholeTool(t *testing.T) {
 		}
 	}
 }
+
+// A preview is bound to its type's definition, not only its name: a node
+// restarted with another definition under the same type name (another
+// RIHS01 hash) makes the preview stale and sends nothing, and service_call
+// is rebuilt to check requests against the new definition.
+func TestAPreviewOfATypeRedefinedSinceIsStale(t *testing.T) {
+	r := newROSRig(t)
+	v1 := actuators.ServiceType{Name: "acme/srv/Blink", Request: []actuators.ServiceField{{Name: "led", Type: "acme/msg/Led"}},
+		Messages: map[string][]actuators.ServiceField{"acme/msg/Led": {{Name: "index", Type: "uint8"}}}}
+	r.ros.knows("/acme/blink", v1)
+	r.tools.services()
+	r.tools.Policy.Services = append(r.tools.Policy.Services, ServiceRule{Pattern: "/acme/blink", Tier: TierIrreversible, Confirm: RolePlanner})
+	pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/acme/blink","request":{"led":{"index":2}}}`)
+	v2 := v1
+	v2.Messages = map[string][]actuators.ServiceField{"acme/msg/Led": {{Name: "index", Type: "uint8"}, {Name: "burn", Type: "bool"}}}
+	r.ros.redefines(v2)
+	mustRefuse(t, r, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`, CodeStalePreview, "")
+	if r.ros.calls["/acme/blink"] != 0 {
+		t.Fatalf("a stale preview called the service: %v", r.ros.calls)
+	}
+	// The new field is taken once a probe saw the new definition (the
+	// refusal's hint: services_list).
+	mustOK(t, r, RolePlanner, "services_list", `{}`)
+	pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/acme/blink","request":{"led":{"index":2,"burn":false}}}`)
+	if c := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv2["preview_id"].(string)+`"}`); c["state"] != "succeeded" || r.ros.calls["/acme/blink"] != 1 {
+		t.Fatalf("confirm of the new preview: %v, calls %v", c, r.ros.calls)
+	}
+}
