@@ -118,8 +118,23 @@ func (s *Schema) Validate(v any) *Error { return s.validate("", v) }
 // as the call that left them out. A required property that is null stays
 // and fails validation.
 func (s *Schema) DropNullOptionals(v any) {
-	if s == nil || len(s.AnyOf) > 0 {
-		return // which alternative applies is not known before validation
+	if s == nil {
+		return
+	}
+	if len(s.AnyOf) > 0 {
+		// A union (servicerequest.go) has at most one object and one array
+		// alternative: the one of v's kind is the one whose nulls apply.
+		for _, alt := range s.AnyOf {
+			if _, isObj := v.(map[string]any); isObj && alt.Type == "object" {
+				alt.DropNullOptionals(v)
+				return
+			}
+			if _, isArr := v.([]any); isArr && alt.Type == "array" {
+				alt.DropNullOptionals(v)
+				return
+			}
+		}
+		return
 	}
 	switch x := v.(type) {
 	case map[string]any:

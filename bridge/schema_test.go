@@ -124,7 +124,8 @@ func TestDropNullOptionalsFollowsTheSchema(t *testing.T) {
 		{`{"o":null}`, `{"o":null}`}, // required: left for Validate to refuse
 		{`{"o":{"a":null,"b":null}}`, `{"o":{"a":null}}`},
 		{`{"list":[{"a":true,"b":null},{"b":null}]}`, `{"list":[{"a":true},{}]}`},
-		{`{"u":{"b":null}}`, `{"u":{"b":null}}`}, // anyOf: which schema applies is not known
+		{`{"u":{"a":true,"b":null}}`, `{"u":{"a":true}}`}, // anyOf: the object alternative's
+		{`{"u":null}`, `{}`},
 		{`{"zz":null}`, `{"zz":null}`},           // unknown: refused by Validate
 	}
 	for _, c := range cases {
