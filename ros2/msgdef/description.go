@@ -57,6 +57,9 @@ type FieldType struct {
 const (
 	MaxDescribedTypes  = 256     // the type and the types it references
 	MaxDescribedFields = 1024    // fields of one type
+	// MaxDescribedTotal bounds the fields of all its types together:
+	// types × fields alone let one description cost gigabytes to build.
+	MaxDescribedTotal = 4096
 	maxDescribedName   = 255     // a type or field name, as FieldType.msg bounds nested_type_name
 	maxZeroElements    = 1 << 16 // elements a zero value of one type holds (fixed arrays multiply)
 )
@@ -193,6 +196,13 @@ func FromDescription(d TypeDescription, name, hash string) (*Registry, error) {
 		return nil, fmt.Errorf("%w: %d types, at most %d", ErrDescription, n, MaxDescribedTypes)
 	}
 	all := append([]IndividualTypeDescription{d.Type}, d.Referenced...)
+	total := 0
+	for _, t := range all {
+		total += len(t.Fields)
+	}
+	if total > MaxDescribedTotal {
+		return nil, fmt.Errorf("%w: %d fields in all, at most %d", ErrDescription, total, MaxDescribedTotal)
+	}
 	described := make(map[string]bool, len(all))
 	for _, t := range all {
 		if !validFullName(t.Name) {

@@ -194,6 +194,14 @@ func TestMalformedDescriptionsAreRefused(t *testing.T) {
 				p.Fields = append(p.Fields, Field{Name: "f" + strconv.Itoa(i), Type: FieldType{TypeID: 3}})
 			}
 		}), hash, ErrDescription, "fields, want"},
+		{"too many fields in all", edit(func(d *TypeDescription) {
+			for _, t := range many(MaxDescribedTotal/MaxDescribedFields + 1) {
+				for j := range MaxDescribedFields - 1 {
+					t.Fields = append(t.Fields, Field{Name: "f" + strconv.Itoa(j), Type: FieldType{TypeID: 3}})
+				}
+				d.Referenced = append(d.Referenced, t)
+			}
+		}), hash, ErrDescription, "fields in all"},
 		{"no fields", edit(func(d *TypeDescription) { pattern(d).Fields = nil }), hash, ErrDescription, "0 fields"},
 		{"bad type name", edit(func(d *TypeDescription) { pattern(d).Name = "led/msg/../x" }), hash, ErrDescription, "type name"},
 		{"long type name", edit(func(d *TypeDescription) { pattern(d).Name = "led/msg/P" + strings.Repeat("a", 300) }), hash, ErrDescription, "type name"},
