@@ -448,7 +448,7 @@ func (rt *ROSTools) servicesList() *Tool {
 		Description: Describe("Lists the allowlisted ROS services that are running now, with their type, tier and whether the bridge can call that type; sorted by name, paginated.",
 			"before service_call, to learn names, types and tiers.",
 			"services outside the allowlist (never listed); calling one (service_call).",
-			"none; asks the ROS master and probes each listed service for its type (no request is sent).",
+			"none; asks the ROS master and probes each listed service for its type (no request to it is sent; over ROS 2 a type outside the distro's set is asked of its node's ~/get_type_description, read-only).",
 			"{items: [{name, type, tier, callable, confirmed_by}], total, next_cursor}; at most `limit` (default 20) per page. With the operator's token every service is listed, each with planner_allowed (tier only on allowed ones)."),
 		Input: Object("", map[string]*Schema{
 			"prefix": {Type: "string", Description: "Only services whose name starts with this. Default all.", MaxLength: Int(256), Pattern: `^/[A-Za-z0-9_/~]*$`},

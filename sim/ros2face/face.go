@@ -116,11 +116,15 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
 		return err
 	}
-	if err := f.serveLED(f.nodes["/"+cfg.Name]); err != nil {
+	// Once every node exists, and before the one service of a type outside
+	// the distro's set: a bridge that sees set_led finds its node's
+	// describer already announced (as rcl makes it with the node). The
+	// describers answer from the graph at each request, so endpoints
+	// made after them are described too.
+	if err := f.typeDescriptions(); err != nil {
 		return err
 	}
-	// Last: a node's type descriptions cover the types its endpoints use.
-	if err := f.typeDescriptions(); err != nil {
+	if err := f.serveLED(f.nodes["/"+cfg.Name]); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -131,14 +132,14 @@ func validHash(h string) bool {
 // and reply endpoints announce the hash of), or "".
 func typeInUse(g graph.Graph, node, hash string) string {
 	for _, t := range g.Topics {
-		for _, e := range append(t.Publishers, t.Subscribers...) {
+		for _, e := range slices.Concat(t.Publishers, t.Subscribers) { // the graph is shared: no append
 			if e.Node == node && e.TypeHash == hash {
 				return e.Type
 			}
 		}
 	}
 	for _, s := range g.Services {
-		for _, e := range append(s.Servers, s.Clients...) {
+		for _, e := range slices.Concat(s.Servers, s.Clients) {
 			if e.Node == node && e.TypeHash == hash {
 				return strings.TrimSuffix(strings.TrimSuffix(e.Type, "_Request"), "_Response")
 			}
