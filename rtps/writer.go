@@ -228,9 +228,11 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 	streaming := w.sw.streaming(sn) && now.Sub(time.Unix(0, w.lastReturn.Load())) < time.Duration(w.sendTook.Load())
 	inline, full := p.tx.push(q, !streaming)
 	p.mu.Unlock()
-	select {
-	case p.wrote <- struct{}{}:
-	default:
+	if !p.soonArmed.Load() {
+		select {
+		case p.wrote <- struct{}{}:
+		default:
+		}
 	}
 	if inline {
 		p.sendNow(q)
