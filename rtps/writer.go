@@ -215,34 +215,31 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		return sn, w.pace.send(ctx, p, out)
 	}
 	// Until its datagrams are out, heartbeats from elsewhere do not
-	// announce it (see statefulWriter.heartbeat).
+	// announce it (see statefulWriter.heartbeat); the send queue tells
+	// the writer when they are (statefulWriter.sent).
 	w.sw.inFlight = append(w.sw.inFlight, sn)
-	sent := func() {
-		p.mu.Lock()
-		if len(w.sw.inFlight) > 0 && w.sw.inFlight[0] == sn {
-			w.sw.inFlight = w.sw.inFlight[1:] // sent in the order written
-		} else {
-			w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
-		}
-		p.mu.Unlock()
-	}
-	q := pendingSend{out: out, sent: sent}
+	q := pendingSend{out: out, sw: w.sw, sn: sn}
+	now := time.Now()
 	// A writer streams when its readers lag and it spends less time
 	// between writes than a send takes: its samples are queued, and go
 	// packed while it goes on. A ping answered by a round trip through
 	// a peer is sent at once even while its acknowledgments lag.
-	now := time.Now()
 	streaming := w.sw.streaming(sn) && now.Sub(time.Unix(0, w.lastReturn.Load())) < time.Duration(w.sendTook.Load())
-	inline := p.tx.push(q, !streaming)
+	inline, full := p.tx.push(q, !streaming)
 	p.mu.Unlock()
-	select {
-	case p.wrote <- struct{}{}:
-	default:
+	if !p.soonArmed.Load() {
+		select {
+		case p.wrote <- struct{}{}:
+		default:
+		}
 	}
 	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
 	if inline {
 		p.sendNow(q)
 		w.sendTook.Store(int64(time.Since(now)))
+		return sn, nil
+	}
+	if !full {
 		return sn, nil
 	}
 	if ctx == nil {
