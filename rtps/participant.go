@@ -48,12 +48,16 @@ type Participant struct {
 	// newcomer wakes run to announce quickly again when a participant is
 	// learned (buffered 1).
 	newcomer chan struct{}
-	// wrote wakes run after a reliable write, to heartbeat soon (buffered 1).
-	wrote   chan struct{}
-	closed  bool
-	sedp    sedp
-	readers map[wire.GUID]*Reader
-	writers map[wire.GUID]*Writer
+	// wrote wakes run after a reliable write, to heartbeat soon (buffered
+	// 1), unless soonArmed says run's repair heartbeats are already
+	// under way: waking it at every write cost a 1 KB writer a thread
+	// wake-up (futex) and a goroutine switch per sample or two.
+	wrote     chan struct{}
+	soonArmed atomic.Bool
+	closed    bool
+	sedp      sedp
+	readers   map[wire.GUID]*Reader
+	writers   map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
 	tx *sendQueue
 	// deliveries are samples for readers' listeners, called once the
@@ -305,8 +309,12 @@ func (p *Participant) run(ctx context.Context) {
 			if soonDelay == 0 {
 				soonDelay = firstRepairHeartbeat
 				soon.Reset(soonDelay)
+				p.soonArmed.Store(true)
 			}
 		case <-soon.C:
+			// Cleared before looking, so that a write the look misses
+			// wakes run again (see wrote).
+			p.soonArmed.Store(false)
 			p.mu.Lock()
 			out := p.userHeartbeats()
 			p.mu.Unlock()
@@ -314,6 +322,7 @@ func (p *Participant) run(ctx context.Context) {
 				soonDelay = 0
 				continue
 			}
+			p.soonArmed.Store(true)
 			p.sendOrdered(out)
 			soonDelay = min(2*soonDelay, heartbeatPeriod)
 			soon.Reset(soonDelay)

@@ -36,10 +36,12 @@ type sendQueue struct {
 	buf []byte
 }
 
-// pendingSend is what one write sends, and what to do once it is sent.
+// pendingSend is what one write sends and, for a sample, the writer and
+// its number, which is told once the datagrams are out (sent).
 type pendingSend struct {
-	out  []outgoing
-	sent func()
+	out []outgoing
+	sw  *statefulWriter
+	sn  wire.SequenceNumber
 }
 
 func newSendQueue() *sendQueue {
@@ -47,15 +49,17 @@ func newSendQueue() *sendQueue {
 }
 
 // push queues what a write sends, or, when inline is asked and the queue is
-// idle, takes the token and returns true: the caller then sends q itself
-// with p.sendNow after it releases its locks. Call it with p.mu held, so
-// that the queue's order is the order of the writes.
-func (tx *sendQueue) push(q pendingSend, inline bool) bool {
+// idle, takes the token and returns inline: the caller then sends q itself
+// with p.sendNow after it releases its locks. full says the queue holds
+// more than maxQueued octets now: the caller waits for room (waitRoom).
+// Call it with p.mu held, so that the queue's order is the order of the
+// writes.
+func (tx *sendQueue) push(q pendingSend, inline bool) (sendSelf, full bool) {
 	tx.mu.Lock()
 	defer tx.mu.Unlock()
 	if inline && !tx.sending && len(tx.queue) == 0 {
 		tx.sending = true
-		return true
+		return true, false
 	}
 	tx.queue = append(tx.queue, q)
 	for _, o := range q.out {
@@ -69,7 +73,7 @@ func (tx *sendQueue) push(q pendingSend, inline bool) bool {
 		default:
 		}
 	}
-	return false
+	return false, tx.octets > maxQueued
 }
 
 // waitRoom waits while the queue holds more than maxQueued octets, or
@@ -103,7 +107,7 @@ func (p *Participant) sendOrdered(out []outgoing) {
 		return
 	}
 	q := pendingSend{out: out}
-	if p.tx.push(q, true) {
+	if self, _ := p.tx.push(q, true); self {
 		p.sendNow(q)
 	}
 }
@@ -112,9 +116,7 @@ func (p *Participant) sendOrdered(out []outgoing) {
 // and lets the token go.
 func (p *Participant) sendNow(q pendingSend) {
 	p.tx.buf = p.sendBuffered(p.tx.buf, q.out)
-	if q.sent != nil {
-		q.sent()
-	}
+	p.sent([]pendingSend{q})
 	p.drain()
 }
 
@@ -135,11 +137,27 @@ func (p *Participant) drain() {
 		tx.took = make(chan struct{})
 		tx.mu.Unlock()
 		tx.buf = p.sendBuffered(tx.buf, pack(batch))
-		for _, q := range batch {
-			if q.sent != nil {
-				q.sent()
-			}
+		p.sent(batch)
+	}
+}
+
+// sent tells the writers of the samples in batch that their datagrams
+// are out, under one p.mu: one lock a sample, taken against the writer
+// writing the next ones, was 8 % of a 1 KB writer's CPU (spinning).
+func (p *Participant) sent(batch []pendingSend) {
+	locked := false
+	for _, q := range batch {
+		if q.sw == nil {
+			continue
 		}
+		if !locked {
+			p.mu.Lock()
+			locked = true
+		}
+		q.sw.sent(q.sn)
+	}
+	if locked {
+		p.mu.Unlock()
 	}
 }
 

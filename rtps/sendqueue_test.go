@@ -125,20 +125,34 @@ func TestPackKeepsAHeartbeatPerSpacing(t *testing.T) {
 
 // TestALoneWriteIsSentAtOnce: a write that finds the queue idle sends on
 // its own goroutine; one that comes while a send is under way is queued
-// and goes with the sender's next datagram, never left behind.
+// and goes with the sender's next datagram, never left behind, and its
+// writer learns that it is out (heartbeats may announce it).
 func TestALoneWriteIsSentAtOnce(t *testing.T) {
 	tx := newSendQueue()
-	if !tx.push(pendingSend{}, true) {
+	if self, _ := tx.push(pendingSend{}, true); !self {
 		t.Fatal("a write into an idle queue was queued, not sent at once")
 	}
-	sent := false
-	if tx.push(pendingSend{sent: func() { sent = true }}, true) {
+	sw := &statefulWriter{inFlight: []wire.SequenceNumber{7}}
+	if self, _ := tx.push(pendingSend{sw: sw, sn: 7}, true); self {
 		t.Fatal("a write during a send took the token too")
 	}
 	p := &Participant{tx: tx}
 	p.drain()
-	if !sent || tx.sending || len(tx.queue) != 0 {
-		t.Fatalf("after drain: sent %v, sending %v, %d queued", sent, tx.sending, len(tx.queue))
+	if len(sw.inFlight) != 0 || tx.sending || len(tx.queue) != 0 {
+		t.Fatalf("after drain: in flight %v, sending %v, %d queued", sw.inFlight, tx.sending, len(tx.queue))
+	}
+}
+
+// TestAFullQueueSaysSo: a write that leaves more than maxQueued octets
+// queued is told to wait for room, and one below it is not.
+func TestAFullQueueSaysSo(t *testing.T) {
+	tx := newSendQueue()
+	tx.sending = true // a batch is being sent
+	sample := pendingSend{out: []outgoing{{subs: []wire.Submessage{&wire.Data{Payload: make([]byte, maxQueued/2-100)}}}}}
+	for i, want := range []bool{false, false, true} {
+		if _, full := tx.push(sample, false); full != want {
+			t.Fatalf("push %d: full %v, want %v", i, full, want)
+		}
 	}
 }
 

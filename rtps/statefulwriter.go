@@ -71,6 +71,13 @@ func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
 // every matched reader gets. It replaces the change of the same key, or
 // drops the oldest beyond keepLast.
 func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
+	return w.writeAt(key, payload, qos, time.Now())
+}
+
+// writeAt is write stamping the change with at, a clock reading the
+// caller also uses (one reading a sample is a few percent of a 1 KB
+// writer's CPU on this host).
+func (w *statefulWriter) writeAt(key wire.GUID, payload []byte, qos wire.ParameterList, at time.Time) []wire.Submessage {
 	if w.keepLast == 0 {
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
 	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
@@ -79,24 +86,34 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 		clear(w.changes[:n])
 		w.changes = w.changes[n:]
 	}
-	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(at)}
 	w.next++
 	w.changes = append(w.changes, c)
 	// Its heartbeat follows it and every earlier change still being sent
 	// (the send queue keeps the order of writes): it announces them all.
-	return append(w.submessages(c, nil), w.heartbeats(c, w.heartbeatThrough(false, c.sn))...)
+	return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(false, c.sn))
 }
 
-// heartbeats close what was just sent of change c with hb: a
-// HEARTBEAT_FRAG with the last fragment available when c is fragmented
+// sent notes that change sn's datagrams are out: heartbeats from
+// elsewhere may announce it now (see heartbeat).
+func (w *statefulWriter) sent(sn wire.SequenceNumber) {
+	if len(w.inFlight) > 0 && w.inFlight[0] == sn {
+		w.inFlight = w.inFlight[1:] // sent in the order written
+		return
+	}
+	w.inFlight = slices.DeleteFunc(w.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
+}
+
+// appendHeartbeats closes what was just sent of change c, subs, with hb:
+// a HEARTBEAT_FRAG with the last fragment available when c is fragmented
 // (readers NACK_FRAG what they miss of it) before it.
-func (w *statefulWriter) heartbeats(c change, hb *wire.Heartbeat) []wire.Submessage {
+func (w *statefulWriter) appendHeartbeats(subs []wire.Submessage, c change, hb *wire.Heartbeat) []wire.Submessage {
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{hb}
+		return append(subs, hb)
 	}
 	w.hbFragCount++
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
-	return []wire.Submessage{&wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount}, hb}
+	return append(subs, &wire.HeartbeatFrag{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn, LastFragment: total, Count: w.hbFragCount}, hb)
 }
 
 // streaming reports whether a reliable reader still lacks a change before
@@ -307,7 +324,8 @@ const maxData = 8000
 func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
 	ts := &wire.InfoTS{Time: c.ts}
 	if c.payload == nil || len(c.payload) <= maxData {
-		return []wire.Submessage{ts, w.data(c)}
+		// Room for the heartbeat write appends.
+		return append(make([]wire.Submessage, 0, 3), ts, w.data(c))
 	}
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
 	if frags == nil {
@@ -345,25 +363,26 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}
-	return append(out, w.heartbeats(w.changes[i], w.heartbeat(false))...)
+	return w.appendHeartbeats(out, w.changes[i], w.heartbeat(false))
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {
-	g := c.key.Bytes()
-	d := &wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn,
-		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}}
-	if c.payload == nil {
-		d.InlineQoS = append(d.InlineQoS, wire.Parameter{ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, wire.StatusDisposed | wire.StatusUnregistered}})
+	d := &wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn}
+	switch {
+	case c.payload == nil:
+		g := c.key.Bytes()
+		d.InlineQoS = wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]},
+			{ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, wire.StatusDisposed | wire.StatusUnregistered}}}
 		d.Key = true
 		d.Payload, _ = plPayload(wire.ParameterList{{ID: wire.PIDEndpointGUID, Value: g[:]}})
 		return d
+	case c.qos != nil:
+		d.InlineQoS = c.qos
+	case w.keepLast == 0: // an SEDP announcer's sample carries its key hash
+		g := c.key.Bytes()
+		d.InlineQoS = wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}
 	}
 	d.Payload = c.payload
-	if c.qos != nil {
-		d.InlineQoS = c.qos
-	} else if w.keepLast > 0 {
-		d.InlineQoS = nil // user data: no key hash for keyless samples
-	}
 	return d
 }
 

@@ -31,7 +31,8 @@ type Writer struct {
 	closed bool
 	// pace sends a best-effort writer's large samples in bursts.
 	pace pacer
-	// lastReturn (unix nanoseconds) is when the last write returned, and
+	// lastReturn (unix nanoseconds) is when the last write returned (a
+	// queued one: when it began, a few microseconds earlier), and
 	// sendTook how long its last send on its own goroutine took: a writer
 	// back sooner than that is streaming.
 	lastReturn, sendTook atomic.Int64
@@ -193,7 +194,8 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			hb.Reset(blockedHeartbeat)
 		}
 	}
-	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
+	now := time.Now() // the sample's timestamp, and when this write began
+	subs := w.reliable(w.sw.writeAt(wire.GUID{}, payload, qos, now))
 	sn := w.sw.next - 1
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
@@ -215,40 +217,41 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		return sn, w.pace.send(ctx, p, out)
 	}
 	// Until its datagrams are out, heartbeats from elsewhere do not
-	// announce it (see statefulWriter.heartbeat).
+	// announce it (see statefulWriter.heartbeat); the send queue tells
+	// the writer when they are (statefulWriter.sent).
 	w.sw.inFlight = append(w.sw.inFlight, sn)
-	sent := func() {
-		p.mu.Lock()
-		if len(w.sw.inFlight) > 0 && w.sw.inFlight[0] == sn {
-			w.sw.inFlight = w.sw.inFlight[1:] // sent in the order written
-		} else {
-			w.sw.inFlight = slices.DeleteFunc(w.sw.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
-		}
-		p.mu.Unlock()
-	}
-	q := pendingSend{out: out, sent: sent}
+	q := pendingSend{out: out, sw: w.sw, sn: sn}
 	// A writer streams when its readers lag and it spends less time
 	// between writes than a send takes: its samples are queued, and go
 	// packed while it goes on. A ping answered by a round trip through
 	// a peer is sent at once even while its acknowledgments lag.
-	now := time.Now()
 	streaming := w.sw.streaming(sn) && now.Sub(time.Unix(0, w.lastReturn.Load())) < time.Duration(w.sendTook.Load())
-	inline := p.tx.push(q, !streaming)
+	inline, full := p.tx.push(q, !streaming)
 	p.mu.Unlock()
-	select {
-	case p.wrote <- struct{}{}:
-	default:
+	if !p.soonArmed.Load() {
+		select {
+		case p.wrote <- struct{}{}:
+		default:
+		}
 	}
-	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
 	if inline {
 		p.sendNow(q)
-		w.sendTook.Store(int64(time.Since(now)))
+		done := time.Now()
+		w.sendTook.Store(int64(done.Sub(now)))
+		w.lastReturn.Store(done.UnixNano())
+		return sn, nil
+	}
+	// Queued: it returns now, unless the queue is full.
+	if !full {
+		w.lastReturn.Store(now.UnixNano())
 		return sn, nil
 	}
 	if ctx == nil {
 		ctx = context.Background() // the sender takes the queue while the participant runs
 	}
-	return sn, p.tx.waitRoom(ctx, p.done)
+	err := p.tx.waitRoom(ctx, p.done)
+	w.lastReturn.Store(time.Now().UnixNano())
+	return sn, err
 }
 
 // Matched returns the remote readers the writer is matched with.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"time"
 
@@ -67,6 +68,23 @@ func runRTPSJob(ctx context.Context, mode string) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	// ACTBRIDGE_BENCH_RTPS_TRACE=<dir> writes an execution trace of the
+	// measured process's seconds 2 to 3 there (<dir>/<mode>-<pid>.trace),
+	// for go tool trace -pprof=sched (waits to run) and -pprof=sync.
+	if dir := os.Getenv("ACTBRIDGE_BENCH_RTPS_TRACE"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.trace", mode, os.Getpid())))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		go func() {
+			time.Sleep(2 * time.Second)
+			if trace.Start(f) == nil {
+				time.Sleep(time.Second)
+				trace.Stop()
+			}
+		}()
 	}
 	p, err := rtps.NewParticipant(ctx, rtps.Config{Domain: job.Domain, Multicast: true})
 	if err != nil {
@@ -305,10 +323,13 @@ func waitMatchedBoth(ctx context.Context, p *rtps.Participant, w *rtps.Writer, r
 	return nil
 }
 
-// pubResult is what the publishing process wrote.
+// pubResult is what the publishing process wrote, and the CPU it spent
+// meanwhile (user and system, every thread): CPU per sample moves much
+// less with the host's load than the rate does.
 type pubResult struct {
-	Samples int
-	Seconds float64
+	Samples    int
+	Seconds    float64
+	CPUSeconds float64
 }
 
 // publishKeyedSeq writes ddsperf's KeyedSeq samples (seq, key 0, octets
@@ -327,6 +348,10 @@ func publishKeyedSeq(ctx context.Context, p *rtps.Participant, job rtpsJob) (pub
 	sample := make([]byte, 16+baggage)
 	sample[1] = 1 // CDR little endian
 	binary.LittleEndian.PutUint32(sample[12:], uint32(baggage))
+	cpu0, err := cpuSeconds(os.Getpid())
+	if err != nil {
+		return pubResult{}, err
+	}
 	start := time.Now()
 	end := start.Add(job.For)
 	n := 0
@@ -341,7 +366,8 @@ func publishKeyedSeq(ctx context.Context, p *rtps.Participant, job rtpsJob) (pub
 	if err := w.WaitAcknowledged(wctx); err != nil {
 		return pubResult{}, fmt.Errorf("after %d samples: %w", n, err)
 	}
-	return pubResult{Samples: n, Seconds: time.Since(start).Seconds()}, nil
+	cpu1, err := cpuSeconds(os.Getpid())
+	return pubResult{Samples: n, Seconds: time.Since(start).Seconds(), CPUSeconds: cpu1 - cpu0}, err
 }
 
 // ingestResult is what the ingesting process took.
