@@ -26,6 +26,7 @@ const (
 	rtpsIngest = "rtps_ingest" // take and decode JointStates, as a subscriber does
 	rtpsJSPub  = "rtps_jspub"  // publish 7-joint JointStates at 1 kHz
 	udpEcho    = "udp_echo"    // a bare Go UDP socket sending every datagram back
+	rtpsEcho   = "rtps_echo"   // our participant writing every ping back from its listener
 )
 
 // rtpsJobEnv carries an rtpsJob (JSON) to the re-executed process.
@@ -41,6 +42,8 @@ type rtpsJob struct {
 	Samples int           // ingest: stop after this many
 	Readers int           // jspub: readers to wait for before publishing
 	Echo    string        // ping: a udp_echo process's address, for the bare round trip
+	// ListenOnly: ping on the listener only (no Take half, no bare UDP).
+	ListenOnly bool
 }
 
 // jointStateDDS is sensor_msgs/msg/JointState as rmw names it.
@@ -112,6 +115,8 @@ func runRTPSJob(ctx context.Context, mode string) error {
 		res, err = ingestJointStates(ctx, p, job)
 	case rtpsJSPub:
 		res, err = publishJointStates(ctx, p, job)
+	case rtpsEcho:
+		return echoRTPS(ctx, p, job)
 	}
 	if err != nil {
 		return err
@@ -204,16 +209,21 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 	m.Fields[js.FieldIndex("position")] = make([]float64, max(job.Size-30, 8)/8)
 	pg := &pinger{js: js, m: m, stamp: m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message), w: w}
 	var res pingResult
-	taken, err := pingTaking(ctx, pg, r, job.For)
-	if err != nil {
-		return res, err
+	if !job.ListenOnly {
+		taken, err := pingTaking(ctx, pg, r, job.For)
+		if err != nil {
+			return res, err
+		}
+		res.N, res.P50, res.P99 = len(taken), taken.P50(), taken.P99()
 	}
-	res.N, res.P50, res.P99 = len(taken), taken.P50(), taken.P99()
 	heard, self, err := pingListening(ctx, pg, r, job.For)
 	if err != nil {
 		return res, err
 	}
 	res.ListenN, res.ListenP50, res.ListenP99, res.ListenSelfP50 = len(heard), heard.P50(), heard.P99(), self.P50()
+	if job.ListenOnly {
+		return res, nil
+	}
 	udp, err := pingUDP(job.Echo, pg.size, job.For)
 	res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
 	return res, err
@@ -509,6 +519,25 @@ func echoUDP(ctx context.Context) error {
 		}
 		_, _ = c.WriteToUDPAddrPort(buf[:n], from)
 	}
+}
+
+// echoRTPS writes every sample of job.Topic back on job.Reply from its
+// reader's listener, payload unchanged, until ctx ends: the echo half of
+// the round trip in Go, to set beside cycpeer echo's.
+func echoRTPS(ctx context.Context, p *rtps.Participant, job rtpsJob) error {
+	qos := rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 1}
+	w, err := p.NewWriter(rtps.EndpointData{Topic: job.Reply, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return err
+	}
+	r, err := p.NewReader(rtps.EndpointData{Topic: job.Topic, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return err
+	}
+	r.Listen(func(s rtps.Sample) { _ = w.Write(s.Payload, nil) })
+	fmt.Println("echoing")
+	<-ctx.Done()
+	return nil
 }
 
 // pingUDP times round trips of size-octet datagrams through the echo at
