@@ -71,13 +71,6 @@ func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
 // every matched reader gets. It replaces the change of the same key, or
 // drops the oldest beyond keepLast.
 func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList) []wire.Submessage {
-	return w.writeAt(key, payload, qos, time.Now())
-}
-
-// writeAt is write stamping the change with at, a clock reading the
-// caller also uses (one reading a sample is a few percent of a 1 KB
-// writer's CPU on this host).
-func (w *statefulWriter) writeAt(key wire.GUID, payload []byte, qos wire.ParameterList, at time.Time) []wire.Submessage {
 	if w.keepLast == 0 {
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
 	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
@@ -86,7 +79,7 @@ func (w *statefulWriter) writeAt(key wire.GUID, payload []byte, qos wire.Paramet
 		clear(w.changes[:n])
 		w.changes = w.changes[n:]
 	}
-	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(at)}
+	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
 	w.next++
 	w.changes = append(w.changes, c)
 	// Its heartbeat follows it and every earlier change still being sent

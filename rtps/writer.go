@@ -31,8 +31,7 @@ type Writer struct {
 	closed bool
 	// pace sends a best-effort writer's large samples in bursts.
 	pace pacer
-	// lastReturn (unix nanoseconds) is when the last write returned (a
-	// queued one: when it began, a few microseconds earlier), and
+	// lastReturn (unix nanoseconds) is when the last write returned, and
 	// sendTook how long its last send on its own goroutine took: a writer
 	// back sooner than that is streaming.
 	lastReturn, sendTook atomic.Int64
@@ -194,8 +193,7 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			hb.Reset(blockedHeartbeat)
 		}
 	}
-	now := time.Now() // the sample's timestamp, and when this write began
-	subs := w.reliable(w.sw.writeAt(wire.GUID{}, payload, qos, now))
+	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
 	sn := w.sw.next - 1
 	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
 	// all its matched readers.
@@ -221,6 +219,7 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 	// the writer when they are (statefulWriter.sent).
 	w.sw.inFlight = append(w.sw.inFlight, sn)
 	q := pendingSend{out: out, sw: w.sw, sn: sn}
+	now := time.Now()
 	// A writer streams when its readers lag and it spends less time
 	// between writes than a send takes: its samples are queued, and go
 	// packed while it goes on. A ping answered by a round trip through
@@ -234,24 +233,19 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		default:
 		}
 	}
+	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
 	if inline {
 		p.sendNow(q)
-		done := time.Now()
-		w.sendTook.Store(int64(done.Sub(now)))
-		w.lastReturn.Store(done.UnixNano())
+		w.sendTook.Store(int64(time.Since(now)))
 		return sn, nil
 	}
-	// Queued: it returns now, unless the queue is full.
 	if !full {
-		w.lastReturn.Store(now.UnixNano())
 		return sn, nil
 	}
 	if ctx == nil {
 		ctx = context.Background() // the sender takes the queue while the participant runs
 	}
-	err := p.tx.waitRoom(ctx, p.done)
-	w.lastReturn.Store(time.Now().UnixNano())
-	return sn, err
+	return sn, p.tx.waitRoom(ctx, p.done)
 }
 
 // Matched returns the remote readers the writer is matched with.
