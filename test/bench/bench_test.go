@@ -86,7 +86,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 	}
 	// The rtps rows need a network namespace (root) and CycloneDDS.
 	if _, err := exec.LookPath("ddsperf"); (err == nil && os.Geteuid() == 0) || os.Getenv(netns.EnvRequire) == "1" {
-		required["rtps_latency"] = []string{"p50_us", "p99_us", "floor_p50_us", "udp_p50_us"}
+		required["rtps_latency"] = []string{"p50_us", "p99_us", "floor_p50_us", "udp_p50_us", "listen_p50_us", "listen_self_p50_us", "go_echo_listen_p50_us"}
 		for _, size := range []int{1 << 10, 64 << 10} {
 			required[fmt.Sprintf("rtps_throughput/%d", size)] = []string{"samples_per_s", "floor_samples_per_s", "lost"}
 		}

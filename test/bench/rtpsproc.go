@@ -26,6 +26,7 @@ const (
 	rtpsIngest = "rtps_ingest" // take and decode JointStates, as a subscriber does
 	rtpsJSPub  = "rtps_jspub"  // publish 7-joint JointStates at 1 kHz
 	udpEcho    = "udp_echo"    // a bare Go UDP socket sending every datagram back
+	rtpsEcho   = "rtps_echo"   // our participant writing every ping back from its listener
 )
 
 // rtpsJobEnv carries an rtpsJob (JSON) to the re-executed process.
@@ -41,6 +42,8 @@ type rtpsJob struct {
 	Samples int           // ingest: stop after this many
 	Readers int           // jspub: readers to wait for before publishing
 	Echo    string        // ping: a udp_echo process's address, for the bare round trip
+	// ListenOnly: ping on the listener only (no Take half, no bare UDP).
+	ListenOnly bool
 }
 
 // jointStateDDS is sensor_msgs/msg/JointState as rmw names it.
@@ -72,14 +75,25 @@ func runRTPSJob(ctx context.Context, mode string) error {
 	// ACTBRIDGE_BENCH_RTPS_TRACE=<dir> writes an execution trace of the
 	// measured process's seconds 2 to 3 there (<dir>/<mode>-<pid>.trace),
 	// for go tool trace -pprof=sched (waits to run) and -pprof=sync.
+	// ACTBRIDGE_BENCH_RTPS_TRACE_AFTER=<duration> starts it later than 2 s:
+	// the latency row's listener half begins after its Take half
+	// (ACTBRIDGE_BENCH_RTPS_TRACE_AFTER=20s traces the listener's pings).
 	if dir := os.Getenv("ACTBRIDGE_BENCH_RTPS_TRACE"); dir != "" {
+		after := 2 * time.Second
+		if v := os.Getenv("ACTBRIDGE_BENCH_RTPS_TRACE_AFTER"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("ACTBRIDGE_BENCH_RTPS_TRACE_AFTER: %w", err)
+			}
+			after = d
+		}
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.trace", mode, os.Getpid())))
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		go func() {
-			time.Sleep(2 * time.Second)
+			time.Sleep(after)
 			if trace.Start(f) == nil {
 				time.Sleep(time.Second)
 				trace.Stop()
@@ -101,6 +115,8 @@ func runRTPSJob(ctx context.Context, mode string) error {
 		res, err = ingestJointStates(ctx, p, job)
 	case rtpsJSPub:
 		res, err = publishJointStates(ctx, p, job)
+	case rtpsEcho:
+		return echoRTPS(ctx, p, job)
 	}
 	if err != nil {
 		return err
@@ -129,7 +145,11 @@ type pingResult struct {
 	P50, P99             time.Duration
 	ListenN              int
 	ListenP50, ListenP99 time.Duration
-	UDPP50, UDPP99       time.Duration
+	// ListenSelfP50 is the listener's own part of a round trip: from the
+	// echo handed to it to the next ping's datagram sent (decode, encode,
+	// Write), the rest being the wire, the echo peer and the wake-ups.
+	ListenSelfP50  time.Duration
+	UDPP50, UDPP99 time.Duration
 }
 
 // pinger writes JointState pings of about a size and knows its echoes.
@@ -189,16 +209,21 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 	m.Fields[js.FieldIndex("position")] = make([]float64, max(job.Size-30, 8)/8)
 	pg := &pinger{js: js, m: m, stamp: m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message), w: w}
 	var res pingResult
-	taken, err := pingTaking(ctx, pg, r, job.For)
+	if !job.ListenOnly {
+		taken, err := pingTaking(ctx, pg, r, job.For)
+		if err != nil {
+			return res, err
+		}
+		res.N, res.P50, res.P99 = len(taken), taken.P50(), taken.P99()
+	}
+	heard, self, err := pingListening(ctx, pg, r, job.For)
 	if err != nil {
 		return res, err
 	}
-	res.N, res.P50, res.P99 = len(taken), taken.P50(), taken.P99()
-	heard, err := pingListening(ctx, pg, r, job.For)
-	if err != nil {
-		return res, err
+	res.ListenN, res.ListenP50, res.ListenP99, res.ListenSelfP50 = len(heard), heard.P50(), heard.P99(), self.P50()
+	if job.ListenOnly {
+		return res, nil
 	}
-	res.ListenN, res.ListenP50, res.ListenP99 = len(heard), heard.P50(), heard.P99()
 	udp, err := pingUDP(job.Echo, pg.size, job.For)
 	res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
 	return res, err
@@ -246,10 +271,10 @@ func pingTaking(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Duration
 
 // pingListening pings from r's listener: each echo heard is timed and
 // answered with the next ping on the goroutine that received it, for d
-// after the warm-up. Ping numbers go on from 1<<20, above pingTaking's.
-func pingListening(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Duration) (Sample, error) {
+// after the warm-up; self is the listener's time from the echo to the next
+// ping sent. Ping numbers go on from 1<<20, above pingTaking's.
+func pingListening(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Duration) (rtt, self Sample, err error) {
 	var (
-		rtt   Sample
 		end   time.Time
 		start time.Time
 		i     = int32(1 << 20)
@@ -260,6 +285,7 @@ func pingListening(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Durat
 		done <- err
 	}
 	r.Listen(func(s rtps.Sample) {
+		heard := time.Now()
 		ok, err := pg.isEcho(s, i)
 		if err != nil {
 			finish(err)
@@ -282,21 +308,25 @@ func pingListening(ctx context.Context, pg *pinger, r *rtps.Reader, d time.Durat
 		start = time.Now()
 		if err := pg.send(i); err != nil {
 			finish(err)
+			return
+		}
+		if !end.IsZero() {
+			self = append(self, time.Since(heard))
 		}
 	})
 	start = time.Now()
 	if err := pg.send(i); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// A lost ping ends the run (reliable: it is repaired within the
 	// writer's heartbeats, well inside this bound).
 	select {
 	case err := <-done:
-		return rtt, err
+		return rtt, self, err
 	case <-time.After(d + 60*time.Second):
-		return nil, fmt.Errorf("listening ping stalled at %d", i)
+		return nil, nil, fmt.Errorf("listening ping stalled at %d", i)
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 }
 
@@ -489,6 +519,25 @@ func echoUDP(ctx context.Context) error {
 		}
 		_, _ = c.WriteToUDPAddrPort(buf[:n], from)
 	}
+}
+
+// echoRTPS writes every sample of job.Topic back on job.Reply from its
+// reader's listener, payload unchanged, until ctx ends: the echo half of
+// the round trip in Go, to set beside cycpeer echo's.
+func echoRTPS(ctx context.Context, p *rtps.Participant, job rtpsJob) error {
+	qos := rtps.QoS{Reliability: rtps.Reliable, History: rtps.KeepLast, Depth: 1}
+	w, err := p.NewWriter(rtps.EndpointData{Topic: job.Reply, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return err
+	}
+	r, err := p.NewReader(rtps.EndpointData{Topic: job.Topic, Type: jointStateDDS, QoS: qos})
+	if err != nil {
+		return err
+	}
+	r.Listen(func(s rtps.Sample) { _ = w.Write(s.Payload, nil) })
+	fmt.Println("echoing")
+	<-ctx.Done()
+	return nil
 }
 
 // pingUDP times round trips of size-octet datagrams through the echo at
