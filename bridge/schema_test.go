@@ -126,7 +126,7 @@ func TestDropNullOptionalsFollowsTheSchema(t *testing.T) {
 		{`{"list":[{"a":true,"b":null},{"b":null}]}`, `{"list":[{"a":true},{}]}`},
 		{`{"u":{"a":true,"b":null}}`, `{"u":{"a":true}}`}, // anyOf: the object alternative's
 		{`{"u":null}`, `{}`},
-		{`{"zz":null}`, `{"zz":null}`},           // unknown: refused by Validate
+		{`{"zz":null}`, `{"zz":null}`}, // unknown: refused by Validate
 	}
 	for _, c := range cases {
 		v, derr := DecodeArgs([]byte(c.in))

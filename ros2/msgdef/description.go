@@ -55,13 +55,13 @@ type FieldType struct {
 // package hold. ROS types are far smaller (GetTypeDescription itself
 // describes 12 types; the largest bridge type has 14 fields).
 const (
-	MaxDescribedTypes  = 256     // the type and the types it references
-	MaxDescribedFields = 1024    // fields of one type
+	MaxDescribedTypes  = 256  // the type and the types it references
+	MaxDescribedFields = 1024 // fields of one type
 	// MaxDescribedTotal bounds the fields of all its types together:
 	// types × fields alone let one description cost gigabytes to build.
 	MaxDescribedTotal = 4096
-	maxDescribedName   = 255     // a type or field name, as FieldType.msg bounds nested_type_name
-	maxZeroElements    = 1 << 16 // elements a zero value of one type holds (fixed arrays multiply)
+	maxDescribedName  = 255     // a type or field name, as FieldType.msg bounds nested_type_name
+	maxZeroElements   = 1 << 16 // elements a zero value of one type holds (fixed arrays multiply)
 )
 
 // Describe returns the description rosidl makes of a type (names as for
