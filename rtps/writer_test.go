@@ -423,3 +423,136 @@ func TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt(t *testing.T) {
 		t.Fatalf("a late reader asking for 1..3 got %q (gap from 1: %v), want only \"new\" and a gap", sent, gapped)
 	}
 }
+
+// firstHeartbeatReader is a reliable volatile reader as CycloneDDS is to
+// a writer of another vendor (its trace, and ddsi_receive.c's
+// handle_Heartbeat): it keeps data that come before any heartbeat, takes
+// the first heartbeat it hears as the start of its stream and skips every
+// change up to its Last that it lacks; until then its ACKNACKs are
+// preemptive (base 1, nothing asked, not final, count 0).
+type firstHeartbeatReader struct {
+	have, skipped map[wire.SequenceNumber]bool
+	synced        bool
+	next          wire.SequenceNumber // next to take
+	last          wire.SequenceNumber // highest announced
+	count         int32
+	took          []wire.SequenceNumber
+}
+
+func newFirstHeartbeatReader() *firstHeartbeatReader {
+	return &firstHeartbeatReader{have: map[wire.SequenceNumber]bool{}, skipped: map[wire.SequenceNumber]bool{}, next: 1}
+}
+
+// receive takes a datagram's submessages and returns its ACKNACK, if any.
+func (r *firstHeartbeatReader) receive(subs []wire.Submessage) *wire.AckNack {
+	var ack *wire.AckNack
+	for _, s := range subs {
+		switch s := s.(type) {
+		case *wire.Data:
+			r.have[s.WriterSN] = true
+		case *wire.Heartbeat:
+			if !r.synced {
+				r.synced = true
+				for sn := wire.SequenceNumber(1); sn <= s.Last; sn++ {
+					r.skipped[sn] = !r.have[sn]
+				}
+			}
+			for sn := wire.SequenceNumber(1); sn < s.First; sn++ {
+				r.skipped[sn] = r.skipped[sn] || !r.have[sn]
+			}
+			r.last = max(r.last, s.Last)
+			ack = r.ackNack(s.Final)
+		}
+	}
+	if r.synced {
+		r.take()
+	}
+	return ack
+}
+
+// ackNack answers a heartbeat: what it misses up to the last announced.
+func (r *firstHeartbeatReader) ackNack(final bool) *wire.AckNack {
+	r.take()
+	state := wire.NewSequenceNumberSet(r.next)
+	for sn := r.next; sn <= r.last; sn++ {
+		if !r.have[sn] && !r.skipped[sn] {
+			state.Add(sn)
+		}
+	}
+	if final && state.NumBits == 0 {
+		return nil
+	}
+	r.count++
+	return &wire.AckNack{State: state, Count: r.count, Final: state.NumBits == 0}
+}
+
+// take takes what is in order, passing what it skipped.
+func (r *firstHeartbeatReader) take() {
+	for r.have[r.next] || r.skipped[r.next] {
+		if r.have[r.next] {
+			r.took = append(r.took, r.next)
+		}
+		r.next++
+	}
+}
+
+// TestFirstHeartbeatAfterALostMatchHeartbeatSkipsNothing: the heartbeat
+// of the match and the reader's preemptive ACKNACK are lost, so the
+// first heartbeat a CycloneDDS-like reader hears comes with a later
+// write, after the datagram of the first sample was lost; it still gets
+// every sample, in order, once (TestReliableSamplesSurviveALossyRelay
+// lost one of 150 into CycloneDDS now and then).
+func TestFirstHeartbeatAfterALostMatchHeartbeatSkipsNothing(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lost []int // writes whose datagram is lost (0 is the first)
+	}{
+		{"first write lost", []int{0}},
+		{"first two lost", []int{0, 1}},
+		{"a middle one lost", []int{2}},
+		{"none lost", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
+			w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 100}
+			w.match(peer) // its heartbeat is lost
+			r := newFirstHeartbeatReader()
+			if subs := w.onAckNack(peer, &wire.AckNack{State: wire.NewSequenceNumberSet(1), Count: 0}); len(subs) == 0 {
+				t.Fatal("the preemptive ACKNACK got no heartbeat")
+			} // and that heartbeat is lost too
+			const n = 6
+			var acks []*wire.AckNack
+			for i := range n {
+				subs := w.write(wire.GUID{}, []byte{byte(i)}, nil)
+				if slices.Contains(c.lost, i) {
+					continue
+				}
+				if a := r.receive(subs); a != nil {
+					acks = append(acks, a)
+				}
+			}
+			// Heartbeats and repairs until the reader has all, as the
+			// writer's timer sends them.
+			for range 10 {
+				for _, a := range acks {
+					if subs := w.onAckNack(peer, a); len(subs) > 0 {
+						if b := r.receive(subs); b != nil {
+							acks = append(acks, b)
+						}
+					}
+				}
+				acks = nil
+				if a := r.receive([]wire.Submessage{w.heartbeat(false)}); a != nil {
+					acks = append(acks, a)
+				}
+			}
+			want := make([]wire.SequenceNumber, n)
+			for i := range want {
+				want[i] = wire.SequenceNumber(i + 1)
+			}
+			if !slices.Equal(r.took, want) {
+				t.Fatalf("the reader took %v, want %v", r.took, want)
+			}
+		})
+	}
+}
