@@ -15,9 +15,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,6 +50,7 @@ func Create(ctx context.Context) (name string, del func() error, err error) {
 	if _, err := rand.Read(r[:]); err != nil {
 		return "", nil, err
 	}
+	sweep(ctx)
 	name = fmt.Sprintf("actb-%d-%s", os.Getpid(), hex.EncodeToString(r[:]))
 	if err := ip(ctx, "netns", "add", name); err != nil {
 		return "", nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
@@ -64,6 +67,47 @@ func Create(ctx context.Context) (name string, del func() error, err error) {
 		}
 	}
 	return name, del, nil
+}
+
+// sweep deletes the namespaces of test processes that are gone: one
+// SIGKILLed (by `go test`'s own timeout, or by hand) never runs its
+// delete. A namespace is ours by its name, actb-<pid>-<hex>, and stale
+// when no process has that pid; one whose pid is alive (maybe reused) is
+// left alone.
+func sweep(ctx context.Context) {
+	entries, err := os.ReadDir(netnsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := ownerPid(e.Name())
+		if !ok {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); errors.Is(err, fs.ErrNotExist) {
+			_ = ip(ctx, "netns", "del", e.Name()) // another sweep may have been first
+		}
+	}
+}
+
+// netnsDir is where `ip netns add` names its namespaces.
+const netnsDir = "/run/netns"
+
+// ownerPid is the pid in a namespace name Create made.
+func ownerPid(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "actb-")
+	if !ok {
+		return 0, false
+	}
+	pid, suffix, ok := strings.Cut(rest, "-")
+	if !ok || len(suffix) != 8 {
+		return 0, false
+	}
+	if _, err := hex.DecodeString(suffix); err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
 }
 
 func ip(ctx context.Context, args ...string) error {
