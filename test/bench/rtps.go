@@ -127,6 +127,7 @@ func waitExit(tb testing.TB, p *netns.Peer, limit time.Duration) {
 
 // ddsperfPing matches ddsperf ping's per-second line: "… size 1024 mean
 // 12.4us min 8.4us 50% 11.4us 90% 15.2us 99% 26.2us max … cnt 39938".
+// Its times are half round trips (see latency).
 var ddsperfPing = regexp.MustCompile(`size \d+ mean \S+ min \S+ 50% ([0-9.]+)us 90% \S+ 99% ([0-9.]+)us max \S+ cnt (\d+)`)
 
 // ddsperfSub matches ddsperf sub's per-second line: "… size 1024 total N
@@ -212,8 +213,12 @@ func (w *rtpsWorld) latency(d time.Duration) Row {
 	if len(p50s) == 0 || ours.N == 0 {
 		tb.Fatalf("latency: %d round trips of ours, no ddsperf ping line in:\n%s", ours.N, tail(ping.Output(), 2000))
 	}
-	f50 := time.Duration(median(p50s) * float64(time.Microsecond))
-	f99 := time.Duration(median(p99s) * float64(time.Microsecond))
+	// ddsperf ping reports half of each round trip (0.10.2's ddsperf.c,
+	// process_pong: update_roundtrip(…, (tnow - source_timestamp) / 2)),
+	// the one-way estimate; ours are whole round trips, so its figures
+	// are doubled to compare like with like.
+	f50 := time.Duration(2 * median(p50s) * float64(time.Microsecond))
+	f99 := time.Duration(2 * median(p99s) * float64(time.Microsecond))
 	r50, r99 := ratio(ours.P50, f50), ratio(ours.P99, f99)
 	l50, l99 := ratio(ours.ListenP50, f50), ratio(ours.ListenP99, f99)
 	return Row{
@@ -222,7 +227,7 @@ func (w *rtpsWorld) latency(d time.Duration) Row {
 			ours.N, ours.ListenN),
 		Result: fmt.Sprintf("Take: p50 %s · p99 %s; listener: p50 %s · p99 %s (of which the listener's own, echo decoded to next ping sent: p50 %s); listener through our own participant as the echo (Go, in its listener, in place of cycpeer echo): p50 %s · p99 %s",
 			us(ours.P50), us(ours.P99), us(ours.ListenP50), us(ours.ListenP99), us(ours.ListenSelfP50), us(viaGo.ListenP50), us(viaGo.ListenP99)),
-		Floor: fmt.Sprintf("ddsperf ping ↔ ddsperf pong (CycloneDDS ↔ CycloneDDS, 1 KB KeyedSeq): p50 %s · p99 %s (medians of %d one-second reports, %d round trips); a bare Go UDP socket ↔ a bare Go UDP echo process, same size: p50 %s · p99 %s",
+		Floor: fmt.Sprintf("ddsperf ping ↔ ddsperf pong (CycloneDDS ↔ CycloneDDS, 1 KB KeyedSeq): round trip p50 %s · p99 %s (twice the medians of %d one-second reports, which give half round trips; %d round trips); a bare Go UDP socket ↔ a bare Go UDP echo process, same size: p50 %s · p99 %s",
 			us(f50), us(f99), len(p50s), n, us(ours.UDPP50), us(ours.UDPP99)),
 		Ratio: fmt.Sprintf("Take p50 %s · p99 %s; listener p50 %s · p99 %s (p50 against the bare Go UDP round trip: Take %s, listener %s)",
 			fx(r50), fx(r99), fx(l50), fx(l99), fx(ratio(ours.P50, ours.UDPP50)), fx(ratio(ours.ListenP50, ours.UDPP50))),
