@@ -243,10 +243,12 @@ func pack(batch []pendingSend) []outgoing {
 const heartbeatSpacing = writeWindow / 4
 
 // thinHeartbeats drops every HEARTBEAT that a later one of the same writer
-// to the same reader follows within heartbeatSpacing octets in subs.
+// to the same reader follows within heartbeatSpacing octets in subs; the
+// later one asks for acknowledgments (not Final) when a dropped one did.
 func thinHeartbeats(subs []wire.Submessage) []wire.Submessage {
 	type pair struct{ reader, writer wire.EntityID }
-	next := map[pair]int{} // octets from the end to the next heartbeat of the pair
+	type kept struct{ octets, at int }
+	next := map[pair]kept{} // the next heartbeat of the pair kept, octets from the end
 	keep := make([]bool, len(subs))
 	octets := 0
 	for i := len(subs) - 1; i >= 0; i-- {
@@ -254,11 +256,16 @@ func thinHeartbeats(subs []wire.Submessage) []wire.Submessage {
 		octets += payloadSize(subs[i])
 		if h, ok := subs[i].(*wire.Heartbeat); ok {
 			k := pair{h.ReaderID, h.WriterID}
-			if at, ok := next[k]; ok && octets-at < heartbeatSpacing {
+			if n, ok := next[k]; ok && octets-n.octets < heartbeatSpacing {
 				keep[i] = false
+				if later := subs[n.at].(*wire.Heartbeat); !h.Final && later.Final {
+					asking := *later // shared with the other destinations' copies
+					asking.Final = false
+					subs[n.at] = &asking
+				}
 				continue
 			}
-			next[k] = octets
+			next[k] = kept{octets, i}
 		}
 	}
 	out := subs[:0]

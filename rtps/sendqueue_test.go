@@ -99,25 +99,49 @@ func TestPackKeepsAHeartbeatPerSpacing(t *testing.T) {
 	w1, w2 := wire.EntityID(0x00000103), wire.EntityID(0x00000203)
 	data := func(size int) wire.Submessage { return &wire.Data{WriterID: w1, Payload: make([]byte, size)} }
 	hb := func(w wire.EntityID, count int32) wire.Submessage { return &wire.Heartbeat{WriterID: w, Count: count} }
+	final := func(w wire.EntityID, count int32) wire.Submessage {
+		return &wire.Heartbeat{WriterID: w, Count: count, Final: true}
+	}
 	tests := []struct {
 		name string
 		subs []wire.Submessage
 		kept []int32 // the counts of the heartbeats left
+		asks []bool  // whether each asks for acknowledgments (not Final)
 	}{
-		{"small samples: the last", []wire.Submessage{data(1000), hb(w1, 1), data(1000), hb(w1, 2), data(1000), hb(w1, 3)}, []int32{3}},
-		{"a spacing apart: both", []wire.Submessage{data(heartbeatSpacing), hb(w1, 1), data(heartbeatSpacing), hb(w1, 2)}, []int32{1, 2}},
-		{"other writers apart", []wire.Submessage{data(100), hb(w1, 1), hb(w2, 7), data(100), hb(w1, 2)}, []int32{7, 2}},
+		{"small samples: the last", []wire.Submessage{data(1000), hb(w1, 1), data(1000), hb(w1, 2), data(1000), hb(w1, 3)}, []int32{3}, []bool{true}},
+		{"a spacing apart: both", []wire.Submessage{data(heartbeatSpacing), hb(w1, 1), data(heartbeatSpacing), hb(w1, 2)}, []int32{1, 2}, []bool{true, true}},
+		{"other writers apart", []wire.Submessage{data(100), hb(w1, 1), hb(w2, 7), data(100), hb(w1, 2)}, []int32{7, 2}, []bool{true, true}},
+		{"a dropped ask makes the kept one ask", []wire.Submessage{data(100), hb(w1, 1), data(100), final(w1, 2), data(100), final(w1, 3)}, []int32{3}, []bool{true}},
+		{"finals stay final", []wire.Submessage{data(100), final(w1, 1), data(100), final(w1, 2)}, []int32{2}, []bool{false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			orig := slices.Clone(tt.subs)
+			var finals []bool
+			for _, s := range orig {
+				if h, ok := s.(*wire.Heartbeat); ok {
+					finals = append(finals, h.Final)
+				}
+			}
 			var kept []int32
+			var asks []bool
 			for _, s := range thinHeartbeats(tt.subs) {
 				if h, ok := s.(*wire.Heartbeat); ok {
 					kept = append(kept, h.Count)
+					asks = append(asks, !h.Final)
 				}
 			}
-			if !slices.Equal(kept, tt.kept) {
-				t.Fatalf("kept heartbeats %v, want %v", kept, tt.kept)
+			if !slices.Equal(kept, tt.kept) || !slices.Equal(asks, tt.asks) {
+				t.Fatalf("kept heartbeats %v asking %v, want %v asking %v", kept, asks, tt.kept, tt.asks)
+			}
+			var after []bool
+			for _, s := range orig {
+				if h, ok := s.(*wire.Heartbeat); ok {
+					after = append(after, h.Final)
+				}
+			}
+			if !slices.Equal(after, finals) {
+				t.Fatal("a heartbeat shared with other destinations was changed in place")
 			}
 		})
 	}

@@ -52,7 +52,7 @@ func (p *Participant) NewWriter(e EndpointData) (*Writer, error) {
 	}
 	w := &Writer{p: p, data: data, sw: &statefulWriter{id: g.Entity, readerID: wire.EntityIDUnknown, next: 1,
 		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal,
-		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll},
+		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true},
 		pace: pacer{rate: p.cfg.FragmentRate, burst: p.cfg.FragmentBurst}}
 	p.writers[g] = w
 	var out []outgoing
@@ -309,6 +309,12 @@ func (w *Writer) Close() error {
 // wait_for_acknowledgments): a writer of large samples uses it to keep
 // from outrunning its readers. It fails with ctx's error or ErrClosed.
 func (w *Writer) WaitAcknowledged(ctx context.Context) error {
+	// Writes' heartbeats are mostly Final (see statefulWriter.asks): ask
+	// now rather than at the next repair heartbeat.
+	w.p.mu.Lock()
+	out := w.heartbeats()
+	w.p.mu.Unlock()
+	w.p.sendOrdered(out)
 	_, err := waitChange(ctx, w.p, func() []wire.GUID { return w.sw.unacked() }, func(gs []wire.GUID) bool { return len(gs) == 0 })
 	return err
 }

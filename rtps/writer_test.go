@@ -556,3 +556,48 @@ func TestFirstHeartbeatAfterALostMatchHeartbeatSkipsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestWritesAskForAcknowledgmentsNowAndThen: a user writer's write
+// heartbeats are Final but once a quarter window (in octets, and for a
+// blocking writer in samples too), so that a lone sample costs no
+// ACKNACK; an SEDP announcer's always ask; a heartbeat that asks from
+// elsewhere (repair, blocked) starts the count again.
+func TestWritesAskForAcknowledgmentsNowAndThen(t *testing.T) {
+	user := func(keepLast int, blocking bool) *statefulWriter {
+		return &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{},
+			keepLast: keepLast, blocking: blocking, quietWrites: true}
+	}
+	tests := []struct {
+		name   string
+		w      *statefulWriter
+		size   int
+		writes int
+		asking []int // the writes (from 1) whose heartbeat asks
+		repair int   // a heartbeat that asks goes after this write (0: none)
+	}{
+		{"announcer: every write", newBuiltinWriter(0x3c2, 0x3c7), 200, 3, []int{1, 2, 3}, 0},
+		{"keep-last 1 KB: a quarter window of octets", user(1, false), 1 << 10, 600, []int{256, 512}, 0},
+		{"keep-all 1 KB: a quarter window", user(maxKeepAll, true), 1 << 10, 600, []int{256, 512}, 0},
+		{"keep-all 100 B: a quarter of the samples", user(maxKeepAll, true), 100, 600, []int{256, 512}, 0},
+		{"keep-all 64 KB: every fourth", user(maxKeepAll, true), 64 << 10, 9, []int{4, 8}, 0},
+		{"a repair heartbeat starts again", user(1, false), 1 << 10, 600, []int{356}, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asking []int
+			for i := 1; i <= tt.writes; i++ {
+				for _, s := range tt.w.write(wire.GUID{Entity: wire.EntityID(i)}, make([]byte, tt.size), nil) {
+					if h, ok := s.(*wire.Heartbeat); ok && !h.Final {
+						asking = append(asking, i)
+					}
+				}
+				if i == tt.repair {
+					tt.w.heartbeat(false)
+				}
+			}
+			if !slices.Equal(asking, tt.asking) {
+				t.Fatalf("writes whose heartbeat asks: %v, want %v", asking, tt.asking)
+			}
+		})
+	}
+}
