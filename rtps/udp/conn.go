@@ -25,8 +25,21 @@ var (
 // multicast group; multicast it sends goes out of that interface only.
 type Conn struct {
 	pc     *net.UDPConn
+	rc     syscall.RawConn // reads and writes (see recvFrom)
 	ifaddr netip.Addr
 	port   uint16
+}
+
+// newConn wraps a bound UDPv4 socket.
+func newConn(pc net.PacketConn, ifaddr netip.Addr, port uint16) (*Conn, error) {
+	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port}
+	rc, err := c.pc.SyscallConn()
+	if err != nil {
+		c.pc.Close()
+		return nil, err
+	}
+	c.rc = rc
+	return c, nil
 }
 
 // ListenUnicast binds ifaddr:port (port 0: any free port) for exclusive
@@ -40,8 +53,10 @@ func ListenUnicast(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, 
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr}
-	c.port = uint16(c.pc.LocalAddr().(*net.UDPAddr).Port)
+	c, err := newConn(pc, ifaddr, uint16(pc.LocalAddr().(*net.UDPAddr).Port))
+	if err != nil {
+		return nil, err
+	}
 	if err := c.control(func(fd int) error { setReceiveBuffer(fd); return setMulticastSender(fd, ifaddr) }); err != nil {
 		c.pc.Close()
 		return nil, err
@@ -68,7 +83,10 @@ func ListenMulticast(ctx context.Context, ifaddr, group netip.Addr, port uint16)
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port}
+	c, err := newConn(pc, ifaddr, port)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.control(func(fd int) error { return joinGroup(fd, ifaddr, group) }); err != nil {
 		c.pc.Close()
 		return nil, fmt.Errorf("udp: join %v on %v: %w", group, ifaddr, err)
@@ -81,12 +99,8 @@ func ListenMulticast(ctx context.Context, ifaddr, group netip.Addr, port uint16)
 }
 
 func (c *Conn) control(f func(fd int) error) error {
-	rc, err := c.pc.SyscallConn()
-	if err != nil {
-		return err
-	}
 	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
+	if err := c.rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
 		return err
 	}
 	return ferr
@@ -116,15 +130,14 @@ func (c *Conn) WriteTo(b []byte, dst netip.AddrPort) error {
 	if !c.Reachable(dst.Addr()) {
 		return fmt.Errorf("%w: %v from %v", ErrUnreachable, dst, c.ifaddr)
 	}
-	_, err := c.pc.WriteToUDPAddrPort(b, netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port()))
-	return err
+	return c.sendTo(b, netip.AddrPortFrom(dst.Addr().Unmap(), dst.Port()))
 }
 
 // ReadFrom reads one datagram into buf. A datagram that fills buf is
 // taken as truncated and reported as ErrTooLarge (with n 0), so give a
 // buffer one octet larger than the largest datagram to accept.
 func (c *Conn) ReadFrom(buf []byte) (int, netip.AddrPort, error) {
-	n, src, err := c.pc.ReadFromUDPAddrPort(buf)
+	n, src, err := c.recvFrom(buf)
 	if err == nil && n == len(buf) {
 		return 0, src, ErrTooLarge
 	}

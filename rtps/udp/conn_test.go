@@ -3,6 +3,7 @@ package udp
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"testing"
 	"time"
@@ -166,5 +167,49 @@ func TestBurstOfAMegabyteWaitsInTheSocket(t *testing.T) {
 				t.Fatalf("only %d of %d datagrams waited in the socket", <-got, n)
 			}
 		})
+	}
+}
+
+// TestReadFromReportsTheSenderAndStopsWhenClosed: a datagram's source is
+// the sending socket's address and port, an empty datagram is one, and a
+// read blocked on a socket that is closed returns net.ErrClosed.
+func TestReadFromReportsTheSenderAndStopsWhenClosed(t *testing.T) {
+	ctx := context.Background()
+	a, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range []string{"ping", ""} {
+		if err := a.WriteTo([]byte(msg), netip.AddrPortFrom(loopback, b.Port())); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 16)
+		n, src, err := b.ReadFrom(buf)
+		if err != nil || string(buf[:n]) != msg || src != netip.AddrPortFrom(loopback, a.Port()) {
+			t.Fatalf("read %q from %v (%v), want %q from %v", buf[:n], src, err, msg, netip.AddrPortFrom(loopback, a.Port()))
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := b.ReadFrom(make([]byte, 16))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let it block
+	b.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("read on a closed socket: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read blocked on a closed socket never returned")
+	}
+	if err := b.WriteTo([]byte("x"), netip.AddrPortFrom(loopback, a.Port())); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write on a closed socket: %v, want net.ErrClosed", err)
 	}
 }
