@@ -52,9 +52,15 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 		sent = append(sent, m)
 		lines = append(lines, sampleLine(t, m))
 	}
-	for _, tc := range []struct{ name, outer, echo string }{
-		{"cyclone via fast", p.Cyclone, p.Fast},
-		{"fast via cyclone", p.Fast, p.Cyclone},
+	for _, tc := range []struct {
+		name, outer, echo string
+		echoFlags         []string
+	}{
+		{"cyclone via fast", p.Cyclone, p.Fast, nil},
+		{"fast via cyclone", p.Fast, p.Cyclone, nil},
+		// cycpeer echo --listener answers on the receiving thread, as
+		// ddsperf pong (the rtps round-trip row's echo).
+		{"fast via cyclone's listener", p.Fast, p.Cyclone, []string{"--listener"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -62,7 +68,7 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 			ns := netns.New(t)
 			qos := []string{"--type", js.Name(), "--transient-local", "--timeout", "30"}
 			sub := StartPeer(t, ns, tc.outer, nil, append([]string{"sub", "--topic", "rt/out", "--count", "3"}, qos...)...)
-			echo := StartPeer(t, ns, tc.echo, nil, append([]string{"echo", "--topic", "rt/in", "--out-topic", "rt/out", "--count", "3", "--linger", "5"}, qos...)...)
+			echo := StartPeer(t, ns, tc.echo, nil, append(append([]string{"echo", "--topic", "rt/in", "--out-topic", "rt/out", "--count", "3", "--linger", "5"}, tc.echoFlags...), qos...)...)
 			pub := StartPeer(t, ns, tc.outer, strings.NewReader(strings.Join(lines, "")), append([]string{"pub", "--topic", "rt/in", "--linger", "5"}, qos...)...)
 			if err := sub.Wait(ctx); err != nil {
 				t.Fatalf("sub: %v\nsub: %s\necho: %s\npub: %s", err, sub.Stderr(), echo.Stderr(), pub.Stderr())

@@ -12,6 +12,7 @@
 
 #include "dds/dds.h"
 #include "dds/ddsi/ddsi_cdrstream.h"
+#include "dds/ddsrt/atomics.h"
 
 #include "peertypes.h" /* idlc output */
 
@@ -215,7 +216,7 @@ static void nap (double s)
 /* Options of pub, sub and echo; see README.md. */
 struct opts {
   const char *type, *topic, *out_topic;
-  bool best_effort, transient_local, keep_all, raw;
+  bool best_effort, transient_local, keep_all, raw, listener;
   int depth, count, wait_match;
   uint32_t domain;
   double rate, timeout, linger;
@@ -242,6 +243,7 @@ static struct opts parse_opts (int argc, char **argv)
     else if (strcmp (a, "--transient-local") == 0) o.transient_local = true;
     else if (strcmp (a, "--keep-all") == 0) o.keep_all = true;
     else if (strcmp (a, "--raw") == 0) o.raw = true;
+    else if (strcmp (a, "--listener") == 0) o.listener = true;
     else if (strcmp (a, "--type") == 0 && i + 1 < argc) o.type = argv[++i];
     else if (strcmp (a, "--topic") == 0 && i + 1 < argc) o.topic = argv[++i];
     else if (strcmp (a, "--out-topic") == 0 && i + 1 < argc) o.out_topic = argv[++i];
@@ -371,6 +373,34 @@ static dds_return_t take_raw (dds_entity_t rd)
   return rc;
 }
 
+/* echo --listener: the reader's data-available listener writes each
+ * sample back on the thread that received it, as ddsperf pong does, so a
+ * round trip through it has no thread hop of the echo's own. */
+struct echo_listener {
+  dds_entity_t wr;
+  ddsrt_atomic_uint32_t got;
+};
+
+static void echo_available (dds_entity_t rd, void *arg)
+{
+  struct echo_listener *e = arg;
+  void *buf[1] = { NULL };
+  dds_sample_info_t si;
+  dds_return_t rc;
+  while ((rc = dds_take (rd, buf, &si, 1, 1)) > 0)
+  {
+    if (si.valid_data)
+    {
+      if (dds_write (e->wr, buf[0]) < 0)
+        fprintf (stderr, "cycpeer: echo write failed\n");
+      dds_write_flush (e->wr);
+      ddsrt_atomic_inc32 (&e->got);
+    }
+    dds_return_loan (rd, buf, rc);
+    buf[0] = NULL;
+  }
+}
+
 /* sub and echo: take samples as they come; sub prints each (see
  * print_ser, little endian), echo writes each to --out-topic. Both stop
  * after --count samples (0: never) and fail after --timeout seconds
@@ -380,8 +410,6 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
   dds_entity_t tp = dds_create_topic (pp, t->desc, o->topic, NULL, NULL);
   check (tp, "create topic: %s");
   dds_qos_t *q = make_qos (o);
-  dds_entity_t rd = dds_create_reader (pp, tp, q, NULL);
-  check (rd, "create reader: %s");
   dds_entity_t wr = 0;
   if (echo)
   {
@@ -392,6 +420,21 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
     wr = dds_create_writer (pp, otp, q, NULL);
     check (wr, "create writer: %s");
   }
+  if (o->listener && !echo)
+    die ("%s", "--listener is for echo");
+  static struct echo_listener el;
+  el.wr = wr;
+  ddsrt_atomic_st32 (&el.got, 0);
+  dds_listener_t *l = NULL;
+  if (o->listener)
+  {
+    l = dds_create_listener (&el);
+    dds_lset_data_available (l, echo_available);
+  }
+  dds_entity_t rd = dds_create_reader (pp, tp, q, l);
+  check (rd, "create reader: %s");
+  if (l)
+    dds_delete_listener (l);
   dds_delete_qos (q);
   check (dds_set_status_mask (rd, DDS_DATA_AVAILABLE_STATUS), "status mask: %s");
   dds_entity_t ws = dds_create_waitset (pp);
@@ -413,6 +456,8 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
     }
     dds_return_t rc = dds_waitset_wait (ws, NULL, 0, DDS_MSECS (50));
     check (rc, "wait: %s");
+    if (o->listener)
+      got = (int) ddsrt_atomic_ld32 (&el.got);
     if (got > last)
     {
       last = got;
@@ -424,7 +469,7 @@ static int sub (const struct opts *o, const struct peer_type *t, dds_entity_t pp
     dds_sample_info_t si;
     while (o->raw && !echo && (rc = take_raw (rd)) > 0)
       got++;
-    while (!o->raw && (rc = dds_take (rd, buf, &si, 1, 1)) > 0)
+    while (!o->raw && !o->listener && (rc = dds_take (rd, buf, &si, 1, 1)) > 0)
     {
       if (si.valid_data)
       {
