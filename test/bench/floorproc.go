@@ -57,7 +57,7 @@ func RunFloorProcess() {
 		err = subscribeFloorJointStates(ctx)
 	case floorHammer:
 		err = runHammer(ctx)
-	case rtpsPing, rtpsPub, rtpsIngest, rtpsJSPub, udpEcho, rtpsEcho:
+	case rtpsPing, rtpsPub, rtpsIngest, rtpsJSPub, udpEcho, rtpsEcho, udpSink:
 		err = runRTPSJob(ctx, mode)
 	default:
 		err = fmt.Errorf("unknown floor mode %q", mode)

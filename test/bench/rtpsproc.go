@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -27,6 +28,7 @@ const (
 	rtpsJSPub  = "rtps_jspub"  // publish 7-joint JointStates at 1 kHz
 	udpEcho    = "udp_echo"    // a bare Go UDP socket sending every datagram back
 	rtpsEcho   = "rtps_echo"   // our participant writing every ping back from its listener
+	udpSink    = "udp_sink"    // a bare Go UDP socket whose datagrams a second goroutine takes and decodes
 )
 
 // rtpsJobEnv carries an rtpsJob (JSON) to the re-executed process.
@@ -41,7 +43,7 @@ type rtpsJob struct {
 	Reply   string        // ping: where the echo comes back
 	Samples int           // ingest: stop after this many
 	Readers int           // jspub: readers to wait for before publishing
-	Echo    string        // ping: a udp_echo process's address, for the bare round trip
+	Echo    string        // ping: a udp_echo process's address, for the bare round trip; jspub: a udp_sink's, sent each sample's bytes too
 	// ListenOnly: ping on the listener only (no Take half, no bare UDP).
 	ListenOnly bool
 }
@@ -52,8 +54,11 @@ const jointStateDDS = "sensor_msgs::msg::dds_::JointState_"
 // runRTPSJob runs the job in the environment and prints its result as one
 // line of JSON on stdout ("result {...}").
 func runRTPSJob(ctx context.Context, mode string) error {
-	if mode == udpEcho {
+	switch mode {
+	case udpEcho:
 		return echoUDP(ctx)
+	case udpSink:
+		return sinkUDP(ctx)
 	}
 	var job rtpsJob
 	if err := json.Unmarshal([]byte(os.Getenv(rtpsJobEnv)), &job); err != nil {
@@ -475,6 +480,17 @@ func publishJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (
 		return pubResult{}, err
 	}
 	fmt.Println("publishing")
+	var sink *net.UDPConn
+	if job.Echo != "" {
+		a, err := net.ResolveUDPAddr("udp4", job.Echo)
+		if err != nil {
+			return pubResult{}, err
+		}
+		if sink, err = net.DialUDP("udp4", nil, a); err != nil {
+			return pubResult{}, err
+		}
+		defer sink.Close()
+	}
 	m := sevenJoints(js)
 	stamp := m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message)
 	tick := time.NewTicker(time.Millisecond)
@@ -491,6 +507,9 @@ func publishJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (
 			if err != nil {
 				return pubResult{}, err
 			}
+			if sink != nil {
+				_, _ = sink.Write(b) // the bare Go floor's copy; a loss there only lowers its count
+			}
 			if err := w.Write(b, nil); err != nil {
 				return pubResult{}, err
 			}
@@ -499,18 +518,28 @@ func publishJointStates(ctx context.Context, p *rtps.Participant, job rtpsJob) (
 	}
 }
 
-// echoUDP sends every datagram it gets back to its sender until ctx ends:
-// the other half of the bare round trip, on Go's own socket path.
-func echoUDP(ctx context.Context) error {
+// listenBareUDP opens a Go UDP socket on loopback, closed when ctx ends,
+// and prints "listening ADDR" for the bench.
+func listenBareUDP(ctx context.Context) (*net.UDPConn, error) {
 	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	go func() {
 		<-ctx.Done()
 		c.Close()
 	}()
 	fmt.Printf("listening %s\n", c.LocalAddr())
+	return c, nil
+}
+
+// echoUDP sends every datagram it gets back to its sender until ctx ends:
+// the other half of the bare round trip, on Go's own socket path.
+func echoUDP(ctx context.Context) error {
+	c, err := listenBareUDP(ctx)
+	if err != nil {
+		return err
+	}
 	buf := make([]byte, 65536)
 	for {
 		n, from, err := c.ReadFromUDPAddrPort(buf)
@@ -519,6 +548,49 @@ func echoUDP(ctx context.Context) error {
 		}
 		_, _ = c.WriteToUDPAddrPort(buf[:n], from)
 	}
+}
+
+// sinkUDP is the ingestion row's bare Go floor: one goroutine reads
+// datagrams from a UDP socket (Go's own net path) and hands each, copied,
+// to a second goroutine that decodes it as a JointState, as ours takes
+// and decodes each sample; it prints "count N" every second until ctx
+// ends.
+func sinkUDP(ctx context.Context) error {
+	js, err := jointStateType()
+	if err != nil {
+		return err
+	}
+	c, err := listenBareUDP(ctx)
+	if err != nil {
+		return err
+	}
+	taken := make(chan []byte, 16)
+	go func() {
+		defer close(taken)
+		buf := make([]byte, 65536)
+		for {
+			n, _, err := c.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return // closed
+			}
+			taken <- bytes.Clone(buf[:n])
+		}
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	n := 0
+	for b := range taken {
+		if _, err := cdr.Decode(js, b); err != nil {
+			return err
+		}
+		n++
+		select {
+		case <-tick.C:
+			fmt.Printf("count %d\n", n)
+		default:
+		}
+	}
+	return nil
 }
 
 // echoRTPS writes every sample of job.Topic back on job.Reply from its
