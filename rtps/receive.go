@@ -23,7 +23,8 @@ type outgoing struct {
 // handle processes one datagram: the submessages that parsed, with the
 // source and destination INFO_SRC and INFO_DST set for them.
 func (p *Participant) handle(b []byte) {
-	var m wire.Message
+	// One allocation for a datagram's usual submessages, not one per growth.
+	m := wire.Message{Submessages: make([]wire.Submessage, 0, 8)}
 	if err := m.Unmarshal(b); err != nil {
 		p.cfg.Logger.Debug("rtps: bad message", "err", err)
 		// The submessages before the bad one stand (spec 8.3.4.1).
