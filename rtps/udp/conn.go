@@ -25,14 +25,15 @@ var (
 // multicast group; multicast it sends goes out of that interface only.
 type Conn struct {
 	pc     *net.UDPConn
-	rc     syscall.RawConn // reads and writes (see recvFrom)
+	rc     syscall.RawConn // reads and writes (see rawIO)
+	rd, wr *rawIO
 	ifaddr netip.Addr
 	port   uint16
 }
 
 // newConn wraps a bound UDPv4 socket.
 func newConn(pc net.PacketConn, ifaddr netip.Addr, port uint16) (*Conn, error) {
-	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port}
+	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port, rd: newRawIO(false), wr: newRawIO(true)}
 	rc, err := c.pc.SyscallConn()
 	if err != nil {
 		c.pc.Close()

@@ -3,79 +3,109 @@ package udp
 import (
 	"net/netip"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 )
 
-// recvFrom and sendTo are recvfrom(2) and sendto(2) on the non-blocking
-// socket without the runtime's system-call bookkeeping (RawSyscall): each
-// returns at once, and waiting for the socket stays with the netpoller
-// (RawConn.Read and Write wait when the call says EAGAIN). The runtime's
-// entersyscall wakes its monitor thread when the process was idle; with
-// the thread switches that brings, it took about 40 % of a bare Go
-// receiver's CPU at 1,000 datagrams a second on this project's 2-core
-// hosts (7.2–8.7 % of a core against 4.6–4.9 %, docs/bench.md).
+// rawIO is recvfrom(2) or sendto(2) on the non-blocking socket without
+// the runtime's system-call bookkeeping (RawSyscall): each call returns at
+// once, and waiting for the socket stays with the netpoller (RawConn.Read
+// and Write wait when the call says EAGAIN). The runtime's entersyscall
+// wakes its monitor thread when the process was idle; with the thread
+// switches that brings, it took about 40 % of a bare Go receiver's CPU at
+// 1,000 datagrams a second on this project's 2-core hosts (7.2–8.7 % of a
+// core against 4.6–4.9 %, docs/bench.md). Its state is kept per Conn, one
+// call at a time (mu), so that a read or a write allocates nothing.
+type rawIO struct {
+	mu    sync.Mutex
+	buf   []byte
+	sa    syscall.RawSockaddrInet4 // the source read, or the destination
+	size  uint32                   // of sa, for recvfrom
+	n     int
+	errno syscall.Errno
+	call  func(fd uintptr) bool // recv or send, bound once
+}
+
+func newRawIO(send bool) *rawIO {
+	o := &rawIO{}
+	o.call = o.recv
+	if send {
+		o.call = o.send
+	}
+	return o
+}
+
+func (o *rawIO) recv(fd uintptr) bool {
+	for {
+		o.size = syscall.SizeofSockaddrInet4
+		r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(o.buf))), uintptr(len(o.buf)),
+			0, uintptr(unsafe.Pointer(&o.sa)), uintptr(unsafe.Pointer(&o.size)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // the netpoller waits for the next datagram
+		}
+		o.n, o.errno = int(r), e
+		return true
+	}
+}
+
+func (o *rawIO) send(fd uintptr) bool {
+	for {
+		_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(o.buf))), uintptr(len(o.buf)),
+			0, uintptr(unsafe.Pointer(&o.sa)), syscall.SizeofSockaddrInet4)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // the send buffer is full: wait for room
+		}
+		o.errno = e
+		return true
+	}
+}
+
+// recvFrom reads one datagram into buf.
 func (c *Conn) recvFrom(buf []byte) (int, netip.AddrPort, error) {
 	if len(buf) == 0 {
 		return 0, netip.AddrPort{}, ErrTooLarge
 	}
-	var (
-		n     int
-		from  netip.AddrPort
-		errno syscall.Errno
-	)
-	err := c.rc.Read(func(fd uintptr) bool {
-		var sa syscall.RawSockaddrInet4
-		for {
-			size := uint32(syscall.SizeofSockaddrInet4)
-			r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(len(buf)),
-				0, uintptr(unsafe.Pointer(&sa)), uintptr(unsafe.Pointer(&size)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the netpoller waits for the next datagram
-			}
-			n, errno = int(r), e
-			if e == 0 && sa.Family == syscall.AF_INET {
-				from = netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), networkOrder(&sa.Port))
-			}
-			return true
-		}
-	})
+	o := c.rd
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf, o.n, o.errno, o.sa = buf, 0, 0, syscall.RawSockaddrInet4{}
+	err := c.rc.Read(o.call)
+	o.buf = nil
+	var from netip.AddrPort
+	if o.sa.Family == syscall.AF_INET {
+		from = netip.AddrPortFrom(netip.AddrFrom4(o.sa.Addr), networkOrder(&o.sa.Port))
+	}
 	switch {
 	case err != nil:
 		return 0, from, err // net.ErrClosed once closed
-	case errno != 0:
-		return 0, from, os.NewSyscallError("recvfrom", errno)
+	case o.errno != 0:
+		return 0, from, os.NewSyscallError("recvfrom", o.errno)
 	}
-	return n, from, nil
+	return o.n, from, nil
 }
 
 // sendTo sends b to the IPv4 dst in one datagram.
 func (c *Conn) sendTo(b []byte, dst netip.AddrPort) error {
-	sa := syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: dst.Addr().As4()}
-	setNetworkOrder(&sa.Port, dst.Port())
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for {
-			_, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
-				0, uintptr(unsafe.Pointer(&sa)), syscall.SizeofSockaddrInet4)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the send buffer is full: wait for room
-			}
-			errno = e
-			return true
-		}
-	})
+	o := c.wr
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf, o.errno = b, 0
+	o.sa = syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: dst.Addr().As4()}
+	setNetworkOrder(&o.sa.Port, dst.Port())
+	err := c.rc.Write(o.call)
+	o.buf = nil
 	if err != nil {
 		return err
 	}
-	if errno != 0 {
-		return os.NewSyscallError("sendto", errno)
+	if o.errno != 0 {
+		return os.NewSyscallError("sendto", o.errno)
 	}
 	return nil
 }
