@@ -54,10 +54,13 @@ type Participant struct {
 	// wake-up (futex) and a goroutine switch per sample or two.
 	wrote     chan struct{}
 	soonArmed atomic.Bool
-	closed    bool
-	sedp      sedp
-	readers   map[wire.GUID]*Reader
-	writers   map[wire.GUID]*Writer
+	// acks counts acknowledgments that moved a reader of a user writer on:
+	// run's repair heartbeats back off only while it stands still.
+	acks    atomic.Uint64
+	closed  bool
+	sedp    sedp
+	readers map[wire.GUID]*Reader
+	writers map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
 	tx *sendQueue
 	// deliveries are samples for readers' listeners, called once the
@@ -279,13 +282,17 @@ func (p *Participant) run(ctx context.Context) {
 	heartbeat := time.NewTicker(heartbeatPeriod)
 	defer heartbeat.Stop()
 	// After a reliable write, user writers heartbeat their lagging readers
-	// 10 ms later, then 20, 40… up to heartbeatPeriod while any lags: a
-	// lost last sample of a burst is asked for again at once, not after
-	// the periodic heartbeat.
+	// 10 ms later, and again every 10 ms while readers acknowledge more;
+	// while none does (a reader gone or deaf), 20, 40… up to
+	// heartbeatPeriod. A lost last sample of a burst is asked for again
+	// at once, not after the periodic heartbeat, and the samples of a
+	// stream that went with Final heartbeats (statefulWriter.asks) are
+	// acknowledged soon after it stops.
 	soon := time.NewTimer(time.Hour)
 	soon.Stop()
 	defer soon.Stop()
 	var soonDelay time.Duration
+	var acks uint64
 	for {
 		select {
 		case <-ctx.Done():
@@ -317,14 +324,19 @@ func (p *Participant) run(ctx context.Context) {
 			p.soonArmed.Store(false)
 			p.mu.Lock()
 			out := p.userHeartbeats()
+			q, self := p.queueOrdered(out)
 			p.mu.Unlock()
 			if len(out) == 0 {
 				soonDelay = 0
 				continue
 			}
 			p.soonArmed.Store(true)
-			p.sendOrdered(out)
-			soonDelay = min(2*soonDelay, heartbeatPeriod)
+			p.sendQueued(q, self)
+			if n := p.acks.Load(); n != acks {
+				acks, soonDelay = n, firstRepairHeartbeat
+			} else {
+				soonDelay = min(2*soonDelay, heartbeatPeriod)
+			}
 			soon.Reset(soonDelay)
 		}
 	}

@@ -96,18 +96,27 @@ func (tx *sendQueue) waitRoom(ctx context.Context, done <-chan struct{}) error {
 	}
 }
 
-// sendOrdered sends what reliable user writers send besides their
-// samples (heartbeats while blocked or lagging) in order with what they
-// queued: a heartbeat that overtook queued ones made them stale, since a
-// reader ignores a heartbeat whose count is not above the last it saw,
-// and CycloneDDS then acknowledged a streaming 1 KB writer only once per
-// blocked heartbeat (every 2 ms). Call it without p.mu held.
-func (p *Participant) sendOrdered(out []outgoing) {
+// queueOrdered queues what reliable user writers send besides their
+// samples (heartbeats while blocked, lagging or waiting for
+// acknowledgments) in order with what they queued: a heartbeat that
+// overtook queued ones made them stale, since a reader ignores a
+// heartbeat whose count is not above the last it saw, and CycloneDDS then
+// acknowledged a streaming 1 KB writer only once per blocked heartbeat
+// (every 2 ms). Call it with p.mu held, which gave the heartbeats their
+// counts, so that no write queues a later one first; then, without p.mu,
+// sendQueued with what it returned.
+func (p *Participant) queueOrdered(out []outgoing) (q pendingSend, self bool) {
 	if len(out) == 0 {
-		return
+		return q, false
 	}
-	q := pendingSend{out: out}
-	if self, _ := p.tx.push(q, true); self {
+	q = pendingSend{out: out}
+	self, _ = p.tx.push(q, true)
+	return q, self
+}
+
+// sendQueued sends q when queueOrdered gave the caller the token.
+func (p *Participant) sendQueued(q pendingSend, self bool) {
+	if self {
 		p.sendNow(q)
 	}
 }

@@ -190,7 +190,7 @@ func TestHeartbeatsFromElsewhereQueueBehindTheSamples(t *testing.T) {
 	queuedHB := &wire.Heartbeat{Count: 5}
 	p.tx.push(pendingSend{out: []outgoing{{subs: []wire.Submessage{queuedHB}}}}, false)
 	later := &wire.Heartbeat{Count: 6}
-	p.sendOrdered([]outgoing{{subs: []wire.Submessage{later}}})
+	p.sendQueued(p.queueOrdered([]outgoing{{subs: []wire.Submessage{later}}}))
 	if len(p.tx.queue) != 2 || p.tx.queue[1].out[0].subs[0] != later {
 		t.Fatalf("the later heartbeat was not queued behind the earlier one: %d queued", len(p.tx.queue))
 	}

@@ -2,6 +2,7 @@ package rtps
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -34,9 +35,14 @@ type statefulWriter struct {
 	inFlight []wire.SequenceNumber
 	// quietWrites: a user writer's writes carry Final heartbeats except
 	// now and then (see asks); unasked counts what was written since a
-	// heartbeat last asked for acknowledgments.
+	// heartbeat last asked for acknowledgments, asked is when a write's
+	// last did.
 	quietWrites            bool
 	unaskedOctets, unasked int
+	asked                  time.Time
+	// acks counts acknowledgments that moved a reader on (see
+	// Participant.run's repair heartbeats).
+	acks *atomic.Uint64
 }
 
 type change struct {
@@ -88,33 +94,43 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 		clear(w.changes[:n])
 		w.changes = w.changes[n:]
 	}
-	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(time.Now())}
+	now := time.Now()
+	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(now)}
 	w.next++
 	w.changes = append(w.changes, c)
 	// Its heartbeat follows it and every earlier change still being sent
 	// (the send queue keeps the order of writes): it announces them all.
-	return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(!w.asks(len(payload)), c.sn))
+	return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(!w.asks(len(payload), now), c.sn))
 }
 
-// asks reports whether the heartbeat of a write of size octets asks the
-// readers to acknowledge. An SEDP announcer's always do: a service
-// client waits for its announcements' acknowledgments. A user writer's
-// ask once a quarter window has been written since the last that asked
-// (a blocking writer's window in samples too), and are Final otherwise,
-// as CycloneDDS piggybacks them: a reader answers a Final heartbeat
-// only when it lacks something (NACK), so a lone sample costs one
+// askEvery is how long a user writer's writes go with Final heartbeats at
+// most: a write asks when the last that asked is older, so a lone write
+// (a service request, a slow topic) always asks, and a stream is
+// acknowledged, and its losses NACKed (CycloneDDS holds a NACK that a
+// Final heartbeat draws for its NackDelay, 100 ms), within about as long.
+const askEvery = 10 * time.Millisecond
+
+// asks reports whether the heartbeat of a write of size octets at now
+// asks the readers to acknowledge. An SEDP announcer's always do: a
+// service client waits for its announcements' acknowledgments. A user
+// writer's ask when askEvery has passed since the last that asked, or a
+// quarter window has been written since (a blocking writer's window in
+// samples too), and are Final otherwise, as CycloneDDS piggybacks them:
+// a reader answers a Final heartbeat only when it lacks something
+// (NACK), so a sample answered within askEvery (a round trip) costs one
 // datagram each way instead of two (the ACKNACK), which held a 1 KB
 // round trip 10–20 µs longer. The rest is acknowledged at the repair
-// heartbeat 10 ms after a write, which asks, and WaitAcknowledged asks
-// at once.
-func (w *statefulWriter) asks(size int) bool {
+// heartbeats, which ask, and WaitAcknowledged asks at once.
+func (w *statefulWriter) asks(size int, now time.Time) bool {
 	w.unaskedOctets += size
 	w.unasked++
-	if !w.quietWrites || w.unaskedOctets >= heartbeatSpacing {
+	window := min(w.keepLast, max(writeWindow/max(size, 1), 1))
+	if !w.quietWrites || w.unaskedOctets >= heartbeatSpacing || now.Sub(w.asked) >= askEvery ||
+		w.blocking && w.unasked >= max(window/4, 1) {
+		w.asked, w.unaskedOctets, w.unasked = now, 0, 0
 		return true
 	}
-	window := min(w.keepLast, max(writeWindow/max(size, 1), 1))
-	return w.blocking && w.unasked >= max(window/4, 1)
+	return false
 }
 
 // sent notes that change sn's datagrams are out: heartbeats from
@@ -233,6 +249,9 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	}
 	if a.State.Base > r.acked {
 		r.acked = min(a.State.Base, w.next)
+		if w.acks != nil {
+			w.acks.Add(1)
+		}
 		w.progressed()
 	}
 	if w.keepLast == 0 {

@@ -52,7 +52,7 @@ func (p *Participant) NewWriter(e EndpointData) (*Writer, error) {
 	}
 	w := &Writer{p: p, data: data, sw: &statefulWriter{id: g.Entity, readerID: wire.EntityIDUnknown, next: 1,
 		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal,
-		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true},
+		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true, acks: &p.acks},
 		pace: pacer{rate: p.cfg.FragmentRate, burst: p.cfg.FragmentBurst}}
 	p.writers[g] = w
 	var out []outgoing
@@ -187,9 +187,9 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		case <-changed:
 		case <-hb.C:
 			p.mu.Lock()
-			out := w.heartbeats()
+			q, self := p.queueOrdered(w.heartbeats())
 			p.mu.Unlock()
-			p.sendOrdered(out)
+			p.sendQueued(q, self)
 			hb.Reset(blockedHeartbeat)
 		}
 	}
@@ -312,9 +312,9 @@ func (w *Writer) WaitAcknowledged(ctx context.Context) error {
 	// Writes' heartbeats are mostly Final (see statefulWriter.asks): ask
 	// now rather than at the next repair heartbeat.
 	w.p.mu.Lock()
-	out := w.heartbeats()
+	q, self := w.p.queueOrdered(w.heartbeats())
 	w.p.mu.Unlock()
-	w.p.sendOrdered(out)
+	w.p.sendQueued(q, self)
 	_, err := waitChange(ctx, w.p, func() []wire.GUID { return w.sw.unacked() }, func(gs []wire.GUID) bool { return len(gs) == 0 })
 	return err
 }

@@ -558,10 +558,11 @@ func TestFirstHeartbeatAfterALostMatchHeartbeatSkipsNothing(t *testing.T) {
 }
 
 // TestWritesAskForAcknowledgmentsNowAndThen: a user writer's write
-// heartbeats are Final but once a quarter window (in octets, and for a
-// blocking writer in samples too), so that a lone sample costs no
-// ACKNACK; an SEDP announcer's always ask; a heartbeat that asks from
-// elsewhere (repair, blocked) starts the count again.
+// heartbeats are Final but when askEvery has passed since the last that
+// asked, or a quarter window (in octets, and for a blocking writer in
+// samples too) was written since, so that a sample answered by a round
+// trip costs no ACKNACK; an SEDP announcer's always ask; a heartbeat that
+// asks from elsewhere (repair, blocked) starts the count again.
 func TestWritesAskForAcknowledgmentsNowAndThen(t *testing.T) {
 	user := func(keepLast int, blocking bool) *statefulWriter {
 		return &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{},
@@ -571,25 +572,26 @@ func TestWritesAskForAcknowledgmentsNowAndThen(t *testing.T) {
 		name   string
 		w      *statefulWriter
 		size   int
+		gap    time.Duration // between writes
 		writes int
 		asking []int // the writes (from 1) whose heartbeat asks
 		repair int   // a heartbeat that asks goes after this write (0: none)
 	}{
-		{"announcer: every write", newBuiltinWriter(0x3c2, 0x3c7), 200, 3, []int{1, 2, 3}, 0},
-		{"keep-last 1 KB: a quarter window of octets", user(1, false), 1 << 10, 600, []int{256, 512}, 0},
-		{"keep-all 1 KB: a quarter window", user(maxKeepAll, true), 1 << 10, 600, []int{256, 512}, 0},
-		{"keep-all 100 B: a quarter of the samples", user(maxKeepAll, true), 100, 600, []int{256, 512}, 0},
-		{"keep-all 64 KB: every fourth", user(maxKeepAll, true), 64 << 10, 9, []int{4, 8}, 0},
-		{"a repair heartbeat starts again", user(1, false), 1 << 10, 600, []int{356}, 100},
+		{"announcer: every write", newBuiltinWriter(0x3c2, 0x3c7), 200, 0, 3, []int{1, 2, 3}, 0},
+		{"lone writes: each", user(10, false), 200, 2 * askEvery, 3, []int{1, 2, 3}, 0},
+		{"a 1 kHz stream: every askEvery", user(10, false), 200, time.Millisecond, 25, []int{1, 11, 21}, 0},
+		{"keep-last 1 KB at once: a quarter window of octets", user(1, false), 1 << 10, 0, 600, []int{1, 257, 513}, 0},
+		{"keep-all 100 B at once: a quarter of the samples", user(maxKeepAll, true), 100, 0, 600, []int{1, 257, 513}, 0},
+		{"keep-all 64 KB at once: every fourth", user(maxKeepAll, true), 64 << 10, 0, 9, []int{1, 5, 9}, 0},
+		{"a repair heartbeat starts again", user(1, false), 1 << 10, 0, 600, []int{1, 356}, 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t0 := time.Now()
 			var asking []int
 			for i := 1; i <= tt.writes; i++ {
-				for _, s := range tt.w.write(wire.GUID{Entity: wire.EntityID(i)}, make([]byte, tt.size), nil) {
-					if h, ok := s.(*wire.Heartbeat); ok && !h.Final {
-						asking = append(asking, i)
-					}
+				if tt.w.asks(tt.size, t0.Add(time.Duration(i)*tt.gap)) {
+					asking = append(asking, i)
 				}
 				if i == tt.repair {
 					tt.w.heartbeat(false)
@@ -599,5 +601,98 @@ func TestWritesAskForAcknowledgmentsNowAndThen(t *testing.T) {
 				t.Fatalf("writes whose heartbeat asks: %v, want %v", asking, tt.asking)
 			}
 		})
+	}
+}
+
+// TestAWriteHeartbeatIsFinalWithinAskEvery: the heartbeat a write sends
+// asks for acknowledgments when the writer last asked long ago and is
+// Final right after.
+func TestAWriteHeartbeatIsFinalWithinAskEvery(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{},
+		keepLast: 1, quietWrites: true}
+	var finals []bool
+	for i := range 2 {
+		for _, s := range w.write(wire.GUID{Entity: wire.EntityID(i + 1)}, make([]byte, 100), nil) {
+			if h, ok := s.(*wire.Heartbeat); ok {
+				finals = append(finals, h.Final)
+			}
+		}
+	}
+	if !slices.Equal(finals, []bool{false, true}) {
+		t.Fatalf("write heartbeats Final: %v, want [false true]", finals)
+	}
+}
+
+// TestWritesAreAcknowledgedSoonWhileAnotherWriterStreams: with a second
+// writer of the participant streaming at 200 Hz (its write heartbeats
+// mostly Final), a lone sample of the first is acknowledged at once (its
+// heartbeat asks), and the stream's last sample soon after it stops
+// (the repair heartbeats back off only while no reader acknowledges
+// more). Both took up to the 500 ms of the backed-off repair heartbeat
+// when a write asked only once a quarter window.
+func TestWritesAreAcknowledgedSoonWhileAnotherWriterStreams(t *testing.T) {
+	netns.Require(t)
+	w, r := matchedPair(t, Config{Domain: 26}, Config{Domain: 26})
+	topic := EndpointData{Topic: "rt/stream", Type: "std_msgs::msg::dds_::String_", QoS: QoS{Reliability: Reliable, History: KeepLast, Depth: 10}}
+	sw, err := w.p.NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, err := r.p.NewReader(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := sw.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]byte{0, 1, 0, 0, 1}, nil); err != nil { // w has written before
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	streamed := make(chan wire.SequenceNumber, 1)
+	go func() {
+		var last wire.SequenceNumber
+		defer func() { streamed <- last }()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				sn, err := sw.WriteSN([]byte{0, 1, 0, 0, 1}, nil)
+				if err != nil {
+					return
+				}
+				last = sn
+			}
+		}
+	}()
+	time.Sleep(1500 * time.Millisecond) // the repair heartbeats back off as far as they would
+	acked := func(w *Writer, sn wire.SequenceNumber) time.Duration {
+		start := time.Now()
+		for !w.AcknowledgedBy(r.GUID(), sn) && !w.AcknowledgedBy(sr.GUID(), sn) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("sample %d never acknowledged", sn)
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		return time.Since(start)
+	}
+	sn, err := w.WriteSN([]byte{0, 1, 0, 0, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := acked(w, sn); d > heartbeatPeriod/5 {
+		t.Errorf("a lone sample was acknowledged %v after its write while another writer streamed, want at once", d)
+	}
+	close(stop)
+	if d := acked(sw, <-streamed); d > heartbeatPeriod/5 {
+		t.Errorf("a stream's last sample was acknowledged %v after it stopped, want within a few repair heartbeats", d)
 	}
 }
