@@ -331,13 +331,25 @@ func contractError(actuator string, err error) error {
 // stamp: any client's), and stops every drive (a zero twist), all at
 // once. It takes no lock a send holds while it waits, and waits for no
 // discovery: an action whose server the graph does not list is skipped,
-// as nothing of ours runs there. The error lists what failed.
+// as nothing of ours runs there, unless a goal of ours on it has not
+// ended. The graph is rebuilt when the discovery goroutine catches up
+// with the participant, so it can lag behind an action client that just
+// used the server, and a server that left the graph may only be out of
+// reach while our goal runs on: such an action is asked all the same,
+// and reported when it cannot be reached within stopCancelWait. The
+// error lists what failed.
 func (r *Robot) StopAll(ctx context.Context) error {
 	r.mu.Lock()
+	// Actions with a goal of ours sent and not ended; one still being
+	// sent is stopped here, and canceled by its own follower if it left.
+	ours := map[*actuator]bool{}
 	for _, g := range r.goals {
-		if g.sending {
+		switch {
+		case g.sending:
 			g.stopped = true
 			g.abort()
+		case !g.ended:
+			ours[g.act] = true
 		}
 	}
 	r.mu.Unlock()
@@ -355,7 +367,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 		}
 	})
 	for _, a := range r.order {
-		if a.client == nil || !served[a.sendGoal] {
+		if a.client == nil || !served[a.sendGoal] && !ours[a] {
 			continue
 		}
 		wg.Go(func() {

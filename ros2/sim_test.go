@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,6 +196,52 @@ func (u *updates) progressed(id string) bool {
 
 func simArmGoal(seconds float64) actuators.Trajectory {
 	return actuators.Trajectory{Joints: simArmJoints, Points: []spline.Point{{Positions: []float64{0.2, -0.4, 0.3, 0, 0, 0}, Time: seconds}}}
+}
+
+// TestStopAllAsksAnActionWithAGoalOfOursTheGraphNoLongerLists: a gripper
+// goal of ours runs when its server leaves the graph (the sim ends; it
+// could as well be out of reach, its goal running on). StopAll does not
+// skip that action as one with nothing of ours on it: it asks, and says
+// that the gripper could not be reached; the arm and the base, with no
+// goal of ours and no server, are skipped.
+func TestStopAllAsksAnActionWithAGoalOfOursTheGraphNoLongerLists(t *testing.T) {
+	g := startSimRig(t, msgs.Jazzy, 125, "")
+	r := g.robot
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	grip := 0.08
+	if pos, _ := r.jointPosition("gripper_finger_joint"); pos > 0.04 {
+		grip = 0
+	}
+	id := newUUID()
+	if err := r.Send(ctx, "gripper", id, actuators.GripperCommand{Position: grip, MaxEffort: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(g.sim.Pid(), syscall.SIGTERM); err != nil { // it says goodbye
+		t.Fatal(err)
+	}
+	<-g.sim.Done()
+	for connected := true; connected; {
+		for _, a := range r.Actuators() {
+			if a.Name == "gripper" {
+				connected = a.Connected
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the gripper's server stayed in the graph after the sim ended")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	err := r.StopAll(ctx)
+	if !errors.Is(err, actuators.ErrNotConnected) || !strings.Contains(err.Error(), "gripper") {
+		t.Fatalf("StopAll with a gripper goal of ours whose server left: %v, want the gripper not connected", err)
+	}
+	for _, skipped := range []string{"arm:", "base:"} {
+		if strings.Contains(err.Error(), skipped) {
+			t.Errorf("StopAll asked an action with no server and no goal of ours: %v", err)
+		}
+	}
 }
 
 // Over `simrobot --ros 2` on every distro: a gripper (the distro's
