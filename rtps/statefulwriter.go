@@ -2,7 +2,6 @@ package rtps
 
 import (
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -40,9 +39,6 @@ type statefulWriter struct {
 	quietWrites            bool
 	unaskedOctets, unasked int
 	asked                  time.Time
-	// acks counts acknowledgments that moved a reader on (see
-	// Participant.run's repair heartbeats).
-	acks *atomic.Uint64
 }
 
 type change struct {
@@ -127,7 +123,7 @@ func (w *statefulWriter) asks(size int, now time.Time) bool {
 	window := min(w.keepLast, max(writeWindow/max(size, 1), 1))
 	if !w.quietWrites || w.unaskedOctets >= heartbeatSpacing || now.Sub(w.asked) >= askEvery ||
 		w.blocking && w.unasked >= max(window/4, 1) {
-		w.asked, w.unaskedOctets, w.unasked = now, 0, 0
+		w.asked = now // the counts start again in heartbeatThrough
 		return true
 	}
 	return false
@@ -249,9 +245,6 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	}
 	if a.State.Base > r.acked {
 		r.acked = min(a.State.Base, w.next)
-		if w.acks != nil {
-			w.acks.Add(1)
-		}
 		w.progressed()
 	}
 	if w.keepLast == 0 {

@@ -52,7 +52,7 @@ func (p *Participant) NewWriter(e EndpointData) (*Writer, error) {
 	}
 	w := &Writer{p: p, data: data, sw: &statefulWriter{id: g.Entity, readerID: wire.EntityIDUnknown, next: 1,
 		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal,
-		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true, acks: &p.acks},
+		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true},
 		pace: pacer{rate: p.cfg.FragmentRate, burst: p.cfg.FragmentBurst}}
 	p.writers[g] = w
 	var out []outgoing
@@ -325,7 +325,14 @@ func (p *Participant) handleUserAckNack(src wire.GUIDPrefix, a *wire.AckNack) []
 	return p.repair(src, a.ReaderID, a.WriterID, func(sw *statefulWriter, reader wire.GUID) []wire.Submessage {
 		r, ok := sw.readers[reader]
 		before, heard := sw.acknowledged(reader), ok && r.heard
+		var acked wire.SequenceNumber
+		if ok {
+			acked = r.acked
+		}
 		subs := sw.onAckNack(reader, a)
+		if ok && r.acked > acked {
+			p.acks.Add(1) // the repair heartbeats stay quick (see run)
+		}
 		if !before && sw.acknowledged(reader) || ok && !heard && r.heard {
 			p.notify()
 		}

@@ -590,9 +590,11 @@ func TestWritesAskForAcknowledgmentsNowAndThen(t *testing.T) {
 			t0 := time.Now()
 			var asking []int
 			for i := 1; i <= tt.writes; i++ {
-				if tt.w.asks(tt.size, t0.Add(time.Duration(i)*tt.gap)) {
+				ask := tt.w.asks(tt.size, t0.Add(time.Duration(i)*tt.gap))
+				if ask {
 					asking = append(asking, i)
 				}
+				tt.w.heartbeatThrough(!ask, 0) // as write does
 				if i == tt.repair {
 					tt.w.heartbeat(false)
 				}
