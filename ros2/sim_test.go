@@ -220,7 +220,12 @@ func TestStopAllAsksAnActionWithAGoalOfOursTheGraphNoLongerLists(t *testing.T) {
 	if err := syscall.Kill(g.sim.Pid(), syscall.SIGTERM); err != nil { // it says goodbye
 		t.Fatal(err)
 	}
-	<-g.sim.Done()
+	select {
+	case <-g.sim.Done():
+	case <-ctx.Done():
+		g.sim.Kill()
+		t.Fatal("the sim did not end on SIGTERM")
+	}
 	for connected := true; connected; {
 		for _, a := range r.Actuators() {
 			if a.Name == "gripper" {
