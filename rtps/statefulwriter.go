@@ -16,7 +16,8 @@ import (
 // participant's lock.
 type statefulWriter struct {
 	id, readerID wire.EntityID
-	changes      []change // ascending SN
+	changes      []change // ascending SN, a window of base (see keep)
+	base         []change
 	next         wire.SequenceNumber
 	hbCount      int32
 	hbFragCount  int32
@@ -39,6 +40,11 @@ type statefulWriter struct {
 	quietWrites            bool
 	unaskedOctets, unasked int
 	asked                  time.Time
+	// pool, when set, holds the history's payloads: copies the writer
+	// made, given back as changes leave the history (see retire); retired
+	// are changes that left it while their write was still being sent.
+	pool    *samplePool
+	retired []change
 }
 
 type change struct {
@@ -47,6 +53,10 @@ type change struct {
 	payload []byte // serialized payload; nil for a dispose
 	qos     wire.ParameterList
 	ts      wire.Time // source timestamp, sent in an INFO_TS before it
+	// lent says submessages besides its write's own were built from it
+	// (a repair, a late joiner's history): they are sent after the
+	// participant's lock is let go, so its payload is never recycled.
+	lent bool
 }
 
 type readerProxy struct {
@@ -86,17 +96,53 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
 	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
 		// Drop from the front without moving the rest (a keep-all history
-		// is 1024 changes long): append reallocates as the space runs out.
+		// is 1024 changes long); keep reuses the room.
+		for _, c := range w.changes[:n] {
+			w.retire(c)
+		}
 		clear(w.changes[:n])
 		w.changes = w.changes[n:]
 	}
 	now := time.Now()
 	c := change{sn: w.next, key: key, payload: payload, qos: qos, ts: wire.TimeOf(now)}
 	w.next++
-	w.changes = append(w.changes, c)
+	w.keep(c)
 	// Its heartbeat follows it and every earlier change still being sent
 	// (the send queue keeps the order of writes): it announces them all.
 	return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(!w.asks(len(payload), now), c.sn))
+}
+
+// keep appends c to the history. The changes dropped from its front leave
+// room at the start of base; when the history reaches base's end, it moves
+// back to the start rather than into a new array (which append made every
+// few hundred writes of a streaming writer, copying the whole history).
+func (w *statefulWriter) keep(c change) {
+	if n := len(w.changes); n == cap(w.changes) {
+		if off := cap(w.base) - cap(w.changes); off > 0 && off >= n {
+			copy(w.base, w.changes)
+			clear(w.base[n:]) // what moved, and what was dropped before
+			w.changes = w.base[:n]
+		} else {
+			w.changes = append(w.changes, c)
+			w.base = w.changes[:cap(w.changes)]
+			return
+		}
+	}
+	w.changes = append(w.changes, c)
+}
+
+// retire gives the payload of change c, which left the history, back to
+// the pool once nothing reads it: never when it was lent, and only once
+// its write's datagrams are out (see sent).
+func (w *statefulWriter) retire(c change) {
+	if w.pool == nil || c.lent || c.payload == nil {
+		return
+	}
+	if slices.Contains(w.inFlight, c.sn) {
+		w.retired = append(w.retired, c)
+		return
+	}
+	w.pool.put(c.payload)
 }
 
 // askEvery is how long a user writer's writes go with Final heartbeats at
@@ -134,9 +180,13 @@ func (w *statefulWriter) asks(size int, now time.Time) bool {
 func (w *statefulWriter) sent(sn wire.SequenceNumber) {
 	if len(w.inFlight) > 0 && w.inFlight[0] == sn {
 		w.inFlight = w.inFlight[1:] // sent in the order written
-		return
+	} else {
+		w.inFlight = slices.DeleteFunc(w.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
 	}
-	w.inFlight = slices.DeleteFunc(w.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
+	if i := slices.IndexFunc(w.retired, func(c change) bool { return c.sn == sn }); i >= 0 {
+		w.pool.put(w.retired[i].payload)
+		w.retired = slices.Delete(w.retired, i, i+1)
+	}
 }
 
 // appendHeartbeats closes what was just sent of change c, subs, with hb:
@@ -177,8 +227,8 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	}
 	var out []wire.Submessage
 	if w.durable {
-		for _, c := range w.changes {
-			out = append(out, w.submessages(c, nil)...)
+		for i := range w.changes {
+			out = append(out, w.lend(i, nil)...)
 		}
 	}
 	return append(out, w.heartbeat(false))
@@ -266,7 +316,7 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 				continue // the reader asks again after the next heartbeat
 			}
 			repaired += len(w.changes[i].payload)
-			out = append(out, w.submessages(w.changes[i], nil)...)
+			out = append(out, w.lend(i, nil)...)
 		} else {
 			gaps = append(gaps, sn)
 		}
@@ -388,6 +438,13 @@ func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage
 	return out
 }
 
+// lend is the submessages of the history's change i sent besides its
+// write (see submessages): its payload is not recycled from then on.
+func (w *statefulWriter) lend(i int, frags []uint32) []wire.Submessage {
+	w.changes[i].lent = true
+	return w.submessages(w.changes[i], frags)
+}
+
 // onNackFrag returns the fragments a reader asks for again.
 func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submessage {
 	r, ok := w.readers[g]
@@ -399,7 +456,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if !ok {
 		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
-	out := w.submessages(w.changes[i], n.State.Members())
+	out := w.lend(i, n.State.Members())
 	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}

@@ -54,6 +54,12 @@ func (p *Participant) NewWriter(e EndpointData) (*Writer, error) {
 		readers: map[wire.GUID]*readerProxy{}, keepLast: depth, durable: data.QoS.Durability >= TransientLocal,
 		blocking: data.QoS.Reliability == Reliable && data.QoS.History == KeepAll, quietWrites: true},
 		pace: pacer{rate: p.cfg.FragmentRate, burst: p.cfg.FragmentBurst}}
+	if data.QoS.Reliability == Reliable {
+		// A best-effort write's datagrams go out after the lock is let go,
+		// and nothing tells the writer when they are: its copies are not
+		// recycled.
+		w.sw.pool = &samplePool{}
+	}
 	p.writers[g] = w
 	var out []outgoing
 	for _, r := range p.sedp.remote {
@@ -121,6 +127,7 @@ var ErrBlocked = errors.New("rtps: readers did not catch up in time")
 
 // Write publishes one sample: payload is the serialized sample with its
 // encapsulation header; qos, if not nil, is sent as the DATA's inline QoS.
+// Both are copied: the caller may reuse them once Write returns.
 // A reliable keep-all writer waits up to MaxBlockingTime while its readers
 // lag (ErrBlocked after), as WriteContext describes.
 // A reliable writer sends at once when nothing else is being sent; while
@@ -155,12 +162,28 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 	if len(payload) > maxSample {
 		return 0, fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
 	}
+	// The history keeps the sample until its readers have it; a reliable
+	// writer's copies are recycled (samplePool).
+	if payload != nil {
+		if w.sw.pool != nil {
+			payload = w.sw.pool.copyOf(payload)
+		} else {
+			payload = slices.Clone(payload)
+		}
+	}
+	qos = qos.Clone()
+	unused := func() {
+		if w.sw.pool != nil && payload != nil {
+			w.sw.pool.put(payload)
+		}
+	}
 	p := w.p
 	var hb *time.Timer
 	for {
 		p.mu.Lock()
 		if w.closed || p.closed {
 			p.mu.Unlock()
+			unused()
 			return 0, ErrClosed
 		}
 		if !w.sw.lagging(len(payload)) {
@@ -182,6 +205,7 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		}
 		select {
 		case <-ctx.Done():
+			unused()
 			return 0, fmt.Errorf("%w: %w", ErrBlocked, ctx.Err())
 		case <-progress:
 		case <-changed:

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"runtime/trace"
-	"slices"
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -392,7 +391,7 @@ func publishKeyedSeq(ctx context.Context, p *rtps.Participant, job rtpsJob) (pub
 	n := 0
 	for ; time.Now().Before(end); n++ {
 		binary.LittleEndian.PutUint32(sample[4:], uint32(n))
-		if err := w.WriteContext(ctx, slices.Clone(sample), nil); err != nil {
+		if err := w.WriteContext(ctx, sample, nil); err != nil {
 			return pubResult{}, err
 		}
 	}
