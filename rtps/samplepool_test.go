@@ -75,7 +75,7 @@ func pooledWriter(keepLast int) *statefulWriter {
 // keeps its last changes in order, and reuses the room at its front instead
 // of reallocating its array.
 func TestHistoryKeepsItsOrderWithoutGrowing(t *testing.T) {
-	for _, depth := range []int{1, 3, 100} {
+	for _, depth := range []int{1, 3, 100, maxKeepAll} {
 		w := pooledWriter(depth)
 		var base *change
 		for i := 1; i <= 50*depth+7; i++ {

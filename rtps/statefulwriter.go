@@ -123,9 +123,11 @@ func (w *statefulWriter) keep(c change) {
 			clear(w.base[n:]) // what moved, and what was dropped before
 			w.changes = w.base[:n]
 		} else {
-			w.changes = append(w.changes, c)
+			// Room for as many again, so that once full the history moves
+			// back: append grows a large slice by a quarter, which the
+			// front's room never reached.
+			w.changes = slices.Grow(w.changes, n+1)
 			w.base = w.changes[:cap(w.changes)]
-			return
 		}
 	}
 	w.changes = append(w.changes, c)
