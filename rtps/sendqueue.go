@@ -32,8 +32,13 @@ type sendQueue struct {
 	// took is closed and replaced when a sender takes the queue, for
 	// writers waiting for room.
 	took chan struct{}
-	// buf is the sender's datagram buffer; only the token holder uses it.
-	buf []byte
+	// buf is the sender's datagram buffer, outs and subs what pack
+	// joins a batch into; only the token holder uses them.
+	buf  []byte
+	outs []outgoing
+	subs []wire.Submessage
+	// spare is the array of the last batch sent, for the queue to reuse.
+	spare []pendingSend
 }
 
 // pendingSend is what one write sends and, for a sample, the writer and
@@ -136,17 +141,26 @@ func (p *Participant) drain() {
 	for {
 		tx.mu.Lock()
 		batch := tx.queue
-		tx.queue, tx.octets = nil, 0
 		if len(batch) == 0 {
 			tx.sending = false
 			tx.mu.Unlock()
 			return
 		}
+		tx.queue, tx.spare, tx.octets = tx.spare, nil, 0
 		close(tx.took)
 		tx.took = make(chan struct{})
 		tx.mu.Unlock()
-		tx.buf = p.sendBuffered(tx.buf, pack(batch))
+		tx.outs, tx.subs = pack(batch, tx.outs, tx.subs)
+		tx.buf = p.sendBuffered(tx.buf, tx.outs)
 		p.sent(batch)
+		// What was sent is not held on to (a lent payload goes to the
+		// garbage collector).
+		clear(tx.outs)
+		clear(tx.subs)
+		clear(batch)
+		tx.mu.Lock()
+		tx.spare = batch[:0]
+		tx.mu.Unlock()
 	}
 }
 
@@ -230,21 +244,35 @@ func (p *Participant) sender(ctx context.Context) {
 // of CycloneDDS's, one per batch let it reach two thirds. One per quarter
 // window is left, so that a writer waiting for room in its window goes on
 // before the whole batch is in.
-func pack(batch []pendingSend) []outgoing {
-	var out []outgoing
+//
+// It joins into outs and subs, which it returns, reused from batch to
+// batch: each outgoing's submessages are a run of subs.
+func pack(batch []pendingSend, outs []outgoing, subs []wire.Submessage) ([]outgoing, []wire.Submessage) {
+	total := 0
 	for _, q := range batch {
 		for _, o := range q.out {
-			if n := len(out); n > 0 && out[n-1].dst == o.dst && slices.Equal(out[n-1].to, o.to) {
-				out[n-1].subs = append(out[n-1].subs, o.subs...)
-				continue
-			}
-			out = append(out, outgoing{dst: o.dst, to: o.to, subs: slices.Clone(o.subs)})
+			total += len(o.subs)
 		}
 	}
-	for i := range out {
-		out[i].subs = thinHeartbeats(out[i].subs)
+	// Room for all, so that the runs already cut stay in subs's array.
+	outs, subs = outs[:0], slices.Grow(subs[:0], total)
+	start := 0
+	for _, q := range batch {
+		for _, o := range q.out {
+			n := len(outs)
+			if n == 0 || outs[n-1].dst != o.dst || !slices.Equal(outs[n-1].to, o.to) {
+				outs = append(outs, outgoing{dst: o.dst, to: o.to})
+				n++
+				start = len(subs)
+			}
+			subs = append(subs, o.subs...)
+			outs[n-1].subs = subs[start:]
+		}
 	}
-	return out
+	for i := range outs {
+		outs[i].subs = thinHeartbeats(outs[i].subs)
+	}
+	return outs, subs
 }
 
 // heartbeatSpacing is the fewest octets between two heartbeats of a writer

@@ -3,6 +3,7 @@ package rtps
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
 	"slices"
 	"sync"
@@ -39,7 +40,8 @@ func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
 			&wire.Heartbeat{ReaderID: wire.EntityIDUnknown, WriterID: writer, First: 1, Last: wire.SequenceNumber(i + 1), Count: int32(i + 1)},
 		}}}})
 	}
-	tx.sendBuffered(nil, pack(batch))
+	outs, _ := pack(batch, nil, nil)
+	tx.sendBuffered(nil, outs)
 	deadline := time.Now().Add(5 * time.Second)
 	var datagrams [][]byte
 	for time.Now().Before(deadline) {
@@ -144,6 +146,57 @@ func TestPackKeepsAHeartbeatPerSpacing(t *testing.T) {
 				t.Fatal("a heartbeat shared with other destinations was changed in place")
 			}
 		})
+	}
+}
+
+// TestPackJoinsRunsPerDestination: consecutive writes to the same reader
+// join into one outgoing, another destination starts a new one, every
+// submessage stays in its run in order, and the scratch reused for a
+// later, smaller batch holds only that batch.
+func TestPackJoinsRunsPerDestination(t *testing.T) {
+	a, b := wire.GUIDPrefix{1}, wire.GUIDPrefix{2}
+	toA := []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:7411")}
+	toB := []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:7413")}
+	sample := func(sn int) []wire.Submessage {
+		return []wire.Submessage{&wire.Data{WriterID: 0x103, WriterSN: wire.SequenceNumber(sn)}}
+	}
+	write := func(sn int, dsts ...wire.GUIDPrefix) pendingSend {
+		var q pendingSend
+		for _, d := range dsts {
+			to := toA
+			if d == b {
+				to = toB
+			}
+			q.out = append(q.out, outgoing{dst: d, to: to, subs: sample(sn)})
+		}
+		return q
+	}
+	shape := func(outs []outgoing) []string {
+		var out []string
+		for _, o := range outs {
+			s := fmt.Sprint(o.dst[0], ":")
+			for _, m := range o.subs {
+				s += fmt.Sprint(" ", m.(*wire.Data).WriterSN)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	var outs []outgoing
+	var subs []wire.Submessage
+	batches := []struct {
+		batch []pendingSend
+		want  []string
+	}{
+		{[]pendingSend{write(1, a), write(2, a), write(3, b), write(4, b), write(5, a)}, []string{"1: 1 2", "2: 3 4", "1: 5"}},
+		{[]pendingSend{write(6, a, b), write(7, a)}, []string{"1: 6", "2: 6", "1: 7"}},
+		{[]pendingSend{write(8, b)}, []string{"2: 8"}},
+	}
+	for _, tt := range batches {
+		outs, subs = pack(tt.batch, outs, subs)
+		if got := shape(outs); !slices.Equal(got, tt.want) {
+			t.Fatalf("packed %v, want %v", got, tt.want)
+		}
 	}
 }
 

@@ -109,7 +109,26 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 	w.keep(c)
 	// Its heartbeat follows it and every earlier change still being sent
 	// (the send queue keeps the order of writes): it announces them all.
-	return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(!w.asks(len(payload), now), c.sn))
+	final := !w.asks(len(payload), now)
+	if c.payload == nil || len(c.payload) > maxData {
+		return w.appendHeartbeats(w.submessages(c, nil), c, w.heartbeatThrough(final, c.sn))
+	}
+	m := &oneData{}
+	m.ts.Time = c.ts
+	w.fillData(&m.d, c)
+	w.fillHeartbeat(&m.hb, final, c.sn)
+	m.subs = [3]wire.Submessage{&m.ts, &m.d, &m.hb}
+	return m.subs[:]
+}
+
+// oneData is what the write of a sample in one DATA sends, made in one
+// allocation instead of five: its INFO_TS, DATA and HEARTBEAT, and the
+// slice that holds them.
+type oneData struct {
+	ts   wire.InfoTS
+	d    wire.Data
+	hb   wire.Heartbeat
+	subs [3]wire.Submessage
 }
 
 // keep appends c to the history. The changes dropped from its front leave
@@ -466,7 +485,14 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 }
 
 func (w *statefulWriter) data(c change) *wire.Data {
-	d := &wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn}
+	d := &wire.Data{}
+	w.fillData(d, c)
+	return d
+}
+
+// fillData sets *d to the DATA of change c.
+func (w *statefulWriter) fillData(d *wire.Data, c change) {
+	*d = wire.Data{ReaderID: w.readerID, WriterID: w.id, WriterSN: c.sn}
 	switch {
 	case c.payload == nil:
 		g := c.key.Bytes()
@@ -474,7 +500,7 @@ func (w *statefulWriter) data(c change) *wire.Data {
 			{ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, wire.StatusDisposed | wire.StatusUnregistered}}}
 		d.Key = true
 		d.Payload, _ = plPayload(wire.ParameterList{{ID: wire.PIDEndpointGUID, Value: g[:]}})
-		return d
+		return
 	case c.qos != nil:
 		d.InlineQoS = c.qos
 	case w.keepLast == 0: // an SEDP announcer's sample carries its key hash
@@ -482,7 +508,6 @@ func (w *statefulWriter) data(c change) *wire.Data {
 		d.InlineQoS = wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}
 	}
 	d.Payload = c.payload
-	return d
 }
 
 // heartbeat announces what the writer has, up to the first change a
@@ -529,6 +554,13 @@ func (w *statefulWriter) first() wire.SequenceNumber {
 // before it never came (TestReliableSamplesSurviveALossyRelay: 149 of 150
 // now and then).
 func (w *statefulWriter) heartbeatThrough(final bool, last wire.SequenceNumber) *wire.Heartbeat {
+	h := &wire.Heartbeat{}
+	w.fillHeartbeat(h, final, last)
+	return h
+}
+
+// fillHeartbeat sets *h to heartbeatThrough(final, last).
+func (w *statefulWriter) fillHeartbeat(h *wire.Heartbeat, final bool, last wire.SequenceNumber) {
 	w.hbCount++
 	if !final {
 		w.unaskedOctets, w.unasked = 0, 0
@@ -541,7 +573,7 @@ func (w *statefulWriter) heartbeatThrough(final bool, last wire.SequenceNumber) 
 			}
 		}
 	}
-	return &wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: max(last, first-1), Count: w.hbCount, Final: final}
+	*h = wire.Heartbeat{ReaderID: w.readerID, WriterID: w.id, First: first, Last: max(last, first-1), Count: w.hbCount, Final: final}
 }
 
 // gapOf builds a GAP of the given ascending numbers (at most 256 apart,
