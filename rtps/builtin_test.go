@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -58,9 +59,9 @@ func TestBuiltinWriterRepairsAndGapsWhatItNoLongerHolds(t *testing.T) {
 	peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: wire.EntityIDSEDPPublicationsReader}
 	w := newBuiltinWriter(wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader)
 	k1, k2 := wire.GUID{Entity: 0x103}, wire.GUID{Entity: 0x203}
-	w.write(k1, []byte("a1"), nil) // sn 1, replaced by sn 3
-	w.write(k2, []byte("b"), nil)  // sn 2
-	w.write(k1, []byte("a2"), nil) // sn 3
+	w.write(k1, []byte("a1"), nil, time.Now()) // sn 1, replaced by sn 3
+	w.write(k2, []byte("b"), nil, time.Now())  // sn 2
+	w.write(k1, []byte("a2"), nil, time.Now()) // sn 3
 	if subs := withoutTS(w.match(peer)); len(subs) != 3 {
 		t.Fatalf("match sends %d submessages, want 2 changes and a heartbeat", len(subs))
 	}
@@ -84,7 +85,7 @@ func TestBuiltinWriterRepairsAndGapsWhatItNoLongerHolds(t *testing.T) {
 	if !w.acknowledged(peer) || len(w.unacked()) != 0 {
 		t.Fatal("not acknowledged after a positive ACKNACK")
 	}
-	w.write(k2, nil, nil) // dispose
+	w.write(k2, nil, nil, time.Now()) // dispose
 	w.onAckNack(peer, &wire.AckNack{State: wire.NewSequenceNumberSet(5), Count: 3})
 	for _, c := range w.changes {
 		if c.key == k2 {
@@ -142,7 +143,7 @@ func TestBuiltinEndpointsDeliverEverythingOnceUnderLoss(t *testing.T) {
 			k = 2*(i-200) + 1 // replaces the odd keys, leaving holes below the first kept change
 		}
 		key := wire.GUID{Entity: wire.EntityID(k)<<8 | 3}
-		deliver(w.write(key, []byte{byte(i)}, nil)) // no repairs yet: lost changes get replaced
+		deliver(w.write(key, []byte{byte(i)}, nil, time.Now())) // no repairs yet: lost changes get replaced
 	}
 	for round := 0; round < 200 && !w.acknowledged(rp); round++ {
 		answer(deliver([]wire.Submessage{w.heartbeat(false)}))

@@ -45,6 +45,7 @@ type Participant struct {
 	mu      sync.Mutex
 	remotes map[wire.GUIDPrefix]*remote
 	changed chan struct{} // closed and replaced on every change
+	gen     uint64        // counts the changes (notify): what was made of them is kept until it moves
 	// newcomer wakes run to announce quickly again when a participant is
 	// learned (buffered 1).
 	newcomer chan struct{}
@@ -225,10 +226,11 @@ func waitChange[T any](ctx context.Context, p *Participant, snapshot func() []T,
 	}
 }
 
-// notify wakes waiters; p.mu must be held.
+// notify wakes waiters, and moves gen; p.mu must be held.
 func (p *Participant) notify() {
 	close(p.changed)
 	p.changed = make(chan struct{})
+	p.gen++
 }
 
 // Close sends what writes queued, says goodbye (an SPDP dispose, so peers

@@ -79,7 +79,7 @@ func TestHistoryKeepsItsOrderWithoutGrowing(t *testing.T) {
 		w := pooledWriter(depth)
 		var base *change
 		for i := 1; i <= 50*depth+7; i++ {
-			w.write(wire.GUID{}, []byte{byte(i)}, nil)
+			w.write(wire.GUID{}, []byte{byte(i)}, nil, time.Now())
 			if i == 4*depth {
 				base = &w.base[0]
 			}
@@ -125,7 +125,7 @@ func TestRetiredPayloadsComeBackOnlyWhenNothingReadsThem(t *testing.T) {
 			w := pooledWriter(1)
 			w.match(reader)
 			first := w.pool.copyOf([]byte{0, 1, 0, 0, 1})
-			w.write(wire.GUID{}, first, nil)
+			w.write(wire.GUID{}, first, nil, time.Now())
 			if tt.inFlight {
 				w.inFlight = append(w.inFlight, 1)
 			}
@@ -136,7 +136,7 @@ func TestRetiredPayloadsComeBackOnlyWhenNothingReadsThem(t *testing.T) {
 					t.Fatal("no repair for a NACKed change")
 				}
 			}
-			w.write(wire.GUID{}, w.pool.copyOf([]byte{0, 1, 0, 0, 2}), nil) // the first leaves the history
+			w.write(wire.GUID{}, w.pool.copyOf([]byte{0, 1, 0, 0, 2}), nil, time.Now()) // the first leaves the history
 			pooled := func() bool {
 				return slices.ContainsFunc(w.pool.free, func(b []byte) bool { return &b[:1][0] == &first[0] })
 			}

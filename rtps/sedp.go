@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
@@ -290,7 +291,7 @@ func (p *Participant) publish(writer bool, key wire.GUID, payload []byte) []outg
 	if writer {
 		w = p.sedp.pubWriter
 	}
-	subs := w.write(key, payload, nil)
+	subs := w.write(key, payload, nil, time.Now())
 	var out []outgoing
 	for g := range w.readers {
 		if _, to, ok := p.known(g.Prefix); ok {

@@ -35,6 +35,10 @@ type Writer struct {
 	// sendTook how long its last send on its own goroutine took: a writer
 	// back sooner than that is streaming.
 	lastReturn, sendTook atomic.Int64
+	// dests is destinations' result, made when the participant's gen
+	// was destsGen; p.mu guards both.
+	dests    []outgoing
+	destsGen uint64
 }
 
 // NewWriter announces a writer (e.Writer is set) and returns it.
@@ -217,15 +221,12 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			hb.Reset(blockedHeartbeat)
 		}
 	}
-	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos))
+	now := time.Now() // the sample's timestamp, and when this write began
+	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos, now))
 	sn := w.sw.next - 1
-	// DATA goes to ENTITYID_UNKNOWN, so one copy per participant reaches
-	// all its matched readers.
-	var out []outgoing
-	for g := range w.sw.readers {
-		if !slices.ContainsFunc(out, func(o outgoing) bool { return o.dst == g.Prefix }) {
-			out = append(out, outgoing{dst: g.Prefix, to: p.endpointLocators(g), subs: subs})
-		}
+	out := make([]outgoing, len(w.destinations()))
+	for i, d := range w.dests {
+		out[i] = outgoing{dst: d.dst, to: d.to, subs: subs}
 	}
 	if w.data.QoS.Reliability != Reliable {
 		p.mu.Unlock()
@@ -243,7 +244,6 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 	// the writer when they are (statefulWriter.sent).
 	w.sw.inFlight = append(w.sw.inFlight, sn)
 	q := pendingSend{out: out, sw: w.sw, sn: sn}
-	now := time.Now()
 	// A writer streams when its readers lag and it spends less time
 	// between writes than a send takes: its samples are queued, and go
 	// packed while it goes on. A ping answered by a round trip through
@@ -257,19 +257,47 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 		default:
 		}
 	}
-	defer func() { w.lastReturn.Store(time.Now().UnixNano()) }()
 	if inline {
 		p.sendNow(q)
-		w.sendTook.Store(int64(time.Since(now)))
+		done := time.Now()
+		w.sendTook.Store(int64(done.Sub(now)))
+		w.lastReturn.Store(done.UnixNano())
 		return sn, nil
 	}
 	if !full {
+		// Queued: it returns a few microseconds after it began, which
+		// saves this streaming write a clock reading.
+		w.lastReturn.Store(now.UnixNano())
 		return sn, nil
 	}
 	if ctx == nil {
 		ctx = context.Background() // the sender takes the queue while the participant runs
 	}
-	return sn, p.tx.waitRoom(ctx, p.done)
+	err := p.tx.waitRoom(ctx, p.done)
+	w.lastReturn.Store(time.Now().UnixNano())
+	return sn, err
+}
+
+// destinations is where a sample of w goes, one outgoing (without
+// submessages) per matched participant: DATA goes to ENTITYID_UNKNOWN, so
+// one copy per participant reaches all its matched readers. It is made
+// again only when the participant's view changed (a match, a locator),
+// not on every write. p.mu must be held.
+func (w *Writer) destinations() []outgoing {
+	p := w.p
+	if w.dests != nil && w.destsGen == p.gen {
+		return w.dests
+	}
+	w.dests, w.destsGen = w.dests[:0], p.gen
+	if w.dests == nil {
+		w.dests = []outgoing{}
+	}
+	for g := range w.sw.readers {
+		if !slices.ContainsFunc(w.dests, func(o outgoing) bool { return o.dst == g.Prefix }) {
+			w.dests = append(w.dests, outgoing{dst: g.Prefix, to: p.endpointLocators(g)})
+		}
+	}
+	return w.dests
 }
 
 // Matched returns the remote readers the writer is matched with.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -169,7 +170,7 @@ func TestFragmentRepairsEndWithAHeartbeat(t *testing.T) {
 	peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x107}
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 1}
 	w.match(peer)
-	w.write(wire.GUID{}, make([]byte, 10*fragmentSize), nil)
+	w.write(wire.GUID{}, make([]byte, 10*fragmentSize), nil, time.Now())
 	for _, c := range []struct {
 		name  string
 		sn    wire.SequenceNumber
@@ -232,7 +233,7 @@ func TestPreemptiveAckNackGetsAHeartbeat(t *testing.T) {
 			peer := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
 			w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4, durable: true}
 			for range c.writes {
-				w.write(wire.GUID{}, []byte("x"), nil)
+				w.write(wire.GUID{}, []byte("x"), nil, time.Now())
 			}
 			w.match(peer)
 			for count := int32(1); count <= 2; count++ {
@@ -360,8 +361,8 @@ func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
 // announce only the changes before it, so none overtakes it on the wire.
 func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4}
-	w.write(wire.GUID{}, []byte("a"), nil)
-	w.write(wire.GUID{}, []byte("b"), nil)
+	w.write(wire.GUID{}, []byte("a"), nil, time.Now())
+	w.write(wire.GUID{}, []byte("b"), nil, time.Now())
 	w.inFlight = []wire.SequenceNumber{2}
 	if hb := w.heartbeat(false); hb.Last != 1 {
 		t.Fatalf("heartbeat up to %d while 2 is being sent, want 1", hb.Last)
@@ -381,7 +382,7 @@ func TestHeartbeatsStayWellFormedWhenTheHistoryPassedASampleBeingSent(t *testing
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 2}
 	w.inFlight = []wire.SequenceNumber{1}
 	for _, p := range []string{"a", "b", "c", "d"} {
-		w.write(wire.GUID{}, []byte(p), nil)
+		w.write(wire.GUID{}, []byte(p), nil, time.Now())
 	}
 	hb := w.heartbeat(false)
 	if hb.First != 3 || hb.Last != 4 {
@@ -400,11 +401,11 @@ func TestHeartbeatsStayWellFormedWhenTheHistoryPassedASampleBeingSent(t *testing
 func TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt(t *testing.T) {
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 10}
 	for _, p := range []string{"old1", "old2"} {
-		w.write(wire.GUID{}, []byte(p), nil)
+		w.write(wire.GUID{}, []byte(p), nil, time.Now())
 	}
 	late := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
 	w.match(late)
-	w.write(wire.GUID{}, []byte("new"), nil)
+	w.write(wire.GUID{}, []byte("new"), nil, time.Now())
 	nack := wire.NewSequenceNumberSet(1)
 	for sn := wire.SequenceNumber(1); sn <= 3; sn++ {
 		nack.Add(sn)
@@ -523,7 +524,7 @@ func TestFirstHeartbeatAfterALostMatchHeartbeatSkipsNothing(t *testing.T) {
 			const n = 6
 			var acks []*wire.AckNack
 			for i := range n {
-				subs := w.write(wire.GUID{}, []byte{byte(i)}, nil)
+				subs := w.write(wire.GUID{}, []byte{byte(i)}, nil, time.Now())
 				if slices.Contains(c.lost, i) {
 					continue
 				}
@@ -614,7 +615,7 @@ func TestAWriteHeartbeatIsFinalWithinAskEvery(t *testing.T) {
 		keepLast: 1, quietWrites: true}
 	var finals []bool
 	for i := range 2 {
-		for _, s := range w.write(wire.GUID{Entity: wire.EntityID(i + 1)}, make([]byte, 100), nil) {
+		for _, s := range w.write(wire.GUID{Entity: wire.EntityID(i + 1)}, make([]byte, 100), nil, time.Now()) {
 			if h, ok := s.(*wire.Heartbeat); ok {
 				finals = append(finals, h.Final)
 			}
@@ -696,5 +697,56 @@ func TestWritesAreAcknowledgedSoonWhileAnotherWriterStreams(t *testing.T) {
 	close(stop)
 	if d := acked(sw, <-streamed); d > heartbeatPeriod/5 {
 		t.Errorf("a stream's last sample was acknowledged %v after it stopped, want within a few repair heartbeats", d)
+	}
+}
+
+// TestWriterDestinationsFollowTheGraph: a writer's destinations are made
+// once per change of the participant's view: the same while nothing
+// changes, made again when a matched reader's participant announces other
+// locators, and empty once the reader is gone.
+func TestWriterDestinationsFollowTheGraph(t *testing.T) {
+	a := newParticipant(t, Config{Domain: 30})
+	topic := EndpointData{Topic: "rt/dests", Type: "T", QoS: QoS{Reliability: Reliable}}
+	w, err := a.NewWriter(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := fakeParticipant(1, time.Minute, 30)
+	at := func(port uint16) []wire.Locator { return []wire.Locator{wire.UDPv4Locator(loopback, port)} }
+	remote.MetatrafficUnicast, remote.DefaultUnicast = at(40000), at(40001)
+	a.learn(remote)
+	reader := topic
+	reader.GUID = wire.GUID{Prefix: remote.Prefix, Entity: 0x1004}
+	dests := func() []string {
+		var out []string
+		for _, d := range w.destinations() {
+			out = append(out, fmt.Sprint(d.dst == remote.Prefix, d.to))
+		}
+		return out
+	}
+	a.mu.Lock()
+	a.sedp.remote[reader.GUID] = reader
+	a.matchWriter(w, reader)
+	first, firstArray := dests(), &w.destinations()[0]
+	again, againArray := dests(), &w.destinations()[0]
+	a.mu.Unlock()
+	if want := []string{"true [127.0.0.1:40001]"}; !slices.Equal(first, want) || !slices.Equal(again, want) {
+		t.Fatalf("destinations %v then %v, want %v", first, again, want)
+	}
+	if firstArray != againArray {
+		t.Fatal("destinations made again with nothing changed")
+	}
+	remote.DefaultUnicast = at(40003)
+	a.learn(remote)
+	a.mu.Lock()
+	moved := dests()
+	a.unmatchReader(reader.GUID)
+	gone := dests()
+	a.mu.Unlock()
+	if want := []string{"true [127.0.0.1:40003]"}; !slices.Equal(moved, want) {
+		t.Fatalf("after the reader's participant moved: %v, want %v", moved, want)
+	}
+	if len(gone) != 0 {
+		t.Fatalf("after the reader went: %v, want none", gone)
 	}
 }
