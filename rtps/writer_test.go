@@ -750,3 +750,49 @@ func TestWriterDestinationsFollowTheGraph(t *testing.T) {
 		t.Fatalf("after the reader went: %v, want none", gone)
 	}
 }
+
+// TestFragmentsGoTenToADataFrag: a large sample's fragments go in runs of
+// up to fragmentsPerData consecutive ones per DATA_FRAG, as CycloneDDS
+// sends them; repairs group what a NACK_FRAG asks the same way.
+func TestFragmentsGoTenToADataFrag(t *testing.T) {
+	tests := []struct {
+		name  string
+		frags []uint32 // nil: all
+		total uint32
+		want  []fragmentRun
+	}{
+		{"a 64 KB sample", nil, 49, []fragmentRun{{1, 10}, {11, 10}, {21, 10}, {31, 10}, {41, 9}}},
+		{"a repair of scattered fragments", []uint32{3, 4, 5, 9, 20, 21, 22}, 49, []fragmentRun{{3, 3}, {9, 1}, {20, 3}}},
+		{"numbers outside the sample left out", []uint32{0, 1, 2, 50}, 49, []fragmentRun{{1, 2}}},
+		{"a long run split", []uint32{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 49, []fragmentRun{{5, 10}, {15, 2}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := pooledWriter(1)
+			payload := make([]byte, int(tt.total-1)*fragmentSize+100)
+			for i := range payload {
+				payload[i] = byte(i / fragmentSize)
+			}
+			qos := wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: make([]byte, 24)}}
+			w.write(wire.GUID{}, payload, qos, time.Now())
+			var got []fragmentRun
+			for _, s := range w.submessages(w.changes[0], tt.frags) {
+				df, ok := s.(*wire.DataFrag)
+				if !ok {
+					continue
+				}
+				got = append(got, fragmentRun{df.FragmentStart, df.Fragments})
+				off := int(df.FragmentStart-1) * fragmentSize
+				if want := payload[off:min(off+int(df.Fragments)*fragmentSize, len(payload))]; !bytes.Equal(df.Payload, want) {
+					t.Fatalf("fragments %d+%d carry %d octets, not the sample's %d at %d", df.FragmentStart, df.Fragments, len(df.Payload), len(want), off)
+				}
+				if (df.InlineQoS != nil) != (df.FragmentStart == 1) {
+					t.Fatalf("fragments from %d: inline QoS %v (only the first fragment carries it)", df.FragmentStart, df.InlineQoS)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("DATA_FRAGs %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
