@@ -42,6 +42,11 @@ type Participant struct {
 	mc    *udp.Conn // SPDP multicast; nil when Multicast is off
 	spdp  []netip.AddrPort
 
+	// spdpMu orders our SPDP announcements with our goodbye, which
+	// saidGoodbye says went (see sendSPDP).
+	spdpMu      sync.Mutex
+	saidGoodbye bool
+
 	mu      sync.Mutex
 	remotes map[wire.GUIDPrefix]*remote
 	changed chan struct{} // closed and replaced on every change

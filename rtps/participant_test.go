@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"net"
 	"net/netip"
 	"runtime"
 	"sync/atomic"
@@ -292,5 +293,45 @@ func TestNewcomerLearnsUsThoughOurReplyWasLost(t *testing.T) {
 	waitFor(t, newcomer, 2*time.Second, "the newcomer learns the old participant", has(old.GUID().Prefix))
 	if received.Load() < 2 {
 		t.Fatalf("the newcomer received %d datagrams, the first of which was dropped", received.Load())
+	}
+}
+
+// TestNoAnnouncementFollowsTheGoodbye: once a participant said goodbye, an
+// announcement its run goroutine was about to send goes nowhere, so that
+// no peer learns it again for a whole lease.
+func TestNoAnnouncementFollowsTheGoodbye(t *testing.T) {
+	peer, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(loopback, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	p := newParticipant(t, Config{Domain: 31, PeerAddrs: []netip.AddrPort{peer.LocalAddr().(*net.UDPAddr).AddrPort()}})
+	if err := p.announce(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.announce(false); err != nil { // as run's ticker would, late
+		t.Fatal(err)
+	}
+	// The last SPDP datagram from p that reaches the peer is the goodbye.
+	var last *wire.Data
+	buf := make([]byte, 65536)
+	for {
+		peer.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		n, _, err := peer.ReadFrom(buf)
+		if err != nil {
+			break
+		}
+		var m wire.Message
+		if m.Unmarshal(buf[:n]) != nil || m.Header.Prefix != p.GUID().Prefix {
+			continue
+		}
+		for _, s := range m.Submessages {
+			if d, ok := s.(*wire.Data); ok && d.WriterID == wire.EntityIDSPDPWriter {
+				last = d
+			}
+		}
+	}
+	if last == nil || !disposed(last) {
+		t.Fatalf("the last announcement the peer got is not the goodbye (%v)", last != nil)
 	}
 }

@@ -152,6 +152,15 @@ func (p *Participant) announce(goodbye bool) error {
 }
 
 func (p *Participant) sendSPDP(goodbye bool, dst []netip.AddrPort) error {
+	// No announcement goes after the goodbye: one the run goroutine sent
+	// just after Close's brought us back to life on our peers for a whole
+	// lease (TestCloseSaysGoodbyeSoPeersDropAtOnce, now and then).
+	p.spdpMu.Lock()
+	defer p.spdpMu.Unlock()
+	if p.saidGoodbye {
+		return nil
+	}
+	p.saidGoodbye = goodbye
 	b, err := p.spdpMessage(goodbye)
 	if err != nil {
 		return err
