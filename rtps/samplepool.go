@@ -10,34 +10,46 @@ import "sync"
 // statefulWriter.retire). It has its own lock, so that the copy is made
 // outside the participant's.
 type samplePool struct {
-	mu   sync.Mutex
-	free [][]byte
+	mu     sync.Mutex
+	free   [][]byte
+	octets int // capacity of free
 }
 
-// maxPooled bounds the buffers a pool keeps: a writer's history gives one
-// back per write while it streams, and a burst of drops more than that
-// goes to the garbage collector.
-const maxPooled = 32
+// Bounds of a pool: a writer's history gives one buffer back per write
+// while it streams, so a few suffice; more, or more octets, go to the
+// garbage collector.
+const (
+	maxPooled       = 32
+	maxPooledOctets = 4 << 20
+)
 
 // poolQuantum rounds the size of the buffers a pool makes up, so that a
 // topic whose samples vary a little in size reuses them.
 const poolQuantum = 256
 
-// copyOf returns a copy of b in a pooled buffer (a new one when none is
-// large enough).
+// copyOf returns a copy of b in a pooled buffer: the smallest that holds
+// it and is at most twice its size (plus poolQuantum), so that the buffer
+// of a rare large sample does not go on holding small ones; a new one
+// when none fits.
 func (sp *samplePool) copyOf(b []byte) []byte {
 	sp.mu.Lock()
-	for i := len(sp.free) - 1; i >= 0; i-- {
-		if buf := sp.free[i]; cap(buf) >= len(b) {
-			last := len(sp.free) - 1
-			sp.free[i] = sp.free[last]
-			sp.free[last] = nil
-			sp.free = sp.free[:last]
-			sp.mu.Unlock()
-			buf = buf[:len(b)]
-			copy(buf, b)
-			return buf
+	best := -1
+	for i, buf := range sp.free {
+		if c := cap(buf); c >= len(b) && c <= 2*len(b)+poolQuantum && (best < 0 || c < cap(sp.free[best])) {
+			best = i
 		}
+	}
+	if best >= 0 {
+		buf := sp.free[best]
+		last := len(sp.free) - 1
+		sp.free[best] = sp.free[last]
+		sp.free[last] = nil
+		sp.free = sp.free[:last]
+		sp.octets -= cap(buf)
+		sp.mu.Unlock()
+		buf = buf[:len(b)]
+		copy(buf, b)
+		return buf
 	}
 	sp.mu.Unlock()
 	buf := make([]byte, len(b), (len(b)+poolQuantum-1)/poolQuantum*poolQuantum)
@@ -53,7 +65,8 @@ func (sp *samplePool) put(buf []byte) {
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if len(sp.free) < maxPooled {
+	if len(sp.free) < maxPooled && sp.octets+cap(buf) <= maxPooledOctets {
 		sp.free = append(sp.free, buf[:0])
+		sp.octets += cap(buf)
 	}
 }

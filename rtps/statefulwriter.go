@@ -161,8 +161,8 @@ func (w *statefulWriter) retire(c change) {
 	if w.pool == nil || c.lent || c.payload == nil {
 		return
 	}
-	if slices.Contains(w.inFlight, c.sn) {
-		w.retired = append(w.retired, c)
+	if _, ok := slices.BinarySearch(w.inFlight, c.sn); ok { // written, so sent, in order
+		w.retired = append(w.retired, c) // in order too
 		return
 	}
 	w.pool.put(c.payload)
@@ -199,16 +199,23 @@ func (w *statefulWriter) asks(size int, now time.Time) bool {
 }
 
 // sent notes that change sn's datagrams are out: heartbeats from
-// elsewhere may announce it now (see heartbeat).
+// elsewhere may announce it now (see heartbeat), and its payload goes back
+// to the pool if it left the history meanwhile (see retire). Changes are
+// sent in the order written, so both lists lose their first: a keep-last
+// writer whose queue holds more than its depth retires as many as it
+// sends, and a search and a move per send made that quadratic.
 func (w *statefulWriter) sent(sn wire.SequenceNumber) {
 	if len(w.inFlight) > 0 && w.inFlight[0] == sn {
-		w.inFlight = w.inFlight[1:] // sent in the order written
+		w.inFlight = w.inFlight[1:]
 	} else {
 		w.inFlight = slices.DeleteFunc(w.inFlight, func(s wire.SequenceNumber) bool { return s == sn })
 	}
-	if i := slices.IndexFunc(w.retired, func(c change) bool { return c.sn == sn }); i >= 0 {
-		w.pool.put(w.retired[i].payload)
-		w.retired = slices.Delete(w.retired, i, i+1)
+	for len(w.retired) > 0 && w.retired[0].sn <= sn {
+		if w.retired[0].sn == sn {
+			w.pool.put(w.retired[0].payload)
+		}
+		w.retired[0] = change{}
+		w.retired = w.retired[1:]
 	}
 }
 
@@ -440,7 +447,7 @@ const maxData = 8000
 func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage {
 	ts := &wire.InfoTS{Time: c.ts}
 	if c.payload == nil || len(c.payload) <= maxData {
-		// Room for the heartbeat write appends.
+		// Room for the heartbeat a dispose's write appends.
 		return append(make([]wire.Submessage, 0, 3), ts, w.data(c))
 	}
 	total := uint32((len(c.payload) + fragmentSize - 1) / fragmentSize)
@@ -449,7 +456,7 @@ func (w *statefulWriter) submessages(c change, frags []uint32) []wire.Submessage
 			frags = append(frags, f)
 		}
 	}
-	runs := fragmentRuns(frags, total, nil)
+	runs := fragmentRuns(frags, total, firstRunMax(c.qos), nil)
 	dfs := make([]wire.DataFrag, len(runs)) // one allocation for all
 	out := make([]wire.Submessage, 0, 1+len(runs)+2)
 	out = append(out, ts)
@@ -480,17 +487,43 @@ type fragmentRun struct {
 	n     uint16
 }
 
+// dataFragOverhead is what a datagram holds besides a DATA_FRAG's
+// fragments: the RTPS header, INFO_DST, INFO_TS and the DATA_FRAG's own
+// header.
+const dataFragOverhead = 20 + 16 + 12 + 36
+
+// firstRunMax is how many fragments the first DATA_FRAG of a sample
+// carries, which carries its inline QoS too: as many as still fit in a
+// datagram of maxMessage, at least one.
+func firstRunMax(qos wire.ParameterList) uint16 {
+	if qos == nil {
+		return fragmentsPerData
+	}
+	octets := 4 // the sentinel
+	for _, p := range qos {
+		octets += 4 + (len(p.Value)+3)&^3
+	}
+	return uint16(min(fragmentsPerData, max(1, (maxMessage-dataFragOverhead-octets)/fragmentSize)))
+}
+
 // fragmentRuns appends to runs the runs of consecutive fragment numbers in
-// frags (ascending), each at most fragmentsPerData long, leaving out
+// frags (ascending), each at most fragmentsPerData long (the one from
+// fragment 1, which carries the inline QoS, at most first), leaving out
 // numbers outside 1..total.
-func fragmentRuns(frags []uint32, total uint32, runs []fragmentRun) []fragmentRun {
+func fragmentRuns(frags []uint32, total uint32, first uint16, runs []fragmentRun) []fragmentRun {
 	for _, f := range frags {
 		if f < 1 || f > total {
 			continue
 		}
-		if n := len(runs); n > 0 && runs[n-1].start+uint32(runs[n-1].n) == f && runs[n-1].n < fragmentsPerData {
-			runs[n-1].n++
-			continue
+		if n := len(runs); n > 0 && runs[n-1].start+uint32(runs[n-1].n) == f {
+			limit := uint16(fragmentsPerData)
+			if runs[n-1].start == 1 {
+				limit = first
+			}
+			if runs[n-1].n < limit {
+				runs[n-1].n++
+				continue
+			}
 		}
 		runs = append(runs, fragmentRun{start: f, n: 1})
 	}

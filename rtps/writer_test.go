@@ -759,12 +759,15 @@ func TestFragmentsGoTenToADataFrag(t *testing.T) {
 		name  string
 		frags []uint32 // nil: all
 		total uint32
+		qos   int // octets of inline QoS the sample carries
 		want  []fragmentRun
 	}{
-		{"a 64 KB sample", nil, 49, []fragmentRun{{1, 10}, {11, 10}, {21, 10}, {31, 10}, {41, 9}}},
-		{"a repair of scattered fragments", []uint32{3, 4, 5, 9, 20, 21, 22}, 49, []fragmentRun{{3, 3}, {9, 1}, {20, 3}}},
-		{"numbers outside the sample left out", []uint32{0, 1, 2, 50}, 49, []fragmentRun{{1, 2}}},
-		{"a long run split", []uint32{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 49, []fragmentRun{{5, 10}, {15, 2}}},
+		{"a 64 KB sample", nil, 49, 24, []fragmentRun{{1, 10}, {11, 10}, {21, 10}, {31, 10}, {41, 9}}},
+		{"a repair of scattered fragments", []uint32{3, 4, 5, 9, 20, 21, 22}, 49, 24, []fragmentRun{{3, 3}, {9, 1}, {20, 3}}},
+		{"numbers outside the sample left out", []uint32{0, 1, 2, 50}, 49, 24, []fragmentRun{{1, 2}}},
+		{"a long run split", []uint32{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 49, 24, []fragmentRun{{5, 10}, {15, 2}}},
+		{"a large inline QoS leaves room in the first", nil, 25, 5000, []fragmentRun{{1, 7}, {8, 10}, {18, 8}}},
+		{"an inline QoS larger than a datagram: one fragment with it", nil, 12, 20000, []fragmentRun{{1, 1}, {2, 10}, {12, 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -773,7 +776,7 @@ func TestFragmentsGoTenToADataFrag(t *testing.T) {
 			for i := range payload {
 				payload[i] = byte(i / fragmentSize)
 			}
-			qos := wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: make([]byte, 24)}}
+			qos := wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: make([]byte, tt.qos)}}
 			w.write(wire.GUID{}, payload, qos, time.Now())
 			var got []fragmentRun
 			for _, s := range w.submessages(w.changes[0], tt.frags) {
@@ -792,6 +795,23 @@ func TestFragmentsGoTenToADataFrag(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("DATA_FRAGs %v, want %v", got, tt.want)
+			}
+			// Each goes in one datagram of maxMessage, unless its QoS alone
+			// is larger.
+			sizes := map[uint32]int{}
+			for _, s := range w.submessages(w.changes[0], tt.frags) {
+				if df, ok := s.(*wire.DataFrag); ok {
+					b, err := wire.AppendSubmessage(nil, df)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sizes[df.FragmentStart] = len(b)
+				}
+			}
+			for start, n := range sizes {
+				if over := dataFragOverhead - 36 + n; over > maxMessage && (start != 1 || tt.qos < maxMessage) {
+					t.Fatalf("DATA_FRAG from fragment %d makes a datagram of %d octets, over %d", start, over, maxMessage)
+				}
 			}
 		})
 	}
