@@ -347,7 +347,9 @@ func TestReliableSamplesSurviveALossyRelay(t *testing.T) {
 					m, _ := p.Matched(r.GUID())
 					return len(m) > 0
 				}); err != nil {
-					t.Fatalf("our reader never matched through the relay: %v: %s", err, pub.Stderr())
+					fw, dr, _ := relay.counts()
+					t.Fatalf("our reader never matched through the relay: %v (ours knows %d participants and %d remote endpoints; the relay forwarded %d datagrams and dropped %d): %s",
+						err, len(p.Participants()), len(p.Endpoints()), fw, dr, pub.Stderr())
 				}
 				go func() {
 					io.WriteString(feed, text)
