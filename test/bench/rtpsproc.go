@@ -163,16 +163,17 @@ type pinger struct {
 	stamp *cdr.Message
 	w     *rtps.Writer
 	size  int
+	buf   []byte // the last ping's encoding; Write copies it, so it is reused
 }
 
 // send writes ping i.
 func (pg *pinger) send(i int32) error {
 	pg.stamp.Fields[0] = i // sec
-	b, err := cdr.Encode(pg.m, cdr.LittleEndian)
+	b, err := cdr.AppendEncode(pg.buf[:0], pg.m, cdr.LittleEndian)
 	if err != nil {
 		return err
 	}
-	pg.size = len(b)
+	pg.buf, pg.size = b, len(b)
 	return pg.w.Write(b, nil)
 }
 
