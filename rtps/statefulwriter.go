@@ -124,7 +124,7 @@ func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.Parameter
 }
 
 // oneData is what the write of a sample in one DATA sends, made in one
-// allocation instead of five: its INFO_TS, DATA and HEARTBEAT, and the
+// allocation instead of four: its INFO_TS, DATA and HEARTBEAT, and the
 // slice that holds them.
 type oneData struct {
 	ts   wire.InfoTS
