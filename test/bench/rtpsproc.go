@@ -213,6 +213,9 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 	// Header and encapsulation take about 30 octets; positions fill the rest.
 	m.Fields[js.FieldIndex("position")] = make([]float64, max(job.Size-30, 8)/8)
 	pg := &pinger{js: js, m: m, stamp: m.Get("header").(*cdr.Message).Get("stamp").(*cdr.Message), w: w}
+	if err := pingHandshake(ctx, pg, r); err != nil {
+		return pingResult{}, err
+	}
 	var res pingResult
 	if !job.ListenOnly {
 		taken, err := pingTaking(ctx, pg, r, job.For)
@@ -232,6 +235,36 @@ func pingThroughEcho(ctx context.Context, p *rtps.Participant, job rtpsJob) (pin
 	udp, err := pingUDP(job.Echo, pg.size, job.For)
 	res.UDPP50, res.UDPP99 = udp.P50(), udp.P99()
 	return res, err
+}
+
+// pingHandshake pings until one echo comes back. Our side being matched
+// both ways does not mean the echo peer's writer has matched our reader
+// yet: an echo it writes before then is lost, volatile, and a counted
+// ping would wait for it in vain (seen once in CI). Its echoes arriving
+// late are told apart by their number, -1.
+func pingHandshake(ctx context.Context, pg *pinger, r *rtps.Reader) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		if err := pg.send(-1); err != nil {
+			return err
+		}
+		tctx, tcancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		for {
+			s, err := r.Take(tctx)
+			if err != nil {
+				break
+			}
+			if ok, err := pg.isEcho(s, -1); err != nil || ok {
+				tcancel()
+				return err
+			}
+		}
+		tcancel()
+		if ctx.Err() != nil {
+			return fmt.Errorf("the echo peer never answered a ping: %w", ctx.Err())
+		}
+	}
 }
 
 // pingWarmUp is how many round trips each way of pinging makes before it
