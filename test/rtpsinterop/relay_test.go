@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,12 +40,18 @@ type lossyRelay struct {
 	wg      sync.WaitGroup
 
 	forwarded, dropped, droppedData, forwardedData int
+	start                                          time.Time
+	log                                            []string // the last relayLogSize datagrams, described
 }
+
+// relayLogSize bounds the relay's log of datagrams, printed when a run
+// fails in discovery.
+const relayLogSize = 600
 
 // newLossyRelay starts a relay that loses the fraction loss of datagrams
 // (seeded, so a run can be replayed); it stops with the test.
 func newLossyRelay(t testing.TB, loss float64, seed uint64) *lossyRelay {
-	r := &lossyRelay{t: t, loss: loss, rng: rand.New(rand.NewPCG(seed, 11)), proxies: map[netip.AddrPort]*net.UDPConn{}}
+	r := &lossyRelay{t: t, loss: loss, rng: rand.New(rand.NewPCG(seed, 11)), proxies: map[netip.AddrPort]*net.UDPConn{}, start: time.Now()}
 	t.Cleanup(r.close)
 	return r
 }
@@ -67,7 +75,7 @@ func (r *lossyRelay) proxy(original netip.AddrPort) netip.AddrPort {
 	_ = c.SetReadBuffer(4 << 20)
 	r.proxies[original] = c
 	r.wg.Add(1)
-	go r.forward(func(b []byte) (int, error) { n, _, err := c.ReadFromUDPAddrPort(b); return n, err },
+	go r.forward(original.String(), func(b []byte) (int, error) { n, _, err := c.ReadFromUDPAddrPort(b); return n, err },
 		func(b []byte) { _, _ = c.WriteToUDPAddrPort(b, original) })
 	return c.LocalAddr().(*net.UDPAddr).AddrPort()
 }
@@ -88,12 +96,13 @@ func (r *lossyRelay) groupTo(ctx context.Context, domain int, original netip.Add
 	r.closers = append(r.closers, c.Close)
 	r.mu.Unlock()
 	r.wg.Add(1)
-	go r.forward(func(b []byte) (int, error) { n, _, err := c.ReadFrom(b); return n, err },
+	go r.forward("group→"+original.String(), func(b []byte) (int, error) { n, _, err := c.ReadFrom(b); return n, err },
 		func(b []byte) { _ = c.WriteTo(b, original) })
 }
 
-// forward relays what read returns with write until the relay closes.
-func (r *lossyRelay) forward(read func([]byte) (int, error), write func([]byte)) {
+// forward relays what read returns with write until the relay closes;
+// to names the destination in the log.
+func (r *lossyRelay) forward(to string, read func([]byte) (int, error), write func([]byte)) {
 	defer r.wg.Done()
 	buf := make([]byte, 65536)
 	for {
@@ -127,6 +136,10 @@ func (r *lossyRelay) forward(read func([]byte) (int, error), write func([]byte))
 				r.forwardedData++
 			}
 		}
+		if len(r.log) == relayLogSize {
+			r.log = slices.Delete(r.log, 0, relayLogSize/2)
+		}
+		r.log = append(r.log, fmt.Sprintf("%8.3fs %s %s%s", time.Since(r.start).Seconds(), to, map[bool]string{true: "DROPPED "}[drop], describe(buf[:n])))
 		r.mu.Unlock()
 		if drop {
 			continue
@@ -151,6 +164,42 @@ func carriesUserData(b []byte) (data, hb bool) {
 		}
 	}
 	return data, hb
+}
+
+// describe names a datagram's sender and its submessages, with the
+// writer and sequence numbers of each, for the relay's log.
+func describe(b []byte) string {
+	var m wire.Message
+	if err := m.Unmarshal(b); err != nil {
+		return fmt.Sprintf("unparsable (%v)", err)
+	}
+	out := fmt.Sprintf("from %x:", m.Header.Prefix[:])
+	for _, s := range m.Submessages {
+		switch s := s.(type) {
+		case *wire.Data:
+			out += fmt.Sprintf(" DATA(%v #%d)", s.WriterID, s.WriterSN)
+		case *wire.DataFrag:
+			out += fmt.Sprintf(" DATA_FRAG(%v #%d)", s.WriterID, s.WriterSN)
+		case *wire.Heartbeat:
+			out += fmt.Sprintf(" HB(%v %d..%d)", s.WriterID, s.First, s.Last)
+		case *wire.AckNack:
+			out += fmt.Sprintf(" ACKNACK(%v→%v base %d)", s.ReaderID, s.WriterID, s.State.Base)
+		case *wire.Gap:
+			out += fmt.Sprintf(" GAP(%v from %d)", s.WriterID, s.Start)
+		case *wire.InfoDst:
+			out += fmt.Sprintf(" DST(%x)", s.Prefix[:4])
+		default:
+			out += fmt.Sprintf(" %T", s)
+		}
+	}
+	return out
+}
+
+// history returns the relay's log of the last datagrams, one a line.
+func (r *lossyRelay) history() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.log, "\n")
 }
 
 // rewrite replaces the locators in the discovery data (SPDP, SEDP) of a
@@ -348,8 +397,8 @@ func TestReliableSamplesSurviveALossyRelay(t *testing.T) {
 					return len(m) > 0
 				}); err != nil {
 					fw, dr, _ := relay.counts()
-					t.Fatalf("our reader never matched through the relay: %v (ours knows %d participants and %d remote endpoints; the relay forwarded %d datagrams and dropped %d): %s",
-						err, len(p.Participants()), len(p.Endpoints()), fw, dr, pub.Stderr())
+					t.Fatalf("our reader never matched through the relay: %v (ours knows %d participants and %d remote endpoints; the relay forwarded %d datagrams and dropped %d): %s\nthe relay's last datagrams (ours is %x, its proxy %v):\n%s",
+						err, len(p.Participants()), len(p.Endpoints()), fw, dr, pub.Stderr(), p.GUID().Prefix, toOurs, relay.history())
 				}
 				go func() {
 					io.WriteString(feed, text)
