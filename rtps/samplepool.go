@@ -15,27 +15,34 @@ type samplePool struct {
 	octets int // capacity of free
 }
 
-// Bounds of a pool: a writer's history gives one buffer back per write
-// while it streams, so a few suffice; more, or more octets, go to the
-// garbage collector.
+// Bounds of a pool: a volatile writer's history gives back at once what
+// an acknowledgment covers, up to a window of samples (1 MiB, at most
+// 1024: see writeWindow), which the writes after it take again; more
+// buffers, or more octets, go to the garbage collector. With 32, a
+// stream of 1 KB samples allocated most of its copies afresh.
 const (
-	maxPooled       = 32
+	maxPooled       = 1024
 	maxPooledOctets = 4 << 20
 )
+
+// poolScan is how many of the buffers put back last copyOf looks through:
+// a topic's samples are mostly of one size, so the last one fits, and the
+// search stays short however many are pooled.
+const poolScan = 32
 
 // poolQuantum rounds the size of the buffers a pool makes up, so that a
 // topic whose samples vary a little in size reuses them.
 const poolQuantum = 256
 
-// copyOf returns a copy of b in a pooled buffer: the smallest that holds
-// it and is at most twice its size (plus poolQuantum), so that the buffer
-// of a rare large sample does not go on holding small ones; a new one
-// when none fits.
+// copyOf returns a copy of b in a pooled buffer: the smallest of the last
+// poolScan put back that holds it and is at most twice its size (plus
+// poolQuantum), so that the buffer of a rare large sample does not go on
+// holding small ones; a new one when none fits.
 func (sp *samplePool) copyOf(b []byte) []byte {
 	sp.mu.Lock()
 	best := -1
-	for i, buf := range sp.free {
-		if c := cap(buf); c >= len(b) && c <= 2*len(b)+poolQuantum && (best < 0 || c < cap(sp.free[best])) {
+	for i := len(sp.free) - 1; i >= max(0, len(sp.free)-poolScan); i-- {
+		if c := cap(sp.free[i]); c >= len(b) && c <= 2*len(b)+poolQuantum && (best < 0 || c < cap(sp.free[best])) {
 			best = i
 		}
 	}

@@ -322,3 +322,88 @@ func TestManyRetiredComeBackAsTheyAreSent(t *testing.T) {
 		t.Fatalf("left: %d retired, %d in flight", len(w.retired), len(w.inFlight))
 	}
 }
+
+// TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged: a volatile
+// writer's history keeps a change until every reliable reader has
+// acknowledged it (a best-effort one is not waited for), or the reader
+// that lacked it goes away; its buffer then comes back to the pool. A
+// transient-local writer keeps its history for later readers.
+func TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged(t *testing.T) {
+	a := wire.GUID{Prefix: wire.GUIDPrefix{1}, Entity: 0x104}
+	b := wire.GUID{Prefix: wire.GUIDPrefix{2}, Entity: 0x104}
+	slow := wire.GUID{Prefix: wire.GUIDPrefix{3}, Entity: 0x104}
+	tests := []struct {
+		name    string
+		durable bool
+		steps   []func(w *statefulWriter)
+		first   wire.SequenceNumber // the history's first change after the steps
+		pooled  int
+	}{
+		{name: "one reader acknowledged part", first: 4, pooled: 3,
+			steps: []func(*statefulWriter){ack(a, 4), ack(b, 4)}},
+		{name: "the other reader lags", first: 2, pooled: 1,
+			steps: []func(*statefulWriter){ack(a, 6), ack(b, 2)}},
+		{name: "all acknowledged", first: 6, pooled: 5,
+			steps: []func(*statefulWriter){ack(b, 6), ack(a, 6)}},
+		{name: "the lagging reader went away", first: 6, pooled: 5,
+			steps: []func(*statefulWriter){ack(a, 6), func(w *statefulWriter) { w.unmatch(b) }}},
+		{name: "transient-local keeps it", durable: true, first: 1, pooled: 0,
+			steps: []func(*statefulWriter){ack(a, 6), ack(b, 6)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := pooledWriter(maxKeepAll)
+			w.durable = tt.durable
+			w.match(a)
+			w.match(b)
+			w.match(slow)
+			w.readers[slow].bestEffort = true
+			for i := range 5 {
+				w.write(wire.GUID{}, w.pool.copyOf([]byte{0, 1, 0, 0, byte(i)}), nil, time.Now())
+			}
+			if tt.durable { // a transient-local writer's readers start at 1
+				for _, g := range []wire.GUID{a, b} {
+					w.readers[g].acked = 1
+				}
+			}
+			for _, step := range tt.steps {
+				step(w)
+			}
+			if got := w.first(); got != tt.first {
+				t.Fatalf("history starts at %d, want %d", got, tt.first)
+			}
+			if len(w.pool.free) != tt.pooled {
+				t.Fatalf("%d buffers back in the pool, want %d", len(w.pool.free), tt.pooled)
+			}
+		})
+	}
+}
+
+// ack is a step in which reader g acknowledges every change below base.
+func ack(g wire.GUID, base wire.SequenceNumber) func(*statefulWriter) {
+	return func(w *statefulWriter) {
+		w.onAckNack(g, &wire.AckNack{State: wire.NewSequenceNumberSet(base), Count: w.readers[g].lastNack + 2, Final: true})
+	}
+}
+
+// TestAnAcknowledgedWindowComesBackWhole: one acknowledgment lets a
+// volatile writer's history go of hundreds of small samples at once; the
+// pool keeps them all for the writes that follow, which then allocate
+// nothing.
+func TestAnAcknowledgedWindowComesBackWhole(t *testing.T) {
+	const n = 600
+	w := pooledWriter(maxKeepAll)
+	r := wire.GUID{Prefix: wire.GUIDPrefix{1}, Entity: 0x104}
+	w.match(r)
+	sample := make([]byte, 1024)
+	for range n {
+		w.write(wire.GUID{}, w.pool.copyOf(sample), nil, time.Now())
+	}
+	ack(r, n+1)(w)
+	if len(w.pool.free) != n {
+		t.Fatalf("%d buffers back in the pool, want %d", len(w.pool.free), n)
+	}
+	if allocs := testing.AllocsPerRun(n-1, func() { w.pool.copyOf(sample) }); allocs != 0 {
+		t.Fatalf("a copy allocated %.1f times with %d buffers pooled", allocs, len(w.pool.free))
+	}
+}

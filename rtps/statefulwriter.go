@@ -272,6 +272,7 @@ func (w *statefulWriter) unmatch(g wire.GUID) {
 		w.proxies = slices.DeleteFunc(w.proxies, func(p *readerProxy) bool { return p == r })
 	}
 	w.progressed()
+	w.dropAcknowledged()
 }
 
 // writeWindow bounds the octets a blocking writer has sent that some
@@ -331,6 +332,7 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 	if a.State.Base > r.acked {
 		r.acked = min(a.State.Base, w.next)
 		w.progressed()
+		w.dropAcknowledged()
 	}
 	if w.keepLast == 0 {
 		w.prune() // only SEDP announcers dispose
@@ -376,6 +378,32 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 		out = append(out, w.heartbeat(false))
 	}
 	return out
+}
+
+// dropAcknowledged lets a volatile user writer's history go of the
+// changes every reliable reader has acknowledged, as CycloneDDS's writer
+// history does: no reader can ask for them again, and a reader that
+// matches later starts after them. Keeping them until keep-last pushed
+// them out held a keep-all writer's last 1024 samples (64 MiB of 64 KB
+// samples), and each write copied into a pooled buffer last touched
+// 1024 samples before, long out of the cache.
+func (w *statefulWriter) dropAcknowledged() {
+	if w.durable || w.keepLast == 0 {
+		return
+	}
+	low := w.next
+	for _, r := range w.proxies {
+		if !r.bestEffort {
+			low = min(low, r.acked)
+		}
+	}
+	n := 0
+	for n < len(w.changes) && w.changes[n].sn < low {
+		w.retire(w.changes[n])
+		n++
+	}
+	clear(w.changes[:n])
+	w.changes = w.changes[n:]
 }
 
 // prune drops disposes every matched reader has acknowledged: a reader
