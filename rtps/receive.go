@@ -143,6 +143,19 @@ func (p *Participant) sendBuffered(buf []byte, out []outgoing) []byte {
 		tsAt := -1 // where the INFO_TS just before the next submessage begins
 		for _, s := range o.subs {
 			at := len(b)
+			if at > start && sampleCarrier(s) && at+payloadSize(s) > maxMessage {
+				// It cannot fit after what is there: that goes first, so
+				// that its payload is copied once, not appended, cut and
+				// appended again (a 64 KB sample's every DATA_FRAG was).
+				cut := at
+				if tsAt >= 0 {
+					cut = tsAt
+				}
+				if cut > start {
+					p.writeAll(b[:cut], o.to)
+					b, at, tsAt = b[:start], start, -1
+				}
+			}
 			t, isTS := s.(*wire.InfoTS)
 			if isTS {
 				ts = t
@@ -183,6 +196,16 @@ func (p *Participant) sendBuffered(buf []byte, out []outgoing) []byte {
 		}
 	}
 	return b
+}
+
+// sampleCarrier reports whether s is a DATA or DATA_FRAG, whose size on
+// the wire payloadSize does not overestimate.
+func sampleCarrier(s wire.Submessage) bool {
+	switch s.(type) {
+	case *wire.Data, *wire.DataFrag:
+		return true
+	}
+	return false
 }
 
 func (p *Participant) writeAll(b []byte, to []netip.AddrPort) {

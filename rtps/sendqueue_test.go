@@ -54,14 +54,7 @@ func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	next, heartbeats := 0, 0
-	for i, b := range datagrams {
-		if len(b) > maxMessage {
-			t.Errorf("datagram %d: %d octets, over %d", i, len(b), maxMessage)
-		}
-		var m wire.Message
-		if err := m.Unmarshal(b); err != nil {
-			t.Fatalf("datagram %d: %v", i, err)
-		}
+	for i, m := range messagesOf(t, datagrams) {
 		var ts *wire.InfoTS
 		for j, s := range m.Submessages[1:] { // after the INFO_DST
 			switch s := s.(type) {
@@ -91,6 +84,89 @@ func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
 	}
 	if heartbeats != 1 {
 		t.Errorf("%d heartbeats for %d queued samples, want 1", heartbeats, n)
+	}
+}
+
+// messagesOf parses datagrams sent, each at most maxMessage octets.
+func messagesOf(t *testing.T, datagrams [][]byte) []wire.Message {
+	t.Helper()
+	out := make([]wire.Message, len(datagrams))
+	for i, b := range datagrams {
+		if len(b) > maxMessage {
+			t.Errorf("datagram %d: %d octets, over %d", i, len(b), maxMessage)
+		}
+		if err := out[i].Unmarshal(b); err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+	}
+	return out
+}
+
+// TestFragmentsOfQueuedSamplesFillDatagrams: the DATA_FRAGs of large
+// samples written back to back fill datagrams up to maxMessage and no
+// further, in order, each datagram after the INFO_TS of the sample it
+// carries: 31 fragments a sample go as 10, 10, and 10 with the last one.
+func TestFragmentsOfQueuedSamplesFillDatagrams(t *testing.T) {
+	var mu sync.Mutex
+	var got [][]byte
+	rx := newParticipant(t, Config{Domain: 45, tap: func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, bytes.Clone(b))
+	}})
+	tx := newParticipant(t, Config{Domain: 45})
+	to := []netip.AddrPort{netip.AddrPortFrom(rx.uc.Addr(), rx.uc.Port())}
+	w := pooledWriter(maxKeepAll)
+	w.id = 0x00000303
+	w.match(wire.GUID{Prefix: rx.self.Prefix, Entity: 0x304})
+	const n, size, frags, wantDatagrams = 3, 40 << 10, 31, 9
+	var batch []pendingSend
+	for i := range n {
+		payload := append([]byte{0, 1, 0, 0}, bytes.Repeat([]byte{byte(i)}, size)...)
+		subs := w.write(wire.GUID{}, payload, nil, time.Unix(int64(i+1), 0))
+		batch = append(batch, pendingSend{out: []outgoing{{dst: rx.self.Prefix, to: to, subs: subs}}})
+	}
+	outs, _ := pack(batch, nil, nil)
+	tx.sendBuffered(nil, outs)
+	deadline := time.Now().Add(5 * time.Second)
+	var ours [][]byte
+	for time.Now().Before(deadline) && len(ours) < wantDatagrams {
+		time.Sleep(10 * time.Millisecond)
+		mu.Lock()
+		ours = ours[:0]
+		for _, b := range got {
+			if bytes.Contains(b, []byte{0x00, 0x00, 0x03, 0x03}) {
+				ours = append(ours, b)
+			}
+		}
+		mu.Unlock()
+	}
+	if len(ours) != wantDatagrams {
+		t.Fatalf("%d datagrams, want %d", len(ours), wantDatagrams)
+	}
+	sn, next := wire.SequenceNumber(1), uint32(1)
+	for i, m := range messagesOf(t, ours) {
+		var ts *wire.InfoTS
+		for _, s := range m.Submessages {
+			switch s := s.(type) {
+			case *wire.InfoTS:
+				ts = s
+			case *wire.DataFrag:
+				if next > frags {
+					sn, next = sn+1, 1
+				}
+				if s.WriterSN != sn || s.FragmentStart != next {
+					t.Fatalf("datagram %d: sample %d from fragment %d, want %d from %d", i, s.WriterSN, s.FragmentStart, sn, next)
+				}
+				if ts == nil || ts.Time != wire.TimeOf(time.Unix(int64(sn), 0)) {
+					t.Errorf("datagram %d: sample %d without its INFO_TS before it", i, sn)
+				}
+				next += uint32(s.Fragments)
+			}
+		}
+	}
+	if sn != n || next != frags+1 {
+		t.Fatalf("ended with sample %d at fragment %d, want %d at %d", sn, next, n, frags+1)
 	}
 }
 
