@@ -359,7 +359,10 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 		}
 	}
 	if len(gaps) > 0 {
-		out = append(out, gapOf(w.readerID, w.id, gaps))
+		// To the reader that asked, not to every reader of its
+		// participant: for another, matched earlier, these may be samples
+		// it still lacks (a late joiner's are below its own start).
+		out = append(out, gapOf(g.Entity, w.id, gaps))
 	}
 	if len(out) > 0 {
 		out = append(out, w.heartbeat(false))
@@ -574,7 +577,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	r.synced = true // it asks for a change it knows from a heartbeat
 	i, ok := slices.BinarySearchFunc(w.changes, n.WriterSN, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) })
 	if !ok {
-		return []wire.Submessage{gapOf(w.readerID, w.id, []wire.SequenceNumber{n.WriterSN})}
+		return []wire.Submessage{gapOf(g.Entity, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
 	out := w.lend(i, n.State.Members())
 	if len(out) <= 1 { // the INFO_TS alone
