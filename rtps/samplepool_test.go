@@ -96,6 +96,7 @@ func pooledWriter(keepLast int) *statefulWriter {
 func TestHistoryKeepsItsOrderWithoutGrowing(t *testing.T) {
 	for _, depth := range []int{1, 3, 100, maxKeepAll} {
 		w := pooledWriter(depth)
+		lagging(w)
 		var base *change
 		for i := 1; i <= 50*depth+7; i++ {
 			w.write(wire.GUID{}, []byte{byte(i)}, nil, time.Now())
@@ -349,6 +350,12 @@ func TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged(t *testing.T) {
 			steps: []func(*statefulWriter){ack(a, 6), func(w *statefulWriter) { w.unmatch(b) }}},
 		{name: "transient-local keeps it", durable: true, first: 1, pooled: 0,
 			steps: []func(*statefulWriter){ack(a, 6), ack(b, 6)}},
+		{name: "a change still being sent comes back once sent", first: 6, pooled: 3,
+			steps: []func(*statefulWriter){inFlight(4, 5), ack(a, 6), ack(b, 6)}},
+		{name: "and then", first: 6, pooled: 5,
+			steps: []func(*statefulWriter){inFlight(4, 5), ack(a, 6), ack(b, 6), sent(4, 5)}},
+		{name: "a change a repair was built from never comes back", first: 6, pooled: 4,
+			steps: []func(*statefulWriter){func(w *statefulWriter) { w.lend(1, nil) }, ack(a, 6), ack(b, 6)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,11 +367,6 @@ func TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged(t *testing.T) {
 			w.readers[slow].bestEffort = true
 			for i := range 5 {
 				w.write(wire.GUID{}, w.pool.copyOf([]byte{0, 1, 0, 0, byte(i)}), nil, time.Now())
-			}
-			if tt.durable { // a transient-local writer's readers start at 1
-				for _, g := range []wire.GUID{a, b} {
-					w.readers[g].acked = 1
-				}
 			}
 			for _, step := range tt.steps {
 				step(w)
@@ -379,10 +381,43 @@ func TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged(t *testing.T) {
 	}
 }
 
+// inFlight is a step in which the writes of sns are still being sent.
+func inFlight(sns ...wire.SequenceNumber) func(*statefulWriter) {
+	return func(w *statefulWriter) { w.inFlight = append(w.inFlight, sns...) }
+}
+
+// sent is a step in which the writes of sns are out.
+func sent(sns ...wire.SequenceNumber) func(*statefulWriter) {
+	return func(w *statefulWriter) {
+		for _, sn := range sns {
+			w.sent(sn)
+		}
+	}
+}
+
 // ack is a step in which reader g acknowledges every change below base.
 func ack(g wire.GUID, base wire.SequenceNumber) func(*statefulWriter) {
 	return func(w *statefulWriter) {
 		w.onAckNack(g, &wire.AckNack{State: wire.NewSequenceNumberSet(base), Count: w.readers[g].lastNack + 2, Final: true})
+	}
+}
+
+// TestAVolatileWriterWithoutReliableReadersKeepsOnlyItsLast: with only a
+// best-effort reader, no one can ask for an earlier change, so each write
+// lets go of the one before.
+func TestAVolatileWriterWithoutReliableReadersKeepsOnlyItsLast(t *testing.T) {
+	w := pooledWriter(maxKeepAll)
+	r := wire.GUID{Prefix: wire.GUIDPrefix{1}, Entity: 0x104}
+	w.match(r)
+	w.readers[r].bestEffort = true
+	for i := range 5 {
+		w.write(wire.GUID{}, []byte{0, 1, 0, 0, byte(i)}, nil, time.Now())
+	}
+	if first := w.first(); first != 5 || len(w.changes) != 1 {
+		t.Fatalf("history holds %d changes from %d, want the last, 5", len(w.changes), first)
+	}
+	if len(w.pool.free) != 4 {
+		t.Fatalf("%d buffers back in the pool, want 4", len(w.pool.free))
 	}
 }
 

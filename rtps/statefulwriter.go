@@ -95,6 +95,7 @@ func newBuiltinWriter(id, readerID wire.EntityID) *statefulWriter {
 // submessages every matched reader gets. It replaces the change of the
 // same key, or drops the oldest beyond keepLast.
 func (w *statefulWriter) write(key wire.GUID, payload []byte, qos wire.ParameterList, now time.Time) []wire.Submessage {
+	w.dropAcknowledged() // with no reliable reader, all before this one
 	if w.keepLast == 0 {
 		w.changes = slices.DeleteFunc(w.changes, func(c change) bool { return c.key == key })
 	} else if n := len(w.changes) - w.keepLast + 1; n > 0 {
@@ -384,9 +385,9 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 }
 
 // dropAcknowledged lets a volatile user writer's history go of the
-// changes every reliable reader has acknowledged, as CycloneDDS's writer
-// history does: no reader can ask for them again, and a reader that
-// matches later starts after them. Keeping them until keep-last pushed
+// changes every reliable reader has acknowledged (all of them when it has
+// none), as CycloneDDS's writer history does: no reader can ask for them
+// again, and a reader that matches later starts after them. Keeping them until keep-last pushed
 // them out held a keep-all writer's last 1024 samples (64 MiB of 64 KB
 // samples), and each write copied into a pooled buffer last touched
 // 1024 samples before, long out of the cache.

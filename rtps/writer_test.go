@@ -356,11 +356,20 @@ func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
 	}
 }
 
+// lagging matches w with a reliable reader that has answered a heartbeat
+// and acknowledged nothing, so that w's history keeps what it writes.
+func lagging(w *statefulWriter) {
+	g := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x104}
+	w.match(g)
+	w.readers[g].synced = true
+}
+
 // TestHeartbeatsNeverAnnounceASampleStillBeingSent: while a Write sends a
 // change's datagrams, heartbeats from elsewhere (periodic, repairs)
 // announce only the changes before it, so none overtakes it on the wire.
 func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 4}
+	lagging(w)
 	w.write(wire.GUID{}, []byte("a"), nil, time.Now())
 	w.write(wire.GUID{}, []byte("b"), nil, time.Now())
 	w.inFlight = []wire.SequenceNumber{2}
@@ -380,6 +389,7 @@ func TestHeartbeatsNeverAnnounceASampleStillBeingSent(t *testing.T) {
 // packet received from vendor 1.171" and dropped.
 func TestHeartbeatsStayWellFormedWhenTheHistoryPassedASampleBeingSent(t *testing.T) {
 	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 2}
+	lagging(w)
 	w.inFlight = []wire.SequenceNumber{1}
 	for _, p := range []string{"a", "b", "c", "d"} {
 		w.write(wire.GUID{}, []byte(p), nil, time.Now())
