@@ -127,7 +127,12 @@ func TestFragmentsOfQueuedSamplesFillDatagrams(t *testing.T) {
 		batch = append(batch, pendingSend{out: []outgoing{{dst: rx.self.Prefix, to: to, subs: subs}}})
 	}
 	outs, _ := pack(batch, nil, nil)
-	tx.sendBuffered(nil, outs)
+	// The buffer datagrams are built in never held more than one: a
+	// DATA_FRAG appended past maxMessage, then cut and appended again to
+	// the next datagram, was its payload copied twice.
+	if buf := tx.sendBuffered(nil, outs); cap(buf) > maxMessage+maxMessage/2 {
+		t.Errorf("the datagram buffer grew to %d octets, more than a datagram of %d", cap(buf), maxMessage)
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	var ours [][]byte
 	for time.Now().Before(deadline) && len(ours) < wantDatagrams {

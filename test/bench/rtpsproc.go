@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -252,8 +253,12 @@ func pingHandshake(ctx context.Context, pg *pinger, r *rtps.Reader) error {
 		tctx, tcancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		for {
 			s, err := r.Take(tctx)
+			if errors.Is(err, context.DeadlineExceeded) {
+				break // ping again
+			}
 			if err != nil {
-				break
+				tcancel()
+				return err
 			}
 			if ok, err := pg.isEcho(s, -1); err != nil || ok {
 				tcancel()
