@@ -355,7 +355,7 @@ func TestVolatileHistoryLetsGoOfWhatEveryReaderAcknowledged(t *testing.T) {
 		{name: "and then", first: 6, pooled: 5,
 			steps: []func(*statefulWriter){inFlight(4, 5), ack(a, 6), ack(b, 6), sent(4, 5)}},
 		{name: "a change a repair was built from never comes back", first: 6, pooled: 4,
-			steps: []func(*statefulWriter){func(w *statefulWriter) { w.lend(1, nil) }, ack(a, 6), ack(b, 6)}},
+			steps: []func(*statefulWriter){func(w *statefulWriter) { w.lend(1, nil, a.Entity) }, ack(a, 6), ack(b, 6)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -261,7 +261,7 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	var out []wire.Submessage
 	if w.durable {
 		for i := range w.changes {
-			out = append(out, w.lend(i, nil)...)
+			out = append(out, w.lend(i, nil, g.Entity)...)
 		}
 	}
 	return append(out, w.heartbeat(false))
@@ -354,7 +354,7 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 				continue // the reader asks again after the next heartbeat
 			}
 			repaired += len(w.changes[i].payload)
-			out = append(out, w.lend(i, nil)...)
+			out = append(out, w.lend(i, nil, g.Entity)...)
 		} else {
 			gaps = append(gaps, sn)
 		}
@@ -563,10 +563,22 @@ func fragmentRuns(frags []uint32, total uint32, first uint16, runs []fragmentRun
 }
 
 // lend is the submessages of the history's change i sent besides its
-// write (see submessages): its payload is not recycled from then on.
-func (w *statefulWriter) lend(i int, frags []uint32) []wire.Submessage {
+// write (see submessages) to reader to alone: a repair, or a late
+// joiner's history. Another reader of its participant may be one that
+// matched later, which must not get what came before it. Its payload is
+// not recycled from then on.
+func (w *statefulWriter) lend(i int, frags []uint32, to wire.EntityID) []wire.Submessage {
 	w.changes[i].lent = true
-	return w.submessages(w.changes[i], frags)
+	out := w.submessages(w.changes[i], frags)
+	for _, s := range out {
+		switch s := s.(type) {
+		case *wire.Data:
+			s.ReaderID = to
+		case *wire.DataFrag:
+			s.ReaderID = to
+		}
+	}
+	return out
 }
 
 // onNackFrag returns the fragments a reader asks for again.
@@ -580,7 +592,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	if !ok {
 		return []wire.Submessage{gapOf(g.Entity, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
-	out := w.lend(i, n.State.Members())
+	out := w.lend(i, n.State.Members(), g.Entity)
 	if len(out) <= 1 { // the INFO_TS alone
 		return nil
 	}

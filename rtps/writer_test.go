@@ -356,6 +356,29 @@ func TestLostLastSampleIsRepairedBeforeThePeriodicHeartbeat(t *testing.T) {
 	}
 }
 
+// TestALateJoinerGetsTheHistoryAddressedToIt: a transient-local writer
+// sends its history to the reader that matched, not to every reader of
+// that reader's participant, which have it already.
+func TestALateJoinerGetsTheHistoryAddressedToIt(t *testing.T) {
+	w := &statefulWriter{id: 0x103, readerID: wire.EntityIDUnknown, next: 1, readers: map[wire.GUID]*readerProxy{}, keepLast: 2, durable: true}
+	for _, p := range []string{"a", "b", "c"} {
+		w.write(wire.GUID{}, bytes.Repeat([]byte(p), 2*maxData), nil, time.Now())
+	}
+	late := wire.GUID{Prefix: wire.GUIDPrefix{9}, Entity: 0x204}
+	frags := 0
+	for _, s := range w.match(late) {
+		if df, ok := s.(*wire.DataFrag); ok {
+			frags++
+			if df.ReaderID != late.Entity {
+				t.Fatalf("sample %d of the history went to reader %v, want %v", df.WriterSN, df.ReaderID, late.Entity)
+			}
+		}
+	}
+	if frags == 0 {
+		t.Fatal("no history sent")
+	}
+}
+
 // lagging matches w with a reliable reader that has answered a heartbeat
 // and acknowledged nothing, so that w's history keeps what it writes.
 func lagging(w *statefulWriter) {
@@ -425,7 +448,9 @@ func TestVolatileWriterNeverSendsALateReaderWhatCameBeforeIt(t *testing.T) {
 	for _, s := range w.onAckNack(late, &wire.AckNack{State: nack, Count: 1}) {
 		switch s := s.(type) {
 		case *wire.Data:
-			sent = append(sent, string(s.Payload))
+			if s.ReaderID == late.Entity { // a repair, to it alone
+				sent = append(sent, string(s.Payload))
+			}
 		case *wire.Gap:
 			// Addressed to it alone: another reader of its participant,
 			// matched before, may still lack 1 and 2.
