@@ -387,10 +387,10 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 // dropAcknowledged lets a volatile user writer's history go of the
 // changes every reliable reader has acknowledged (all of them when it has
 // none), as CycloneDDS's writer history does: no reader can ask for them
-// again, and a reader that matches later starts after them. Keeping them until keep-last pushed
-// them out held a keep-all writer's last 1024 samples (64 MiB of 64 KB
-// samples), and each write copied into a pooled buffer last touched
-// 1024 samples before, long out of the cache.
+// again, and a reader that matches later starts after them. Keeping them
+// until keep-last pushed them out held a keep-all writer's last 1024
+// samples (64 MiB of 64 KB samples), and each write copied into a pooled
+// buffer last touched 1024 samples before, long out of the cache.
 func (w *statefulWriter) dropAcknowledged() {
 	if w.durable || w.keepLast == 0 {
 		return
