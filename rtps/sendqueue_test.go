@@ -18,16 +18,7 @@ import (
 // opening with the INFO_TS of the sample it continues, and with one
 // heartbeat for the lot instead of one per sample.
 func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
-	var mu sync.Mutex
-	var got [][]byte
-	rx := newParticipant(t, Config{Domain: 44, tap: func(b []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bytes.Contains(b, []byte("sample")) {
-			got = append(got, bytes.Clone(b))
-		}
-	}})
-	tx := newParticipant(t, Config{Domain: 44})
+	rx, tx, tap := tappedPair(t, 44, []byte("sample"))
 	to := []netip.AddrPort{netip.AddrPortFrom(rx.uc.Addr(), rx.uc.Port())}
 	writer := wire.EntityID(0x00000103)
 	const n = 40
@@ -42,17 +33,9 @@ func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
 	}
 	outs, _ := pack(batch, nil, nil)
 	tx.sendBuffered(nil, outs)
-	deadline := time.Now().Add(5 * time.Second)
-	var datagrams [][]byte
-	for time.Now().Before(deadline) {
-		mu.Lock()
-		datagrams = got
-		mu.Unlock()
-		if len(datagrams) > 0 && bytes.Contains(datagrams[len(datagrams)-1], []byte{'s', 'a', 'm', 'p', 'l', 'e', n - 1}) {
-			break // the last sample is in
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	datagrams := tap.wait(func(got [][]byte) bool { // the last sample is in
+		return len(got) > 0 && bytes.Contains(got[len(got)-1], []byte{'s', 'a', 'm', 'p', 'l', 'e', n - 1})
+	})
 	next, heartbeats := 0, 0
 	for i, m := range messagesOf(t, datagrams) {
 		var ts *wire.InfoTS
@@ -87,6 +70,42 @@ func TestQueuedSamplesShareDatagramsWithinTheLimit(t *testing.T) {
 	}
 }
 
+// datagramTap keeps the datagrams a participant received that hold a
+// marker.
+type datagramTap struct {
+	mu  sync.Mutex
+	got [][]byte
+}
+
+// tappedPair makes a receiving participant whose datagrams holding marker
+// are kept, and a sending one, on domain.
+func tappedPair(t *testing.T, domain int, marker []byte) (rx, tx *Participant, tap *datagramTap) {
+	tap = &datagramTap{}
+	rx = newParticipant(t, Config{Domain: domain, tap: func(b []byte) {
+		if bytes.Contains(b, marker) {
+			tap.mu.Lock()
+			defer tap.mu.Unlock()
+			tap.got = append(tap.got, bytes.Clone(b))
+		}
+	}})
+	return rx, newParticipant(t, Config{Domain: domain}), tap
+}
+
+// wait returns the datagrams kept once done says they are all in, or
+// what came within 5 s.
+func (d *datagramTap) wait(done func([][]byte) bool) [][]byte {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		d.mu.Lock()
+		got := slices.Clone(d.got)
+		d.mu.Unlock()
+		if done(got) || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // messagesOf parses datagrams sent, each at most maxMessage octets.
 func messagesOf(t *testing.T, datagrams [][]byte) []wire.Message {
 	t.Helper()
@@ -107,14 +126,7 @@ func messagesOf(t *testing.T, datagrams [][]byte) []wire.Message {
 // further, in order, each datagram after the INFO_TS of the sample it
 // carries: 31 fragments a sample go as 10, 10, and 10 with the last one.
 func TestFragmentsOfQueuedSamplesFillDatagrams(t *testing.T) {
-	var mu sync.Mutex
-	var got [][]byte
-	rx := newParticipant(t, Config{Domain: 45, tap: func(b []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		got = append(got, bytes.Clone(b))
-	}})
-	tx := newParticipant(t, Config{Domain: 45})
+	rx, tx, tap := tappedPair(t, 45, []byte{0x00, 0x00, 0x03, 0x03}) // the writer's id
 	to := []netip.AddrPort{netip.AddrPortFrom(rx.uc.Addr(), rx.uc.Port())}
 	w := pooledWriter(maxKeepAll)
 	w.id = 0x00000303
@@ -133,19 +145,7 @@ func TestFragmentsOfQueuedSamplesFillDatagrams(t *testing.T) {
 	if buf := tx.sendBuffered(nil, outs); cap(buf) > maxMessage+maxMessage/2 {
 		t.Errorf("the datagram buffer grew to %d octets, more than a datagram of %d", cap(buf), maxMessage)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	var ours [][]byte
-	for time.Now().Before(deadline) && len(ours) < wantDatagrams {
-		time.Sleep(10 * time.Millisecond)
-		mu.Lock()
-		ours = ours[:0]
-		for _, b := range got {
-			if bytes.Contains(b, []byte{0x00, 0x00, 0x03, 0x03}) {
-				ours = append(ours, b)
-			}
-		}
-		mu.Unlock()
-	}
+	ours := tap.wait(func(got [][]byte) bool { return len(got) >= wantDatagrams })
 	if len(ours) != wantDatagrams {
 		t.Fatalf("%d datagrams, want %d", len(ours), wantDatagrams)
 	}
