@@ -22,19 +22,24 @@ var (
 )
 
 // Conn is a UDPv4 socket on one interface, for unicast or for one
-// multicast group; multicast it sends goes out of that interface only.
+// multicast group, and a second socket on that interface that sends
+// (see sender); multicast it sends goes out of that interface only.
 type Conn struct {
 	pc     *net.UDPConn
-	rc     syscall.RawConn // reads and writes (see rawIO)
-	rd, wr *rawIO
+	rc     syscall.RawConn // reads (see rawIO)
+	rd     *rawIO
+	tx     *sender
 	ifaddr netip.Addr
 	port   uint16
 }
 
-// newConn wraps a bound UDPv4 socket.
+// newConn wraps a bound UDPv4 socket and opens its send socket.
 func newConn(pc net.PacketConn, ifaddr netip.Addr, port uint16) (*Conn, error) {
-	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port, rd: newRawIO(false), wr: newRawIO(true)}
+	c := &Conn{pc: pc.(*net.UDPConn), ifaddr: ifaddr, port: port, rd: newRawIO()}
 	rc, err := c.pc.SyscallConn()
+	if err == nil {
+		c.tx, err = openSender(ifaddr)
+	}
 	if err != nil {
 		c.pc.Close()
 		return nil, err
@@ -58,8 +63,8 @@ func ListenUnicast(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, 
 	if err != nil {
 		return nil, err
 	}
-	if err := c.control(func(fd int) error { setReceiveBuffer(fd); return setMulticastSender(fd, ifaddr) }); err != nil {
-		c.pc.Close()
+	if err := c.control(func(fd int) error { setReceiveBuffer(fd); return nil }); err != nil {
+		c.Close()
 		return nil, err
 	}
 	return c, nil
@@ -89,12 +94,8 @@ func ListenMulticast(ctx context.Context, ifaddr, group netip.Addr, port uint16)
 		return nil, err
 	}
 	if err := c.control(func(fd int) error { return joinGroup(fd, ifaddr, group) }); err != nil {
-		c.pc.Close()
+		c.Close()
 		return nil, fmt.Errorf("udp: join %v on %v: %w", group, ifaddr, err)
-	}
-	if err := c.control(func(fd int) error { return setMulticastSender(fd, ifaddr) }); err != nil {
-		c.pc.Close()
-		return nil, err
 	}
 	return c, nil
 }
@@ -126,7 +127,9 @@ func (c *Conn) Reachable(dst netip.Addr) bool {
 	return true
 }
 
-// WriteTo sends one datagram to dst if Reachable allows it.
+// WriteTo sends one datagram to dst if Reachable allows it. It leaves
+// from the send socket, on a port of its own, not from Port: DDS readers
+// answer the locators a participant announces, not a datagram's source.
 func (c *Conn) WriteTo(b []byte, dst netip.AddrPort) error {
 	if !c.Reachable(dst.Addr()) {
 		return fmt.Errorf("%w: %v from %v", ErrUnreachable, dst, c.ifaddr)
@@ -145,8 +148,9 @@ func (c *Conn) ReadFrom(buf []byte) (int, netip.AddrPort, error) {
 	return n, src, err
 }
 
-// Close closes the socket; a blocked ReadFrom returns net.ErrClosed.
-func (c *Conn) Close() error { return c.pc.Close() }
+// Close closes both sockets; a blocked ReadFrom returns net.ErrClosed,
+// and so does WriteTo from then on.
+func (c *Conn) Close() error { return errors.Join(c.pc.Close(), c.tx.close()) }
 
 // ErrNoMulticast means the interface cannot do multicast (down, flag off,
 // or not found); use unicast peers instead.

@@ -3,10 +3,14 @@ package udp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
+	"os/exec"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/actbridge/actbridge/test/netns"
 )
@@ -115,6 +119,24 @@ func TestMulticastReachesEveryMemberOnTheHost(t *testing.T) {
 	}
 }
 
+// readCount reads up to n datagrams from c on a goroutine of its own, and
+// then sends how many it read (fewer when a read fails: close c to stop
+// it).
+func readCount(c *Conn, n int) <-chan int {
+	got := make(chan int, 1)
+	go func() {
+		buf := make([]byte, 2000)
+		k := 0
+		for ; k < n; k++ {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				break
+			}
+		}
+		got <- k
+	}()
+	return got
+}
+
 // TestBurstOfAMegabyteWaitsInTheSocket: a 1 MB sample in 1,344-octet
 // DATA_FRAGs (what CycloneDDS sends in one burst) fits in the socket's
 // receive buffer while nobody reads; the kernel's default buffer dropped
@@ -149,17 +171,7 @@ func TestBurstOfAMegabyteWaitsInTheSocket(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := make(chan int, 1)
-			go func() {
-				buf := make([]byte, 2000)
-				k := 0
-				for ; k < n; k++ {
-					if _, _, err := rx.ReadFrom(buf); err != nil {
-						break
-					}
-				}
-				got <- k
-			}()
+			got := readCount(rx, n)
 			select {
 			case k := <-got:
 				if k != n {
@@ -174,18 +186,22 @@ func TestBurstOfAMegabyteWaitsInTheSocket(t *testing.T) {
 }
 
 // TestReadFromReportsTheSenderAndStopsWhenClosed: a datagram's source is
-// the sending socket's address and port, an empty datagram is one, and a
+// the sending Conn's send socket, on its interface address and a port
+// other than the one it reads (see sender); an empty datagram is one; a
 // read blocked on a socket that is closed returns net.ErrClosed.
 func TestReadFromReportsTheSenderAndStopsWhenClosed(t *testing.T) {
 	a, b := loopbackPair(t)
+	if a.tx.port == a.Port() || a.tx.port == 0 {
+		t.Fatalf("send socket on port %d, reading on %d: want a port of its own", a.tx.port, a.Port())
+	}
 	for _, msg := range []string{"ping", ""} {
 		if err := a.WriteTo([]byte(msg), netip.AddrPortFrom(loopback, b.Port())); err != nil {
 			t.Fatal(err)
 		}
 		buf := make([]byte, 16)
 		n, src, err := b.ReadFrom(buf)
-		if err != nil || string(buf[:n]) != msg || src != netip.AddrPortFrom(loopback, a.Port()) {
-			t.Fatalf("read %q from %v (%v), want %q from %v", buf[:n], src, err, msg, netip.AddrPortFrom(loopback, a.Port()))
+		if err != nil || string(buf[:n]) != msg || src != netip.AddrPortFrom(loopback, a.tx.port) {
+			t.Fatalf("read %q from %v (%v), want %q from %v", buf[:n], src, err, msg, netip.AddrPortFrom(loopback, a.tx.port))
 		}
 	}
 	done := make(chan error, 1)
@@ -223,5 +239,51 @@ func TestReadAndWriteAllocateNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations a datagram sent and received, want 0", allocs)
+	}
+}
+
+// TestAFullSendBufferIsWaitedFor: when the kernel holds more of a
+// Conn's datagrams than its send buffer allows (here a token bucket on
+// loopback lets 1 Mbit/s through), WriteTo waits for room instead of
+// failing with EAGAIN, and every datagram arrives.
+func TestAFullSendBufferIsWaitedFor(t *testing.T) {
+	netns.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tc := func(args ...string) error {
+		out, err := exec.CommandContext(ctx, "tc", append([]string{"qdisc"}, args...)...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("tc qdisc %v: %w: %s", args, err, out)
+		}
+		return nil
+	}
+	if err := tc("add", "dev", "lo", "root", "tbf", "rate", "1mbit", "burst", "4kb", "latency", "1s"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := tc("del", "dev", "lo", "root"); err != nil {
+			t.Error(err)
+		}
+	}()
+	a, b := loopbackPair(t)
+	if err := unix.SetsockoptInt(a.tx.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
+		t.Fatal(err)
+	}
+	const n = 30 // 30 KB: about 240 ms at 1 Mbit/s, many times the buffer
+	got := readCount(b, n)
+	dg := make([]byte, 1000)
+	for i := range n {
+		if err := a.WriteTo(dg, netip.AddrPortFrom(loopback, b.Port())); err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+	}
+	select {
+	case k := <-got:
+		if k != n {
+			t.Fatalf("read %d of %d", k, n)
+		}
+	case <-ctx.Done():
+		b.Close()
+		t.Fatalf("only %d of %d datagrams arrived", <-got, n)
 	}
 }
