@@ -65,9 +65,13 @@ func runRTPSJob(ctx context.Context, mode string) error {
 		return fmt.Errorf("%s: %w", rtpsJobEnv, err)
 	}
 	// ACTBRIDGE_BENCH_RTPS_PROFILE=<dir> writes a CPU profile per process
-	// there (<dir>/<mode>-<pid>.pprof), to find what a row spends.
+	// there (<dir>/<mode>-<pid>.pprof), to find what a row spends, and
+	// its allocations (<dir>/<mode>-<pid>.allocs.pprof): each collection
+	// wakes the runtime's sweeper, which yields to the scheduler thousands
+	// of times a second on these 2-core hosts.
 	if dir := os.Getenv("ACTBRIDGE_BENCH_RTPS_PROFILE"); dir != "" {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", mode, os.Getpid())))
+		name := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, os.Getpid()))
+		f, err := os.Create(name + ".pprof")
 		if err != nil {
 			return err
 		}
@@ -76,6 +80,12 @@ func runRTPSJob(ctx context.Context, mode string) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+		defer func() {
+			if a, err := os.Create(name + ".allocs.pprof"); err == nil {
+				pprof.Lookup("allocs").WriteTo(a, 0)
+				a.Close()
+			}
+		}()
 	}
 	// ACTBRIDGE_BENCH_RTPS_TRACE=<dir> writes an execution trace of the
 	// measured process's seconds 2 to 3 there (<dir>/<mode>-<pid>.trace),
