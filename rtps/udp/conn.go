@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"syscall"
 )
 
@@ -19,6 +20,9 @@ var (
 	// ErrTooLarge means a received datagram exceeded the read buffer and
 	// was dropped.
 	ErrTooLarge = errors.New("udp: datagram larger than the buffer")
+	// ErrSendTimeout means the kernel's send buffer stayed full for about
+	// a second (a wedged interface): the datagram was not sent.
+	ErrSendTimeout = errors.New("udp: send buffer full")
 )
 
 // Conn is a UDPv4 socket on one interface, for unicast or for one
@@ -45,6 +49,9 @@ func newConn(pc net.PacketConn, ifaddr netip.Addr, port uint16) (*Conn, error) {
 		return nil, err
 	}
 	c.rc = rc
+	// The receiving socket's own finalizer closes it when a Conn is
+	// dropped unclosed; the send socket has none of its own.
+	runtime.AddCleanup(c, func(tx *sender) { tx.close() }, c.tx)
 	return c, nil
 }
 
@@ -130,6 +137,8 @@ func (c *Conn) Reachable(dst netip.Addr) bool {
 // WriteTo sends one datagram to dst if Reachable allows it. It leaves
 // from the send socket, on a port of its own, not from Port: DDS readers
 // answer the locators a participant announces, not a datagram's source.
+// While the kernel's send buffer is full it waits for room, up to about
+// a second (ErrSendTimeout).
 func (c *Conn) WriteTo(b []byte, dst netip.AddrPort) error {
 	if !c.Reachable(dst.Addr()) {
 		return fmt.Errorf("%w: %v from %v", ErrUnreachable, dst, c.ifaddr)
@@ -149,7 +158,8 @@ func (c *Conn) ReadFrom(buf []byte) (int, netip.AddrPort, error) {
 }
 
 // Close closes both sockets; a blocked ReadFrom returns net.ErrClosed,
-// and so does WriteTo from then on.
+// and so does WriteTo from then on. It waits for a send under way, which
+// waits at most about a second for room (see WriteTo).
 func (c *Conn) Close() error { return errors.Join(c.pc.Close(), c.tx.close()) }
 
 // ErrNoMulticast means the interface cannot do multicast (down, flag off,

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,36 +243,68 @@ func TestReadAndWriteAllocateNothing(t *testing.T) {
 	}
 }
 
-// TestAFullSendBufferIsWaitedFor: when the kernel holds more of a
-// Conn's datagrams than its send buffer allows (here a token bucket on
-// loopback lets 1 Mbit/s through), WriteTo waits for room instead of
-// failing with EAGAIN, and every datagram arrives.
-func TestAFullSendBufferIsWaitedFor(t *testing.T) {
+// tokenBucket makes the namespace's loopback let rate through, queueing
+// up to limit octets (tc's units), until the test ends; it skips t when
+// the kernel has no token bucket qdisc.
+func tokenBucket(t *testing.T, rate, limit string) {
+	t.Helper()
 	netns.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	tc := func(args ...string) error {
+		// Each its own deadline: the bucket must go even after a test's
+		// failure, or it slows the package's other tests.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		out, err := exec.CommandContext(ctx, "tc", append([]string{"qdisc"}, args...)...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("tc qdisc %v: %w: %s", args, err, out)
 		}
 		return nil
 	}
-	if err := tc("add", "dev", "lo", "root", "tbf", "rate", "1mbit", "burst", "4kb", "latency", "1s"); err != nil {
+	if err := tc("replace", "dev", "lo", "root", "tbf", "rate", rate, "burst", "4kb", "limit", limit); err != nil {
+		if strings.Contains(err.Error(), "unknown") {
+			t.Skipf("the kernel has no token bucket qdisc: %v", err)
+		}
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		if err := tc("del", "dev", "lo", "root"); err != nil {
 			t.Error(err)
 		}
-	}()
-	a, b := loopbackPair(t)
+	})
+}
+
+// fillSendBuffer shrinks a's send buffer and sends to b without waiting
+// until the kernel refuses (EAGAIN), as it does once the token bucket
+// holds more of a's datagrams than the buffer allows; it returns how
+// many it sent.
+func fillSendBuffer(t *testing.T, a, b *Conn, dg []byte) int {
+	t.Helper()
 	if err := unix.SetsockoptInt(a.tx.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
 		t.Fatal(err)
 	}
-	const n = 30 // 30 KB: about 240 ms at 1 Mbit/s, many times the buffer
-	got := readCount(b, n)
+	to := &unix.SockaddrInet4{Port: int(b.Port()), Addr: loopback.As4()}
+	for sent := 0; sent < 30; sent++ {
+		if err := unix.Sendto(a.tx.fd, dg, unix.MSG_DONTWAIT, to); errors.Is(err, unix.EAGAIN) {
+			return sent
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("30 datagrams sent without waiting: the send buffer never filled")
+	return 0
+}
+
+// TestAFullSendBufferIsWaitedFor: when the kernel holds more of a
+// Conn's datagrams than its send buffer allows (a token bucket on the
+// namespace's loopback lets 1 Mbit/s through), WriteTo waits for room
+// instead of failing with EAGAIN, and every datagram arrives.
+func TestAFullSendBufferIsWaitedFor(t *testing.T) {
+	tokenBucket(t, "1mbit", "1mb")
+	a, b := loopbackPair(t)
 	dg := make([]byte, 1000)
+	sent := fillSendBuffer(t, a, b, dg)
+	const n = 30 // 30 KB more: about 240 ms at 1 Mbit/s, many times the buffer
+	got := readCount(b, sent+n)
 	for i := range n {
 		if err := a.WriteTo(dg, netip.AddrPortFrom(loopback, b.Port())); err != nil {
 			t.Fatalf("datagram %d: %v", i, err)
@@ -279,11 +312,49 @@ func TestAFullSendBufferIsWaitedFor(t *testing.T) {
 	}
 	select {
 	case k := <-got:
-		if k != n {
-			t.Fatalf("read %d of %d", k, n)
+		if k != sent+n {
+			t.Fatalf("read %d of %d", k, sent+n)
 		}
-	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
 		b.Close()
-		t.Fatalf("only %d of %d datagrams arrived", <-got, n)
+		t.Fatalf("only %d of %d datagrams arrived", <-got, sent+n)
+	}
+}
+
+// TestASendBufferThatStaysFullFails: when the send buffer stays full (the
+// bucket lets 1 kbit/s through, a datagram every 8 s), WriteTo gives up
+// after about sendTimeout with ErrSendTimeout, and Close does not hang.
+// The bucket's first tokens may still let one wait end in room, so up to
+// three writes are tried.
+func TestASendBufferThatStaysFullFails(t *testing.T) {
+	tokenBucket(t, "1kbit", "1mb")
+	a, b := loopbackPair(t)
+	dg := make([]byte, 1000)
+	fillSendBuffer(t, a, b, dg)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for i := 0; i < 3 && err == nil; i++ {
+			err = a.WriteTo(dg, netip.AddrPortFrom(loopback, b.Port()))
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrSendTimeout) {
+			t.Fatalf("WriteTo into a full buffer: %v, want ErrSendTimeout", err)
+		}
+	case <-time.After(10 * sendTimeout):
+		t.Fatalf("WriteTo into a full buffer still waits after %v", 10*sendTimeout)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- a.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * sendTimeout):
+		t.Fatal("Close hangs")
 	}
 }

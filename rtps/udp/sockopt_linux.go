@@ -19,7 +19,7 @@ func setReuse(fd int) error {
 // TTL 1 (never routed) and loopback on (participants of this host hear it).
 func setMulticastSender(fd int, ifaddr netip.Addr) error {
 	if err := unix.SetsockoptInet4Addr(fd, unix.IPPROTO_IP, unix.IP_MULTICAST_IF, ifaddr.As4()); err != nil {
-		return fmt.Errorf("udp: IP_MULTICAST_IF %v: %w", ifaddr, err)
+		return fmt.Errorf("IP_MULTICAST_IF %v: %w", ifaddr, err)
 	}
 	if err := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_MULTICAST_TTL, 1); err != nil {
 		return err
