@@ -48,12 +48,21 @@ type rtpsJob struct {
 	ListenOnly bool
 }
 
+// writeAllocs writes the process's allocation profile to name.
+func writeAllocs(name string) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
+}
+
 // jointStateDDS is sensor_msgs/msg/JointState as rmw names it.
 const jointStateDDS = "sensor_msgs::msg::dds_::JointState_"
 
 // runRTPSJob runs the job in the environment and prints its result as one
 // line of JSON on stdout ("result {...}").
-func runRTPSJob(ctx context.Context, mode string) error {
+func runRTPSJob(ctx context.Context, mode string) (err error) {
 	switch mode {
 	case udpEcho:
 		return echoUDP(ctx)
@@ -66,26 +75,20 @@ func runRTPSJob(ctx context.Context, mode string) error {
 	}
 	// ACTBRIDGE_BENCH_RTPS_PROFILE=<dir> writes a CPU profile per process
 	// there (<dir>/<mode>-<pid>.pprof), to find what a row spends, and
-	// its allocations (<dir>/<mode>-<pid>.allocs.pprof): each collection
-	// wakes the runtime's sweeper, which yields to the scheduler thousands
-	// of times a second on these 2-core hosts.
+	// what it allocated (<dir>/<mode>-<pid>.allocs.pprof), which sets how
+	// often the garbage collector runs beside it.
 	if dir := os.Getenv("ACTBRIDGE_BENCH_RTPS_PROFILE"); dir != "" {
 		name := filepath.Join(dir, fmt.Sprintf("%s-%d", mode, os.Getpid()))
-		f, err := os.Create(name + ".pprof")
-		if err != nil {
-			return err
+		f, cerr := os.Create(name + ".pprof")
+		if cerr != nil {
+			return cerr
 		}
 		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		if cerr := pprof.StartCPUProfile(f); cerr != nil {
+			return cerr
 		}
 		defer pprof.StopCPUProfile()
-		defer func() {
-			if a, err := os.Create(name + ".allocs.pprof"); err == nil {
-				pprof.Lookup("allocs").WriteTo(a, 0)
-				a.Close()
-			}
-		}()
+		defer func() { err = errors.Join(err, writeAllocs(name+".allocs.pprof")) }()
 	}
 	// ACTBRIDGE_BENCH_RTPS_TRACE=<dir> writes an execution trace of the
 	// measured process's seconds 2 to 3 there (<dir>/<mode>-<pid>.trace),
