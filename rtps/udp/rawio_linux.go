@@ -89,7 +89,7 @@ const sendTimeout = time.Second
 // netpoller. A socket the netpoller watches is woken for writing
 // (EPOLLOUT) each time the kernel frees a datagram it sent, which on
 // loopback is at once: every datagram sent woke an idle thread of ours,
-// one thread switch each. A 64 KB writer switched threads 23–30k times a
+// one thread switch each. A 64 KB writer switched threads 27–30k times a
 // second, 11–12k from a send socket; CycloneDDS, too, sends from a socket
 // it does not read.
 type sender struct {

@@ -83,7 +83,7 @@ func runRTPSJob(ctx context.Context, mode string) (err error) {
 		if cerr != nil {
 			return cerr
 		}
-		defer f.Close()
+		defer func() { err = errors.Join(err, f.Close()) }()
 		if cerr := pprof.StartCPUProfile(f); cerr != nil {
 			return cerr
 		}
