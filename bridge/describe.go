@@ -27,6 +27,9 @@ type RobotInfo struct {
 	RecoverySpeedFraction float64
 	// Access describes the guarded ROS tools' allowlists; nil without them.
 	Access *ROSTools
+	// Description is the URDF the limits came from and any change since;
+	// nil leaves urdf out.
+	Description *DescriptionGuard
 }
 
 // ActuatorPolicy is one actuator and the role that confirms its motions.
@@ -67,6 +70,9 @@ func (d *RobotInfo) Describe() any {
 	}
 	if d.Access != nil {
 		out["access"] = d.Access.Describe()
+	}
+	if d.Description != nil {
+		out["urdf"] = d.Description.Describe()
 	}
 	for k, v := range d.Previewer.DescribeActuators() {
 		out[k] = v

@@ -52,6 +52,9 @@ type Motions struct {
 	Lifetime context.Context
 	// ROS runs confirmed service_call previews (servicecall.go); nil refuses them.
 	ROS ROSAccess
+	// Description holds motions while the robot publishes a URDF other
+	// than the one the limits came from; nil holds nothing.
+	Description *DescriptionGuard
 
 	mu     sync.Mutex
 	drives map[string][]string // MCP session → drive motion ids (deadman)
@@ -341,6 +344,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	if pv.Tool == ServiceCallTool {
 		return m.confirmServiceCall(ctx, c, pv, motionID)
+	}
+	if e := m.Description.Hold(); e != nil {
+		return nil, e
 	}
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e

@@ -241,6 +241,18 @@ func (p *Previewer) estopReady(context.Context, *Call) error {
 	return nil
 }
 
+// motionReady is a motion preview's resource check: the e-stop, and a
+// robot description that still matches the limits.
+func (p *Previewer) motionReady(ctx context.Context, c *Call) error {
+	if err := p.estopReady(ctx, c); err != nil {
+		return err
+	}
+	if e := p.Motions.Description.Hold(); e != nil {
+		return e
+	}
+	return nil
+}
+
 // Tools are the preview tools of the kinds the robot has: the arm tools
 // with at least one arm, gripper_move with a gripper, the base tools with
 // a base. A kind the robot lacks has no tool that could name it.
@@ -298,7 +310,7 @@ func (p *Previewer) ArmMoveJoints() *Tool {
 		}, "positions"),
 		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
 		Errors: previewErrors,
-		Ready:  p.estopReady,
+		Ready:  p.motionReady,
 		Call:   p.armMoveJoints,
 	}
 	return chooseActuator(t, "arm", namesOf(p.Arms))
@@ -440,7 +452,7 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 		}, "joints", "points"),
 		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}}),
 		Errors: previewErrors,
-		Ready:  p.estopReady,
+		Ready:  p.motionReady,
 		Call:   p.armFollowTrajectory,
 	}
 	return chooseActuator(t, "arm", namesOf(p.Arms))

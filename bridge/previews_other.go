@@ -42,7 +42,7 @@ func (p *Previewer) GripperMove() *Tool {
 		}, "position"),
 		Output: previewOut(map[string]*Schema{"from": {Type: "number", Description: "Current finger position."}, "to": {Type: "number", Description: "Target."}}),
 		Errors: previewErrors,
-		Ready:  p.estopReady,
+		Ready:  p.motionReady,
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
 				Position  float64  `json:"position"`
@@ -142,7 +142,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 		}, "x", "y"),
 		Output: previewOut(map[string]*Schema{"distance_m": {Type: "number", Description: "Straight-line distance."}}),
 		Errors: previewErrors,
-		Ready:  p.estopReady,
+		Ready:  p.motionReady,
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
 				X, Y, Yaw float64
@@ -229,7 +229,7 @@ func (p *Previewer) BaseDrive() *Tool {
 		}, "linear", "duration_s"),
 		Output: previewOut(map[string]*Schema{"end_pose": {Type: "object", Description: "Predicted pose at the end."}}),
 		Errors: previewErrors,
-		Ready:  p.estopReady,
+		Ready:  p.motionReady,
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
 				Linear, Angular float64

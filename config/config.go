@@ -70,6 +70,10 @@ type Config struct {
 	// DescriptionParam is the parameter holding the URDF (ros1), or the
 	// latched topic robot_state_publisher publishes it on (ros2).
 	DescriptionParam string `yaml:"robot_description_param"`
+	// URDFSHA256 pins the robot description the limits come from: the
+	// SHA-256 (hex) of the URDF text, as check-config --urdf prints it.
+	// When set, a robot that publishes another URDF is refused at start.
+	URDFSHA256 string `yaml:"urdf_sha256"`
 	// LimitsFile is the joint_limits.yaml; a relative path is relative to
 	// the config file. Empty means URDF limits only.
 	LimitsFile string `yaml:"limits_file"`
@@ -296,6 +300,8 @@ func Parse(data []byte) (*Config, error) {
 	}
 	return &c, nil
 }
+
+var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 var lineRE = regexp.MustCompile(`line (\d+):`)
 
@@ -679,6 +685,9 @@ func (c *Config) validateLimits(bad func(field, format string, args ...any) erro
 		if !(v.x >= 0 && finite(v.x)) {
 			return bad(v.name, "%v must be a non-negative number (0: no cap)", v.x)
 		}
+	}
+	if c.URDFSHA256 != "" && !sha256RE.MatchString(c.URDFSHA256) {
+		return bad("urdf_sha256", "%q must be 64 lowercase hex digits (actbridge check-config --urdf FILE prints it)", c.URDFSHA256)
 	}
 	if f := c.RecoverySpeedFraction; !(f > 0 && f <= 1) {
 		return bad("recovery_speed_fraction", "%v must be in (0, 1]: the share of the velocity limits and speed caps a recovery may use", f)

@@ -86,6 +86,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"empty geofence", "actuators: [{name: base, kind: base, cmd_vel_topic: /c, geofence: {min_x: 1, max_x: 1, min_y: 0, max_y: 1}}]", "actuators[0].geofence"},
 		{"bad node name", "node_name: a/b\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "node_name"},
 		{"recovery faster than the limits", "recovery_speed_fraction: 1.5\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "recovery_speed_fraction"},
+		{"urdf pin not a sha256", "urdf_sha256: ABCDEF\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "urdf_sha256"},
 		{"negative recovery fraction", "recovery_speed_fraction: -0.1\nactuators: [{name: arm, kind: arm, action: /a, joints: [j]}]", "recovery_speed_fraction"},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/ros1/roslink"
@@ -36,5 +37,30 @@ func (r *Robot) RobotDescription(ctx context.Context) (string, error) {
 		return a.s, nil
 	case <-ctx.Done():
 		return "", ctx.Err()
+	}
+}
+
+// descriptionPoll is how often WatchRobotDescription reads the parameter:
+// the parameter server has no change notification goroslib exposes.
+const descriptionPoll = 2 * time.Second
+
+// WatchRobotDescription hands each the description parameter every
+// descriptionPoll while ctx lasts (read failures are skipped: the master
+// link reports its own health).
+func (r *Robot) WatchRobotDescription(ctx context.Context, each func(urdf, source string)) error {
+	t := time.NewTicker(descriptionPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, descriptionPoll)
+		s, err := r.RobotDescription(rctx)
+		cancel()
+		if err == nil {
+			each(s, "parameter "+r.cfg.DescriptionParam)
+		}
 	}
 }

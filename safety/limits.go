@@ -3,6 +3,7 @@ package safety
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -136,6 +137,29 @@ func (l *Limits) Names() []string {
 		names[i] = l.joints[i].Name
 	}
 	return names
+}
+
+// Diff names, sorted, every joint whose limits differ between l and o,
+// including joints only one of them has. Nil means the two are the same.
+func (l *Limits) Diff(o *Limits) []string {
+	var out []string
+	for _, n := range l.Names() {
+		if a, b := l.joints[l.index[n]], o.jointOrZero(n); a != b {
+			out = append(out, n)
+		}
+	}
+	for _, n := range o.Names() {
+		if _, ok := l.Joint(n); !ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (l *Limits) jointOrZero(name string) JointLimits {
+	j, _ := l.Joint(name)
+	return j
 }
 
 // Notes are facts about the merge worth logging (mimic joints, limits of

@@ -261,3 +261,35 @@ func TestSoftLimitsGiveAContinuousJointARangeOnlyWithBothBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestLimitsDiffNamesEveryChangedJoint(t *testing.T) {
+	mk := func(js ...JointLimits) *Limits {
+		l, err := NewLimits(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	j := func(name string, lo, hi float64) JointLimits {
+		return JointLimits{Name: name, Type: Revolute, MinPosition: Limit{lo, SourceURDF}, MaxPosition: Limit{hi, SourceURDF},
+			MaxVelocity: Limit{1, SourceURDF}}
+	}
+	base := mk(j("a", -1, 1), j("b", -2, 2))
+	for _, tc := range []struct {
+		name  string
+		other *Limits
+		want  []string
+	}{
+		{"same", mk(j("a", -1, 1), j("b", -2, 2)), nil},
+		{"narrower", mk(j("a", -1, 0.5), j("b", -2, 2)), []string{"a"}},
+		{"source only", mk(j("a", -1, 1), JointLimits{Name: "b", Type: Revolute, MinPosition: Limit{-2, SourceYAML}, MaxPosition: Limit{2, SourceURDF}, MaxVelocity: Limit{1, SourceURDF}}), []string{"b"}},
+		{"joint gone", mk(j("a", -1, 1)), []string{"b"}},
+		{"joint added", mk(j("a", -1, 1), j("b", -2, 2), j("c", 0, 1)), []string{"c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := base.Diff(tc.other); !slices.Equal(got, tc.want) {
+				t.Fatalf("Diff = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

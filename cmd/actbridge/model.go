@@ -13,6 +13,7 @@ import (
 // robotModel is the robot as the tools need it: limits, actuators, policy.
 type robotModel struct {
 	cfg     *config.Config
+	urdf    string // the robot description the limits came from
 	limits  *safety.Limits
 	ignored []safety.Ignored
 	// Any number of each kind, in config order (bridge.Previewer).
@@ -24,11 +25,15 @@ type robotModel struct {
 // loadModel merges the URDF with the config's joint_limits.yaml and builds
 // the actuator models. urdf is the robot description text.
 func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
+	if d := bridge.URDFDigest(string(urdf)); cfg.URDFSHA256 != "" && d != cfg.URDFSHA256 {
+		return nil, fmt.Errorf("%w: the robot description's sha256 is %s, the config pins urdf_sha256 %s: the limits would come from a URDF nobody checked; "+
+			"compare the two URDFs, then set urdf_sha256 to the new digest (actbridge check-config --urdf FILE prints it)", config.ErrConfig, d, cfg.URDFSHA256)
+	}
 	lim, ignored, err := cfg.LoadLimits(urdf)
 	if err != nil {
 		return nil, err
 	}
-	m := &robotModel{cfg: cfg, limits: lim, ignored: ignored}
+	m := &robotModel{cfg: cfg, urdf: string(urdf), limits: lim, ignored: ignored}
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
 		case actuators.KindArm:
@@ -74,6 +79,18 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 		}
 	}
 	return m, nil
+}
+
+// descriptionGuard holds motions when the robot publishes another URDF
+// than m's while the bridge runs.
+func (m *robotModel) descriptionGuard(now func() time.Time) *bridge.DescriptionGuard {
+	return bridge.NewDescriptionGuard(m.urdf, m.cfg.URDFSHA256 != "", func(urdf string) ([]string, error) {
+		lim, _, err := m.cfg.LoadLimits([]byte(urdf))
+		if err != nil {
+			return nil, err
+		}
+		return m.limits.Diff(lim), nil
+	}, now)
 }
 
 // confirmer maps the config's per-actuator policy to the role that confirms.

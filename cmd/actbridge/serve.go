@@ -138,6 +138,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ts.motions.Lifetime = ctx
+	if w, ok := tr.describer.(descriptionWatcher); ok {
+		go func() { _ = w.WatchRobotDescription(ctx, ts.description.Observe) }()
+	}
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,
 		Codes: []bridge.Code{bridge.CodeNotFound, bridge.CodeInvalidArgument, bridge.CodePreviewExpired, bridge.CodeUnavailable}}))

@@ -32,6 +32,8 @@ type toolSet struct {
 	limits     bridge.RateLimits
 	conditions []bridge.Condition
 	info       *bridge.RobotInfo
+	// description holds motions while the robot publishes another URDF.
+	description *bridge.DescriptionGuard
 }
 
 type estopAdapter struct{ e *safety.EStop }
@@ -47,10 +49,10 @@ func (a estopAdapter) State() (bool, uint64, string) {
 func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
 	now := time.Now
 	es := safety.NewEStop(now)
-	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1)}
+	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1), description: m.descriptionGuard(now)}
 	signer := bridge.PreviewSigner{Key: key}
 	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: m.confirmer,
-		ConsoleURL: opt.consoleURL, EStop: estopAdapter{es}.State}
+		ConsoleURL: opt.consoleURL, EStop: estopAdapter{es}.State, Description: ts.description}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
 		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
@@ -70,6 +72,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return ts.info.Describe() }, ts.scale)...)
+	tools = append(tools, bridge.DescriptionAcceptTool(ts.description))
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if ros, ok := robot.(bridge.ROSAccess); ok {
@@ -99,7 +102,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
 	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
 		Ignored: m.ignored, EStop: es.State, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
-		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros}
+		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}
 	return ts, nil
 }
 
@@ -154,6 +157,9 @@ func checkConfig(args []string, out io.Writer) error {
 		return err
 	}
 	ts, err := offlineTools(*cfgPath, *urdfPath)
+	if b, err := os.ReadFile(*urdfPath); err == nil {
+		fmt.Fprintf(out, "urdf_sha256: %s (%s)\n", bridge.URDFDigest(string(b)), *urdfPath)
+	}
 	if err != nil {
 		return err
 	}

@@ -87,6 +87,12 @@ type describer interface {
 	RobotDescription(ctx context.Context) (string, error)
 }
 
+// descriptionWatcher reports every robot description the robot publishes
+// while the bridge runs (a transport implements it where it can).
+type descriptionWatcher interface {
+	WatchRobotDescription(ctx context.Context, each func(urdf, source string)) error
+}
+
 // description reads the URDF, waiting up to wait for a robot that is
 // still coming up to set it.
 func description(ctx context.Context, d describer, wait time.Duration) (string, error) {
