@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,21 +94,30 @@ func (c *Console) serveStop(w http.ResponseWriter, r *http.Request) {
 	c.call(ctx, w, "robot_stop", map[string]any{"reason": clip(reason, 200)}, who.role)
 }
 
-// serveReset runs estop_reset for the event the operator saw.
-func (c *Console) serveReset(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Event uint64 `json:"event"`
+// operatorTool answers with tool run as the operator, its arguments the
+// body's fields (only those named; the tool's schema checks their values):
+// estop_reset for the event the operator saw, robot_description_accept for
+// the digest.
+func (c *Console) operatorTool(tool string, fields ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !sameOrigin(w, r) {
+			return
+		}
+		if _, ok := c.authorized(w, r, true); !ok {
+			return
+		}
+		var in map[string]json.RawMessage
+		if !decodeAction(w, r, &in) {
+			return
+		}
+		for k := range in {
+			if !slices.Contains(fields, k) {
+				writeError(w, bridge.Errf(bridge.CodeInvalidArgument, "request body: unknown field %q", k))
+				return
+			}
+		}
+		c.call(r.Context(), w, tool, in, bridge.RoleOperator)
 	}
-	if !sameOrigin(w, r) {
-		return
-	}
-	if _, ok := c.authorized(w, r, true); !ok {
-		return
-	}
-	if !decodeAction(w, r, &in) {
-		return
-	}
-	c.call(r.Context(), w, "estop_reset", map[string]any{"event": in.Event}, bridge.RoleOperator)
 }
 
 // DenyTool is the name the console's denial of a preview is reported under

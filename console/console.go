@@ -55,7 +55,8 @@ func New(p *bridge.Pipeline, previews Previews, tokens bridge.Tokens) *Console {
 	c.mux.HandleFunc("POST /console/api/approve", c.serveApprove)
 	c.mux.HandleFunc("POST /console/api/deny", c.serveDeny)
 	c.mux.HandleFunc("POST /console/api/stop", c.serveStop)
-	c.mux.HandleFunc("POST /console/api/estop_reset", c.serveReset)
+	c.mux.HandleFunc("POST /console/api/estop_reset", c.operatorTool("estop_reset", "event"))
+	c.mux.HandleFunc("POST /console/api/description_accept", c.operatorTool("robot_description_accept", "urdf_sha256"))
 	return c
 }
 

@@ -175,6 +175,25 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 		})
 		b.waitText("#estop", "E-stop clear", 10*time.Second)
 		b.screenshot(filepath.Join(art, "console-reset.png"))
+
+		// A description re-published with the same limits: the console says
+		// motions are held, and the operator's Accept releases them.
+		urdf, err := os.ReadFile("../launch/simrobot.urdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		publishDescription(t, w, strings.Replace(string(urdf), "<robot", "<!-- re-published -->\n<robot", 1))
+		b.waitText("#urdf", "ROBOT DESCRIPTION CHANGED", 20*time.Second)
+		b.waitText("#urdf", "Its limits are those in force", 5*time.Second)
+		b.screenshot(filepath.Join(art, "console-urdf-changed.png"))
+		b.click("#accept-urdf")
+		rostest.Eventually(t, 10*time.Second, "the description is accepted", func() error {
+			u := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["urdf"].(map[string]any)
+			if u["changed"] != nil {
+				return fmt.Errorf("urdf %v", u)
+			}
+			return nil
+		})
 	})
 }
 

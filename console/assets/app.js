@@ -140,12 +140,39 @@ function renderRobot(robot) {
     es.className = 'estop clear';
     es.append(el('span', { class: 'what', text: 'E-stop clear' + (e.event ? ' (last event ' + e.event + ')' : '') }));
   }
+  renderDescription(robot.urdf);
   chips.append(el('span', { class: 'chip ' + (robot.master_reachable ? 'up' : 'down'), text: 'ROS master' }));
   for (const a of robot.actuators || []) {
     const policy = robot.policy && robot.policy[a.name] ? robot.policy[a.name].confirmed_by : '';
     chips.append(el('span', { class: 'chip ' + (a.connected ? 'up' : 'down'), 'data-actuator': a.name, title: a.action || '' },
       a.name + ' (' + a.kind + ')', policy ? el('span', { class: 'detail', text: 'confirmed by ' + policy }) : null,
       a.detail ? el('span', { class: 'detail', text: a.detail }) : null));
+  }
+}
+
+// renderDescription shows a robot description that changed while the
+// bridge ran: motions are held until the operator accepts it (only when
+// its limits are those in force) or the bridge restarts.
+function renderDescription(u) {
+  const box = $('urdf');
+  const c = u && u.changed;
+  // Rebuilt only when what it shows changes, so a click never lands on a
+  // button the once-a-second refresh just replaced.
+  const key = c ? [c.published_sha256, c.acceptable, ui.role].join('|') : '';
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren();
+  box.hidden = !c;
+  if (!c) return;
+  box.append(el('span', { class: 'what', text: 'ROBOT DESCRIPTION CHANGED (' + c.source + ', ' + c.at + '): motions are held. ' +
+    (c.acceptable ? 'Its limits are those in force.' : c.unreadable ? 'It cannot be read: ' + c.unreadable + '. Restart the bridge once it is fixed.'
+      : 'It changes the limits of ' + (c.changed_joints || []).join(', ') + ': restart the bridge to load them.') }));
+  if (c.acceptable) {
+    const b = el('button', { class: 'danger', id: 'accept-urdf', type: 'button', text: 'Accept new description' });
+    b.disabled = ui.role !== 'operator';
+    b.addEventListener('click', () => act('description_accept', { urdf_sha256: c.published_sha256 },
+      () => toast('Robot description ' + c.published_sha256.slice(0, 12) + ' accepted.')));
+    box.append(b);
   }
 }
 
