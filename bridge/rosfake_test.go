@@ -272,7 +272,8 @@ func newROSRig(t *testing.T) *rosRig {
 		ParamSet: []ParamRule{{Pattern: "/sim/led/brightness", Type: "double", Min: new(float64), Max: &one},
 			{Pattern: "/sim/led/enabled", Type: "bool"}, {Pattern: "/sim/camera/label", Type: "string", MaxLength: 8}},
 		Services: []ServiceRule{{Pattern: "/sim/status", Tier: TierRead}, {Pattern: "/sim/led/set", Tier: TierWrite, Type: "std_srvs/SetBool"},
-			{Pattern: "/sim/reset", Tier: TierIrreversible, Confirm: RolePlanner}, {Pattern: "/sim/map", Tier: TierRead}},
+			{Pattern: "/sim/reset", Tier: TierIrreversible, Confirm: RolePlanner}, {Pattern: "/sim/map", Tier: TierRead},
+			{Pattern: "/arm/**", Tier: TierWrite}},
 	}}
 	r.m.ROS = x.ros
 	r.m.Confirmer = x.tools.Confirmer(r.m.Confirmer)

@@ -138,6 +138,12 @@ func (rt *ROSTools) servicePatterns() []string {
 	return out
 }
 
+// actionService reports whether name is one of an action's hidden services
+// (ROS 2 puts them under <action>/_action/).
+func actionService(name string) bool {
+	return strings.Contains(name+"/", "/_action/")
+}
+
 // rosUnavailable wraps a ROS failure that is not already a refusal.
 func rosUnavailable(err error, what string) *Error {
 	var e *Error
@@ -584,6 +590,12 @@ func (rt *ROSTools) serviceCall() *Tool {
 		Errors:      []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeEstopLatched, CodeUnavailable, CodeInternal},
 		Semantic: func(_ context.Context, c *Call) error {
 			name, _ := c.Values["service"].(string)
+			if actionService(name) {
+				e := RuleError(CodePermissionDenied, "not_action_internal", "service",
+					"an action's own services (send_goal, cancel_goal, get_result) are never called directly, whatever access.services allows: a goal sent there would run untracked, unpreviewed and could be sent twice; nothing was sent")
+				e.Expected, e.Actual, e.Retryable = "a service outside any /_action/ namespace", name, false
+				return e.WithHint("move actuators with their preview tools and motion_confirm; robot_stop and motion_cancel cancel goals")
+			}
 			if _, ok := rt.serviceRule(name); !ok {
 				return notAllowed("service_allowed", "service", "service", name, "access.services", rt.servicePatterns()).
 					WithHint("services_list shows the services you may call")

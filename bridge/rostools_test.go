@@ -185,6 +185,23 @@ func TestServiceRefusalsSendNothing(t *testing.T) {
 	}
 }
 
+// An action's own services are refused even where the allowlist covers
+// them (/arm/** here): a goal sent through service_call would run
+// unpreviewed, untracked and could be sent twice.
+func TestActionServicesAreRefusedWhateverTheAllowlistSays(t *testing.T) {
+	r := newROSRig(t)
+	for _, name := range []string{"/arm/follow_joint_trajectory/_action/send_goal", "/arm/follow_joint_trajectory/_action/cancel_goal",
+		"/arm/follow_joint_trajectory/_action/get_result"} {
+		r.ros.services[name] = "std_srvs/Trigger"
+		if e := mustRefuse(t, r, "service_call", `{"service":"`+name+`","request":{}}`, CodePermissionDenied, "not_action_internal"); e.Retryable {
+			t.Fatalf("%s: refusal marked retryable", name)
+		}
+	}
+	if _, _, probes, calls, _ := r.ros.counts(); probes+calls != 0 {
+		t.Fatalf("an action's service was probed %d and called %d times", probes, calls)
+	}
+}
+
 func TestReadAndWriteServicesAreCalledOnceAndAnswer(t *testing.T) {
 	r := newROSRig(t)
 	out := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/led/set","request":{"data":true}}`)
