@@ -74,12 +74,16 @@ type Motions struct {
 	dispatching map[string]*dispatch
 	// driveStops ends a drive's send context when its motion ends.
 	driveStops map[string]context.CancelFunc
+	// cancelEarly holds motions motion_cancel asked for after their record
+	// was committed but before their dispatch began: the send never starts.
+	cancelEarly map[string]bool
 }
 
 // dispatch is one send between its e-stop check and its return.
 type dispatch struct {
-	stopped bool
-	cancel  context.CancelFunc // ends the send's context
+	stopped  bool               // a robot_stop latched during the send
+	canceled bool               // motion_cancel asked for the motion during the send
+	cancel   context.CancelFunc // ends the send's context
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -96,6 +100,7 @@ func (m *Motions) Start() error {
 	m.waiters = map[string][]chan struct{}{}
 	m.dispatching = map[string]*dispatch{}
 	m.driveStops = map[string]context.CancelFunc{}
+	m.cancelEarly = map[string]bool{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
 	open, err := m.Store.NonTerminal()
@@ -380,8 +385,11 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		base = m.sessionContext(c.Session)
 	}
 	sctx, stopSend := context.WithCancel(base)
-	if e := m.beginDispatch(motionID, pv.Actuator, stopSend); e != nil {
+	if canceled, e := m.beginDispatch(motionID, pv.Actuator, stopSend); e != nil || canceled {
 		stopSend()
+		if canceled {
+			return m.endedBeforeSend(motionID, "not sent: motion_cancel arrived before the goal left")
+		}
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: the e-stop latched before the goal left")
 		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
@@ -391,9 +399,13 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.mu.Unlock()
 	}
 	serr := m.send(sctx, pv.Actuator, motionID, g)
-	stopped := m.endDispatch(motionID)
+	d := m.endDispatch(motionID)
+	stopped := d.stopped
 	m.keepSendContext(motionID, g.Drive != nil && serr == nil, stopSend)
 	note := "goal published"
+	if d.canceled && !stopped && serr != nil {
+		return m.endedBeforeSend(motionID, "not sent: motion_cancel arrived while it was being sent: "+serr.Error())
+	}
 	if stopped && serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: robot_stop latched while it was being sent: "+serr.Error())
 		latched, ev, reason := m.EStop()
@@ -404,13 +416,18 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"an operator calls estop_reset for that event", "the goal was stopped before it left; nothing was sent")
 		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
-	if stopped {
-		// A robot_stop latched while this goal was being sent; its StopAll
-		// may have come before the transport knew the goal: cancel it now.
-		note = "goal published while robot_stop latched; cancel sent"
+	if (stopped || d.canceled) && serr == nil {
+		// A robot_stop or motion_cancel came while this goal was being sent;
+		// its cancel may have come before the transport knew the goal:
+		// cancel it now.
+		why := "robot_stop latched"
+		if !stopped {
+			why = "motion_cancel asked for it"
+		}
+		note = "goal published while " + why + "; cancel sent"
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		if err := m.Robot.Cancel(cctx, pv.Actuator, motionID); err != nil {
-			note = "goal published while robot_stop latched; its cancel failed: " + err.Error()
+			note = "goal published while " + why + "; its cancel failed: " + err.Error()
 		}
 		cancel()
 	}
@@ -433,26 +450,64 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 // LatchStop: a goal that passes it holds its actuator and is known to a
 // robot_stop that latches later (which calls cancel); one that fails it
 // is never sent.
-func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) *Error {
+// It reports canceled (and registers nothing) when motion_cancel asked
+// for the motion after its commit.
+func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) (canceled bool, e *Error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.cancelEarly[id] {
+		delete(m.cancelEarly, id)
+		return true, nil
+	}
 	if latched, ev, reason := m.EStop(); latched {
-		return StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
+		return false, StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
 			"an operator calls estop_reset for that event", "e-stop latched while confirming; nothing was sent")
 	}
 	m.dispatching[id] = &dispatch{cancel: cancel}
 	m.active[actuator] = id
-	return nil
+	return false, nil
 }
 
-// endDispatch ends id's dispatch and reports whether a robot_stop latched
-// during it.
-func (m *Motions) endDispatch(id string) bool {
+// endDispatch ends id's dispatch and reports what came during it.
+func (m *Motions) endDispatch(id string) dispatch {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.dispatching[id]
 	delete(m.dispatching, id)
-	return d != nil && d.stopped
+	if d == nil {
+		return dispatch{}
+	}
+	return *d
+}
+
+// cancelUnsent honours motion_cancel for a motion whose goal has not left:
+// a send in progress gives up before the wire if it still can (and is
+// cancelled once out if not); a committed motion not yet dispatching is
+// never sent. It reports whether the motion was one of those.
+func (m *Motions) cancelUnsent(id string, state inflight.State) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d := m.dispatching[id]; d != nil {
+		d.canceled = true
+		d.cancel()
+		return true
+	}
+	if state == inflight.StateDispatching || state == inflight.StateConfirmed {
+		m.cancelEarly[id] = true
+		return true
+	}
+	return false
+}
+
+// endedBeforeSend records a motion whose goal never left and answers the
+// confirm with it.
+func (m *Motions) endedBeforeSend(id, why string) (map[string]any, error) {
+	m.transition(context.Background(), id, inflight.StateRejected, why)
+	mo, err := m.Store.Get(id)
+	if err != nil {
+		return nil, storeUnavailable(err)
+	}
+	return motionResult(mo, false), nil
 }
 
 // keepSendContext ends a send's context now, or, for a drive that runs

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -786,5 +787,99 @@ func TestRobotStopDuringAWaitingSendAnswersEstopAndSendsNothing(t *testing.T) {
 	}
 	if mo, err := r.store.Get(held); err != nil || mo.State != inflight.StateRejected {
 		t.Fatalf("record %s: %v %v, want rejected", held, mo.State, err)
+	}
+}
+
+// pausedStore holds a confirm right after its record is committed, before
+// its dispatch begins, until release is closed.
+type pausedStore struct {
+	MotionStore
+	committed, release chan struct{}
+}
+
+func (p *pausedStore) ConfirmPreview(ctx context.Context, pv inflight.Preview, mo inflight.Motion) (inflight.Motion, bool, error) {
+	out, created, err := p.MotionStore.ConfirmPreview(ctx, pv, mo)
+	close(p.committed)
+	<-p.release
+	return out, created, err
+}
+
+// motion_cancel between the commit and the send used to answer
+// cancel_sent: true, send nothing, and let the goal go out after it. The
+// cancel is now honoured on sight: the goal never leaves.
+func TestCancelBetweenCommitAndSendNeverSendsTheGoal(t *testing.T) {
+	r := newRig(t)
+	ps := &pausedStore{MotionStore: r.store, committed: make(chan struct{}), release: make(chan struct{})}
+	r.m.Store = ps
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	type answer struct {
+		out map[string]any
+		e   *Error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		done <- answer{out, e}
+	}()
+	<-ps.committed
+	list, _, _, _ := r.store.List(inflight.Filter{}, "", 10)
+	if len(list) != 1 || list[0].State != inflight.StateDispatching {
+		t.Fatalf("motions after the commit: %+v", list)
+	}
+	c, e := r.call(t, RolePlanner, "motion_cancel", `{"motion_id":"`+list[0].ID+`"}`)
+	if e != nil {
+		t.Fatalf("motion_cancel: %+v", e)
+	}
+	if c["cancel_sent"] != false || c["note"] == nil {
+		t.Fatalf("motion_cancel before the send answered %v; want cancel_sent false and a note", c)
+	}
+	close(ps.release)
+	a := <-done
+	if a.e != nil || a.out["state"] != "rejected" {
+		t.Fatalf("confirm after an early cancel: %v %+v; want the motion, rejected", a.out, a.e)
+	}
+	if n := r.robot.GoalsSent(); n != 0 {
+		t.Fatalf("%d goals on the wire after motion_cancel came first", n)
+	}
+	if mo, _ := r.store.Get(list[0].ID); len(mo.History) == 0 || !strings.Contains(mo.History[len(mo.History)-1].Note, "motion_cancel") {
+		t.Fatalf("record history %+v does not say why nothing was sent", mo.History)
+	}
+}
+
+// A motion_cancel while the send waits for its server: the send gives up
+// before the wire, the confirm answers with the motion, rejected, and
+// motion_cancel does not claim a cancel went out.
+func TestCancelDuringAWaitingSendRecordsNothingSent(t *testing.T) {
+	r := newRig(t)
+	r.robot = actuatorsfake.New(actuatorsfake.Options{Hold: []string{"arm"}})
+	r.m.Robot = r.robot
+	r.m.Robot.SetObserver(r.m.onUpdate)
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	done := make(chan map[string]any, 1)
+	go func() {
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		if e != nil {
+			out = map[string]any{"error": e}
+		}
+		done <- out
+	}()
+	var motion string
+	for motion == "" {
+		r.m.mu.Lock()
+		for k := range r.m.dispatching {
+			motion = k
+		}
+		r.m.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	c, e := r.call(t, RolePlanner, "motion_cancel", `{"motion_id":"`+motion+`"}`)
+	if e != nil || c["cancel_sent"] != false {
+		t.Fatalf("motion_cancel during the send: %v %+v", c, e)
+	}
+	if out := <-done; out["state"] != "rejected" {
+		t.Fatalf("confirm: %v", out)
+	}
+	if n := r.robot.GoalsSent(); n != 0 {
+		t.Fatalf("%d goals on the wire", n)
 	}
 }

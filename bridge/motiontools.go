@@ -167,12 +167,22 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			if inflight.IsTerminal(mo.State) {
 				return out, nil
 			}
+			if m.cancelUnsent(id, mo.State) {
+				// The goal has not left: it never will, or is cancelled the
+				// moment its send returns. The transport's cancel below also
+				// stops a send still waiting for its server.
+				out["cancel_sent"] = false
+				out["note"] = "the goal had not left the bridge: it is withdrawn, or cancelled as soon as its send returns; poll motion_status"
+			}
 			cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancelCtx()
 			if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
+				if out["note"] != nil { // honoured in the bridge whatever the transport says
+					return out, nil
+				}
 				return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
 			}
-			out["cancel_sent"] = true
+			out["cancel_sent"] = out["note"] == nil
 			return out, nil
 		},
 	}
