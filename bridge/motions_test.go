@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -746,15 +745,7 @@ func TestRobotStopDuringAWaitingSendAnswersEstopAndSendsNothing(t *testing.T) {
 	r := newRig(t)
 	r.robot.SetSendDelay(time.Minute)
 	id := preview(t, r, "gripper_move", `{"position":0.04}`)
-	type answer struct {
-		out map[string]any
-		e   *Error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
-		done <- answer{out, e}
-	}()
+	done := confirmAsync(t, r, id)
 	var held string
 	deadline := time.Now().Add(10 * time.Second)
 	for held == "" {
@@ -770,7 +761,7 @@ func TestRobotStopDuringAWaitingSendAnswersEstopAndSendsNothing(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	var a answer
+	var a callAnswer
 	select {
 	case a = <-done:
 	case <-time.After(10 * time.Second):
@@ -812,15 +803,7 @@ func TestCancelBetweenCommitAndSendNeverSendsTheGoal(t *testing.T) {
 	ps := &pausedStore{MotionStore: r.store, committed: make(chan struct{}), release: make(chan struct{})}
 	r.m.Store = ps
 	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
-	type answer struct {
-		out map[string]any
-		e   *Error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
-		done <- answer{out, e}
-	}()
+	done := confirmAsync(t, r, id)
 	<-ps.committed
 	list, _, _, _ := r.store.List(inflight.Filter{}, "", 10)
 	if len(list) != 1 || list[0].State != inflight.StateDispatching {
@@ -851,18 +834,9 @@ func TestCancelBetweenCommitAndSendNeverSendsTheGoal(t *testing.T) {
 // motion_cancel does not claim a cancel went out.
 func TestCancelDuringAWaitingSendRecordsNothingSent(t *testing.T) {
 	r := newRig(t)
-	r.robot = actuatorsfake.New(actuatorsfake.Options{Hold: []string{"arm"}})
-	r.m.Robot = r.robot
-	r.m.Robot.SetObserver(r.m.onUpdate)
+	r.robot.SetSendDelay(time.Minute)
 	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
-	done := make(chan map[string]any, 1)
-	go func() {
-		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
-		if e != nil {
-			out = map[string]any{"error": e}
-		}
-		done <- out
-	}()
+	done := confirmAsync(t, r, id)
 	var motion string
 	for motion == "" {
 		r.m.mu.Lock()
@@ -876,10 +850,27 @@ func TestCancelDuringAWaitingSendRecordsNothingSent(t *testing.T) {
 	if e != nil || c["cancel_sent"] != false {
 		t.Fatalf("motion_cancel during the send: %v %+v", c, e)
 	}
-	if out := <-done; out["state"] != "rejected" {
-		t.Fatalf("confirm: %v", out)
+	if a := <-done; a.e != nil || a.out["state"] != "rejected" {
+		t.Fatalf("confirm: %v %+v", a.out, a.e)
 	}
 	if n := r.robot.GoalsSent(); n != 0 {
 		t.Fatalf("%d goals on the wire", n)
 	}
+}
+
+// callAnswer is one tool call's answer.
+type callAnswer struct {
+	out map[string]any
+	e   *Error
+}
+
+// confirmAsync confirms preview id on another goroutine; its answer
+// arrives on the channel.
+func confirmAsync(t *testing.T, r *rig, id string) <-chan callAnswer {
+	done := make(chan callAnswer, 1)
+	go func() {
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+		done <- callAnswer{out, e}
+	}()
+	return done
 }
