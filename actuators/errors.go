@@ -27,6 +27,11 @@ var (
 	// still waiting for the connection, so the goal was never sent. The
 	// observer also gets GoalRecalled for it.
 	ErrCanceledBeforeSend = errors.New("canceled before the goal was sent")
+	// ErrMaybeSent: the send failed at a point where the goal may already
+	// be on the wire (the transport closed, or an error it cannot place,
+	// after the request was written). The id is spent and never resent;
+	// the goal may run.
+	ErrMaybeSent = errors.New("goal may have been sent")
 	// ErrBusy: the actuator runs something that excludes the goal (a
 	// drive on the base).
 	ErrBusy = errors.New("actuator busy")

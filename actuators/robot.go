@@ -29,8 +29,9 @@ type State interface {
 type Motion interface {
 	// Send puts goal on the wire for the named actuator under goalID. It
 	// returns once the goal is on the wire, or with an error before it is
-	// (then nothing was sent, unless the error is ErrCanceledBeforeSend,
-	// which also means nothing was sent). A goalID already sent or tracked
+	// (then nothing was sent; ErrCanceledBeforeSend also means nothing was
+	// sent), or with ErrMaybeSent when it cannot tell whether the goal
+	// left (then it may run). A goalID already sent or tracked
 	// is refused with ErrDuplicateGoal: a goal is never sent twice. For a
 	// Drive, ctx is the deadman: the drive stops when ctx ends.
 	Send(ctx context.Context, actuator, goalID string, goal Goal) error

@@ -77,6 +77,11 @@ type Motions struct {
 	// cancelEarly holds motions motion_cancel asked for after their record
 	// was committed but before their dispatch began: the send never starts.
 	cancelEarly map[string]bool
+	// unknownHeld holds motions that are unknown but may still run (a send
+	// that may have left, a motion unknown before a restart): each keeps
+	// its actuator busy until it ends, the transport reports it lost, or
+	// the actuator's server is gone.
+	unknownHeld map[string]bool
 }
 
 // dispatch is one send between its e-stop check and its return.
@@ -101,6 +106,7 @@ func (m *Motions) Start() error {
 	m.dispatching = map[string]*dispatch{}
 	m.driveStops = map[string]context.CancelFunc{}
 	m.cancelEarly = map[string]bool{}
+	m.unknownHeld = map[string]bool{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
 	open, err := m.Store.NonTerminal()
@@ -111,10 +117,11 @@ func (m *Motions) Start() error {
 		if mo.State == inflight.StateConfirmed {
 			continue
 		}
-		if mo.State != inflight.StateUnknown {
-			// An unknown motion keeps being watched (the robot may still report
-			// its end) but does not hold its actuator.
-			m.setActive(mo.Actuator, mo.ID)
+		if mo.Tool != "base_drive" || mo.State != inflight.StateUnknown {
+			// An unknown motion may still run: it holds its actuator until
+			// the robot reports its end or that it lost it (Track), or the
+			// actuator's server is gone.
+			m.hold(mo.Actuator, mo.ID, mo.State == inflight.StateUnknown)
 		}
 		if mo.Tool == "base_drive" {
 			// A drive is a stream of twists owned by the process that died;
@@ -127,18 +134,62 @@ func (m *Motions) Start() error {
 	return nil
 }
 
-func (m *Motions) setActive(actuator, id string) {
+// hold makes id the motion that holds actuator busy; unknown says it is
+// an unknown motion that may still run (unknownHeld).
+func (m *Motions) hold(actuator, id string, unknown bool) {
 	m.mu.Lock()
 	m.active[actuator] = id
+	if unknown {
+		m.unknownHeld[id] = true
+	}
 	m.mu.Unlock()
 }
 
-// ActiveOn returns the non-terminal motion on an actuator, if any.
-func (m *Motions) ActiveOn(actuator string) (string, bool) {
+// heldUnknown reports whether id holds its actuator as an unknown motion.
+func (m *Motions) heldUnknown(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.unknownHeld[id]
+}
+
+// releaseUnknown frees the actuator an unknown motion held, once the
+// robot says it no longer holds the goal.
+func (m *Motions) releaseUnknown(actuator, id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.unknownHeld[id] {
+		return
+	}
+	delete(m.unknownHeld, id)
+	if m.active[actuator] == id {
+		delete(m.active, actuator)
+	}
+}
+
+// ActiveOn returns the non-terminal motion on an actuator, if any.
+// An unknown motion stops holding it once the actuator's server is gone:
+// whatever ran there is no longer running.
+func (m *Motions) ActiveOn(actuator string) (string, bool) {
+	m.mu.Lock()
 	id, ok := m.active[actuator]
+	unknown := ok && m.unknownHeld[id]
+	m.mu.Unlock()
+	if unknown && !m.serverPresent(actuator) {
+		m.releaseUnknown(actuator, id)
+		return "", false
+	}
 	return id, ok
+}
+
+// serverPresent reports whether the transport sees actuator's server
+// (asked outside m.mu: the transport takes its own locks).
+func (m *Motions) serverPresent(actuator string) bool {
+	for _, a := range m.Robot.Actuators() {
+		if a.Name == actuator {
+			return a.Connected
+		}
+	}
+	return false
 }
 
 // Goal states → motion states. GoalCanceling is missing: a cancel in
@@ -162,6 +213,10 @@ func (m *Motions) onUpdate(u actuators.GoalUpdate) {
 	cur, err := m.Store.Get(u.GoalID)
 	if err != nil {
 		return // not ours (a hold goal, another client's goal)
+	}
+	if u.State == actuators.GoalLost {
+		// The robot no longer holds it: an unknown motion frees its actuator.
+		defer m.releaseUnknown(cur.Actuator, u.GoalID)
 	}
 	if u.State == actuators.GoalCanceling {
 		// Being canceled: still running if it ran, else still only sent.
@@ -220,7 +275,10 @@ func (m *Motions) transitionWith(ctx context.Context, id string, to inflight.Sta
 		return mo, err
 	}
 	m.mu.Lock()
-	if inflight.IsTerminal(mo.State) || mo.State == inflight.StateUnknown {
+	if inflight.IsTerminal(mo.State) {
+		delete(m.unknownHeld, id)
+	}
+	if inflight.IsTerminal(mo.State) || (mo.State == inflight.StateUnknown && !m.unknownHeld[id]) {
 		if m.active[mo.Actuator] == id {
 			delete(m.active, mo.Actuator)
 		}
@@ -357,6 +415,10 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, e
 	}
 	if holder, busy := m.ActiveOn(pv.Actuator); busy {
+		if m.heldUnknown(holder) {
+			return nil, StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", pv.Actuator, holder),
+				"when the robot reports that goal ended or lost, or its server is gone; motion_cancel or robot_stop cancel it", pv.Actuator+" is busy; nothing was sent")
+		}
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
@@ -430,6 +492,16 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			note = "goal published while " + why + "; its cancel failed: " + err.Error()
 		}
 		cancel()
+	}
+	if errors.Is(serr, actuators.ErrMaybeSent) {
+		// It may be on the wire: never "nothing was sent". The motion is
+		// unknown and keeps its actuator busy until the robot tells.
+		m.hold(pv.Actuator, motionID, true)
+		mo, err := m.transitionWith(context.Background(), motionID, inflight.StateUnknown, "the goal may have left: "+serr.Error(), nil)
+		if err != nil {
+			return nil, storeUnavailable(err)
+		}
+		return motionResult(mo, false), nil
 	}
 	if serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())

@@ -874,3 +874,54 @@ func confirmAsync(t *testing.T, r *rig, id string) <-chan callAnswer {
 	}()
 	return done
 }
+
+// A send that fails after its goal may have left (the transport closed
+// after writing it) used to be recorded rejected, "nothing was sent", and
+// free its actuator. It is unknown now and holds the actuator until the
+// robot says it no longer holds the goal; a restart keeps that hold.
+func TestMaybeSentGoalIsUnknownAndKeepsItsActuatorBusy(t *testing.T) {
+	r := newRig(t)
+	r.robot.SetSendError(actuators.ErrMaybeSent)
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil || out["state"] != "unknown" {
+		t.Fatalf("confirm whose send may have left: %v %+v; want the motion, unknown", out, e)
+	}
+	motion := out["motion_id"].(string)
+	r.robot.SetSendError(nil)
+	second := preview(t, r, "arm_move_joints", `{"positions":{"j2":0.5}}`)
+	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+second+`"}`); e == nil || e.Code != CodeBusy || !strings.Contains(e.State, "may still run") {
+		t.Fatalf("a second motion on the arm while the first may run: %+v, want busy naming the unknown motion", e)
+	}
+
+	// A restart: the new Motions holds the arm for the unknown motion too.
+	m2 := &Motions{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	if err := m2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if holder, busy := m2.ActiveOn("arm"); !busy || holder != motion {
+		t.Fatalf("after a restart the arm is held by %q (%v), want %s", holder, busy, motion)
+	}
+	r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: motion, State: actuators.GoalLost, Text: "the server does not know it"})
+	if holder, busy := m2.ActiveOn("arm"); busy { // m2 is the fake's observer now
+		t.Fatalf("the arm is still held by %s after the robot reported the goal lost", holder)
+	}
+}
+
+// An unknown motion stops holding its actuator once the actuator's server
+// is gone: nothing of it can still run there.
+func TestUnknownMotionIsReleasedWhenItsServerIsGone(t *testing.T) {
+	r := newRig(t)
+	r.robot.SetSendError(actuators.ErrMaybeSent)
+	id := preview(t, r, "gripper_move", `{"position":0.04}`)
+	if out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e != nil || out["state"] != "unknown" {
+		t.Fatalf("confirm: %v %+v", out, e)
+	}
+	if _, busy := r.m.ActiveOn("gripper"); !busy {
+		t.Fatal("the gripper is free while its motion may run")
+	}
+	r.robot.SetActuator("gripper", false, "server gone")
+	if holder, busy := r.m.ActiveOn("gripper"); busy {
+		t.Fatalf("the gripper is held by %s after its server went", holder)
+	}
+}

@@ -79,7 +79,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	}
 	// The record is durable: only now may the request go out.
 	crashpoint("after_commit")
-	m.setActive(pv.Actuator, motionID)
+	m.hold(pv.Actuator, motionID, false)
 	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
 	resp, cerr := m.ROS.CallService(ctx, sg.Service, sg.Type, sg.Request, timeout)
 	switch {

@@ -129,6 +129,15 @@ func (r *Robot) SetSendDelay(d time.Duration) {
 	r.mu.Unlock()
 }
 
+// SetSendError makes every later send put its goal on the wire and then
+// fail with err, as a transport that closes after writing does (err
+// should wrap actuators.ErrMaybeSent); nil ends that.
+func (r *Robot) SetSendError(err error) {
+	r.mu.Lock()
+	r.sendErr = err
+	r.mu.Unlock()
+}
+
 // OnSend calls f with each goal id once it is on the wire, outside the
 // robot's lock (f may call the robot).
 func (r *Robot) OnSend(f func(goalID string)) {

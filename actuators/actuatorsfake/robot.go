@@ -54,6 +54,7 @@ type Robot struct {
 	tracked    []string
 	freshReads int
 	sendDelay  time.Duration
+	sendErr    error // returned by a send after its goal is on the wire
 	onSend     func(goalID string)
 	observer   func(actuators.GoalUpdate)
 	stopAllGen chan struct{} // closed by StopAll: held sends give up
@@ -198,7 +199,11 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	}
 	r.wire = append(r.wire, goalID)
 	r.sent = append(r.sent, Sent{Actuator: actuator, GoalID: goalID, Goal: g})
+	sendErr := r.sendErr
 	r.mu.Unlock()
+	if sendErr != nil {
+		return fmt.Errorf("%s goal %q: %w", actuator, goalID, sendErr)
+	}
 	if onSend != nil {
 		onSend(goalID)
 	}
