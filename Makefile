@@ -7,7 +7,7 @@ GO ?= go
 ROS ?= 2
 TEST_TIMEOUT ?= 15m
 
-.PHONY: all deps build demo demo-stop test lint fuzz bench clean
+.PHONY: all deps build demo demo-stop test lint fuzz bench release clean
 
 all: build
 
@@ -42,5 +42,10 @@ fuzz:
 bench: deps build
 	@scripts/bench.sh
 
+# Static binaries for linux/amd64 and linux/arm64, stamped, with LICENSE,
+# NOTICE, THIRD_PARTY_LICENSES and SHA256SUMS, into dist/.
+release:
+	@scripts/release.sh
+
 clean:
-	rm -rf bin .demo
+	rm -rf bin .demo dist

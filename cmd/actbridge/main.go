@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/actbridge/actbridge/version"
 )
 
 const usage = `actbridge — a safe bridge from an LLM planner to a ROS robot
@@ -23,6 +25,7 @@ Usage:
   actbridge motions [--store F] [--json]  list motions recorded in a store; while a bridge holds the file,
                                           asks it (--bridge URL, operator token in ACTBRIDGE_OPERATOR_TOKEN)
   actbridge audit --jsonl [--store F]     print the audit log as JSON lines (same: file, or the running bridge)
+  actbridge version                       print the version, the commit and the build date
 
 Run "actbridge <command> -h" for a command's flags. Defaults work against
 "make demo" (ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP are honoured).
@@ -70,6 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return auditCmd(args[1:], stdout)
 	case "ros2":
 		return ros2Cmd(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		_, err := fmt.Fprintln(stdout, "actbridge", version.Get())
+		return err
 	}
 	return usageError{fmt.Sprintf("unknown command %q\n%s", args[0], usage)}
 }

@@ -22,9 +22,8 @@ import (
 	"github.com/actbridge/actbridge/console"
 	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/metrics"
+	"github.com/actbridge/actbridge/version"
 )
-
-const version = "0.1.0"
 
 func defaultDataDir() string {
 	if d := os.Getenv("ACTBRIDGE_DATA_DIR"); d != "" {
@@ -175,7 +174,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		go releaseMapped(ctx, st, time.Second)
 	}
 
-	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version,
+	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version.Get().Version,
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
 		OnSessionEnd: ts.motions.SessionEnded}
 	ts.events.Attach(front, store, ts.images)
@@ -233,7 +232,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		auth = "NO AUTHENTICATION (loopback demo mode)"
 	}
 	fmt.Fprintf(stderr, "actbridge %s serving %s: MCP http://%s/mcp, metrics http://%s/metrics, console %s; %s; %d tools; store %s\n",
-		version, tr.where, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
+		version.Get(), tr.where, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
 	if f.stdio {
 		err := front.ServeStdio(ctx)
 		if err != nil && !errors.Is(err, context.Canceled) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/version"
 )
 
 // link is an open transport: the robot contract, and what serve needs
@@ -67,7 +68,7 @@ func health(l *link, store interface{ Healthy() error }) map[string]any {
 		}
 	}
 	return map[string]any{"ready": ready, "master_reachable": l.reachable(), "transport": l.transport,
-		"actuators_offline": offline, "store": storeErr}
+		"actuators_offline": offline, "store": storeErr, "version": version.Get()}
 }
 
 // offlineFor stands in for the transport the config names when only the

@@ -23,6 +23,7 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/sim"
+	"github.com/actbridge/actbridge/version"
 )
 
 func main() {
@@ -158,6 +159,10 @@ Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
 
 func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
+	if len(args) == 1 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Fprintln(stderr, "simrobot", version.Get())
+		return 0
+	}
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

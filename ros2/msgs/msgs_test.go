@@ -338,3 +338,20 @@ func TestUnknownDistroAndMissingTypeAreNamedErrors(t *testing.T) {
 		t.Errorf("short name: %v", err)
 	}
 }
+
+// Every package the binary embeds names its upstream and licence, so the
+// NOTICE (package notice) can credit it.
+func TestEveryEmbeddedPackageHasALicence(t *testing.T) {
+	p, err := Packages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) == 0 {
+		t.Fatal("no packages found")
+	}
+	for _, n := range PackageNames(p) {
+		if s := p[n]; s.Repository == "" || s.Licence == "" {
+			t.Errorf("package %s has no source or licence in sources", n)
+		}
+	}
+}
