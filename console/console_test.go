@@ -179,15 +179,17 @@ func TestStopWorksWithAnyTokenOrNone(t *testing.T) {
 	r := newRig(t, withTokens())
 	for i, token := range []string{"", "wrong", plannerToken, operatorToken} {
 		code, m := r.do(t, "POST", "/console/api/stop", token, map[string]any{})
-		if code != http.StatusOK || m["stopped"] != true || m["estop_event"] != float64(1) {
+		if code != http.StatusOK || m["stopped"] != true || m["estop_event"] == nil {
 			t.Fatalf("stop with token %q: %d %v", token, code, m)
 		}
 		if r.robot.Stops() != i+1 {
 			t.Fatalf("stop %d reached the robot %d times", i+1, r.robot.Stops())
 		}
-	}
-	if _, _, reason := r.estop.State(); !strings.Contains(reason, "console STOP button (no valid token)") {
-		t.Fatalf("latch reason %q", reason)
+		if i == 1 {
+			if _, _, reason := r.estop.State(); !strings.Contains(reason, "console STOP button (no valid token)") {
+				t.Fatalf("latch reason %q", reason)
+			}
+		}
 	}
 	// Even a body-less stop (curl -X POST -H 'Content-Type: application/json') works.
 	req := httptest.NewRequest("POST", "http://127.0.0.1:8765/console/api/stop", nil)

@@ -133,9 +133,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if st != nil {
 		audit = st
 	}
-	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy})
+	var estopStore bridge.EStopStore = brokenStore{err: serr}
+	if st != nil {
+		estopStore = st
+	}
+	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: estopStore})
 	if err != nil {
 		return err
+	}
+	if ts.estopErr != nil {
+		fmt.Fprintf(stderr, "actbridge: %v; starting with the e-stop latched\n", ts.estopErr)
+	} else if l, ev, reason := ts.estop.State(); l {
+		fmt.Fprintf(stderr, "actbridge: e-stop event %d is latched (%s): an operator calls estop_reset\n", ev, reason)
 	}
 	ts.motions.Lifetime = ctx
 	// The console's denial is reported like a call; name it so it is not "unregistered".
@@ -151,7 +160,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
 		Robot:           robot,
-		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
+		EStopLatched:    func() bool { l, _, _ := ts.estop.State(); return l },
 		Reregistrations: tr.reregistrations,
 		Store:           rawStore,
 	}))
@@ -181,7 +190,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		graph = g
 	}
 	go func() {
-		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: graph, Conditions: ts.conditions})
+		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: ts.estop.State, ROS: graph, Conditions: ts.conditions})
 	}()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))

@@ -1,0 +1,98 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// reopen closes the store and opens its file again, as a restarted
+// bridge does, and restores the e-stop from it.
+func reopen(t *testing.T, old *inflight.Store, path string) (*inflight.Store, *DurableEStop) {
+	t.Helper()
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := inflight.Open(path, inflight.Options{UnsafeNoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	es, err := RestoreEStop(st, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, es
+}
+
+// robot_stop answers only after the latch is in the store: a bridge
+// restarted from that store is latched on the same event and reason, only
+// that event resets it, and the next stop raises a new event number.
+func TestEStopLatchedBeforeARestartIsLatchedAfterIt(t *testing.T) {
+	r := newRig(t)
+	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`)
+	if e != nil || s["durable"] != true {
+		t.Fatalf("robot_stop: %v %+v", s, e)
+	}
+	st, es := reopen(t, r.store, r.storePath)
+	latched, ev, reason := es.State()
+	if !latched || ev != 1 || reason != "robot_stop by planner: person nearby" {
+		t.Fatalf("after restart: latched %v event %d reason %q", latched, ev, reason)
+	}
+	if err := es.Reset(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	_, es = reopen(t, st, r.storePath)
+	if latched, ev, _ := es.State(); latched || ev != 1 {
+		t.Fatalf("a persisted reset is not kept: latched %v event %d", latched, ev)
+	}
+	if ev := es.Latch("again"); ev != 2 {
+		t.Fatalf("the stop after a restart got event %d, want 2 (never a repeat)", ev)
+	}
+}
+
+// A disk that refuses the latch never fails the stop: it latches in
+// memory, stops the robot and says it is not durable. A reset the store
+// does not take is not applied (a restart would latch again).
+func TestEStopWithoutItsStoreStillStopsAndNeverReleases(t *testing.T) {
+	r := newRig(t)
+	if err := r.store.Close(); err != nil { // every write now fails
+		t.Fatal(err)
+	}
+	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"disk gone"}`)
+	if e != nil || s["stopped"] != true || s["durable"] != false || s["durable_error"] == nil || r.robot.Stops() != 1 {
+		t.Fatalf("robot_stop with the store down: %v %+v", s, e)
+	}
+	if latched, _, _ := r.estop.State(); !latched {
+		t.Fatal("the latch did not close in memory")
+	}
+	_, e = r.call(t, RoleOperator, "estop_reset", `{"event":1}`)
+	if e == nil || e.Code != CodeUnavailable {
+		t.Fatalf("estop_reset with the store down: %+v, want unavailable", e)
+	}
+	if latched, _, _ := r.estop.State(); !latched {
+		t.Fatal("a release the store did not take was applied")
+	}
+	if err := r.estop.Reset(context.Background(), 1); !errors.Is(err, ErrEStopNotDurable) {
+		t.Fatalf("Reset = %v, want ErrEStopNotDurable", err)
+	}
+}
+
+// A store that cannot be read at start leaves the bridge stopped: it
+// cannot know the last stop was released.
+func TestEStopUnreadableAtStartIsLatched(t *testing.T) {
+	r := newRig(t)
+	if err := r.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := RestoreEStop(r.store, time.Now)
+	if err == nil {
+		t.Fatal("restoring from a closed store reported no error")
+	}
+	if latched, _, reason := es.State(); !latched || reason != EStopUnknownReason {
+		t.Fatalf("latched %v reason %q, want latched with %q", latched, reason, EStopUnknownReason)
+	}
+}
