@@ -91,7 +91,6 @@ func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.P
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
 }
 
-
 // rig is a full bridge over a fake robot and a real store.
 type rig struct {
 	robot    *actuatorsfake.Robot
