@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,5 +96,34 @@ func TestEStopUnreadableAtStartIsLatched(t *testing.T) {
 	}
 	if latched, _, reason := es.State(); !latched || reason != EStopUnknownReason {
 		t.Fatalf("latched %v reason %q, want latched with %q", latched, reason, EStopUnknownReason)
+	}
+}
+
+// Stops and resets racing each other leave the store holding exactly the
+// latch in memory, and the stored event never goes back.
+func TestStoredLatchMatchesMemoryAfterConcurrentStopsAndResets(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 30 {
+				if g%2 == 0 {
+					r.estop.Latch(fmt.Sprintf("stop %d", (g+i)%4))
+					_ = r.estop.Persist(ctx)
+				} else {
+					_, ev, _ := r.estop.State()
+					_ = r.estop.Reset(ctx, ev)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	latched, ev, reason := r.estop.State()
+	rec, found, err := r.store.EStop()
+	if err != nil || !found || rec.Latched != latched || rec.Event != ev || (latched && rec.Reason != reason) {
+		t.Fatalf("store %+v (found %v, %v), memory latched %v event %d %q", rec, found, err, latched, ev, reason)
 	}
 }
