@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -125,5 +126,60 @@ func TestStoredLatchMatchesMemoryAfterConcurrentStopsAndResets(t *testing.T) {
 	rec, found, err := r.store.EStop()
 	if err != nil || !found || rec.Latched != latched || rec.Event != ev || (latched && rec.Reason != reason) {
 		t.Fatalf("store %+v (found %v, %v), memory latched %v event %d %q", rec, found, err, latched, ev, reason)
+	}
+}
+
+// hungStore is the store on a disk that does not answer: every PutEStop
+// waits until release is closed, then writes.
+type hungStore struct {
+	*inflight.Store
+	release chan struct{}
+}
+
+func (h hungStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
+	<-h.release
+	return h.Store.PutEStop(ctx, r)
+}
+
+// A disk that hangs never holds the stop back: the cancels reach the robot
+// while the latch's write waits, and robot_stop answers once it is written.
+func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
+	r := newRig(t)
+	hung := hungStore{Store: r.store, release: make(chan struct{})}
+	es, err := RestoreEStop(hung, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, Now: time.Now}
+	reg := NewRegistry()
+	reg.MustAdd(MotionTools(r.m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
+	p := NewPipeline(reg)
+	answered := make(chan map[string]any, 1)
+	go func() {
+		out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"hung disk"}`), Invocation{Role: RolePlanner, Session: "s"})
+		if e != nil {
+			t.Errorf("robot_stop: %+v", e)
+		}
+		b, _ := json.Marshal(out)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		answered <- m
+	}()
+	for deadline := time.Now().Add(10 * time.Second); r.robot.Stops() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stop never reached the robot while the store hung")
+		}
+	}
+	select {
+	case out := <-answered:
+		t.Fatalf("robot_stop answered before its latch was written: %v", out)
+	default:
+	}
+	close(hung.release)
+	if out := <-answered; out["durable"] != true || out["stopped"] != true {
+		t.Fatalf("robot_stop after the store answered: %v", out)
+	}
+	if rec, _, _ := r.store.EStop(); !rec.Latched || rec.Event != 1 {
+		t.Fatalf("stored %+v", rec)
 	}
 }

@@ -200,12 +200,34 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			// A stop must finish even if the caller hangs up mid-call.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			// The latch is durable before the cancels leave: a crash in
-			// between restarts latched (the planner's retry sends them).
-			// A disk that refuses it fails nothing: the latch holds in memory.
-			derr := estop.Persist(sctx)
-			crashpoint("after_estop_commit")
+			// The latch is durable before the cancels leave, so a crash in
+			// between restarts latched (the planner's retry sends them). A
+			// slow or hung disk holds the cancels back stopPersistWait at
+			// most; the answer still waits for the write (or sctx). A disk
+			// that refuses it fails nothing: the latch holds in memory.
+			persisted := make(chan error, 1) // the writer never blocks on it
+			go func() {
+				err := estop.Persist(sctx)
+				if err == nil {
+					crashpoint("after_estop_commit")
+				}
+				persisted <- err
+			}()
+			var derr error
+			waited := false
+			select {
+			case derr = <-persisted:
+				waited = true
+			case <-time.After(stopPersistWait):
+			}
 			err := m.Robot.StopAll(sctx)
+			if !waited {
+				select {
+				case derr = <-persisted:
+				case <-sctx.Done():
+					derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
+				}
+			}
 			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight, "durable": derr == nil}
 			if err != nil {
 				out["error"] = err.Error()
@@ -343,6 +365,10 @@ func notFoundMotion(id string) *Error {
 	e.Expected = "a motion_id returned by motion_confirm or motions_list"
 	return e
 }
+
+// stopPersistWait is how long robot_stop's cancels wait for the latch's
+// write (an fsync takes well under a millisecond on a healthy disk).
+const stopPersistWait = 50 * time.Millisecond
 
 // EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
 // closes it in memory, Persist writes it; Reset applies only what it wrote.
