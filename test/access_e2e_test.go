@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -50,6 +51,46 @@ func TestOnlyTheOperatorsTokenOrConsoleApprovesWithElicitationOff(t *testing.T) 
 		operator := w.mcpClient(operatorToken)
 		if mc := bridgetest.MustCall(t, operator, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); mc["confirmed_by"] != "operator" {
 			t.Fatalf("operator confirm: %v", mc)
+		}
+	})
+}
+
+// In the loopback demo (no token configured) the planner needs no token,
+// but no local process is the operator without the token the bridge wrote
+// to its data dir: the console refuses a tokenless e-stop reset and takes
+// one with that token; MCP's estop_reset likewise.
+func TestInTheLoopbackDemoOnlyTheGeneratedTokenIsTheOperator(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr})
+		planner := w.mcpClient("")
+		ev := bridgetest.MustCall(t, planner, "robot_stop", map[string]any{"reason": "demo"})["estop_event"]
+		reset := func(token string) int {
+			req, err := http.NewRequest("POST", "http://"+w.addr+"/console/api/estop_reset", strings.NewReader(fmt.Sprintf(`{"event":%v}`, ev)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if token != "" {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if code := reset(""); code != http.StatusForbidden {
+			t.Fatalf("tokenless console reset: %d, want 403", code)
+		}
+		if out, isErr := bridgetest.Call(t, planner, "estop_reset", map[string]any{"event": ev}); !isErr || out["code"] != "permission_denied" {
+			t.Fatalf("tokenless MCP reset: %v", out)
+		}
+		if code := reset(w.operatorToken()); code != http.StatusOK {
+			t.Fatalf("reset with the generated operator token: %d", code)
+		}
+		if es := bridgetest.MustCall(t, planner, "robot_describe", map[string]any{})["estop"].(map[string]any); es["latched"] != false {
+			t.Fatalf("e-stop after the operator's reset: %v", es)
 		}
 	})
 }
