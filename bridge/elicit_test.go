@@ -248,7 +248,7 @@ func TestOperatorDenialRefusesEveryConfirm(t *testing.T) {
 func TestElicitationWorksOverStreamableHTTP(t *testing.T) {
 	r := elicitRig(t)
 	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	srv := httptest.NewServer(front.HTTPHandler(Tokens{}, 1<<20))
+	srv := httptest.NewServer(front.HTTPHandler(Tokens{OpenPlanner: true}, 1<<20))
 	t.Cleanup(srv.Close)
 	var asked atomic.Int32
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, answering("accept", &asked, nil)).
@@ -261,5 +261,23 @@ func TestElicitationWorksOverStreamableHTTP(t *testing.T) {
 	res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
 	if res.IsError || m["state"] != "sent" || asked.Load() != 1 || r.robot.GoalsSent() != 1 {
 		t.Fatalf("over HTTP: %v, asked %d, sent %d", m, asked.Load(), r.robot.GoalsSent())
+	}
+}
+
+// Unless the config says so (Approvals.Elicit, operator_via_elicitation),
+// an MCP elicitation answer is not the operator's confirmation: the client
+// is never asked, and a confirm from it is refused as the planner's.
+func TestElicitationIsNotTheOperatorUnlessConfigured(t *testing.T) {
+	r := elicitRig(t)
+	r.m.Approvals.Elicit = false
+	var asked atomic.Int32
+	cs := connectWith(t, r, answering("accept", &asked, nil), "")
+	id := armPreview(t, cs, 0.5)
+	res, m := toolCall(t, cs, &mcp.CallToolParams{Name: "motion_confirm", Arguments: map[string]any{"preview_id": id}})
+	if !res.IsError || m["code"] != "permission_denied" || m["rule"] != "operator_confirms" {
+		t.Fatalf("confirm with elicitation off: %v", m)
+	}
+	if asked.Load() != 0 || r.robot.GoalsSent() != 0 {
+		t.Fatalf("asked %d times, %d goals sent; want neither", asked.Load(), r.robot.GoalsSent())
 	}
 }

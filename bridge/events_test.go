@@ -95,7 +95,7 @@ func TestPollEmitsEStopAndControllerChanges(t *testing.T) {
 	r.robot.SetConnected(true)
 	waitFor(EventController, "arm", "back")
 	_, e, _ := r.estop.State()
-	_ = r.estop.Reset(e)
+	_ = r.estop.Reset(context.Background(), e)
 	waitFor(EventEStop, "estop", "reset")
 }
 

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"path/filepath"
 	"sync"
@@ -92,44 +91,13 @@ func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.P
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
 }
 
-type fakeEStop struct {
-	mu      sync.Mutex
-	latched bool
-	event   uint64
-	reason  string
-}
-
-func (e *fakeEStop) Latch(r string) uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.latched {
-		e.event++
-		e.latched, e.reason = true, r
-	}
-	return e.event
-}
-func (e *fakeEStop) Reset(ev uint64) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ev != e.event {
-		return fmt.Errorf("event %d is not the current event %d", ev, e.event)
-	}
-	e.latched = false
-	return nil
-}
-func (e *fakeEStop) State() (bool, uint64, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.latched, e.event, e.reason
-}
-
 // rig is a full bridge over a fake robot and a real store.
 type rig struct {
 	robot    *actuatorsfake.Robot
 	store    *inflight.Store
 	p        *Pipeline
 	m        *Motions
-	estop    *fakeEStop
+	estop    *DurableEStop
 	operator bool // arm confirmed by operator
 	now      time.Time
 	nowMu    sync.Mutex
@@ -148,7 +116,7 @@ func (r *rig) advance(d time.Duration) {
 // are registered (a real safety guard, other models).
 func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	t.Helper()
-	r := &rig{robot: newFakeRobot(), estop: &fakeEStop{}, now: time.Now()}
+	r := &rig{robot: newFakeRobot(), now: time.Now()}
 	r.storePath = filepath.Join(t.TempDir(), "store.db")
 	st, err := inflight.Open(r.storePath, inflight.Options{UnsafeNoSync: true, Now: r.clock})
 	if err != nil {
@@ -156,6 +124,9 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	}
 	t.Cleanup(func() { st.Close() })
 	r.store = st
+	if r.estop, err = RestoreEStop(st, r.clock); err != nil {
+		t.Fatal(err)
+	}
 	signer := PreviewSigner{Key: []byte("test key")}
 	r.m = &Motions{Robot: r.robot, Store: st, Signer: signer, Now: r.clock, ConsoleURL: "http://127.0.0.1:8765/console",
 		Confirmer: func(a string) Role {

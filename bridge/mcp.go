@@ -172,19 +172,27 @@ func WithRole(ctx context.Context, r Role) context.Context {
 	return context.WithValue(ctx, roleKey{}, r)
 }
 
-// Tokens holds the bearer tokens; an empty token means that role needs none.
+// Tokens holds the bearer tokens of the two roles. A request is the role
+// whose token it carries; a request without one is refused, except that
+// with OpenPlanner (the loopback demo, no token configured) it is the
+// planner. The zero value refuses everyone.
 type Tokens struct {
 	Planner  string
 	Operator string
+	// OpenPlanner lets a request without a token act as the planner. Serve
+	// sets it only on a loopback listen with no token configured; the
+	// operator always needs its token.
+	OpenPlanner bool
 }
 
 // Any reports whether any token is configured.
 func (t Tokens) Any() bool { return t.Planner != "" || t.Operator != "" }
 
-// RoleFor maps an Authorization header to a role; ok is false when a token
-// is required and missing or wrong.
+// RoleFor maps an Authorization header to a role; ok is false when the
+// token is missing (and OpenPlanner is off) or wrong.
 func (t Tokens) RoleFor(h http.Header) (Role, bool) {
-	got, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	auth := h.Get("Authorization")
+	got, _ := strings.CutPrefix(auth, "Bearer ")
 	eq := func(want string) bool {
 		return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 	}
@@ -193,11 +201,15 @@ func (t Tokens) RoleFor(h http.Header) (Role, bool) {
 		return RoleOperator, true
 	case eq(t.Planner):
 		return RolePlanner, true
-	case t.Planner == "":
+	case auth == "" && t.OpenPlanner:
 		return RolePlanner, true
 	}
 	return "", false
 }
+
+// Open reports whether a request with header h is let in by OpenPlanner
+// alone (no token): such a request must come from this machine.
+func (t Tokens) Open(h http.Header) bool { return t.OpenPlanner && h.Get("Authorization") == "" }
 
 // HTTPHandler serves streamable HTTP MCP with a body limit and bearer
 // authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
@@ -218,6 +230,9 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 			return
 		}
 		role, ok := tokens.RoleFor(r.Header)
+		if ok && tokens.Open(r.Header) && !LoopbackHost(r.RemoteAddr) {
+			ok = false // the tokenless planner is a process on this machine only
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="actbridge"`)
 			w.Header().Set("Content-Type", "application/json")

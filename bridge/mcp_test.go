@@ -3,6 +3,9 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -235,6 +238,61 @@ func TestMotionStatusWaitSendsProgressNotificationsFromFeedback(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatal("no progress notification with the feedback's progress")
+		}
+	}
+}
+
+// With a token configured, a request without one is nobody: only the
+// loopback demo (OpenPlanner, no token configured) lets it in, and then as
+// the planner, never the operator.
+func TestARequestWithoutATokenIsRefusedWhereATokenIsSet(t *testing.T) {
+	none, planner, operator := http.Header{}, http.Header{"Authorization": {"Bearer p"}}, http.Header{"Authorization": {"Bearer o"}}
+	wrong := http.Header{"Authorization": {"Bearer x"}}
+	for _, c := range []struct {
+		name   string
+		tokens Tokens
+		h      http.Header
+		role   Role
+		ok     bool
+	}{
+		{"operator only, no token", Tokens{Operator: "o"}, none, "", false},
+		{"planner only, no token", Tokens{Planner: "p"}, none, "", false},
+		{"both, no token", Tokens{Planner: "p", Operator: "o"}, none, "", false},
+		{"both, wrong token", Tokens{Planner: "p", Operator: "o"}, wrong, "", false},
+		{"both, planner", Tokens{Planner: "p", Operator: "o"}, planner, RolePlanner, true},
+		{"both, operator", Tokens{Planner: "p", Operator: "o"}, operator, RoleOperator, true},
+		{"zero value", Tokens{}, none, "", false},
+		{"demo, no token", Tokens{Operator: "o", OpenPlanner: true}, none, RolePlanner, true},
+		{"demo, wrong token", Tokens{Operator: "o", OpenPlanner: true}, wrong, "", false},
+		{"demo, operator", Tokens{Operator: "o", OpenPlanner: true}, operator, RoleOperator, true},
+	} {
+		if role, ok := c.tokens.RoleFor(c.h); role != c.role || ok != c.ok {
+			t.Errorf("%s: %q %v, want %q %v", c.name, role, ok, c.role, c.ok)
+		}
+	}
+}
+
+// Over HTTP, a configured token turns a tokenless request away with 401
+// before MCP sees it; the demo's tokenless planner must be on loopback.
+func TestHTTPRefusesATokenlessRequestWhereATokenIsSet(t *testing.T) {
+	r := newRig(t)
+	for _, c := range []struct {
+		tokens Tokens
+		remote string
+		want   int
+	}{
+		{Tokens{Operator: "o"}, "127.0.0.1:5000", http.StatusUnauthorized},
+		{Tokens{Planner: "p", Operator: "o"}, "127.0.0.1:5000", http.StatusUnauthorized},
+		{Tokens{Operator: "o", OpenPlanner: true}, "192.0.2.1:5000", http.StatusUnauthorized},
+	} {
+		front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+		req := httptest.NewRequest("POST", "http://127.0.0.1:8765/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		req.RemoteAddr = c.remote
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		front.HTTPHandler(c.tokens, 1<<20).ServeHTTP(w, req)
+		if w.Code != c.want {
+			t.Errorf("%+v from %s: %d, want %d", c.tokens, c.remote, w.Code, c.want)
 		}
 	}
 }

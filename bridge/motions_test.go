@@ -301,8 +301,8 @@ func TestRobotStopLatchesAndOnlyTheOperatorResetsTheCurrentEvent(t *testing.T) {
 	if e != nil || s["estop_event"] != 1.0 || r.robot.Stops() != 1 {
 		t.Fatalf("%v %+v", s, e)
 	}
-	if _, e := r.call(t, RolePlanner, "robot_stop", `{}`); e != nil {
-		t.Fatal(e)
+	if s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`); e != nil || s["estop_event"] != 1.0 {
+		t.Fatalf("a retried stop: %v %+v", s, e)
 	}
 	if _, e := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":0.5}}`); e == nil || e.Code != CodeEstopLatched {
 		t.Fatalf("%+v", e)
@@ -603,11 +603,12 @@ func (b downStore) Healthy() error { return b.err }
 func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 	r := newFakeRobot()
 	store := downStore{err: errors.New("store down")}
+	es, _ := RestoreEStop(nil, time.Now)
 	m := &Motions{Robot: r, Store: store, Signer: PreviewSigner{Key: []byte("k")}, Now: time.Now,
-		Confirmer: func(string) Role { return RolePlanner }, EStop: (&fakeEStop{}).State}
+		Confirmer: func(string) Role { return RolePlanner }, EStop: es.State}
 	pv := &Previewer{Robot: r, Store: store, Signer: m.Signer, Motions: m, TTL: time.Minute, Now: time.Now}
 	reg := NewRegistry()
-	reg.MustAdd(MotionTools(m, pv, &fakeEStop{}, func() any { return nil }, NewSpeedScale(1))...)
+	reg.MustAdd(MotionTools(m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
 	p := NewPipeline(reg)
 	_, e := p.Call(context.Background(), "motion_status",
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync/atomic"
@@ -191,8 +192,8 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Description: Describe("Stops everything now: cancels every goal on every actuator, sends a zero velocity to the base, and latches the e-stop so no new motion is accepted until an operator resets it. Never gated, never queued behind a lock; calling it again is harmless.",
 			"anything looks wrong, a person is in the way, or you are unsure what the robot is doing.",
 			"ending one motion normally (motion_cancel leaves the rest running and latches nothing).",
-			"stops all motion and latches the e-stop (an operator must call estop_reset).",
-			"{stopped, estop_event, cancelled_motions} (under 1 KB)."),
+			"stops all motion and latches the e-stop, which survives a bridge restart (an operator must call estop_reset).",
+			"{stopped, estop_event, cancelled_motions, durable} (under 1 KB)."),
 		Input: Object("", map[string]*Schema{
 			"reason": Str("Why, for the operator and the audit log. Default empty.", 200),
 		}),
@@ -200,7 +201,8 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"stopped":           {Type: "boolean", Description: "True when the stop commands were sent."},
 			"estop_event":       {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
 			"cancelled_motions": {Type: "array", Items: &Schema{Type: "string"}, Description: "The motions in flight when the stop latched, sorted: each is cancelled (follow it with motion_status)."},
-		}, Required: []string{"stopped", "estop_event", "cancelled_motions"}},
+			"durable":           {Type: "boolean", Description: "True when the latch was written to the store before the stop commands left, so it survives a bridge restart; false: see durable_error."},
+		}, Required: []string{"stopped", "estop_event", "cancelled_motions", "durable"}},
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			reason, _ := c.Values["reason"].(string)
@@ -208,10 +210,40 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			// A stop must finish even if the caller hangs up mid-call.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
+			// The latch is durable before the cancels leave, so a crash in
+			// between restarts latched (the planner's retry sends them). A
+			// slow or hung disk holds the cancels back stopPersistWait at
+			// most; the answer still waits for the write (or sctx). A disk
+			// that refuses it fails nothing: the latch holds in memory.
+			persisted := make(chan error, 1) // the writer never blocks on it
+			go func() {
+				err := estop.Persist(sctx)
+				if err == nil {
+					crashpoint("after_estop_commit")
+				}
+				persisted <- err
+			}()
+			var derr error
+			waited := false
+			select {
+			case derr = <-persisted:
+				waited = true
+			case <-time.After(stopPersistWait):
+			}
 			err := m.Robot.StopAll(sctx)
-			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight}
+			if !waited {
+				select {
+				case derr = <-persisted:
+				case <-sctx.Done():
+					derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
+				}
+			}
+			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight, "durable": derr == nil}
 			if err != nil {
 				out["error"] = err.Error()
+			}
+			if derr != nil {
+				out["durable_error"] = derr.Error() + "; the e-stop holds until this bridge stops, but a restart would forget it: call robot_stop again once the store is writable"
 			}
 			return out, nil
 		},
@@ -230,15 +262,20 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"latched": {Type: "boolean", Description: "False after a successful reset."},
 			"event":   {Type: "integer", Description: "The current e-stop event."},
 		}, Required: []string{"latched"}},
-		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeInternal},
-		Call: func(_ context.Context, c *Call) (any, error) {
+		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeUnavailable, CodeInternal},
+		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
 				Event uint64 `json:"event"`
 			}
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			if err := estop.Reset(in.Event); err != nil {
+			if err := estop.Reset(ctx, in.Event); err != nil {
+				if errors.Is(err, ErrEStopNotDurable) {
+					return nil, StateError(CodeUnavailable, "e-stop still latched: "+err.Error(),
+						"when the store is writable again (disk space, permissions, lock)",
+						"the release was not written to the store, so it was not applied: a restart would latch again")
+				}
 				e := RuleError(CodeInvalidArgument, "estop_event_current", "event", err.Error())
 				_, ev, _ := estop.State()
 				e.Expected, e.Actual = fmt.Sprintf("the current event %d", ev), fmt.Sprint(in.Event)
@@ -339,10 +376,16 @@ func notFoundMotion(id string) *Error {
 	return e
 }
 
-// EStopLatch is the e-stop as the tools use it.
+// stopPersistWait is how long robot_stop's cancels wait for the latch's
+// write (an fsync takes well under a millisecond on a healthy disk).
+const stopPersistWait = 50 * time.Millisecond
+
+// EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
+// closes it in memory, Persist writes it; Reset applies only what it wrote.
 type EStopLatch interface {
 	Latch(reason string) uint64
-	Reset(event uint64) error
+	Persist(ctx context.Context) error
+	Reset(ctx context.Context, event uint64) error
 	State() (latched bool, event uint64, reason string)
 }
 

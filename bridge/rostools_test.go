@@ -263,7 +263,7 @@ func TestIrreversibleServiceUnderEStopOrOperatorPolicyIsNotCalled(t *testing.T) 
 	mustRefuse(t, r, "service_call", `{"service":"/sim/reset"}`, CodeEstopLatched, "")
 	mustRefuse(t, r, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`, CodeEstopLatched, "")
 	_, ev, _ := r.estop.State()
-	_ = r.estop.Reset(ev)
+	_ = r.estop.Reset(context.Background(), ev)
 	r.tools.Policy.Services[2].Confirm = RoleOperator
 	pv = mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
 	if pv["confirmed_by"] != "operator" {

@@ -95,6 +95,11 @@ type Config struct {
 	// speed cap a recovery motion (the way back from outside a limit) may
 	// use, in (0, 1]; absent or 0 means DefaultRecoverySpeedFraction.
 	RecoverySpeedFraction float64 `yaml:"recovery_speed_fraction"`
+	// OperatorViaElicitation lets the MCP client's user, asked by
+	// elicitation, approve a motion policy gives the operator. Off by
+	// default: the planner's own client may answer that question, so it
+	// is the operator only where that client is a person's.
+	OperatorViaElicitation bool `yaml:"operator_via_elicitation"`
 }
 
 // AccessConfig is the allowlists of the guarded ROS tools. Patterns are

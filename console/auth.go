@@ -12,8 +12,8 @@ import (
 
 // Auth modes the page is told about.
 const (
-	authToken = "token" // bearer tokens are configured
-	authNone  = "none"  // no tokens: loopback demo, every caller is the operator
+	authToken = "token" // every caller needs a token
+	authDemo  = "demo"  // loopback demo: no token is the planner; the operator still needs one
 )
 
 // caller is who a request comes from, as far as the console can tell.
@@ -22,26 +22,29 @@ type caller struct {
 	mode string
 }
 
-// identify applies the console's rules: with tokens, a request carries the
-// planner or the operator token (else 401); without tokens, only loopback
-// peers addressing the bridge by a loopback name are served, and they act
-// as the operator. Tokens are compared in constant time and never logged.
+// identify applies the console's rules: a request is the role whose token
+// it carries (else 401). In the loopback demo (Tokens.OpenPlanner) a
+// request without a token is the planner, if it comes from a loopback peer
+// addressing the bridge by a loopback name. The operator always needs the
+// operator token: without one, no process on the machine is the operator.
+// Tokens are compared in constant time and never logged.
 func (c *Console) identify(r *http.Request) (caller, *bridge.Error, int) {
-	if !c.tokens.Any() {
-		// The Host check guards against DNS rebinding: a page of another
-		// site that resolves to 127.0.0.1 still sends its own name.
-		if !loopbackPeer(r.RemoteAddr) || !bridge.LoopbackHost(r.Host) {
-			return caller{mode: authNone}, bridge.Errf(bridge.CodePermissionDenied,
-				"this bridge has no tokens configured, so its console only serves http://127.0.0.1 or http://localhost on the bridge's machine"), http.StatusForbidden
-		}
-		return caller{role: bridge.RoleOperator, mode: authNone}, nil, 0
+	mode := authToken
+	if c.tokens.OpenPlanner {
+		mode = authDemo
 	}
 	role, ok := c.tokens.RoleFor(r.Header)
+	if ok && c.tokens.Open(r.Header) && (!loopbackPeer(r.RemoteAddr) || !bridge.LoopbackHost(r.Host)) {
+		// The Host check guards against DNS rebinding: a page of another
+		// site that resolves to 127.0.0.1 still sends its own name.
+		return caller{mode: mode}, bridge.Errf(bridge.CodePermissionDenied,
+			"this bridge has no tokens configured, so its console only serves http://127.0.0.1 or http://localhost on the bridge's machine"), http.StatusForbidden
+	}
 	if !ok {
-		return caller{mode: authToken}, bridge.Errf(bridge.CodePermissionDenied,
+		return caller{mode: mode}, bridge.Errf(bridge.CodePermissionDenied,
 			"a valid bearer token is required: enter the operator token on the page"), http.StatusUnauthorized
 	}
-	return caller{role: role, mode: authToken}, nil, 0
+	return caller{role: role, mode: mode}, nil, 0
 }
 
 // authorized identifies the caller and writes the refusal if there is one.
@@ -56,9 +59,13 @@ func (c *Console) authorized(w http.ResponseWriter, r *http.Request, operatorOnl
 		return who, false
 	}
 	if operatorOnly && who.role != bridge.RoleOperator {
-		e := bridge.RuleError(bridge.CodePermissionDenied, "operator_only", "",
-			"approve, deny and e-stop reset need the operator token; this request carries the planner's")
-		writeError(w, e.WithHint("enter the operator token on the page"))
+		msg, hint := "approve, deny and e-stop reset need the operator token; this request carries the planner's", "enter the operator token on the page"
+		if c.tokens.Open(r.Header) {
+			msg = "approve, deny and e-stop reset need the operator token; this request carries none"
+			hint = "enter the operator token on the page (no token was configured: the bridge wrote one to operator.token in its data directory)"
+		}
+		e := bridge.RuleError(bridge.CodePermissionDenied, "operator_only", "", msg)
+		writeError(w, e.WithHint(hint))
 		return who, false
 	}
 	return who, true

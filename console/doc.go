@@ -22,13 +22,15 @@
 // is recorded in the store (inflight.Store.DenyPreview) and reported to the
 // pipeline's observer as "preview_deny".
 //
-// Who may do what: with tokens configured, the state needs the planner or
-// the operator token (else 401); approve, deny and reset need the operator
-// token (the planner's gets 403 permission_denied). STOP works with either
-// token or none: a stop button that asks for credentials is not a stop
-// button, and stopping only ever makes the robot safer (the reset needs
-// the operator). Without tokens, the console serves only loopback peers
-// that address it by a loopback name (the demo), and they act as the
+// Who may do what: the state needs the planner or the operator token
+// (else 401); approve, deny and reset need the operator token (the
+// planner's gets 403 permission_denied). STOP works with either token or
+// none: a stop button that asks for credentials is not a stop button, and
+// stopping only ever makes the robot safer (the reset needs the operator).
+// In the loopback demo (no token configured) a loopback peer that
+// addresses the bridge by a loopback name sees the state as the planner
+// without a token; the operator still needs the token serve wrote to
+// operator.token in its data dir, so no other local process is the
 // operator. Actions must be JSON from the page's own origin, so another
 // site open in the operator's browser cannot trigger them.
 package console

@@ -71,37 +71,6 @@ func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.P
 }
 func (fakeBase) OutsideFence(actuators.Pose2D) []bridge.OutOfRange { return nil }
 
-type fakeEStop struct {
-	mu      sync.Mutex
-	latched bool
-	event   uint64
-	reason  string
-}
-
-func (e *fakeEStop) Latch(r string) uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.latched {
-		e.event++
-		e.latched, e.reason = true, r
-	}
-	return e.event
-}
-func (e *fakeEStop) Reset(ev uint64) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ev != e.event {
-		return fmt.Errorf("event %d is not the current event %d", ev, e.event)
-	}
-	e.latched = false
-	return nil
-}
-func (e *fakeEStop) State() (bool, uint64, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.latched, e.event, e.reason
-}
-
 // observed collects the pipeline's call records (the audit feed).
 type observed struct {
 	mu   sync.Mutex
@@ -129,7 +98,7 @@ type rig struct {
 	robot   *actuatorsfake.Robot
 	store   *inflight.Store
 	motions *bridge.Motions
-	estop   *fakeEStop
+	estop   *bridge.DurableEStop
 	obs     *observed
 	pipe    *bridge.Pipeline
 	console *Console
@@ -143,7 +112,7 @@ const (
 func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	t.Helper()
 	// A two-joint arm, a gripper and a base whose controller is down.
-	r := &rig{robot: actuatorsfake.New(actuatorsfake.Options{}), estop: &fakeEStop{}, obs: &observed{}}
+	r := &rig{robot: actuatorsfake.New(actuatorsfake.Options{}), obs: &observed{}}
 	r.robot.SetActuator("base", false, "no status from /move_base")
 	st, err := inflight.Open(filepath.Join(t.TempDir(), "store.db"), inflight.Options{UnsafeNoSync: true})
 	if err != nil {
@@ -151,6 +120,9 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	}
 	t.Cleanup(func() { st.Close() })
 	r.store = st
+	if r.estop, err = bridge.RestoreEStop(st, time.Now); err != nil {
+		t.Fatal(err)
+	}
 	signer := bridge.PreviewSigner{Key: []byte("test key")}
 	r.motions = &bridge.Motions{Robot: r.robot, Store: st, Signer: signer, Now: time.Now, ConsoleURL: "http://127.0.0.1:8765/console/",
 		Confirmer: func(a string) bridge.Role {

@@ -94,7 +94,7 @@ actbridge demo (ROS 2 $distro) is running (logs in $dir/):
   simrobot    ros2_control robot: arm, gripper, diff-drive base, Nav2  (pid $(pid_of simrobot))
   actbridge   MCP       http://$listen/mcp          (pid $(pid_of actbridge))
               metrics   http://$listen/metrics
-              console   http://$listen/console
+              console   http://$listen/console   (operator: $(operator_token))
               health    http://$listen/healthz
   ROS 2       ROS_DOMAIN_ID=$domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST (no packet leaves this host)
 
@@ -104,6 +104,16 @@ Try:  ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim
       (a ROS 2 install on this host sees it too: ROS_DOMAIN_ID=$domain ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ros2 topic list)
 Stop: make demo-stop
 MSG
+}
+
+# operator_token says where the console's operator token is: the one the
+# bridge wrote (no ACTBRIDGE_OPERATOR_TOKEN set), or the environment's.
+operator_token() {
+  if [ -f "$dir/data/operator.token" ]; then
+    echo "token in $dir/data/operator.token"
+  else
+    echo "token in \$ACTBRIDGE_OPERATOR_TOKEN"
+  fi
 }
 
 demo_ros1() {
@@ -130,7 +140,7 @@ actbridge demo (ROS 1) is running (logs in $dir/):
   simrobot    6-joint arm, gripper, diff-drive base  (pid $(pid_of simrobot))
   actbridge   MCP       http://$listen/mcp          (pid $(pid_of actbridge))
               metrics   http://$listen/metrics
-              console   http://$listen/console
+              console   http://$listen/console   (operator: $(operator_token))
               health    http://$listen/healthz
 
 Try:  ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states

@@ -18,12 +18,16 @@ import (
 )
 
 // operatorPolicyConfig writes the shipped config of tr with the arm
-// confirmed by an operator to a temporary file; under ROS 2 it also
+// confirmed by an operator (at the console or by MCP elicitation) to a
+// temporary file; under ROS 2 it also
 // allows the sim's clear_faults Trigger as an irreversible service (the
 // ROS 2 sim has no reset_odometry), for the console's service card.
 func operatorPolicyConfig(t *testing.T, tr transport) string {
 	t.Helper()
-	edits := map[string]string{"policy: planner": "policy: operator"} // the first actuator, the arm
+	// The arm is the first actuator; its operator may approve by MCP
+	// elicitation too (newViews), which the shipped sim configs leave off.
+	edits := map[string]string{"policy: planner": "policy: operator",
+		"recovery_speed_fraction: 0.1": "recovery_speed_fraction: 0.1\noperator_via_elicitation: true"}
 	if tr == ros2 {
 		edits["    - {name: /simrobot/goals, tier: read}"] = "    - {name: /simrobot/goals, tier: read}\n    - {name: " + irreversibleService[ros2].name + ", tier: irreversible, policy: planner}"
 	}

@@ -46,7 +46,13 @@ func TestPrometheusScrapesWhatHappened(t *testing.T) {
 		bridgetest.MustCall(t, cs, "service_call", map[string]any{"service": readService[tr]})
 		arm := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"elbow_joint": -0.3}})
 		body, _ := json.Marshal(map[string]any{"preview_id": arm["preview_id"]})
-		resp, err := http.Post("http://"+w.addr+"/console/api/deny", "application/json", bytes.NewReader(body))
+		req, err := http.NewRequest("POST", "http://"+w.addr+"/console/api/deny", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+w.operatorToken())
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

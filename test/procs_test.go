@@ -177,6 +177,17 @@ func (w *world) startBridge(o worldOpts) {
 	w.addr = w.bridge.Addr
 }
 
+// operatorToken is the token a bridge started without one wrote to its
+// data dir: in the loopback demo only it makes a caller the operator.
+func (w *world) operatorToken() string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.dataDir, "operator.token"))
+	if err != nil {
+		w.t.Fatalf("the generated operator token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
 func (w *world) waitOutput(p *proc, s string, d time.Duration) {
 	w.t.Helper()
 	p.WaitOutput(w.t, s, d)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,7 +30,7 @@ func addRecordsFlags(fs *flag.FlagSet) recordsFlags {
 	return recordsFlags{
 		store:     fs.String("store", defaultStore(), "the bridge's store file"),
 		bridge:    fs.String("bridge", "http://127.0.0.1:8765", "the running bridge to ask while it holds the store locked (its --listen address)"),
-		tokenFile: fs.String("operator-token-file", "", "file holding the operator's bearer token for --bridge (or ACTBRIDGE_OPERATOR_TOKEN)"),
+		tokenFile: fs.String("operator-token-file", "", "file holding the operator's bearer token for --bridge (or ACTBRIDGE_OPERATOR_TOKEN; else operator.token beside --store)"),
 	}
 }
 
@@ -57,6 +58,11 @@ func askBridge(rf recordsFlags, what string, q url.Values, out io.Writer) error 
 	token, err := readToken(*rf.tokenFile, "ACTBRIDGE_OPERATOR_TOKEN")
 	if err != nil {
 		return err
+	}
+	if token == "" { // a bridge with no operator token configured wrote one beside its store
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(*rf.store), operatorTokenName)); err == nil {
+			token = strings.TrimSpace(string(b))
+		}
 	}
 	u, err := url.Parse(strings.TrimSuffix(*rf.bridge, "/") + "/console/api/" + what)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -117,4 +117,6 @@ type toolOptions struct {
 	staleAfter time.Duration
 	consoleURL string
 	lazy       bool
+	// estop keeps the e-stop latch (the motion store); nil: not kept (offline).
+	estop bridge.EStopStore
 }

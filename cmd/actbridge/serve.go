@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,9 +74,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if !tokens.Any() && !loopback(f.listen) {
-		return usageError{fmt.Sprintf("refusing to listen on %s without tokens: set ACTBRIDGE_PLANNER_TOKEN and ACTBRIDGE_OPERATOR_TOKEN (or --planner-token-file/--operator-token-file), or listen on 127.0.0.1", f.listen)}
+	if err := tokensFor(f.listen, tokens); err != nil {
+		return err
 	}
+	tokens.OpenPlanner = !tokens.Any()
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err
@@ -89,6 +91,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	key, err := previewKey(filepath.Join(f.dataDir, "preview.key"))
 	if err != nil {
 		return err
+	}
+	operatorTokenFile := ""
+	if tokens.Operator == "" { // loopback only (tokensFor): no local process is the operator without it
+		operatorTokenFile = filepath.Join(f.dataDir, operatorTokenName)
+		if tokens.Operator, err = newOperatorToken(operatorTokenFile); err != nil {
+			return err
+		}
+	} else {
+		_ = os.Remove(filepath.Join(f.dataDir, operatorTokenName)) // an earlier demo's, no longer valid
 	}
 
 	var actuatorNames []string
@@ -132,9 +143,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if st != nil {
 		audit = st
 	}
-	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy})
+	var estopStore bridge.EStopStore = brokenStore{err: serr}
+	if st != nil {
+		estopStore = st
+	}
+	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: estopStore})
 	if err != nil {
 		return err
+	}
+	if ts.estopErr != nil {
+		fmt.Fprintf(stderr, "actbridge: %v; starting with the e-stop latched\n", ts.estopErr)
+	} else if l, ev, reason := ts.estop.State(); l {
+		fmt.Fprintf(stderr, "actbridge: e-stop event %d is latched (%s): an operator calls estop_reset\n", ev, reason)
 	}
 	ts.motions.Lifetime = ctx
 	if w, ok := tr.describer.(descriptionWatcher); ok {
@@ -153,7 +173,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mx.SetHealth(metrics.HealthFrom(metrics.Sources{
 		Robot:           robot,
-		EStopLatched:    func() bool { l, _, _, _ := ts.estop.State(); return l },
+		EStopLatched:    func() bool { l, _, _ := ts.estop.State(); return l },
 		Reregistrations: tr.reregistrations,
 		Store:           rawStore,
 	}))
@@ -183,12 +203,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		graph = g
 	}
 	go func() {
-		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: estopAdapter{ts.estop}.State, ROS: graph, Conditions: ts.conditions})
+		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: ts.estop.State, ROS: graph, Conditions: ts.conditions})
 	}()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
 	var previews console.Previews // stays nil (not a nil *Store) when the store is down
-	ts.motions.Approvals = &bridge.Approvals{Key: key, Now: time.Now, Elicit: true}
+	ts.motions.Approvals = &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation}
 	if st != nil {
 		previews, ts.motions.Approvals.Denials = st, st
 	}
@@ -228,8 +248,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 
 	auth := "bearer tokens required"
-	if !tokens.Any() {
-		auth = "NO AUTHENTICATION (loopback demo mode)"
+	switch {
+	case tokens.OpenPlanner:
+		auth = "loopback demo: the planner needs no token; the operator's token is in " + operatorTokenFile
+	case operatorTokenFile != "":
+		auth = "bearer tokens required; the operator's token is in " + operatorTokenFile
 	}
 	fmt.Fprintf(stderr, "actbridge %s serving %s: MCP http://%s/mcp, metrics http://%s/metrics, console %s; %s; %d tools; store %s\n",
 		version.Get(), tr.where, f.listen, f.listen, consoleURL, auth, len(ts.pipeline.Registry.Tools()), f.store)
@@ -282,6 +305,55 @@ func loadTokens(f serveFlags) (bridge.Tokens, error) {
 		return bridge.Tokens{}, errors.New("planner and operator tokens must differ")
 	}
 	return bridge.Tokens{Planner: p, Operator: o}, nil
+}
+
+// operatorTokenName is the file in the data dir holding the operator token
+// the bridge makes when none is configured (actbridge motions reads it).
+const operatorTokenName = "operator.token"
+
+// tokensFor refuses a listen address the configured tokens do not cover:
+// anything but loopback needs both, so that no request from the network
+// acts without a token.
+func tokensFor(listen string, t bridge.Tokens) error {
+	if loopback(listen) {
+		return nil
+	}
+	var missing []string
+	if t.Planner == "" {
+		missing = append(missing, "ACTBRIDGE_PLANNER_TOKEN (or --planner-token-file)")
+	}
+	if t.Operator == "" {
+		missing = append(missing, "ACTBRIDGE_OPERATOR_TOKEN (or --operator-token-file)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return usageError{fmt.Sprintf("refusing to listen on %s: a non-loopback address needs both the planner and the operator token; set %s, or listen on 127.0.0.1",
+		listen, strings.Join(missing, " and "))}
+}
+
+// newOperatorToken makes a random operator token and writes it to path
+// (0600, replacing the last start's): without a configured token, the
+// operator is whoever can read the bridge's data dir, not any local process.
+func newOperatorToken(path string) (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	_ = os.Remove(path) // a file left with wider permissions is not reused
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("operator token: %w", err)
+	}
+	_, err = f.WriteString(tok + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("operator token: %w", err)
+	}
+	return tok, nil
 }
 
 // previewKey loads (or creates, 0600) the HMAC key that signs preview ids,

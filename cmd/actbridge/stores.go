@@ -28,7 +28,11 @@ func (b brokenStore) NonTerminal() ([]inflight.Motion, error) { return nil, b.er
 func (b brokenStore) List(inflight.Filter, string, int) ([]inflight.Motion, int, string, error) {
 	return nil, 0, "", b.err
 }
-func (b brokenStore) Healthy() error { return b.err }
+func (b brokenStore) Healthy() error                                       { return b.err }
+func (b brokenStore) PutEStop(context.Context, inflight.EStopRecord) error { return b.err }
+func (b brokenStore) EStop() (inflight.EStopRecord, bool, error) {
+	return inflight.EStopRecord{}, false, b.err
+}
 func (b brokenStore) AuditList(string, int) ([]inflight.AuditRecord, string, error) {
 	return nil, "", b.err
 }

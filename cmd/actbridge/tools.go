@@ -10,7 +10,6 @@ import (
 	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
-	"github.com/actbridge/actbridge/safety"
 )
 
 // coreTools are listed in lazy discovery mode; everything else is found
@@ -23,7 +22,7 @@ type toolSet struct {
 	pipeline  *bridge.Pipeline
 	motions   *bridge.Motions
 	previewer *bridge.Previewer
-	estop     *safety.EStop
+	estop     *bridge.DurableEStop
 	scale     *bridge.SpeedScale
 	// The guarded rest of ROS (issue 10): allowlisted tools, events, images.
 	ros        *bridge.ROSTools
@@ -34,25 +33,20 @@ type toolSet struct {
 	info       *bridge.RobotInfo
 	// description holds motions while the robot publishes another URDF.
 	description *bridge.DescriptionGuard
+	// estopErr is why the e-stop could not be restored (it starts latched).
+	estopErr error
 }
 
-type estopAdapter struct{ e *safety.EStop }
-
-func (a estopAdapter) Latch(r string) uint64 { return a.e.Latch(r) }
-func (a estopAdapter) Reset(ev uint64) error { return a.e.Reset(ev) }
-func (a estopAdapter) State() (bool, uint64, string) {
-	l, ev, r, _ := a.e.State()
-	return l, ev, r
-}
-
-// buildTools registers every tool against the robot and the store.
+// buildTools registers every tool against the robot and the store. The
+// e-stop is restored from opt.estop first: an error means the latch could
+// not be read and the bridge starts latched (bridge.EStopUnknownReason).
 func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, audit bridge.AuditLog, key []byte, opt toolOptions) (*toolSet, error) {
 	now := time.Now
-	es := safety.NewEStop(now)
-	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1), description: m.descriptionGuard(now)}
+	es, esErr := bridge.RestoreEStop(opt.estop, now)
+	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1), estopErr: esErr, description: m.descriptionGuard(now)}
 	signer := bridge.PreviewSigner{Key: key}
 	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: m.confirmer,
-		ConsoleURL: opt.consoleURL, EStop: estopAdapter{es}.State, Description: ts.description}
+		ConsoleURL: opt.consoleURL, EStop: es.State, Description: ts.description}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
 		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
@@ -71,7 +65,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, pv, estopAdapter{es}, func() any { return ts.info.Describe() }, ts.scale)...)
+	tools = append(tools, bridge.MotionTools(ts.motions, pv, es, func() any { return ts.info.Describe() }, ts.scale)...)
 	tools = append(tools, bridge.DescriptionAcceptTool(ts.description))
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
@@ -101,7 +95,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	}
 	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
 	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
-		Ignored: m.ignored, EStop: es.State, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
+		Ignored: m.ignored, EStop: es.Since, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
 		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}
 	return ts, nil
 }

@@ -109,12 +109,12 @@ function renderAuth(state, status) {
   }
   ui.role = state.auth.role;
   ui.mode = state.auth.mode;
-  if (ui.mode === 'none') {
-    auth.textContent = 'Demo mode: no tokens configured (loopback only); you act as the operator.';
-    form.hidden = true;
-  } else if (ui.role === 'operator') {
+  if (ui.role === 'operator') {
     auth.textContent = 'Signed in as the operator.';
     form.hidden = true;
+  } else if (ui.mode === 'demo') {
+    auth.textContent = 'Demo mode (loopback, no tokens configured): read-only. Approve, deny and e-stop reset need the operator token the bridge wrote to operator.token in its data directory.';
+    form.hidden = false;
   } else {
     auth.textContent = 'Read-only (planner token): approve, deny and e-stop reset need the operator token.';
     form.hidden = false;

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -17,9 +18,16 @@ import (
 	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
-// OperatorToken is the operator's bearer token in every bench world; the
-// planner needs none (loopback), so only estop_reset carries it.
-const OperatorToken = "bench-operator-token"
+// OperatorToken is the operator's bearer token of the world: it runs as
+// the loopback demo (no token configured, the planner needs none), so it
+// is the one the bridge wrote to its data dir; only estop_reset carries it.
+func (w *World) OperatorToken() string {
+	b, err := os.ReadFile(filepath.Join(w.DataDir, "operator.token"))
+	if err != nil {
+		w.env.TB.Fatalf("the bridge's operator token: %v", err)
+	}
+	return strings.TrimSpace(string(b))
+}
 
 // Env is what every measurement needs: a test or benchmark that owns the
 // processes, the binaries, and this test binary (re-executed as the floor
@@ -91,7 +99,7 @@ func NewWorld(e *Env, o WorldOpts) *World {
 	args := append([]string{"serve", "--config", filepath.Join(e.Module, "launch/robots/sim.yaml"),
 		"--listen", w.Addr, "--data-dir", w.DataDir, "--wait-master", "30s"}, o.BridgeArgs...)
 	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
-		append(w.Master.Env(), "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken), args...)
+		append(w.Master.Env(), "ACTBRIDGE_OPERATOR_TOKEN=", "ACTBRIDGE_PLANNER_TOKEN="), args...)
 	w.waitReady()
 	return w
 }

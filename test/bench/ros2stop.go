@@ -27,7 +27,7 @@ type ROS2StopResult struct {
 func MeasureStopROS2(w *World, pr *ros2Probe, n, hammer int) (Row, ROS2StopResult) {
 	tb := w.env.TB
 	var res ROS2StopResult
-	stopper, operator := w.Client(""), w.Client(OperatorToken)
+	stopper, operator := w.Client(""), w.Client(w.OperatorToken())
 	payload := floorPayload(64) // until the first cancel is seen: then its size
 	load := startHammer(w, hammer)
 	time.Sleep(time.Second) // the load is up

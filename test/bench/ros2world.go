@@ -157,7 +157,7 @@ func newROS2World(e *Env, domain int, pprof bool) *World {
 		args = append(args, "--pprof")
 	}
 	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
-		append(ros, "ACTBRIDGE_OPERATOR_TOKEN="+OperatorToken, "ACTBRIDGE_PLANNER_TOKEN="), args...)
+		append(ros, "ACTBRIDGE_OPERATOR_TOKEN=", "ACTBRIDGE_PLANNER_TOKEN="), args...)
 	w.waitReady()
 	return w
 }

@@ -44,7 +44,7 @@ func MeasureStop(w *World, n, hammer int) (Row, StopResult) {
 	}
 	defer sub.Close()
 	link := newPubSubLink(w, "/bench_floor_stop/follow_joint_trajectory/goal")
-	stopper, operator := w.Client(""), w.Client(OperatorToken)
+	stopper, operator := w.Client(""), w.Client(w.OperatorToken())
 
 	load := startHammer(w, hammer)
 	time.Sleep(time.Second) // the load is up

@@ -1,0 +1,123 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
+)
+
+// EStopStore keeps the e-stop latch across restarts (inflight.Store).
+type EStopStore interface {
+	PutEStop(ctx context.Context, r inflight.EStopRecord) error
+	EStop() (inflight.EStopRecord, bool, error)
+}
+
+// ErrEStopNotDurable: the store did not take the latch's new state.
+var ErrEStopNotDurable = errors.New("e-stop: not written to the store")
+
+// EStopUnknownReason is the latch's reason when the store could not be
+// read at start: the bridge cannot know the stop was released, so it stays
+// stopped until an operator resets it (which needs a working store).
+const EStopUnknownReason = "e-stop state unknown: the store could not be read at start"
+
+// DurableEStop is the e-stop latch kept in the store, above the transport.
+// A latch closes in memory first and is then written (fsync): a stop never
+// fails because of the disk, it only says it is not durable. A reset is
+// written first and released in memory only after: a release the disk did
+// not take is refused, since a restart would latch again anyway.
+type DurableEStop struct {
+	latch *safety.EStop
+	store EStopStore
+	// mu orders the writes, so the store ends with the newest state.
+	mu sync.Mutex
+}
+
+// RestoreEStop rebuilds the latch from store before any tool is served. A
+// store that cannot be read yields a closed latch (EStopUnknownReason) and
+// the error; nil store means no persistence (offline catalogue only).
+func RestoreEStop(store EStopStore, now func() time.Time) (*DurableEStop, error) {
+	d := &DurableEStop{store: store}
+	if store == nil {
+		d.latch = safety.NewEStop(now)
+		return d, nil
+	}
+	r, found, err := store.EStop()
+	switch {
+	case err != nil:
+		d.latch = safety.RestoreEStop(safety.EStopSnapshot{Latched: true, Event: r.Event + 1, Reason: EStopUnknownReason, Since: clock(now)}, now)
+		return d, fmt.Errorf("e-stop: %w", err)
+	case found:
+		d.latch = safety.RestoreEStop(safety.EStopSnapshot{Latched: r.Latched, Event: r.Event, Reason: r.Reason, Since: r.Since}, now)
+	default:
+		d.latch = safety.NewEStop(now)
+	}
+	return d, nil
+}
+
+func clock(now func() time.Time) time.Time {
+	if now == nil {
+		return time.Now()
+	}
+	return now()
+}
+
+// Latch closes the latch in memory at once and returns its event; Persist
+// then writes it. Apart, so the caller can latch under its own lock and
+// pay the fsync outside it.
+func (d *DurableEStop) Latch(reason string) uint64 { return d.latch.Latch(reason) }
+
+// Persist writes the latch as it is now (fsync). An error wraps
+// ErrEStopNotDurable: the latch holds, but a restart would lose it.
+func (d *DurableEStop) Persist(ctx context.Context) error {
+	if d.store == nil {
+		return fmt.Errorf("%w: no store", ErrEStopNotDurable)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.store.PutEStop(ctx, record(d.latch.Snapshot())); err != nil {
+		return fmt.Errorf("%w: %w", ErrEStopNotDurable, err)
+	}
+	return nil
+}
+
+// Reset releases event when the store has taken the release; otherwise the
+// latch stays closed and err wraps ErrEStopNotDurable. Refusals of the
+// event itself are safety's (ErrEStopNewerEvent, ErrEStopUnknownEvent).
+func (d *DurableEStop) Reset(ctx context.Context, event uint64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.latch.Snapshot()
+	trial := safety.RestoreEStop(s, nil)
+	if err := trial.Reset(event); err != nil || !s.Latched {
+		return err
+	}
+	if d.store == nil {
+		return fmt.Errorf("%w: no store", ErrEStopNotDurable)
+	}
+	if err := d.store.PutEStop(ctx, record(trial.Snapshot())); err != nil {
+		return fmt.Errorf("%w: %w", ErrEStopNotDurable, err)
+	}
+	// A stop raised since the snapshot refuses this (newer event) and
+	// writes its own latch after us: it holds mu until we return.
+	return d.latch.Reset(event)
+}
+
+// State reports the latch as the tools see it.
+func (d *DurableEStop) State() (latched bool, event uint64, reason string) {
+	l, ev, r, _ := d.latch.State()
+	return l, ev, r
+}
+
+// Since reports the latch with the time it closed (robot_describe).
+func (d *DurableEStop) Since() (latched bool, event uint64, reason string, since time.Time) {
+	return d.latch.State()
+}
+
+func record(s safety.EStopSnapshot) inflight.EStopRecord {
+	return inflight.EStopRecord{Latched: s.Latched, Event: s.Event, Reason: s.Reason, Since: s.Since}
+}

@@ -1,0 +1,185 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/inflight"
+)
+
+// reopen closes the store and opens its file again, as a restarted
+// bridge does, and restores the e-stop from it.
+func reopen(t *testing.T, old *inflight.Store, path string) (*inflight.Store, *DurableEStop) {
+	t.Helper()
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := inflight.Open(path, inflight.Options{UnsafeNoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	es, err := RestoreEStop(st, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, es
+}
+
+// robot_stop answers only after the latch is in the store: a bridge
+// restarted from that store is latched on the same event and reason, only
+// that event resets it, and the next stop raises a new event number.
+func TestEStopLatchedBeforeARestartIsLatchedAfterIt(t *testing.T) {
+	r := newRig(t)
+	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"person nearby"}`)
+	if e != nil || s["durable"] != true {
+		t.Fatalf("robot_stop: %v %+v", s, e)
+	}
+	st, es := reopen(t, r.store, r.storePath)
+	latched, ev, reason := es.State()
+	if !latched || ev != 1 || reason != "robot_stop by planner: person nearby" {
+		t.Fatalf("after restart: latched %v event %d reason %q", latched, ev, reason)
+	}
+	if err := es.Reset(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	_, es = reopen(t, st, r.storePath)
+	if latched, ev, _ := es.State(); latched || ev != 1 {
+		t.Fatalf("a persisted reset is not kept: latched %v event %d", latched, ev)
+	}
+	if ev := es.Latch("again"); ev != 2 {
+		t.Fatalf("the stop after a restart got event %d, want 2 (never a repeat)", ev)
+	}
+}
+
+// A disk that refuses the latch never fails the stop: it latches in
+// memory, stops the robot and says it is not durable. A reset the store
+// does not take is not applied (a restart would latch again).
+func TestEStopWithoutItsStoreStillStopsAndNeverReleases(t *testing.T) {
+	r := newRig(t)
+	if err := r.store.Close(); err != nil { // every write now fails
+		t.Fatal(err)
+	}
+	s, e := r.call(t, RolePlanner, "robot_stop", `{"reason":"disk gone"}`)
+	if e != nil || s["stopped"] != true || s["durable"] != false || s["durable_error"] == nil || r.robot.Stops() != 1 {
+		t.Fatalf("robot_stop with the store down: %v %+v", s, e)
+	}
+	if latched, _, _ := r.estop.State(); !latched {
+		t.Fatal("the latch did not close in memory")
+	}
+	_, e = r.call(t, RoleOperator, "estop_reset", `{"event":1}`)
+	if e == nil || e.Code != CodeUnavailable {
+		t.Fatalf("estop_reset with the store down: %+v, want unavailable", e)
+	}
+	if latched, _, _ := r.estop.State(); !latched {
+		t.Fatal("a release the store did not take was applied")
+	}
+	if err := r.estop.Reset(context.Background(), 1); !errors.Is(err, ErrEStopNotDurable) {
+		t.Fatalf("Reset = %v, want ErrEStopNotDurable", err)
+	}
+}
+
+// A store that cannot be read at start leaves the bridge stopped: it
+// cannot know the last stop was released.
+func TestEStopUnreadableAtStartIsLatched(t *testing.T) {
+	r := newRig(t)
+	if err := r.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	es, err := RestoreEStop(r.store, time.Now)
+	if err == nil {
+		t.Fatal("restoring from a closed store reported no error")
+	}
+	if latched, _, reason := es.State(); !latched || reason != EStopUnknownReason {
+		t.Fatalf("latched %v reason %q, want latched with %q", latched, reason, EStopUnknownReason)
+	}
+}
+
+// Stops and resets racing each other leave the store holding exactly the
+// latch in memory, and the stored event never goes back.
+func TestStoredLatchMatchesMemoryAfterConcurrentStopsAndResets(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 30 {
+				if g%2 == 0 {
+					r.estop.Latch(fmt.Sprintf("stop %d", (g+i)%4))
+					_ = r.estop.Persist(ctx)
+				} else {
+					_, ev, _ := r.estop.State()
+					_ = r.estop.Reset(ctx, ev)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	latched, ev, reason := r.estop.State()
+	rec, found, err := r.store.EStop()
+	if err != nil || !found || rec.Latched != latched || rec.Event != ev || (latched && rec.Reason != reason) {
+		t.Fatalf("store %+v (found %v, %v), memory latched %v event %d %q", rec, found, err, latched, ev, reason)
+	}
+}
+
+// hungStore is the store on a disk that does not answer: every PutEStop
+// waits until release is closed, then writes.
+type hungStore struct {
+	*inflight.Store
+	release chan struct{}
+}
+
+func (h hungStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
+	<-h.release
+	return h.Store.PutEStop(ctx, r)
+}
+
+// A disk that hangs never holds the stop back: the cancels reach the robot
+// while the latch's write waits, and robot_stop answers once it is written.
+func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
+	r := newRig(t)
+	hung := hungStore{Store: r.store, release: make(chan struct{})}
+	es, err := RestoreEStop(hung, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, Now: time.Now}
+	reg := NewRegistry()
+	reg.MustAdd(MotionTools(r.m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
+	p := NewPipeline(reg)
+	answered := make(chan map[string]any, 1)
+	go func() {
+		out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"hung disk"}`), Invocation{Role: RolePlanner, Session: "s"})
+		if e != nil {
+			t.Errorf("robot_stop: %+v", e)
+		}
+		b, _ := json.Marshal(out)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		answered <- m
+	}()
+	for deadline := time.Now().Add(10 * time.Second); r.robot.Stops() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stop never reached the robot while the store hung")
+		}
+	}
+	select {
+	case out := <-answered:
+		t.Fatalf("robot_stop answered before its latch was written: %v", out)
+	default:
+	}
+	close(hung.release)
+	if out := <-answered; out["durable"] != true || out["stopped"] != true {
+		t.Fatalf("robot_stop after the store answered: %v", out)
+	}
+	if rec, _, _ := r.store.EStop(); !rec.Latched || rec.Event != 1 {
+		t.Fatalf("stored %+v", rec)
+	}
+}
