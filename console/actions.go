@@ -74,6 +74,21 @@ func (c *Console) serveApprove(w http.ResponseWriter, r *http.Request) {
 // asks for credentials is not a stop button. It only stops and latches the
 // e-stop; resetting that needs the operator.
 func (c *Console) serveStop(w http.ResponseWriter, r *http.Request) {
+	c.stop(w, r, "console STOP button")
+}
+
+// ServeStop is POST /stop: robot_stop for what is not a planner (a
+// hardware button, a teleop pendant, a watchdog script) and the console's
+// STOP. It takes the same body ({"reason"?}, Content-Type
+// application/json, which a page of another site cannot send) and the
+// same rule as the console's STOP: any token or none, named in the reason
+// and the audit.
+func (c *Console) ServeStop(w http.ResponseWriter, r *http.Request) {
+	c.stop(w, r, "POST /stop")
+}
+
+// stop runs robot_stop through the pipeline (audit, metrics) for source.
+func (c *Console) stop(w http.ResponseWriter, r *http.Request, source string) {
 	var in struct {
 		Reason string `json:"reason"`
 	}
@@ -81,7 +96,7 @@ func (c *Console) serveStop(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	who, _, _ := c.identify(r)
-	reason := "console STOP button"
+	reason := source
 	if who.role == "" {
 		reason += " (no valid token)"
 	}

@@ -204,6 +204,49 @@ func TestStopWorksWithAnyTokenOrNone(t *testing.T) {
 	}
 }
 
+// POST /stop, for a hardware button, a pendant or a watchdog, is the
+// console's STOP: any token or none, through the pipeline, the caller
+// named in the latch's reason; a form a page of another site could post
+// (not JSON) stops nothing.
+func TestStopEndpointStopsLikeTheConsoleButton(t *testing.T) {
+	r := newRig(t, withTokens())
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /stop", r.console.ServeStop) // as actbridge serve mounts it
+	post := func(token, contentType, body string) int {
+		req := httptest.NewRequest("POST", "http://127.0.0.1:8765/stop", strings.NewReader(body))
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, req)
+		return w.Code
+	}
+	if code := post(operatorToken, "application/x-www-form-urlencoded", "reason=x"); code == http.StatusOK || r.robot.Stops() != 0 {
+		t.Fatalf("a form post stopped the robot: %d, %d stops", code, r.robot.Stops())
+	}
+	for i, tc := range []struct{ token, reason string }{
+		{operatorToken, "robot_stop by operator: POST /stop: pendant"},
+		{"", "POST /stop (no valid token): watchdog"},
+	} {
+		why := tc.reason[strings.LastIndex(tc.reason, ": ")+2:]
+		if code := post(tc.token, "application/json", `{"reason":"`+why+`"}`); code != http.StatusOK {
+			t.Fatalf("stop %d: HTTP %d", i, code)
+		}
+		if r.robot.Stops() != i+1 {
+			t.Fatalf("stop %d reached the robot %d times", i+1, r.robot.Stops())
+		}
+		if _, _, reason := r.estop.State(); !strings.HasSuffix(reason, tc.reason) {
+			t.Fatalf("latch reason %q, want %q", reason, tc.reason)
+		}
+	}
+	if n := strings.Count(strings.Join(r.obs.tools(), " "), "robot_stop"); n != 2 {
+		t.Fatalf("robot_stop went through the pipeline %d times, want 2: %v", n, r.obs.tools())
+	}
+}
+
 func TestStopCompletesWhenThePageGoesAway(t *testing.T) {
 	r := newRig(t, withTokens())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -386,7 +429,7 @@ func TestPageIsEmbeddedAndNeedsNoNetwork(t *testing.T) {
 	if code != http.StatusMovedPermanently {
 		t.Fatalf("/console: %d", code)
 	}
-	for path, want := range map[string]string{"/console/": `id="stop"`, "/console/app.js": "api('stop'", "/console/style.css": ".stop"} {
+	for path, want := range map[string]string{"/console/": `id="stop"`, "/console/app.js": "api('/stop'", "/console/style.css": ".stop"} {
 		req := httptest.NewRequest("GET", "http://127.0.0.1:8765"+path, nil)
 		w := httptest.NewRecorder()
 		r.console.ServeHTTP(w, req)

@@ -13,7 +13,8 @@
 //	                               request of a service call
 //	POST /console/api/approve      {"preview_id"}  motion_confirm as the operator
 //	POST /console/api/deny         {"preview_id"}  the preview can never run
-//	POST /console/api/stop         {"reason"?}     robot_stop
+//	POST /console/api/stop         {"reason"?}     robot_stop (the STOP button posts to
+//	                               /stop, the same handler, ServeStop)
 //	POST /console/api/estop_reset  {"event"}       estop_reset of that event
 //
 // Every read and action runs through the bridge's pipeline, as MCP calls

@@ -218,6 +218,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		records = st
 	}
 	operator.ServeRecords(records) // `actbridge motions` and `audit` ask here while the file is locked
+	mux.HandleFunc("POST /stop", operator.ServeStop)
 	mux.Handle("/console", operator)
 	mux.Handle("/console/", operator)
 	mux.Handle("/metrics", mx.Handler())

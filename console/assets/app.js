@@ -30,7 +30,7 @@ async function api(path, body) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await fetch('/console/api/' + path, init);
+  const res = await fetch(path.startsWith('/') ? path : '/console/api/' + path, init);
   let data = null;
   try { data = await res.json(); } catch (_) { /* empty body */ }
   return { ok: res.ok, status: res.status, data };
@@ -52,10 +52,11 @@ function errorText(data, status) {
   return s;
 }
 
-// The STOP button: no dialog, no token needed, never disabled.
+// The STOP button: no dialog, no token needed, never disabled. It posts
+// to /stop, the endpoint hardware buttons and watchdogs use.
 async function stop() {
   try {
-    const r = await api('stop', { reason: 'operator pressed STOP' });
+    const r = await api('/stop', { reason: 'operator pressed STOP' });
     if (r.ok) toast('STOPPED. E-stop event ' + r.data.estop_event + ' latched.', true);
     else toast('STOP failed: ' + errorText(r.data, r.status), true);
   } catch (e) {
