@@ -64,6 +64,7 @@ type Participant struct {
 	// run's repair heartbeats back off only while it stands still.
 	acks    atomic.Uint64
 	closed  bool
+	stats   Stats
 	sedp    sedp
 	readers map[wire.GUID]*Reader
 	writers map[wire.GUID]*Writer
@@ -402,6 +403,6 @@ func (p *Participant) receive(ctx context.Context, c *udp.Conn) {
 		if p.cfg.drop != nil && p.cfg.drop() {
 			continue
 		}
-		p.handle(buf[:n])
+		p.handle(buf[:n], src.Addr())
 	}
 }

@@ -58,8 +58,8 @@ func FuzzHandle(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { p.Close() })
-	p.handle(alive) // the seeds' sender and its writer are known
-	p.handle(sedpDatagram(f, remote.Prefix))
+	p.handle(alive, loopback) // the seeds' sender and its writer are known
+	p.handle(sedpDatagram(f, remote.Prefix), loopback)
 	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}}); err != nil {
 		f.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func FuzzHandle(f *testing.F) {
 	f.Add(userMessage(f, w, &wire.AckNack{ReaderID: 0x107, WriterID: ours.GUID().Entity, State: wire.NewSequenceNumberSet(1), Count: 1},
 		&wire.NackFrag{ReaderID: 0x107, WriterID: ours.GUID().Entity, WriterSN: 1, State: nack, Count: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p.handle(b)
+		p.handle(b, loopback)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.remotes) > 4 || len(p.sedp.remote) > 8 {
@@ -97,16 +97,16 @@ func TestSEDPFromAnUnknownParticipantIsIgnored(t *testing.T) {
 	remote := fakeParticipant(2, time.Minute, 18)
 	remote.BuiltinEndpoints = 0x3f
 	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-	p.handle(sedpDatagram(t, remote.Prefix))
+	p.handle(sedpDatagram(t, remote.Prefix), loopback)
 	if n := len(p.Endpoints()); n != 0 {
 		t.Fatalf("%d endpoints learned from a participant never announced", n)
 	}
-	p.handle(spdpDatagram(t, remote))
-	p.handle(sedpDatagram(t, remote.Prefix))
+	p.handle(spdpDatagram(t, remote), loopback)
+	p.handle(sedpDatagram(t, remote.Prefix), loopback)
 	if es := p.Endpoints(); len(es) != 1 || es[0].Topic != "t" || !es[0].Keyed || es[0].Vendor != wire.VendorCyclone {
 		t.Fatalf("endpoints %+v", es)
 	}
-	p.handle(sedpDatagram(t, remote.Prefix)) // the same SN again: a duplicate
+	p.handle(sedpDatagram(t, remote.Prefix), loopback) // the same SN again: a duplicate
 	p.mu.Lock()
 	wp := p.sedp.pubReader.writers[remote.Prefix]
 	p.mu.Unlock()

@@ -97,13 +97,23 @@ func (p *Participant) known(prefix wire.GUIDPrefix) (ParticipantData, []netip.Ad
 	return r.data, p.locatorsOf([]ParticipantData{r.data}), true
 }
 
-// handleSEDPData learns or forgets a remote endpoint.
-func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoing {
+// handleSEDPData learns or forgets a remote endpoint, from an SEDP
+// sample received from address from.
+func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wire.Data) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rd, writer := p.sedp.readerFor(d.WriterID)
 	part, _, ok := p.known(src)
-	if rd == nil || !ok || !rd.onData(src, d.WriterSN) {
+	if rd == nil || !ok {
+		return nil
+	}
+	if disposed(d) && !sentBy(part, from) {
+		// Not taken, so that its number stays free for the real sample.
+		p.stats.DisposesIgnored++
+		p.cfg.Logger.Debug("rtps: endpoint dispose from an address its participant never announced ignored", "prefix", src, "from", from)
+		return nil
+	}
+	if !rd.onData(src, d.WriterSN) {
 		return nil
 	}
 	if disposed(d) {

@@ -9,13 +9,14 @@ import (
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// handleSPDP learns, refreshes or drops a participant from an SPDP sample.
-func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) []outgoing {
+// handleSPDP learns, refreshes or drops a participant from an SPDP
+// sample received from address from.
+func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, from netip.Addr, d *wire.Data) []outgoing {
 	if disposed(d) {
 		// A participant says goodbye for itself only; without a key the
 		// sender is meant.
 		if g, ok := disposedKey(d, wire.PIDParticipantGUID); !ok || g.Prefix == src {
-			p.forget(src)
+			p.forget(src, from)
 		}
 		return nil
 	}
@@ -121,14 +122,43 @@ func equalLocators(a, b []wire.Locator) bool {
 	return true
 }
 
-// forget drops a participant that said goodbye.
-func (p *Participant) forget(prefix wire.GUIDPrefix) {
+// forget drops a participant that said goodbye from address from, when
+// that is one of its own (see sentBy); otherwise it is left to its lease.
+func (p *Participant) forget(prefix wire.GUIDPrefix, from netip.Addr) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.remotes[prefix]; ok {
-		p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
-		p.drop(prefix)
+	r, ok := p.remotes[prefix]
+	if !ok {
+		return
 	}
+	if !sentBy(r.data, from) {
+		p.stats.DisposesIgnored++
+		p.cfg.Logger.Debug("rtps: goodbye from an address the participant never announced ignored", "prefix", prefix, "from", from)
+		return
+	}
+	p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
+	p.drop(prefix)
+}
+
+// sentBy reports whether a datagram from address from may be participant
+// d's own: from is the IP of one of the unicast locators d announced
+// (metatraffic or default). The port tells nothing: CycloneDDS, and we,
+// send from a socket other than the one announced. Anyone who can send
+// from that IP (a process on the same host, a spoofer on its network)
+// passes; a stranger elsewhere does not.
+func sentBy(d ParticipantData, from netip.Addr) bool {
+	from = from.Unmap()
+	if !from.IsValid() || from.IsUnspecified() || from.IsMulticast() {
+		return false
+	}
+	for _, ls := range [][]wire.Locator{d.MetatrafficUnicast, d.DefaultUnicast} {
+		for _, l := range ls {
+			if ap, ok := l.AddrPort(); ok && ap.Addr().Unmap() == from {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // locatorsOf lists the reachable discovery unicast addresses of ds.
