@@ -1,6 +1,8 @@
 package rtps
 
 import (
+	"context"
+	"encoding/binary"
 	"net"
 	"net/netip"
 	"testing"
@@ -111,5 +113,120 @@ func TestGoodbyeIsTakenFromAnyPortOfAnAnnouncedAddress(t *testing.T) {
 	}
 	if s := p.Stats(); s.DisposesIgnored != 4 {
 		t.Fatalf("%d goodbyes counted as ignored, want 4", s.DisposesIgnored)
+	}
+}
+
+// strangerAddr is where the floods below claim to come from.
+var strangerAddr = netip.MustParseAddr("127.0.0.2")
+
+// endpointDatagram announces a writer of topic on participant prefix, as
+// its SEDP publications writer's sample sn.
+func endpointDatagram(t *testing.T, prefix wire.GUIDPrefix, key uint32, topic string, sn wire.SequenceNumber) []byte {
+	t.Helper()
+	e := EndpointData{GUID: wire.GUID{Prefix: prefix, Entity: wire.EntityID(key<<8 | wire.KindUserWriterNoKey)}, Writer: true, Topic: topic, Type: "T", QoS: defaultQoS(true)}
+	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return userMessage(t, wire.GUID{Prefix: prefix}, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+}
+
+// protectedServer is a real participant with a reliable writer of
+// "rt/cancel", and a reader of it on p; it returns the writer once p
+// knows it.
+func protectedServer(t *testing.T, p *Participant, domain int) (*Participant, *Writer, *Reader) {
+	t.Helper()
+	qos := QoS{Reliability: Reliable, History: KeepAll}
+	r, err := p.NewReader(EndpointData{Topic: "rt/cancel", Type: "T", QoS: qos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newParticipant(t, Config{Domain: domain})
+	w, err := b.NewWriter(EndpointData{Writer: true, Topic: "rt/cancel", Type: "T", QoS: qos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.AddEndpoint(EndpointData{Writer: true, Topic: "rt/other", Type: "T"}); err != nil {
+		t.Fatal(err)
+	}
+	waitEndpoints(t, p, "the protected writer is learned despite the full table", hasEndpoint(w.GUID()))
+	return b, w, r
+}
+
+// served checks that a sample of w reaches r.
+func served(t *testing.T, w *Writer, r *Reader) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.WaitMatched(ctx, 1); err != nil {
+		t.Fatalf("the protected writer never matched our reader: %v", err)
+	}
+	if err := w.Write([]byte{0, 1, 0, 0, 42}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Take(ctx)
+	if err != nil || s.Payload[4] != 42 {
+		t.Fatalf("the protected writer's sample: %v %v", s.Payload, err)
+	}
+}
+
+// TestParticipantFloodLocksOutNoProtectedServer: one sender fills every
+// participant slot with long leases, and goes on; the robot's
+// participant, whose writer is on a protected topic, is still learned,
+// kept, matched and served. The leases read are capped.
+func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
+	netns.Require(t)
+	const domain, slots = 63, 8
+	a := newParticipant(t, Config{Domain: domain, MaxParticipants: slots, MaxLease: time.Minute})
+	a.Protect("rt/cancel")
+	flood := func(first, n int) {
+		for i := range n {
+			a.handle(spdpDatagram(t, fakeParticipant(byte(first+i), 24*time.Hour, domain)), strangerAddr)
+		}
+	}
+	flood(0, slots)
+	b, w, r := protectedServer(t, a, domain)
+	flood(slots, 100)
+	got := a.Participants()
+	if !has(b.GUID().Prefix)(got) || len(got) > slots {
+		t.Fatalf("after the flood: %d participants kept (limit %d), the protected one among them: %v", len(got), slots, has(b.GUID().Prefix)(got))
+	}
+	served(t, w, r)
+	s := a.Stats()
+	if s.ParticipantsEvicted < 100 || s.LeasesCapped < 100+slots {
+		t.Fatalf("counters %+v: want 100 or more evicted and every flood lease capped", s)
+	}
+	a.mu.Lock()
+	for k, rm := range a.remotes {
+		if time.Until(rm.deadline) > time.Minute {
+			t.Errorf("participant %v kept until %v, past the one-minute cap", k, rm.deadline)
+		}
+	}
+	a.mu.Unlock()
+}
+
+// TestEndpointFloodLocksOutNoProtectedServer: one sender fills every
+// endpoint slot; the robot's writer on a protected topic still takes a
+// slot (an unprotected one is evicted) and is served, and its writer on
+// an unprotected topic is refused.
+func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
+	netns.Require(t)
+	const domain, slots = 64, 16
+	a := newParticipant(t, Config{Domain: domain, MaxEndpoints: slots})
+	a.Protect("rt/cancel")
+	junk := fakeParticipant(1, time.Minute, domain)
+	junk.BuiltinEndpoints = 0x3f
+	a.handle(spdpDatagram(t, junk), strangerAddr)
+	for sn := range wire.SequenceNumber(40) {
+		a.handle(endpointDatagram(t, junk.Prefix, uint32(sn+1), "rt/junk", sn+1), strangerAddr)
+	}
+	if n := len(a.Endpoints()); n != slots {
+		t.Fatalf("%d endpoints after the flood, limit %d", n, slots)
+	}
+	_, w, r := protectedServer(t, a, domain)
+	served(t, w, r)
+	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40-slots+1 })
+	if s := a.Stats(); s.EndpointsEvicted != 1 || len(a.Endpoints()) != slots {
+		t.Fatalf("counters %+v, %d endpoints: want one evicted for the protected writer and the table full", s, len(a.Endpoints()))
 	}
 }

@@ -62,10 +62,16 @@ type Participant struct {
 	soonArmed atomic.Bool
 	// acks counts acknowledgments that moved a reader of a user writer on:
 	// run's repair heartbeats back off only while it stands still.
-	acks    atomic.Uint64
-	closed  bool
-	stats   Stats
-	sedp    sedp
+	acks   atomic.Uint64
+	closed bool
+	stats  Stats
+	sedp   sedp
+	// protected are the topics whose remote endpoints (and their
+	// participants) a flood never evicts (Protect).
+	protected map[string]bool
+	// learned counts remote participants and endpoints learned, to
+	// order them for eviction.
+	learned uint64
 	readers map[wire.GUID]*Reader
 	writers map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
@@ -85,6 +91,7 @@ type Participant struct {
 type remote struct {
 	data     ParticipantData
 	deadline time.Time
+	learned  uint64 // order learned in, for eviction (Participant.learned)
 }
 
 // NewParticipant binds the discovery sockets of the first free participant

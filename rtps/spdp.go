@@ -69,7 +69,7 @@ func disposedKey(d *wire.Data, pid wire.ParameterID) (wire.GUID, bool) {
 // announcement at once, so it need not wait for our next period, and is
 // matched with our SEDP endpoints.
 func (p *Participant) learn(d ParticipantData) []outgoing {
-	lease := min(d.LeaseDuration, 24*time.Hour)
+	lease := min(d.LeaseDuration, p.cfg.MaxLease)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -77,11 +77,16 @@ func (p *Participant) learn(d ParticipantData) []outgoing {
 	}
 	r, known := p.remotes[d.Prefix]
 	if !known {
-		if len(p.remotes) >= p.cfg.MaxParticipants {
-			p.cfg.Logger.Debug("rtps: participant limit reached", "prefix", d.Prefix)
+		if len(p.remotes) >= p.cfg.MaxParticipants && !p.evictParticipant() {
+			p.stats.ParticipantsRefused++
+			p.cfg.Logger.Debug("rtps: participant limit reached, every one protected", "prefix", d.Prefix)
 			return nil
 		}
-		r = &remote{}
+		if d.LeaseDuration > p.cfg.MaxLease {
+			p.stats.LeasesCapped++
+		}
+		p.learned++
+		r = &remote{learned: p.learned}
 		p.remotes[d.Prefix] = r
 	}
 	changed := !known || !sameData(r.data, d)
