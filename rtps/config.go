@@ -53,6 +53,11 @@ type Config struct {
 	// minutes. A participant that never says goodbye (or whose goodbye
 	// is ignored) is kept at most this long after its last announcement.
 	MaxLease time.Duration
+	// ReceiveBudget bounds the octets all our readers hold together of
+	// samples that came ahead of a missing one and of partly received
+	// fragmented samples, whatever the number of remote writers; default
+	// 32 MiB (see Participant.reserve for who gives up what).
+	ReceiveBudget int
 	// MaxDatagram bounds received datagrams; default 65507 (all UDP allows).
 	MaxDatagram int
 	// Prefix is our GUID prefix; zero means random.
@@ -100,6 +105,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxEndpoints <= 0 {
 		c.MaxEndpoints = 4096
+	}
+	if c.ReceiveBudget <= 0 {
+		c.ReceiveBudget = defaultReceiveBudget
 	}
 	if c.MaxLease <= 0 {
 		c.MaxLease = 5 * time.Minute

@@ -3,8 +3,10 @@ package rtps
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"testing"
 	"time"
 
@@ -228,5 +230,87 @@ func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
 	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40-slots+1 })
 	if s := a.Stats(); s.EndpointsEvicted != 1 || len(a.Endpoints()) != slots {
 		t.Fatalf("counters %+v, %d endpoints: want one evicted for the protected writer and the table full", s, len(a.Endpoints()))
+	}
+}
+
+// TestManyWritersOutOfOrderStayWithinOneBudget: 32 writers each send
+// samples past a hole and the first fragment of large samples; what the
+// reader holds for all of them together stays within the participant's
+// receive budget (the counter's peak and the heap both), where each
+// writer's own bounds allowed 4 MiB held and the fragments 32 MiB. What
+// was given up is asked for again: a writer that then fills its hole and
+// sends again has every sample delivered once, in order.
+func TestManyWritersOutOfOrderStayWithinOneBudget(t *testing.T) {
+	// The default budget against writers that each hold up to their own
+	// 4 MiB (the 126 MiB), and a small one.
+	for i, c := range []struct{ budget, ahead int }{{defaultReceiveBudget, 140}, {2 << 20, 20}} {
+		t.Run(fmt.Sprint(c.budget), func(t *testing.T) { manyWritersOutOfOrder(t, 65+i, c.budget, c.ahead) })
+	}
+}
+
+func manyWritersOutOfOrder(t *testing.T, domain, budget, ahead int) {
+	const writers, size = 32, 30_000
+	cfg := Config{Domain: domain}
+	if budget != defaultReceiveBudget {
+		cfg.ReceiveBudget = budget
+	}
+	p := newParticipant(t, cfg)
+	r, err := p.NewReader(EndpointData{Topic: "t", Type: "T", QoS: QoS{Reliability: Reliable, History: KeepAll}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := fakeParticipant(1, time.Minute, uint32(domain))
+	stranger.BuiltinEndpoints = 0x3f
+	p.handle(spdpDatagram(t, stranger), strangerAddr)
+	ws := make([]wire.GUID, writers)
+	for i := range ws {
+		p.handle(endpointDatagram(t, stranger.Prefix, uint32(i+1), "t", wire.SequenceNumber(i+1)), strangerAddr)
+		ws[i] = wire.GUID{Prefix: stranger.Prefix, Entity: wire.EntityID(uint32(i+1)<<8 | wire.KindUserWriterNoKey)}
+	}
+	if n := len(p.Endpoints()); n != writers {
+		t.Fatalf("%d writers known, want %d", n, writers)
+	}
+	payload := func(w wire.GUID, sn wire.SequenceNumber) []byte {
+		b := make([]byte, size)
+		b[1], b[4], b[5] = 1, byte(w.Entity>>8), byte(sn)
+		return b
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, w := range ws {
+		for sn := range wire.SequenceNumber(ahead) {
+			p.handle(userMessage(t, w, &wire.Data{WriterID: w.Entity, WriterSN: sn + 2, Payload: payload(w, sn+2)}), strangerAddr)
+		}
+		for sn := range wire.SequenceNumber(2) {
+			p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 100 + sn, FragmentStart: 1, Fragments: 1, FragmentSize: 1024,
+				SampleSize: 1 << 20, Payload: make([]byte, 1024)}), strangerAddr)
+		}
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	s := p.Stats()
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("held %d octets (peak %d, budget %d), heap grew %d, %d given up; without the budget: %d held, %d in fragments",
+		s.ReceiveBytes, s.ReceiveBytesPeak, budget, heap, s.ReceiveDropped, writers*min(ahead*size, maxOutOfOrder), writers*2<<20)
+	if s.ReceiveBytesPeak > budget || s.ReceiveBytes > budget || s.ReceiveDropped == 0 {
+		t.Fatalf("counters %+v beyond the %d-octet budget", s, budget)
+	}
+	if heap > int64(budget+4<<20) {
+		t.Fatalf("the heap grew %d octets for a %d-octet budget", heap, budget)
+	}
+	w := ws[0]
+	for sn := range wire.SequenceNumber(ahead + 1) {
+		p.handle(userMessage(t, w, &wire.Data{WriterID: w.Entity, WriterSN: sn + 1, Payload: payload(w, sn+1)}), strangerAddr)
+	}
+	got := queued(r)
+	if len(got) != ahead+1 {
+		t.Fatalf("writer 0 delivered %v, want 1..%d", got, ahead+1)
+	}
+	for i, sn := range got {
+		if sn != wire.SequenceNumber(i+1) {
+			t.Fatalf("writer 0 delivered %v, want 1..%d once each in order", got, ahead+1)
+		}
 	}
 }

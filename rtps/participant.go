@@ -377,7 +377,7 @@ func (p *Participant) drop(prefix wire.GUIDPrefix) {
 	for _, r := range p.readers {
 		for w := range r.writers {
 			if w.Prefix == prefix {
-				delete(r.writers, w)
+				r.forgetWriter(w)
 			}
 		}
 	}

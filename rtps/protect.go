@@ -93,7 +93,7 @@ func (p *Participant) forgetEndpoint(g wire.GUID) {
 	delete(p.sedp.remoteOrder, g)
 	p.unmatchReader(g)
 	for _, r := range p.readers {
-		delete(r.writers, g)
+		r.forgetWriter(g)
 	}
 	p.notify()
 }

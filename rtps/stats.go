@@ -32,5 +32,7 @@ type Stats struct {
 func (p *Participant) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.stats
+	s := p.stats
+	s.ReceiveBytes = p.receiveHeld()
+	return s
 }
