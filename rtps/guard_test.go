@@ -314,3 +314,33 @@ func manyWritersOutOfOrder(t *testing.T, domain, budget, ahead int) {
 		}
 	}
 }
+
+// TestGoodbyeFromLoopbackCountsForAParticipantOfThisHost: a peer on this
+// host that announced only an interface's address (as Fast DDS does,
+// leaving loopback out) reaches our 127.0.0.1 from 127.0.0.1, and its
+// goodbye counts; a loopback source counts for nothing else.
+func TestGoodbyeFromLoopbackCountsForAParticipantOfThisHost(t *testing.T) {
+	ours, theirs := netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("198.51.100.7")
+	local := func(a netip.Addr) bool { return a == ours }
+	d := ParticipantData{MetatrafficUnicast: []wire.Locator{wire.UDPv4Locator(ours, 7410)}}
+	elsewhere := ParticipantData{MetatrafficUnicast: []wire.Locator{wire.UDPv4Locator(theirs, 7410)}}
+	onLoopback := ParticipantData{MetatrafficUnicast: []wire.Locator{wire.UDPv4Locator(loopback, 7410)}}
+	for _, c := range []struct {
+		name string
+		d    ParticipantData
+		from netip.Addr
+		want bool
+	}{
+		{"here, from loopback", d, loopback, true},
+		{"here, from its address", d, ours, true},
+		{"here, from another address", d, theirs, false},
+		{"elsewhere, from loopback", elsewhere, loopback, false},
+		{"elsewhere, from its address", elsewhere, theirs, true},
+		{"on 127.0.0.1, from 127.0.0.2", onLoopback, strangerAddr, false},
+		{"announcing nothing, from loopback", ParticipantData{}, loopback, false},
+	} {
+		if got := sentBy(c.d, c.from, local); got != c.want {
+			t.Errorf("%s: taken %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wi
 	if rd == nil || !ok {
 		return nil
 	}
-	if disposed(d) && !sentBy(part, from) {
+	if disposed(d) && !sentBy(part, from, hostAddr) {
 		// Not taken, so that its number stays free for the real sample.
 		p.stats.DisposesIgnored++
 		p.cfg.Logger.Debug("rtps: endpoint dispose from an address its participant never announced ignored", "prefix", src, "from", from)

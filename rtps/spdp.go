@@ -3,6 +3,7 @@ package rtps
 import (
 	"encoding/binary"
 	"errors"
+	"net"
 	"net/netip"
 	"time"
 
@@ -136,7 +137,7 @@ func (p *Participant) forget(prefix wire.GUIDPrefix, from netip.Addr) {
 	if !ok {
 		return
 	}
-	if !sentBy(r.data, from) {
+	if !sentBy(r.data, from, hostAddr) {
 		p.stats.DisposesIgnored++
 		p.cfg.Logger.Debug("rtps: goodbye from an address the participant never announced ignored", "prefix", prefix, "from", from)
 		return
@@ -148,17 +149,45 @@ func (p *Participant) forget(prefix wire.GUIDPrefix, from netip.Addr) {
 // sentBy reports whether a datagram from address from may be participant
 // d's own: from is the IP of one of the unicast locators d announced
 // (metatraffic or default). The port tells nothing: CycloneDDS, and we,
-// send from a socket other than the one announced. Anyone who can send
-// from that IP (a process on the same host, a spoofer on its network)
-// passes; a stranger elsewhere does not.
-func sentBy(d ParticipantData, from netip.Addr) bool {
+// send from a socket other than the one announced. A loopback source
+// also passes when d announced a non-loopback address of this host
+// (local reports those): a peer here that announces only its interfaces'
+// addresses (Fast DDS leaves loopback out) reaches our 127.0.0.1 from
+// 127.0.0.1, and the kernel takes a loopback source only from this host.
+// Anyone who can send from an announced IP (a process on the same host,
+// a spoofer on its network) passes; a stranger elsewhere does not.
+func sentBy(d ParticipantData, from netip.Addr, local func(netip.Addr) bool) bool {
 	from = from.Unmap()
 	if !from.IsValid() || from.IsUnspecified() || from.IsMulticast() {
 		return false
 	}
+	var here bool
 	for _, ls := range [][]wire.Locator{d.MetatrafficUnicast, d.DefaultUnicast} {
 		for _, l := range ls {
-			if ap, ok := l.AddrPort(); ok && ap.Addr().Unmap() == from {
+			ap, ok := l.AddrPort()
+			if !ok {
+				continue
+			}
+			a := ap.Addr().Unmap()
+			if a == from {
+				return true
+			}
+			here = here || (from.IsLoopback() && !a.IsLoopback() && local(a))
+		}
+	}
+	return here
+}
+
+// hostAddr reports whether a is the address of one of this host's
+// interfaces.
+func hostAddr(a netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if h, ok := netip.AddrFromSlice(n.IP); ok && h.Unmap() == a {
 				return true
 			}
 		}
