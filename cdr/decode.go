@@ -10,8 +10,20 @@ import (
 
 // Decode reads a value of s from data, encapsulation header first. Bytes
 // after the value (the padding DDS may add) are ignored, as are the
-// header's options.
+// header's options. The value may take at most DefaultLimit(len(data))
+// octets of memory: data that would decode to more (many small structs:
+// an 8 MiB GoalStatusArray took 82 MiB) fails with ErrTooLarge, found
+// before the large allocations are made.
 func Decode(s *Struct, data []byte) (*Message, error) {
+	return DecodeLimit(s, data, DefaultLimit(len(data)))
+}
+
+// DefaultLimit is the memory Decode allows a value of n encoded octets:
+// four times n, plus 1 MiB so that a small message of small structs fits.
+func DefaultLimit(n int) int { return 4*n + 1<<20 }
+
+// DecodeLimit is Decode with at most limit octets of memory for the value.
+func DecodeLimit(s *Struct, data []byte, limit int) (*Message, error) {
 	if len(data) < headerSize {
 		return nil, fmt.Errorf("%w: %d bytes, no encapsulation header", ErrTruncated, len(data))
 	}
@@ -24,7 +36,7 @@ func Decode(s *Struct, data []byte) (*Message, error) {
 	default:
 		return nil, fmt.Errorf("%w: %#02x%02x", ErrEncapsulation, data[0], data[1])
 	}
-	d := decoder{buf: data[headerSize:], order: order}
+	d := decoder{buf: data[headerSize:], order: order, left: limit}
 	return d.message(s)
 }
 
@@ -34,6 +46,16 @@ type decoder struct {
 	buf   []byte
 	pos   int
 	order binary.ByteOrder
+	left  int // octets of memory the value may still take
+}
+
+// charge takes n octets of memory from what the value may still take.
+func (d *decoder) charge(n int) error {
+	if n > d.left {
+		return fmt.Errorf("%w: %d more octets, %d left", ErrTooLarge, n, d.left)
+	}
+	d.left -= n
+	return nil
 }
 
 // take aligns to align and returns the next n bytes.
@@ -65,6 +87,9 @@ func (d *decoder) count(minSize int) (int, error) {
 }
 
 func (d *decoder) message(s *Struct) (*Message, error) {
+	if err := d.charge(messageCost(len(s.fields))); err != nil {
+		return nil, err
+	}
 	m := &Message{Type: s, Fields: make([]any, len(s.fields))}
 	for i, f := range s.fields {
 		v, err := d.field(f.Type)
@@ -98,6 +123,21 @@ func (d *decoder) field(t Type) (any, error) {
 
 // elements reads n elements; the caller has checked that the data can hold them.
 func (d *decoder) elements(t Type, n int) (any, error) {
+	elem := t.Kind.size()
+	switch t.Kind {
+	case String, WString:
+		elem = stringHdr
+	case StructKind:
+		elem = pointer
+		// Every element will take at least this much: refuse before
+		// allocating any.
+		if int64(n)*int64(pointer+t.Struct.minCost) > int64(d.left) {
+			return nil, fmt.Errorf("%w: %d elements of %s, at least %d octets each, %d left", ErrTooLarge, n, t.Struct.name, pointer+t.Struct.minCost, d.left)
+		}
+	}
+	if err := d.charge(sliceCost + elem*n); err != nil {
+		return nil, err
+	}
 	var raw []byte
 	if sz := t.Kind.size(); sz > 0 && n > 0 {
 		var err error
@@ -197,11 +237,19 @@ func (d *decoder) elements(t Type, n int) (any, error) {
 func (d *decoder) single(t Type) (any, error) {
 	switch t.Kind {
 	case String, WString:
+		if err := d.charge(stringHdr); err != nil {
+			return nil, err
+		}
 		return d.str(t)
 	case StructKind:
 		return d.message(t.Struct)
 	}
 	sz := t.Kind.size()
+	if sz > 1 {
+		if err := d.charge(boxCost); err != nil {
+			return nil, err
+		}
+	}
 	b, err := d.take(sz, sz)
 	if err != nil {
 		return nil, err
@@ -246,6 +294,9 @@ func (d *decoder) str(t Type) (string, error) {
 		if t.StringBound > 0 && n > t.StringBound {
 			return "", fmt.Errorf("%w: %d characters, bound %d", ErrBound, n, t.StringBound)
 		}
+		if err := d.charge(9 * n); err != nil { // the UTF-16 units, the runes and the UTF-8 string
+			return "", err
+		}
 		raw, err := d.take(2, 2*n)
 		if err != nil {
 			return "", err
@@ -265,6 +316,9 @@ func (d *decoder) str(t Type) (string, error) {
 	}
 	if t.StringBound > 0 && n-1 > t.StringBound {
 		return "", fmt.Errorf("%w: %d bytes, bound %d", ErrBound, n-1, t.StringBound)
+	}
+	if err := d.charge(n - 1); err != nil {
+		return "", err
 	}
 	raw, _ := d.take(1, n)
 	if raw[n-1] != 0 {

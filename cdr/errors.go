@@ -23,6 +23,9 @@ var (
 	ErrInvalidValue = errors.New("cdr: invalid value")
 	// ErrValueType reports a Go value that does not match the field's type.
 	ErrValueType = errors.New("cdr: value does not match type")
+	// ErrTooLarge reports data whose decoded value would take more memory
+	// than Decode allows (see DecodeLimit).
+	ErrTooLarge = errors.New("cdr: decoded value too large")
 )
 
 // fieldError prefixes err with the field name, so that the innermost

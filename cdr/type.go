@@ -94,6 +94,7 @@ type Struct struct {
 	fields  []Field
 	index   map[string]int
 	minSize int // fewest bytes an encoded value can take, alignment aside
+	minCost int // fewest octets a decoded value takes in memory (see costOf)
 }
 
 // maxArrayLen bounds fixed array lengths so that sizes computed from a
@@ -121,6 +122,10 @@ func NewStruct(name string, fields []Field) (*Struct, error) {
 		if s.minSize > math.MaxInt32 {
 			return nil, fmt.Errorf("%w: %s: too large", ErrInvalidType, name)
 		}
+	}
+	s.minCost = messageCost(len(s.fields))
+	for _, f := range s.fields {
+		s.minCost = min(s.minCost+f.Type.minCost(), math.MaxInt32)
 	}
 	return s, nil
 }

@@ -79,7 +79,7 @@ func (c gripperCodec) build(msg *cdr.Message, g actuators.Goal) (progressFunc, e
 	return func(fb *cdr.Message) (float64, bool) {
 		pos, _, ok := c.fingerState(fb)
 		span := math.Abs(gc.Position - start)
-		if !ok || !known || span < 1e-4 {
+		if !ok || !known || span < 1e-4 || !finite(pos) { // a NaN from the robot is no progress
 			return 0, false
 		}
 		return math.Max(0, math.Min(1, 1-math.Abs(gc.Position-pos)/span)), true
@@ -137,7 +137,16 @@ func (c gripperCodec) outcome(m *cdr.Message) outcome {
 		text = fmt.Sprintf("stalled at %.4g m, effort %.4g N", pos, eff)
 	}
 	return outcome{preemption: !reached && !stalled, text: text,
-		result: map[string]any{"position": pos, "effort": eff, "stalled": stalled, "reached_goal": reached}}
+		result: map[string]any{"position": number(pos), "effort": number(eff), "stalled": stalled, "reached_goal": reached}}
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// number is x for a JSON result: nil (null) when it is not finite, which
+// JSON cannot carry (a robot's NaN made the whole result unencodable).
+func number(x float64) any {
+	if !finite(x) {
+		return nil
+	}
+	return x
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // zeroMsg is a zero message of a distro's type.
-func zeroMsg(t *testing.T, d msgs.Distro, typ string) *cdr.Message {
+func zeroMsg(t testing.TB, d msgs.Distro, typ string) *cdr.Message {
 	t.Helper()
 	set, err := msgs.Load(d)
 	if err != nil {

@@ -31,7 +31,8 @@ type odomCache struct {
 	at   time.Time // arrival; zero before the first message
 }
 
-// store keeps m's pose, received at at.
+// store keeps m's pose, received at at; a pose that is not finite (a
+// robot's NaN, which no JSON result can carry) is no pose and is dropped.
 func (c *odomCache) store(m *cdr.Message, at time.Time) {
 	p := actuators.Pose2D{Frame: c.frame}
 	if f, _ := path(m, "header", "frame_id").(string); f != "" {
@@ -42,6 +43,9 @@ func (c *odomCache) store(m *cdr.Message, at time.Time) {
 	p.X, p.Y = pos("x"), pos("y")
 	qx, qy, qz, qw := rot("x"), rot("y"), rot("z"), rot("w")
 	p.Yaw = math.Atan2(2*(qw*qz+qx*qy), 1-2*(qy*qy+qz*qz))
+	if !finiteAll(p.X, p.Y, p.Yaw) {
+		return
+	}
 	c.mu.Lock()
 	c.last, c.at = p, at
 	c.mu.Unlock()

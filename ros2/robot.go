@@ -171,6 +171,7 @@ func (r *Robot) setup(distro msgs.Distro) error {
 		return fmt.Errorf("ros2: node: %w", err)
 	}
 	r.node = n
+	r.rctx.Participant().Protect(protectedTopics(r.cfg.Actuators)...)
 	set, err := msgs.Load(distro) // read by the action clients while they are made only
 	if err != nil {
 		return err

@@ -207,30 +207,41 @@ func (r *Robot) learn(ctx context.Context, cat *catalogue, node, typ, hash strin
 	if err != nil {
 		return learnedType{}, fmt.Errorf("asking %s: %w", name, err)
 	}
-	if ok, _ := rep.Get("successful").(bool); !ok {
-		reason, _ := rep.Get("failure_reason").(string)
-		return learnedType{}, fmt.Errorf("%s could not describe it: %q", name, clipText(reason, 200))
-	}
-	m, _ := rep.Get("type_description").(*cdr.Message)
-	if m == nil {
-		return learnedType{}, fmt.Errorf("%s answered no type description", name)
-	}
-	d, err := msgdef.DescriptionOf(m)
+	types, err := describedTypes(rep, r.Distro(), name, typ, hash)
 	if err != nil {
 		return learnedType{}, err
 	}
+	r.log.Info("ros2: learned a service type from its node", "type", typ, "hash", hash, "from", name)
+	return learnedType{hash: hash, types: types, st: serviceType(typ, types)}, nil
+}
+
+// describedTypes reads service type typ (with hash) from describer name's
+// GetTypeDescription reply rep, as a node sent it: whatever it holds is
+// an error or types proven against the hash.
+func describedTypes(rep *cdr.Message, distro msgs.Distro, name, typ, hash string) (service.Types, error) {
+	if ok, _ := rep.Get("successful").(bool); !ok {
+		reason, _ := rep.Get("failure_reason").(string)
+		return service.Types{}, fmt.Errorf("%s could not describe it: %q", name, clipText(reason, 200))
+	}
+	m, _ := rep.Get("type_description").(*cdr.Message)
+	if m == nil {
+		return service.Types{}, fmt.Errorf("%s answered no type description", name)
+	}
+	d, err := msgdef.DescriptionOf(m)
+	if err != nil {
+		return service.Types{}, err
+	}
 	reg, err := msgdef.FromDescription(d, typ, hash)
 	if err != nil {
-		return learnedType{}, fmt.Errorf("%s's description: %w", name, err)
+		return service.Types{}, fmt.Errorf("%s's description: %w", name, err)
 	}
 	// The learned registry holds only the described types: nothing of
 	// the distro's set is replaced by what a node says.
-	types, err := service.ResolveTypes(&msgs.Set{Distro: r.Distro(), Registry: reg}, typ)
+	types, err := service.ResolveTypes(&msgs.Set{Distro: distro, Registry: reg}, typ)
 	if err != nil {
-		return learnedType{}, fmt.Errorf("%s's description: %w", name, err)
+		return service.Types{}, fmt.Errorf("%s's description: %w", name, err)
 	}
-	r.log.Info("ros2: learned a service type from its node", "type", typ, "hash", hash, "from", name)
-	return learnedType{hash: hash, types: types, st: serviceType(typ, types)}, nil
+	return types, nil
 }
 
 // clipText shortens text from the network for an error message.

@@ -41,11 +41,23 @@ type Config struct {
 	AnnouncePeriod time.Duration
 	// UserData is announced as the participant's USER_DATA QoS.
 	UserData []byte
-	// MaxParticipants bounds remote participants kept; default 256. SPDP
-	// from more is ignored until some leave.
+	// MaxParticipants bounds remote participants kept; default 256. A new
+	// one takes the slot of the unprotected participant learned first
+	// (see Participant.Protect), and is ignored when all are protected.
 	MaxParticipants int
-	// MaxEndpoints bounds remote endpoints kept; default 4096.
+	// MaxEndpoints bounds remote endpoints kept; default 4096. Beyond it
+	// a protected endpoint takes the slot of the unprotected one learned
+	// first, and an unprotected one is ignored.
 	MaxEndpoints int
+	// MaxLease caps the lease a remote participant announces; default 5
+	// minutes. A participant that never says goodbye (or whose goodbye
+	// is ignored) is kept at most this long after its last announcement.
+	MaxLease time.Duration
+	// ReceiveBudget bounds the octets all our readers hold together of
+	// samples that came ahead of a missing one and of partly received
+	// fragmented samples, whatever the number of remote writers; default
+	// 32 MiB (see Participant.reserve for who gives up what).
+	ReceiveBudget int
 	// MaxDatagram bounds received datagrams; default 65507 (all UDP allows).
 	MaxDatagram int
 	// Prefix is our GUID prefix; zero means random.
@@ -93,6 +105,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxEndpoints <= 0 {
 		c.MaxEndpoints = 4096
+	}
+	if c.ReceiveBudget <= 0 {
+		c.ReceiveBudget = defaultReceiveBudget
+	}
+	if c.MaxLease <= 0 {
+		c.MaxLease = 5 * time.Minute
 	}
 	if c.MaxDatagram <= 0 || c.MaxDatagram > 65507 {
 		c.MaxDatagram = 65507

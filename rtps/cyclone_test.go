@@ -17,6 +17,8 @@ import (
 
 	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/netns"
+	"net"
+	"net/netip"
 )
 
 // requireTool finds a peer binary; without it the test skips, or fails
@@ -223,7 +225,8 @@ func TestLocalhostOnlyDiscoveryWithCycloneDDS(t *testing.T) {
 }
 
 // TestCycloneGoodbyeDropsItAtOnce: a ddsperf that ends on its own sends
-// its SPDP dispose, and ours drops it long before its 10 s lease.
+// its SPDP dispose, and ours drops it long before its 10 s lease; a
+// forged dispose of it, from another address, before that drops nothing.
 func TestCycloneGoodbyeDropsItAtOnce(t *testing.T) {
 	netns.Require(t)
 	const domain = 7
@@ -233,6 +236,14 @@ func TestCycloneGoodbyeDropsItAtOnce(t *testing.T) {
 		return slices.ContainsFunc(ds, func(d ParticipantData) bool { return d.Vendor == wire.VendorCyclone })
 	})
 	lease := got[0].LeaseDuration
+	forged := disposeDatagram(t, got[0].GUID(), 1000)
+	if _, err := rogue(t).WriteToUDP(forged, net.UDPAddrFromAddrPort(netip.AddrPortFrom(loopback, p.uc.Port()))); err != nil {
+		t.Fatal(err)
+	}
+	waitStats(t, p, "the forged dispose taken", func(s Stats) bool { return s.DisposesIgnored > 0 || len(p.Participants()) == 0 })
+	if len(p.Participants()) == 0 {
+		t.Fatal("a dispose of Cyclone from another address dropped it")
+	}
 	select {
 	case <-cyclone.Done():
 	case <-time.After(10 * time.Second):

@@ -62,9 +62,16 @@ type Participant struct {
 	soonArmed atomic.Bool
 	// acks counts acknowledgments that moved a reader of a user writer on:
 	// run's repair heartbeats back off only while it stands still.
-	acks    atomic.Uint64
-	closed  bool
-	sedp    sedp
+	acks   atomic.Uint64
+	closed bool
+	stats  Stats
+	sedp   sedp
+	// protected are the topics whose remote endpoints (and their
+	// participants) a flood never evicts (Protect).
+	protected map[string]bool
+	// learned counts remote participants and endpoints learned, to
+	// order them for eviction.
+	learned uint64
 	readers map[wire.GUID]*Reader
 	writers map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
@@ -84,6 +91,7 @@ type Participant struct {
 type remote struct {
 	data     ParticipantData
 	deadline time.Time
+	learned  uint64 // order learned in, for eviction (Participant.learned)
 }
 
 // NewParticipant binds the discovery sockets of the first free participant
@@ -369,7 +377,7 @@ func (p *Participant) drop(prefix wire.GUIDPrefix) {
 	for _, r := range p.readers {
 		for w := range r.writers {
 			if w.Prefix == prefix {
-				delete(r.writers, w)
+				r.forgetWriter(w)
 			}
 		}
 	}
@@ -402,6 +410,6 @@ func (p *Participant) receive(ctx context.Context, c *udp.Conn) {
 		if p.cfg.drop != nil && p.cfg.drop() {
 			continue
 		}
-		p.handle(buf[:n])
+		p.handle(buf[:n], src.Addr())
 	}
 }

@@ -232,7 +232,8 @@ func TestCloseStopsEveryGoroutineAndWakesWaiters(t *testing.T) {
 func TestGoodbyeForAnotherParticipantIsIgnored(t *testing.T) {
 	p := newParticipant(t, Config{Domain: 20})
 	victim, liar := fakeParticipant(1, time.Minute, 20), fakeParticipant(2, time.Minute, 20)
-	p.handle(spdpDatagram(t, victim))
+	victim.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	p.handle(spdpDatagram(t, victim), loopback)
 	g := victim.GUID().Bytes()
 	m := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: liar.Vendor, Prefix: liar.Prefix}, Submessages: []wire.Submessage{
 		&wire.Data{WriterID: wire.EntityIDSPDPWriter, WriterSN: 2, InlineQoS: wire.ParameterList{
@@ -241,13 +242,13 @@ func TestGoodbyeForAnotherParticipantIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.handle(b)
+	p.handle(b, loopback)
 	if !has(victim.Prefix)(p.Participants()) {
 		t.Fatal("a participant was dropped on another's word")
 	}
 	m.Header.Prefix = victim.Prefix
 	b, _ = m.Marshal()
-	p.handle(b)
+	p.handle(b, loopback)
 	if has(victim.Prefix)(p.Participants()) {
 		t.Fatal("a participant's own goodbye was ignored")
 	}

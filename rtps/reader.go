@@ -17,6 +17,8 @@ const (
 	// maxOutOfOrder bounds the octets a reliable reader holds per writer
 	// while it waits for a missing earlier sample.
 	maxOutOfOrder = 4 << 20
+	// maxFragmentedSample bounds a sample received in DATA_FRAGs.
+	maxFragmentedSample = 8 << 20
 )
 
 // Sample is one sample a Reader delivers.
@@ -76,7 +78,7 @@ func (p *Participant) NewReader(e EndpointData) (*Reader, error) {
 	var r *Reader
 	_, err := p.addEndpoint(e, func(d EndpointData) {
 		r = &Reader{p: p, data: d, ready: make(chan struct{}, 1), done: make(chan struct{}), writers: map[wire.GUID]*userWriter{},
-			frags: fragment.New(fragment.Limits{})}
+			frags: fragment.New(fragment.Limits{MaxSample: maxFragmentedSample})}
 		p.readers[d.GUID] = r
 	})
 	if err != nil {
@@ -224,6 +226,9 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 		if f.WriterSN < uw.next || uw.received.Contains(f.WriterSN) {
 			continue
 		}
+		if n := fragmentRoom(r, w, f); n > 0 && !p.reserve(r, w, n) {
+			continue // beyond the receive budget: the writer repairs it
+		}
 		done, err := r.frags.Add(w, f)
 		if err != nil {
 			p.cfg.Logger.Debug("rtps: bad fragment", "writer", w, "err", err)
@@ -254,11 +259,13 @@ func (p *Participant) handleUserFrag(w wire.GUID, f *wire.DataFrag, ts time.Time
 // 3 s), once per hole.
 func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qos wire.ParameterList, bigEndian bool, ts time.Time) (hole bool) {
 	uw := r.writer(w)
-	s := Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: qos.Clone(), BigEndian: bigEndian, SourceTime: ts}
+	sample := func() Sample {
+		return Sample{Writer: w, SN: sn, Payload: bytes.Clone(payload), InlineQoS: qos.Clone(), BigEndian: bigEndian, SourceTime: ts}
+	}
 	if r.data.QoS.Reliability != Reliable {
 		if sn >= uw.next {
 			uw.next = sn + 1
-			r.enqueue(s)
+			r.enqueue(sample())
 		}
 		return false
 	}
@@ -266,14 +273,15 @@ func (r *Reader) receive(w wire.GUID, sn wire.SequenceNumber, payload []byte, qo
 		return false
 	}
 	if sn > uw.next {
-		if uw.heldBytes+len(s.Payload) > maxOutOfOrder || !uw.received.Add(sn) {
+		if uw.heldBytes+len(payload) > maxOutOfOrder || sn >= uw.received.Base+wire.MaxSetBits || !r.p.reserve(r, w, len(payload)) || !uw.received.Add(sn) {
 			return false // the writer sends it again
 		}
+		s := sample()
 		uw.held[sn] = s
 		uw.heldBytes += len(s.Payload)
 		return !uw.received.Contains(sn - 1)
 	}
-	r.enqueue(s)
+	r.enqueue(sample())
 	uw.received.Add(sn)
 	r.release(uw)
 	return false

@@ -23,8 +23,8 @@ func readerFixture(t *testing.T, qos QoS) (*Participant, *Reader, wire.GUID) {
 	remote := fakeParticipant(3, time.Minute, 21)
 	remote.BuiltinEndpoints = 0x3f
 	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-	p.handle(spdpDatagram(t, remote))
-	p.handle(sedpDatagram(t, remote.Prefix))
+	p.handle(spdpDatagram(t, remote), loopback)
+	p.handle(sedpDatagram(t, remote.Prefix), loopback)
 	r, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: qos})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func queued(r *Reader) []wire.SequenceNumber {
 
 func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 	p, r, w := readerFixture(t, QoS{Reliability: Reliable, History: KeepAll})
-	p.handle(userMessage(t, w, userData(w, 3), userData(w, 2)))
+	p.handle(userMessage(t, w, userData(w, 3), userData(w, 2)), loopback)
 	if got := queued(r); len(got) != 0 {
 		t.Fatalf("delivered %v before 1", got)
 	}
@@ -74,11 +74,11 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 	if a.State.Base != 1 || len(a.State.Members()) != 1 || a.State.Members()[0] != 1 {
 		t.Fatalf("acknack %+v", a.State)
 	}
-	p.handle(userMessage(t, w, userData(w, 1), userData(w, 2)))
+	p.handle(userMessage(t, w, userData(w, 1), userData(w, 2)), loopback)
 	if got := queued(r); len(got) != 3 || got[0] != 1 || got[2] != 3 {
 		t.Fatalf("delivered %v, want 1 2 3 once each", got)
 	}
-	p.handle(userMessage(t, w, &wire.Gap{WriterID: w.Entity, Start: 4, List: wire.NewSequenceNumberSet(5)}, userData(w, 5)))
+	p.handle(userMessage(t, w, &wire.Gap{WriterID: w.Entity, Start: 4, List: wire.NewSequenceNumberSet(5)}, userData(w, 5)), loopback)
 	if got := queued(r); len(got) != 1 || got[0] != 5 {
 		t.Fatalf("after gap: %v", got)
 	}
@@ -92,7 +92,7 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 		if f == 1 {
 			df.InlineQoS = identity
 		}
-		p.handle(userMessage(t, w, df))
+		p.handle(userMessage(t, w, df), loopback)
 	}
 	out = p.handleUserHeartbeat(w, &wire.Heartbeat{WriterID: w.Entity, First: 1, Last: 6, Count: 2})
 	if len(out) != 1 || len(out[0].subs) != 2 {
@@ -101,7 +101,7 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 	if nf := out[0].subs[1].(*wire.NackFrag); nf.WriterSN != 6 || len(nf.State.Members()) != 1 || nf.State.Members()[0] != 2 {
 		t.Fatalf("nack_frag %+v", nf)
 	}
-	p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: 2, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[4:8]}))
+	p.handle(userMessage(t, w, &wire.DataFrag{WriterID: w.Entity, WriterSN: 6, FragmentStart: 2, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: payload[4:8]}), loopback)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	s, err := r.Take(ctx)
@@ -117,7 +117,7 @@ func TestReliableReaderDeliversInOrderAndAsksForTheRest(t *testing.T) {
 
 func TestBestEffortKeepLastReaderKeepsTheNewest(t *testing.T) {
 	p, r, w := readerFixture(t, QoS{Reliability: BestEffort, History: KeepLast, Depth: 2})
-	p.handle(userMessage(t, w, userData(w, 1), userData(w, 3), userData(w, 2), userData(w, 4)))
+	p.handle(userMessage(t, w, userData(w, 1), userData(w, 3), userData(w, 2), userData(w, 4)), loopback)
 	if got := queued(r); len(got) != 2 || got[0] != 3 || got[1] != 4 {
 		t.Fatalf("queued %v, want the last 2 of 1 3 4 (2 came late)", got)
 	}
@@ -129,7 +129,7 @@ func TestBestEffortKeepLastReaderKeepsTheNewest(t *testing.T) {
 func TestReaderIgnoresUnmatchedWritersAndCloses(t *testing.T) {
 	p, r, w := readerFixture(t, QoS{Reliability: Reliable})
 	stranger := wire.GUID{Prefix: w.Prefix, Entity: 0x999902}
-	p.handle(userMessage(t, stranger, userData(stranger, 1)))
+	p.handle(userMessage(t, stranger, userData(stranger, 1)), loopback)
 	if got := queued(r); len(got) != 0 {
 		t.Fatalf("sample from an undiscovered writer delivered: %v", got)
 	}
@@ -143,10 +143,10 @@ func TestReaderIgnoresUnmatchedWritersAndCloses(t *testing.T) {
 
 func TestWithdrawnWriterLeavesNoReaderState(t *testing.T) {
 	p, r, w := readerFixture(t, QoS{Reliability: Reliable})
-	p.handle(userMessage(t, w, userData(w, 1)))
+	p.handle(userMessage(t, w, userData(w, 1)), loopback)
 	g := w.Bytes()
 	p.handle(userMessage(t, w, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 3, // 1 announced it, 2 was a gap
-		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}}))
+		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}}), loopback)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.sedp.remote[w]; ok || len(r.writers) != 0 {
@@ -179,7 +179,7 @@ func TestReaderAsksANewWriterForAHeartbeat(t *testing.T) {
 			remote.Vendor = c.vendor
 			remote.BuiltinEndpoints = 0x3f
 			remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-			p.handle(spdpDatagram(t, remote))
+			p.handle(spdpDatagram(t, remote), loopback)
 			w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
 			announce := func(sn wire.SequenceNumber) []outgoing {
 				e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
@@ -187,7 +187,7 @@ func TestReaderAsksANewWriterForAHeartbeat(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+				return p.handleSEDPData(remote.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
 			}
 			out := announce(1)
 			if len(out) != 1 || out[0].dst != remote.Prefix || len(out[0].subs) != 1 {
@@ -242,14 +242,14 @@ func readerOfRemoteWriter(t *testing.T, domain int) (*Participant, *Reader, wire
 	remote := fakeParticipant(8, time.Minute, uint32(domain))
 	remote.BuiltinEndpoints = 0x3f
 	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-	p.handle(spdpDatagram(t, remote))
+	p.handle(spdpDatagram(t, remote), loopback)
 	w := wire.GUID{Prefix: remote.Prefix, Entity: 0x102}
 	e := EndpointData{GUID: w, Writer: true, Keyed: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
 	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.handleSEDPData(remote.Prefix, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
+	p.handleSEDPData(remote.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
 	return p, r, w
 }
 

@@ -20,9 +20,10 @@ type outgoing struct {
 	subs []wire.Submessage
 }
 
-// handle processes one datagram: the submessages that parsed, with the
-// source and destination INFO_SRC and INFO_DST set for them.
-func (p *Participant) handle(b []byte) {
+// handle processes one datagram from address from (the sender's IP; the
+// zero Addr when not known): the submessages that parsed, with the source
+// and destination INFO_SRC and INFO_DST set for them.
+func (p *Participant) handle(b []byte, from netip.Addr) {
 	// One allocation for a datagram's usual submessages, not one per growth.
 	m := wire.Message{Submessages: make([]wire.Submessage, 0, 8)}
 	if err := m.Unmarshal(b); err != nil {
@@ -49,7 +50,7 @@ func (p *Participant) handle(b []byte) {
 			}
 		default:
 			if forUs && src != p.self.Prefix {
-				out = append(out, p.dispatch(src, vendor, ts, s)...)
+				out = append(out, p.dispatch(src, vendor, from, ts, s)...)
 			}
 		}
 	}
@@ -79,16 +80,16 @@ func (p *Participant) deliver() {
 	}
 }
 
-// dispatch routes one submessage from participant src to the builtin
-// endpoint it is for.
-func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, ts time.Time, s wire.Submessage) []outgoing {
+// dispatch routes one submessage from participant src, received from
+// address from, to the builtin endpoint it is for.
+func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from netip.Addr, ts time.Time, s wire.Submessage) []outgoing {
 	switch s := s.(type) {
 	case *wire.Data:
 		switch {
 		case s.WriterID == wire.EntityIDSPDPWriter:
-			return p.handleSPDP(src, vendor, s)
+			return p.handleSPDP(src, vendor, from, s)
 		case s.WriterID.IsBuiltin():
-			return p.handleSEDPData(src, s)
+			return p.handleSEDPData(src, from, s)
 		case s.Payload != nil && !s.Key && !disposed(s):
 			return p.handleUserData(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
 		}

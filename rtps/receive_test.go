@@ -53,13 +53,16 @@ func FuzzHandle(f *testing.F) {
 		&wire.DataFrag{WriterID: w.Entity, WriterSN: 3, FragmentStart: 1, Fragments: 1, FragmentSize: 4, SampleSize: 12, Payload: []byte{0, 1, 0, 0}},
 		&wire.HeartbeatFrag{WriterID: w.Entity, WriterSN: 3, LastFragment: 3, Count: 1},
 		&wire.Gap{WriterID: w.Entity, Start: 1, List: wire.NewSequenceNumberSet(2)}))
-	p, err := NewParticipant(context.Background(), Config{Domain: 17, MaxParticipants: 4, MaxEndpoints: 8, PeerAddrs: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:9")}})
+	const budget = 1 << 20
+	p, err := NewParticipant(context.Background(), Config{Domain: 17, MaxParticipants: 4, MaxEndpoints: 8, ReceiveBudget: budget,
+		PeerAddrs: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:9")}})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { p.Close() })
-	p.handle(alive) // the seeds' sender and its writer are known
-	p.handle(sedpDatagram(f, remote.Prefix))
+	p.Protect("t")
+	p.handle(alive, loopback) // the seeds' sender and its writer are known
+	p.handle(sedpDatagram(f, remote.Prefix), loopback)
 	if _, err := p.NewReader(EndpointData{Topic: "t", Type: "T", Keyed: true, QoS: QoS{Reliability: Reliable}}); err != nil {
 		f.Fatal(err)
 	}
@@ -73,11 +76,18 @@ func FuzzHandle(f *testing.F) {
 	f.Add(userMessage(f, w, &wire.AckNack{ReaderID: 0x107, WriterID: ours.GUID().Entity, State: wire.NewSequenceNumberSet(1), Count: 1},
 		&wire.NackFrag{ReaderID: 0x107, WriterID: ours.GUID().Entity, WriterSN: 1, State: nack, Count: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p.handle(b)
+		from := loopback // the seeds' sender's address, or a stranger's
+		if len(b)%2 == 1 {
+			from = strangerAddr
+		}
+		p.handle(b, from)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.remotes) > 4 || len(p.sedp.remote) > 8 {
 			t.Fatalf("bounds exceeded: %d participants, %d endpoints", len(p.remotes), len(p.sedp.remote))
+		}
+		if n := p.receiveHeld(); n > budget || p.stats.ReceiveBytesPeak > budget {
+			t.Fatalf("%d octets held (peak %d), budget %d", n, p.stats.ReceiveBytesPeak, budget)
 		}
 		for _, r := range p.readers {
 			if _, b := r.frags.Pending(); len(r.queue) > 1 || b > 32<<20 {
@@ -97,16 +107,16 @@ func TestSEDPFromAnUnknownParticipantIsIgnored(t *testing.T) {
 	remote := fakeParticipant(2, time.Minute, 18)
 	remote.BuiltinEndpoints = 0x3f
 	remote.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
-	p.handle(sedpDatagram(t, remote.Prefix))
+	p.handle(sedpDatagram(t, remote.Prefix), loopback)
 	if n := len(p.Endpoints()); n != 0 {
 		t.Fatalf("%d endpoints learned from a participant never announced", n)
 	}
-	p.handle(spdpDatagram(t, remote))
-	p.handle(sedpDatagram(t, remote.Prefix))
+	p.handle(spdpDatagram(t, remote), loopback)
+	p.handle(sedpDatagram(t, remote.Prefix), loopback)
 	if es := p.Endpoints(); len(es) != 1 || es[0].Topic != "t" || !es[0].Keyed || es[0].Vendor != wire.VendorCyclone {
 		t.Fatalf("endpoints %+v", es)
 	}
-	p.handle(sedpDatagram(t, remote.Prefix)) // the same SN again: a duplicate
+	p.handle(sedpDatagram(t, remote.Prefix), loopback) // the same SN again: a duplicate
 	p.mu.Lock()
 	wp := p.sedp.pubReader.writers[remote.Prefix]
 	p.mu.Unlock()

@@ -20,6 +20,7 @@ type sedp struct {
 	pubReader, subReader *builtinReader
 	local                map[wire.GUID]EndpointData
 	remote               map[wire.GUID]EndpointData
+	remoteOrder          map[wire.GUID]uint64 // when each remote one was learned (Participant.learned)
 	nextKey              uint32
 }
 
@@ -28,12 +29,13 @@ const maxLocalKey = 1<<24 - 1
 
 func newSEDP() sedp {
 	return sedp{
-		pubWriter: newBuiltinWriter(wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader),
-		subWriter: newBuiltinWriter(wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader),
-		pubReader: newBuiltinReader(wire.EntityIDSEDPPublicationsReader, wire.EntityIDSEDPPublicationsWriter),
-		subReader: newBuiltinReader(wire.EntityIDSEDPSubscriptionsReader, wire.EntityIDSEDPSubscriptionsWriter),
-		local:     map[wire.GUID]EndpointData{},
-		remote:    map[wire.GUID]EndpointData{},
+		pubWriter:   newBuiltinWriter(wire.EntityIDSEDPPublicationsWriter, wire.EntityIDSEDPPublicationsReader),
+		subWriter:   newBuiltinWriter(wire.EntityIDSEDPSubscriptionsWriter, wire.EntityIDSEDPSubscriptionsReader),
+		pubReader:   newBuiltinReader(wire.EntityIDSEDPPublicationsReader, wire.EntityIDSEDPPublicationsWriter),
+		subReader:   newBuiltinReader(wire.EntityIDSEDPSubscriptionsReader, wire.EntityIDSEDPSubscriptionsWriter),
+		local:       map[wire.GUID]EndpointData{},
+		remote:      map[wire.GUID]EndpointData{},
+		remoteOrder: map[wire.GUID]uint64{},
 	}
 }
 
@@ -46,6 +48,7 @@ func (s *sedp) drop(prefix wire.GUIDPrefix) {
 	for g := range s.remote {
 		if g.Prefix == prefix {
 			delete(s.remote, g)
+			delete(s.remoteOrder, g)
 		}
 	}
 }
@@ -97,25 +100,28 @@ func (p *Participant) known(prefix wire.GUIDPrefix) (ParticipantData, []netip.Ad
 	return r.data, p.locatorsOf([]ParticipantData{r.data}), true
 }
 
-// handleSEDPData learns or forgets a remote endpoint.
-func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoing {
+// handleSEDPData learns or forgets a remote endpoint, from an SEDP
+// sample received from address from.
+func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wire.Data) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rd, writer := p.sedp.readerFor(d.WriterID)
 	part, _, ok := p.known(src)
-	if rd == nil || !ok || !rd.onData(src, d.WriterSN) {
+	if rd == nil || !ok {
+		return nil
+	}
+	if disposed(d) && !sentBy(part, from, hostAddr) {
+		// Not taken, so that its number stays free for the real sample.
+		p.stats.DisposesIgnored++
+		p.cfg.Logger.Debug("rtps: endpoint dispose from an address its participant never announced ignored", "prefix", src, "from", from)
+		return nil
+	}
+	if !rd.onData(src, d.WriterSN) {
 		return nil
 	}
 	if disposed(d) {
 		if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix == src {
-			if _, had := p.sedp.remote[g]; had {
-				delete(p.sedp.remote, g)
-				p.unmatchReader(g)
-				for _, r := range p.readers {
-					delete(r.writers, g)
-				}
-				p.notify()
-			}
+			p.forgetEndpoint(g)
 		}
 		return nil
 	}
@@ -133,8 +139,7 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, d *wire.Data) []outgoi
 		return nil
 	}
 	_, had := p.sedp.remote[e.GUID]
-	if !had && len(p.sedp.remote) >= p.cfg.MaxEndpoints {
-		p.cfg.Logger.Debug("rtps: endpoint limit reached", "guid", e.GUID)
+	if !had && !p.admitEndpoint(e) {
 		return nil
 	}
 	p.sedp.remote[e.GUID] = e

@@ -3,19 +3,21 @@ package rtps
 import (
 	"encoding/binary"
 	"errors"
+	"net"
 	"net/netip"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
-// handleSPDP learns, refreshes or drops a participant from an SPDP sample.
-func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, d *wire.Data) []outgoing {
+// handleSPDP learns, refreshes or drops a participant from an SPDP
+// sample received from address from.
+func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, from netip.Addr, d *wire.Data) []outgoing {
 	if disposed(d) {
 		// A participant says goodbye for itself only; without a key the
 		// sender is meant.
 		if g, ok := disposedKey(d, wire.PIDParticipantGUID); !ok || g.Prefix == src {
-			p.forget(src)
+			p.forget(src, from)
 		}
 		return nil
 	}
@@ -68,7 +70,7 @@ func disposedKey(d *wire.Data, pid wire.ParameterID) (wire.GUID, bool) {
 // announcement at once, so it need not wait for our next period, and is
 // matched with our SEDP endpoints.
 func (p *Participant) learn(d ParticipantData) []outgoing {
-	lease := min(d.LeaseDuration, 24*time.Hour)
+	lease := min(d.LeaseDuration, p.cfg.MaxLease)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -76,11 +78,16 @@ func (p *Participant) learn(d ParticipantData) []outgoing {
 	}
 	r, known := p.remotes[d.Prefix]
 	if !known {
-		if len(p.remotes) >= p.cfg.MaxParticipants {
-			p.cfg.Logger.Debug("rtps: participant limit reached", "prefix", d.Prefix)
+		if len(p.remotes) >= p.cfg.MaxParticipants && !p.evictParticipant() {
+			p.stats.ParticipantsRefused++
+			p.cfg.Logger.Debug("rtps: participant limit reached, every one protected", "prefix", d.Prefix)
 			return nil
 		}
-		r = &remote{}
+		if d.LeaseDuration > p.cfg.MaxLease {
+			p.stats.LeasesCapped++
+		}
+		p.learned++
+		r = &remote{learned: p.learned}
 		p.remotes[d.Prefix] = r
 	}
 	changed := !known || !sameData(r.data, d)
@@ -121,14 +128,71 @@ func equalLocators(a, b []wire.Locator) bool {
 	return true
 }
 
-// forget drops a participant that said goodbye.
-func (p *Participant) forget(prefix wire.GUIDPrefix) {
+// forget drops a participant that said goodbye from address from, when
+// that is one of its own (see sentBy); otherwise it is left to its lease.
+func (p *Participant) forget(prefix wire.GUIDPrefix, from netip.Addr) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.remotes[prefix]; ok {
-		p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
-		p.drop(prefix)
+	r, ok := p.remotes[prefix]
+	if !ok {
+		return
 	}
+	if !sentBy(r.data, from, hostAddr) {
+		p.stats.DisposesIgnored++
+		p.cfg.Logger.Debug("rtps: goodbye from an address the participant never announced ignored", "prefix", prefix, "from", from)
+		return
+	}
+	p.cfg.Logger.Debug("rtps: participant left", "prefix", prefix)
+	p.drop(prefix)
+}
+
+// sentBy reports whether a datagram from address from may be participant
+// d's own: from is the IP of one of the unicast locators d announced
+// (metatraffic or default). The port tells nothing: CycloneDDS, and we,
+// send from a socket other than the one announced. A loopback source
+// also passes when d announced a non-loopback address of this host
+// (local reports those): a peer here that announces only its interfaces'
+// addresses (Fast DDS leaves loopback out) reaches our 127.0.0.1 from
+// 127.0.0.1, and the kernel takes a loopback source only from this host.
+// Anyone who can send from an announced IP (a process on the same host,
+// a spoofer on its network) passes; a stranger elsewhere does not.
+func sentBy(d ParticipantData, from netip.Addr, local func(netip.Addr) bool) bool {
+	from = from.Unmap()
+	if !from.IsValid() || from.IsUnspecified() || from.IsMulticast() {
+		return false
+	}
+	var here bool
+	for _, ls := range [][]wire.Locator{d.MetatrafficUnicast, d.DefaultUnicast} {
+		for _, l := range ls {
+			ap, ok := l.AddrPort()
+			if !ok {
+				continue
+			}
+			a := ap.Addr().Unmap()
+			if a == from {
+				return true
+			}
+			here = here || (from.IsLoopback() && !a.IsLoopback() && local(a))
+		}
+	}
+	return here
+}
+
+// hostAddr reports whether a is the address of one of this host's
+// interfaces.
+func hostAddr(a netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if h, ok := netip.AddrFromSlice(n.IP); ok && h.Unmap() == a {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // locatorsOf lists the reachable discovery unicast addresses of ds.

@@ -86,6 +86,11 @@ func (c *Client) List(ctx context.Context, prefixes []string, depth uint64) ([]s
 	if err != nil {
 		return nil, err
 	}
+	return listReply(rep)
+}
+
+// listReply reads a list_parameters reply.
+func listReply(rep *cdr.Message) ([]string, error) {
 	res, _ := rep.Get("result").(*cdr.Message)
 	if res == nil {
 		return nil, fmt.Errorf("%w: no result", ErrReply)
@@ -104,6 +109,11 @@ func (c *Client) Get(ctx context.Context, names ...string) ([]Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return getReply(rep, names)
+}
+
+// getReply reads a get_parameters reply to a request for names.
+func getReply(rep *cdr.Message, names []string) ([]Value, error) {
 	ms, _ := rep.Get("values").([]*cdr.Message)
 	if len(ms) == 0 && len(names) > 0 {
 		return nil, fmt.Errorf("%w: one of %q", ErrNotDeclared, names)
@@ -113,6 +123,7 @@ func (c *Client) Get(ctx context.Context, names ...string) ([]Value, error) {
 	}
 	out := make([]Value, len(ms))
 	for i, m := range ms {
+		var err error
 		if out[i], err = valueOf(m); err != nil {
 			return nil, err
 		}
@@ -145,9 +156,14 @@ func (c *Client) Set(ctx context.Context, params ...Parameter) ([]SetResult, err
 	if err != nil {
 		return nil, err
 	}
+	return setReply(rep, len(params))
+}
+
+// setReply reads a set_parameters reply to a request for n parameters.
+func setReply(rep *cdr.Message, n int) ([]SetResult, error) {
 	rs, _ := rep.Get("results").([]*cdr.Message)
-	if len(rs) != len(params) {
-		return nil, fmt.Errorf("%w: %d results for %d parameters", ErrReply, len(rs), len(params))
+	if len(rs) != n {
+		return nil, fmt.Errorf("%w: %d results for %d parameters", ErrReply, len(rs), n)
 	}
 	out := make([]SetResult, len(rs))
 	for i, r := range rs {
@@ -176,6 +192,11 @@ func (c *Client) Describe(ctx context.Context, names ...string) ([]Descriptor, e
 	if err != nil {
 		return nil, err
 	}
+	return describeReply(rep, names)
+}
+
+// describeReply reads a describe_parameters reply to a request for names.
+func describeReply(rep *cdr.Message, names []string) ([]Descriptor, error) {
 	ms, _ := rep.Get("descriptors").([]*cdr.Message)
 	if len(ms) == 0 && len(names) > 0 {
 		return nil, fmt.Errorf("%w: one of %q", ErrNotDeclared, names)

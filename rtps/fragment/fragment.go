@@ -242,3 +242,27 @@ func (r *Reassembler) Missing(k Key) (set wire.FragmentNumberSet, ok bool) {
 
 // Pending is the number of partial samples and the octets they hold.
 func (r *Reassembler) Pending() (samples, bytes int) { return len(r.pending), r.bytes }
+
+// Started reports whether a partial sample k is held.
+func (r *Reassembler) Started(k Key) bool { _, ok := r.pending[k]; return ok }
+
+// Held is the octets the partial samples of each writer hold.
+func (r *Reassembler) Held() map[wire.GUID]int {
+	out := map[wire.GUID]int{}
+	for k, s := range r.pending {
+		out[k.Writer] += int(s.size) + s.qosBytes
+	}
+	return out
+}
+
+// DropOldest forgets writer w's oldest partial sample, for a budget
+// shared beyond this Reassembler; false when w has none.
+func (r *Reassembler) DropOldest(w wire.GUID) bool {
+	for _, k := range r.order {
+		if k.Writer == w {
+			r.Drop(k)
+			return true
+		}
+	}
+	return false
+}

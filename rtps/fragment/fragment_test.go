@@ -178,9 +178,14 @@ func FuzzAdd(f *testing.F) {
 			r.Add(writer, &wire.DataFrag{WriterSN: wire.SequenceNumber(sn + int64(i)), SampleSize: size, FragmentSize: fragSize,
 				FragmentStart: start, Fragments: count, Payload: make([]byte, n)})
 			r.Missing(Key{writer, wire.SequenceNumber(sn)})
-			if _, b := r.Pending(); b > 1<<17 {
-				t.Fatalf("%d octets pending", b)
+			if _, b := r.Pending(); b > 1<<17 || r.Held()[writer] != b {
+				t.Fatalf("%d octets pending, %d held by the writer", b, r.Held()[writer])
 			}
+		}
+		for r.DropOldest(writer) {
+		}
+		if n, b := r.Pending(); n != 0 || b != 0 || r.Started(Key{writer, wire.SequenceNumber(sn)}) {
+			t.Fatalf("%d samples (%d octets) pending after the writer's were dropped", n, b)
 		}
 	})
 }
