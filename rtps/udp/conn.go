@@ -35,6 +35,7 @@ type Conn struct {
 	tx     *sender
 	ifaddr netip.Addr
 	port   uint16
+	own    ownAddrs
 }
 
 // newConn wraps a bound UDPv4 socket and opens its send socket.
@@ -122,14 +123,16 @@ func (c *Conn) Port() uint16 { return c.port }
 func (c *Conn) Addr() netip.Addr { return c.ifaddr }
 
 // Reachable reports whether c may send to dst: anything multicast, and
-// from loopback only loopback.
+// from loopback only loopback and the host's own addresses (the kernel
+// delivers those through loopback too: a participant of this host that
+// announces its Ethernet address is reached without leaving it).
 func (c *Conn) Reachable(dst netip.Addr) bool {
 	dst = dst.Unmap()
 	if !dst.Is4() || dst.IsUnspecified() {
 		return false
 	}
 	if c.ifaddr.IsLoopback() {
-		return dst.IsLoopback() || dst.IsMulticast()
+		return dst.IsLoopback() || dst.IsMulticast() || c.own.has(dst)
 	}
 	return true
 }

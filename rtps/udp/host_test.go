@@ -3,6 +3,7 @@ package udp
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
 	"net/netip"
 	"testing"
@@ -161,5 +162,33 @@ func TestGroupListenerTakesNoUnicast(t *testing.T) {
 		if got := receive(t, l); got != "group" {
 			t.Errorf("a group listener took %q", got)
 		}
+	}
+}
+
+// TestLoopbackReachesTheHostsOwnAddresses: a loopback socket sends to an
+// address of the host's own (a veth's), which the kernel delivers through
+// loopback, and still refuses one of the veth's subnet that is not ours.
+func TestLoopbackReachesTheHostsOwnAddresses(t *testing.T) {
+	a, b := netip.MustParseAddr("10.231.9.1"), netip.MustParseAddr("10.231.9.2")
+	netns.Veth(t, a, b)
+	ctx := context.Background()
+	lo, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lo.Close()
+	on, err := ListenUnicast(ctx, a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer on.Close()
+	if err := lo.WriteTo([]byte("own"), netip.AddrPortFrom(a, on.Port())); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, on); got != "own" {
+		t.Fatalf("got %q", got)
+	}
+	if err := lo.WriteTo([]byte("x"), netip.AddrPortFrom(netip.MustParseAddr("10.231.9.3"), on.Port())); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("send to a stranger of the veth's subnet from loopback: %v", err)
 	}
 }
