@@ -159,7 +159,11 @@ func (p *Participant) bind(ctx context.Context) error {
 		if err != nil {
 			break
 		}
-		c, err := udp.ListenUnicast(ctx, p.cfg.Addr, port)
+		listen := udp.ListenUnicast
+		if !p.cfg.Addr.IsLoopback() {
+			listen = udp.ListenUnicastAll // see there: Fast DDS on this host sends to us through loopback
+		}
+		c, err := listen(ctx, p.cfg.Addr, port)
 		if errors.Is(err, syscall.EADDRINUSE) {
 			continue
 		}

@@ -192,3 +192,34 @@ func TestLoopbackReachesTheHostsOwnAddresses(t *testing.T) {
 		t.Errorf("send to a stranger of the veth's subnet from loopback: %v", err)
 	}
 }
+
+// TestListenUnicastAllHearsLoopbackToo: a socket announced on a veth's
+// address hears what a peer of the host sends it through 127.0.0.1, as
+// Fast DDS sends to a local locator, and still sends from the veth's
+// address.
+func TestListenUnicastAllHearsLoopbackToo(t *testing.T) {
+	a, b := netip.MustParseAddr("10.231.11.1"), netip.MustParseAddr("10.231.11.2")
+	netns.Veth(t, a, b)
+	ctx := context.Background()
+	c, err := ListenUnicastAll(ctx, a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Addr() != a {
+		t.Fatalf("sends from %v, want %v", c.Addr(), a)
+	}
+	lo, err := ListenUnicast(ctx, loopback, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lo.Close()
+	for _, dst := range []netip.Addr{loopback, a} {
+		if err := lo.WriteTo([]byte(dst.String()), netip.AddrPortFrom(dst, c.Port())); err != nil {
+			t.Fatal(err)
+		}
+		if got := receive(t, c); got != dst.String() {
+			t.Fatalf("sent to %v, got %q", dst, got)
+		}
+	}
+}
