@@ -336,6 +336,10 @@ func (r *Robot) Connected() bool {
 // that serves nothing yet.
 func (r *Robot) Peers() int { return len(r.rctx.Participant().Participants()) }
 
+// DiscoveryAdvice says which participants discovery cannot reach and
+// what to set, or "" (node.Context.Advice).
+func (r *Robot) DiscoveryAdvice() string { return r.rctx.Advice() }
+
 // Joints returns the newest readings of every joint_states topic.
 func (r *Robot) Joints() actuators.JointsSnapshot {
 	var s actuators.JointsSnapshot

@@ -26,6 +26,16 @@ type Config struct {
 	// indices 0..PeerIndices-1 (and the SPDP port); default 127.0.0.1 when
 	// Multicast is off.
 	Peers []netip.Addr
+	// HostMulticast also sends SPDP to the SPDP group out of every
+	// interface of the host with TTL 0, which reaches the host's own
+	// participants and no other host (udp.HostMulticast), and hears the
+	// group's SPDP without joining it (udp.ListenGroup). It finds the
+	// participants of this host that hear discovery on the group only:
+	// CycloneDDS's default (no participant index) binds its unicast
+	// discovery socket to a port of its own, and unicast to the group's
+	// port reaches one of the host's sockets there. Our locators stay
+	// Addr's. Ignored with Multicast.
+	HostMulticast bool
 	// PeerAddrs get SPDP by unicast at exactly these ports (a peer that
 	// listens on a port of its own, such as a Fast DDS discovery server).
 	PeerAddrs []netip.AddrPort

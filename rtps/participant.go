@@ -40,7 +40,11 @@ type Participant struct {
 	index int
 	uc    *udp.Conn // discovery unicast, also announced as default unicast
 	mc    *udp.Conn // SPDP multicast; nil when Multicast is off
-	spdp  []netip.AddrPort
+	// hg hears the SPDP group and hm sends to it, host-wide (TTL 0);
+	// both nil unless HostMulticast.
+	hg   *udp.Conn
+	hm   *udp.HostMulticast
+	spdp []netip.AddrPort
 
 	// spdpMu orders our SPDP announcements with our goodbye, which
 	// saidGoodbye says went (see sendSPDP).
@@ -145,9 +149,11 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 	go p.receive(runCtx, p.uc)
 	go p.run(runCtx)
 	go p.sender(runCtx)
-	if p.mc != nil {
-		p.wg.Add(1)
-		go p.receive(runCtx, p.mc)
+	for _, c := range []*udp.Conn{p.mc, p.hg} {
+		if c != nil {
+			p.wg.Add(1)
+			go p.receive(runCtx, c)
+		}
 	}
 	return p, nil
 }
@@ -161,7 +167,11 @@ func (p *Participant) bind(ctx context.Context) error {
 		if err != nil {
 			break
 		}
-		c, err := udp.ListenUnicast(ctx, p.cfg.Addr, port)
+		listen := udp.ListenUnicast
+		if !p.cfg.Addr.IsLoopback() {
+			listen = udp.ListenUnicastAll // see there: Fast DDS on this host sends to us through loopback
+		}
+		c, err := listen(ctx, p.cfg.Addr, port)
 		if errors.Is(err, syscall.EADDRINUSE) {
 			continue
 		}
@@ -182,6 +192,20 @@ func (p *Participant) bind(ctx context.Context) error {
 			return err
 		}
 		p.mc = mc
+	} else if p.cfg.HostMulticast {
+		mport, _ := ports.MetatrafficMulticast(p.cfg.Domain)
+		hg, err := udp.ListenGroup(udp.SPDPGroup(), mport)
+		if err != nil {
+			p.uc.Close()
+			return err
+		}
+		hm, err := udp.OpenHostMulticast()
+		if err != nil {
+			p.uc.Close()
+			hg.Close()
+			return err
+		}
+		p.hg, p.hm = hg, hm
 	}
 	return nil
 }
@@ -265,8 +289,13 @@ func (p *Participant) Close() error {
 	err := p.announce(true)
 	p.stop()
 	p.uc.Close()
-	if p.mc != nil {
-		p.mc.Close()
+	for _, c := range []*udp.Conn{p.mc, p.hg} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if p.hm != nil {
+		p.hm.Close()
 	}
 	p.wg.Wait()
 	return err

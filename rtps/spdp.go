@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/actbridge/actbridge/rtps/udp"
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
@@ -237,6 +238,12 @@ func (p *Participant) sendSPDP(goodbye bool, dst []netip.AddrPort) error {
 		}
 		seen[a] = true
 		if err := p.uc.WriteTo(b, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.hm != nil {
+		mport, _ := udp.DefaultPorts().MetatrafficMulticast(p.cfg.Domain)
+		if err := p.hm.WriteTo(b, netip.AddrPortFrom(udp.SPDPGroup(), mport)); err != nil {
 			errs = append(errs, err)
 		}
 	}

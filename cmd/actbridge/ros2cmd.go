@@ -196,10 +196,15 @@ func (f *ros2Flags) openNode(ctx context.Context, cmd, name string, service bool
 	return c, d, n, resolved, nil
 }
 
-// notFound is the one-line reason for an empty answer.
+// notFound is the one-line reason for an empty answer, with what to set
+// when discovery shows why (node.Discovery.Advice).
 func notFound(what string, d node.Discovery, timeout time.Duration, c *node.Context) error {
-	return fmt.Errorf("no %s found on domain %d within %v (discovery %s; %d other participants seen)",
+	err := fmt.Errorf("no %s found on domain %d within %v (discovery %s; %d other participants seen)",
 		what, d.Domain, timeout, d.Range, len(c.Participant().Participants()))
+	if a := c.Advice(); a != "" {
+		err = fmt.Errorf("%w: %s", err, a)
+	}
+	return err
 }
 
 // settled waits until cond holds, then until the graph stays unchanged

@@ -29,7 +29,7 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 		where = fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), d.Domain, strings.ToLower(string(d.Range)))
 	}
 	reachable := func() bool { return r.Peers() > 0 }
-	return &link{robot: r, where: where, reachable: reachable, describer: r, close: r.Close}, nil
+	return &link{robot: r, where: where, reachable: reachable, describer: r, advice: r.DiscoveryAdvice, close: r.Close}, nil
 }
 
 // ros2Offline is the ROS 2 transport's catalogue without a robot: the

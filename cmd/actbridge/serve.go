@@ -131,8 +131,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer tr.close()
 	robot := tr.robot
 	urdf, err := description(ctx, tr.describer, f.waitMaster)
+	advice := ""
+	if tr.advice != nil {
+		advice = tr.advice()
+	}
 	if err != nil {
+		if advice != "" {
+			return fmt.Errorf("robot description: %w (discovery: %s)", err, advice)
+		}
 		return fmt.Errorf("robot description: %w", err)
+	}
+	if advice != "" {
+		fmt.Fprintf(stderr, "actbridge: discovery: %s\n", advice)
 	}
 	model, err := loadModel(cfg, []byte(urdf))
 	if err != nil {

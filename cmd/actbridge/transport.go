@@ -22,6 +22,10 @@ type link struct {
 	transport string
 	reachable func() bool
 	describer describer
+	// advice says which of the robot's processes discovery cannot reach
+	// and what to set ("" when none is known); nil when the transport
+	// has no such thing.
+	advice func() string
 	// reregistrations counts reconnections to the graph; nil when the
 	// transport has no such thing.
 	reregistrations func() uint64

@@ -42,6 +42,7 @@ type Options struct {
 // keeps everyone else's for the graph. Close it to leave the graph.
 type Context struct {
 	p      *rtps.Participant
+	disc   Discovery
 	distro msgs.Distro
 	remap  names.Remap
 	qos    map[string]qos.Override
@@ -98,7 +99,7 @@ func NewContext(ctx context.Context, o Options) (*Context, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.UserData, cfg.Logger = graph.ParticipantUserData(o.Enclave), o.Logger
-	c := &Context{distro: o.Distro, remap: o.Remap, qos: maps.Clone(o.QoS), log: o.Logger, codec: codec, set: set,
+	c := &Context{disc: o.Discovery, distro: o.Distro, remap: o.Remap, qos: maps.Clone(o.QoS), log: o.Logger, codec: codec, set: set,
 		local: map[wire.GUID]rtps.EndpointData{}, infos: map[wire.GUIDPrefix]graph.ParticipantInfo{}, changed: make(chan struct{}), gen: 1}
 	if c.p, err = rtps.NewParticipant(ctx, cfg); err != nil {
 		return nil, err

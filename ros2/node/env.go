@@ -27,8 +27,8 @@ type Range string
 // default since Iron is Subnet, but a bridge should not reach across the
 // network unless told to.
 const (
-	Localhost     Range = "LOCALHOST" // unicast discovery to 127.0.0.1
-	Subnet        Range = "SUBNET"    // SPDP multicast on one interface
+	Localhost     Range = "LOCALHOST" // unicast to 127.0.0.1, SPDP multicast with TTL 0: this host only
+	Subnet        Range = "SUBNET"    // SPDP multicast on one interface, unicast to 127.0.0.1
 	Off           Range = "OFF"       // static peers only
 	SystemDefault Range = "SYSTEM_DEFAULT"
 )
@@ -112,9 +112,14 @@ func (d Discovery) Config(ctx context.Context) (rtps.Config, error) {
 			// One participant binds one interface (rtps.Config.Addr).
 			return cfg, fmt.Errorf("%w: static peers %v are not on loopback, which %s discovery uses; use SUBNET or OFF", ErrEnv, d.StaticPeers, Localhost)
 		}
-		cfg.Addr, cfg.Peers = loopback(), append([]netip.Addr{loopback()}, peers...)
+		// HostMulticast: the host's participants that hear discovery on
+		// the SPDP group alone (CycloneDDS's default, ROS 2's SUBNET)
+		// get our SPDP there too, without it leaving the host.
+		cfg.Addr, cfg.Peers, cfg.HostMulticast = loopback(), append([]netip.Addr{loopback()}, peers...), true
 	case Subnet:
-		cfg.Multicast, cfg.Peers = true, peers
+		// Loopback as a peer too: the host's participants under LOCALHOST
+		// hear no multicast, only unicast at their participant index.
+		cfg.Multicast, cfg.Peers = true, append(peers, loopback())
 		if cfg.Addr, err = d.iface(); err != nil {
 			return cfg, err
 		}

@@ -67,7 +67,7 @@ func TestDiscoveryConfigKeepsLocalhostOnLoopback(t *testing.T) {
 	}{
 		{"localhost", node.Discovery{Domain: 3, Range: node.Localhost}, false, []netip.Addr{lo}, nil},
 		{"localhost plus loopback peer", node.Discovery{Range: node.Localhost, StaticPeers: []string{"127.0.0.5"}}, false, []netip.Addr{lo, netip.MustParseAddr("127.0.0.5")}, nil},
-		{"subnet", node.Discovery{Range: node.Subnet, Interface: iface}, true, nil, nil},
+		{"subnet", node.Discovery{Range: node.Subnet, Interface: iface}, true, []netip.Addr{lo}, nil},
 		{"off", node.Discovery{Range: node.Off, StaticPeers: []string{"localhost"}}, false, []netip.Addr{lo}, nil},
 		{"off alone", node.Discovery{Range: node.Off}, false, nil, node.ErrNoDiscovery},
 		{"remote peer on localhost", node.Discovery{Range: node.Localhost, StaticPeers: []string{"192.0.2.1"}}, false, nil, node.ErrEnv},
@@ -85,6 +85,9 @@ func TestDiscoveryConfigKeepsLocalhostOnLoopback(t *testing.T) {
 			}
 			if !c.multicast && cfg.Addr != lo {
 				t.Fatalf("address %v, want loopback", cfg.Addr)
+			}
+			if want := c.d.Range == node.Localhost; cfg.HostMulticast != want {
+				t.Fatalf("host-wide SPDP multicast %v, want %v", cfg.HostMulticast, want)
 			}
 		})
 	}

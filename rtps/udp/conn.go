@@ -35,6 +35,7 @@ type Conn struct {
 	tx     *sender
 	ifaddr netip.Addr
 	port   uint16
+	own    ownAddrs
 }
 
 // newConn wraps a bound UDPv4 socket and opens its send socket.
@@ -58,11 +59,24 @@ func newConn(pc net.PacketConn, ifaddr netip.Addr, port uint16) (*Conn, error) {
 // ListenUnicast binds ifaddr:port (port 0: any free port) for exclusive
 // use; its multicast sends leave through ifaddr's interface, loopback on.
 func ListenUnicast(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, error) {
+	return listenUnicast(ctx, ifaddr, ifaddr, port)
+}
+
+// ListenUnicastAll is ListenUnicast bound to every address of the host
+// (0.0.0.0:port) while it still sends from ifaddr. A peer of this host
+// may send to our ifaddr locator through 127.0.0.1: Fast DDS does
+// (UDPTransportInterface::transform_remote_locator), and a socket bound
+// to ifaddr alone never heard it.
+func ListenUnicastAll(ctx context.Context, ifaddr netip.Addr, port uint16) (*Conn, error) {
+	return listenUnicast(ctx, netip.IPv4Unspecified(), ifaddr, port)
+}
+
+func listenUnicast(ctx context.Context, bind, ifaddr netip.Addr, port uint16) (*Conn, error) {
 	if !ifaddr.Is4() {
 		return nil, fmt.Errorf("%w: %v", ErrNotIPv4, ifaddr)
 	}
 	lc := net.ListenConfig{}
-	pc, err := lc.ListenPacket(ctx, "udp4", netip.AddrPortFrom(ifaddr, port).String())
+	pc, err := lc.ListenPacket(ctx, "udp4", netip.AddrPortFrom(bind, port).String())
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +136,16 @@ func (c *Conn) Port() uint16 { return c.port }
 func (c *Conn) Addr() netip.Addr { return c.ifaddr }
 
 // Reachable reports whether c may send to dst: anything multicast, and
-// from loopback only loopback.
+// from loopback only loopback and the host's own addresses (the kernel
+// delivers those through loopback too: a participant of this host that
+// announces its Ethernet address is reached without leaving it).
 func (c *Conn) Reachable(dst netip.Addr) bool {
 	dst = dst.Unmap()
 	if !dst.Is4() || dst.IsUnspecified() {
 		return false
 	}
 	if c.ifaddr.IsLoopback() {
-		return dst.IsLoopback() || dst.IsMulticast()
+		return dst.IsLoopback() || dst.IsMulticast() || c.own.has(dst)
 	}
 	return true
 }

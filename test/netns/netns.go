@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -230,3 +231,34 @@ func Command(ctx context.Context, ns, name string, args ...string) *exec.Cmd {
 
 // Inside reports whether the process runs in a namespace Main made.
 func Inside() bool { return os.Getenv(envInside) != "" }
+
+// Veth adds a veth pair to the namespace the test runs in (Require's),
+// both ends up with multicast on, holding addresses a and b (a /24 each,
+// one subnet): a host's non-loopback interface, whose multicast stays in
+// the namespace (what leaves one end arrives at the other). It returns
+// the two ends' names and removes the pair in t.Cleanup.
+func Veth(t testing.TB, a, b netip.Addr) (string, string) {
+	t.Helper()
+	Require(t)
+	var r [3]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		t.Fatal(err)
+	}
+	ea, eb := "va"+hex.EncodeToString(r[:]), "vb"+hex.EncodeToString(r[:])
+	ctx := context.Background()
+	if err := ip(ctx, "link", "add", ea, "type", "veth", "peer", "name", eb); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ip(context.Background(), "link", "del", ea) })
+	for _, args := range [][]string{
+		{"addr", "add", a.String() + "/24", "dev", ea},
+		{"addr", "add", b.String() + "/24", "dev", eb},
+		{"link", "set", ea, "multicast", "on", "up"},
+		{"link", "set", eb, "multicast", "on", "up"},
+	} {
+		if err := ip(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ea, eb
+}

@@ -1,0 +1,67 @@
+package ddspeers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// DiscoveryPeers are the peers of the discovery matrix: cycdisc (one
+// CycloneDDS participant configured by CYCLONEDDS_URI) and fastdisc (one
+// Fast DDS participant configured as rmw_fastrtps configures a range).
+// Each prints "self PREFIX", then "found PREFIX" and "lost PREFIX".
+type DiscoveryPeers struct {
+	Cyclone string // path of cycdisc: DOMAIN SECONDS
+	Fast    string // path of fastdisc: DOMAIN RANGE SECONDS
+}
+
+// BuildDiscovery returns the discovery peers, built once.
+func BuildDiscovery(t testing.TB) *DiscoveryPeers {
+	t.Helper()
+	skipWithout(t, requiredTools())
+	cyc := recipe{name: "cycdisc", source: "cycdisc.c", steps: [][]string{{"gcc", "-O1", "-Wall", "-o", "cycdisc", "cycdisc.c", "-lddsc"}}}
+	fast := recipe{name: "fastdisc", source: "fastdisc.cpp", steps: [][]string{{"g++", "-O1", "-std=c++17", "-Wall", "-o", "fastdisc", "fastdisc.cpp", "-lfastrtps", "-lfastcdr"}}}
+	var p DiscoveryPeers
+	var err error
+	if p.Cyclone, err = cyc.build(t.Context(), peerCache(t)); err == nil {
+		p.Fast, err = fast.build(t.Context(), peerCache(t))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+// Discovered is what a discovery peer printed so far: its own prefix and
+// the prefixes it knows now (found and not lost since), in hex.
+func (p *Proc) Discovered() (self string, known map[string]bool) {
+	known = map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(p.Stdout()))
+	for sc.Scan() {
+		what, prefix, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		switch what {
+		case "self":
+			self = prefix
+		case "found":
+			known[prefix] = true
+		case "lost":
+			delete(known, prefix)
+		}
+	}
+	return self, known
+}
+
+// WaitSelf waits for a discovery peer's own prefix.
+func (p *Proc) WaitSelf(ctx context.Context) (string, error) {
+	if err := p.WaitStdout(ctx, "self "); err != nil {
+		return "", fmt.Errorf("no self line: %w: %s", err, p.Stderr())
+	}
+	self, _ := p.Discovered()
+	return self, nil
+}

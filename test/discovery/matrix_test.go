@@ -1,0 +1,275 @@
+package discovery
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net/netip"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/rtps"
+	"github.com/actbridge/actbridge/test/ddspeers"
+	"github.com/actbridge/actbridge/test/netns"
+)
+
+func TestMain(m *testing.M) { netns.Main(m) }
+
+// peersPerRow is how many participants of one configuration run at once.
+const peersPerRow = 10
+
+// settle bounds how long a cell may take to converge; a cell that does
+// not within it is recorded as it stands.
+const settle = 8 * time.Second
+
+// robot is one row: a vendor's participant as its rmw configures it for a
+// ROS 2 range.
+type robot struct {
+	vendor, rng string
+	// start starts the k-th participant of the row in domain.
+	start func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
+}
+
+// Cyclone's configuration per range, as rmw_cyclonedds's
+// check_create_domain writes it (jazzy and rolling; humble for
+// ROS_LOCALHOST_ONLY=1); SUBNET and SYSTEM_DEFAULT without static peers
+// add nothing to Cyclone's default.
+var cycloneXML = map[string]func(k int) string{
+	"SUBNET": func(int) string { return "" },
+	"LOCALHOST": func(int) string {
+		return `<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>` +
+			`<Discovery><ParticipantIndex>auto</ParticipantIndex><MaxAutoParticipantIndex>32</MaxAutoParticipantIndex>` +
+			`<Peers><Peer address="localhost"/></Peers></Discovery></Domain></CycloneDDS>`
+	},
+	"OFF": func(k int) string {
+		return `<CycloneDDS><Domain><General><AllowMulticast>false</AllowMulticast></General>` +
+			fmt.Sprintf(`<Discovery><ParticipantIndex>none</ParticipantIndex><Tag>ros_discovery_off_%d</Tag></Discovery></Domain></CycloneDDS>`, 1000+k)
+	},
+	"HUMBLE_LOCALHOST": func(int) string {
+		return `<CycloneDDS><Domain><General><Interfaces><NetworkInterface address="127.0.0.1"/></Interfaces></General></Domain></CycloneDDS>`
+	},
+}
+
+func rows() []robot {
+	var out []robot
+	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
+		out = append(out, robot{"cyclone", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
+		}})
+	}
+	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
+		out = append(out, robot{"fast", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
+		}})
+	}
+	return out
+}
+
+// bridgeRange is one column: the bridge's participant in one of its ranges.
+type bridgeRange struct {
+	name string
+	d    func(domain int, iface netip.Addr) node.Discovery
+	// promised says which rows the bridge promises to find whole.
+	promised func(r robot) bool
+}
+
+func columns() []bridgeRange {
+	return []bridgeRange{
+		// Every range of the host but OFF, which no other process finds.
+		{"LOCALHOST", func(domain int, _ netip.Addr) node.Discovery {
+			return node.Discovery{Domain: domain, Range: node.Localhost}
+		}, func(r robot) bool { return r.rng != "OFF" }},
+		// Not Humble's ROS_LOCALHOST_ONLY: those answer loopback locators
+		// only, and the bridge's are the interface's (it says so).
+		{"SUBNET", func(domain int, iface netip.Addr) node.Discovery {
+			return node.Discovery{Domain: domain, Range: node.Subnet, Interface: iface}
+		}, func(r robot) bool { return r.rng == "SUBNET" || r.rng == "LOCALHOST" }},
+		// The unicast ranges: participant indices on 127.0.0.1. Cyclone's
+		// default has none; unicast to its port 7400 reaches one of the
+		// host's participants at a time.
+		{"OFF, peer 127.0.0.1", func(domain int, _ netip.Addr) node.Discovery {
+			return node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{"127.0.0.1"}}
+		}, func(r robot) bool { return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" }},
+	}
+}
+
+// cell is what one bridge range achieved with one row.
+type cell struct {
+	found, foundBy int
+	took           time.Duration // until both were whole, or settle
+	advice         string        // what the bridge says of it (node.Discovery.Advice)
+}
+
+func (c cell) String() string {
+	return fmt.Sprintf("%d/%d in %.1f s", c.found, c.foundBy, c.took.Seconds())
+}
+
+// host makes the namespace look like a robot's computer: loopback with
+// multicast off, as Linux has it, and a veth with multicast on carrying
+// the multicast route, as an Ethernet interface. It returns the address
+// of the veth's first end.
+func host(t *testing.T) netip.Addr {
+	t.Helper()
+	a, b := netip.MustParseAddr("10.231.20.1"), netip.MustParseAddr("10.231.20.2")
+	ea, _ := netns.Veth(t, a, b)
+	run := func(args ...string) {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
+	}
+	run("link", "set", "lo", "multicast", "off")
+	run("route", "replace", "224.0.0.0/4", "dev", ea)
+	t.Cleanup(func() {
+		_ = exec.Command("ip", "link", "set", "lo", "multicast", "on").Run()
+		_ = exec.Command("ip", "route", "replace", "224.0.0.0/4", "dev", "lo").Run()
+	})
+	return a
+}
+
+// TestEveryParticipantOfTheHostInEveryRange runs, for each rmw
+// configuration of each vendor, ten participants on one host, and the
+// bridge's participant in each of its ranges against them: each cell is
+// how many of the ten the bridge found and how many found it, and each
+// row says how many of the others each of the ten found (what rmw itself
+// achieves). Every cell the bridge promises must be whole, and every
+// other one that is not must have the bridge say so (Advice).
+func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
+	ns := netns.Require(t)
+	peers := ddspeers.BuildDiscovery(t)
+	iface := host(t)
+	cols := columns()
+	var table []string
+	for i, r := range rows() {
+		name := r.vendor + " " + r.rng
+		t.Run(name, func(t *testing.T) {
+			domain := 40 + i
+			var procs []*ddspeers.Proc
+			selfs := map[string]bool{}
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			var refused string
+			for k := range peersPerRow {
+				p := r.start(t, ns, peers, domain, k)
+				s, err := p.WaitSelf(ctx)
+				if err != nil {
+					// rmw's own limit (a participant index past the
+					// last one): the row goes on with those that started.
+					refused = lastLine(p.Stderr())
+					continue
+				}
+				procs = append(procs, p)
+				selfs[s] = true
+			}
+			defer func() {
+				stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				for _, p := range procs {
+					_ = p.Stop(stop)
+				}
+			}()
+			started := len(procs)
+			if refused != "" {
+				t.Logf("%d of %d started; the others said %q", started, peersPerRow, refused)
+			}
+			rmwMin := waitCount(t, settle, func() int {
+				least := started - 1
+				for _, p := range procs {
+					_, known := p.Discovered()
+					n := 0
+					for s := range selfs {
+						n += b2i(known[s])
+					}
+					least = min(least, n)
+				}
+				return least
+			}, started-1)
+			row := []string{name, fmt.Sprintf("%d of %d", started, peersPerRow), fmt.Sprintf("%d/%d", rmwMin, started-1)}
+			for _, c := range cols {
+				got := runCell(t, c.d(domain, iface), procs, selfs)
+				whole := got.found == started && got.foundBy == started
+				mark := ""
+				switch {
+				case c.promised(r):
+					mark = " (promised)"
+					if !whole {
+						t.Errorf("bridge %s: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+					}
+				case got.advice != "":
+					mark = " (says so)"
+					t.Logf("bridge %s says: %s", c.name, got.advice)
+				case !whole:
+					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+				}
+				row = append(row, got.String()+mark)
+			}
+			table = append(table, "| "+strings.Join(row, " | ")+" |")
+		})
+	}
+	head := []string{"robot's participants", "started", "rmw: each finds"}
+	for _, c := range cols {
+		head = append(head, "bridge "+c.name)
+	}
+	t.Logf("\n| %s |\n%s", strings.Join(head, " | "), strings.Join(table, "\n"))
+}
+
+// runCell starts the bridge's participant with d and waits until it and
+// the peers know each other, or settle passes.
+func runCell(t *testing.T, d node.Discovery, procs []*ddspeers.Proc, selfs map[string]bool) cell {
+	t.Helper()
+	cfg, err := d.Config(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p, err := rtps.NewParticipant(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	prefix := p.GUID().Prefix
+	ours := hex.EncodeToString(prefix[:])
+	var c cell
+	waitCount(t, settle, func() int {
+		c = cell{}
+		for _, d := range p.Participants() {
+			c.found += b2i(selfs[hex.EncodeToString(d.Prefix[:])])
+		}
+		for _, pr := range procs {
+			_, known := pr.Discovered()
+			c.foundBy += b2i(known[ours])
+		}
+		return min(c.found, c.foundBy)
+	}, len(procs))
+	c.took = time.Since(start)
+	c.advice = d.Advice(p.Data(), p.Participants())
+	return c
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// waitCount polls count until it reaches want or d passes, and returns
+// its last value: the matrix records what converged, it does not time it.
+func waitCount(t *testing.T, d time.Duration, count func() int, want int) int {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		n := count()
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
