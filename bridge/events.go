@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -399,11 +400,22 @@ func FieldValue(msg any, path string) (float64, bool) {
 func (e *Events) ServerOptions(o *mcp.ServerOptions) {
 	o.SubscribeHandler = func(_ context.Context, req *mcp.SubscribeRequest) error {
 		if uri := req.Params.URI; uri != EventsURI && !motionURIRE.MatchString(uri) {
-			return fmt.Errorf("no such resource %q: subscribe to %s or %s<motion_id>", clipRunes(uri, 100), EventsURI, MotionURIPrefix)
+			return resourceNotFound(uri, fmt.Sprintf("no such resource %q: subscribe to %s or %s<motion_id>", clipRunes(uri, 100), EventsURI, MotionURIPrefix))
 		}
 		return nil
 	}
 	o.UnsubscribeHandler = func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+}
+
+// resourceNotFound is the SDK's resource-not-found error (the code and
+// data a refused resources/read answers; a plain error would reach the
+// client as code 0) with message as its message.
+func resourceNotFound(uri, message string) error {
+	err := mcp.ResourceNotFoundError(uri)
+	if je, ok := err.(*jsonrpc.Error); ok {
+		je.Message = message
+	}
+	return err
 }
 
 // Install adds the event resources to srv and makes Run notify its

@@ -2,11 +2,14 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -170,6 +173,51 @@ func TestSubscribeRefusesUnknownResources(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("%s: %v", uri, err)
 		}
+	}
+}
+
+// A client refused a subscription learns why the way a refused read tells
+// it: the resource-not-found code with the URI in the error's data, not
+// JSON-RPC code 0 (what a plain Go error becomes on the wire).
+func TestRefusedSubscriptionAnswersResourceNotFoundLikeARead(t *testing.T) {
+	ev := NewEvents(10, nil)
+	front := &Front{Pipeline: NewPipeline(NewRegistry()), Name: "actbridge", Version: "test"}
+	ev.Attach(front, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := front.Server().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const uri = "test://watched-resource"
+	wireErr := func(what string, err error) *jsonrpc.Error {
+		t.Helper()
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			t.Fatalf("%s %s: %v (%T), want a JSON-RPC error", what, uri, err, err)
+		}
+		var data struct{ URI string }
+		if json.Unmarshal(je.Data, &data) != nil || data.URI != uri {
+			t.Errorf("%s: error data %s, want the uri", what, je.Data)
+		}
+		return je
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	read := wireErr("read", err)
+	sub := wireErr("subscribe", cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}))
+	want := mcp.ResourceNotFoundError(uri).(*jsonrpc.Error).Code
+	if read.Code != want || sub.Code != want {
+		t.Errorf("codes: read %d, subscribe %d; want the resource-not-found code %d", read.Code, sub.Code, want)
+	}
+	if !strings.Contains(sub.Message, EventsURI) {
+		t.Errorf("subscribe message %q does not say what may be subscribed to", sub.Message)
 	}
 }
 

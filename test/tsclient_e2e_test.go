@@ -2,10 +2,7 @@ package test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,16 +26,10 @@ type tsReport struct {
 }
 
 // tsClient installs the TypeScript SDK client (pinned by the committed
-// package-lock.json) into a cache directory keyed by the lock file, once.
-// TestMain installs it before entering the namespace, which has no
-// network for npm.
+// package-lock.json) into the npm cache, once.
 func tsClient(t *testing.T) string {
 	t.Helper()
-	for _, bin := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not found (scripts/deps.sh installs Node.js and npm)", bin)
-		}
-	}
+	haveNPM(t)
 	dir, err := installTSClient()
 	if err != nil {
 		t.Fatal(err)
@@ -47,64 +38,15 @@ func tsClient(t *testing.T) string {
 }
 
 func installTSClient() (string, error) {
-	src, err := filepath.Abs("testdata/tsclient")
+	dir, err := npmInstall("tsclient")
 	if err != nil {
 		return "", err
 	}
-	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "actbridge-tsclient", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		tmp := dir + ".tmp"
-		_ = os.RemoveAll(tmp)
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return "", err
-		}
-		for _, f := range []string{"package.json", "package-lock.json"} {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
-				return "", err
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--silent")
-		cmd.Dir = tmp
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("npm ci in %s: %v\n%s", tmp, err, out)
-		}
-		_ = os.RemoveAll(dir)
-		if err := os.Rename(tmp, dir); err != nil {
-			return "", err
-		}
-	}
-	script, err := os.ReadFile(filepath.Join(src, "check.mjs"))
+	script, err := os.ReadFile(filepath.Join("testdata", "tsclient", "check.mjs"))
 	if err != nil {
 		return "", err
 	}
 	return dir, os.WriteFile(filepath.Join(dir, "check.mjs"), script, 0o644)
-}
-
-// prepareOutsideNamespace does, before TestMain enters the namespace, what
-// needs the host's network: npm's install of the TypeScript client. A
-// failure is left for the test that needs it to report.
-func prepareOutsideNamespace() {
-	for _, bin := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			return
-		}
-	}
-	_, _ = installTSClient()
 }
 
 // An MCP client of another SDK (TypeScript, over streamable HTTP) gets
