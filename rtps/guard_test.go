@@ -175,7 +175,9 @@ func served(t *testing.T, w *Writer, r *Reader) {
 // TestParticipantFloodLocksOutNoProtectedServer: one sender fills every
 // participant slot with long leases, and goes on; the robot's
 // participant, whose writer is on a protected topic, is still learned,
-// kept, matched and served. The leases read are capped.
+// kept, matched and served. Another participant whose endpoints are
+// known, none protected, is kept too: bare announcements evict their
+// own kind first. The leases read are capped.
 func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
 	const domain, slots = 63, 8
@@ -188,10 +190,17 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	}
 	flood(0, slots)
 	b, w, r := protectedServer(t, a, domain)
+	c := newParticipant(t, Config{Domain: domain})
+	other, err := c.AddEndpoint(EndpointData{Writer: true, Topic: "rt/chatter", Type: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEndpoints(t, a, "another participant's unprotected writer is learned", hasEndpoint(other))
 	flood(slots, 100)
 	got := a.Participants()
-	if !has(b.GUID().Prefix)(got) || len(got) > slots {
-		t.Fatalf("after the flood: %d participants kept (limit %d), the protected one among them: %v", len(got), slots, has(b.GUID().Prefix)(got))
+	if !has(b.GUID().Prefix)(got) || !has(c.GUID().Prefix)(got) || len(got) > slots {
+		t.Fatalf("after the flood: %d participants kept (limit %d); the protected one among them: %v, the other with endpoints: %v",
+			len(got), slots, has(b.GUID().Prefix)(got), has(c.GUID().Prefix)(got))
 	}
 	served(t, w, r)
 	s := a.Stats()
