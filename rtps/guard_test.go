@@ -180,12 +180,14 @@ func served(t *testing.T, w *Writer, r *Reader) {
 // own kind first. The leases read are capped.
 func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
-	const domain, slots = 63, 8
-	a := newParticipant(t, Config{Domain: domain, MaxParticipants: slots, MaxLease: time.Minute})
+	const domain, slots, more = 63, 256, 300 // the default table
+	a := newParticipant(t, Config{Domain: domain, MaxLease: time.Minute})
 	a.Protect("rt/cancel")
 	flood := func(first, n int) {
 		for i := range n {
-			a.handle(spdpDatagram(t, fakeParticipant(byte(first+i), 24*time.Hour, domain)), strangerAddr)
+			d := fakeParticipant(0, 24*time.Hour, domain)
+			d.Prefix[3], d.Prefix[4] = byte((first+i)>>8), byte(first+i)
+			a.handle(spdpDatagram(t, d), strangerAddr)
 		}
 	}
 	flood(0, slots)
@@ -196,7 +198,7 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEndpoints(t, a, "another participant's unprotected writer is learned", hasEndpoint(other))
-	flood(slots, 100)
+	flood(slots, more)
 	got := a.Participants()
 	if !has(b.GUID().Prefix)(got) || !has(c.GUID().Prefix)(got) || len(got) > slots {
 		t.Fatalf("after the flood: %d participants kept (limit %d); the protected one among them: %v, the other with endpoints: %v",
@@ -204,8 +206,8 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	}
 	served(t, w, r)
 	s := a.Stats()
-	if s.ParticipantsEvicted < 100 || s.LeasesCapped < 100+slots {
-		t.Fatalf("counters %+v: want 100 or more evicted and every flood lease capped", s)
+	if s.ParticipantsEvicted < more || s.LeasesCapped < more+slots {
+		t.Fatalf("counters %+v: want %d or more evicted and every flood lease capped", s, more)
 	}
 	a.mu.Lock()
 	for k, rm := range a.remotes {
@@ -222,13 +224,13 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 // an unprotected topic is refused.
 func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
-	const domain, slots = 64, 16
-	a := newParticipant(t, Config{Domain: domain, MaxEndpoints: slots})
+	const domain, slots = 64, 4096 // the default table
+	a := newParticipant(t, Config{Domain: domain})
 	a.Protect("rt/cancel")
 	junk := fakeParticipant(1, time.Minute, domain)
 	junk.BuiltinEndpoints = 0x3f
 	a.handle(spdpDatagram(t, junk), strangerAddr)
-	for sn := range wire.SequenceNumber(40) {
+	for sn := range wire.SequenceNumber(slots + 40) {
 		a.handle(endpointDatagram(t, junk.Prefix, uint32(sn+1), "rt/junk", sn+1), strangerAddr)
 	}
 	if n := len(a.Endpoints()); n != slots {
@@ -236,7 +238,7 @@ func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
 	}
 	_, w, r := protectedServer(t, a, domain)
 	served(t, w, r)
-	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40-slots+1 })
+	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40+1 })
 	if s := a.Stats(); s.EndpointsEvicted != 1 || len(a.Endpoints()) != slots {
 		t.Fatalf("counters %+v, %d endpoints: want one evicted for the protected writer and the table full", s, len(a.Endpoints()))
 	}
