@@ -175,22 +175,28 @@ func served(t *testing.T, w *Writer, r *Reader) {
 // TestParticipantFloodLocksOutNoProtectedServer: one sender fills every
 // participant slot with long leases, and goes on; the robot's
 // participant, whose writer is on a protected topic, is still learned,
-// kept, matched and served. Another participant whose endpoints are
-// known, none protected, is kept too: bare announcements evict their
-// own kind first. The leases read are capped.
+// kept, matched and served. Bare announcements evict their own kind
+// first, so another participant whose endpoints are known (none
+// protected) stays through them; a flood whose participants announce
+// endpoints too evicts it, never the protected one. The leases read are
+// capped.
 func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
 	const domain, slots, more = 63, 256, 300 // the default table
 	a := newParticipant(t, Config{Domain: domain, MaxLease: time.Minute})
 	a.Protect("rt/cancel")
-	flood := func(first, n int) {
+	flood := func(first, n int, endpoints bool) {
 		for i := range n {
 			d := fakeParticipant(0, 24*time.Hour, domain)
 			d.Prefix[3], d.Prefix[4] = byte((first+i)>>8), byte(first+i)
+			d.BuiltinEndpoints = 0x3f
 			a.handle(spdpDatagram(t, d), strangerAddr)
+			if endpoints {
+				a.handle(endpointDatagram(t, d.Prefix, 1, "rt/junk", 1), strangerAddr)
+			}
 		}
 	}
-	flood(0, slots)
+	flood(0, slots, false)
 	b, w, r := protectedServer(t, a, domain)
 	c := newParticipant(t, Config{Domain: domain})
 	other, err := c.AddEndpoint(EndpointData{Writer: true, Topic: "rt/chatter", Type: "T"})
@@ -198,16 +204,21 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitEndpoints(t, a, "another participant's unprotected writer is learned", hasEndpoint(other))
-	flood(slots, more)
+	flood(slots, more, false)
 	got := a.Participants()
 	if !has(b.GUID().Prefix)(got) || !has(c.GUID().Prefix)(got) || len(got) > slots {
-		t.Fatalf("after the flood: %d participants kept (limit %d); the protected one among them: %v, the other with endpoints: %v",
+		t.Fatalf("after the bare flood: %d participants kept (limit %d); the protected one among them: %v, the other with endpoints: %v",
 			len(got), slots, has(b.GUID().Prefix)(got), has(c.GUID().Prefix)(got))
+	}
+	flood(slots+more, more, true)
+	if got := a.Participants(); !has(b.GUID().Prefix)(got) || len(got) > slots {
+		t.Fatalf("after the flood with endpoints: %d participants kept (limit %d); the protected one among them: %v",
+			len(got), slots, has(b.GUID().Prefix)(got))
 	}
 	served(t, w, r)
 	s := a.Stats()
-	if s.ParticipantsEvicted < more || s.LeasesCapped < more+slots {
-		t.Fatalf("counters %+v: want %d or more evicted and every flood lease capped", s, more)
+	if s.ParticipantsEvicted < 2*more || s.LeasesCapped < 2*more+slots {
+		t.Fatalf("counters %+v: want %d or more evicted and every flood lease capped", s, 2*more)
 	}
 	a.mu.Lock()
 	for k, rm := range a.remotes {
