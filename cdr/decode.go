@@ -24,20 +24,28 @@ func DefaultLimit(n int) int { return 4*n + 1<<20 }
 
 // DecodeLimit is Decode with at most limit octets of memory for the value.
 func DecodeLimit(s *Struct, data []byte, limit int) (*Message, error) {
-	if len(data) < headerSize {
-		return nil, fmt.Errorf("%w: %d bytes, no encapsulation header", ErrTruncated, len(data))
+	order, body, err := Body(data)
+	if err != nil {
+		return nil, err
 	}
-	var order binary.ByteOrder
+	d := decoder{buf: body, order: order, left: limit}
+	return d.message(s)
+}
+
+// Body reads data's encapsulation header (CDR_BE or CDR_LE): the byte
+// order it names, and the octets after it, from whose start alignment
+// counts. For readers of one type that need no Message.
+func Body(data []byte) (binary.ByteOrder, []byte, error) {
+	if len(data) < headerSize {
+		return nil, nil, fmt.Errorf("%w: %d bytes, no encapsulation header", ErrTruncated, len(data))
+	}
 	switch {
 	case data[0] == 0 && data[1] == 0:
-		order = binary.BigEndian
+		return binary.BigEndian, data[headerSize:], nil
 	case data[0] == 0 && data[1] == 1:
-		order = binary.LittleEndian
-	default:
-		return nil, fmt.Errorf("%w: %#02x%02x", ErrEncapsulation, data[0], data[1])
+		return binary.LittleEndian, data[headerSize:], nil
 	}
-	d := decoder{buf: data[headerSize:], order: order, left: limit}
-	return d.message(s)
+	return nil, nil, fmt.Errorf("%w: %#02x%02x", ErrEncapsulation, data[0], data[1])
 }
 
 // decoder reads from buf, whose first byte follows the encapsulation

@@ -41,6 +41,7 @@ func exercised(t *testing.T) *Metrics {
 				{Name: "base", Connected: false},
 			},
 			Store: &StoreHealth{Stats: &inflight.Stats{FileBytes: 1 << 20, LiveBytes: 1 << 16, Motions: 2, Previews: 3, Keys: 1, Audit: 9}},
+			DDS:   &DDSHealth{Refused: map[string]uint64{"disposes_ignored": 1}, ReceiveBytes: 1 << 10, ReceiveBytesPeak: 1 << 20},
 		}
 	})
 	return m

@@ -19,6 +19,19 @@ type Health struct {
 	Reregistrations uint64
 	Actuators       []ActuatorHealth
 	Store           *StoreHealth // nil: no store metrics
+	DDS             *DDSHealth   // nil: not the ROS 2 transport
+}
+
+// DDSHealth is what the ROS 2 transport's participant refused or gave up
+// of what others sent it, within its bounds (rtps.Stats).
+type DDSHealth struct {
+	// Refused counts by what: "disposes_ignored", "participants_evicted",
+	// "participants_refused", "endpoints_evicted", "endpoints_refused",
+	// "leases_capped", "receive_dropped".
+	Refused map[string]uint64
+	// ReceiveBytes is what its readers hold out of order and in partial
+	// fragmented samples; ReceiveBytesPeak the most they held.
+	ReceiveBytes, ReceiveBytesPeak int
 }
 
 // ActuatorHealth is one actuator's link to its controller or action server.
@@ -69,6 +82,8 @@ type Sources struct {
 	Robot           actuators.State
 	EStopLatched    func() bool
 	Reregistrations func() uint64
+	// DDS reads the ROS 2 participant's bounds; nil for other transports.
+	DDS func() DDSHealth
 	// Store is the *inflight.Store, or what stands in for one that failed to
 	// open; its Stats, if it has them, are read at most every StatsEvery.
 	Store interface{ Healthy() error }
@@ -110,6 +125,10 @@ func HealthFrom(s Sources) func() Health {
 		if s.Reregistrations != nil {
 			h.Reregistrations = s.Reregistrations()
 		}
+		if s.DDS != nil {
+			d := s.DDS()
+			h.DDS = &d
+		}
 		received := s.Robot.Joints().Received
 		for _, a := range s.Robot.Actuators() {
 			ah := ActuatorHealth{Name: a.Name, Connected: a.Connected}
@@ -139,6 +158,7 @@ type scrapeCollector struct {
 
 	inFlight, unknown, estop, master, rereg, connected, jointAge *prometheus.Desc
 	storeHealthy, storeFile, storeUsed, storeRecords             *prometheus.Desc
+	ddsRefused, ddsHeld, ddsHeldPeak                             *prometheus.Desc
 }
 
 func newScrapeCollector(m *Metrics) *scrapeCollector {
@@ -161,12 +181,18 @@ func newScrapeCollector(m *Metrics) *scrapeCollector {
 		storeFile:    d("actbridge_store_file_size_bytes", "Size of the motion store file on disk.", nil, nil),
 		storeUsed:    d("actbridge_store_used_bytes", "Bytes of the motion store file in use (the rest is free pages).", nil, nil),
 		storeRecords: d("actbridge_store_records", "Records in the motion store, by kind.", []string{"kind"}, nil),
+		ddsRefused: d("actbridge_dds_refused_total",
+			"What the ROS 2 participant refused or gave up of what others sent, to stay within its bounds, by what.", []string{"what"}, nil),
+		ddsHeld: d("actbridge_dds_receive_held_bytes",
+			"Bytes the ROS 2 readers hold of samples ahead of a missing one and of partly received ones.", nil, nil),
+		ddsHeldPeak: d("actbridge_dds_receive_held_peak_bytes",
+			"The most bytes the ROS 2 readers held so (never above the receive budget).", nil, nil),
 	}
 }
 
 func (c *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.inFlight, c.unknown, c.estop, c.master, c.rereg,
-		c.connected, c.jointAge, c.storeHealthy, c.storeFile, c.storeUsed, c.storeRecords} {
+		c.connected, c.jointAge, c.storeHealthy, c.storeFile, c.storeUsed, c.storeRecords, c.ddsRefused, c.ddsHeld, c.ddsHeldPeak} {
 		ch <- d
 	}
 }
@@ -191,6 +217,13 @@ func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- gauge(c.estop, boolValue(h.EStopLatched))
 	ch <- gauge(c.master, boolValue(h.MasterReachable))
 	ch <- prometheus.MustNewConstMetric(c.rereg, prometheus.CounterValue, float64(h.Reregistrations))
+	if d := h.DDS; d != nil {
+		for what, n := range d.Refused {
+			ch <- prometheus.MustNewConstMetric(c.ddsRefused, prometheus.CounterValue, float64(n), what)
+		}
+		ch <- gauge(c.ddsHeld, float64(d.ReceiveBytes))
+		ch <- gauge(c.ddsHeldPeak, float64(d.ReceiveBytesPeak))
+	}
 	now := m.now()
 	seen := map[string]bool{}
 	for _, a := range h.Actuators {

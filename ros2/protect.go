@@ -3,6 +3,7 @@ package ros2
 import (
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/names"
+	"github.com/actbridge/actbridge/rtps"
 )
 
 // protectedTopics are the DDS topics of the robot's configured servers and
@@ -35,3 +36,7 @@ func protectedTopics(as []config.ActuatorConfig) []string {
 	}
 	return out
 }
+
+// DDSStats are the counters of the robot's RTPS participant: what it
+// refused or gave up of what others sent, within its bounds.
+func (r *Robot) DDSStats() rtps.Stats { return r.rctx.Participant().Stats() }

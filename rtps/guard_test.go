@@ -175,28 +175,50 @@ func served(t *testing.T, w *Writer, r *Reader) {
 // TestParticipantFloodLocksOutNoProtectedServer: one sender fills every
 // participant slot with long leases, and goes on; the robot's
 // participant, whose writer is on a protected topic, is still learned,
-// kept, matched and served. The leases read are capped.
+// kept, matched and served. Bare announcements evict their own kind
+// first, so another participant whose endpoints are known (none
+// protected) stays through them; a flood whose participants announce
+// endpoints too evicts it, never the protected one. The leases read are
+// capped.
 func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
-	const domain, slots = 63, 8
-	a := newParticipant(t, Config{Domain: domain, MaxParticipants: slots, MaxLease: time.Minute})
+	const domain, slots, more = 63, 256, 300 // the default table
+	a := newParticipant(t, Config{Domain: domain, MaxLease: time.Minute})
 	a.Protect("rt/cancel")
-	flood := func(first, n int) {
+	flood := func(first, n int, endpoints bool) {
 		for i := range n {
-			a.handle(spdpDatagram(t, fakeParticipant(byte(first+i), 24*time.Hour, domain)), strangerAddr)
+			d := fakeParticipant(0, 24*time.Hour, domain)
+			d.Prefix[3], d.Prefix[4] = byte((first+i)>>8), byte(first+i)
+			d.BuiltinEndpoints = 0x3f
+			a.handle(spdpDatagram(t, d), strangerAddr)
+			if endpoints {
+				a.handle(endpointDatagram(t, d.Prefix, 1, "rt/junk", 1), strangerAddr)
+			}
 		}
 	}
-	flood(0, slots)
+	flood(0, slots, false)
 	b, w, r := protectedServer(t, a, domain)
-	flood(slots, 100)
+	c := newParticipant(t, Config{Domain: domain})
+	other, err := c.AddEndpoint(EndpointData{Writer: true, Topic: "rt/chatter", Type: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEndpoints(t, a, "another participant's unprotected writer is learned", hasEndpoint(other))
+	flood(slots, more, false)
 	got := a.Participants()
-	if !has(b.GUID().Prefix)(got) || len(got) > slots {
-		t.Fatalf("after the flood: %d participants kept (limit %d), the protected one among them: %v", len(got), slots, has(b.GUID().Prefix)(got))
+	if !has(b.GUID().Prefix)(got) || !has(c.GUID().Prefix)(got) || len(got) > slots {
+		t.Fatalf("after the bare flood: %d participants kept (limit %d); the protected one among them: %v, the other with endpoints: %v",
+			len(got), slots, has(b.GUID().Prefix)(got), has(c.GUID().Prefix)(got))
+	}
+	flood(slots+more, more, true)
+	if got := a.Participants(); !has(b.GUID().Prefix)(got) || len(got) > slots {
+		t.Fatalf("after the flood with endpoints: %d participants kept (limit %d); the protected one among them: %v",
+			len(got), slots, has(b.GUID().Prefix)(got))
 	}
 	served(t, w, r)
 	s := a.Stats()
-	if s.ParticipantsEvicted < 100 || s.LeasesCapped < 100+slots {
-		t.Fatalf("counters %+v: want 100 or more evicted and every flood lease capped", s)
+	if s.ParticipantsEvicted < 2*more || s.LeasesCapped < 2*more+slots {
+		t.Fatalf("counters %+v: want %d or more evicted and every flood lease capped", s, 2*more)
 	}
 	a.mu.Lock()
 	for k, rm := range a.remotes {
@@ -213,13 +235,13 @@ func TestParticipantFloodLocksOutNoProtectedServer(t *testing.T) {
 // an unprotected topic is refused.
 func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
 	netns.Require(t)
-	const domain, slots = 64, 16
-	a := newParticipant(t, Config{Domain: domain, MaxEndpoints: slots})
+	const domain, slots = 64, 4096 // the default table
+	a := newParticipant(t, Config{Domain: domain})
 	a.Protect("rt/cancel")
 	junk := fakeParticipant(1, time.Minute, domain)
 	junk.BuiltinEndpoints = 0x3f
 	a.handle(spdpDatagram(t, junk), strangerAddr)
-	for sn := range wire.SequenceNumber(40) {
+	for sn := range wire.SequenceNumber(slots + 40) {
 		a.handle(endpointDatagram(t, junk.Prefix, uint32(sn+1), "rt/junk", sn+1), strangerAddr)
 	}
 	if n := len(a.Endpoints()); n != slots {
@@ -227,7 +249,7 @@ func TestEndpointFloodLocksOutNoProtectedServer(t *testing.T) {
 	}
 	_, w, r := protectedServer(t, a, domain)
 	served(t, w, r)
-	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40-slots+1 })
+	waitStats(t, a, "the unprotected writer refused", func(s Stats) bool { return s.EndpointsRefused >= 40+1 })
 	if s := a.Stats(); s.EndpointsEvicted != 1 || len(a.Endpoints()) != slots {
 		t.Fatalf("counters %+v, %d endpoints: want one evicted for the protected writer and the table full", s, len(a.Endpoints()))
 	}

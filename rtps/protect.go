@@ -23,22 +23,28 @@ func (p *Participant) Protect(topics ...string) {
 // protects reports whether remote endpoint e is protected; p.mu must be held.
 func (p *Participant) protects(e EndpointData) bool { return p.protected[e.Topic] }
 
-// evictParticipant drops the unprotected remote participant learned
-// first (one with no protected endpoint), to make room for a new one;
-// false when every one is protected. p.mu must be held.
+// evictParticipant drops an unprotected remote participant (one with
+// no protected endpoint) to make room for a new one: the one learned
+// first among those with no endpoint known, else among the others (a
+// flood of bare announcements evicts only its own); false when every one
+// is protected. p.mu must be held.
 func (p *Participant) evictParticipant() bool {
-	kept := map[wire.GUIDPrefix]bool{}
+	kept, busy := map[wire.GUIDPrefix]bool{}, map[wire.GUIDPrefix]bool{}
 	for g, e := range p.sedp.remote {
+		busy[g.Prefix] = true
 		if p.protects(e) {
 			kept[g.Prefix] = true
 		}
 	}
 	var victim wire.GUIDPrefix
 	var oldest uint64
-	found := false
+	found, victimBusy := false, false
 	for k, r := range p.remotes {
-		if !kept[k] && (!found || r.learned < oldest) {
-			victim, oldest, found = k, r.learned, true
+		if kept[k] {
+			continue
+		}
+		if !found || (victimBusy && !busy[k]) || (victimBusy == busy[k] && r.learned < oldest) {
+			victim, oldest, found, victimBusy = k, r.learned, true, busy[k]
 		}
 	}
 	if !found {

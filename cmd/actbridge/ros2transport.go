@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/metrics"
 	"github.com/actbridge/actbridge/ros2"
 	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/rtps"
 )
 
 // openROS2 joins the ROS 2 domain the config names. Nothing waits for the
@@ -29,7 +31,17 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 		where = fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), d.Domain, strings.ToLower(string(d.Range)))
 	}
 	reachable := func() bool { return r.Peers() > 0 }
-	return &link{robot: r, where: where, reachable: reachable, describer: r, advice: r.DiscoveryAdvice, close: r.Close}, nil
+	return &link{robot: r, where: where, reachable: reachable, describer: r, advice: r.DiscoveryAdvice,
+		dds: func() metrics.DDSHealth { return ddsHealth(r.DDSStats()) }, close: r.Close}, nil
+}
+
+// ddsHealth is what /metrics exports of the participant's counters.
+func ddsHealth(s rtps.Stats) metrics.DDSHealth {
+	return metrics.DDSHealth{Refused: map[string]uint64{
+		"disposes_ignored": s.DisposesIgnored, "participants_evicted": s.ParticipantsEvicted, "participants_refused": s.ParticipantsRefused,
+		"endpoints_evicted": s.EndpointsEvicted, "endpoints_refused": s.EndpointsRefused, "leases_capped": s.LeasesCapped,
+		"receive_dropped": s.ReceiveDropped,
+	}, ReceiveBytes: s.ReceiveBytes, ReceiveBytesPeak: s.ReceiveBytesPeak}
 }
 
 // ros2Offline is the ROS 2 transport's catalogue without a robot: the

@@ -185,6 +185,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Robot:           robot,
 		EStopLatched:    func() bool { l, _, _ := ts.estop.State(); return l },
 		Reregistrations: tr.reregistrations,
+		DDS:             tr.dds,
 		Store:           rawStore,
 	}))
 	if serr == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/metrics"
 	"github.com/actbridge/actbridge/version"
 )
 
@@ -29,7 +30,9 @@ type link struct {
 	// reregistrations counts reconnections to the graph; nil when the
 	// transport has no such thing.
 	reregistrations func() uint64
-	close           func() error
+	// dds reads the ROS 2 participant's bounds; nil for other transports.
+	dds   func() metrics.DDSHealth
+	close func() error
 }
 
 // openTransport opens the transport the config names. A transport is one

@@ -489,22 +489,10 @@ func (c *Client) watchServers(ctx context.Context) {
 }
 
 // parseStatus reads a GoalStatusArray sample (t) as each goal's status
-// code; a goal listed twice keeps its last entry.
+// code; a goal listed twice keeps its last entry. It reads the octets
+// itself, within bounds (readStatusArray).
 func parseStatus(t *cdr.Struct, payload []byte) (map[GoalID]int8, error) {
-	m, err := cdr.Decode(t, payload)
-	if err != nil {
-		return nil, err
-	}
-	list, _ := m.Get("status_list").([]*cdr.Message)
-	out := make(map[GoalID]int8, len(list))
-	for _, st := range list {
-		info, _ := st.Get("goal_info").(*cdr.Message)
-		code, _ := st.Get("status").(int8)
-		if info != nil {
-			out[goalIDOf(info)] = code
-		}
-	}
-	return out, nil
+	return readStatusArray(payload)
 }
 
 // parseFeedback reads a FeedbackMessage sample (t): the goal it is for
