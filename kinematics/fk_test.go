@@ -279,3 +279,45 @@ func TestFKRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// Without base and tool links in the config, an arm's joints name their
+// chain: from the first joint's parent to the last joint's child, followed
+// down single fixed joints to the flange or gripper base, not into the
+// fingers.
+func TestDefaultChainFollowsTheArmsJoints(t *testing.T) {
+	sim := model(t, simURDF)
+	arm := []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}
+	for _, tc := range []struct {
+		m          *kinematics.Model
+		joints     []string
+		base, tool string
+	}{
+		{sim, arm, "base_link", "gripper_base_link"},
+		{sim, []string{"wrist_3_joint", "elbow_joint", "shoulder_lift_joint", "wrist_1_joint", "shoulder_pan_joint", "wrist_2_joint"}, "base_link", "gripper_base_link"},
+		{sim, arm[1:3], "shoulder_link", "forearm_link"},
+		{sim, append(arm[:6:6], "gripper_finger_joint"), "base_link", "gripper_finger_link"},
+		{model(t, ab6URDF), []string{"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"}, "base_link", "tool0"},
+		{model(t, twistURDF), []string{"j1", "j2", "j3", "j4", "j5", "j6"}, "base", "tool"},
+	} {
+		base, tool, err := tc.m.DefaultChain(tc.joints)
+		if err != nil || base != tc.base || tool != tc.tool {
+			t.Errorf("DefaultChain(%v) = %s, %s, %v; want %s, %s", tc.joints, base, tool, err, tc.base, tc.tool)
+		}
+	}
+	for _, tc := range []struct {
+		joints  []string
+		err     error
+		mention string
+	}{
+		{nil, kinematics.ErrBadInput, "no joints"},
+		{[]string{"shoulder_pan_joint", "elbow"}, kinematics.ErrUnknownJoint, `"elbow"`},
+		{[]string{"shoulder_pan_joint", "elbow_joint"}, kinematics.ErrNoChain, `"shoulder_lift_joint" lies between`},
+	} {
+		if _, _, err := sim.DefaultChain(tc.joints); !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.mention) {
+			t.Errorf("DefaultChain(%v) = %v, want %v mentioning %s", tc.joints, err, tc.err, tc.mention)
+		}
+	}
+	if _, _, err := model(t, twistURDF).DefaultChain([]string{"j4", "camera_joint"}); !errors.Is(err, kinematics.ErrNoChain) {
+		t.Errorf("joints on two branches: %v, want ErrNoChain", err)
+	}
+}

@@ -11,6 +11,9 @@ const (
 	DefaultPositionTolerance    = 1e-8 // metres
 	DefaultOrientationTolerance = 1e-8 // radians
 	minTolerance                = 1e-12
+	// maxReach bounds a goal's coordinates (metres): no arm reaches 1000 km,
+	// and squared errors of such goals would overflow.
+	maxReach = 1e6
 )
 
 // The solver's budget: an attempt from the seed, then restarts from fixed
@@ -113,8 +116,8 @@ func (c *Chain) IK(d *Data, goal Goal, seed []float64) (Solution, error) {
 
 func normalGoal(g Goal) (Goal, error) {
 	p := g.Pose.Position
-	if bad(p[0]) || bad(p[1]) || bad(p[2]) {
-		return g, fmt.Errorf("kinematics: goal position %v is not finite: %w", p, ErrBadInput)
+	if !(math.Abs(p[0]) <= maxReach && math.Abs(p[1]) <= maxReach && math.Abs(p[2]) <= maxReach) {
+		return g, fmt.Errorf("kinematics: goal position %v: want finite coordinates within %g m of the base: %w", p, maxReach, ErrBadInput)
 	}
 	if g.PositionOnly {
 		g.Pose.Orientation = Identity

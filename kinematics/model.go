@@ -13,6 +13,7 @@ import (
 // Sentinel errors; compare with errors.Is.
 var (
 	ErrUnknownLink      = errors.New("unknown link")
+	ErrUnknownJoint     = errors.New("unknown joint")
 	ErrNoChain          = errors.New("no chain between the links")
 	ErrUnsupportedJoint = errors.New("joint type not supported in a kinematic chain")
 	ErrBadInput         = errors.New("invalid kinematics input")
@@ -22,10 +23,12 @@ var (
 // Model is a robot's kinematic tree from its URDF. It is immutable: build
 // it once and share it.
 type Model struct {
-	name   string
-	links  map[string]bool
-	parent map[string][]int // child link → indices of the joints naming it as child
-	joints []urdf.Joint
+	name     string
+	links    map[string]bool
+	order    []string         // link names in document order
+	parent   map[string][]int // child link → indices of the joints naming it as child
+	children map[string][]int // parent link → indices of the joints naming it as parent
+	joints   []urdf.Joint
 }
 
 // Parse builds a Model from a URDF document.
@@ -44,14 +47,95 @@ func NewModel(r *urdf.Robot) (*Model, error) {
 	if r == nil {
 		return nil, fmt.Errorf("kinematics: no robot description: %w", ErrBadInput)
 	}
-	m := &Model{name: r.Name, links: make(map[string]bool, len(r.Links)), parent: make(map[string][]int, len(r.Joints)), joints: r.Joints}
+	m := &Model{name: r.Name, links: make(map[string]bool, len(r.Links)), parent: make(map[string][]int, len(r.Joints)),
+		children: make(map[string][]int, len(r.Joints)), joints: r.Joints}
 	for _, l := range r.Links {
+		if !m.links[l] {
+			m.order = append(m.order, l)
+		}
 		m.links[l] = true
 	}
 	for i, j := range r.Joints {
 		m.parent[j.Child] = append(m.parent[j.Child], i)
+		m.children[j.Parent] = append(m.children[j.Parent], i)
 	}
 	return m, nil
+}
+
+// Links lists the URDF's links in document order.
+func (m *Model) Links() []string { return append([]string(nil), m.order...) }
+
+// DefaultChain names the chain an arm's joints make when the config names
+// no base and tool link: base is the parent link of the arm's first joint;
+// tool is the child link of its last joint, followed down fixed joints
+// while a link has exactly one child joint and it is fixed (a flange, a
+// tool0, a gripper's base; not the gripper's fingers). The joints may be
+// listed in any order but must all lie on that chain, and every movable
+// joint of the chain must be listed.
+func (m *Model) DefaultChain(joints []string) (base, tool string, err error) {
+	if len(joints) == 0 {
+		return "", "", fmt.Errorf("kinematics: no joints to find a chain for: %w", ErrBadInput)
+	}
+	listed := make(map[string]bool, len(joints))
+	deepest, depth := -1, -1
+	for _, name := range joints {
+		i := m.jointIndex(name)
+		if i < 0 {
+			return "", "", fmt.Errorf("kinematics: joint %s is not in URDF %s: %w", quote(name), quote(m.name), ErrUnknownJoint)
+		}
+		listed[name] = true
+		if n := m.depth(m.joints[i].Child); n > depth {
+			deepest, depth = i, n
+		}
+	}
+	// Up from the deepest joint, meeting every listed joint and no other
+	// movable one before the last.
+	l, left := m.joints[deepest].Child, len(listed)
+	for steps := 0; left > 0; steps++ {
+		ps := m.parent[l]
+		if len(ps) != 1 || steps > len(m.joints) {
+			return "", "", fmt.Errorf("kinematics: joints %s are not on one chain: %w", names(joints), ErrNoChain)
+		}
+		j := m.joints[ps[0]]
+		if listed[j.Name] {
+			left--
+		} else if j.Type.Movable() {
+			return "", "", fmt.Errorf("kinematics: movable joint %s lies between the joints %s but is not one of them: %w", quote(j.Name), names(joints), ErrNoChain)
+		}
+		l = j.Parent
+	}
+	tool = m.joints[deepest].Child
+	for steps := 0; steps < len(m.joints); steps++ {
+		cs := m.children[tool]
+		if len(cs) != 1 || m.joints[cs[0]].Type != urdf.Fixed {
+			break
+		}
+		tool = m.joints[cs[0]].Child
+	}
+	return l, tool, nil
+}
+
+// depth counts the joints above a link, up to the root or to a link with
+// more than one parent.
+func (m *Model) depth(l string) int {
+	n := 0
+	for ; n <= len(m.joints); n++ {
+		ps := m.parent[l]
+		if len(ps) != 1 {
+			break
+		}
+		l = m.joints[ps[0]].Parent
+	}
+	return n
+}
+
+func (m *Model) jointIndex(name string) int {
+	for i, j := range m.joints {
+		if j.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Chain is the serial chain from a base link to a tool link, named by its
