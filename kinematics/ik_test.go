@@ -183,12 +183,12 @@ func TestIKRespectsJointLimits(t *testing.T) {
 	if math.Abs(u.Closest.OrientationError-0.05) > 1e-6 || u.Closest.PositionError > 1e-6 {
 		t.Errorf("closest is %g m and %g rad away, want 0 and 0.05", u.Closest.PositionError, u.Closest.OrientationError)
 	}
-	// The same goal with j6's bound narrowed below 3.05 by the caller, and
-	// widened (which WithBounds must not do).
-	if _, err := c.WithBounds(map[string][2]float64{"j6": {-4, 4}}); err != nil {
+	// The caller's ranges narrow the URDF's (j6 to [-1, 2]) and never widen
+	// them.
+	wide, err := c.WithBounds(map[string][2]float64{"j6": {-4, 4}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	wide, _ := c.WithBounds(map[string][2]float64{"j6": {-4, 4}})
 	if lo, hi := wide.Bounds(1); lo != -3 || hi != 3 {
 		t.Errorf("WithBounds widened j6 to [%g, %g]", lo, hi)
 	}
@@ -196,8 +196,8 @@ func TestIKRespectsJointLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := narrow.IK(narrow.NewData(), kinematics.Goal{Pose: d.ToolPose(), PositionOnly: true}, []float64{0, 2.9}); err != nil {
-		t.Errorf("position-only goal the narrowed chain can reach: %v", err)
+	if _, err := narrow.IK(narrow.NewData(), kinematics.Goal{Pose: d.ToolPose()}, []float64{0, 2.9}); !errors.As(err, &u) || u.Closest.Joints[1] != 2 {
+		t.Errorf("IK with j6 narrowed to [-1, 2] = %v, want the closest pose at j6 = 2", err)
 	}
 	for _, r := range []map[string][2]float64{{"j5x": {0, 1}}, {"j6": {3.5, 4}}, {"j6": {math.NaN(), 1}}} {
 		if _, err := c.WithBounds(r); !errors.Is(err, kinematics.ErrBadInput) {

@@ -336,7 +336,9 @@ type Data struct {
 func (c *Chain) NewData() *Data {
 	n := len(c.joints)
 	d := &Data{chain: c, frames: make([]frame, len(c.links)), jac: make([][6]float64, n)}
-	d.frames[0] = identityFrame
+	for i := range d.frames {
+		d.frames[i] = identityFrame
+	}
 	d.ik = newIKScratch(n)
 	return d
 }
