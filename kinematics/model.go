@@ -66,8 +66,8 @@ func NewModel(r *urdf.Robot) (*Model, error) {
 func (m *Model) Links() []string { return append([]string(nil), m.order...) }
 
 // DefaultChain names the chain an arm's joints make when the config names
-// no base and tool link: base is the parent link of the arm's first joint;
-// tool is the child link of its last joint, followed down fixed joints
+// no base and tool link: base is the parent link of the top-most of them;
+// tool is the child link of the lowest, followed down fixed joints
 // while a link has exactly one child joint and it is fixed (a flange, a
 // tool0, a gripper's base; not the gripper's fingers). The joints may be
 // listed in any order but must all lie on that chain, and every movable
@@ -94,13 +94,13 @@ func (m *Model) DefaultChain(joints []string) (base, tool string, err error) {
 	for steps := 0; left > 0; steps++ {
 		ps := m.parent[l]
 		if len(ps) != 1 || steps > len(m.joints) {
-			return "", "", fmt.Errorf("kinematics: joints %s are not on one chain: %w", names(joints), ErrNoChain)
+			return "", "", fmt.Errorf("kinematics: joints %s are not on one chain: %w", names(joints, ", "), ErrNoChain)
 		}
 		j := m.joints[ps[0]]
 		if listed[j.Name] {
 			left--
 		} else if j.Type.Movable() {
-			return "", "", fmt.Errorf("kinematics: movable joint %s lies between the joints %s but is not one of them: %w", quote(j.Name), names(joints), ErrNoChain)
+			return "", "", fmt.Errorf("kinematics: movable joint %s lies between the joints %s but is not one of them: %w", quote(j.Name), names(joints, ", "), ErrNoChain)
 		}
 		l = j.Parent
 	}
@@ -204,7 +204,7 @@ func (m *Model) up(link, top string) ([]int, error) {
 		ps := m.parent[l]
 		switch {
 		case len(ps) == 0:
-			return nil, fmt.Errorf("kinematics: link %s is not above %s (its ancestors: %s): %w", quote(top), quote(link), names(seen), ErrNoChain)
+			return nil, fmt.Errorf("kinematics: link %s is not above %s (its ancestors: %s): %w", quote(top), quote(link), names(seen, " ← "), ErrNoChain)
 		case len(ps) > 1:
 			return nil, fmt.Errorf("kinematics: link %s is the child of %d joints: %w", quote(l), len(ps), ErrNoChain)
 		case len(path) > len(m.joints):
@@ -436,17 +436,17 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// names lists a path of links for an error message, eight at most.
-func names(ls []string) string {
+// names lists names for an error message, eight at most.
+func names(ls []string, sep string) string {
 	var b strings.Builder
 	for i, l := range ls {
 		switch {
 		case len(ls) > 8 && i == 4:
-			b.WriteString(" ← …")
+			b.WriteString(sep + "…")
 		case len(ls) > 8 && i > 4 && i < len(ls)-3:
 		default:
 			if i > 0 {
-				b.WriteString(" ← ")
+				b.WriteString(sep)
 			}
 			b.WriteString(quote(l))
 		}
