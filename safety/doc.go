@@ -1,7 +1,8 @@
 // Package safety owns robot limits (URDF plus joint_limits.yaml), trajectory
 // checks, base speed caps and geofence, the tier policy and the e-stop latch.
-// It imports nothing of ours but spline, so the checks see exactly the motion
-// ros_control's joint_trajectory_controller will command. Everything here is
+// It imports nothing of ours but urdf (the URDF reader it shares with
+// kinematics) and spline, so the checks see exactly the motion ros_control's
+// joint_trajectory_controller will command. Everything here is
 // pure; *Limits, *Base and *Policy are immutable and safe for concurrent use.
 //
 // Decisions worth knowing:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/actbridge/actbridge/spline"
+	"github.com/actbridge/actbridge/urdf"
 )
 
 // Sentinel errors. Callers compare with errors.Is; an *InputError or a
@@ -18,11 +19,11 @@ var (
 	ErrNotFinite      = spline.ErrNotFinite
 	ErrTimeOrder      = spline.ErrTimeOrder
 	ErrOutOfRange     = errors.New("value out of range")
-	ErrTooLarge       = errors.New("input too large")
+	ErrTooLarge       = urdf.ErrTooLarge
 	ErrUnknownFrame   = errors.New("frame is not the geofence frame")
 
-	ErrInvalidURDF        = errors.New("invalid URDF")
-	ErrXacro              = errors.New("URDF still contains xacro; expand it first")
+	ErrInvalidURDF        = urdf.ErrInvalid
+	ErrXacro              = urdf.ErrXacro
 	ErrInvalidJointLimits = errors.New("invalid joint_limits.yaml")
 	ErrInvalidConfig      = errors.New("invalid safety configuration")
 

@@ -33,6 +33,46 @@ func goTool() string {
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
+// goBench runs `go test -bench pattern -benchtime benchtime pkg` in its own
+// process and returns each result line's metrics (ns/op, allocs/op and the
+// benchmark's own) by benchmark name, without the -GOMAXPROCS suffix.
+func goBench(e *Env, pkg, pattern, benchtime string, timeout time.Duration) (map[string]map[string]float64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool(), "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, "-count", "1", pkg)
+	cmd.Dir = e.Module
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("go test -bench %s %s: %v\n%s", pattern, pkg, err, tail(out.String(), 3000))
+	}
+	res := map[string]map[string]float64{}
+	for _, l := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		m := map[string]float64{}
+		for i := 2; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+				m[f[i+1]] = v
+			}
+		}
+		res[name] = m
+	}
+	if len(res) == 0 {
+		return nil, fmt.Errorf("go test -bench %s %s: no results in\n%s", pattern, pkg, tail(out.String(), 3000))
+	}
+	return res, nil
+}
+
 // MeasureStore runs inflight's BenchmarkAuditAppendWithRetention (b.N
 // audited calls with fsync, 10,000 per simulated hour, a 24 h retention
 // sweep every hour; then 50 confirms, each one bbolt commit) for
@@ -42,48 +82,17 @@ func goTool() string {
 func MeasureStore(e *Env, calls int) (Row, StoreResult) {
 	tb := e.TB
 	res := StoreResult{Calls: calls}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool(), "test", "-run", "^$", "-bench", "^BenchmarkAuditAppendWithRetention$",
-		"-benchtime", fmt.Sprintf("%dx", calls), "-count", "1", "./inflight")
-	cmd.Dir = e.Module
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
-	err := cmd.Run()
+	all, err := goBench(e, "./inflight", "^BenchmarkAuditAppendWithRetention$", fmt.Sprintf("%dx", calls), 15*time.Minute)
 	res.Elapsed = time.Since(t0)
 	if err != nil {
-		tb.Fatalf("go test -bench inflight: %v\n%s", err, tail(out.String(), 3000))
+		tb.Fatal(err)
 	}
-	found := false
-	for _, l := range strings.Split(out.String(), "\n") {
-		if !strings.HasPrefix(l, "BenchmarkAuditAppendWithRetention") {
-			continue
-		}
-		f := strings.Fields(l)
-		for i := 2; i+1 < len(f); i += 2 {
-			v, perr := strconv.ParseFloat(f[i], 64)
-			if perr != nil {
-				continue
-			}
-			switch f[i+1] {
-			case "ns/op":
-				res.AppendNs = v
-			case "confirm-µs":
-				res.ConfirmUs = v
-			case "file-bytes":
-				res.FileBytes = v
-			case "lines-kept":
-				res.LinesKept = v
-			case "allocs/op":
-				res.AllocsOp = v
-			}
-		}
-		found = true
-	}
-	if !found || res.ConfirmUs == 0 {
-		tb.Fatalf("no BenchmarkAuditAppendWithRetention result in:\n%s", tail(out.String(), 3000))
+	m := all["BenchmarkAuditAppendWithRetention"]
+	res.AppendNs, res.ConfirmUs, res.FileBytes = m["ns/op"], m["confirm-µs"], m["file-bytes"]
+	res.LinesKept, res.AllocsOp = m["lines-kept"], m["allocs/op"]
+	if res.ConfirmUs == 0 {
+		tb.Fatalf("no BenchmarkAuditAppendWithRetention confirm-µs in %v", all)
 	}
 	floor := newCommitFloor(tb)
 	var commits Sample

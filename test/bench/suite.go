@@ -17,6 +17,7 @@ type Sizes struct {
 	PreviewPoints int
 	Preview       int // previews timed
 	StoreCalls    int // audited calls for the store row
+	IKSolves      int // IK solves (and FKs) for the kinematics row
 	// Reads at a planner's pace: clients × rate calls/s each, for PacedFor.
 	PacedClients int
 	PacedRate    float64
@@ -29,7 +30,7 @@ type Sizes struct {
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
-		StoreCalls: 1_000_000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
+		StoreCalls: 1_000_000, IKSolves: 2000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
 		RTPS: RTPSSizes{Latency: 10 * time.Second, Throughput: 8 * time.Second, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second}}
 }
 
@@ -37,7 +38,7 @@ func FullSizes() Sizes {
 func TinySizes() Sizes {
 	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
-		StoreCalls: 2000, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
+		StoreCalls: 2000, IKSolves: 20, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
 		RTPS: RTPSSizes{Latency: time.Second, Throughput: 3 * time.Second, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second}}
 }
 
@@ -47,7 +48,7 @@ func TinySizes() Sizes {
 func Run(e *Env, s Sizes) []Row { return RunOnly(e, s, nil) }
 
 // Groups names the measurements RunOnly can pick, in Run's order.
-var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ros2", "ingest", "preview", "store", "mixed", "rtps"}
+var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", "ros2", "ingest", "preview", "kinematics", "store", "mixed", "rtps"}
 
 // RunOnly runs the measurements named in only (all when only is empty), so
 // one row can be measured again while profiling its cause. The rss row
@@ -55,7 +56,7 @@ var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", 
 func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	pick := func(g string) bool { return len(only) == 0 || only[g] }
 	var confirm, nav, reads []Row
-	var preview, ingest, stop, store, audit, paced, mixed Row
+	var preview, kin, ingest, stop, store, audit, paced, mixed Row
 	if pick("confirm") || pick("navigate") || pick("reads") || pick("paced") || pick("stop") || pick("audit") {
 		w := NewWorld(e, WorldOpts{})
 		idle := MeasureIdleRSS(w)
@@ -105,6 +106,10 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		preview = MeasurePreview(e.TB, s.PreviewPoints, s.Preview)
 		e.logf("preview: %s", preview.Result)
 	}
+	if pick("kinematics") {
+		kin = MeasureKinematics(e, s.IKSolves)
+		e.logf("kinematics: %s", kin.Result)
+	}
 	if pick("store") {
 		store, _ = MeasureStore(e, s.StoreCalls)
 		e.logf("store: %s", store.Result)
@@ -133,7 +138,7 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	if mixed.Key != "" {
 		rss = append(rss, mixed)
 	}
-	for _, r := range []Row{preview, ingest, stop} {
+	for _, r := range []Row{preview, kin, ingest, stop} {
 		if r.Key != "" {
 			rows = append(rows, r)
 		}
