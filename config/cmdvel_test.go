@@ -14,6 +14,7 @@ func TestCmdVelStampedIsRefusedWhereNothingReadsIt(t *testing.T) {
 		{"on an arm", "actuators: [{name: a, kind: arm, action: /a, joints: [j], cmd_vel_stamped: true}]", "actuators[0].cmd_vel_stamped: only a base has"},
 		{"Twist on jazzy", ros2Base("jazzy", "cmd_vel_stamped: false"), "actuators[0].cmd_vel_stamped: false needs distro humble"},
 		{"Twist on kilted", ros2Base("kilted", "cmd_vel_stamped: false"), "actuators[0].cmd_vel_stamped: false needs distro humble"},
+		{"Twist on lyrical", ros2Base("lyrical", "cmd_vel_stamped: false"), "actuators[0].cmd_vel_stamped: false needs distro humble"},
 		{"without a cmd_vel_topic", "transport: ros2\ndistro: humble\nactuators: [{name: b, kind: base, action: /navigate_to_pose, cmd_vel_stamped: true}]", "actuators[0].cmd_vel_stamped: given without a cmd_vel_topic"},
 		{"keep_all cmd_vel", ros2Base("jazzy", "qos: {cmd_vel: {history: keep_all}}"), "actuators[0].qos.cmd_vel: a velocity command must be keep_last and volatile"},
 		{"latched cmd_vel", ros2Base("jazzy", "qos: {cmd_vel: {durability: transient_local}}"), "actuators[0].qos.cmd_vel: a velocity command must be keep_last and volatile"},

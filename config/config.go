@@ -210,7 +210,7 @@ type ActuatorConfig struct {
 	// GripperActionCommand (gripper_action_controller) or
 	// GripperActionParallel (parallel_gripper_controller). Empty means the
 	// distro's: GripperCommand up to Jazzy, ParallelGripperCommand from
-	// Kilted, where gripper_action_controller is gone.
+	// Kilted on (Lyrical too), where gripper_action_controller is gone.
 	ActionType string `yaml:"action_type"`
 
 	// Base only.

@@ -16,6 +16,8 @@ const (
 	DistroHumble = "humble"
 	DistroJazzy  = "jazzy"
 	DistroKilted = "kilted"
+	// DistroLyrical is Lyrical Luth (May 2026, LTS).
+	DistroLyrical = "lyrical"
 )
 
 // Discovery ranges, as ROS_AUTOMATIC_DISCOVERY_RANGE in lower case.
@@ -35,7 +37,8 @@ const QoSJointStates = "joint_states"
 // ROS2 is the top level of a config for transport ros2. Every key is
 // refused under ros1, so a key that would be ignored is never written.
 type ROS2 struct {
-	// Distro chooses the message definitions: humble, jazzy or kilted.
+	// Distro chooses the message definitions and controller semantics:
+	// humble, jazzy, kilted or lyrical.
 	Distro string `yaml:"distro"`
 	// DomainID is ROS_DOMAIN_ID, 0..232.
 	DomainID *int `yaml:"domain_id"`
@@ -60,7 +63,7 @@ type QoSOverride struct {
 // A gripper's ROS 2 action types (action_type).
 const (
 	// GripperActionCommand is gripper_action_controller's, Humble and
-	// Jazzy (deprecated there); the controller is gone in Kilted
+	// Jazzy (deprecated there); the controller is gone from Kilted on
 	// (ros2_controllers #1652).
 	GripperActionCommand = "control_msgs/action/GripperCommand"
 	// GripperActionParallel is parallel_gripper_controller's, Jazzy and later.
@@ -73,7 +76,7 @@ func defaultGripperAction(distro string) string {
 	switch distro {
 	case DistroHumble, DistroJazzy:
 		return GripperActionCommand
-	case DistroKilted:
+	case DistroKilted, DistroLyrical:
 		return GripperActionParallel
 	}
 	return "" // Validate refuses the distro
@@ -83,8 +86,8 @@ func defaultGripperAction(distro string) string {
 // controllers do not serve.
 func checkGripperAction(typ, distro string) error {
 	switch {
-	case typ == GripperActionCommand && distro == DistroKilted:
-		return fmt.Errorf("gripper_action_controller, which serves %s, is gone in kilted (ros2_controllers #1652); use %s (parallel_gripper_controller)", typ, GripperActionParallel)
+	case typ == GripperActionCommand && (distro == DistroKilted || distro == DistroLyrical):
+		return fmt.Errorf("gripper_action_controller, which serves %s, is gone from kilted on (ros2_controllers #1652); %s has %s (parallel_gripper_controller)", typ, distro, GripperActionParallel)
 	case typ == GripperActionParallel && distro == DistroHumble:
 		return fmt.Errorf("parallel_gripper_controller, which serves %s, comes with jazzy; humble's gripper_action_controller serves %s", typ, GripperActionCommand)
 	case typ != GripperActionCommand && typ != GripperActionParallel:
@@ -122,11 +125,11 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		return nil
 	}
 	switch c.Distro {
-	case DistroHumble, DistroJazzy, DistroKilted:
+	case DistroHumble, DistroJazzy, DistroKilted, DistroLyrical:
 	case "":
-		return bad("distro", "transport ros2 needs the robot's distro: humble, jazzy or kilted")
+		return bad("distro", "transport ros2 needs the robot's distro: humble, jazzy, kilted or lyrical")
 	default:
-		return bad("distro", "%q is not one of humble, jazzy, kilted", c.Distro)
+		return bad("distro", "%q is not one of humble, jazzy, kilted, lyrical", c.Distro)
 	}
 	if c.DomainID != nil && (*c.DomainID < 0 || *c.DomainID > MaxDomainID) {
 		return bad("domain_id", "%d is not a ROS 2 domain id (0 to %d)", *c.DomainID, MaxDomainID)

@@ -40,6 +40,7 @@ func TestGripperActionTypeDefaultsToTheDistrosController(t *testing.T) {
 		{DistroHumble, "", GripperActionCommand},
 		{DistroJazzy, "", GripperActionCommand},
 		{DistroKilted, "", GripperActionParallel},
+		{DistroLyrical, "", GripperActionParallel},
 		{DistroJazzy, GripperActionParallel, GripperActionParallel},
 		{DistroHumble, GripperActionCommand, GripperActionCommand},
 	}
@@ -84,7 +85,8 @@ func TestROS2KeysAreRefusedWhereTheyWouldBeIgnored(t *testing.T) {
 		{"ipv6 peer", "transport: ros2\ndistro: jazzy\ndiscovery_range: subnet\nstatic_peers: ['::1']\n" + ros2Arm, "static_peers[0]: ::1 is not IPv4"},
 		{"bad peer", "transport: ros2\ndistro: jazzy\ndiscovery_range: off\nstatic_peers: ['a b']\n" + ros2Arm, "static_peers[0]"},
 		{"action_type under ros1", "actuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: only transport ros2"},
-		{"GripperCommand on kilted", "transport: ros2\ndistro: kilted\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: gripper_action_controller, which serves control_msgs/action/GripperCommand, is gone in kilted"},
+		{"GripperCommand on kilted", "transport: ros2\ndistro: kilted\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: gripper_action_controller, which serves control_msgs/action/GripperCommand, is gone from kilted on"},
+		{"GripperCommand on lyrical", "transport: ros2\ndistro: lyrical\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/GripperCommand}]", "actuators[0].action_type: gripper_action_controller, which serves control_msgs/action/GripperCommand, is gone from kilted on"},
 		{"ParallelGripperCommand on humble", "transport: ros2\ndistro: humble\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: control_msgs/action/ParallelGripperCommand}]", "actuators[0].action_type: parallel_gripper_controller, which serves control_msgs/action/ParallelGripperCommand, comes with jazzy"},
 		{"unknown gripper action type", "transport: ros2\ndistro: jazzy\nactuators: [{name: g, kind: gripper, action: /g, joints: [f], action_type: franka_msgs/action/Grasp}]", `actuators[0].action_type: "franka_msgs/action/Grasp" is not one of`},
 		{"action_type of an arm", "transport: ros2\ndistro: jazzy\nactuators: [{name: arm, kind: arm, action: /a, joints: [j], action_type: control_msgs/action/FollowJointTrajectory}]", "actuators[0].action_type: only a gripper chooses"},

@@ -53,8 +53,9 @@ func TestNavigateGoalsOutOfShapeAreRefused(t *testing.T) {
 }
 
 // The result follows the distro's layout: Humble's is empty (and a
-// preemption cannot be told from it); Jazzy's and Kilted's carry
-// error_code, NONE being the empty result Nav2 ends a preempted goal with.
+// preemption cannot be told from it); Jazzy's and later carry
+// error_code, NONE being the empty result Nav2 ends a preempted goal with
+// (Lyrical's Nav2 too: nav2_ros_common's simple action server).
 func TestNavigateResultFollowsTheDistrosLayout(t *testing.T) {
 	tests := []struct {
 		distro     msgs.Distro
@@ -67,6 +68,9 @@ func TestNavigateResultFollowsTheDistrosLayout(t *testing.T) {
 		{msgs.Jazzy, 0, "", true, map[string]any{"error_code": uint16(0), "error_msg": ""}},
 		{msgs.Jazzy, 104, "no valid path", false, map[string]any{"error_code": uint16(104), "error_msg": "no valid path"}},
 		{msgs.Kilted, 9000, "bt failed", false, map[string]any{"error_code": uint16(9000), "error_msg": "bt failed"}},
+		{msgs.Lyrical, 0, "", true, map[string]any{"error_code": uint16(0), "error_msg": ""}},
+		// GOAL_REJECTED, new in Lyrical: a BT node's server refused its request.
+		{msgs.Lyrical, 1, "planner rejected the goal", false, map[string]any{"error_code": uint16(1), "error_msg": "planner rejected the goal"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.distro)+"/"+tt.msg, func(t *testing.T) {

@@ -472,12 +472,13 @@ func newUUID() string { return uuid.NewString() }
 func nan() float64 { return math.NaN() }
 
 // A gripper (GripperCommand on Jazzy, ParallelGripperCommand on Kilted)
-// and a base's NavigateToPose keep the robot contract over the sim, as
+// and a base's NavigateToPose (Jazzy's, and Lyrical's Nav2 1.5 with its
+// other feedback) keep the robot contract over the sim, as
 // arms do against the DDS peers: "on the wire" is the sim's own goal
 // log. The suite sends one goal again and again, so the rig moves each
 // to the other end of its way: every goal runs over a second.
 func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
-	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Kilted} {
+	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Kilted, msgs.Lyrical} {
 		t.Run(string(d), func(t *testing.T) {
 			domain := 110 + i
 			sim := startSim(t, d, domain)
@@ -521,8 +522,8 @@ func TestGripperAndNavigatePassTheContractOverTheSim(t *testing.T) {
 						return nv
 					}},
 			} {
-				if d == msgs.Kilted && c.logKey != "gripper" {
-					continue // Jazzy's run proves navigation; Kilted's, the parallel gripper
+				if d == msgs.Kilted && c.logKey != "gripper" || d == msgs.Lyrical && c.logKey != "move_base" {
+					continue // Jazzy's run proves both; Kilted's, the parallel gripper; Lyrical's, Nav2 1.5
 				}
 				t.Run(c.act.Name, func(t *testing.T) {
 					actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {

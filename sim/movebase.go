@@ -22,6 +22,12 @@ type (
 // empty frame are taken as the same frame, since the sim's odometry is perfect.
 const OdomFrame = "odom"
 
+// KnownFrame reports whether the sim's navigation takes a goal in frame:
+// the odom frame, "map" or empty (the same frame here).
+func KnownFrame(frame string) bool {
+	return frame == "" || frame == OdomFrame || frame == "map" || frame == "/"+OdomFrame
+}
+
 // MoveBaseConfig is when a move_base goal counts as reached.
 type MoveBaseConfig struct {
 	XYTolerance    float64 // m
@@ -64,7 +70,7 @@ func (m *moveBase) goal(now time.Time, h *navHandle) {
 	p, o := g.Pose.Position, g.Pose.Orientation
 	yaw, ok := yawFromQuaternion(o.X, o.Y, o.Z, o.W)
 	switch {
-	case g.Header.FrameId != "" && g.Header.FrameId != OdomFrame && g.Header.FrameId != "map" && g.Header.FrameId != "/"+OdomFrame:
+	case !KnownFrame(g.Header.FrameId):
 		_ = h.abort(now, navResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q", g.Header.FrameId, OdomFrame))
 		return
 	case !ok:

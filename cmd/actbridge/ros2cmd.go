@@ -91,7 +91,7 @@ func newROS2Flags(name string, out io.Writer) *ros2Flags {
 	domain := -1
 	f := &ros2Flags{fs: fs, domain: &domain,
 		config:  fs.String("config", "", "a robot config of transport ros2: its distro, domain_id, discovery_range and static_peers apply, as serve reads them (flags still win)"),
-		distro:  fs.String("distro", distro, "ROS 2 distro of the graph: humble, jazzy or kilted ($ROS_DISTRO sets the default)"),
+		distro:  fs.String("distro", distro, "ROS 2 distro of the graph: humble, jazzy, kilted or lyrical ($ROS_DISTRO sets the default)"),
 		timeout: fs.Duration("timeout", 5*time.Second, "how long to wait for what is asked for"),
 		iface:   fs.String("interface", "", "IPv4 address of the interface SUBNET discovery uses (default: the first multicast one that is up)"),
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
@@ -34,6 +35,15 @@ func talker(t *testing.T, domain int, profile qos.Profile) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	publishUntilCleanup(ctx, t, cancel, c, pub, func(m *cdr.Message, i int) {
+		m.Set("name", []string{"j1"})
+		m.Set("position", []float64{float64(i)})
+	})
+}
+
+// publishUntilCleanup publishes the message fill makes (i counts from 0)
+// on pub every 20 ms until the test ends, then cancels ctx and closes c.
+func publishUntilCleanup(ctx context.Context, t *testing.T, cancel context.CancelFunc, c *node.Context, pub *node.Publisher, fill func(m *cdr.Message, i int)) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -41,8 +51,7 @@ func talker(t *testing.T, domain int, profile qos.Profile) {
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			m := pub.New()
-			m.Set("name", []string{"j1"})
-			m.Set("position", []float64{float64(i)})
+			fill(m, i)
 			pub.Publish(m)
 			select {
 			case <-ctx.Done():
@@ -167,5 +176,39 @@ func TestROS2EchoRefusesAnotherDistrosLayout(t *testing.T) {
 	_, err = runROS2(t, "echo", "/arm/fjt/_action/feedback", "--distro", "jazzy", "--domain-id", "99", "--timeout", "5s")
 	if err == nil || !strings.Contains(err.Error(), "type hash: theirs RIHS01_") || !strings.Contains(err.Error(), "--distro") {
 		t.Fatalf("echo: %v", err)
+	}
+}
+
+// TestROS2DistroComesFromROSDistroAndLyricalReadsNav2Feedback: with
+// ROS_DISTRO=lyrical (no --distro), echo reads a Lyrical publisher's
+// NavigateToPose feedback with Nav2 1.5's tracking errors; with
+// ROS_DISTRO=kilted it refuses the other layout by its type hash.
+func TestROS2DistroComesFromROSDistroAndLyricalReadsNav2Feedback(t *testing.T) {
+	for _, k := range []string{"ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_LOCALHOST_ONLY", "ROS_STATIC_PEERS"} {
+		t.Setenv(k, "")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	c, err := node.NewContext(ctx, node.Options{Distro: msgs.Lyrical, Discovery: node.Discovery{Domain: 95}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.NewNode("bt_navigator", "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := n.NewPublisher("nav_feedback", "nav2_msgs/action/NavigateToPose_Feedback", qos.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishUntilCleanup(ctx, t, cancel, c, pub, func(m *cdr.Message, _ int) { m.Set("heading_tracking_error", float32(0.25)) })
+	t.Setenv("ROS_DISTRO", "lyrical")
+	out, err := runROS2(t, "echo", "/nav_feedback", "--count", "1", "--domain-id", "95", "--timeout", "10s")
+	if err != nil || !strings.Contains(out, `"heading_tracking_error":0.25`) {
+		t.Fatalf("echo with ROS_DISTRO=lyrical: %v\n%s", err, out)
+	}
+	t.Setenv("ROS_DISTRO", "kilted")
+	_, err = runROS2(t, "echo", "/nav_feedback", "--count", "1", "--domain-id", "95", "--timeout", "5s")
+	if err == nil || !strings.Contains(err.Error(), "type hash: theirs RIHS01_") {
+		t.Fatalf("echo with ROS_DISTRO=kilted: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
-	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted)")
+	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted, lyrical)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
 
@@ -83,13 +83,14 @@ A simulated ROS 1 robot with the names a gazebo_ros_control robot offers.
 It reads ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP, and registers again after
 a master restart.
 
-With --ros 2 (--distro humble|jazzy|kilted) the same robot is a ROS 2
+With --ros 2 (--distro humble|jazzy|kilted|lyrical) the same robot is a ROS 2
 robot under ros2_control names (package sim/ros2face): /joint_states,
 /robot_description (latched), /diff_drive_controller/cmd_vel (TwistStamped)
 and /odom, the camera, the actions
 /joint_trajectory_controller/follow_joint_trajectory,
-/gripper_controller/gripper_cmd (ParallelGripperCommand on kilted) and
-/navigate_to_pose, the controllers' parameters, and the Trigger services
+/gripper_controller/gripper_cmd (ParallelGripperCommand on kilted and
+lyrical) and /navigate_to_pose, the controllers' parameters, and the
+Trigger services
 /<name>/{apply_faults,clear_faults,goals}; faults are the parameters
 faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
 ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.

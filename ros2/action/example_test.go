@@ -59,4 +59,5 @@ func ExampleResultTimeoutFor() {
 	// humble 15m0s
 	// jazzy 10s
 	// kilted 10s
+	// lyrical 10s
 }

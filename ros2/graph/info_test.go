@@ -42,8 +42,8 @@ func sampleInfo() graph.ParticipantInfo {
 	}}
 }
 
-// TestInfoGidSizeFollowsTheDistro: Humble's Gid is 24 bytes, Jazzy's and
-// Kilted's 16, so the same announcement differs in size by 8 bytes per
+// TestInfoGidSizeFollowsTheDistro: Humble's Gid is 24 bytes, Jazzy's,
+// Kilted's and Lyrical's 16, so the same announcement differs in size by 8 bytes per
 // Gid, and each distro reads back exactly what it wrote.
 func TestInfoGidSizeFollowsTheDistro(t *testing.T) {
 	info := sampleInfo()
@@ -65,12 +65,12 @@ func TestInfoGidSizeFollowsTheDistro(t *testing.T) {
 			t.Fatalf("%s: read back %+v, wrote %+v", d, got, info)
 		}
 		sizes[d] = len(b)
-		if want := map[msgs.Distro]int{msgs.Humble: 24, msgs.Jazzy: 16, msgs.Kilted: 16}[d]; c.GIDLen() != want {
+		if want := map[msgs.Distro]int{msgs.Humble: 24, msgs.Jazzy: 16, msgs.Kilted: 16, msgs.Lyrical: 16}[d]; c.GIDLen() != want {
 			t.Fatalf("%s: Gid of %d bytes", d, c.GIDLen())
 		}
 	}
-	if sizes[msgs.Humble]-sizes[msgs.Jazzy] != 8*gids || sizes[msgs.Kilted] != sizes[msgs.Jazzy] {
-		t.Fatalf("sizes %v: want Humble = Jazzy + 8 per Gid (%d Gids), Kilted = Jazzy", sizes, gids)
+	if sizes[msgs.Humble]-sizes[msgs.Jazzy] != 8*gids || sizes[msgs.Kilted] != sizes[msgs.Jazzy] || sizes[msgs.Lyrical] != sizes[msgs.Jazzy] {
+		t.Fatalf("sizes %v: want Humble = Jazzy + 8 per Gid (%d Gids), Kilted = Lyrical = Jazzy", sizes, gids)
 	}
 }
 

@@ -20,6 +20,8 @@ const (
 	Humble Distro = "humble"
 	Jazzy  Distro = "jazzy"
 	Kilted Distro = "kilted"
+	// Lyrical is Lyrical Luth (May 2026), the LTS after Jazzy.
+	Lyrical Distro = "lyrical"
 )
 
 // Errors returned by this package.
@@ -30,11 +32,11 @@ var (
 	ErrNotInDistro = errors.New("msgs: type not in distro")
 )
 
-//go:embed humble jazzy kilted
+//go:embed humble jazzy kilted lyrical
 var definitions embed.FS
 
 // Distros returns the distros this package holds, oldest first.
-func Distros() []Distro { return []Distro{Humble, Jazzy, Kilted} }
+func Distros() []Distro { return []Distro{Humble, Jazzy, Kilted, Lyrical} }
 
 // ParseDistro returns the distro named s ("jazzy", any case).
 func ParseDistro(s string) (Distro, error) {

@@ -21,6 +21,7 @@ func ExampleLoad() {
 	// humble Gid bytes: 24
 	// jazzy Gid bytes: 16
 	// kilted Gid bytes: 16
+	// lyrical Gid bytes: 16
 }
 
 func ExampleSet_TypeHash() {
@@ -41,5 +42,5 @@ func ExampleSet_Struct_missing() {
 	// Output:
 	// true
 	// msgs: type not in distro: humble has no std_msgs/msg/Float64
-	// msgs: unknown ROS 2 distro "rolling" (known: [humble jazzy kilted])
+	// msgs: unknown ROS 2 distro "rolling" (known: [humble jazzy kilted lyrical])
 }

@@ -47,11 +47,19 @@ var addedTypes = map[Distro][]string{
 	},
 }
 
+// removedTypes are the bridgeTypes upstream removed, from that distro on:
+// geometry_msgs/Pose2D (deprecated since Jazzy, gone in common_interfaces
+// 5.8.0, June 2025; the bridge never sends it).
+var removedTypes = map[Distro][]string{
+	Lyrical: {"geometry_msgs/msg/Pose2D"},
+}
+
 // filesOf are the definition files d's set holds.
 func filesOf(d Distro) []string {
 	files := slices.Clone(bridgeTypes)
 	for _, prev := range Distros() {
 		files = append(files, addedTypes[prev]...)
+		files = slices.DeleteFunc(files, func(f string) bool { return slices.Contains(removedTypes[prev], f) })
 		if prev == d {
 			break
 		}
@@ -209,9 +217,77 @@ var kiltedHashes = []struct{ name, hash string }{
 	{"unique_identifier_msgs/msg/UUID", "1b8e8aca958cbea28fe6ef60bf6c19b683c97a9ef60bb34752067d0f2f7ab437"},
 }
 
+// TestTypeHashesEqualRosidlsKiltedHashes checks Kilted against rosidl, and
+// Lyrical too: rosidl's hashing (rosidl_generator_type_description) is the
+// same code in Lyrical (5.2.1) as in Kilted (5.0.0), so a definition
+// Lyrical left unchanged hashes as Kilted's. Pose2D is gone in Lyrical.
 func TestTypeHashesEqualRosidlsKiltedHashes(t *testing.T) {
-	s := load(t, Kilted)
-	for _, c := range kiltedHashes {
+	for _, d := range []Distro{Kilted, Lyrical} {
+		t.Run(string(d), func(t *testing.T) { checkHashes(t, load(t, d), kiltedHashes, removedTypes[d]) })
+	}
+}
+
+// buildHashes are RIHS01 hashes rosidl generated in public colcon builds
+// (build/<pkg>/rosidl_generator_c/<pkg>/action/detail/<type>__description.c):
+// nav2_msgs NavigateToPose from thomasankara/hive_ws2 (bb4ae94), and
+// control_msgs FollowJointTrajectory from RaviRoKes/ros2_rolling (9e370dd),
+// a build from before control_msgs 6.3 added the feedback's index. Each
+// holds in the distros whose definitions equal that build's.
+var buildHashes = []struct {
+	distros    []Distro
+	name, hash string
+}{
+	{[]Distro{Jazzy, Kilted}, "nav2_msgs/action/NavigateToPose", "a56dba8a3234a1215e610180dc703ae25bbf406dded8b54887891c9732857eab"},
+	{[]Distro{Jazzy, Kilted}, "nav2_msgs/action/NavigateToPose_Feedback", "9ebc544c7d41bd8c6060b191bf9f5e4ddca6c2f61ee9e04fcb62ed5d67218a33"},
+	{[]Distro{Jazzy, Kilted}, "nav2_msgs/action/NavigateToPose_FeedbackMessage", "9d1f6fa2eb975ce733b419ac2e97b134d8ff92b6478b6559feed9a50bdfd82b3"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_Goal", "22a9dffbd6733011220460bd52edbc7843c8fc86282d40bc7ad3ca176a9dec10"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_Result", "ddbff7fc6d1e51d774d5defdb8398a57cb23fa8709355002d676408bb4860b85"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_SendGoal", "a4fcb3bee1bf32e21a0e541a943b221aa0826996e2c98f079b47022b256f48b5"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_SendGoal_Request", "e9381f2acfe9fa8c4838a277d0cde28a93c483564827b9f13496b9c2092e4f09"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_SendGoal_Response", "99f97fcbb07daf024df4b8c3f02f19ce7fa3183fcedfb76b8772a61a371a55fa"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_GetResult", "c407920357d566771e8882b4ef4d1f1a84ee922d609920ccd57faa6d6e391dc5"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_GetResult_Request", "106d3457cf0db4c4a8d3373bab3ff6aa8ba8ad99ae6392ce9784830a7d04ac93"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "nav2_msgs/action/NavigateToPose_GetResult_Response", "c59f178c377de5318919c00bdbf7884cb3b185acfdffceba6c9f161e0aa3cc81"},
+	{[]Distro{Jazzy}, "control_msgs/action/FollowJointTrajectory", "738ebcb7a2d7cfa42f9f1001cc99ce3a4383d1cfe508015d9be8485e4b1c66f6"},
+	{[]Distro{Jazzy}, "control_msgs/action/FollowJointTrajectory_Feedback", "3fd0aaecf71725121ae1ff7f01098a5e0da581e672be18a6b2c286cb43d96b49"},
+	{[]Distro{Jazzy}, "control_msgs/action/FollowJointTrajectory_FeedbackMessage", "80398fcb9674a79081a9906e2ccf0c804dd7cb15e22e362e606ee87186beab71"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_Goal", "8a9060704b269608f5a340934cc26e66869dd14bdac29e2e7fd9ec8b9882d205"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_Result", "8002e99ed2c14c6faa522f2a93c26d744c5982f254f9e98ff9c6f19789bdb220"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_SendGoal", "b13789dddc325a7a962825c45e28c77d37237ec129dd0c34dc5994562938c57f"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_SendGoal_Request", "179c93691f1f6d1d115881ff88c3917b7cc6eac2ba4bf56766cc7c4389e19ef1"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_SendGoal_Response", "e6a48ba740ae254500129a877f0b071be8663a115da1a539b74599cc97921fbf"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult", "e3ceb38e3e1867c8dc0f46014df26e90eb93422f27e9e97f936e07f94be4bc8b"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Request", "ecf7ea8463d3beec7084bca75216d0b01b87b6e1e4e09679bb26093041efcbe9"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Response", "08eefbaa146ce02ba45898d5e99160afd6c4c54a30d159aee0f2ca6035b1580f"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointTolerance", "c254f9cece0f3b733017b6990fd46d1326e25242d6b8844398c97d9a88e7d648"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointComponentTolerance", "739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4"},
+}
+
+func TestActionHashesEqualRosidlsFromPublicBuilds(t *testing.T) {
+	for _, d := range []Distro{Jazzy, Kilted, Lyrical} {
+		t.Run(string(d), func(t *testing.T) {
+			var vs []struct{ name, hash string }
+			for _, c := range buildHashes {
+				if slices.Contains(c.distros, d) {
+					vs = append(vs, struct{ name, hash string }{c.name, c.hash})
+				}
+			}
+			checkHashes(t, load(t, d), vs, nil)
+		})
+	}
+}
+
+// checkHashes compares s's hashes with rosidl's; a type in gone must be
+// missing from s instead.
+func checkHashes(t *testing.T, s *Set, want []struct{ name, hash string }, gone []string) {
+	t.Helper()
+	for _, c := range want {
+		if slices.Contains(gone, c.name) {
+			if _, err := s.TypeHash(c.name); !errors.Is(err, ErrNotInDistro) {
+				t.Errorf("%s: %v, want ErrNotInDistro", c.name, err)
+			}
+			continue
+		}
 		got, err := s.TypeHash(c.name)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
@@ -232,6 +308,8 @@ var distroDifferences = map[Distro][]string{
 		"nav2_msgs/action/NavigateToPose_Result", "nav2_msgs/action/NavigateToPose_GetResult_Response"},
 	// control_msgs 6.3 (Kilted, June 2025) adds index and multi_dof_index to the feedback.
 	Kilted: {"control_msgs/action/FollowJointTrajectory_Feedback", "control_msgs/action/FollowJointTrajectory_FeedbackMessage"},
+	// Nav2 1.5 (Lyrical) adds position_tracking_error and heading_tracking_error to the feedback.
+	Lyrical: {"nav2_msgs/action/NavigateToPose_Feedback", "nav2_msgs/action/NavigateToPose_FeedbackMessage"},
 }
 
 func TestDistrosDifferExactlyWhereUpstreamDoes(t *testing.T) {
@@ -301,6 +379,12 @@ func TestDistroDifferencesHaveTheUpstreamShape(t *testing.T) {
 		{Jazzy, "control_msgs/action/FollowJointTrajectory_Feedback", 9, ""},
 		{Kilted, "control_msgs/action/FollowJointTrajectory_Feedback", 5, "index int32"},
 		{Kilted, "control_msgs/action/FollowJointTrajectory_Feedback", 10, "multi_dof_index int32"},
+		{Lyrical, "control_msgs/action/FollowJointTrajectory_Feedback", 10, "multi_dof_index int32"},
+		{Lyrical, "rmw_dds_common/msg/Gid", 0, "data uint8[16]"},
+		{Lyrical, "nav2_msgs/action/NavigateToPose_Result", 1, "error_msg string"},
+		{Kilted, "nav2_msgs/action/NavigateToPose_Feedback", 5, ""},
+		{Lyrical, "nav2_msgs/action/NavigateToPose_Feedback", 5, "position_tracking_error float32"},
+		{Lyrical, "nav2_msgs/action/NavigateToPose_Feedback", 6, "heading_tracking_error float32"},
 	} {
 		if got := field(c.d, c.typ, c.i); got != c.want {
 			t.Errorf("%s %s field %d: %q, want %q", c.d, c.typ, c.i, got, c.want)

@@ -13,9 +13,9 @@ import (
 
 // TestEncodingEqualsVendorsInEveryDistro checks every type of every distro
 // byte for byte against CycloneDDS's and Fast DDS's generated code. The
-// distros share most definitions, so all three fit in two peer builds
-// (ddspeers.TypeSets): the second carries what Jazzy and Kilted define
-// differently from Humble.
+// distros share most definitions, so all four fit in two peer builds
+// (ddspeers.TypeSets): the second carries what Jazzy, Kilted and Lyrical
+// define differently from Humble.
 func TestEncodingEqualsVendorsInEveryDistro(t *testing.T) {
 	var regs []*msgdef.Registry
 	for _, d := range msgs.Distros() {

@@ -9,11 +9,11 @@
 //	/camera/image_raw(/compressed)   sensor_msgs/Image and CompressedImage, as the ROS 1 face
 //	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
-//	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted
-//	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result per distro)
+//	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted, Lyrical
+//	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result and feedback per distro)
 //	/<name>/goals, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
 //	/<name>/set_led                  actbridge_sim_msgs/srv/SetLed: a type of the sim's own (no distro set has it), nesting messages
-//	<every node>/get_type_description  type_description_interfaces/srv/GetTypeDescription (Jazzy, Kilted)
+//	<every node>/get_type_description  type_description_interfaces/srv/GetTypeDescription (Jazzy and later)
 //
 // set_led sets the sim's status LED (the colours it cycles through) and
 // answers what it showed before. Its type is defined in the sim
@@ -42,10 +42,17 @@
 // sim's rules apply after (see package sim), with HoldOnAbort as ROS 2's
 // controller holds after an abort (cmd/simrobot sets it); a preempted goal
 // ends ABORTED, INVALID_GOAL, "Current goal preempted by new incoming
-// action." on Jazzy and Kilted; on Humble it ends CANCELED with a zero
-// result, as Humble's controller really ends it (ros2/action's
-// ServerGoal.Abandon says why). Kilted's feedback index is the last trajectory point
-// whose time has come.
+// action." on Jazzy, Kilted and Lyrical (ros2_controllers 6.9.0 ends it so
+// too); on Humble it ends CANCELED with a zero result, as Humble's
+// controller really ends it (ros2/action's ServerGoal.Abandon says why).
+// The feedback index (Kilted, Lyrical) is the last trajectory point whose
+// time has come.
+//
+// Navigation follows Nav2's bt_navigator per distro: on Lyrical (Nav2
+// 1.5) a goal in a frame the sim does not know is rejected when it
+// arrives, as Nav2 now rejects a goal pose it cannot transform; up to
+// Kilted it is accepted and aborted. Lyrical's feedback carries the
+// tracking errors.
 //
 // Goals run in the sim under their UUID's text form
 // (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), so the goal log names them; a

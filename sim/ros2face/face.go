@@ -311,10 +311,11 @@ func (f *face) actions() error {
 		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, sim.ArmAction, trajectory{f: f, distro: f.cfg.Distro}},
 	}
 	grip := served{"gripper_controller", GripperAction, typeGripperCommand, sim.Gripper, sim.GripperAction, gripperCommand{f}}
-	if f.cfg.Distro == msgs.Kilted {
+	if f.cfg.Distro == msgs.Kilted || f.cfg.Distro == msgs.Lyrical {
 		grip.typ, grip.conv = typeParallel, parallelGripper{f: f, joint: f.r.Config().GripperJoint}
 	}
-	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, sim.MoveBaseAction, navigate{f}})
+	nav := navigate{f: f, checkFrame: f.cfg.Distro == msgs.Lyrical}
+	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, sim.MoveBaseAction, nav})
 	if f.r.Arm2Joints() != nil {
 		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
 	}

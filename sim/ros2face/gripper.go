@@ -10,7 +10,7 @@ import (
 )
 
 // The gripper's action: gripper_action_controller's GripperCommand on
-// Humble and Jazzy; on Kilted, where that controller is gone
+// Humble and Jazzy; on Kilted and Lyrical, where that controller is gone
 // (ros2_controllers #1652), parallel_gripper_controller's
 // ParallelGripperCommand under the same name.
 const (

@@ -22,18 +22,30 @@ const (
 )
 
 // navigate converts NavigateToPose; the result is the distro's (Humble:
-// std_msgs/Empty; Jazzy, Kilted: error_code and error_msg), and a
+// std_msgs/Empty; Jazzy and later: error_code and error_msg), and a
 // preempted goal ends ABORTED with an empty result as Nav2's simple
 // action server ends it.
-type navigate struct{ f *face }
+//
+// checkFrame is Lyrical's Nav2 (1.5.1, #6279): bt_navigator checks the goal
+// pose's transform when the goal arrives and rejects a goal it cannot
+// transform; before, it accepted it and aborted it with TF_ERROR. The
+// sim's navigation knows one frame (sim.KnownFrame).
+type navigate struct {
+	f          *face
+	checkFrame bool
+}
 
 func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
 	ps, ok := m.Get("pose").(*cdr.Message)
 	if !ok {
 		return fmt.Errorf("%w: NavigateToPose goal without a pose", ErrMessage)
 	}
+	frame := str(get(ps, "header.frame_id"))
+	if n.checkFrame && !sim.KnownFrame(frame) {
+		return fmt.Errorf("failed to transform a goal pose provided with frame_id '%s' to the global frame '%s'", frame, sim.OdomFrame)
+	}
 	var g geometry_msgs.PoseStamped
-	g.Header = std_msgs.Header{FrameId: str(get(ps, "header.frame_id"))}
+	g.Header = std_msgs.Header{FrameId: frame}
 	if s, ok := get(ps, "header.stamp").(*cdr.Message); ok {
 		g.Header.Stamp = timeOf(s)
 	}
@@ -64,7 +76,10 @@ func (n navigate) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error
 }
 
 // feedback carries the base's pose, the time since the goal arrived and
-// the straight-line distance left (the sim plans no path).
+// the straight-line distance left (the sim plans no path); Lyrical's also
+// the tracking errors against that straight path: none across it, and the
+// path's bearing less the base's heading (positive: the base points right
+// of the path, as Nav2's TrackingFeedback signs it).
 func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
 	// move_base's feedback is the base's pose in a MoveBaseFeedback.
 	bp, ok := fieldOf[geometry_msgs.PoseStamped](fb, "BasePosition")
@@ -82,6 +97,17 @@ func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
 	fl.set("current_pose.pose.orientation.w", bp.Pose.Orientation.W)
 	dist := math.Hypot(num(get(b.goal, "pose.pose.position.x"))-bp.Pose.Position.X, num(get(b.goal, "pose.pose.position.y"))-bp.Pose.Position.Y)
 	fl.set("distance_remaining", float32(dist))
+	if out.Type.FieldIndex("heading_tracking_error") >= 0 {
+		o := bp.Pose.Orientation
+		yaw := math.Atan2(2*(o.W*o.Z+o.X*o.Y), 1-2*(o.Y*o.Y+o.Z*o.Z))
+		bearing := math.Atan2(num(get(b.goal, "pose.pose.position.y"))-bp.Pose.Position.Y, num(get(b.goal, "pose.pose.position.x"))-bp.Pose.Position.X)
+		heading := 0.0
+		if dist > 0 {
+			heading = math.Remainder(bearing-yaw, 2*math.Pi)
+		}
+		fl.set("position_tracking_error", float32(0))
+		fl.set("heading_tracking_error", float32(heading))
+	}
 	elapsed := bp.Header.Stamp.Sub(b.accepted)
 	sec, nsec := durationFields(max(elapsed, 0))
 	fl.set("navigation_time.sec", sec)

@@ -28,7 +28,7 @@ import (
 // (test/crash.sh 200 ros2 runs 200).
 const crashMotionsEnv = "ACTBRIDGE_CRASH_MOTIONS"
 
-// simRobot is `simrobot --ros 2` on a domain, and CycloneDDS's trigger
+// simRobot is `simrobot --ros 2` of a distro on a domain, and CycloneDDS's trigger
 // client to read its goal log with: the count of goals on the wire comes
 // from a stack other than the bridge's own RTPS, so a fault shared by both
 // sides of ours cannot hide a duplicate. (It also first showed that our
@@ -37,16 +37,19 @@ type simRobot struct {
 	proc    *netns.Peer
 	ns      string
 	domain  int
+	distro  msgs.Distro
 	cycnode string
 }
 
-func startSimRobot(t *testing.T, domain int) *simRobot {
+func startSimRobot(t *testing.T, d msgs.Distro, domain int) *simRobot {
 	t.Helper()
 	ns := netns.Require(t)
-	cmd := exec.Command(builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot"), "--ros", "2", "--distro", "jazzy")
+	cmd := exec.Command(builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot"), "--ros", "2", "--distro", string(d))
 	cmd.Env = append(os.Environ(), "ROS_DOMAIN_ID="+strconv.Itoa(domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=",
 		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=")
-	s := &simRobot{proc: netns.StartPeer(t, cmd), ns: ns, domain: domain, cycnode: ddspeers.BuildNodes(t, msgs.Jazzy).Cyclone}
+	// The goal log's Trigger service is the same in every distro from
+	// Jazzy on, so Jazzy's node build reads it.
+	s := &simRobot{proc: netns.StartPeer(t, cmd), ns: ns, domain: domain, distro: d, cycnode: ddspeers.BuildNodes(t, msgs.Jazzy).Cyclone}
 	rostest.Eventually(t, 20*time.Second, "simrobot serves", func() error {
 		select {
 		case <-s.proc.Done():
@@ -82,8 +85,9 @@ func (s *simRobot) goals(t *testing.T) sim.GoalLog {
 	return log
 }
 
-// config is the shipped launch/robots/sim-ros2.yaml on the sim's domain,
-// its limits file named by an absolute path.
+// config is the shipped launch/robots/sim-ros2.yaml on the sim's domain
+// and distro, its limits file named by an absolute path; the gripper's
+// action type is left to the distro's default (the file names Jazzy's).
 func (s *simRobot) config(t *testing.T) string {
 	t.Helper()
 	var cfg map[string]any
@@ -96,6 +100,12 @@ func (s *simRobot) config(t *testing.T) string {
 		t.Fatal(err)
 	}
 	cfg["domain_id"] = s.domain
+	cfg["distro"] = string(s.distro)
+	if s.distro != msgs.Jazzy {
+		for _, a := range cfg["actuators"].([]any) {
+			delete(a.(map[string]any), "action_type")
+		}
+	}
 	if cfg["limits_file"], err = filepath.Abs(filepath.Join(robots, fmt.Sprint(cfg["limits_file"]))); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +134,7 @@ func TestRandomKillsOverROS2NeverSendAGoalTwice(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv(crashMotionsEnv)); err == nil && v > 0 {
 		n = v
 	}
-	s := startSimRobot(t, 50)
+	s := startSimRobot(t, msgs.Jazzy, 50)
 	run := newBridgeRun(t, s.config(t))
 	cs := run.start(t, "")
 	seed := uint64(time.Now().UnixNano())

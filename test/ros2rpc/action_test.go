@@ -140,8 +140,8 @@ func uuidOf(n byte) action.GoalID {
 }
 
 // TestGoalGetsFeedbackAndSucceedsOnEachVendorAndDistro runs on each
-// distro's definitions: Kilted's feedback has two more fields, so a
-// client on the wrong set would not decode it.
+// distro's definitions: Kilted's and Lyrical's feedback has two more
+// fields, so a client on the wrong set would not decode it.
 func TestGoalGetsFeedbackAndSucceedsOnEachVendorAndDistro(t *testing.T) {
 	ns := netns.Require(t)
 	for j, d := range msgs.Distros() {
@@ -165,7 +165,7 @@ func testGoalSucceeds(t *testing.T, r *actionRig) {
 		if names := m.Get("joint_names").([]string); len(names) != 2 || names[0] != "j1" {
 			t.Fatalf("feedback joints %v", names)
 		}
-		if hasIndex := m.Type.FieldIndex("index") >= 0; hasIndex != (r.set.Distro == msgs.Kilted) {
+		if hasIndex := m.Type.FieldIndex("index") >= 0; hasIndex != (r.set.Distro == msgs.Kilted || r.set.Distro == msgs.Lyrical) {
 			t.Fatalf("%s feedback decoded with an index field: %v", r.set.Distro, hasIndex)
 		}
 	case <-time.After(10 * time.Second):

@@ -144,8 +144,8 @@ func statuses(evs []ddspeers.ActionEvent, goal string) []int {
 }
 
 // TestVendorActionClientGetsFeedbackAndResultFromOurServer runs on each
-// distro's definitions: Kilted's feedback has two more fields, which a
-// server on another set would not send.
+// distro's definitions: Kilted's and Lyrical's feedback has two more
+// fields, which a server on another set would not send.
 func TestVendorActionClientGetsFeedbackAndResultFromOurServer(t *testing.T) {
 	ns := netns.Require(t)
 	for j, d := range msgs.Distros() {

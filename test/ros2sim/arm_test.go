@@ -137,8 +137,8 @@ func (r *armRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 }
 
 // TestTrajectoryGoalGivesFeedbackAndSucceedsOnce: on every distro a
-// FollowJointTrajectory goal is accepted, sends feedback (Kilted's with
-// the point index) and ends SUCCEEDED with error_code 0; the sim's goal
+// FollowJointTrajectory goal is accepted, sends feedback (Kilted's and
+// Lyrical's with the point index) and ends SUCCEEDED with error_code 0; the sim's goal
 // log holds it once, under the goal UUID.
 func TestTrajectoryGoalGivesFeedbackAndSucceedsOnce(t *testing.T) {
 	for i, d := range msgs.Distros() {
@@ -159,7 +159,7 @@ func TestTrajectoryGoalGivesFeedbackAndSucceedsOnce(t *testing.T) {
 				if names := m.Get("joint_names").([]string); len(names) != 6 {
 					t.Fatalf("feedback: %s", m.AppendJSON(nil))
 				}
-				if _, hasIndex := m.Type.FieldIndex("index"), d == msgs.Kilted; (m.Type.FieldIndex("index") >= 0) != hasIndex {
+				if hasIndex := d == msgs.Kilted || d == msgs.Lyrical; (m.Type.FieldIndex("index") >= 0) != hasIndex {
 					t.Fatalf("feedback of %s: index field present %v", d, !hasIndex)
 				}
 			case <-ctx.Done():
@@ -194,7 +194,7 @@ func TestNonZeroLastVelocityIsRejected(t *testing.T) {
 }
 
 // TestPreemptedGoalEndsPerDistro: a new goal preempts the active one,
-// which ends ABORTED (Jazzy, Kilted) with INVALID_GOAL and the
+// which ends ABORTED (Jazzy, Kilted, Lyrical) with INVALID_GOAL and the
 // controller's text, or CANCELED with a zero result (Humble); the new
 // goal succeeds.
 func TestPreemptedGoalEndsPerDistro(t *testing.T) {
@@ -206,6 +206,7 @@ func TestPreemptedGoalEndsPerDistro(t *testing.T) {
 		{msgs.Humble, "CANCELED", "", 0},
 		{msgs.Jazzy, "ABORTED", "Current goal preempted by new incoming action.", -1},
 		{msgs.Kilted, "ABORTED", "Current goal preempted by new incoming action.", -1},
+		{msgs.Lyrical, "ABORTED", "Current goal preempted by new incoming action.", -1},
 	} {
 		t.Run(string(c.d), func(t *testing.T) {
 			r := newArmRig(t, c.d, 71+i)

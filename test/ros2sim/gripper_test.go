@@ -12,7 +12,7 @@ import (
 
 // TestGripperClosesWithTheDistrosAction: /gripper_controller/gripper_cmd
 // is GripperCommand on Humble and Jazzy and ParallelGripperCommand on
-// Kilted; either closes the finger to the target and succeeds with
+// Kilted and Lyrical; either closes the finger to the target and succeeds with
 // reached_goal, the finger's position in the result.
 func TestGripperClosesWithTheDistrosAction(t *testing.T) {
 	const target = 0.01
@@ -21,13 +21,14 @@ func TestGripperClosesWithTheDistrosAction(t *testing.T) {
 			r := newArmRig(t, d, 80+i)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
+			parallel := d == msgs.Kilted || d == msgs.Lyrical
 			typ := "control_msgs/action/GripperCommand"
-			if d == msgs.Kilted {
+			if parallel {
 				typ = "control_msgs/action/ParallelGripperCommand"
 			}
 			c, g := r.actionClient(t, "/gripper_controller/gripper_cmd", typ)
 			cmd := g.Get("command").(*cdr.Message)
-			if d == msgs.Kilted {
+			if parallel {
 				cmd.Set("name", []string{"gripper_finger_joint"})
 				cmd.Set("position", []float64{target})
 			} else {
@@ -42,7 +43,7 @@ func TestGripperClosesWithTheDistrosAction(t *testing.T) {
 				t.Fatalf("result: %+v %v\nsim:\n%s", res, err, r.sim.Output())
 			}
 			var pos float64
-			if d == msgs.Kilted {
+			if parallel {
 				st := res.Message.Get("state").(*cdr.Message)
 				if names := st.Get("name").([]string); len(names) != 1 || names[0] != "gripper_finger_joint" {
 					t.Fatalf("state: %s", st.AppendJSON(nil))
