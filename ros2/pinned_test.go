@@ -36,6 +36,7 @@ type armServer struct {
 	goal  chan struct{} // closed at the first goal's send_goal
 	once  sync.Once
 	block chan struct{} // send_goal's decision waits for it, when not nil
+	runs  time.Duration // how long a goal runs unless canceled
 }
 
 // newNode is a node (name, namespace) of a participant of its own on
@@ -59,7 +60,10 @@ func newNode(t *testing.T, domain int, name, ns string) (*node.Context, *node.No
 func newArmServer(t *testing.T, domain int, name, ns string, block chan struct{}) *armServer {
 	t.Helper()
 	rctx, n := newNode(t, domain, name, ns)
-	s := &armServer{ctx: rctx, node: n, goal: make(chan struct{}), block: block}
+	s := &armServer{ctx: rctx, node: n, goal: make(chan struct{}), block: block, runs: 100 * time.Millisecond}
+	if block != nil {
+		s.runs = 5 * time.Second // long enough to be canceled
+	}
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +85,12 @@ func newArmServer(t *testing.T, domain int, name, ns string, block chan struct{}
 		},
 		Accepted: func(g *action.ServerGoal) {
 			wg.Go(func() {
-				time.Sleep(100 * time.Millisecond)
-				g.Succeed(cdr.Zero(resT))
+				select {
+				case <-g.Canceling():
+					g.Canceled(cdr.Zero(resT))
+				case <-time.After(s.runs):
+					g.Succeed(cdr.Zero(resT))
+				}
 			})
 		},
 	}, action.ServerOptions{Service: service.Options{Endpoints: n.Announce}})
@@ -115,6 +123,35 @@ func openArmOn(t *testing.T, domain int, extra func(*config.ActuatorConfig)) (*R
 func waitServers(t *testing.T, r *Robot, n int) {
 	t.Helper()
 	waitSources(t, r, n, func(g graph.Graph) []source { return serversOf(g, r.acts["arm"].sendGoal) })
+}
+
+// A robot_stop while a goal's send_goal is unanswered (the server
+// decides after the bridge gave up) cancels it by UUID, which the server
+// does not know yet, and keeps it on sight: once the server lists the goal
+// it arrives late, and is canceled at once, never run to its end.
+func TestStopAllCancelsAGoalThatArrivesLateOnSight(t *testing.T) {
+	netns.Require(t)
+	const domain = 157
+	release := make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	srv := newArmServer(t, domain, "joint_trajectory_controller", "", release)
+	r, h := openArmOn(t, domain, func(a *config.ActuatorConfig) { a.GoalConnectTimeout = config.Duration(500 * time.Millisecond) })
+	t.Cleanup(releaseOnce)
+	waitServers(t, r, 1)
+	id := newUUID()
+	if err := r.Send(t.Context(), "arm", id, simArmGoal(0.2)); err != nil {
+		t.Fatalf("an unanswered send: %v, want nil (followed)", err)
+	}
+	<-srv.goal
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := r.StopAll(ctx); err != nil {
+		t.Fatalf("StopAll: %v", err)
+	}
+	releaseOnce() // the goal reaches the server's executor now
+	if u := h.end(t, id, 10*time.Second); u.State != actuators.GoalCanceled {
+		t.Fatalf("the late goal ended %+v, want canceled on sight", u)
+	}
 }
 
 // waitPublishers waits until r's graph lists n participants publishing
