@@ -11,6 +11,11 @@ var (
 	// ErrNotConnected: the transport cannot reach the robot, or the
 	// actuator's server did not connect in time. Nothing was sent.
 	ErrNotConnected = errors.New("not connected")
+	// ErrAmbiguousServer: more than one server of the actuator's action
+	// (or of a service), or more than one publisher of its state, where
+	// one is expected, and the config names none: nothing was sent. The
+	// wrapping error names their nodes and participants.
+	ErrAmbiguousServer = errors.New("more than one server")
 	// ErrClosed: the robot was closed.
 	ErrClosed = errors.New("robot closed")
 	// ErrUnknownActuator: no actuator of that name (or of that kind).

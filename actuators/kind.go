@@ -32,4 +32,13 @@ type ActuatorStatus struct {
 	// Action is where the transport reaches the actuator: an action
 	// namespace, or the velocity topic of a drive-only base.
 	Action string `json:"action,omitempty"`
+	// Ambiguous names, when set, the servers of its action or the
+	// publishers of its state found where one is expected (their nodes and
+	// participants): no motion is sent to the actuator until one is left
+	// or the config names the node to use.
+	Ambiguous string `json:"ambiguous,omitempty"`
+	// Foreign counts messages about the actuator's goals from a
+	// participant other than the goal's server (status, feedback,
+	// replies), ignored.
+	Foreign uint64 `json:"foreign_ignored,omitempty"`
 }

@@ -21,14 +21,21 @@ const (
 	CodeBusy                 Code = "busy"
 	CodeEstopLatched         Code = "estop_latched"
 	CodeUnavailable          Code = "unavailable"
-	CodeInternal             Code = "internal"
+	// CodeAmbiguousServer: more than one server of the actuator's action
+	// (or of the service), or more than one publisher of its state, where
+	// one is expected and the config names none; the message names their
+	// nodes and participants. Nothing was sent. Not retryable: it holds
+	// until one is left or the config names the node (server_node,
+	// state_node).
+	CodeAmbiguousServer Code = "ambiguous_server"
+	CodeInternal        Code = "internal"
 )
 
 // AllCodes lists every code in a stable order (schemas, docs, metrics).
 var AllCodes = []Code{
 	CodeInvalidArgument, CodeLimitViolation, CodeNotFound, CodePermissionDenied,
 	CodeConfirmationRequired, CodeStalePreview, CodePreviewExpired, CodeBusy,
-	CodeEstopLatched, CodeUnavailable, CodeInternal,
+	CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal,
 }
 
 // retryableByDefault says whether the same call may succeed later unchanged
@@ -126,4 +133,14 @@ func AsError(err error) *Error {
 		return e
 	}
 	return &Error{Code: CodeInternal, Message: err.Error(), layer: LayerExecution}
+}
+
+// ambiguousError is the refusal of a call to actuator (or service) name
+// while more than one server or publisher is found where one is expected;
+// why names them.
+func ambiguousError(name, why string) *Error {
+	e := StateError(CodeAmbiguousServer, why,
+		"when one server (or publisher) is left, or the config names the node to use (server_node, state_node)",
+		"more than one server for "+name+", nothing was sent: "+why)
+	return e.WithHint("stop the stray node, give each robot its own namespace, or name the node in the actuator's config")
 }

@@ -507,6 +507,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
 		e := StateError(CodeUnavailable, "goal could not be sent: "+serr.Error(),
 			"when the action server is connected again", "nothing was sent; the preview is used up")
+		if errors.Is(serr, actuators.ErrAmbiguousServer) {
+			e = ambiguousError(pv.Actuator, "goal not sent: "+serr.Error())
+		}
 		return nil, e.WithHint("read state, then preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	}
 	crashpoint("after_publish")
@@ -629,6 +632,9 @@ func (m *Motions) replay(id string) (map[string]any, error) {
 }
 
 func (m *Motions) actuatorReady(name string) *Error {
+	if e := m.unambiguous(name); e != nil {
+		return e
+	}
 	if !m.Robot.Connected() {
 		return StateError(CodeUnavailable, "ROS master unreachable", "when the master answers again; the bridge re-registers within 5 s", "cannot reach the robot; nothing was sent")
 	}
@@ -641,6 +647,18 @@ func (m *Motions) actuatorReady(name string) *Error {
 		}
 	}
 	return StateError(CodeUnavailable, name+" is not configured", "never: the robot config has no such actuator", "unknown actuator")
+}
+
+// unambiguous refuses actuator name while more than one server of its
+// action or publisher of its state is found (ambiguous_server): at
+// preview time and again at confirm.
+func (m *Motions) unambiguous(name string) *Error {
+	for _, a := range m.Robot.Actuators() {
+		if a.Name == name && a.Ambiguous != "" {
+			return ambiguousError(name, a.Ambiguous)
+		}
+	}
+	return nil
 }
 
 // send publishes the stored goal exactly as previewed.

@@ -80,7 +80,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			"preview_id": {Type: "string", Description: "The preview_id a preview tool returned, unchanged.", MinLength: Int(1), MaxLength: Int(maxPreviewID)},
 		}, "preview_id"),
 		Output: motionOut(),
-		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeInternal},
+		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			return m.Confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]))
 		},

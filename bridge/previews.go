@@ -120,6 +120,9 @@ func stateDigest(start map[string]float64) string {
 
 // issue stores the preview and returns the planner-facing result.
 func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (map[string]any, error) {
+	if e := p.Motions.unambiguous(actuator); e != nil {
+		return nil, e
+	}
 	goal.Start = roundMap(goal.Start)
 	gb, err := json.Marshal(goal)
 	if err != nil {
@@ -231,7 +234,7 @@ func previewOut(extra map[string]*Schema) *Schema {
 		Required: []string{"preview_id", "actuator", "duration_s", "warnings", "impact", "expires_at", "state_digest"}}
 }
 
-var previewErrors = []Code{CodeInvalidArgument, CodeLimitViolation, CodeNotFound, CodeEstopLatched, CodeUnavailable, CodeInternal}
+var previewErrors = []Code{CodeInvalidArgument, CodeLimitViolation, CodeNotFound, CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal}
 
 func (p *Previewer) estopReady(context.Context, *Call) error {
 	if latched, ev, reason := p.Motions.EStop(); latched {

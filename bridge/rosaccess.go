@@ -51,6 +51,8 @@ func accessError(err error, field string) error {
 		e := RuleError(CodeInvalidArgument, "well_formed", field, err.Error())
 		e.Retryable = false
 		return e
+	case errors.Is(err, actuators.ErrAmbiguousServer):
+		return ambiguousError(field, err.Error())
 	case errors.Is(err, actuators.ErrNotConnected), errors.Is(err, actuators.ErrClosed):
 		return StateError(CodeUnavailable, err.Error(), "when the ROS master answers again", "not connected to ROS")
 	}

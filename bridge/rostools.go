@@ -675,6 +675,9 @@ func (rt *ROSTools) callService(ctx context.Context, c *Call) (any, error) {
 	start := time.Now()
 	resp, err := rt.ROS.CallService(ctx, in.Service, typ, req, timeout)
 	if err != nil {
+		if errors.Is(err, actuators.ErrAmbiguousServer) {
+			return nil, ambiguousError(in.Service, "request not sent: "+clipRunes(err.Error(), 400))
+		}
 		if errors.Is(err, actuators.ErrServiceNotSent) {
 			return nil, StateError(CodeUnavailable, "request not sent: "+clipRunes(err.Error(), 200), "when the service is provided again", "nothing was sent")
 		}

@@ -87,6 +87,9 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+clipRunes(cerr.Error(), 200))
 		e := StateError(CodeUnavailable, "request not sent: "+clipRunes(cerr.Error(), 200),
 			"when the service is provided again", "nothing was sent; the preview is used up")
+		if errors.Is(cerr, actuators.ErrAmbiguousServer) {
+			e = ambiguousError(sg.Service, "request not sent: "+clipRunes(cerr.Error(), 400))
+		}
 		return nil, e.WithHint("preview again").WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
 	case cerr != nil:
 		m.transition(context.Background(), motionID, inflight.StateSent, "request sent")

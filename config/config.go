@@ -227,6 +227,17 @@ type ActuatorConfig struct {
 	// reading ~/cmd_vel_unstamped (use_stamped_vel false).
 	CmdVelStamped *bool `yaml:"cmd_vel_stamped"`
 
+	// ServerNode (transport ros2) names the node whose action server to
+	// use, "/ns/node", when more than one participant serves the action:
+	// goals go to that node's participant alone. Unset, more than one
+	// server refuses every motion on the actuator (ambiguous_server).
+	ServerNode string `yaml:"server_node"`
+	// StateNode (transport ros2) names the node publishing the
+	// actuator's joint states (arm, gripper) or odometry (base), when
+	// more than one publishes them: only its messages are read. Unset,
+	// more than one publisher refuses motion (ambiguous_server).
+	StateNode string `yaml:"state_node"`
+
 	// QoS overrides the QoS of the topics this actuator uses, keyed by
 	// the topic's role (joint_states); transport ros2 only.
 	QoS map[string]QoSOverride `yaml:"qos"`

@@ -121,6 +121,11 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			if a.CmdVelStamped != nil {
 				return bad(fmt.Sprintf("actuators[%d].cmd_vel_stamped", i), "only transport ros2 reads it (ROS 1's cmd_vel is Twist); this config's transport is %s", c.Transport)
 			}
+			for _, k := range []struct{ name, v string }{{"server_node", a.ServerNode}, {"state_node", a.StateNode}} {
+				if k.v != "" {
+					return bad(fmt.Sprintf("actuators[%d].%s", i, k.name), "only transport ros2 pins a node; this config's transport is %s", c.Transport)
+				}
+			}
 		}
 		return nil
 	}
@@ -171,6 +176,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		}
 		if err := a.checkCmdVelStamped(c.Distro); err != nil {
 			return bad(f("cmd_vel_stamped"), "%v", err)
+		}
+		if err := a.checkPinnedNodes(f); err != nil {
+			return err
 		}
 		roles := a.qosRoles()
 		for _, role := range slices.Sorted(maps.Keys(a.QoS)) {
@@ -250,6 +258,32 @@ func (o QoSOverride) check() error {
 	}
 	if o.Depth != 0 && o.History == "keep_all" {
 		return fmt.Errorf("depth: only with history keep_last")
+	}
+	return nil
+}
+
+// nodeRE is a fully qualified ROS 2 node name: "/name" or "/ns/.../name",
+// each token rcl's [A-Za-z_][A-Za-z0-9_]*.
+var nodeRE = regexp.MustCompile(`^(/[A-Za-z_][A-Za-z0-9_]*)+$`)
+
+// checkPinnedNodes refuses a server_node or state_node that is not a
+// fully qualified node name, or that pins what the actuator lacks.
+func (a *ActuatorConfig) checkPinnedNodes(f func(string) string) error {
+	for _, k := range []struct {
+		name, v string
+		has     bool
+		lacks   string
+	}{
+		{"server_node", a.ServerNode, a.Action != "", "no action"},
+		{"state_node", a.StateNode, a.Kind != actuators.KindBase || a.OdomTopic != "", "no odom_topic"},
+	} {
+		switch {
+		case k.v == "":
+		case !nodeRE.MatchString(k.v):
+			return fmt.Errorf("%w: %s: %q is not a fully qualified node name (/ns/node)", ErrConfig, f(k.name), k.v)
+		case !k.has:
+			return fmt.Errorf("%w: %s: the actuator has %s to pin", ErrConfig, f(k.name), k.lacks)
+		}
 	}
 	return nil
 }

@@ -38,6 +38,12 @@ type DDSHealth struct {
 type ActuatorHealth struct {
 	Name      string
 	Connected bool
+	// Ambiguous: more than one server of its action or publisher of its
+	// state where one is expected; no motion is sent to it.
+	Ambiguous bool
+	// Foreign counts messages about its goals from a participant other
+	// than the goal's server, ignored.
+	Foreign uint64
 	// HasJointStates marks actuators fed by joint_states; JointStates is
 	// when the last one arrived (zero: never, reported as +Inf seconds old).
 	HasJointStates bool
@@ -131,7 +137,7 @@ func HealthFrom(s Sources) func() Health {
 		}
 		received := s.Robot.Joints().Received
 		for _, a := range s.Robot.Actuators() {
-			ah := ActuatorHealth{Name: a.Name, Connected: a.Connected}
+			ah := ActuatorHealth{Name: a.Name, Connected: a.Connected, Ambiguous: a.Ambiguous != "", Foreign: a.Foreign}
 			if a.Kind == actuators.KindArm || a.Kind == actuators.KindGripper {
 				ah.HasJointStates, ah.JointStates = true, received
 			}
@@ -157,6 +163,7 @@ type scrapeCollector struct {
 	m *Metrics
 
 	inFlight, unknown, estop, master, rereg, connected, jointAge *prometheus.Desc
+	ambiguous, foreign                                           *prometheus.Desc
 	storeHealthy, storeFile, storeUsed, storeRecords             *prometheus.Desc
 	ddsRefused, ddsHeld, ddsHeldPeak                             *prometheus.Desc
 }
@@ -174,6 +181,10 @@ func newScrapeCollector(m *Metrics) *scrapeCollector {
 			"Times the bridge registered again after a ROS master restart.", nil, nil),
 		connected: d("actbridge_actuator_connected",
 			"1 while the actuator's controller or action server is connected, by actuator.", []string{"actuator"}, nil),
+		ambiguous: d("actbridge_actuator_ambiguous",
+			"1 while more than one server of the actuator's action, or publisher of its state, is found where one is expected: no motion is sent to it.", []string{"actuator"}, nil),
+		foreign: d("actbridge_actuator_foreign_messages_total",
+			"Messages about the actuator's goals (status, feedback, replies) from a participant other than the goal's server, ignored.", []string{"actuator"}, nil),
 		jointAge: d("actbridge_joint_states_age_seconds",
 			"Age of the latest joint_states of the actuator; +Inf before the first.", []string{"actuator"}, nil),
 		storeHealthy: d("actbridge_store_healthy",
@@ -192,7 +203,7 @@ func newScrapeCollector(m *Metrics) *scrapeCollector {
 
 func (c *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.inFlight, c.unknown, c.estop, c.master, c.rereg,
-		c.connected, c.jointAge, c.storeHealthy, c.storeFile, c.storeUsed, c.storeRecords, c.ddsRefused, c.ddsHeld, c.ddsHeldPeak} {
+		c.connected, c.ambiguous, c.foreign, c.jointAge, c.storeHealthy, c.storeFile, c.storeUsed, c.storeRecords, c.ddsRefused, c.ddsHeld, c.ddsHeldPeak} {
 		ch <- d
 	}
 }
@@ -232,6 +243,8 @@ func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		seen[a.Name] = true
 		ch <- gauge(c.connected, boolValue(a.Connected), a.Name)
+		ch <- gauge(c.ambiguous, boolValue(a.Ambiguous), a.Name)
+		ch <- prometheus.MustNewConstMetric(c.foreign, prometheus.CounterValue, float64(a.Foreign), a.Name)
 		if a.HasJointStates {
 			age := math.Inf(1)
 			if !a.JointStates.IsZero() {

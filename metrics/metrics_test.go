@@ -147,7 +147,7 @@ func TestMetricNamesFollowPrometheusConventions(t *testing.T) {
 		}
 	}
 	fams, _ := m.reg.Gather()
-	unit := regexp.MustCompile(`_(total|seconds|bytes)$|_(in_flight|unknown|latched|reachable|connected|healthy|records)$`)
+	unit := regexp.MustCompile(`_(total|seconds|bytes)$|_(in_flight|unknown|latched|reachable|connected|ambiguous|healthy|records)$`)
 	for _, f := range fams {
 		if n := f.GetName(); strings.HasPrefix(n, "actbridge_") && !unit.MatchString(n) {
 			t.Errorf("%s: name ends in neither a unit nor a known count/state word", n)

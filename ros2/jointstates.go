@@ -8,6 +8,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 // jointStateType is what joint_state_broadcaster publishes.
@@ -27,8 +28,8 @@ type jointCache struct {
 func newJointCache() *jointCache { return &jointCache{changed: make(chan struct{})} }
 
 // subscribe reads topic newest-only until ctx ends (takeNewest).
-func (c *jointCache) subscribe(ctx context.Context, n *node.Node, topic string, wg *sync.WaitGroup) error {
-	return takeNewest(ctx, n, topic, jointStateType, wg, func(m *cdr.Message, _ time.Time) { c.store(jointReadings(m)) })
+func (c *jointCache) subscribe(ctx context.Context, n *node.Node, topic string, wg *sync.WaitGroup, from func(wire.GUIDPrefix) bool) error {
+	return takeNewest(ctx, n, topic, jointStateType, wg, from, func(m *cdr.Message, _ time.Time) { c.store(jointReadings(m)) })
 }
 
 // jointReadings reads a JointState; missing velocities or efforts are zero.

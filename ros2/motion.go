@@ -30,6 +30,16 @@ type goal struct {
 	abort   context.CancelFunc // ends the send's wait for the server
 	// stopped: Cancel or StopAll came while the goal was being sent.
 	stopped bool
+	// unanswered: send_goal got no answer; the request was withdrawn
+	// unless the server acknowledged it, and the server may still hold
+	// the goal (it got it, its answer was lost).
+	unanswered bool
+	// onSight: a Cancel or StopAll asked for this goal's end; whenever
+	// its server lists it live, a cancel goes out (again until one is
+	// acknowledged), whatever came before.
+	onSight bool
+	// cancelAcked: the server acknowledged a cancel of the goal.
+	cancelAcked bool
 	// superseded: this bridge sent a newer goal to the same action, which
 	// preempts this one if the server accepts it.
 	superseded bool
@@ -122,7 +132,18 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	}
 	r.mu.Unlock()
 
-	_, err = a.client.SendGoal(sctx, gl.uuid, msg)
+	// The one server to send to (its participant), or why none may be:
+	// nothing is sent while the graph lists more than one server of the
+	// action or publisher of the actuator's state, or none of the node
+	// server_node names.
+	server, err := r.waitServer(sctx, a)
+	switch {
+	case errors.Is(err, actuators.ErrAmbiguousServer):
+	case err != nil:
+		err = fmt.Errorf("%w: no server of node %s: %w", service.ErrNoServer, a.cfg.ServerNode, err)
+	default:
+		_, err = a.client.SendGoalTo(sctx, server, gl.uuid, msg)
+	}
 
 	maybeSent := errors.Is(err, service.ErrUndelivered) || errors.Is(err, service.ErrNoReply) || errors.Is(err, service.ErrServerLost)
 	r.mu.Lock()
@@ -138,8 +159,12 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	case err == nil:
 	case maybeSent:
 		// Sent once, answer unknown: the status and get_result tell.
+		r.mu.Lock()
+		gl.unanswered = true
+		r.mu.Unlock()
 		r.log.Warn("ros2: send_goal unanswered; following the goal", "actuator", actuator, "goal", goalID, "err", err)
-	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects):
+	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects), errors.Is(err, service.ErrAmbiguousServer),
+		errors.Is(err, actuators.ErrAmbiguousServer):
 		if stopped {
 			r.end(gl, actuators.GoalRecalled, "stopped before the goal was sent", nil)
 			return fmt.Errorf("%w: %s", actuators.ErrCanceledBeforeSend, goalID)
@@ -149,6 +174,12 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		r.mu.Unlock()
 		if r.life.Err() != nil {
 			return actuators.ErrClosed
+		}
+		if errors.Is(err, actuators.ErrAmbiguousServer) {
+			return fmt.Errorf("%s: %w", actuator, err)
+		}
+		if errors.Is(err, service.ErrAmbiguousServer) {
+			return fmt.Errorf("%w: %s (%s): %w", actuators.ErrAmbiguousServer, actuator, a.cfg.Action, err)
 		}
 		return fmt.Errorf("%w: %s (%s): %w", actuators.ErrNotConnected, actuator, a.cfg.Action, err)
 	case errors.Is(err, action.ErrRejected):
@@ -173,9 +204,14 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	}
 	r.wg.Add(1)
 	r.mu.Unlock()
+	if stopped {
+		r.mu.Lock()
+		gl.onSight = true // stopped as it left: canceled once its server lists it
+		r.mu.Unlock()
+	}
 	go func() {
 		defer r.wg.Done()
-		r.follow(gl, actuators.GoalPending, stopped)
+		r.follow(gl, actuators.GoalPending)
 	}()
 	return nil
 }
@@ -198,12 +234,21 @@ type resultOf struct {
 	err error
 }
 
+// cancelRetry is how often a cancel the server refused or did not answer
+// is sent again while the goal is live.
+const cancelRetry = 500 * time.Millisecond
+
 // follow reports g's states until it ends or the robot closes: its status
 // (polled), feedback as progress, and its result from get_result, asked
 // again when a lost server comes back. last is the state reported so
-// far; cancel asks the server to cancel g once it knows g (a Cancel or
-// StopAll that came while g was being sent, after it left).
-func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
+// far. A goal whose send_goal went unanswered is not ended by a
+// get_result that says UNKNOWN (its request may reach the server's
+// executor after the get_result did): it is followed until its server's
+// status lists it (then get_result is asked again) or its server's
+// participant leaves (lost). A goal on sight for a cancel (onSight: a
+// Cancel or StopAll came) is canceled whenever its server lists it live,
+// again every cancelRetry until the server acknowledges a cancel.
+func (r *Robot) follow(g *goal, last actuators.GoalState) {
 	c := g.act.client
 	fb, err := c.Feedback(g.uuid)
 	if err != nil {
@@ -211,6 +256,9 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 	}
 	results := make(chan resultOf, 1)
 	asking := false
+	// awaitListed: get_result said UNKNOWN for an unanswered send; ask
+	// again only once the status lists the goal.
+	awaitListed := false
 	var asks sync.WaitGroup
 	defer asks.Wait()
 	ask := func() {
@@ -225,6 +273,7 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 	ask()
 	tick := time.NewTicker(statusPoll)
 	defer tick.Stop()
+	var lastCancel time.Time
 	done := -1.0
 	for {
 		select {
@@ -242,10 +291,19 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 			asking = false
 			if res.err == nil {
 				r.mu.Lock()
-				superseded := g.superseded
+				superseded, unanswered := g.superseded, g.unanswered
 				r.mu.Unlock()
 				out := g.act.codec.outcome(res.res.Message)
 				s := endState(res.res.Status.Name, out.preemption, superseded)
+				if s == actuators.GoalLost && unanswered {
+					if st, err := c.Status(g.uuid); err == nil && !st.Lost && st.Name == "PENDING" {
+						// Never listed: the server may not have taken the
+						// request yet. Not ended while it could hold it.
+						awaitListed = true
+						r.update(g, last, 0, "send_goal unanswered and the server does not know the goal yet: followed until its status lists it or its participant leaves")
+						continue
+					}
+				}
 				if s == actuators.GoalLost {
 					out.text = "the action server does not know the goal (never received, or its result expired): outcome unknown"
 				}
@@ -258,7 +316,7 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 			} else if r.life.Err() == nil && !errors.Is(res.err, action.ErrLost) {
 				r.log.Warn("ros2: get_result failed", "goal", g.id, "err", res.err)
 			}
-		case <-tick.C:
+		case now := <-tick.C:
 			st, err := c.Status(g.uuid)
 			if err != nil {
 				return
@@ -268,19 +326,51 @@ func (r *Robot) follow(g *goal, last actuators.GoalState, cancel bool) {
 				last = s
 				r.update(g, s, 0, "")
 			}
-			if !asking && !st.Lost && r.life.Err() == nil {
+			listed := st.Name != "PENDING"
+			if awaitListed && (listed || st.Lost) {
+				awaitListed = false
+			}
+			if !asking && !awaitListed && !st.Lost && r.life.Err() == nil {
 				ask() // the server is back, or the status says the goal ended
 			}
-			if cancel && !st.Lost && st.Name != "PENDING" {
-				cancel = false
-				ctx, stop := context.WithTimeout(r.life, stopCancelWait)
-				if _, err := c.Cancel(ctx, g.uuid); err != nil {
-					r.log.Warn("ros2: cancel after send failed", "goal", g.id, "err", err)
-				}
-				stop()
+			r.mu.Lock()
+			onSight, acked := g.onSight, g.cancelAcked
+			r.mu.Unlock()
+			if onSight && !acked && !st.Lost && listed && !st.Terminal() && st.Name != "CANCELING" && now.Sub(lastCancel) >= cancelRetry {
+				lastCancel = now
+				r.cancelOnSight(g)
 			}
 		}
 	}
+}
+
+// cancelOnSight sends g's server a cancel of g, noting an acknowledgment
+// (the goal canceling, or already ended); a refusal or no answer is
+// reported (the goal's state text) and retried by follow.
+func (r *Robot) cancelOnSight(g *goal) {
+	ctx, stop := context.WithTimeout(r.life, stopCancelWait)
+	defer stop()
+	res, err := g.act.client.Cancel(ctx, g.uuid)
+	switch {
+	case err != nil:
+		r.log.Warn("ros2: cancel unanswered; retrying", "goal", g.id, "err", err)
+		r.update(g, actuators.GoalCanceling, 0, "cancel unanswered; retrying until the server acknowledges or leaves: "+err.Error())
+	case cancelAcknowledged(res):
+		r.mu.Lock()
+		g.cancelAcked = true
+		r.mu.Unlock()
+	default:
+		r.log.Warn("ros2: cancel refused; retrying", "goal", g.id, "code", res.Code)
+		r.update(g, actuators.GoalCanceling, 0, fmt.Sprintf("the server refused the cancel (return code %d); retrying until it acknowledges or leaves", res.Code))
+	}
+}
+
+// cancelAcknowledged reports whether a cancel's answer means the goal is
+// being canceled or has ended: return code 0 (none) with goals canceling,
+// or 3 (terminated). 1 (rejected) and 2 (unknown goal: not there yet, or
+// never) are not.
+func cancelAcknowledged(res action.CancelResult) bool {
+	return res.Code == 0 && len(res.Canceling) > 0 || res.Code == 3
 }
 
 // Cancel asks the actuator's server to cancel a goal, or ends a drive. A
@@ -308,8 +398,14 @@ func (r *Robot) Cancel(ctx context.Context, actuator, goalID string) error {
 		r.mu.Unlock()
 		return nil
 	}
+	g.onSight = true // canceled again whenever its server lists it live
 	r.mu.Unlock()
-	_, err := a.client.Cancel(ctx, g.uuid)
+	res, err := a.client.Cancel(ctx, g.uuid)
+	if err == nil && cancelAcknowledged(res) {
+		r.mu.Lock()
+		g.cancelAcked = true
+		r.mu.Unlock()
+	}
 	return contractError(actuator, err)
 }
 
@@ -342,7 +438,11 @@ func (r *Robot) StopAll(ctx context.Context) error {
 	r.mu.Lock()
 	// Actions with a goal of ours sent and not ended; one still being
 	// sent is stopped here, and canceled by its own follower if it left.
+	// Every goal not known to have ended is canceled by its UUID too (a
+	// cancel-all reaches only goals the server already has) and stays on
+	// sight: canceled whenever its server lists it live.
 	ours := map[*actuator]bool{}
+	var live []*goal
 	for _, g := range r.goals {
 		switch {
 		case g.sending:
@@ -350,6 +450,10 @@ func (r *Robot) StopAll(ctx context.Context) error {
 			g.abort()
 		case !g.ended:
 			ours[g.act] = true
+			if g.act.client != nil {
+				g.onSight = true
+				live = append(live, g)
+			}
 		}
 	}
 	r.mu.Unlock()
@@ -366,6 +470,27 @@ func (r *Robot) StopAll(ctx context.Context) error {
 			mu.Unlock()
 		}
 	})
+	for _, g := range live {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, stopCancelWait)
+			defer cancel()
+			res, err := g.act.client.Cancel(cctx, g.uuid)
+			switch {
+			case err != nil:
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("goal %s: cancel unanswered (retried until acknowledged or its server leaves): %w", g.id, contractError(g.act.cfg.Name, err)))
+				mu.Unlock()
+			case cancelAcknowledged(res):
+				r.mu.Lock()
+				g.cancelAcked = true
+				r.mu.Unlock()
+			case res.Code == 1:
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: goal %s: the server refused the cancel (retried until acknowledged or it leaves)", g.act.cfg.Name, g.id))
+				mu.Unlock()
+			}
+		})
+	}
 	for _, a := range r.order {
 		if a.client == nil || !served[a.sendGoal] && !ours[a] {
 			continue
@@ -425,6 +550,6 @@ func (r *Robot) Track(actuator, goalID string) {
 				r.update(g, s, 0, "")
 			}
 		}
-		r.follow(g, last, false)
+		r.follow(g, last)
 	}()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
+	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 // odometryType is what diff_drive_controller publishes on ~/odom.
@@ -78,8 +79,9 @@ func path(m *cdr.Message, names ...string) any {
 // takeNewest subscribes to topic newest-only (best effort by default,
 // which matches reliable and best-effort publishers alike; the config's
 // QoS override of the topic applies) and hands every message to fn from
-// a goroutine in wg until ctx ends.
-func takeNewest(ctx context.Context, n *node.Node, topic, typ string, wg *sync.WaitGroup, fn func(*cdr.Message, time.Time)) error {
+// a goroutine in wg until ctx ends; from, when not nil, says which
+// publishers' participants to read (the one a config's state_node names).
+func takeNewest(ctx context.Context, n *node.Node, topic, typ string, wg *sync.WaitGroup, from func(wire.GUIDPrefix) bool, fn func(*cdr.Message, time.Time)) error {
 	sub, err := n.NewSubscription(topic, typ, qos.SensorData, node.SubscriptionOptions{LatestOnly: true})
 	if err != nil {
 		return err
@@ -88,11 +90,11 @@ func takeNewest(ctx context.Context, n *node.Node, topic, typ string, wg *sync.W
 	go func() {
 		defer wg.Done()
 		for {
-			m, _, err := sub.Take(ctx)
+			m, info, err := sub.Take(ctx)
 			if ctx.Err() != nil || errors.Is(err, node.ErrClosed) {
 				return // a closed subscription answers at once: no spinning
 			}
-			if err == nil {
+			if err == nil && (from == nil || from(info.Writer.Prefix)) {
 				fn(m, time.Now())
 			}
 		}
@@ -104,7 +106,7 @@ func takeNewest(ctx context.Context, n *node.Node, topic, typ string, wg *sync.W
 // the config's qos.odom overrides it).
 func (r *Robot) newOdometer(a config.ActuatorConfig) (odometer, error) {
 	c := &odomCache{frame: a.OdomFrame}
-	if err := takeNewest(r.life, r.node, a.OdomTopic, odometryType, &r.wg, c.store); err != nil {
+	if err := takeNewest(r.life, r.node, a.OdomTopic, odometryType, &r.wg, r.stateSource(a.OdomTopic), c.store); err != nil {
 		return nil, fmt.Errorf("ros2: %s: %s: %w", a.Name, a.OdomTopic, err)
 	}
 	return c, nil

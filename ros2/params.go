@@ -151,6 +151,8 @@ func paramError(name string, err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, service.ErrAmbiguousServer):
+		return fmt.Errorf("%w: %s: %w", actuators.ErrAmbiguousServer, name, err)
 	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects):
 		return fmt.Errorf("%w: %s: %w", actuators.ErrNotConnected, name, err)
 	case errors.Is(err, param.ErrNotDeclared):

@@ -2,6 +2,9 @@ package ros2
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,24 +85,33 @@ func newServer(t *testing.T, r *Robot, seen map[wire.GUIDPrefix]bool) wire.GUIDP
 	return found
 }
 
+// soleServer waits until r's graph lists one participant serving the
+// arm's send_goal: a dead sim's lease has ended.
+func soleServer(t *testing.T, r *Robot) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), reconnectBound)
+	defer cancel()
+	if _, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool { return len(serversOf(g, r.acts["arm"].sendGoal)) == 1 }); err != nil {
+		t.Fatalf("the dead sim's server never left the graph: %v", err)
+	}
+}
+
 // A sim SIGKILLed and started again on the same domain is discovered by
 // the bridge that stayed up, even when other participants took the low
 // participant indices meanwhile (the sim and the bridge then both sit
-// past the first few indices); a goal sent once the bridge lists the new
-// sim's server reaches the new sim once and ends succeeded, not lost when
-// the dead sim's lease ends (it is sent while that lease runs).
+// past the first few indices). While the dead sim's lease runs the graph
+// lists two servers of the arm's action: a goal is refused
+// (ErrAmbiguousServer, naming both) and reaches neither; once the dead
+// one's lease ended, a goal reaches the new sim once and ends succeeded.
 func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		// before is how many other participants take indices before the
 		// first sim; between, how many while a sim is down.
 		before, between int
-		// outlive: the last goal, sent while the dead sim's lease runs,
-		// lasts past its end.
-		outlive bool
 	}{
-		{"alone", 0, 0, false},
-		{"others took the dead sim's index", 3, 1, true},
+		{"alone", 0, 0},
+		{"others took the dead sim's index", 3, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const domain = 150
@@ -111,22 +123,28 @@ func TestSendReachesASimRestartedOnTheSameDomain(t *testing.T) {
 			r, h, set := openArmSet(t, d, domain)
 			rig := &missionRig{robot: r, set: set} // for its goal log
 			seen := map[wire.GUIDPrefix]bool{}
-			const rounds = 3
+			const rounds = 2
 			for round := range rounds {
-				seconds := 0.2
-				if c.outlive && round == rounds-1 {
-					seconds = reconnectBound.Seconds()
-				}
 				start := time.Now()
 				server := newServer(t, r, seen)
 				t.Logf("round %d: the bridge lists the sim's server %v after %v", round, server, time.Since(start))
+				if round > 0 {
+					refused := newUUID()
+					err := r.Send(t.Context(), "arm", refused, simArmGoal(0.2))
+					if !errors.Is(err, actuators.ErrAmbiguousServer) || !strings.Contains(err.Error(), fmt.Sprintf("%x", server[:])) {
+						t.Fatalf("round %d: a send while the dead sim is listed: %v, want ErrAmbiguousServer naming %x", round, err, server[:])
+					}
+					soleServer(t, r)
+					if n := onWire(rig.goalLog(t.Context(), t), "arm", refused); n != 0 {
+						t.Fatalf("round %d: the refused goal reached the sim %d times", round, n)
+					}
+				}
 				id := newUUID()
 				start = time.Now()
-				if err := r.Send(t.Context(), "arm", id, simArmGoal(seconds)); err != nil {
+				if err := r.Send(t.Context(), "arm", id, simArmGoal(0.2)); err != nil {
 					t.Fatalf("round %d: send after %v: %v\nsim:\n%s", round, time.Since(start), err, sim.Output())
 				}
-				t.Logf("round %d: Send returned after %v", round, time.Since(start))
-				if u := h.end(t, id, time.Duration(seconds*float64(time.Second))+reconnectBound); u.State != actuators.GoalSucceeded {
+				if u := h.end(t, id, 200*time.Millisecond+reconnectBound); u.State != actuators.GoalSucceeded {
 					t.Fatalf("round %d: goal ended %+v", round, u)
 				}
 				if n := onWire(rig.goalLog(t.Context(), t), "arm", id); n != 1 {
@@ -170,6 +188,7 @@ func TestGoalSentDuringTheDeadSimsLeaseEndsWithinIt(t *testing.T) {
 	t.Logf("send during the dead lease: %v after %v", err, time.Since(start))
 	u := h.end(t, id, reconnectBound-time.Since(start))
 	t.Logf("it ended %s (%s) after %v", u.State, u.Text, time.Since(start))
+	soleServer(t, r)
 	next := newUUID()
 	if err := r.Send(t.Context(), "arm", next, simArmGoal(0.2)); err != nil {
 		t.Fatalf("send after the dead lease: %v", err)

@@ -193,7 +193,7 @@ func (r *Robot) setup(distro msgs.Distro) error {
 		}
 		if ac.JointStatesTopic != "" && caches[ac.JointStatesTopic] == nil {
 			jc := newJointCache()
-			if err := jc.subscribe(r.life, n, ac.JointStatesTopic, &r.wg); err != nil {
+			if err := jc.subscribe(r.life, n, ac.JointStatesTopic, &r.wg, r.stateSource(ac.JointStatesTopic)); err != nil {
 				return fmt.Errorf("ros2: %s: %w", ac.JointStatesTopic, err)
 			}
 			caches[ac.JointStatesTopic] = jc
@@ -287,13 +287,30 @@ func (r *Robot) served() map[string]bool {
 
 // Actuators reports each actuator as connected when the graph lists a
 // server of its action's send_goal service and, for a drive, when its
-// cmd_vel topic has a subscriber.
+// cmd_vel topic has a subscriber; as ambiguous when more than one server
+// of its action or publisher of its state is listed where the config
+// names none (nothing is sent to it then); and the messages about its
+// goals ignored because another participant than the goal's server sent
+// them.
 func (r *Robot) Actuators() []actuators.ActuatorStatus {
+	g := r.rctx.Graph()
 	served := r.served()
 	out := make([]actuators.ActuatorStatus, 0, len(r.order))
 	for _, a := range r.order {
 		st := actuators.ActuatorStatus{Name: a.cfg.Name, Kind: a.cfg.Kind, Action: a.cfg.Action, Connected: true}
+		if err := r.ambiguity(g, a); err != nil {
+			st.Ambiguous = err.Error()
+		}
 		var why []string
+		if a.client != nil {
+			st.Foreign = a.client.Foreign()
+			if a.cfg.ServerNode != "" {
+				if _, found, _ := r.goalServer(g, a); !found && served[a.sendGoal] && st.Ambiguous == "" {
+					st.Connected = false
+					why = append(why, "node "+a.cfg.ServerNode+" (server_node) serves no "+a.cfg.Action)
+				}
+			}
+		}
 		if a.client != nil && !served[a.sendGoal] {
 			st.Connected = false
 			why = append(why, "no action server for "+a.cfg.Action+" discovered")

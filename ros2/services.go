@@ -269,7 +269,8 @@ func byName(a, b actuators.ServiceType) int { return strings.Compare(a.Name, b.N
 // after the server is matched and ready (ros2/service); every failure
 // before it left wraps actuators.ErrServiceNotSent: an unknown type, a
 // request that does not fit it, no server, a server of another type,
-// servers of both dialects. A request sent and never acknowledged, or
+// more than one participant serving it (actuators.ErrAmbiguousServer,
+// naming them). The request goes to the one server's reader alone. A request sent and never acknowledged, or
 // acknowledged and not answered within timeout, is not wrapped: it may
 // have run.
 func (r *Robot) CallService(ctx context.Context, name, typ string, request map[string]any, timeout time.Duration) (map[string]any, error) {
@@ -283,6 +284,10 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s, got, err := r.serverOf(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
+	}
+	server, _, err := pick("servers of "+name, sources(s.Servers), "")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)
 	}
@@ -313,8 +318,10 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
 	}
 	defer cl.Close()
-	rep, err := cl.Call(ctx, req)
+	rep, _, err := cl.ExchangeWith(ctx, req, server)
 	switch {
+	case errors.Is(err, service.ErrAmbiguousServer):
+		return nil, fmt.Errorf("%w: %w: %s: %w", actuators.ErrServiceNotSent, actuators.ErrAmbiguousServer, name, err)
 	case errors.Is(err, service.ErrNoServer), errors.Is(err, service.ErrMixedDialects):
 		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
 	case errors.Is(err, service.ErrNoReply) && ctx.Err() != nil:

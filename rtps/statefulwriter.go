@@ -56,11 +56,17 @@ type change struct {
 	payload []byte // serialized payload; nil for a dispose
 	qos     wire.ParameterList
 	ts      wire.Time // source timestamp, sent in an INFO_TS before it
+	// to, when not zero, is the one reader the change is for (WriteTo):
+	// any other gets a GAP for it.
+	to wire.GUID
 	// lent says submessages besides its write's own were built from it
 	// (a repair, a late joiner's history): they are sent after the
 	// participant's lock is let go, so its payload is never recycled.
 	lent bool
 }
+
+// meantFor reports whether reader g may get c (see change.to).
+func (c change) meantFor(g wire.GUID) bool { return c.to == (wire.GUID{}) || c.to == g }
 
 type readerProxy struct {
 	acked wire.SequenceNumber // every SN below is acknowledged
@@ -261,6 +267,9 @@ func (w *statefulWriter) match(g wire.GUID) []wire.Submessage {
 	var out []wire.Submessage
 	if w.durable {
 		for i := range w.changes {
+			if !w.changes[i].meantFor(g) {
+				continue
+			}
 			out = append(out, w.lend(i, nil, g.Entity)...)
 		}
 	}
@@ -349,7 +358,7 @@ func (w *statefulWriter) onAckNack(g wire.GUID, a *wire.AckNack) []wire.Submessa
 			gaps = append(gaps, sn)
 			continue
 		}
-		if i, ok := slices.BinarySearchFunc(w.changes, sn, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) }); ok {
+		if i, ok := slices.BinarySearchFunc(w.changes, sn, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) }); ok && w.changes[i].meantFor(g) {
 			if repaired > 0 && repaired+len(w.changes[i].payload) > maxRepair {
 				continue // the reader asks again after the next heartbeat
 			}
@@ -589,7 +598,7 @@ func (w *statefulWriter) onNackFrag(g wire.GUID, n *wire.NackFrag) []wire.Submes
 	}
 	r.synced = true // it asks for a change it knows from a heartbeat
 	i, ok := slices.BinarySearchFunc(w.changes, n.WriterSN, func(c change, sn wire.SequenceNumber) int { return cmpSN(c.sn, sn) })
-	if !ok {
+	if !ok || !w.changes[i].meantFor(g) {
 		return []wire.Submessage{gapOf(g.Entity, w.id, []wire.SequenceNumber{n.WriterSN})}
 	}
 	out := w.lend(i, n.State.Members(), g.Entity)

@@ -138,7 +138,7 @@ var ErrBlocked = errors.New("rtps: readers did not catch up in time")
 // its readers lag it may return with the sample queued, and the
 // participant sends it with those queued beside it in shared datagrams.
 func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
-	_, err := w.write(nil, payload, qos)
+	_, err := w.write(nil, wire.GUID{}, payload, qos)
 	return err
 }
 
@@ -146,7 +146,7 @@ func (w *Writer) Write(payload []byte, qos wire.ParameterList) error {
 // a reply to a request names the request by it (DDS-RPC's sample
 // identity), and AcknowledgedBy takes it.
 func (w *Writer) WriteSN(payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
-	return w.write(nil, payload, qos)
+	return w.write(nil, wire.GUID{}, payload, qos)
 }
 
 // WriteContext is Write waiting up to ctx's end: a reliable keep-all
@@ -156,13 +156,13 @@ func (w *Writer) WriteSN(payload []byte, qos wire.ParameterList) (wire.SequenceN
 // about 1 MiB in flight. Other writers never wait for readers; a
 // best-effort writer's large samples are paced (Config.FragmentRate).
 func (w *Writer) WriteContext(ctx context.Context, payload []byte, qos wire.ParameterList) error {
-	_, err := w.write(ctx, payload, qos)
+	_, err := w.write(ctx, wire.GUID{}, payload, qos)
 	return err
 }
 
 // write is Write (ctx nil: MaxBlockingTime, counted from the first wait)
-// and WriteContext.
-func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
+// and WriteContext; a non-zero to is WriteTo's one reader.
+func (w *Writer) write(ctx context.Context, to wire.GUID, payload []byte, qos wire.ParameterList) (wire.SequenceNumber, error) {
 	if len(payload) > maxSample {
 		return 0, fmt.Errorf("%w: %d octets, at most %d", ErrTooLarge, len(payload), maxSample)
 	}
@@ -189,6 +189,11 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 			p.mu.Unlock()
 			unused()
 			return 0, ErrClosed
+		}
+		if _, ok := w.sw.readers[to]; !ok && to != (wire.GUID{}) {
+			p.mu.Unlock()
+			unused()
+			return 0, fmt.Errorf("%w: %v", ErrNotMatched, to)
 		}
 		if !w.sw.lagging(len(payload)) {
 			break
@@ -224,9 +229,14 @@ func (w *Writer) write(ctx context.Context, payload []byte, qos wire.ParameterLi
 	now := time.Now() // the sample's timestamp, and when this write began
 	subs := w.reliable(w.sw.write(wire.GUID{}, payload, qos, now))
 	sn := w.sw.next - 1
-	out := make([]outgoing, len(w.destinations()))
-	for i, d := range w.dests {
-		out[i] = outgoing{dst: d.dst, to: d.to, subs: subs}
+	var out []outgoing
+	if to != (wire.GUID{}) {
+		out = w.directed(to, subs)
+	} else {
+		out = make([]outgoing, len(w.destinations()))
+		for i, d := range w.dests {
+			out[i] = outgoing{dst: d.dst, to: d.to, subs: subs}
+		}
 	}
 	if w.data.QoS.Reliability != Reliable {
 		p.mu.Unlock()

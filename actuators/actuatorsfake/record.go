@@ -122,6 +122,19 @@ func (r *Robot) SetActuator(name string, connected bool, detail string) {
 	r.mu.Unlock()
 }
 
+// SetAmbiguous marks one actuator as served (or its state published) by
+// more than one participant, why naming them; "" clears it. A send to it
+// fails with ErrAmbiguousServer, as a transport's would.
+func (r *Robot) SetAmbiguous(name, why string) {
+	r.mu.Lock()
+	for i := range r.statuses {
+		if r.statuses[i].Name == name {
+			r.statuses[i].Ambiguous = why
+		}
+	}
+	r.mu.Unlock()
+}
+
 // SetSendDelay makes every send wait d before its goal reaches the wire.
 func (r *Robot) SetSendDelay(d time.Duration) {
 	r.mu.Lock()

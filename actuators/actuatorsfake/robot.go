@@ -197,6 +197,13 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		r.mu.Unlock()
 		return fmt.Errorf("%w: %s: no subscriber on goal topic", actuators.ErrNotConnected, actuator)
 	}
+	for _, st := range r.statuses {
+		if st.Name == actuator && st.Ambiguous != "" {
+			delete(r.known, goalID)
+			r.mu.Unlock()
+			return fmt.Errorf("%w: %s: %s", actuators.ErrAmbiguousServer, actuator, st.Ambiguous)
+		}
+	}
 	r.wire = append(r.wire, goalID)
 	r.sent = append(r.sent, Sent{Actuator: actuator, GoalID: goalID, Goal: g})
 	sendErr := r.sendErr

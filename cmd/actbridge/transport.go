@@ -56,7 +56,9 @@ func openTransport(ctx context.Context, cfg *config.Config, wait time.Duration, 
 }
 
 // health is what /healthz answers: ready when the robot is connected and
-// every actuator is; actuators_offline and the store's state say why not.
+// every actuator is, with one server and one state publisher each;
+// actuators_offline, actuators_ambiguous (who serves or publishes, by
+// actuator) and the store's state say why not.
 // master_reachable keeps its name, which dashboards read: over ROS 1 the
 // master answered its last poll; ROS 2 has no master, and it says that
 // discovery has met another participant on the domain (none: a wrong
@@ -68,14 +70,23 @@ func health(l *link, store interface{ Healthy() error }) map[string]any {
 	}
 	ready := l.robot.Connected()
 	var offline []string
+	ambiguous := map[string]string{}
 	for _, a := range l.robot.Actuators() {
 		if !a.Connected {
 			offline = append(offline, a.Name)
 			ready = false
 		}
+		if a.Ambiguous != "" {
+			ambiguous[a.Name] = a.Ambiguous
+			ready = false
+		}
 	}
-	return map[string]any{"ready": ready, "master_reachable": l.reachable(), "transport": l.transport,
+	out := map[string]any{"ready": ready, "master_reachable": l.reachable(), "transport": l.transport,
 		"actuators_offline": offline, "store": storeErr, "version": version.Get()}
+	if len(ambiguous) > 0 {
+		out["actuators_ambiguous"] = ambiguous
+	}
+	return out
 }
 
 // offlineFor stands in for the transport the config names when only the

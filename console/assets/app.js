@@ -145,9 +145,10 @@ function renderRobot(robot) {
   chips.append(el('span', { class: 'chip ' + (robot.master_reachable ? 'up' : 'down'), text: 'ROS master' }));
   for (const a of robot.actuators || []) {
     const policy = robot.policy && robot.policy[a.name] ? robot.policy[a.name].confirmed_by : '';
-    chips.append(el('span', { class: 'chip ' + (a.connected ? 'up' : 'down'), 'data-actuator': a.name, title: a.action || '' },
+    chips.append(el('span', { class: 'chip ' + (a.connected && !a.ambiguous ? 'up' : 'down'), 'data-actuator': a.name, title: a.action || '' },
       a.name + ' (' + a.kind + ')', policy ? el('span', { class: 'detail', text: 'confirmed by ' + policy }) : null,
-      a.detail ? el('span', { class: 'detail', text: a.detail }) : null));
+      a.detail ? el('span', { class: 'detail', text: a.detail }) : null,
+      a.ambiguous ? el('span', { class: 'detail', text: 'refused, ambiguous: ' + a.ambiguous }) : null));
   }
 }
 

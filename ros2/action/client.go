@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
@@ -42,6 +44,9 @@ type Client struct {
 	// attached after it came.
 	listed map[wire.GUID]map[GoalID]int8
 	closed bool
+	// foreign counts status arrays and feedback about our goals from a
+	// participant other than the goal's server: ignored.
+	foreign atomic.Uint64
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -49,8 +54,11 @@ type Client struct {
 
 // goal is what the client knows of one goal it sent or attached.
 type goal struct {
-	status   Status
-	server   wire.GUIDPrefix // zero until known
+	status Status
+	// server is the participant the goal is pinned to: the one its
+	// send_goal went to (or whose status listed it at Attach). Nothing
+	// another participant says of the goal counts. Zero until known.
+	server   wire.GUIDPrefix
 	feedback chan *cdr.Message
 }
 
@@ -153,13 +161,22 @@ func (c *Client) claim(id GoalID) (*goal, error) {
 	return g, nil
 }
 
-// SendGoal sends goal under id, once. It returns the server's acceptance
-// stamp, or ErrRejected. Any error after the request may have left
-// (service.ErrUndelivered, ErrNoReply, ErrServerLost) leaves the outcome
-// unknown: id stays claimed, and the goal is followed by Status and
-// Result like any other. Only service.ErrNoServer and ErrMixedDialects
-// (nothing sent) free it.
+// SendGoal is SendGoalTo the action's one server.
 func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) (time.Time, error) {
+	return c.SendGoalTo(ctx, wire.GUIDPrefix{}, id, goalMsg)
+}
+
+// SendGoalTo sends goal under id, once, to the server on participant
+// server (zero: the action's one server; more than one is
+// service.ErrAmbiguousServer, nothing sent), to that server's reader
+// alone; the goal is pinned to that participant from then on. It returns
+// the server's acceptance stamp, or ErrRejected. Any error after the
+// request may have left (service.ErrUndelivered, ErrNoReply,
+// ErrServerLost) leaves the outcome unknown: id stays claimed, and the
+// goal is followed by Status and Result like any other. Only
+// service.ErrNoServer, ErrAmbiguousServer and ErrMixedDialects (nothing
+// sent) free it.
+func (c *Client) SendGoalTo(ctx context.Context, server wire.GUIDPrefix, id GoalID, goalMsg *cdr.Message) (time.Time, error) {
 	if goalMsg == nil || goalMsg.Type != c.goalT {
 		return time.Time{}, fmt.Errorf("action: goal must be a %s", c.goalT.Name())
 	}
@@ -173,10 +190,17 @@ func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) 
 	if err != nil {
 		return time.Time{}, err
 	}
-	rep, peer, err := c.send.Exchange(ctx, req)
+	var rep *cdr.Message
+	peer, err := c.send.WaitServerOn(ctx, server)
+	if err == nil {
+		c.mu.Lock()
+		g.server = peer.Prefix // pinned before anything is sent
+		c.mu.Unlock()
+		rep, peer, err = c.send.ExchangeWith(ctx, req, peer.Prefix)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if errors.Is(err, service.ErrNoServer) || errors.Is(err, service.ErrMixedDialects) {
+	if errors.Is(err, service.ErrNoServer) || errors.Is(err, service.ErrMixedDialects) || errors.Is(err, service.ErrAmbiguousServer) {
 		delete(c.goals, id) // nothing was sent
 		return time.Time{}, err
 	}
@@ -199,6 +223,26 @@ func (c *Client) SendGoal(ctx context.Context, id GoalID, goalMsg *cdr.Message) 
 	}
 	c.notify()
 	return stampTime(rep.Get("stamp")), nil
+}
+
+// Servers lists the participants serving the action's send_goal.
+func (c *Client) Servers() []wire.GUIDPrefix { return c.send.Servers() }
+
+// Server is the participant goal id is pinned to; zero when not known.
+func (c *Client) Server(id GoalID) wire.GUIDPrefix {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g, ok := c.goals[id]; ok {
+		return g.server
+	}
+	return wire.GUIDPrefix{}
+}
+
+// Foreign is how many messages about this client's goals came from a
+// participant other than the goal's server and were ignored: status
+// arrays, feedback, and replies to send_goal, get_result and cancel.
+func (c *Client) Foreign() uint64 {
+	return c.foreign.Load() + c.send.Foreign() + c.result.Foreign() + c.cancel.Foreign()
 }
 
 // attachServer records the participant serving g and marks g lost at
@@ -230,20 +274,31 @@ func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	var ambiguous error
 	st, err := c.wait(ctx, func() (Status, bool) {
 		if !c.statusSeen {
 			return Status{}, false
 		}
 		if g.status.Name == "PENDING" {
 			g.status = c.names.status(0)
+			var listers []wire.GUIDPrefix
 			for w, list := range c.listed {
-				if code, ok := list[id]; ok {
+				if code, ok := list[id]; ok && !slices.Contains(listers, w.Prefix) {
 					g.status, g.server = c.names.status(code), w.Prefix
+					listers = append(listers, w.Prefix)
 				}
+			}
+			if len(listers) > 1 { // pinned to none: nothing they say counts
+				g.status, g.server = Status{Name: "PENDING"}, wire.GUIDPrefix{}
+				ambiguous = &service.AmbiguousError{Servers: listers}
+				return Status{}, true
 			}
 		}
 		return g.status, true
 	})
+	if ambiguous != nil {
+		return Status{}, ambiguous
+	}
 	if err != nil && !errors.Is(err, ErrClosed) {
 		return Status{}, fmt.Errorf("%w: %w", ErrNoStatus, err)
 	}
@@ -334,7 +389,10 @@ func (c *Client) Result(ctx context.Context, id GoalID) (Result, error) {
 	}
 	req := cdr.Zero(c.resultReq)
 	req.Set("goal_id", uuidMessage(c.resultReq, id))
-	rep, peer, err := c.result.Exchange(ctx, req)
+	c.mu.Lock()
+	server := g.server
+	c.mu.Unlock()
+	rep, peer, err := c.result.ExchangeWith(ctx, req, server)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if errors.Is(err, service.ErrServerLost) {
@@ -352,6 +410,9 @@ func (c *Client) Result(ctx context.Context, id GoalID) (Result, error) {
 	code, _ := rep.Get("status").(int8)
 	res := Result{Status: c.names.status(code)}
 	res.Message, _ = rep.Get("result").(*cdr.Message)
+	if g.server == (wire.GUIDPrefix{}) {
+		g.server = peer.Prefix // the one server answered
+	}
 	if res.Status.Terminal() {
 		g.status = res.Status
 		c.notify()
@@ -367,25 +428,58 @@ type CancelResult struct {
 	Canceling []GoalID
 }
 
-// Cancel asks the server to cancel goal id.
+// Cancel asks goal id's server to cancel it.
 func (c *Client) Cancel(ctx context.Context, id GoalID) (CancelResult, error) {
 	if _, err := c.Status(id); err != nil {
 		return CancelResult{}, err
 	}
-	return c.cancelGoals(ctx, id)
+	return c.cancelGoals(ctx, id, c.Server(id))
 }
 
-// CancelAll asks the server to cancel every goal it has (a zero goal id
-// and stamp), any client's.
+// CancelOn asks the server on participant server (zero: the action's one
+// server) to cancel goal id, whether or not this client knows it: a
+// goal of an earlier run, or one whose send was given up.
+func (c *Client) CancelOn(ctx context.Context, server wire.GUIDPrefix, id GoalID) (CancelResult, error) {
+	return c.cancelGoals(ctx, id, server)
+}
+
+// CancelAll asks every server of the action to cancel every goal it has
+// (a zero goal id and stamp), any client's, each to its own reader: a
+// stop reaches a second server too. The errors of those that failed are
+// joined.
 func (c *Client) CancelAll(ctx context.Context) (CancelResult, error) {
-	return c.cancelGoals(ctx, GoalID{})
+	servers := c.cancel.Servers()
+	if len(servers) == 0 {
+		return c.cancelGoals(ctx, GoalID{}, wire.GUIDPrefix{}) // waits for one
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		all  CancelResult
+		errs []error
+	)
+	for _, p := range servers {
+		wg.Go(func() {
+			res, err := c.cancelGoals(ctx, GoalID{}, p)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("server %x: %w", p[:], err))
+				return
+			}
+			all.Code = max(all.Code, res.Code)
+			all.Canceling = append(all.Canceling, res.Canceling...)
+		})
+	}
+	wg.Wait()
+	return all, errors.Join(errs...)
 }
 
-func (c *Client) cancelGoals(ctx context.Context, id GoalID) (CancelResult, error) {
+func (c *Client) cancelGoals(ctx context.Context, id GoalID, server wire.GUIDPrefix) (CancelResult, error) {
 	req := cdr.Zero(c.cancelReq)
 	info := req.Get("goal_info").(*cdr.Message)
 	info.Set("goal_id", uuidMessage(info.Type, id))
-	rep, err := c.cancel.Call(ctx, req)
+	rep, _, err := c.cancel.ExchangeWith(ctx, req, server)
 	if err != nil {
 		return CancelResult{}, err
 	}
@@ -414,13 +508,25 @@ func (c *Client) readStatus(ctx context.Context) {
 		c.mu.Lock()
 		c.statusSeen = true
 		c.listed[s.Writer] = listed
+		foreign := false
 		for id, code := range listed {
-			if g, ok := c.goals[id]; ok && !g.status.Terminal() {
+			g, ok := c.goals[id]
+			if !ok || g.server == (wire.GUIDPrefix{}) {
+				continue // not ours, or not pinned yet: nobody's word counts
+			}
+			if g.server != s.Writer.Prefix {
+				foreign = true // another participant's word on our goal
+				continue
+			}
+			if !g.status.Terminal() {
 				lost := g.status.Lost
 				g.status = c.names.status(code)
 				g.status.Lost = lost && !g.status.Terminal()
-				g.server = s.Writer.Prefix
 			}
+		}
+		if foreign {
+			c.foreign.Add(1)
+			c.o.Logger.Warn("action: status about our goal from another participant than its server ignored", "writer", s.Writer)
 		}
 		c.notify()
 		c.mu.Unlock()
@@ -441,7 +547,9 @@ func (c *Client) readFeedback(ctx context.Context) {
 			continue
 		}
 		c.mu.Lock()
-		if g, ok := c.goals[id]; ok {
+		if g, ok := c.goals[id]; ok && g.server != s.Writer.Prefix {
+			c.foreign.Add(1)
+		} else if ok {
 			select {
 			case g.feedback <- fb:
 			default:

@@ -1,11 +1,13 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +28,11 @@ type Client struct {
 
 	mu      sync.Mutex
 	seq     int64
-	pending map[callKey]chan reply
+	pending map[callKey]call
 	closed  bool
+	// foreign counts replies to our calls from a participant other than
+	// the server called: ignored.
+	foreign atomic.Uint64
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -38,6 +43,13 @@ type Client struct {
 type callKey struct {
 	d Dialect
 	n int64
+}
+
+// call is an outstanding call: where its reply goes and the one
+// participant it may come from.
+type call struct {
+	ch     chan reply
+	server wire.GUIDPrefix
 }
 
 // reply is a call's answer and the participant whose reply writer sent
@@ -74,7 +86,7 @@ func NewClient(p *rtps.Participant, types Types, service string, o Options) (*Cl
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	c := &Client{e: e, types: types, id: binary.LittleEndian.Uint64(id[:]), pending: map[callKey]chan reply{}, stop: stop, done: make(chan struct{})}
+	c := &Client{e: e, types: types, id: binary.LittleEndian.Uint64(id[:]), pending: map[callKey]call{}, stop: stop, done: make(chan struct{})}
 	go c.receive(ctx)
 	return c, nil
 }
@@ -94,21 +106,30 @@ func (c *Client) Close() error {
 	return err
 }
 
-// Call sends req once and returns the reply. Its errors say how far it
-// got: ErrNoServer or ErrMixedDialects (nothing sent), ErrUndelivered
-// (sent, never acknowledged), ErrNoReply (delivered, no reply in time),
-// ErrServerLost.
+// Call sends req once to the one server of the service and returns the
+// reply. Its errors say how far it got: ErrNoServer, ErrMixedDialects or
+// ErrAmbiguousServer (nothing sent), ErrUndelivered (sent, never
+// acknowledged, then withdrawn), ErrNoReply (delivered, no reply in
+// time), ErrServerLost.
 func (c *Client) Call(ctx context.Context, req *cdr.Message) (*cdr.Message, error) {
 	rep, _, err := c.Exchange(ctx, req)
 	return rep, err
 }
 
-// Exchange is Call that also says which server was called, even when it
-// fails after sending. A reply names the server that sent it: the request
-// goes to every matched server reader, and the one WaitServer chose may be
-// a dead server whose lease has not ended yet (a robot restarted on the
-// same domain) while the new one answers.
+// Exchange is ExchangeWith the service's one server.
 func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, Peer, error) {
+	return c.ExchangeWith(ctx, req, wire.GUIDPrefix{})
+}
+
+// ExchangeWith is Call to the server on participant server (zero: the one
+// participant serving the service; more than one is ErrAmbiguousServer,
+// and nothing is sent), saying which server was called even when it fails
+// after sending. The request is written to that server's reader alone
+// (every other matched reader gets a GAP), and only a reply from that
+// participant counts (Foreign counts the others). A call given up before
+// the server acknowledged the request withdraws it (rtps.Writer.Withdraw):
+// a link that heals later never delivers it.
+func (c *Client) ExchangeWith(ctx context.Context, req *cdr.Message, server wire.GUIDPrefix) (*cdr.Message, Peer, error) {
 	if req.Type != c.types.Request {
 		return nil, Peer{}, fmt.Errorf("service: request of type %s, want %s", req.Type.Name(), c.types.Request.Name())
 	}
@@ -116,7 +137,7 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	if err != nil {
 		return nil, Peer{}, err
 	}
-	peer, err := c.WaitServer(ctx)
+	peer, err := c.WaitServerOn(ctx, server)
 	if err != nil {
 		return nil, peer, err
 	}
@@ -124,14 +145,14 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	if err != nil {
 		return nil, peer, err
 	}
-	w := c.watch(ctx, c.sentTo(peer), sn)
+	w := c.watch(ctx, []wire.GUID{peer.Reader}, sn)
 	defer w.stop()
 	select {
 	case rep := <-ch:
 		if rep.msg == nil {
 			return nil, peer, ErrClosed
 		}
-		return rep.msg, c.answeredBy(peer, rep.from), nil
+		return rep.msg, peer, nil
 	case <-ctx.Done():
 	case <-w.gone:
 	}
@@ -141,11 +162,14 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	select {
 	case rep := <-ch: // it came as the wait ended
 		if rep.msg != nil {
-			return rep.msg, c.answeredBy(peer, rep.from), nil
+			return rep.msg, peer, nil
 		}
 	default:
 	}
 	w.stop()
+	if !w.delivered.Load() && !w.acknowledged() {
+		c.e.w.Withdraw(sn)
+	}
 	how := ErrUndelivered
 	if w.delivered.Load() || w.acknowledged() {
 		how = ErrNoReply
@@ -158,10 +182,15 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 	return nil, peer, fmt.Errorf("%w: %w", how, ctx.Err())
 }
 
-// send frames and writes the request, registering it first so its reply
-// cannot come before it is expected. A ctx that ended while the server
-// was being waited for sends nothing (ErrNoServer): a caller that gave up
-// (a stop) must not find its request on the wire after all.
+// Foreign is how many replies to this client's calls came from a
+// participant other than the server called, and were ignored.
+func (c *Client) Foreign() uint64 { return c.foreign.Load() }
+
+// send frames and writes the request to peer's reader alone, registering
+// it first so its reply cannot come before it is expected. A ctx that
+// ended while the server was being waited for sends nothing
+// (ErrNoServer): a caller that gave up (a stop) must not find its request
+// on the wire after all.
 func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wire.SequenceNumber, chan reply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -180,47 +209,82 @@ func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wir
 		if err != nil {
 			return key, 0, nil, err
 		}
-		sn, err := c.e.w.WriteSN(cdr.Pad(payload), nil)
+		sn, err := c.e.w.WriteTo(peer.Reader, cdr.Pad(payload), nil)
 		if err != nil {
-			return key, 0, nil, err
+			return key, 0, nil, fmt.Errorf("%w: %w", ErrNoServer, err)
 		}
-		c.pending[key] = ch
+		c.pending[key] = call{ch, peer.Prefix}
 		return key, sn, ch, nil
 	default:
 		qos := SampleIdentity{Writer: c.e.r.GUID(), SN: wire.SequenceNumberUnknown}.InlineQoS()
-		sn, err := c.e.w.WriteSN(cdr.Pad(body), qos)
+		sn, err := c.e.w.WriteTo(peer.Reader, cdr.Pad(body), qos)
 		key := callKey{FastDDS, int64(sn)}
 		if err != nil {
-			return key, 0, nil, err
+			return key, 0, nil, fmt.Errorf("%w: %w", ErrNoServer, err)
 		}
-		c.pending[key] = ch
+		c.pending[key] = call{ch, peer.Prefix}
 		return key, sn, ch, nil
 	}
 }
 
-// WaitServer waits until a server is ready to be called: its request
+// Servers lists the participants serving the service: those whose request
+// reader matches our writer or whose reply writer matches our reader.
+func (c *Client) Servers() []wire.GUIDPrefix {
+	var out []wire.GUIDPrefix
+	add := func(p wire.GUIDPrefix) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, g := range c.e.w.Matched() {
+		add(g.Prefix)
+	}
+	if ws, err := c.e.p.Matched(c.e.r.GUID()); err == nil {
+		for _, e := range ws {
+			add(e.GUID.Prefix)
+		}
+	}
+	slices.SortFunc(out, func(a, b wire.GUIDPrefix) int { return bytes.Compare(a[:], b[:]) })
+	return out
+}
+
+// WaitServer is WaitServerOn the service's one server.
+func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
+	return c.WaitServerOn(ctx, wire.GUIDPrefix{})
+}
+
+// WaitServerOn waits until the server on participant server (zero: the
+// one participant serving the service) is ready to be called: its request
 // reader matches our writer and has told us so with an ACKNACK (CycloneDDS
 // matches after acknowledging our announcement, and a request written in
 // between is skipped), its reply writer matches our reader, and its
 // participant has acknowledged our endpoint announcements (so it can
-// answer us). It fails with ErrNoServer when ctx ends first.
-func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
+// answer us). It fails with ErrNoServer when ctx ends first, and at once
+// with ErrAmbiguousServer (and ErrMixedDialects when their dialects
+// differ) while server is zero and more than one participant serves.
+func (c *Client) WaitServerOn(ctx context.Context, server wire.GUIDPrefix) (Peer, error) {
 	var peer Peer
-	var mixed error
+	var refused error
 	ready := func(ps []rtps.ParticipantData) bool {
 		writers, err := c.e.p.Matched(c.e.r.GUID())
 		if err != nil {
 			return false
 		}
 		readers := c.e.w.Matched()
-		if mixed = c.mixedDialects(ps, readers); mixed != nil {
-			return true
+		if server == (wire.GUIDPrefix{}) {
+			if servers := c.Servers(); len(servers) > 1 {
+				refused = &AmbiguousError{Servers: servers, mixed: c.mixedDialects(ps, readers) != nil}
+				return true
+			}
 		}
 		remote, err := c.e.p.Matched(c.e.w.GUID())
 		if err != nil {
 			return false
 		}
 		for _, g := range readers {
+			if server != (wire.GUIDPrefix{}) && g.Prefix != server {
+				continue
+			}
 			if !hasPrefix(writers, g.Prefix) || !c.e.p.Acknowledged(g.Prefix) || !c.heardBy(remote, g) {
 				continue
 			}
@@ -239,8 +303,8 @@ func (c *Client) WaitServer(ctx context.Context) (Peer, error) {
 		}
 		return Peer{}, fmt.Errorf("%w: %w", ErrNoServer, err)
 	}
-	if mixed != nil {
-		return Peer{}, mixed
+	if refused != nil {
+		return Peer{}, refused
 	}
 	return peer, nil
 }
@@ -306,18 +370,6 @@ type watcher struct {
 	done      chan struct{}
 }
 
-// sentTo is the server readers a request written now goes to: every
-// reader matching our writer, the called one among them.
-func (c *Client) sentTo(called Peer) []wire.GUID {
-	to := c.e.w.Matched()
-	for _, g := range to {
-		if g == called.Reader {
-			return to
-		}
-	}
-	return append(to, called.Reader)
-}
-
 func (c *Client) watch(ctx context.Context, to []wire.GUID, sn wire.SequenceNumber) *watcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watcher{c: c, to: to, sn: sn, gone: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
@@ -372,12 +424,19 @@ func (c *Client) receive(ctx context.Context) {
 			continue
 		}
 		c.mu.Lock()
-		ch, ok := c.pending[key]
+		pc, ok := c.pending[key]
+		if ok && pc.server != s.Writer.Prefix {
+			c.mu.Unlock()
+			c.foreign.Add(1) // not the server called: never an answer
+			c.e.o.Logger.Warn("service: reply from another participant than the server called ignored", "writer", s.Writer, "server", pc.server)
+			continue
+		}
 		delete(c.pending, key)
 		c.mu.Unlock()
 		if !ok {
 			continue // another client's, or a call that gave up
 		}
+		ch := pc.ch
 		rep, err := cdr.Decode(c.types.Response, body)
 		if err != nil {
 			c.e.o.Logger.Warn("service: reply undecodable", "writer", s.Writer, "err", err)
@@ -386,22 +445,6 @@ func (c *Client) receive(ctx context.Context) {
 		}
 		ch <- reply{rep, s.Writer.Prefix}
 	}
-}
-
-// answeredBy is the server whose reply came: called, unless another
-// server that matched our request writer answered.
-func (c *Client) answeredBy(called Peer, from wire.GUIDPrefix) Peer {
-	if from == called.Prefix || from == (wire.GUIDPrefix{}) {
-		return called
-	}
-	v := vendorOf(c.e.p, from)
-	p := Peer{Prefix: from, Vendor: v, Dialect: c.e.o.Dialect.resolve(v)}
-	for _, g := range c.e.w.Matched() {
-		if g.Prefix == from {
-			p.Reader = g
-		}
-	}
-	return p
 }
 
 // replyKey finds which of our calls a reply answers, in either dialect:
@@ -433,8 +476,8 @@ func (c *Client) replyKey(s rtps.Sample) (callKey, []byte, error) {
 func (c *Client) failPending() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for k, ch := range c.pending {
-		close(ch)
+	for k, pc := range c.pending {
+		close(pc.ch)
 		delete(c.pending, k)
 	}
 }

@@ -9,18 +9,23 @@
 // included, the sample identity. A server answers each request in the
 // dialect of the client's vendor by the same rule. The sample identity is
 // the default because it is the standard's (DDS-RPC) and leaves the
-// payload as the message alone. While servers of both dialects match, a
-// client sends nothing (ErrMixedDialects): every request reaches every
-// matched reader.
+// payload as the message alone.
+//
+// A call goes to one server. While more than one participant serves the
+// service, a call naming none sends nothing (ErrAmbiguousServer, naming
+// them; ErrMixedDialects too when their dialects differ): two robots on
+// one domain without namespaces, or a crashed server whose lease still
+// runs next to its restarted successor. A call naming a participant
+// (ExchangeWith) writes its request to that server's reader alone (the
+// others get a GAP), and only that participant's reply counts; replies
+// from any other are ignored and counted (Foreign).
 //
 // A call sends its request once, after the server is ready: its request
 // reader matched and ACKNACKing our writer, its reply writer matched, and
 // our announcements acknowledged by its participant. It never resends; a
-// failed call says whether the request was delivered. Every matched
-// server reader gets the request: a call names the server that answered,
-// and is lost only when every server it went to left, so a crashed
-// server whose lease still runs next to its restarted successor (same
-// domain) neither takes the call nor loses it. test/ros2rpc
+// failed call says whether the request was delivered, and one given up
+// before the server acknowledged it is withdrawn from the writer's
+// history, so a link that heals later never delivers it. test/ros2rpc
 // proves both dialects against CycloneDDS and Fast DDS nodes.
 //
 // Names are taken fully expanded ("/ns/svc"); the package knows nothing

@@ -1,6 +1,12 @@
 package service
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
 
 // Errors of this package; compare with errors.Is.
 var (
@@ -21,6 +27,36 @@ var (
 	// ErrMixedDialects means servers of both dialects serve the service:
 	// a request would reach both, framed wrongly for one, so none is sent.
 	ErrMixedDialects = errors.New("service: servers of both dialects matched")
+	// ErrAmbiguousServer means more than one participant serves the
+	// service and the call named none: nothing is sent (AmbiguousError
+	// names them).
+	ErrAmbiguousServer = errors.New("service: more than one server")
 	// ErrClosed means the client or server was closed.
 	ErrClosed = errors.New("service: closed")
 )
+
+// AmbiguousError is ErrAmbiguousServer naming the participants serving
+// the service (and ErrMixedDialects when their dialects differ).
+type AmbiguousError struct {
+	Servers []wire.GUIDPrefix
+	mixed   bool
+}
+
+func (e *AmbiguousError) Error() string {
+	ps := make([]string, len(e.Servers))
+	for i, p := range e.Servers {
+		ps[i] = fmt.Sprintf("%x", p[:])
+	}
+	s := fmt.Sprintf("%v: participants %s", ErrAmbiguousServer, strings.Join(ps, ", "))
+	if e.mixed {
+		s += " (" + ErrMixedDialects.Error() + ")"
+	}
+	return s
+}
+
+func (e *AmbiguousError) Unwrap() []error {
+	if e.mixed {
+		return []error{ErrAmbiguousServer, ErrMixedDialects}
+	}
+	return []error{ErrAmbiguousServer}
+}

@@ -399,96 +399,117 @@ func TestServerThatMatchesLaterNeverGetsAnEarlierRequest(t *testing.T) {
 	}
 }
 
-// TestExchangeNamesTheServerThatAnswered: a request goes to every matched
-// server reader, and the server WaitServer chose may never answer (a
-// crashed robot's, its lease not yet ended, next to the restarted one's):
-// the peer Exchange returns is the one whose reply came, so a caller
-// follows the goal on the live server, not on one about to be dropped.
-func TestExchangeNamesTheServerThatAnswered(t *testing.T) {
+// TestCallWithTwoServersIsRefusedNamingBothAndReachesNeither: two
+// participants serve one service (two robots on one domain without
+// namespaces, a stray test node): a call naming none is refused with
+// both named, and neither gets the request.
+func TestCallWithTwoServersIsRefusedNamingBothAndReachesNeither(t *testing.T) {
 	netns.Require(t)
 	ty := triggerTypes(t)
 	const domain = 80
-	dead, live, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain), servicetest.Participant(t, domain)
-	silent, err := NewDeferredServer(dead, ty, "/restarted", func(context.Context, *cdr.Message, Replier) {}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	var calls atomic.Int32
-	srv, err := NewServer(live, ty, "/restarted", counting(ty, &calls), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c := newClient(t, pc, ty, "/restarted")
-	ctx := servicetest.Timeout(t, 10*time.Second)
-	waitMatched(ctx, t, c, 2)
-	// WaitServer picks either server; several calls pick the silent one
-	// sometimes (the matched readers come in map order).
-	for i := range 8 {
-		_, peer, err := c.Exchange(ctx, cdr.Zero(ty.Request))
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if peer.Prefix != live.GUID().Prefix {
-			t.Fatalf("call %d: answered by %v, reported as %v (the silent server is %v)", i, live.GUID().Prefix, peer.Prefix, dead.GUID().Prefix)
-		}
-		if w, _ := srv.GUIDs(); peer.Reader.Prefix != w.Prefix {
-			t.Fatalf("call %d: reported reader %v, not the live server's", i, peer.Reader)
-		}
-	}
-}
-
-// TestCallOutlivesAServerThatLeavesWhileAnotherHasTheRequest: the request
-// went to two servers; the one WaitServer chose may be the one that leaves
-// (a crashed robot's, dropped at its lease end) while the other still
-// holds the request (an action's get_result, answered when the goal ends):
-// the call waits for the other's reply instead of failing ErrServerLost.
-func TestCallOutlivesAServerThatLeavesWhileAnotherHasTheRequest(t *testing.T) {
-	netns.Require(t)
-	ty := triggerTypes(t)
-	const domain = 81
-	live, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain)
-	held := make(chan Replier, 1)
-	srv, err := NewDeferredServer(live, ty, "/outlived", func(_ context.Context, _ *cdr.Message, reply Replier) { held <- reply }, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c := newClient(t, pc, ty, "/outlived")
-	// WaitServer picks either server (map order): a few rounds call the
-	// leaving one sometimes.
-	for i := range 6 {
-		dead := servicetest.Participant(t, domain)
-		silent, err := NewDeferredServer(dead, ty, "/outlived", func(context.Context, *cdr.Message, Replier) {}, Options{})
+	pa, pb, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain), servicetest.Participant(t, domain)
+	var calls [2]atomic.Int32
+	for i, p := range []*rtps.Participant{pa, pb} {
+		srv, err := NewServer(p, ty, "/twice", counting(ty, &calls[i]), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := servicetest.Timeout(t, 10*time.Second)
-		waitMatched(ctx, t, c, 2)
-		go func() {
-			select {
-			case reply := <-held:
-				silent.Close()
-				dead.Close() // goodbye: dropped at once
-				if _, err := pc.WaitParticipants(ctx, hasNo(dead.GUID().Prefix)); err != nil {
-					t.Error(err)
-				}
-				rep := cdr.Zero(ty.Response)
-				rep.Set("message", "late")
-				if err := reply(rep); err != nil {
-					t.Error(err)
-				}
-			case <-ctx.Done():
-			}
-		}()
-		rep, peer, err := c.Exchange(ctx, cdr.Zero(ty.Request))
-		if err != nil {
-			t.Fatalf("round %d: %v", i, err)
+		defer srv.Close()
+	}
+	c := newClient(t, pc, ty, "/twice")
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	waitMatched(ctx, t, c, 2)
+	_, _, err := c.Exchange(ctx, cdr.Zero(ty.Request))
+	var amb *AmbiguousError
+	if !errors.Is(err, ErrAmbiguousServer) || !errors.As(err, &amb) {
+		t.Fatalf("%v, want ErrAmbiguousServer", err)
+	}
+	if len(amb.Servers) != 2 || !slices.Contains(amb.Servers, pa.GUID().Prefix) || !slices.Contains(amb.Servers, pb.GUID().Prefix) {
+		t.Fatalf("refusal names %v, want %v and %v", amb.Servers, pa.GUID().Prefix, pb.GUID().Prefix)
+	}
+	// A call naming one reaches it alone: the other's reader gets a GAP.
+	rep, peer, err := c.ExchangeWith(ctx, cdr.Zero(ty.Request), pb.GUID().Prefix)
+	if err != nil || peer.Prefix != pb.GUID().Prefix || rep.Get("message") != "call 1" {
+		t.Fatalf("call to %v: %v from %v, %v", pb.GUID().Prefix, rep, peer.Prefix, err)
+	}
+	time.Sleep(200 * time.Millisecond) // a request to the other would have arrived by now
+	if a, b := calls[0].Load(), calls[1].Load(); a != 0 || b != 1 {
+		t.Fatalf("servers got %d and %d requests, want 0 and 1", a, b)
+	}
+}
+
+// TestReplyFromAnotherParticipantThanTheServerCalledIsIgnored: a
+// participant that answers a request it never got (it forges the sample
+// identity: it reads the requests of our writer from the wire) is never
+// believed; the call ends with the called server's reply, or by its
+// context, and the forgery is counted.
+func TestReplyFromAnotherParticipantThanTheServerCalledIsIgnored(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	const domain = 81
+	ps, rogue, pc := servicetest.Participant(t, domain), servicetest.Participant(t, domain), servicetest.Participant(t, domain)
+	held := make(chan Replier, 1)
+	srv, err := NewDeferredServer(ps, ty, "/pinned", func(_ context.Context, _ *cdr.Message, reply Replier) { held <- reply }, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := newClient(t, pc, ty, "/pinned")
+	// The rogue: a reply writer only, which the client's reader matches.
+	rr, err := rogue.NewWriter(rtps.EndpointData{Topic: "rr/pinnedReply", Type: ty.ResponseDDS, QoS: Options{}.withDefaults().QoS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Close()
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	_, reader := c.GUIDs()
+	if err := rr.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		rep *cdr.Message
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, _, err := c.ExchangeWith(ctx, cdr.Zero(ty.Request), ps.GUID().Prefix)
+		done <- result{rep, err}
+	}()
+	var reply Replier
+	select {
+	case reply = <-held:
+	case <-ctx.Done():
+		t.Fatal("the request never reached the server")
+	}
+	// The forgery answers the first request of our writer (SN 1).
+	forged := cdr.Zero(ty.Response)
+	forged.Set("message", "forged")
+	body, err := cdr.Encode(forged, cdr.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := c.GUIDs()
+	id := SampleIdentity{Writer: w, SN: 1}
+	if err := rr.Write(cdr.Pad(body), id.InlineQoS()); err != nil {
+		t.Fatal(err)
+	}
+	for c.Foreign() == 0 {
+		select {
+		case r := <-done:
+			t.Fatalf("the call ended with the forgery: %v, %v", r.rep, r.err)
+		case <-ctx.Done():
+			t.Fatalf("the forged reply to reader %v was not counted", reader)
+		case <-time.After(10 * time.Millisecond):
 		}
-		if rep.Get("message") != "late" || peer.Prefix != live.GUID().Prefix {
-			t.Fatalf("round %d: %v from %v", i, rep, peer.Prefix)
-		}
+	}
+	own := cdr.Zero(ty.Response)
+	own.Set("message", "real")
+	if err := reply(own); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.rep.Get("message") != "real" {
+		t.Fatalf("call ended with %v, %v; want the server's own reply", r.rep, r.err)
 	}
 }
 
