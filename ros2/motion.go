@@ -69,7 +69,9 @@ func GoalUUID(goalID string) action.GoalID {
 // again. Nothing is sent when it fails with ErrNotConnected (no server
 // within the actuator's goal_connect_timeout or ctx),
 // ErrCanceledBeforeSend, or a refusal of the goal (ErrUnknownActuator,
-// ErrInvalidArgument).
+// ErrInvalidArgument). A send cut short after the request may have been
+// written (the robot closed under it, an error it cannot place) fails
+// with ErrMaybeSent: the goal may run.
 func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.Goal) error {
 	a := r.acts[actuator]
 	if a == nil {
@@ -187,14 +189,16 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		return nil
 	case errors.Is(err, action.ErrDuplicateGoal):
 		return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
-	case errors.Is(err, action.ErrClosed):
-		return actuators.ErrClosed
+	case errors.Is(err, action.ErrClosed), errors.Is(err, service.ErrClosed):
+		// Closed while the request may already have been written: the
+		// goal may run, and the bridge must not record "nothing was sent".
+		return fmt.Errorf("%w: %w: %s: send_goal: %w", actuators.ErrClosed, actuators.ErrMaybeSent, actuator, err)
 	default:
 		// Whether it left is not known: the id stays spent, never resent.
 		r.mu.Lock()
 		gl.ended = true
 		r.mu.Unlock()
-		return fmt.Errorf("%s: send_goal: %w", actuator, err)
+		return fmt.Errorf("%w: %s: send_goal: %w", actuators.ErrMaybeSent, actuator, err)
 	}
 	r.update(gl, actuators.GoalPending, 0, "")
 	r.mu.Lock() // Close may be waiting on wg: no follower starts after it began

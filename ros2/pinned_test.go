@@ -307,3 +307,39 @@ func TestUnansweredGoalIsFollowedNotLostWhileItsServerMayHoldIt(t *testing.T) {
 		t.Fatalf("the server got %d goals, want 1", n)
 	}
 }
+
+// An action client closed while its send waits for the server's answer
+// (the robot closing under it) may have written the request (here the
+// server holds it, deciding): Send says ErrMaybeSent, never the "nothing
+// was sent" of a plain error, so the bridge records the motion unknown
+// and keeps its arm busy.
+func TestSendCutShortByCloseSaysTheGoalMayHaveLeft(t *testing.T) {
+	netns.Require(t)
+	const domain = 193
+	release := make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	srv := newArmServer(t, domain, "joint_trajectory_controller", "", release)
+	t.Cleanup(releaseOnce)
+	r, _ := openArmOn(t, domain, func(a *config.ActuatorConfig) { a.GoalConnectTimeout = config.Duration(20 * time.Second) })
+	waitServers(t, r, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- r.Send(ctx, "arm", "c7a1d0f2-55e1-4a61-9a1e-0d3c58b1e0aa", simArmGoal(0.2)) }()
+	select {
+	case <-srv.goal: // the request is at the server, its answer held
+	case err := <-done:
+		t.Fatalf("Send returned %v before the server had the goal", err)
+	case <-ctx.Done():
+		t.Fatal("the server never got the goal")
+	}
+	r.acts["arm"].client.Close() // as Close does, before the robot's context ends
+	select {
+	case err := <-done:
+		if !errors.Is(err, actuators.ErrMaybeSent) {
+			t.Fatalf("Send closed under a written request: %v, want ErrMaybeSent", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Send did not return after Close")
+	}
+}

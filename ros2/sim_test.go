@@ -133,11 +133,22 @@ func openOnSim(t *testing.T, d msgs.Distro, domain int, acts []config.ActuatorCo
 // goalLog is the sim's goal log, from its /simrobot/goals Trigger service.
 func (g *missionRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	t.Helper()
+	var log sim.GoalLog
+	if err := json.Unmarshal([]byte(g.trigger(ctx, t, "/simrobot/goals")), &log); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+// trigger calls one of the sim's std_srvs/srv/Trigger services and
+// returns its message.
+func (g *missionRig) trigger(ctx context.Context, t *testing.T, name string) string {
+	t.Helper()
 	types, err := service.ResolveTypes(g.set, "std_srvs/srv/Trigger")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := service.NewClient(g.robot.rctx.Participant(), types, "/simrobot/goals", service.Options{})
+	c, err := service.NewClient(g.robot.rctx.Participant(), types, name, service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +158,9 @@ func (g *missionRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	}
 	rep, err := c.Call(ctx, cdr.Zero(types.Request))
 	if err != nil || rep.Get("success") != true {
-		t.Fatalf("goals: %v %v", err, rep)
+		t.Fatalf("%s: %v %v", name, err, rep)
 	}
-	var log sim.GoalLog
-	if err := json.Unmarshal([]byte(rep.Get("message").(string)), &log); err != nil {
-		t.Fatal(err)
-	}
-	return log
+	return rep.Get("message").(string)
 }
 
 // onWire is how many goal messages the sim's action (its goal log key:
