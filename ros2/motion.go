@@ -342,7 +342,7 @@ func (r *Robot) follow(g *goal, last actuators.GoalState) {
 			r.mu.Unlock()
 			if onSight && !acked && !st.Lost && listed && !st.Terminal() && st.Name != "CANCELING" && now.Sub(lastCancel) >= cancelRetry {
 				lastCancel = now
-				r.cancelOnSight(g)
+				r.cancelOnSight(g, last)
 			}
 		}
 	}
@@ -351,21 +351,21 @@ func (r *Robot) follow(g *goal, last actuators.GoalState) {
 // cancelOnSight sends g's server a cancel of g, noting an acknowledgment
 // (the goal canceling, or already ended); a refusal or no answer is
 // reported (the goal's state text) and retried by follow.
-func (r *Robot) cancelOnSight(g *goal) {
+func (r *Robot) cancelOnSight(g *goal, last actuators.GoalState) {
 	ctx, stop := context.WithTimeout(r.life, stopCancelWait)
 	defer stop()
 	res, err := g.act.client.Cancel(ctx, g.uuid)
 	switch {
 	case err != nil:
 		r.log.Warn("ros2: cancel unanswered; retrying", "goal", g.id, "err", err)
-		r.update(g, actuators.GoalCanceling, 0, "cancel unanswered; retrying until the server acknowledges or leaves: "+err.Error())
+		r.update(g, last, 0, "cancel unanswered; retrying until the server acknowledges or leaves: "+err.Error())
 	case cancelAcknowledged(res):
 		r.mu.Lock()
 		g.cancelAcked = true
 		r.mu.Unlock()
 	default:
 		r.log.Warn("ros2: cancel refused; retrying", "goal", g.id, "code", res.Code)
-		r.update(g, actuators.GoalCanceling, 0, fmt.Sprintf("the server refused the cancel (return code %d); retrying until it acknowledges or leaves", res.Code))
+		r.update(g, last, 0, fmt.Sprintf("the server refused the cancel (return code %d); retrying until it acknowledges or leaves", res.Code))
 	}
 }
 
@@ -545,6 +545,10 @@ func (r *Robot) Track(actuator, goalID string) {
 		case errors.Is(err, action.ErrNoStatus):
 			last = actuators.GoalLost
 			r.update(g, last, 0, "the action server published no status within the status grace")
+		case errors.Is(err, service.ErrAmbiguousServer):
+			// Pinned to none: nothing either says of it counts.
+			r.end(g, actuators.GoalLost, "more than one action server lists the goal, so none is believed: outcome unknown ("+err.Error()+")", nil)
+			return
 		case err != nil:
 			r.log.Warn("ros2: attach failed", "goal", goalID, "err", err)
 			return

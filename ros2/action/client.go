@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,10 @@ import (
 
 // GoalID is a goal's UUID (unique_identifier_msgs/UUID).
 type GoalID [16]byte
+
+// statusDepth is how many status arrays the client's status reader keeps
+// unread, whoever wrote them.
+const statusDepth = 16
 
 // feedbackBuffer is how many feedback messages a goal keeps unread; older
 // ones are dropped first.
@@ -90,7 +95,14 @@ func NewClient(p *rtps.Participant, set *msgs.Set, action, actionType string, o 
 	}
 	for i, dst := range []**rtps.Reader{&c.feedback, &c.status} {
 		var d rtps.EndpointData
-		if *dst, d, err = o.Endpoints.NewReader(p, e.topics[i]); err != nil {
+		t := e.topics[i]
+		if dst == &c.status {
+			// Keep-last 1 is per topic, not per writer: a late joiner's
+			// transient-local arrays from two servers (or a rogue's right
+			// after the server's) must not push one another out unread.
+			t.QoS.Depth = statusDepth
+		}
+		if *dst, d, err = o.Endpoints.NewReader(p, t); err != nil {
 			return nil, err
 		}
 		c.announced = append(c.announced, d)
@@ -275,27 +287,43 @@ func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
 		return Status{}, err
 	}
 	var ambiguous error
-	st, err := c.wait(ctx, func() (Status, bool) {
-		if !c.statusSeen {
+	// decide reads what the status arrays say of id; c.mu must be held.
+	// Before final it waits for an array from every server of the action
+	// (a goal two list is pinned to neither), unless two already list it.
+	decide := func(final bool) (Status, bool) {
+		if !c.statusSeen || g.status.Name != "PENDING" {
+			return g.status, c.statusSeen
+		}
+		var listers []wire.GUIDPrefix
+		code := int8(0)
+		for w, list := range c.listed {
+			if k, ok := list[id]; ok && !slices.Contains(listers, w.Prefix) {
+				code = k
+				listers = append(listers, w.Prefix)
+			}
+		}
+		if len(listers) < 2 && !final && !c.heardAll() {
 			return Status{}, false
 		}
-		if g.status.Name == "PENDING" {
-			g.status = c.names.status(0)
-			var listers []wire.GUIDPrefix
-			for w, list := range c.listed {
-				if code, ok := list[id]; ok && !slices.Contains(listers, w.Prefix) {
-					g.status, g.server = c.names.status(code), w.Prefix
-					listers = append(listers, w.Prefix)
-				}
-			}
-			if len(listers) > 1 { // pinned to none: nothing they say counts
-				g.status, g.server = Status{Name: "PENDING"}, wire.GUIDPrefix{}
-				ambiguous = &service.AmbiguousError{Servers: listers}
-				return Status{}, true
-			}
+		if len(listers) > 1 { // pinned to none: nothing they say counts
+			ambiguous = &service.AmbiguousError{Servers: listers}
+			return Status{}, true
+		}
+		g.status = c.names.status(code)
+		if len(listers) == 1 {
+			g.server = listers[0]
 		}
 		return g.status, true
-	})
+	}
+	st, err := c.wait(ctx, func() (Status, bool) { return decide(false) })
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrClosed) {
+		c.mu.Lock()
+		if c.statusSeen { // some server spoke; a silent one had no goals
+			st, _ = decide(true)
+			err = nil
+		}
+		c.mu.Unlock()
+	}
 	if ambiguous != nil {
 		return Status{}, ambiguous
 	}
@@ -303,6 +331,17 @@ func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
 		return Status{}, fmt.Errorf("%w: %w", ErrNoStatus, err)
 	}
 	return st, err
+}
+
+// heardAll reports whether a status array came from every participant
+// serving the action; c.mu must be held.
+func (c *Client) heardAll() bool {
+	for _, p := range c.send.Servers() {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(c.listed)), func(w wire.GUID) bool { return w.Prefix == p }) {
+			return false
+		}
+	}
+	return true
 }
 
 // Status returns what the client knows of goal id now.

@@ -109,3 +109,31 @@ func TestForgedStatusFromAnotherParticipantNeverEndsARunningGoal(t *testing.T) {
 		t.Fatalf("the running goal ended: %+v", s)
 	}
 }
+
+// TestAttachToAGoalTwoServersListIsRefusedNamingBoth: after a restart, a
+// goal UUID that two participants' status arrays list is pinned to
+// neither, and Attach names both: nothing either says of it counts.
+func TestAttachToAGoalTwoServersListIsRefusedNamingBoth(t *testing.T) {
+	r := newRig(t, 76)
+	sp2 := servicetest.Participant(t, 76)
+	newScriptedServer(t, sp2, r.set, actionName)
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	if _, err := r.cp.WaitParticipants(ctx, func([]rtps.ParticipantData) bool { return len(r.client.Servers()) == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	id := GoalID{7, 6}
+	for _, p := range []*rtps.Participant{r.sp, sp2} { // two earlier runs, one goal UUID each on another server
+		if _, err := r.newClient(t).SendGoalTo(ctx, p.GUID().Prefix, id, r.goal(t, "hold")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := r.newClient(t)
+	_, err := fresh.Attach(ctx, id)
+	var amb *service.AmbiguousError
+	if !errors.As(err, &amb) || len(amb.Servers) != 2 {
+		t.Fatalf("attach: %v, want ErrAmbiguousServer naming both", err)
+	}
+	if got := fresh.Server(id); got != ([12]byte{}) {
+		t.Fatalf("goal pinned to %x", got)
+	}
+}
