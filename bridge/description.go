@@ -23,9 +23,10 @@ type DescriptionGuard struct {
 	differs func(urdf string) ([]string, error)
 	now     func() time.Time
 
-	mu       sync.Mutex
-	accepted string          // digest motions run under: loaded, or one an operator accepted
-	pending  *descriptionRun // a different URDF seen, not accepted
+	mu        sync.Mutex
+	accepted  string          // digest motions run under: loaded, or one an operator accepted
+	pending   *descriptionRun // a different URDF seen, not accepted
+	ambiguous string          // the publishers, when more than one publishes the description
 }
 
 // descriptionRun is one URDF seen on the robot that differs from the
@@ -81,6 +82,15 @@ func (g *DescriptionGuard) Observe(urdf, source string) {
 	}
 }
 
+// SetAmbiguous says who publishes the description when more than one
+// participant does and the config names none ("" when one is left):
+// limits from one of several sources are a guess, so motions are held.
+func (g *DescriptionGuard) SetAmbiguous(why string) {
+	g.mu.Lock()
+	g.ambiguous = why
+	g.mu.Unlock()
+}
+
 // Hold is nil while motions may run, or the refusal naming the change.
 func (g *DescriptionGuard) Hold() *Error {
 	if g == nil {
@@ -88,8 +98,14 @@ func (g *DescriptionGuard) Hold() *Error {
 	}
 	g.mu.Lock()
 	p := g.pending
-	accepted := g.accepted
+	accepted, ambiguous := g.accepted, g.ambiguous
 	g.mu.Unlock()
+	if ambiguous != "" {
+		e := StateError(CodeAmbiguousServer, ambiguous,
+			"when one publisher is left, or the config names its node (description_node)",
+			"more than one participant publishes the robot description the limits come from; nothing was sent")
+		return e.WithHint("stop the stray publisher, give each robot its own namespace, or set description_node")
+	}
 	if p == nil {
 		return nil
 	}
@@ -143,6 +159,9 @@ func (g *DescriptionGuard) Describe() map[string]any {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := map[string]any{"sha256": g.accepted, "limits_sha256": g.loaded, "pinned": g.pinned}
+	if g.ambiguous != "" {
+		out["ambiguous"] = g.ambiguous
+	}
 	if p := g.pending; p != nil {
 		c := map[string]any{"published_sha256": p.digest, "source": p.source, "at": p.at.UTC().Format(time.RFC3339),
 			"changed_joints": p.joints, "acceptable": p.unreadable == "" && len(p.joints) == 0}

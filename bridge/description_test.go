@@ -115,3 +115,20 @@ func TestSecondPublisherOfAnotherDescriptionHoldsMotions(t *testing.T) {
 		t.Fatalf("hold: %+v, want it to name writer B", e)
 	}
 }
+
+// More than one publisher of the description holds every motion with
+// ambiguous_server naming them, until one is left.
+func TestTwoDescriptionPublishersHoldMotionsUntilOneIsLeft(t *testing.T) {
+	r, g := descriptionRig(t)
+	g.SetAmbiguous("publishers of /robot_description: /a on participant 01; /b on participant 02")
+	if _, e := r.call(t, RolePlanner, "gripper_move", `{"position":0.04}`); e == nil || e.Code != CodeAmbiguousServer || !strings.Contains(e.State, "/b on participant 02") {
+		t.Fatalf("preview with two description publishers: %+v, want ambiguous_server naming them", e)
+	}
+	if d := g.Describe(); d["ambiguous"] == nil {
+		t.Fatalf("describe does not show the ambiguity: %v", d)
+	}
+	g.SetAmbiguous("")
+	if _, e := r.call(t, RolePlanner, "gripper_move", `{"position":0.04}`); e != nil {
+		t.Fatalf("preview once one publisher is left: %+v", e)
+	}
+}

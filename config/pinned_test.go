@@ -18,6 +18,8 @@ func TestPinnedNodesAreFullyQualifiedROS2NamesOfWhatTheActuatorHas(t *testing.T)
 		{"relative", arm("server_node: jtc"), "actuators[0].server_node: \"jtc\" is not a fully qualified node name"},
 		{"bad token", arm("state_node: /r1/joint-state"), "actuators[0].state_node: \"/r1/joint-state\" is not a fully qualified node name"},
 		{"drive-only base", "transport: ros2\ndistro: jazzy\nactuators: [{name: b, kind: base, cmd_vel_topic: /c, server_node: /nav}]", "actuators[0].server_node: the actuator has no action"},
+		{"description under ros1", "description_node: /robot_state_publisher\nactuators: [{name: a, kind: arm, action: /a, joints: [j]}]", "description_node: only transport ros2"},
+		{"description relative", "description_node: robot_state_publisher\n" + arm(""), "description_node: \"robot_state_publisher\" is not a fully qualified node name"},
 		{"base without odometry", "transport: ros2\ndistro: jazzy\nactuators: [{name: b, kind: base, cmd_vel_topic: /c, state_node: /odom_node}]", "actuators[0].state_node: the actuator has no odom_topic"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -47,6 +47,11 @@ type ROS2 struct {
 	DiscoveryRange string `yaml:"discovery_range"`
 	// StaticPeers are hosts (IPv4 addresses or names) reached by unicast.
 	StaticPeers []string `yaml:"static_peers"`
+	// DescriptionNode names the node publishing robot_description_param,
+	// "/ns/node", when more than one participant publishes it: only its
+	// URDF is read. Unset, more than one publisher refuses every motion
+	// (ambiguous_server).
+	DescriptionNode string `yaml:"description_node"`
 }
 
 // QoSOverride is a topic's QoS change in the form of ros2/qos.Override: a
@@ -106,7 +111,8 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			name string
 			set  bool
 		}{{"distro", c.Distro != ""}, {"domain_id", c.DomainID != nil},
-			{"discovery_range", c.DiscoveryRange != ""}, {"static_peers", len(c.StaticPeers) > 0}} {
+			{"discovery_range", c.DiscoveryRange != ""}, {"static_peers", len(c.StaticPeers) > 0},
+			{"description_node", c.DescriptionNode != ""}} {
 			if k.set {
 				return bad(k.name, "only transport ros2 reads it; this config's transport is %s", c.Transport)
 			}
@@ -135,6 +141,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		return bad("distro", "transport ros2 needs the robot's distro: humble, jazzy, kilted or lyrical")
 	default:
 		return bad("distro", "%q is not one of humble, jazzy, kilted, lyrical", c.Distro)
+	}
+	if c.DescriptionNode != "" && !nodeRE.MatchString(c.DescriptionNode) {
+		return bad("description_node", "%q is not a fully qualified node name (/ns/node)", c.DescriptionNode)
 	}
 	if c.DomainID != nil && (*c.DomainID < 0 || *c.DomainID > MaxDomainID) {
 		return bad("domain_id", "%d is not a ROS 2 domain id (0 to %d)", *c.DomainID, MaxDomainID)

@@ -46,8 +46,9 @@ const descriptionPoll = 2 * time.Second
 
 // WatchRobotDescription hands each the description parameter every
 // descriptionPoll while ctx lasts (read failures are skipped: the master
-// link reports its own health).
-func (r *Robot) WatchRobotDescription(ctx context.Context, each func(urdf, source string)) error {
+// link reports its own health). The parameter server is one source:
+// ambiguous is never called.
+func (r *Robot) WatchRobotDescription(ctx context.Context, each func(urdf, source string), _ func(why string)) error {
 	t := time.NewTicker(descriptionPoll)
 	defer t.Stop()
 	for {

@@ -68,6 +68,11 @@ func publishersOf(g graph.Graph, name string) []source {
 // is actuators.ErrAmbiguousServer naming them; none is a zero prefix
 // (nothing to pin yet: found is false).
 func pick(what string, srcs []source, node string) (p wire.GUIDPrefix, found bool, err error) {
+	return pickNamed(what, srcs, node, "name the one to use in the actuator's config")
+}
+
+// pickNamed is pick whose refusal says fix, how to name the one to use.
+func pickNamed(what string, srcs []source, node, fix string) (p wire.GUIDPrefix, found bool, err error) {
 	if node != "" {
 		srcs = slices.DeleteFunc(slices.Clone(srcs), func(s source) bool { return s.node != node })
 	}
@@ -82,7 +87,7 @@ func pick(what string, srcs []source, node string) (p wire.GUIDPrefix, found boo
 		names[i] = s.String()
 	}
 	slices.Sort(names)
-	how := "name the one to use in the actuator's config"
+	how := fix
 	if node != "" {
 		how = "more than one participant carries node " + node
 	}

@@ -180,13 +180,28 @@ func TestOperatorApprovesInTheBrowserAndStopsTheSimMidMotion(t *testing.T) {
 		b.waitText("#estop", "E-stop clear", 10*time.Second)
 		b.screenshot(filepath.Join(art, "console-reset.png"))
 
-		// A description re-published with the same limits: the console says
-		// motions are held, and the operator's Accept releases them.
+		// ROS 1: a description re-published with the same limits; the
+		// console says motions are held, and the operator's Accept releases
+		// them. ROS 2: a second publisher; the console says motions are held
+		// until it leaves.
 		urdf, err := os.ReadFile("../launch/simrobot.urdf")
 		if err != nil {
 			t.Fatal(err)
 		}
-		publishDescription(t, w, strings.Replace(string(urdf), "<robot", "<!-- re-published -->\n<robot", 1))
+		leave := publishDescription(t, w, strings.Replace(string(urdf), "<robot", "<!-- re-published -->\n<robot", 1))
+		if tr == ros2 {
+			b.waitText("#urdf", "MORE THAN ONE PUBLISHER OF THE ROBOT DESCRIPTION", 20*time.Second)
+			b.screenshot(filepath.Join(art, "console-urdf-ambiguous.png"))
+			leave()
+			rostest.Eventually(t, 30*time.Second, "the console shows nothing held", func() error {
+				if u := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["urdf"].(map[string]any); u["ambiguous"] != nil {
+					return fmt.Errorf("urdf %v", u)
+				}
+				return nil
+			})
+			b.waitFor("#urdf[hidden]", 10*time.Second)
+			return
+		}
 		b.waitText("#urdf", "ROBOT DESCRIPTION CHANGED", 20*time.Second)
 		b.waitText("#urdf", "Its limits are those in force", 5*time.Second)
 		b.screenshot(filepath.Join(art, "console-urdf-changed.png"))

@@ -15,11 +15,12 @@ import (
 	"github.com/actbridge/actbridge/test/bridgetest"
 )
 
-// A robot description that changes while the bridge runs — the parameter
-// rewritten on ROS 1, a second publisher of another URDF on ROS 2 — holds
-// every motion until the operator accepts it; nothing reaches the robot
-// meanwhile, and the operator's acceptance (its limits are unchanged)
-// lets motions run again.
+// A robot description that changes while the bridge runs (the parameter
+// rewritten with ROS's own rosparam) holds every motion until the
+// operator accepts it; nothing reaches the robot meanwhile, and the
+// operator's acceptance (its limits are unchanged) lets motions run
+// again. ROS 1 only: on ROS 2 another URDF comes from another publisher,
+// which is the ambiguity of the next test.
 func TestChangedRobotDescriptionHoldsMotionsUntilTheOperatorAccepts(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
 		w := newWorld(t, worldOpts{tr: tr, bridgeEnv: []string{"ACTBRIDGE_PLANNER_TOKEN=" + plannerToken, "ACTBRIDGE_OPERATOR_TOKEN=" + operatorToken}})
@@ -67,12 +68,52 @@ func TestChangedRobotDescriptionHoldsMotionsUntilTheOperatorAccepts(t *testing.T
 			}
 			return nil
 		})
-	})
+	}, ros1)
+}
+
+// A second participant publishing another robot description (a stray
+// robot_state_publisher, a second robot without a namespace) holds every
+// motion with ambiguous_server naming both publishers, and nothing
+// reaches the robot; once it leaves, motions run again.
+func TestASecondDescriptionPublisherHoldsMotionsUntilItLeaves(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr transport) {
+		w := newWorld(t, worldOpts{tr: tr})
+		cs := w.mcpClient("")
+		urdf, err := os.ReadFile("../launch/simrobot.urdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		leave := publishDescription(t, w, strings.Replace(string(urdf), "<robot", "<!-- a stray publisher's -->\n<robot", 1))
+		rostest.Eventually(t, 20*time.Second, "the bridge sees two publishers", func() error {
+			u := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})["urdf"].(map[string]any)
+			if u["ambiguous"] == nil {
+				return errState(u)
+			}
+			return nil
+		})
+		before := w.goalsReceived()
+		out, isErr := bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_1_joint": 0.2}})
+		if !isErr || out["code"] != "ambiguous_server" || !strings.Contains(out["state"].(string), "/e2e") || !strings.Contains(out["state"].(string), "/robot_state_publisher") {
+			t.Fatalf("preview with two description publishers: %v; want ambiguous_server naming the sim's /robot_state_publisher and /e2e", out)
+		}
+		leave()
+		rostest.Eventually(t, 30*time.Second, "motions run once the stray left", func() error {
+			pv, isErr := bridgetest.Call(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"wrist_1_joint": 0.2}})
+			if isErr {
+				return errState(pv)
+			}
+			return nil
+		})
+		if got := w.goalsReceived(); got != before {
+			t.Fatalf("%d goals reached the sim while the description was ambiguous", got-before)
+		}
+	}, ros2)
 }
 
 // publishDescription makes text the robot's description: the parameter
-// on ROS 1, a second latched publisher on ROS 2 (the sim's stays).
-func publishDescription(t *testing.T, w *world, text string) {
+// on ROS 1, a second latched publisher on ROS 2 (the sim's stays; leave
+// withdraws it).
+func publishDescription(t *testing.T, w *world, text string) (leave func()) {
 	t.Helper()
 	if w.tr == ros1 { // ROS's own rosparam, so the change is the one a user would make
 		f := filepath.Join(t.TempDir(), "robot.urdf")
@@ -86,7 +127,7 @@ func publishDescription(t *testing.T, w *world, text string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("rosparam set: %v\n%s", err, out)
 		}
-		return
+		return func() {}
 	}
 	p := w.simPeer()
 	p.mu.Lock()
@@ -105,4 +146,5 @@ func publishDescription(t *testing.T, w *world, text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = pub.WaitAcknowledged(ctx) // the bridge's reader may match later: transient-local covers that
+	return func() { _ = pub.Close() }
 }

@@ -168,7 +168,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ts.motions.Lifetime = ctx
 	if w, ok := tr.describer.(descriptionWatcher); ok {
-		go func() { _ = w.WatchRobotDescription(ctx, ts.description.Observe) }()
+		go func() { _ = w.WatchRobotDescription(ctx, ts.description.Observe, ts.description.SetAmbiguous) }()
 	}
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,

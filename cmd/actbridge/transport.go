@@ -107,9 +107,10 @@ type describer interface {
 }
 
 // descriptionWatcher reports every robot description the robot publishes
-// while the bridge runs (a transport implements it where it can).
+// while the bridge runs, and whether more than one participant publishes
+// it (a transport implements it where it can).
 type descriptionWatcher interface {
-	WatchRobotDescription(ctx context.Context, each func(urdf, source string)) error
+	WatchRobotDescription(ctx context.Context, each func(urdf, source string), ambiguous func(why string)) error
 }
 
 // description reads the URDF, waiting up to wait for a robot that is

@@ -158,13 +158,18 @@ function renderRobot(robot) {
 function renderDescription(u) {
   const box = $('urdf');
   const c = u && u.changed;
+  const amb = u && u.ambiguous;
   // Rebuilt only when what it shows changes, so a click never lands on a
   // button the once-a-second refresh just replaced.
-  const key = c ? [c.published_sha256, c.acceptable, ui.role].join('|') : '';
+  const key = amb ? 'ambiguous|' + amb : c ? [c.published_sha256, c.acceptable, ui.role].join('|') : '';
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   box.replaceChildren();
-  box.hidden = !c;
+  box.hidden = !amb && !c;
+  if (amb) {
+    box.append(el('span', { class: 'what', text: 'MORE THAN ONE PUBLISHER OF THE ROBOT DESCRIPTION: motions are held until one is left, or the config names it (description_node). ' + amb }));
+    return;
+  }
   if (!c) return;
   box.append(el('span', { class: 'what', text: 'ROBOT DESCRIPTION CHANGED (' + c.source + ', ' + c.at + '): motions are held. ' +
     (c.acceptable ? 'Its limits are those in force.' : c.unreadable ? 'It cannot be read: ' + c.unreadable + '. Restart the bridge once it is fixed.'
