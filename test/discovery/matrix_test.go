@@ -29,6 +29,9 @@ const settle = 8 * time.Second
 // ROS 2 range.
 type robot struct {
 	vendor, rng string
+	// loMulticast turns multicast on for lo while the row runs, as some
+	// Humble setups do for ROS_LOCALHOST_ONLY.
+	loMulticast bool
 	// start starts the k-th participant of the row in domain.
 	start func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
 }
@@ -55,17 +58,25 @@ var cycloneXML = map[string]func(k int) string{
 
 func rows() []robot {
 	var out []robot
-	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{"cyclone", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+	cyclone := func(rng string) func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
 			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
-		}})
+		}
+	}
+	fast := func(rng string) func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
+		}
 	}
 	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{"fast", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
-			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
-		}})
+		out = append(out, robot{vendor: "cyclone", rng: rng, start: cyclone(rng)})
 	}
-	return out
+	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
+		out = append(out, robot{vendor: "fast", rng: rng, start: fast(rng)})
+	}
+	return append(out,
+		robot{vendor: "cyclone", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: cyclone("HUMBLE_LOCALHOST")},
+		robot{vendor: "fast", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: fast("HUMBLE_LOCALHOST")})
 }
 
 // bridgeRange is one column: the bridge's participant in one of its ranges.
@@ -92,19 +103,22 @@ func columns() []bridgeRange {
 		// host's participants at a time.
 		{"OFF, peer 127.0.0.1", func(domain int, _ netip.Addr) node.Discovery {
 			return node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{"127.0.0.1"}}
-		}, func(r robot) bool { return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" }},
+		}, func(r robot) bool {
+			return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" && (r.vendor == "fast" || !r.loMulticast)
+		}},
 	}
 }
 
 // cell is what one bridge range achieved with one row.
 type cell struct {
 	found, foundBy int
+	reader         int           // peers that learned our reader by SEDP
 	took           time.Duration // until both were whole, or settle
 	advice         string        // what the bridge says of it (node.Discovery.Advice)
 }
 
 func (c cell) String() string {
-	return fmt.Sprintf("%d/%d in %.1f s", c.found, c.foundBy, c.took.Seconds())
+	return fmt.Sprintf("%d/%d/%d in %.1f s", c.found, c.foundBy, c.reader, c.took.Seconds())
 }
 
 // host makes the namespace look like a robot's computer: loopback with
@@ -129,10 +143,18 @@ func host(t *testing.T) netip.Addr {
 	return a
 }
 
+func loMulticast(t *testing.T, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "link", "set", "lo", "multicast", state).CombinedOutput(); err != nil {
+		t.Fatalf("lo multicast %s: %v: %s", state, err, out)
+	}
+}
+
 // TestEveryParticipantOfTheHostInEveryRange runs, for each rmw
 // configuration of each vendor, ten participants on one host, and the
 // bridge's participant in each of its ranges against them: each cell is
-// how many of the ten the bridge found and how many found it, and each
+// how many of the ten the bridge found, how many found it, and how many
+// learned its reader by SEDP; each
 // row says how many of the others each of the ten found (what rmw itself
 // achieves). Every cell the bridge promises must be whole, and every
 // other one that is not must have the bridge say so (Advice).
@@ -144,8 +166,15 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	var table []string
 	for i, r := range rows() {
 		name := r.vendor + " " + r.rng
+		if r.loMulticast {
+			name += ", lo multicast on"
+		}
 		t.Run(name, func(t *testing.T) {
 			domain := 40 + i
+			if r.loMulticast {
+				loMulticast(t, "on")
+				defer loMulticast(t, "off")
+			}
 			var procs []*ddspeers.Proc
 			selfs := map[string]bool{}
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -186,22 +215,36 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 				}
 				return least
 			}, started-1)
+			// A participant none of the others found is the peer's
+			// failure (Fast DDS 2.9 left one unannounced now and then),
+			// not the bridge's: a promise covers those rmw itself finds.
+			foundByRMW := 0
+			for s := range selfs {
+				for _, p := range procs {
+					if _, known := p.Discovered(); known[s] {
+						foundByRMW++
+						break
+					}
+				}
+			}
 			row := []string{name, fmt.Sprintf("%d of %d", started, peersPerRow), fmt.Sprintf("%d/%d", rmwMin, started-1)}
 			for _, c := range cols {
 				got := runCell(t, c.d(domain, iface), procs, selfs)
-				whole := got.found == started && got.foundBy == started
+				whole := got.found == started && got.foundBy == started && got.reader == started
 				mark := ""
 				switch {
 				case c.promised(r):
 					mark = " (promised)"
-					if !whole {
-						t.Errorf("bridge %s: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+					if foundByRMW < started && got.found >= foundByRMW && got.foundBy == started && got.reader == started {
+						mark = fmt.Sprintf(" (promised; %d found by no peer either)", started-foundByRMW)
+					} else if !whole {
+						t.Errorf("bridge %s: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
 					}
 				case got.advice != "":
 					mark = " (says so)"
 					t.Logf("bridge %s says: %s", c.name, got.advice)
 				case !whole:
-					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
 				}
 				row = append(row, got.String()+mark)
 			}
@@ -229,6 +272,11 @@ func runCell(t *testing.T, d node.Discovery, procs []*ddspeers.Proc, selfs map[s
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// A reader, which the peers learn by SEDP over the locators SPDP gave
+	// them: Fast DDS, which prefers shared memory, must use UDP with us.
+	if _, err := p.AddEndpoint(rtps.EndpointData{Topic: "discovery_matrix", Type: "matrix::Cell", QoS: rtps.QoS{Reliability: rtps.Reliable}}); err != nil {
+		t.Fatal(err)
+	}
 	prefix := p.GUID().Prefix
 	ours := hex.EncodeToString(prefix[:])
 	var c cell
@@ -240,8 +288,9 @@ func runCell(t *testing.T, d node.Discovery, procs []*ddspeers.Proc, selfs map[s
 		for _, pr := range procs {
 			_, known := pr.Discovered()
 			c.foundBy += b2i(known[ours])
+			c.reader += b2i(pr.Readers()[ours])
 		}
-		return min(c.found, c.foundBy)
+		return min(c.found, c.foundBy, c.reader)
 	}, len(procs))
 	c.took = time.Since(start)
 	c.advice = d.Advice(p.Data(), p.Participants())
