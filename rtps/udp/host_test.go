@@ -66,6 +66,27 @@ func (f *frameTap) next(t *testing.T, port uint16) string {
 	}
 }
 
+// groupSockets opens a member of the SPDP group on each interface address
+// and ListenGroup's socket, on port; all are closed at the test's end.
+func groupSockets(t *testing.T, port uint16, ifaddrs ...netip.Addr) ([]*Conn, *Conn) {
+	t.Helper()
+	var members []*Conn
+	for _, ifaddr := range ifaddrs {
+		m, err := ListenMulticast(context.Background(), ifaddr, SPDPGroup(), port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		members = append(members, m)
+	}
+	listener, err := ListenGroup(SPDPGroup(), port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listener.Close() })
+	return members, listener
+}
+
 // TestHostMulticastReachesEveryInterfaceAndNeverTheLink: a datagram
 // HostMulticast sends reaches a member of the group on loopback and one
 // on a veth, and ListenGroup's socket, which joined nothing; and none of
@@ -78,20 +99,7 @@ func TestHostMulticastReachesEveryInterfaceAndNeverTheLink(t *testing.T) {
 	group := netip.AddrPortFrom(SPDPGroup(), port)
 	tap := newFrameTap(t, eb)
 
-	var members []*Conn
-	for _, ifaddr := range []netip.Addr{loopback, a} {
-		m, err := ListenMulticast(ctx, ifaddr, SPDPGroup(), port)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		members = append(members, m)
-	}
-	listener, err := ListenGroup(SPDPGroup(), port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close()
+	members, listener := groupSockets(t, port, loopback, a)
 	h, err := OpenHostMulticast()
 	if err != nil {
 		t.Fatal(err)
@@ -280,20 +288,7 @@ func TestGroupListenerHearsThisHostOnly(t *testing.T) {
 		}
 	}
 	port, _ := DefaultPorts().MetatrafficMulticast(12)
-	var members []*Conn
-	for _, ifaddr := range []netip.Addr{a, loopback} {
-		m, err := ListenMulticast(ctx, ifaddr, SPDPGroup(), port)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		members = append(members, m)
-	}
-	listener, err := ListenGroup(SPDPGroup(), port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close()
+	members, listener := groupSockets(t, port, a, loopback)
 
 	fd := socketIn(t, far)
 	if err := unix.SetsockoptInet4Addr(fd, unix.IPPROTO_IP, unix.IP_MULTICAST_IF, b.As4()); err != nil {
