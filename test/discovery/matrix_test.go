@@ -32,8 +32,7 @@ type robot struct {
 	// loMulticast turns multicast on for lo while the row runs, as some
 	// Humble setups do for ROS_LOCALHOST_ONLY.
 	loMulticast bool
-	// start starts the k-th participant of the row in domain.
-	start func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
+	start       starter
 }
 
 // Cyclone's configuration per range, as rmw_cyclonedds's
@@ -56,18 +55,27 @@ var cycloneXML = map[string]func(k int) string{
 	},
 }
 
-func rows() []robot {
-	var out []robot
-	cyclone := func(rng string) func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+// starter starts the k-th participant of a row in domain.
+type starter func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
+
+// starters give a vendor's participant in the configuration its rmw
+// builds for a range.
+var starters = map[string]func(rng string) starter{
+	"cyclone": func(rng string) starter {
 		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
 			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
 		}
-	}
-	fast := func(rng string) func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+	},
+	"fast": func(rng string) starter {
 		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
 			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
 		}
-	}
+	},
+}
+
+func rows() []robot {
+	cyclone, fast := starters["cyclone"], starters["fast"]
+	var out []robot
 	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
 		out = append(out, robot{vendor: "cyclone", rng: rng, start: cyclone(rng)})
 	}
@@ -248,6 +256,10 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 				}
 				row = append(row, got.String()+mark)
 			}
+			// What a node of the row's vendor in another range achieves.
+			for k, rng := range probeRanges {
+				row = append(row, runProbe(t, ns, peers, starters[r.vendor](rng), domain, 100+k, procs, selfs))
+			}
 			table = append(table, "| "+strings.Join(row, " | ")+" |")
 		})
 	}
@@ -255,7 +267,43 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	for _, c := range cols {
 		head = append(head, "bridge "+c.name)
 	}
+	for _, rng := range probeRanges {
+		head = append(head, "rmw node "+rng)
+	}
 	t.Logf("\n| %s |\n%s", strings.Join(head, " | "), strings.Join(table, "\n"))
+}
+
+// probeRanges are the ranges of the rmw node each row is also tried with.
+var probeRanges = []string{"LOCALHOST", "SUBNET"}
+
+// runProbe starts one more participant of the row's vendor, as its rmw
+// configures another range, and says how many of the row it found and
+// how many found it ("found/found by").
+func runProbe(t *testing.T, ns string, peers *ddspeers.DiscoveryPeers, start starter, domain, k int, procs []*ddspeers.Proc, selfs map[string]bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p := start(t, ns, peers, domain, k)
+	self, err := p.WaitSelf(ctx)
+	if err != nil {
+		return "did not start: " + lastLine(p.Stderr())
+	}
+	defer func() { _ = p.Stop(ctx) }()
+	began := time.Now()
+	found, foundBy := 0, 0
+	waitCount(t, settle, func() int {
+		_, known := p.Discovered()
+		found, foundBy = 0, 0
+		for s := range selfs {
+			found += b2i(known[s])
+		}
+		for _, pr := range procs {
+			_, known := pr.Discovered()
+			foundBy += b2i(known[self])
+		}
+		return min(found, foundBy)
+	}, len(procs))
+	return fmt.Sprintf("%d/%d in %.1f s", found, foundBy, time.Since(began).Seconds())
 }
 
 // runCell starts the bridge's participant with d and waits until it and
