@@ -155,7 +155,7 @@ func (okStore) Healthy() error { return nil }
 // false alone on the domain, true once any participant joins, though it
 // serves none of the robot's actions (the robot is not ready then).
 func TestHealthOverROS2SaysWhetherDiscoveryMetAParticipant(t *testing.T) {
-	const domain = 177 // this test's alone: it runs on the host's loopback
+	const domain = 177 // this test's alone
 	_, l := openLink(t, ros2ArmConfigWith(t, fmt.Sprintf("domain_id: %d\n", domain)))
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
