@@ -17,7 +17,9 @@ import (
 type Config struct {
 	// Domain is the DDS domain id (0..232 with the default ports).
 	Domain int
-	// Addr is the IPv4 address of the one interface used; default 127.0.0.1.
+	// Addr is the IPv4 address of the one interface used; default
+	// 127.0.0.1. Another address's unicast port is bound on every address
+	// of the host (udp.ListenUnicastAll) but announced and sent from Addr.
 	Addr netip.Addr
 	// Multicast enables SPDP over the spec's group 239.255.0.1 on Addr's
 	// interface; NewParticipant fails if the interface cannot.

@@ -155,7 +155,7 @@ func (okStore) Healthy() error { return nil }
 // false alone on the domain, true once any participant joins, though it
 // serves none of the robot's actions (the robot is not ready then).
 func TestHealthOverROS2SaysWhetherDiscoveryMetAParticipant(t *testing.T) {
-	const domain = 177 // this test's alone: it runs on the host's loopback
+	const domain = 177 // this test's alone
 	_, l := openLink(t, ros2ArmConfigWith(t, fmt.Sprintf("domain_id: %d\n", domain)))
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 	defer cancel()
@@ -177,5 +177,31 @@ func TestHealthOverROS2SaysWhetherDiscoveryMetAParticipant(t *testing.T) {
 	}
 	if h := health(l, okStore{}); h["ready"] != false || !reflect.DeepEqual(h["actuators_offline"], []string{"arm"}) {
 		t.Fatalf("a participant that serves nothing made the robot ready: %v", h)
+	}
+}
+
+// Serve says at start what discovery cannot reach and what to set (the
+// advice it prints after reading the robot description): alone on the
+// domain, that nodes under OFF talk to no one and what else to check;
+// nothing once a participant answers.
+func TestServeSaysWhatDiscoveryCannotReach(t *testing.T) {
+	const domain = 178
+	_, l := openLink(t, ros2ArmConfigWith(t, fmt.Sprintf("domain_id: %d\n", domain)))
+	if a := l.advice(); !strings.Contains(a, "domain 178") || !strings.Contains(a, "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF talk to no other process") {
+		t.Fatalf("alone on the domain, the advice is %q", a)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	peer, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	for l.advice() != "" {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("with a participant on the domain, the advice is %q", l.advice())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }

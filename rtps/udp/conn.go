@@ -36,6 +36,8 @@ type Conn struct {
 	ifaddr netip.Addr
 	port   uint16
 	own    ownAddrs
+	// hostOnly drops what other hosts send (ListenGroup's).
+	hostOnly bool
 }
 
 // newConn wraps a bound UDPv4 socket and opens its send socket.
@@ -166,11 +168,16 @@ func (c *Conn) WriteTo(b []byte, dst netip.AddrPort) error {
 // taken as truncated and reported as ErrTooLarge (with n 0), so give a
 // buffer one octet larger than the largest datagram to accept.
 func (c *Conn) ReadFrom(buf []byte) (int, netip.AddrPort, error) {
-	n, src, err := c.recvFrom(buf)
-	if err == nil && n == len(buf) {
-		return 0, src, ErrTooLarge
+	for {
+		n, src, err := c.recvFrom(buf)
+		if err == nil && c.hostOnly && !src.Addr().IsLoopback() && !c.own.has(src.Addr()) {
+			continue // another host's (see ListenGroup)
+		}
+		if err == nil && n == len(buf) {
+			return 0, src, ErrTooLarge
+		}
+		return n, src, err
 	}
-	return n, src, err
 }
 
 // Close closes both sockets; a blocked ReadFrom returns net.ErrClosed,

@@ -12,12 +12,14 @@ import (
 )
 
 // ListenGroup binds group:port, shared with the host's other sockets of
-// that port (SO_REUSEADDR, SO_REUSEPORT), without joining the group. It
-// hears the group's datagrams on every interface where some socket of
-// the host joined it (IP_MULTICAST_ALL, Linux's default, admits a group
-// the socket did not join itself), and no unicast: bound to the group's
-// address, it never takes a unicast datagram meant for the port's other
-// sockets. Joining nothing, it makes the host send no IGMP report.
+// that port (SO_REUSEADDR), without joining the group. It hears the
+// group's datagrams on every interface where some socket of the host
+// joined it (IP_MULTICAST_ALL, Linux's default, admits a group the socket
+// did not join itself), and no unicast: bound to the group's address, it
+// never takes a unicast datagram meant for the port's other sockets.
+// Joining nothing, it makes the host send no IGMP report. Its ReadFrom
+// passes only what this host sent: a group another process joined on
+// Ethernet also brings the LAN's datagrams.
 func ListenGroup(group netip.Addr, port uint16) (*Conn, error) {
 	if !group.Is4() || !group.IsMulticast() {
 		return nil, fmt.Errorf("%w: group %v", ErrNotIPv4, group)
@@ -49,7 +51,12 @@ func ListenGroup(group netip.Addr, port uint16) (*Conn, error) {
 		return nil, err
 	}
 	// The Conn's send socket is a loopback one: this Conn only receives.
-	return newConn(pc, netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)
+	c, err := newConn(pc, netip.AddrFrom4([4]byte{127, 0, 0, 1}), port)
+	if err != nil {
+		return nil, err
+	}
+	c.hostOnly = true
+	return c, nil
 }
 
 // HostMulticast sends a datagram to a multicast group out of every

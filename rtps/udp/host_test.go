@@ -6,6 +6,9 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"runtime"
 	"testing"
 	"time"
 
@@ -63,6 +66,27 @@ func (f *frameTap) next(t *testing.T, port uint16) string {
 	}
 }
 
+// groupSockets opens a member of the SPDP group on each interface address
+// and ListenGroup's socket, on port; all are closed at the test's end.
+func groupSockets(t *testing.T, port uint16, ifaddrs ...netip.Addr) ([]*Conn, *Conn) {
+	t.Helper()
+	var members []*Conn
+	for _, ifaddr := range ifaddrs {
+		m, err := ListenMulticast(context.Background(), ifaddr, SPDPGroup(), port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		members = append(members, m)
+	}
+	listener, err := ListenGroup(SPDPGroup(), port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { listener.Close() })
+	return members, listener
+}
+
 // TestHostMulticastReachesEveryInterfaceAndNeverTheLink: a datagram
 // HostMulticast sends reaches a member of the group on loopback and one
 // on a veth, and ListenGroup's socket, which joined nothing; and none of
@@ -75,20 +99,7 @@ func TestHostMulticastReachesEveryInterfaceAndNeverTheLink(t *testing.T) {
 	group := netip.AddrPortFrom(SPDPGroup(), port)
 	tap := newFrameTap(t, eb)
 
-	var members []*Conn
-	for _, ifaddr := range []netip.Addr{loopback, a} {
-		m, err := ListenMulticast(ctx, ifaddr, SPDPGroup(), port)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		members = append(members, m)
-	}
-	listener, err := ListenGroup(SPDPGroup(), port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close()
+	members, listener := groupSockets(t, port, loopback, a)
 	h, err := OpenHostMulticast()
 	if err != nil {
 		t.Fatal(err)
@@ -221,5 +232,79 @@ func TestListenUnicastAllHearsLoopbackToo(t *testing.T) {
 		if got := receive(t, c); got != dst.String() {
 			t.Fatalf("sent to %v, got %q", dst, got)
 		}
+	}
+}
+
+// socketIn opens a UDP socket in the namespace ns (a socket keeps the
+// namespace it was made in, whichever thread uses it after).
+func socketIn(t *testing.T, ns string) int {
+	t.Helper()
+	runtime.LockOSThread()
+	self, err := os.Open("/proc/thread-self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Close()
+	far, err := os.Open("/var/run/netns/" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer far.Close()
+	if err := unix.Setns(int(far.Fd()), unix.CLONE_NEWNET); err != nil {
+		t.Fatal(err)
+	}
+	fd, serr := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err := unix.Setns(int(self.Fd()), unix.CLONE_NEWNET); err != nil {
+		t.Fatal(err) // the thread stays locked: it is in the wrong namespace
+	}
+	runtime.UnlockOSThread()
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
+// TestGroupListenerHearsThisHostOnly: the group's datagram from another
+// host (a namespace of its own behind a veth) reaches a member joined on
+// the veth, but not ListenGroup's socket, which hears what this host
+// sends.
+func TestGroupListenerHearsThisHostOnly(t *testing.T) {
+	a, b := netip.MustParseAddr("10.231.12.1"), netip.MustParseAddr("10.231.12.2")
+	_, eb := netns.Veth(t, a, b)
+	ctx := context.Background()
+	far, del, err := netns.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer del()
+	for _, args := range [][]string{
+		{"link", "set", eb, "netns", far},
+		{"-n", far, "addr", "add", b.String() + "/24", "dev", eb},
+		{"-n", far, "link", "set", eb, "multicast", "on", "up"},
+	} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", args, err, out)
+		}
+	}
+	port, _ := DefaultPorts().MetatrafficMulticast(12)
+	members, listener := groupSockets(t, port, a, loopback)
+
+	fd := socketIn(t, far)
+	if err := unix.SetsockoptInet4Addr(fd, unix.IPPROTO_IP, unix.IP_MULTICAST_IF, b.As4()); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Sendto(fd, []byte("far"), 0, &unix.SockaddrInet4{Addr: SPDPGroup().As4(), Port: int(port)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, members[0]); got != "far" {
+		t.Fatalf("the member on the veth got %q", got)
+	}
+	sender, _ := loopbackPair(t)
+	if err := sender.WriteTo([]byte("host"), netip.AddrPortFrom(SPDPGroup(), port)); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, listener); got != "host" {
+		t.Fatalf("the group's listener took %q before this host's datagram", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,8 @@ import (
 // DiscoveryPeers are the peers of the discovery matrix: cycdisc (one
 // CycloneDDS participant configured by CYCLONEDDS_URI) and fastdisc (one
 // Fast DDS participant configured as rmw_fastrtps configures a range).
-// Each prints "self PREFIX", then "found PREFIX" and "lost PREFIX".
+// Each prints "self PREFIX", then "found PREFIX" and "lost PREFIX", and
+// "reader PREFIX" for another participant's reader learned by SEDP.
 type DiscoveryPeers struct {
 	Cyclone string // path of cycdisc: DOMAIN SECONDS
 	Fast    string // path of fastdisc: DOMAIN RANGE SECONDS
@@ -39,12 +41,7 @@ func BuildDiscovery(t testing.TB) *DiscoveryPeers {
 // the prefixes it knows now (found and not lost since), in hex.
 func (p *Proc) Discovered() (self string, known map[string]bool) {
 	known = map[string]bool{}
-	sc := bufio.NewScanner(bytes.NewReader(p.Stdout()))
-	for sc.Scan() {
-		what, prefix, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
+	for what, prefix := range p.discoveryLines() {
 		switch what {
 		case "self":
 			self = prefix
@@ -55,6 +52,30 @@ func (p *Proc) Discovered() (self string, known map[string]bool) {
 		}
 	}
 	return self, known
+}
+
+// Readers are the participants (prefixes in hex) whose readers a
+// discovery peer learned by SEDP so far.
+func (p *Proc) Readers() map[string]bool {
+	out := map[string]bool{}
+	for what, prefix := range p.discoveryLines() {
+		if what == "reader" {
+			out[prefix] = true
+		}
+	}
+	return out
+}
+
+// discoveryLines yields a discovery peer's lines as (what, prefix).
+func (p *Proc) discoveryLines() iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		sc := bufio.NewScanner(bytes.NewReader(p.Stdout()))
+		for sc.Scan() {
+			if what, prefix, ok := strings.Cut(sc.Text(), " "); ok && !yield(what, prefix) {
+				return
+			}
+		}
+	}
 }
 
 // WaitSelf waits for a discovery peer's own prefix.

@@ -29,8 +29,10 @@ const settle = 8 * time.Second
 // ROS 2 range.
 type robot struct {
 	vendor, rng string
-	// start starts the k-th participant of the row in domain.
-	start func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
+	// loMulticast turns multicast on for lo while the row runs, as some
+	// Humble setups do for ROS_LOCALHOST_ONLY.
+	loMulticast bool
+	start       starter
 }
 
 // Cyclone's configuration per range, as rmw_cyclonedds's
@@ -53,19 +55,36 @@ var cycloneXML = map[string]func(k int) string{
 	},
 }
 
+// starter starts the k-th participant of a row in domain.
+type starter func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
+
+// starters give a vendor's participant in the configuration its rmw
+// builds for a range.
+var starters = map[string]func(rng string) starter{
+	"cyclone": func(rng string) starter {
+		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
+		}
+	},
+	"fast": func(rng string) starter {
+		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
+			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
+		}
+	},
+}
+
 func rows() []robot {
+	cyclone, fast := starters["cyclone"], starters["fast"]
 	var out []robot
 	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{"cyclone", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
-			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
-		}})
+		out = append(out, robot{vendor: "cyclone", rng: rng, start: cyclone(rng)})
 	}
 	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{"fast", rng, func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
-			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
-		}})
+		out = append(out, robot{vendor: "fast", rng: rng, start: fast(rng)})
 	}
-	return out
+	return append(out,
+		robot{vendor: "cyclone", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: cyclone("HUMBLE_LOCALHOST")},
+		robot{vendor: "fast", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: fast("HUMBLE_LOCALHOST")})
 }
 
 // bridgeRange is one column: the bridge's participant in one of its ranges.
@@ -92,19 +111,22 @@ func columns() []bridgeRange {
 		// host's participants at a time.
 		{"OFF, peer 127.0.0.1", func(domain int, _ netip.Addr) node.Discovery {
 			return node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{"127.0.0.1"}}
-		}, func(r robot) bool { return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" }},
+		}, func(r robot) bool {
+			return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" && (r.vendor == "fast" || !r.loMulticast)
+		}},
 	}
 }
 
 // cell is what one bridge range achieved with one row.
 type cell struct {
 	found, foundBy int
+	reader         int           // peers that learned our reader by SEDP
 	took           time.Duration // until both were whole, or settle
 	advice         string        // what the bridge says of it (node.Discovery.Advice)
 }
 
 func (c cell) String() string {
-	return fmt.Sprintf("%d/%d in %.1f s", c.found, c.foundBy, c.took.Seconds())
+	return fmt.Sprintf("%d/%d/%d in %.1f s", c.found, c.foundBy, c.reader, c.took.Seconds())
 }
 
 // host makes the namespace look like a robot's computer: loopback with
@@ -129,10 +151,18 @@ func host(t *testing.T) netip.Addr {
 	return a
 }
 
+func loMulticast(t *testing.T, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "link", "set", "lo", "multicast", state).CombinedOutput(); err != nil {
+		t.Fatalf("lo multicast %s: %v: %s", state, err, out)
+	}
+}
+
 // TestEveryParticipantOfTheHostInEveryRange runs, for each rmw
 // configuration of each vendor, ten participants on one host, and the
 // bridge's participant in each of its ranges against them: each cell is
-// how many of the ten the bridge found and how many found it, and each
+// how many of the ten the bridge found, how many found it, and how many
+// learned its reader by SEDP; each
 // row says how many of the others each of the ten found (what rmw itself
 // achieves). Every cell the bridge promises must be whole, and every
 // other one that is not must have the bridge say so (Advice).
@@ -144,8 +174,15 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	var table []string
 	for i, r := range rows() {
 		name := r.vendor + " " + r.rng
+		if r.loMulticast {
+			name += ", lo multicast on"
+		}
 		t.Run(name, func(t *testing.T) {
 			domain := 40 + i
+			if r.loMulticast {
+				loMulticast(t, "on")
+				defer loMulticast(t, "off")
+			}
 			var procs []*ddspeers.Proc
 			selfs := map[string]bool{}
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -186,24 +223,53 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 				}
 				return least
 			}, started-1)
+			// A participant none of the others found, or that found none
+			// of them, is the peer's failure (Fast DDS 2.9 left one
+			// unannounced now and then), not the bridge's: a promise
+			// covers what rmw itself achieves.
+			foundByRMW, finders := 0, 0
+			for s := range selfs {
+				for _, p := range procs {
+					if _, known := p.Discovered(); known[s] {
+						foundByRMW++
+						break
+					}
+				}
+			}
+			for _, p := range procs {
+				_, known := p.Discovered()
+				for s := range selfs {
+					if known[s] {
+						finders++
+						break
+					}
+				}
+			}
 			row := []string{name, fmt.Sprintf("%d of %d", started, peersPerRow), fmt.Sprintf("%d/%d", rmwMin, started-1)}
 			for _, c := range cols {
 				got := runCell(t, c.d(domain, iface), procs, selfs)
-				whole := got.found == started && got.foundBy == started
+				whole := got.found == started && got.foundBy == started && got.reader == started
 				mark := ""
 				switch {
 				case c.promised(r):
 					mark = " (promised)"
-					if !whole {
-						t.Errorf("bridge %s: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+					if !whole && (foundByRMW < started || finders < started) &&
+						got.found >= foundByRMW && got.foundBy >= finders && got.reader >= finders {
+						mark = fmt.Sprintf(" (promised; %d found by no peer, %d found none)", started-foundByRMW, started-finders)
+					} else if !whole {
+						t.Errorf("bridge %s: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
 					}
 				case got.advice != "":
 					mark = " (says so)"
 					t.Logf("bridge %s says: %s", c.name, got.advice)
 				case !whole:
-					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d", c.name, got.found, started, got.foundBy)
+					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
 				}
 				row = append(row, got.String()+mark)
+			}
+			// What a node of the row's vendor in another range achieves.
+			for k, rng := range probeRanges {
+				row = append(row, runProbe(t, ns, peers, starters[r.vendor](rng), domain, 100+k, procs, selfs))
 			}
 			table = append(table, "| "+strings.Join(row, " | ")+" |")
 		})
@@ -212,7 +278,43 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	for _, c := range cols {
 		head = append(head, "bridge "+c.name)
 	}
+	for _, rng := range probeRanges {
+		head = append(head, "rmw node "+rng)
+	}
 	t.Logf("\n| %s |\n%s", strings.Join(head, " | "), strings.Join(table, "\n"))
+}
+
+// probeRanges are the ranges of the rmw node each row is also tried with.
+var probeRanges = []string{"LOCALHOST", "SUBNET"}
+
+// runProbe starts one more participant of the row's vendor, as its rmw
+// configures another range, and says how many of the row it found and
+// how many found it ("found/found by").
+func runProbe(t *testing.T, ns string, peers *ddspeers.DiscoveryPeers, start starter, domain, k int, procs []*ddspeers.Proc, selfs map[string]bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p := start(t, ns, peers, domain, k)
+	self, err := p.WaitSelf(ctx)
+	if err != nil {
+		return "did not start: " + lastLine(p.Stderr())
+	}
+	defer func() { _ = p.Stop(ctx) }()
+	began := time.Now()
+	found, foundBy := 0, 0
+	waitCount(t, settle, func() int {
+		_, known := p.Discovered()
+		found, foundBy = 0, 0
+		for s := range selfs {
+			found += b2i(known[s])
+		}
+		for _, pr := range procs {
+			_, known := pr.Discovered()
+			foundBy += b2i(known[self])
+		}
+		return min(found, foundBy)
+	}, len(procs))
+	return fmt.Sprintf("%d/%d in %.1f s", found, foundBy, time.Since(began).Seconds())
 }
 
 // runCell starts the bridge's participant with d and waits until it and
@@ -229,6 +331,11 @@ func runCell(t *testing.T, d node.Discovery, procs []*ddspeers.Proc, selfs map[s
 		t.Fatal(err)
 	}
 	defer p.Close()
+	// A reader, which the peers learn by SEDP over the locators SPDP gave
+	// them: Fast DDS, which prefers shared memory, must use UDP with us.
+	if _, err := p.AddEndpoint(rtps.EndpointData{Topic: "discovery_matrix", Type: "matrix::Cell", QoS: rtps.QoS{Reliability: rtps.Reliable}}); err != nil {
+		t.Fatal(err)
+	}
 	prefix := p.GUID().Prefix
 	ours := hex.EncodeToString(prefix[:])
 	var c cell
@@ -240,8 +347,9 @@ func runCell(t *testing.T, d node.Discovery, procs []*ddspeers.Proc, selfs map[s
 		for _, pr := range procs {
 			_, known := pr.Discovered()
 			c.foundBy += b2i(known[ours])
+			c.reader += b2i(pr.Readers()[ours])
 		}
-		return min(c.found, c.foundBy)
+		return min(c.found, c.foundBy, c.reader)
 	}, len(procs))
 	c.took = time.Since(start)
 	c.advice = d.Advice(p.Data(), p.Participants())

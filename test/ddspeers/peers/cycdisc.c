@@ -6,7 +6,8 @@
  *   cycdisc DOMAIN SECONDS
  *
  * stdout: "self PREFIX" once, then "found PREFIX" and "lost PREFIX" as
- * participants come and go (PREFIX: the GUID prefix, 24 hex digits). It
+ * participants come and go, and "reader PREFIX" for a reader another
+ * participant announced by SEDP (PREFIX: the GUID prefix, 24 hex digits). It
  * runs SECONDS, or until SIGTERM, then deletes its participant and exits 0.
  */
 #include <signal.h>
@@ -55,6 +56,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "create reader: %s\n", dds_strretcode(rd));
     return 1;
   }
+  /* Endpoints reach us by SEDP once SPDP matched: a reader of another
+     participant is reported as "reader PREFIX" (its participant's). */
+  dds_entity_t subs = dds_create_reader(pp, DDS_BUILTIN_TOPIC_DCPSSUBSCRIPTION, NULL, NULL);
+  if (subs < 0) {
+    fprintf(stderr, "create reader: %s\n", dds_strretcode(subs));
+    return 1;
+  }
   fprintf(stderr, "ready\n");
   dds_time_t end = dds_time() + DDS_SECS(seconds);
   while (!stop && dds_time() < end) {
@@ -74,6 +82,14 @@ int main(int argc, char **argv)
     }
     if (n > 0)
       dds_return_loan(rd, samples, n);
+    n = dds_take(subs, samples, infos, 16, 16);
+    for (int i = 0; i < n; i++) {
+      dds_builtintopic_endpoint_t *e = samples[i];
+      if (infos[i].valid_data && infos[i].instance_state == DDS_IST_ALIVE && memcmp(e->participant_key.v, self.v, 12) != 0)
+        print_prefix("reader", e->participant_key.v);
+    }
+    if (n > 0)
+      dds_return_loan(subs, samples, n);
     dds_sleepfor(DDS_MSECS(20));
   }
   dds_delete(pp);

@@ -12,7 +12,8 @@
 // itself), HUMBLE_LOCALHOST (Humble's ROS_LOCALHOST_ONLY=1: UDPv4 with
 // the interface white list 127.0.0.1, and shared memory).
 //
-// stdout: "self PREFIX" once, then "found PREFIX" and "lost PREFIX" (the
+// stdout: "self PREFIX" once, then "found PREFIX" and "lost PREFIX", and
+// "reader PREFIX" for a reader another participant announced by SEDP (the
 // GUID prefix, 24 hex digits). It runs SECONDS, or until SIGTERM.
 #include <chrono>
 #include <csignal>
@@ -28,6 +29,7 @@
 #include <fastdds/dds/domain/DomainParticipantListener.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+#include <fastdds/rtps/reader/ReaderDiscoveryInfo.h>
 #include <fastrtps/utils/IPLocator.h>
 
 using namespace eprosima::fastdds::dds;
@@ -65,6 +67,12 @@ public:
         default:
             break;
         }
+    }
+
+    void on_subscriber_discovery(DomainParticipant *, eprosima::fastrtps::rtps::ReaderDiscoveryInfo &&info) override
+    {
+        if (info.status == eprosima::fastrtps::rtps::ReaderDiscoveryInfo::DISCOVERED_READER)
+            print_prefix("reader", info.info.guid().guidPrefix);
     }
 };
 
