@@ -149,6 +149,9 @@ type Chain struct {
 	joints     []string  // movable joints, base to tool: the order of joint vectors
 	lower      []float64 // per movable joint; -Inf for continuous
 	upper      []float64
+	// reach[k][s]: a bound on the distance from segment s's joint axis to
+	// link k's origin (k > s), whatever the joint positions.
+	reach [][]float64
 }
 
 type segment struct {
@@ -192,7 +195,49 @@ func (m *Model) Chain(base, tool string) (*Chain, error) {
 		c.linkIndex[j.Child] = len(c.links)
 		c.links = append(c.links, j.Child)
 	}
+	c.reach = make([][]float64, len(c.links))
+	for k := range c.links {
+		c.reach[k] = make([]float64, k)
+		r := 0.0 // from the origin of link s+1 (on segment s's axis) to link k's origin
+		for s := k - 1; s >= 0; s-- {
+			c.reach[k][s] = r
+			g := &c.segs[s]
+			r += norm(g.origin.p)
+			if g.kind == urdf.Prismatic {
+				r += math.Max(math.Abs(c.lower[g.q]), math.Abs(c.upper[g.q]))
+			}
+		}
+	}
 	return c, nil
+}
+
+// SpeedBounds writes into out (one per link, Links order) a bound on the
+// speed of each link's origin, in m/s, when every movable joint i moves at
+// most absVel[i] (Joints order), whatever the joint positions: a revolute
+// joint moves a point at most |q̇|·r, r bounded by the summed origin offsets
+// (and prismatic travel) between them; a prismatic joint moves it at |q̇|.
+// The workspace check sizes its sampling step with it.
+func (c *Chain) SpeedBounds(absVel, out []float64) error {
+	if len(absVel) != len(c.joints) || len(out) != len(c.links) {
+		return fmt.Errorf("kinematics: %d speeds for %d joints, %d bounds for %d links: %w", len(absVel), len(c.joints), len(out), len(c.links), ErrBadInput)
+	}
+	for k := range c.links {
+		b := 0.0
+		for s := 0; s < k; s++ {
+			g := &c.segs[s]
+			if g.q < 0 {
+				continue
+			}
+			v := math.Abs(absVel[g.q])
+			if g.kind == urdf.Prismatic {
+				b += v
+			} else {
+				b += v * c.reach[k][s]
+			}
+		}
+		out[k] = b
+	}
+	return nil
 }
 
 // up walks from link towards the root until it meets top and returns the
