@@ -87,7 +87,16 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 		out.Recovery = append(out.Recovery, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
 	}
 	for _, v := range r.Violations {
-		out.Violations = append(out.Violations, Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit})
+		bv := Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit}
+		if v.Link != "" {
+			p := round6v(v.Point)
+			bv.Link, bv.Zone, bv.Axis, bv.Point = v.Link, v.Zone, v.Axis, &p
+		}
+		out.Violations = append(out.Violations, bv)
+	}
+	if r.Tool != nil {
+		t := r.Tool.Rounded()
+		out.Tool = &t
 	}
 	for _, j := range r.Joints {
 		out.Joints = append(out.Joints, JointImpact{Joint: j.Joint, From: j.From, To: j.To, Delta: j.Delta,

@@ -177,6 +177,10 @@ func violationError(tool string, vs []Violation) *Error {
 			break
 		}
 		who := v.Joint
+		if v.Link != "" {
+			parts = append(parts, describeLink(v))
+			continue
+		}
 		if who == "" {
 			who = "base"
 		}
@@ -424,6 +428,9 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	}
 	if len(chk.Recovery) > 0 {
 		summary["recovery"], summary["out_of_range"] = true, chk.Recovery
+	}
+	if chk.Tool != nil {
+		summary["tool_path"] = chk.Tool
 	}
 	return p.issue(ctx, c, arm.Name, g, summary)
 }

@@ -13,8 +13,8 @@ var Identity = Quat{0, 0, 0, 1}
 
 // Pose is a frame's position and orientation in the chain's base frame.
 type Pose struct {
-	Position    Vec3
-	Orientation Quat
+	Position    Vec3 `json:"position"`
+	Orientation Quat `json:"orientation"`
 }
 
 // frame is a rigid transform: rotation r (row-major 3×3) then translation p.

@@ -350,6 +350,17 @@ func (c *Chain) LinkIndex(link string) int {
 	return -1
 }
 
+// MovingLinks lists the links the chain's joints move: every link after
+// the first movable joint, tool last.
+func (c *Chain) MovingLinks() []string {
+	for k := range c.segs {
+		if c.segs[k].q >= 0 {
+			return append([]string(nil), c.links[k+1:]...)
+		}
+	}
+	return nil
+}
+
 // Joints lists the chain's movable joints, base to tool: the order of every
 // joint vector the chain takes or returns.
 func (c *Chain) Joints() []string { return append([]string(nil), c.joints...) }

@@ -207,8 +207,9 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 		c.joint(j, jl, start[j])
 	}
 	if order != nil {
-		if err := c.workspace(opt.Workspace, order, c.vmax); err != nil {
-			return nil, err
+		joint := len(c.r.Violations)
+		if err := c.workspace(opt.Workspace, order, c.vmax); err != nil && joint == 0 {
+			return nil, err // too fast to follow, and nothing else refuses it
 		}
 	}
 	if c.r.Recovery != nil {

@@ -126,17 +126,32 @@ type ToolPath struct {
 	Samples int `json:"samples"`
 }
 
+// Rounded returns the path with lengths and times rounded to 1e-6 and
+// orientations to 1e-6, as previews show numbers.
+func (p ToolPath) Rounded() ToolPath {
+	r := func(f float64) float64 { return math.Round(f*1e6) / 1e6 }
+	rv := func(v [3]float64) [3]float64 { return [3]float64{r(v[0]), r(v[1]), r(v[2])} }
+	rp := func(q kinematics.Pose) kinematics.Pose {
+		return kinematics.Pose{Position: rv(q.Position), Orientation: kinematics.Quat{r(q.Orientation[0]), r(q.Orientation[1]), r(q.Orientation[2]), r(q.Orientation[3])}}
+	}
+	p.Start, p.End, p.DistanceM = rp(p.Start), rp(p.End), r(p.DistanceM)
+	p.Lowest = PathPoint{rv(p.Lowest.Point), r(p.Lowest.Time)}
+	p.Highest = PathPoint{rv(p.Highest.Point), r(p.Highest.Time)}
+	p.PeakSpeed = PathSpeed{r(p.PeakSpeed.Value), rv(p.PeakSpeed.Point), r(p.PeakSpeed.Time)}
+	return p
+}
+
 // PathPoint is a point of the tool's path and when it is reached.
 type PathPoint struct {
 	Point [3]float64 `json:"point"`
-	Time  float64    `json:"time"`
+	Time  float64    `json:"time_s"`
 }
 
-// PathSpeed is the tool's peak speed, where and when.
+// PathSpeed is the tool's peak speed (m/s), where and when.
 type PathSpeed struct {
-	Value float64    `json:"value"`
+	Value float64    `json:"m_s"`
 	Point [3]float64 `json:"point"`
-	Time  float64    `json:"time"`
+	Time  float64    `json:"time_s"`
 }
 
 // wsTrack merges consecutive violating samples of one link against one
@@ -163,6 +178,7 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 	absV := make([]float64, nq)
 	bound := make([]float64, len(links))
 	prev := make([][3]float64, len(links))
+	var lastTool [3]float64
 	tracks := make([]wsTrack, len(links)*(1+len(w.zones))+1)
 	path := &ToolPath{Link: ch.Tool(), Frame: ch.Base()}
 	samples := 0
@@ -208,9 +224,9 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		if first {
 			path.Start, path.Lowest, path.Highest = tp, PathPoint{p, t}, PathPoint{p, t}
 		} else {
-			pp := prev[w.tool]
-			path.DistanceM += math.Sqrt(sq(p[0]-pp[0]) + sq(p[1]-pp[1]) + sq(p[2]-pp[2]))
+			path.DistanceM += math.Sqrt(sq(p[0]-lastTool[0]) + sq(p[1]-lastTool[1]) + sq(p[2]-lastTool[2]))
 		}
+		lastTool = p
 		path.End = tp
 		if p[2] < path.Lowest.Point[2] {
 			path.Lowest = PathPoint{p, t}

@@ -192,8 +192,8 @@ func TestToolPathMatchesFKAtBothEnds(t *testing.T) {
 		}
 	}
 	line := math.Sqrt(sq(a.Position[0]-b.Position[0]) + sq(a.Position[1]-b.Position[1]) + sq(a.Position[2]-b.Position[2]))
-	if !(tp.DistanceM >= line-1e-9) {
-		t.Fatalf("distance %g shorter than the straight line %g", tp.DistanceM, line)
+	if !(tp.DistanceM >= line-1e-9 && tp.DistanceM <= tp.PeakSpeed.Value*r.Duration) {
+		t.Fatalf("distance %g shorter than the straight line %g or longer than peak speed %g × duration %g", tp.DistanceM, line, tp.PeakSpeed.Value, r.Duration)
 	}
 	if !(tp.Lowest.Point[2] <= math.Min(a.Position[2], b.Position[2]) && tp.Highest.Point[2] >= math.Max(a.Position[2], b.Position[2])) {
 		t.Fatalf("lowest %v highest %v", tp.Lowest, tp.Highest)
