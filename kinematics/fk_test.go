@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -353,6 +354,9 @@ func TestSpeedBoundsHoldEverywhere(t *testing.T) {
 			_ = c.FK(d1, q1)
 			if err := c.SpeedBounds(v, b); err != nil {
 				t.Fatal(err)
+			}
+			if tb := c.ToolSpeedBound(v); tb != slices.Max(b) || tb != b[nl-1] {
+				t.Fatalf("tool speed bound %g, bounds %v", tb, b)
 			}
 			for k := range nl {
 				p0, p1 := d0.Pose(k).Position, d1.Pose(k).Position

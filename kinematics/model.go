@@ -350,6 +350,24 @@ func (c *Chain) LinkIndex(link string) int {
 	return -1
 }
 
+// ToolSpeedBound is the tool's entry of SpeedBounds, and the largest: every
+// link's reach from a joint is at most the tool's. It does not allocate.
+func (c *Chain) ToolSpeedBound(absVel []float64) float64 {
+	k, b := len(c.links)-1, 0.0
+	for s := 0; s < k && len(absVel) == len(c.joints); s++ {
+		g := &c.segs[s]
+		if g.q < 0 {
+			continue
+		}
+		if v := math.Abs(absVel[g.q]); g.kind == urdf.Prismatic {
+			b += v
+		} else {
+			b += v * c.reach[k][s]
+		}
+	}
+	return b
+}
+
 // MovingLinks lists the links the chain's joints move: every link after
 // the first movable joint, tool last.
 func (c *Chain) MovingLinks() []string {
@@ -445,6 +463,10 @@ func (c *Chain) check(d *Data, qs []float64, what string) error {
 // Pose returns link i's pose (Links order) from the last FK, Jacobian or IK
 // on d.
 func (d *Data) Pose(i int) Pose { return d.frames[i].pose() }
+
+// Position returns link i's position (Links order) from the last FK,
+// Jacobian or IK on d: Pose without the quaternion, for hot loops.
+func (d *Data) Position(i int) Vec3 { return d.frames[i].p }
 
 // ToolPose returns the tool link's pose from the last FK, Jacobian or IK
 // on d.

@@ -3,6 +3,7 @@ package safety
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/actbridge/actbridge/kinematics"
@@ -16,11 +17,18 @@ const (
 	KindToolSpeed Kind = "tool_speed"
 )
 
-// WorkspaceResolution is the workspace check's step: between two samples
-// no checked link origin moves more than this (metres), by a bound from
-// the joints' peak speeds on each segment (kinematics.Chain.SpeedBounds),
-// and the chord between samples is tested against each box too.
+// WorkspaceResolution is the workspace check's guarantee: every point of
+// the path of every checked link lies within this distance (metres) of a
+// sample, so a link that enters a forbidden box deeper than this, or leaves
+// the workspace box by more, is always found; shallower ones are found when
+// a sample or the chord between two samples catches them. Samples are
+// placed so that, by a bound from the joints' peak speeds on each segment
+// (kinematics.Chain.ToolSpeedBound), no checked link moves more than twice
+// this between two of them.
 const WorkspaceResolution = 0.005
+
+// sampleStep is the most a checked link may move between two samples.
+const sampleStep = 2 * WorkspaceResolution
 
 // maxWorkspaceSamples bounds the FK evaluations of one check; a motion
 // that would need more is refused as too fast to check (a joint at its
@@ -51,11 +59,11 @@ type WorkspaceLimits struct {
 // Workspace checks an arm's motions against its WorkspaceLimits with the
 // arm's kinematic chain. It is immutable and safe for concurrent use.
 type Workspace struct {
-	chain  *kinematics.Chain
-	limits WorkspaceLimits
-	tool   int     // index of the tool in chain.Links
-	zones  [][]int // per zone, the link indices it applies to
-	check  []bool  // per link: some limit applies to it
+	chain     *kinematics.Chain
+	limits    WorkspaceLimits
+	tool      int     // index of the tool in chain.Links
+	linkZones [][]int // per link, the forbidden zones that apply to it
+	check     []bool  // per link: some limit applies to it
 }
 
 // NewWorkspace binds limits to a chain; every zone's links must be links of
@@ -65,7 +73,7 @@ func NewWorkspace(chain *kinematics.Chain, lim WorkspaceLimits) (*Workspace, err
 		return nil, fmt.Errorf("workspace: no kinematic chain: %w", ErrInvalidConfig)
 	}
 	links := chain.Links()
-	w := &Workspace{chain: chain, limits: lim, tool: len(links) - 1, check: make([]bool, len(links))}
+	w := &Workspace{chain: chain, limits: lim, tool: len(links) - 1, check: make([]bool, len(links)), linkZones: make([][]int, len(links))}
 	boxOK := func(b Box) bool {
 		for a := range 3 {
 			if !(b.Min[a] < b.Max[a]) || math.IsInf(b.Min[a], 0) || math.IsInf(b.Max[a], 0) {
@@ -83,23 +91,23 @@ func NewWorkspace(chain *kinematics.Chain, lim WorkspaceLimits) (*Workspace, err
 	if !(lim.ToolSpeedMax >= 0) || math.IsInf(lim.ToolSpeedMax, 0) {
 		return nil, fmt.Errorf("workspace: tool_speed_max %v must be a positive number of m/s: %w", lim.ToolSpeedMax, ErrInvalidConfig)
 	}
-	for _, z := range lim.Forbidden {
+	for zi, z := range lim.Forbidden {
 		if !boxOK(z.Box) {
 			return nil, fmt.Errorf("workspace: forbidden box %s: min %v must be below max %v on every axis: %w", quoteName(z.Name), z.Box.Min, z.Box.Max, ErrInvalidConfig)
 		}
-		var idx []int
+		if len(z.Links) == 0 {
+			return nil, fmt.Errorf("workspace: forbidden box %s names no link: %w", quoteName(z.Name), ErrInvalidConfig)
+		}
 		for _, l := range z.Links {
 			k := chain.LinkIndex(l)
 			if k < 0 {
 				return nil, fmt.Errorf("workspace: forbidden box %s: link %s is not on the chain %s → %s: %w", quoteName(z.Name), quoteName(l), quoteName(chain.Base()), quoteName(chain.Tool()), ErrInvalidConfig)
 			}
-			idx = append(idx, k)
+			if !slices.Contains(w.linkZones[k], zi) {
+				w.linkZones[k] = append(w.linkZones[k], zi)
+			}
 			w.check[k] = true
 		}
-		if len(idx) == 0 {
-			return nil, fmt.Errorf("workspace: forbidden box %s names no link: %w", quoteName(z.Name), ErrInvalidConfig)
-		}
-		w.zones = append(w.zones, idx)
 	}
 	return w, nil
 }
@@ -172,17 +180,16 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 	tr := c.tr
 	nq := len(order)
 	links := ch.Links()
+	lim := w.limits
 	d := ch.NewData()
 	q := make([]float64, nq)
 	qd := make([]float64, nq)
 	absV := make([]float64, nq)
-	bound := make([]float64, len(links))
 	prev := make([][3]float64, len(links))
 	var lastTool [3]float64
-	tracks := make([]wsTrack, len(links)*(1+len(w.zones))+1)
+	tracks := make([]wsTrack, len(links)*(1+len(lim.Forbidden))+1)
 	path := &ToolPath{Link: ch.Tool(), Frame: ch.Base()}
 	samples := 0
-	lim := w.limits
 
 	flush := func(t *wsTrack) {
 		if t.active {
@@ -202,8 +209,11 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 			t.v.Start = start
 		}
 	}
-	sample := func(i int, t0, tau, step float64, first bool) {
+	lastT := 0.0
+	sample := func(i int, t0, tau float64, first bool) {
 		t := t0 + tau
+		step := t - lastT
+		lastT = t
 		for k, j := range order {
 			s := tr.Segment(i, j)
 			st := s.Eval(tau)
@@ -211,8 +221,7 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		}
 		_ = ch.Jacobian(d, q) // q is finite: the trajectory was validated
 		samples++
-		tp := d.ToolPose()
-		p := [3]float64(tp.Position)
+		p := [3]float64(d.Position(w.tool))
 		var vel [3]float64
 		for k := range qd {
 			col := d.JacobianColumn(k)
@@ -222,12 +231,11 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		}
 		speed := math.Sqrt(vel[0]*vel[0] + vel[1]*vel[1] + vel[2]*vel[2])
 		if first {
-			path.Start, path.Lowest, path.Highest = tp, PathPoint{p, t}, PathPoint{p, t}
+			path.Start, path.Lowest, path.Highest = d.ToolPose(), PathPoint{p, t}, PathPoint{p, t}
 		} else {
 			path.DistanceM += math.Sqrt(sq(p[0]-lastTool[0]) + sq(p[1]-lastTool[1]) + sq(p[2]-lastTool[2]))
 		}
 		lastTool = p
-		path.End = tp
 		if p[2] < path.Lowest.Point[2] {
 			path.Lowest = PathPoint{p, t}
 		}
@@ -249,10 +257,10 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 			if !w.check[k] {
 				continue
 			}
-			lp := [3]float64(d.Pose(k).Position)
+			lp := [3]float64(d.Position(k))
 			from := prev[k]
 			prev[k] = lp
-			base := k * (1 + len(w.zones))
+			base := k * (1 + len(lim.Forbidden))
 			if k == w.tool && lim.Box != nil {
 				tk := &tracks[base]
 				if axis, val, bnd, depth := outsideBox(lim.Box, lp); depth > 0 {
@@ -261,15 +269,12 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 					flush(tk)
 				}
 			}
-			for z, idx := range w.zones {
-				if !containsInt(idx, k) {
-					continue
-				}
+			for _, z := range w.linkZones[k] {
 				tk := &tracks[base+1+z]
 				box := &lim.Forbidden[z].Box
 				if axis, val, bnd, depth := insideBox(box, lp); depth > 0 {
 					hit(tk, Violation{Link: links[k], Kind: KindForbidden, Zone: lim.Forbidden[z].Name, Axis: axisName(axis), Time: t, Value: val, Limit: bnd, Point: lp, Start: t, End: t}, depth)
-				} else if at, ok := chordHits(box, from, lp); ok && !first {
+				} else if at, ok := chordHitsAfter(first, box, from, lp); ok {
 					// The chord from the previous sample crosses the box: a
 					// thin crossing between samples.
 					ip := [3]float64{from[0] + at*(lp[0]-from[0]), from[1] + at*(lp[1]-from[1]), from[2] + at*(lp[2]-from[2])}
@@ -284,55 +289,47 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		}
 	}
 
+	// Samples go where the links may have moved sampleStep since the last
+	// one (acc bounds that distance), on segments' own bounds:
+	// slow stretches of many short segments take few samples.
 	nseg := tr.Segments()
+	acc := 0.0
 	for i := 0; i < nseg; i++ {
 		for k, j := range order {
 			absV[k] = vmax[i*tr.Joints()+j]
 		}
-		if err := ch.SpeedBounds(absV, bound); err != nil {
-			return err
-		}
-		fastest := 0.0
-		for k := range bound {
-			if w.check[k] || k == w.tool {
-				fastest = math.Max(fastest, bound[k])
-			}
-		}
+		fastest := ch.ToolSpeedBound(absV) // no link is faster than the tool
 		seg := tr.Segment(i, 0)
-		n := 1
-		if steps := math.Ceil(seg.Duration * fastest / WorkspaceResolution); steps > 1 {
-			if samples+int(math.Min(steps, maxWorkspaceSamples)) >= maxWorkspaceSamples {
+		if i == 0 {
+			sample(i, seg.Start, 0, true)
+		}
+		if fastest > 0 {
+			if n := (acc + seg.Duration*fastest) / sampleStep; float64(samples)+n >= maxWorkspaceSamples {
 				return &InputError{Field: "points[" + strconv.Itoa(i) + "]", Expected: fmt.Sprintf("a motion the workspace check can follow in %d samples", maxWorkspaceSamples),
 					Actual: "links moving up to " + fmtFloat(fastest) + " m/s", Err: ErrTooLarge}
 			}
-			n = int(steps)
+			dt := sampleStep / fastest
+			last := -acc / fastest // when, at this speed, the last sample was
+			for tau := last + dt; tau < seg.Duration; tau += dt {
+				sample(i, seg.Start, tau, false)
+				last = tau
+			}
+			acc = fastest * (seg.Duration - last)
 		}
-		step := seg.Duration / float64(n)
-		if i == 0 {
-			sample(i, seg.Start, 0, step, true)
-		}
-		for m := 1; m <= n; m++ {
-			sample(i, seg.Start, seg.Duration*float64(m)/float64(n), step, false)
+		if i == nseg-1 {
+			sample(i, seg.Start, seg.Duration, false)
 		}
 	}
 	for k := range tracks {
 		flush(&tracks[k])
 	}
+	path.End = d.ToolPose() // d holds the last sample, the trajectory's end
 	path.Samples = samples
 	c.r.Tool = path
 	return nil
 }
 
 func sq(x float64) float64 { return x * x }
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
 
 func axisName(a int) string { return [3]string{"x", "y", "z"}[a] }
 
@@ -372,10 +369,23 @@ func insideBox(b *Box, p [3]float64) (axis int, value, limit, depth float64) {
 	return axis, value, limit, depth
 }
 
+// chordHitsAfter is chordHits from the second sample on.
+func chordHitsAfter(first bool, b *Box, from, to [3]float64) (float64, bool) {
+	if first {
+		return 0, false
+	}
+	return chordHits(b, from, to)
+}
+
 // chordHits reports whether the segment from a to b passes through the
 // interior of box (slab test), and the fraction along it of the deepest
 // point of the crossing (its middle).
 func chordHits(b *Box, from, to [3]float64) (float64, bool) {
+	for a := range 3 { // both ends beyond one face: the common case, cheaply
+		if (from[a] <= b.Min[a] && to[a] <= b.Min[a]) || (from[a] >= b.Max[a] && to[a] >= b.Max[a]) {
+			return 0, false
+		}
+	}
 	t0, t1 := 0.0, 1.0
 	for a := range 3 {
 		d := to[a] - from[a]

@@ -220,3 +220,34 @@ func TestWorkspaceRefusesLinksOffTheChainAndEmptyBoxes(t *testing.T) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// A wall thinner than the sampling step that the tool passes through is
+// found: the chord between two samples crosses it.
+func TestWorkspaceFindsThinWallBetweenSamples(t *testing.T) {
+	lim, c, joints := simArm(t)
+	p0 := toolAt(t, c, q0).Position
+	q1 := append([]float64(nil), q0...)
+	q1[0] += 0.8
+	p1 := toolAt(t, c, q1).Position
+	ax := 0
+	if math.Abs(p1[1]-p0[1]) > math.Abs(p1[0]-p0[0]) {
+		ax = 1
+	}
+	wall := safety.Box{Min: [3]float64{-5, -5, -5}, Max: [3]float64{5, 5, 5}}
+	mid := (p0[ax] + p1[ax]) / 2
+	wall.Min[ax], wall.Max[ax] = mid, mid+1e-5 // 10 µm
+	ws, err := safety.NewWorkspace(c, safety.WorkspaceLimits{Forbidden: []safety.Zone{{Name: "wall", Box: wall, Links: []string{c.Tool()}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := lim.CheckTrajectory(joints, rest(q0), []spline.Point{{Positions: q1, Velocities: make([]float64, 6), Time: 2}}, safety.CheckOptions{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Violations) != 1 || r.Violations[0].Zone != "wall" || !(r.Violations[0].Time > 0 && r.Violations[0].Time < 2) {
+		t.Fatalf("violations %+v", r.Violations)
+	}
+	if p := r.Violations[0].Point[ax]; !(p >= mid && p <= mid+1e-5) {
+		t.Fatalf("point %v not in the wall at %s=%g", r.Violations[0].Point, [3]string{"x", "y", "z"}[ax], mid)
+	}
+}
