@@ -30,10 +30,16 @@ const WorkspaceResolution = 0.005
 // sampleStep is the most a checked link may move between two samples.
 const sampleStep = 2 * WorkspaceResolution
 
-// maxWorkspaceSamples bounds the FK evaluations of one check; a motion
-// that would need more is refused as too fast to check (a joint at its
-// velocity limit needs far fewer).
-const maxWorkspaceSamples = 1 << 20
+// maxWorkspaceSamples bounds the FK evaluations of one check (about a
+// third of a second): a motion whose links may travel further than 2 km is
+// refused as too long to check.
+const maxWorkspaceSamples = 200_000
+
+// maxWorkspaceViolations bounds the workspace violations of one report
+// (the first found, per link and limit in time order): a motion that
+// breaks a limit this often is refused all the same, and the refusal stays
+// small.
+const maxWorkspaceViolations = 32
 
 // Box is an axis-aligned box in the arm's base link frame, metres.
 type Box struct {
@@ -191,9 +197,13 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 	path := &ToolPath{Link: ch.Tool(), Frame: ch.Base()}
 	samples := 0
 
+	kept := 0
 	flush := func(t *wsTrack) {
 		if t.active {
-			c.r.Violations = append(c.r.Violations, t.v)
+			if kept < maxWorkspaceViolations {
+				c.r.Violations = append(c.r.Violations, t.v)
+				kept++
+			}
 			t.active = false
 		}
 	}
@@ -305,8 +315,8 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		}
 		if fastest > 0 {
 			if n := (acc + seg.Duration*fastest) / sampleStep; float64(samples)+n >= maxWorkspaceSamples {
-				return &InputError{Field: "points[" + strconv.Itoa(i) + "]", Expected: fmt.Sprintf("a motion the workspace check can follow in %d samples", maxWorkspaceSamples),
-					Actual: "links moving up to " + fmtFloat(fastest) + " m/s", Err: ErrTooLarge}
+				return &InputError{Field: "points[" + strconv.Itoa(i) + "]", Expected: fmt.Sprintf("a motion whose links travel at most %g m (the workspace check's %d samples)", maxWorkspaceSamples*sampleStep, maxWorkspaceSamples),
+					Actual: "more by then, the tool at up to " + fmtFloat(fastest) + " m/s", Err: ErrTooLarge}
 			}
 			dt := sampleStep / fastest
 			last := -acc / fastest // when, at this speed, the last sample was

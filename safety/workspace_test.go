@@ -251,3 +251,35 @@ func TestWorkspaceFindsThinWallBetweenSamples(t *testing.T) {
 		t.Fatalf("point %v not in the wall at %s=%g", r.Violations[0].Point, [3]string{"x", "y", "z"}[ax], mid)
 	}
 }
+
+// A motion that enters a box again and again is refused with a bounded
+// number of workspace violations, so the refusal stays small.
+func TestWorkspaceViolationsAreBounded(t *testing.T) {
+	lim, c, joints := simArm(t)
+	ws, err := safety.NewWorkspace(c, safety.WorkspaceLimits{Forbidden: []safety.Zone{{Name: "slab",
+		Box: safety.Box{Min: [3]float64{-3, -3, -3}, Max: [3]float64{3, 3, 1.0}}, Links: c.MovingLinks()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := make([]spline.Point, 64)
+	for i := range pts {
+		q := []float64{0, 0.6, 0, 0, 0, 0}
+		if i%2 == 0 {
+			q[1] = -0.6
+		}
+		pts[i] = spline.Point{Time: 2 * float64(i+1), Positions: q, Velocities: make([]float64, 6)}
+	}
+	r, err := lim.CheckTrajectory(joints, rest(make([]float64, 6)), pts, safety.CheckOptions{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range r.Violations {
+		if v.Link != "" {
+			n++
+		}
+	}
+	if n == 0 || n > 32 {
+		t.Fatalf("%d workspace violations, want 1 to 32", n)
+	}
+}
