@@ -468,6 +468,16 @@ func (d *Data) Pose(i int) Pose { return d.frames[i].pose() }
 // Jacobian or IK on d: Pose without the quaternion, for hot loops.
 func (d *Data) Position(i int) Vec3 { return d.frames[i].p }
 
+// Frame returns the pose of a frame fixed to link i (Links order) at URDF
+// origin xyz, rpy, from the last FK, Jacobian or IK on d: its position and
+// its rotation, row-major, whose columns are the frame's axes in the base
+// frame. The workspace check places collision shapes with it.
+func (d *Data) Frame(i int, xyz, rpy [3]float64) (Vec3, [9]float64) {
+	o := rpyFrame(xyz, rpy)
+	f := mul(&d.frames[i], &o)
+	return f.p, f.r
+}
+
 // ToolPose returns the tool link's pose from the last FK, Jacobian or IK
 // on d.
 func (d *Data) ToolPose() Pose { return d.frames[len(d.frames)-1].pose() }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/actbridge/actbridge/kinematics"
+	"github.com/actbridge/actbridge/urdf"
 )
 
 // Workspace violation kinds: a link outside the box the tool must stay in,
@@ -57,19 +58,25 @@ type Zone struct {
 
 // WorkspaceLimits are an arm's Cartesian limits, in its base link frame.
 type WorkspaceLimits struct {
-	Box          *Box    // the tool link's origin stays in it; nil: no box
-	Forbidden    []Zone  // no listed link's origin enters one
+	Box          *Box    // the tool link (origin and shapes) stays in it; nil: no box
+	Forbidden    []Zone  // no listed link (origin and shapes) enters one
 	ToolSpeedMax float64 // m/s of the tool link's origin; 0: no cap
+	// Collisions are the URDF's collision shapes; those of the links a box
+	// applies to are checked with their origins.
+	Collisions []urdf.Collision `json:"-"`
 }
 
 // Workspace checks an arm's motions against its WorkspaceLimits with the
 // arm's kinematic chain. It is immutable and safe for concurrent use.
 type Workspace struct {
-	chain     *kinematics.Chain
-	limits    WorkspaceLimits
-	tool      int     // index of the tool in chain.Links
-	linkZones [][]int // per link, the forbidden zones that apply to it
-	check     []bool  // per link: some limit applies to it
+	chain      *kinematics.Chain
+	limits     WorkspaceLimits
+	tool       int     // index of the tool in chain.Links
+	linkZones  [][]int // per link, the forbidden zones that apply to it
+	check      []bool  // per link: some limit applies to it
+	shapes     []shape // collision shapes of checked links
+	linkShapes [][]int // per link, its shapes' indices
+	shapeReach float64 // the largest shape reach
 }
 
 // NewWorkspace binds limits to a chain; every zone's links must be links of
@@ -114,6 +121,15 @@ func NewWorkspace(chain *kinematics.Chain, lim WorkspaceLimits) (*Workspace, err
 			}
 			w.check[k] = true
 		}
+	}
+	shapes, err := newShapes(chain, w.check, lim.Collisions)
+	if err != nil {
+		return nil, err
+	}
+	w.shapes, w.linkShapes = shapes, make([][]int, len(links))
+	for i, sh := range shapes {
+		w.linkShapes[sh.link] = append(w.linkShapes[sh.link], i)
+		w.shapeReach = math.Max(w.shapeReach, sh.reach)
 	}
 	return w, nil
 }
@@ -193,6 +209,7 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 	absV := make([]float64, nq)
 	prev := make([][3]float64, len(links))
 	var lastTool [3]float64
+	var pls []placed
 	tracks := make([]wsTrack, len(links)*(1+len(lim.Forbidden))+1)
 	path := &ToolPath{Link: ch.Tool(), Frame: ch.Base()}
 	samples := 0
@@ -271,10 +288,21 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 			from := prev[k]
 			prev[k] = lp
 			base := k * (1 + len(lim.Forbidden))
+			pls = pls[:0]
+			for _, si := range w.linkShapes[k] {
+				pls = append(pls, w.shapes[si].place(d))
+			}
 			if k == w.tool && lim.Box != nil {
 				tk := &tracks[base]
-				if axis, val, bnd, depth := outsideBox(lim.Box, lp); depth > 0 {
-					hit(tk, Violation{Link: links[k], Kind: KindWorkspace, Axis: axisName(axis), Time: t, Value: val, Limit: bnd, Point: lp, Start: t, End: t}, depth)
+				axis, val, bnd, depth := outsideBox(lim.Box, lp)
+				pt := lp
+				for n := range pls {
+					if a, v, b, dp, p := pls[n].outside(lim.Box); dp > depth {
+						axis, val, bnd, depth, pt = a, v, b, dp, p
+					}
+				}
+				if depth > 0 {
+					hit(tk, Violation{Link: links[k], Kind: KindWorkspace, Axis: axisName(axis), Time: t, Value: val, Limit: bnd, Point: pt, Start: t, End: t}, depth)
 				} else {
 					flush(tk)
 				}
@@ -282,8 +310,15 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 			for _, z := range w.linkZones[k] {
 				tk := &tracks[base+1+z]
 				box := &lim.Forbidden[z].Box
-				if axis, val, bnd, depth := insideBox(box, lp); depth > 0 {
-					hit(tk, Violation{Link: links[k], Kind: KindForbidden, Zone: lim.Forbidden[z].Name, Axis: axisName(axis), Time: t, Value: val, Limit: bnd, Point: lp, Start: t, End: t}, depth)
+				axis, val, bnd, depth := insideBox(box, lp)
+				pt := lp
+				for n, si := range w.linkShapes[k] {
+					if a, v, b, dp, p := pls[n].inside(&w.shapes[si], box); dp > depth {
+						axis, val, bnd, depth, pt = a, v, b, dp, p
+					}
+				}
+				if depth > 0 {
+					hit(tk, Violation{Link: links[k], Kind: KindForbidden, Zone: lim.Forbidden[z].Name, Axis: axisName(axis), Time: t, Value: val, Limit: bnd, Point: pt, Start: t, End: t}, depth)
 				} else if at, ok := chordHitsAfter(first, box, from, lp); ok {
 					// The chord from the previous sample crosses the box: a
 					// thin crossing between samples.
@@ -308,7 +343,16 @@ func (c *checker) workspace(w *Workspace, order []int, vmax []float64) error {
 		for k, j := range order {
 			absV[k] = vmax[i*tr.Joints()+j]
 		}
-		fastest := ch.ToolSpeedBound(absV) // no link is faster than the tool
+		// No link origin is faster than the tool's; a shape's points may be
+		// faster by its reach times the joints' summed speeds.
+		fastest := ch.ToolSpeedBound(absV)
+		if w.shapeReach > 0 {
+			sum := 0.0
+			for _, v := range absV {
+				sum += v
+			}
+			fastest += sum * w.shapeReach
+		}
 		seg := tr.Segment(i, 0)
 		if i == 0 {
 			sample(i, seg.Start, 0, true)

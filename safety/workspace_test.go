@@ -9,6 +9,7 @@ import (
 	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
+	"github.com/actbridge/actbridge/urdf"
 )
 
 const simURDF = "../launch/simrobot.urdf"
@@ -281,5 +282,51 @@ func TestWorkspaceViolationsAreBounded(t *testing.T) {
 	}
 	if n == 0 || n > 32 {
 		t.Fatalf("%d workspace violations, want 1 to 32", n)
+	}
+}
+
+// The tool's collision shape, not only its origin, must stay out of a
+// forbidden box: held still with its origin 1 cm above the table and its
+// collision box reaching below it, the arm is refused, with the shape's
+// lowest point; without the shapes it is not.
+func TestWorkspaceChecksCollisionShapesNotOnlyOrigins(t *testing.T) {
+	lim, c, joints := simArm(t)
+	data, err := os.ReadFile(simURDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := urdf.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := toolAt(t, c, q0).Position[2] - 0.01
+	table := []safety.Zone{{Name: "table", Box: safety.Box{Min: [3]float64{-3, -3, top - 1}, Max: [3]float64{3, 3, top}}, Links: []string{c.Tool()}}}
+	hold := []spline.Point{{Positions: q0, Velocities: make([]float64, 6), Time: 1}}
+	for _, withShapes := range []bool{false, true} {
+		wl := safety.WorkspaceLimits{Forbidden: table}
+		if withShapes {
+			wl.Collisions = u.Collisions
+		}
+		ws, err := safety.NewWorkspace(c, wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := lim.CheckTrajectory(joints, rest(q0), hold, safety.CheckOptions{Workspace: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !withShapes {
+			if !r.OK() {
+				t.Fatalf("origin 1 cm above the table refused: %+v", r.Violations)
+			}
+			continue
+		}
+		if len(r.Violations) != 1 {
+			t.Fatalf("with shapes: violations %+v", r.Violations)
+		}
+		v := r.Violations[0]
+		if v.Link != c.Tool() || v.Axis != "z" || v.Limit != top || !(v.Point[2] < top) || v.Point[2] != v.Value {
+			t.Fatalf("with shapes: violation %+v", v)
+		}
 	}
 }

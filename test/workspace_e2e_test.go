@@ -15,7 +15,8 @@ import (
 
 // Issue 36: a joint-space trajectory whose waypoints keep the tool above
 // the table but whose spline dips into it between them is refused with the
-// link, point and time, and nothing reaches the sim; the tool pose that
+// link, point and time, and nothing reaches the sim (the tool's collision
+// box counts, not only its origin); the tool pose that
 // joints_read reports is the URDF's FK of the joints it reads, and
 // robot_describe shows the workspace.
 func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.T) {
@@ -38,7 +39,9 @@ func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.
 		t.Fatal(err)
 	}
 	za := d.ToolPose().Position
-	top := za[2] - 0.01 // the table: 1 cm below the tool at qa
+	// The table: 1 cm below the tool's collision box (0.05 × 0.1 × 0.04 m,
+	// whose corners lie within 6 cm of the tool's origin) at qa.
+	top := za[2] - 0.07
 	// The joint that moves the tool most vertically at qa, moving it down.
 	k := 0
 	for j := range joints {
@@ -47,7 +50,7 @@ func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.
 		}
 	}
 	down := make([]float64, len(joints))
-	down[k] = -math.Copysign(0.8, d.JacobianColumn(k)[2])
+	down[k] = -math.Copysign(1.2, d.JacobianColumn(k)[2])
 	zero := make([]float64, len(joints))
 
 	table := fmt.Sprintf("\n    workspace:\n      forbidden:\n        - {name: table, min: [-2, -2, %g], max: [2, 2, %g], links: [gripper_base_link]}\n      tool_speed_max: 1.0\n", top-1, top)
@@ -112,11 +115,12 @@ func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.
 			t.Fatalf("tool pose %v", got)
 		}
 
-		// Every waypoint is qa, 1 cm above the table; the spline between dips.
+		// Every waypoint is qa, the tool's shape above the table; the spline
+		// between them dips about 10 cm.
 		before := w.goalsReceived()
 		pts := []any{
-			map[string]any{"positions": qa, "velocities": down, "time_from_start": 1.0},
-			map[string]any{"positions": qa, "velocities": zero, "time_from_start": 2.0},
+			map[string]any{"positions": qa, "velocities": down, "time_from_start": 2.0},
+			map[string]any{"positions": qa, "velocities": zero, "time_from_start": 4.0},
 		}
 		out, isErr := bridgetest.Call(t, cs, "arm_follow_trajectory", map[string]any{"joints": joints, "points": pts})
 		if !isErr || out["code"] != "limit_violation" {
@@ -131,8 +135,8 @@ func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.
 		pt, _ := v["point"].([]any)
 		ts, _ := v["time_s"].(float64)
 		if v["kind"] != "forbidden_zone" || v["link"] != "gripper_base_link" || v["zone"] != "table" || v["limit"] != top ||
-			len(pt) != 3 || !(pt[2].(float64) < top) || !(ts > 1 && ts < 2) {
-			t.Fatalf("violation %v, want the tool inside the table (top %g) between t=1 and t=2", v, top)
+			len(pt) != 3 || !(pt[2].(float64) < top) || !(ts > 2 && ts < 4) {
+			t.Fatalf("violation %v, want the tool inside the table (top %g) between t=2 and t=4", v, top)
 		}
 		if msg, _ := out["message"].(string); !strings.Contains(msg, "gripper_base_link") || !strings.Contains(msg, "table") {
 			t.Fatalf("message %q names neither link nor box", msg)

@@ -11,6 +11,7 @@ import (
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
+	urdfpkg "github.com/actbridge/actbridge/urdf"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
@@ -37,7 +38,11 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 		return nil, err
 	}
 	m := &robotModel{cfg: cfg, urdf: string(urdf), limits: lim, ignored: ignored}
-	kin, kinErr := kinematics.Parse(urdf)
+	desc, kinErr := urdfpkg.Parse(urdf)
+	var kin *kinematics.Model
+	if kinErr == nil {
+		kin, kinErr = kinematics.NewModel(desc)
+	}
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
 		case actuators.KindArm:
@@ -46,7 +51,7 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
 				}
 			}
-			ws, err := armWorkspace(a, kin, kinErr, lim)
+			ws, err := armWorkspace(a, kin, kinErr, lim, desc)
 			if err != nil {
 				return nil, err
 			}
@@ -131,11 +136,11 @@ type toolOptions struct {
 
 // armWorkspace builds an arm's kinematic chain (base_link and tool_link,
 // or the chain its joints make), narrowed to the effective joint limits,
-// and binds the workspace limits to it. An arm whose config names neither
+// and binds the workspace limits to it, with the URDF's collision shapes. An arm whose config names neither
 // links nor a workspace gets no model if the URDF's chain cannot be built
 // (its tool pose and path are then not reported); otherwise that is an
 // error.
-func armWorkspace(a config.ActuatorConfig, kin *kinematics.Model, kinErr error, lim *safety.Limits) (*safety.Workspace, error) {
+func armWorkspace(a config.ActuatorConfig, kin *kinematics.Model, kinErr error, lim *safety.Limits, desc *urdfpkg.Robot) (*safety.Workspace, error) {
 	required := a.BaseLink != "" || a.ToolLink != "" || a.Workspace != nil
 	fail := func(err error) (*safety.Workspace, error) {
 		if !required {
@@ -172,6 +177,7 @@ func armWorkspace(a config.ActuatorConfig, kin *kinematics.Model, kinErr error, 
 	}
 	var wl safety.WorkspaceLimits
 	if w := a.Workspace; w != nil {
+		wl.Collisions = desc.Collisions
 		wl.ToolSpeedMax = w.ToolSpeedMax
 		if w.Box != nil {
 			wl.Box = &safety.Box{Min: [3]float64(w.Box.Min), Max: [3]float64(w.Box.Max)}
