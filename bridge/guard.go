@@ -53,6 +53,8 @@ type ArmCheck struct {
 	Use map[string]LimitUse
 	// Tool is the tool link's path; nil without a kinematic model.
 	Tool *safety.ToolPath
+	// ToolPlot is the tool's path and the workspace for the console.
+	ToolPlot *ToolPlot
 }
 
 // OutOfRange is a joint standing outside its position range, as a

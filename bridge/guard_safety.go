@@ -113,13 +113,16 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 	if r.Trajectory != nil && s.PlotSamples > 1 {
 		out.Plot = map[string][][2]float64{}
 		st := make([]spline.State, len(joints))
+		tp := s.newToolPlot(joints)
 		for k := 0; k < s.PlotSamples; k++ {
 			t := r.Duration * float64(k) / float64(s.PlotSamples-1)
 			r.Trajectory.At(t, st)
 			for i, j := range joints {
 				out.Plot[j] = append(out.Plot[j], [2]float64{round6(t), round6(st[i].Pos)})
 			}
+			tp.add(st)
 		}
+		out.ToolPlot = tp.plot
 	}
 	return out, nil
 }

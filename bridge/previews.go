@@ -156,6 +156,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
 	delete(summary, "limit_use")
+	delete(summary, "tool_plot")
 	return summary, nil
 }
 
@@ -431,6 +432,9 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	}
 	if chk.Tool != nil {
 		summary["tool_path"] = chk.Tool
+	}
+	if chk.ToolPlot != nil {
+		summary["tool_plot"] = chk.ToolPlot // for the console only, as the plot
 	}
 	return p.issue(ctx, c, arm.Name, g, summary)
 }

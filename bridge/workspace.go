@@ -7,6 +7,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
+	"github.com/actbridge/actbridge/spline"
 )
 
 // ToolPose is an arm's tool link pose in its base link frame: position in
@@ -117,4 +118,54 @@ func describeLink(v Violation) string {
 		return fmt.Sprintf("link %s outside the workspace box (%s %.4g beyond %.4g) %s", v.Link, v.Axis, v.Value, v.Limit, at)
 	}
 	return fmt.Sprintf("link %s %s %.4g m/s over cap %.4g m/s %s", v.Link, v.Kind, v.Value, v.Limit, at)
+}
+
+// ToolPlot is what the console draws of an arm preview, to scale: the
+// tool's path (a few samples) and the workspace limits, in the arm's base
+// link frame.
+type ToolPlot struct {
+	Frame     string        `json:"frame"`
+	Link      string        `json:"link"`
+	Path      [][3]float64  `json:"path"`
+	Box       *safety.Box   `json:"box,omitempty"`
+	Forbidden []safety.Zone `json:"forbidden,omitempty"`
+}
+
+// toolPlotter fills a ToolPlot from joint states in the checked order.
+type toolPlotter struct {
+	plot  *ToolPlot
+	chain *kinematics.Chain
+	d     *kinematics.Data
+	order []int // chain joint → index in the states
+	q     []float64
+}
+
+func (s SafetyArm) newToolPlot(joints []string) *toolPlotter {
+	w := s.Opts.Workspace
+	if w == nil {
+		return &toolPlotter{}
+	}
+	c, lim := w.Chain(), w.Limits()
+	tp := &toolPlotter{plot: &ToolPlot{Frame: c.Base(), Link: c.Tool(), Box: lim.Box, Forbidden: lim.Forbidden},
+		chain: c, d: c.NewData(), q: make([]float64, len(c.Joints()))}
+	for _, j := range c.Joints() {
+		i := slices.Index(joints, j)
+		if i < 0 {
+			return &toolPlotter{}
+		}
+		tp.order = append(tp.order, i)
+	}
+	return tp
+}
+
+func (tp *toolPlotter) add(st []spline.State) {
+	if tp.plot == nil {
+		return
+	}
+	for k, i := range tp.order {
+		tp.q[k] = st[i].Pos
+	}
+	if tp.chain.FK(tp.d, tp.q) == nil {
+		tp.plot.Path = append(tp.plot.Path, round6v(tp.d.Position(len(tp.chain.Links())-1)))
+	}
 }

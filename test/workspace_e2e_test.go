@@ -74,8 +74,8 @@ func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.
 			pos[j] = qa[i]
 		}
 		pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": pos, "duration_s": 4.0})
-		if tp, _ := pv["tool_path"].(map[string]any); tp == nil || tp["link"] != "gripper_base_link" {
-			t.Fatalf("preview without the tool's path: %v", pv)
+		if tp, _ := pv["tool_path"].(map[string]any); tp == nil || tp["link"] != "gripper_base_link" || pv["tool_plot"] != nil {
+			t.Fatalf("preview without the tool's path, or with the console's drawing data: %v", pv)
 		}
 		mc := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 		rostest.Eventually(t, 30*time.Second, "arm at qa", func() error {
