@@ -63,12 +63,14 @@ func (s SafetyArm) DescribeWorkspace() map[string]any {
 		return nil
 	}
 	c, lim := w.Chain(), w.Limits()
-	ws := map[string]any{"forbidden": []safety.Zone{}, "tool_speed_max": lim.ToolSpeedMax, "resolution_m": safety.WorkspaceResolution}
+	// The config's shape: box {min, max}, forbidden [{name, min, max, links}].
+	forbidden := make([]map[string]any, len(lim.Forbidden))
+	for i, z := range lim.Forbidden {
+		forbidden[i] = map[string]any{"name": z.Name, "min": z.Box.Min, "max": z.Box.Max, "links": z.Links}
+	}
+	ws := map[string]any{"forbidden": forbidden, "tool_speed_max": lim.ToolSpeedMax, "resolution_m": safety.WorkspaceResolution}
 	if lim.Box != nil {
 		ws["box"] = lim.Box
-	}
-	if lim.Forbidden != nil {
-		ws["forbidden"] = lim.Forbidden
 	}
 	return map[string]any{"base_link": c.Base(), "tool_link": c.Tool(), "workspace": ws}
 }

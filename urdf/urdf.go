@@ -47,8 +47,8 @@ func (t JointType) Movable() bool {
 }
 
 // Robot is what safety and kinematics need from a robot description: its
-// links, joints and the links' simple collision shapes. Visuals, meshes, inertias, transmissions and gazebo
-// tags are skipped.
+// links, joints and the links' simple collision shapes. Visuals, meshes,
+// inertias, transmissions and gazebo tags are skipped.
 type Robot struct {
 	Name   string
 	Links  []string // names of the <link>s directly under <robot>, in document order
