@@ -39,6 +39,19 @@ func mul(a, b *frame) frame {
 	return o
 }
 
+// rotateZ turns f about its own z axis by angle: f·Rz(angle), with the
+// products mul would form for it, only those with Rz's exact zeros left
+// out and its 1 taken as exactly 1 (axisAngle's is 1 − cos + cos, within
+// an ulp of it).
+func (f *frame) rotateZ(angle float64) {
+	s, c := math.Sincos(angle)
+	for i := 0; i < 3; i++ {
+		a0, a1 := f.r[3*i], f.r[3*i+1]
+		f.r[3*i] = a0*c + a1*s
+		f.r[3*i+1] = a0*-s + a1*c
+	}
+}
+
 // rotate returns r·v.
 func (f *frame) rotate(v Vec3) Vec3 {
 	return Vec3{

@@ -434,6 +434,10 @@ func (c *Chain) fk(d *Data, qs []float64) {
 		f := mul(&d.frames[k], &s.origin)
 		switch s.kind {
 		case urdf.Revolute, urdf.Continuous:
+			if s.axis == (Vec3{0, 0, 1}) {
+				f.rotateZ(qs[s.q]) // the common case, as mul would compute it
+				break
+			}
 			m := frame{r: axisAngle(s.axis, qs[s.q])}
 			f = mul(&f, &m)
 		case urdf.Prismatic:
