@@ -20,6 +20,9 @@ type ToolPose struct {
 	Orientation [4]float64 `json:"orientation"`
 }
 
+// toolPathSchema describes an arm preview's tool_path.
+var toolPathSchema = &Schema{Type: "object", Description: "The tool link's path in the arm's base link frame (metres, m/s, quaternions x, y, z, w): start and end pose, distance_m travelled, lowest and highest point {point, time_s}, peak_speed {m_s, point, time_s}. Absent for an arm without a kinematic model."}
+
 // Kinematic is an ArmGuard that knows the arm's kinematic chain: the tool
 // pose for joints_read and robot_describe, the chain and its workspace
 // limits for robot_describe.
