@@ -9,6 +9,11 @@ func (p *Previewer) DescribeActuators() map[string]any {
 	arms := make([]map[string]any, len(p.Arms))
 	for i, a := range p.Arms {
 		arms[i] = map[string]any{"name": a.Name, "joints": a.Joints}
+		if k, ok := a.Guard.(Kinematic); ok {
+			for key, v := range k.DescribeWorkspace() {
+				arms[i][key] = v
+			}
+		}
 	}
 	grippers := make([]map[string]any, len(p.Grippers))
 	for i, g := range p.Grippers {

@@ -77,5 +77,8 @@ func (d *RobotInfo) Describe() any {
 	for k, v := range d.Previewer.DescribeActuators() {
 		out[k] = v
 	}
+	if tp := toolPoses(d.Previewer.Arms, d.Robot.Joints().Joints); tp != nil {
+		out["tool_poses"] = tp
+	}
 	return out
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -18,12 +19,22 @@ type JointImpact struct {
 
 // Violation is one limit a motion would break: which joint (or rule), when
 // along the motion, the value and the limit.
+//
+// A workspace violation (kind workspace, forbidden_zone or tool_speed)
+// names the Link, the Point (metres, the arm's base link frame) at the
+// worst sample, the forbidden Zone if any, and the Axis of the face it
+// crosses: Value is the point's coordinate on it and Limit the face's
+// (for tool_speed, m/s).
 type Violation struct {
-	Joint string  `json:"joint,omitempty"`
-	Kind  string  `json:"kind"` // position, velocity, acceleration, effort, geofence, speed_cap, step_cap
-	TimeS float64 `json:"time_s"`
-	Value float64 `json:"value"`
-	Limit float64 `json:"limit"`
+	Joint string      `json:"joint,omitempty"`
+	Link  string      `json:"link,omitempty"`
+	Kind  string      `json:"kind"` // position, velocity, acceleration, effort, geofence, speed_cap, step_cap, workspace, forbidden_zone, tool_speed
+	Zone  string      `json:"zone,omitempty"`
+	Axis  string      `json:"axis,omitempty"`
+	Point *[3]float64 `json:"point,omitempty"`
+	TimeS float64     `json:"time_s"`
+	Value float64     `json:"value"`
+	Limit float64     `json:"limit"`
 }
 
 // ArmCheck is the safety analysis of one arm trajectory.
@@ -40,6 +51,10 @@ type ArmCheck struct {
 	Plot map[string][][2]float64
 	// Use is how much of each joint's limits the motion uses (console).
 	Use map[string]LimitUse
+	// Tool is the tool link's path; nil without a kinematic model.
+	Tool *safety.ToolPath
+	// ToolPlot is the tool's path and the workspace for the console.
+	ToolPlot *ToolPlot
 }
 
 // OutOfRange is a joint standing outside its position range, as a

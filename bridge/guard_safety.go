@@ -87,7 +87,16 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 		out.Recovery = append(out.Recovery, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
 	}
 	for _, v := range r.Violations {
-		out.Violations = append(out.Violations, Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit})
+		bv := Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit}
+		if v.Link != "" {
+			p := round6v(v.Point)
+			bv.Link, bv.Zone, bv.Axis, bv.Point = v.Link, v.Zone, v.Axis, &p
+		}
+		out.Violations = append(out.Violations, bv)
+	}
+	if r.Tool != nil {
+		t := r.Tool.Rounded()
+		out.Tool = &t
 	}
 	for _, j := range r.Joints {
 		out.Joints = append(out.Joints, JointImpact{Joint: j.Joint, From: j.From, To: j.To, Delta: j.Delta,
@@ -104,13 +113,16 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 	if r.Trajectory != nil && s.PlotSamples > 1 {
 		out.Plot = map[string][][2]float64{}
 		st := make([]spline.State, len(joints))
+		tp := s.newToolPlot(joints)
 		for k := 0; k < s.PlotSamples; k++ {
 			t := r.Duration * float64(k) / float64(s.PlotSamples-1)
 			r.Trajectory.At(t, st)
 			for i, j := range joints {
 				out.Plot[j] = append(out.Plot[j], [2]float64{round6(t), round6(st[i].Pos)})
 			}
+			tp.add(st)
 		}
+		out.ToolPlot = tp.plot
 	}
 	return out, nil
 }

@@ -159,6 +159,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
 	delete(summary, "limit_use")
+	delete(summary, "tool_plot")
 	return summary, nil
 }
 
@@ -180,6 +181,10 @@ func violationError(tool string, vs []Violation) *Error {
 			break
 		}
 		who := v.Joint
+		if v.Link != "" {
+			parts = append(parts, describeLink(v))
+			continue
+		}
 		if who == "" {
 			who = "base"
 		}
@@ -305,13 +310,13 @@ func (p *Previewer) ArmMoveJoints() *Tool {
 			"you want the arm at given joint positions.",
 			"Cartesian goals; multi-waypoint paths (use arm_follow_trajectory); the gripper (gripper_move).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
-			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at (about 1-2 KB). Refused with limit_violation (details.violations) if any limit would be broken. "+recoveryNote),
+			"a preview: preview_id, per joint {joint, from, to, delta, peak_velocity, limit, percent_of_limit}, duration_s, impact, warnings, expires_at, and tool_path {link, frame, start, end, distance_m, lowest, highest, peak_speed} (about 2 KB). Refused with limit_violation (details.violations) if any limit would be broken, the arm's workspace included (a link outside the workspace box or inside a forbidden box, the tool over its speed cap: {link, kind, zone, axis, point, time_s, value, limit}). "+recoveryNote),
 		Input: Object("", map[string]*Schema{
 			"positions":      {Type: "object", Description: positions, Properties: props, MinLength: nil},
 			"duration_s":     Num("Duration of the move in seconds. Default: the shortest that respects velocity and acceleration limits at the current speed scale (at the recovery speed fraction when a joint starts out of range).", 0.1, 120),
 			"speed_fraction": Num("Fraction of the allowed speed when duration_s is not given. Default 1.", 0.05, 1),
 		}, "positions"),
-		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}}),
+		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "targets": {Type: "object", Description: "Final position of every arm joint."}, "tool_path": toolPathSchema}),
 		Errors: previewErrors,
 		Ready:  p.motionReady,
 		Call:   p.armMoveJoints,
@@ -428,6 +433,12 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	if len(chk.Recovery) > 0 {
 		summary["recovery"], summary["out_of_range"] = true, chk.Recovery
 	}
+	if chk.Tool != nil {
+		summary["tool_path"] = chk.Tool
+	}
+	if chk.ToolPlot != nil {
+		summary["tool_plot"] = chk.ToolPlot // for the console only, as the plot
+	}
 	return p.issue(ctx, c, arm.Name, g, summary)
 }
 
@@ -443,7 +454,7 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 			"you need the arm to pass through several configurations with timing.",
 			"a single target (arm_move_joints is simpler and picks a safe duration).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
-			"a preview as for arm_move_joints (about 1-2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit). "+recoveryNote),
+			"a preview as for arm_move_joints, tool_path included (about 2 KB whatever the number of points); refused with limit_violation listing every violation (joint, time, value, limit; for the workspace link, point, time and limit). "+recoveryNote),
 		Input: Object("", map[string]*Schema{
 			"joints": {Type: "array", Description: jointsDesc, MinItems: Int(1), MaxItems: Int(16), Items: Enum("An arm joint.", p.armJoints()...)},
 			"points": {Type: "array", Description: "Waypoints in increasing time.", MinItems: Int(1), MaxItems: Int(1000), Items: Object("A waypoint.", map[string]*Schema{
@@ -453,7 +464,7 @@ func (p *Previewer) ArmFollowTrajectory() *Tool {
 				"time_from_start": Num("Seconds from the start of the motion.", 0.001, 600),
 			}, "positions", "time_from_start")},
 		}, "joints", "points"),
-		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}}),
+		Output: previewOut(map[string]*Schema{"joints": {Type: "array", Description: "Per joint impact."}, "tool_path": toolPathSchema}),
 		Errors: previewErrors,
 		Ready:  p.motionReady,
 		Call:   p.armFollowTrajectory,

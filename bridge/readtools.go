@@ -22,22 +22,24 @@ const (
 
 func joinsOut() *Schema {
 	return &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
-		"joints":    {Type: "array", Description: "One entry per joint: name, position, velocity, effort."},
-		"age_s":     {Type: "number", Description: "Seconds since the last /joint_states message."},
-		"stale":     {Type: "boolean", Description: "True when age_s exceeds the staleness bound: do not act on these values."},
-		"truncated": {Type: "boolean", Description: "Always false: every requested joint is listed."},
+		"joints":     {Type: "array", Description: "One entry per joint: name, position, velocity, effort."},
+		"age_s":      {Type: "number", Description: "Seconds since the last /joint_states message."},
+		"stale":      {Type: "boolean", Description: "True when age_s exceeds the staleness bound: do not act on these values."},
+		"truncated":  {Type: "boolean", Description: "Always false: every requested joint is listed."},
+		"tool_poses": {Type: "array", Description: "Per arm: actuator, link (its tool_link), frame (its base_link), position [x, y, z] in m and orientation [x, y, z, w], from the joints read."},
 	}, Required: []string{"joints", "age_s", "stale"}}
 }
 
-// JointsReadTool reports joint positions and velocities and how old they are.
-func JointsReadTool(robot actuators.State, staleAfter time.Duration, now func() time.Time) *Tool {
+// JointsReadTool reports joint positions and velocities and how old they
+// are, and the tool pose of each of arms that has a kinematic model.
+func JointsReadTool(robot actuators.State, staleAfter time.Duration, now func() time.Time, arms ...*ArmModel) *Tool {
 	return &Tool{
 		Name: "joints_read", Group: "joints", Tier: TierRead, Quick: true, Title: "Read joint states", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Returns the latest position, velocity and effort of the arm and gripper joints, with the age of the reading.",
 			"you need the robot's current configuration, before previewing a motion or after one ends.",
 			"limits or actuator connectivity (use robot_describe); motion progress (use motion_status).",
 			"none; reads the last /joint_states message the bridge received.",
-			"one entry per joint (about 7; under 1 KB), age_s and stale (true when older than the bound: the robot or its driver may be down)."),
+			"one entry per joint (about 7; under 1 KB), age_s and stale (true when older than the bound: the robot or its driver may be down), and tool_poses: per arm its tool link's pose in its base link (position in m, orientation quaternion x, y, z, w)."),
 		Input: Object("", map[string]*Schema{
 			"joints": Array("Only these joints, by name. Default all joints.", Str("A joint name.", 128), 64),
 		}),
@@ -72,7 +74,7 @@ func JointsReadTool(robot actuators.State, staleAfter time.Duration, now func() 
 				}
 			}
 			age := now().Sub(snap.Received).Seconds()
-			return jointsResult{AgeS: round3(age), Joints: out, Stale: age > staleAfter.Seconds()}, nil
+			return jointsResult{AgeS: round3(age), Joints: out, Stale: age > staleAfter.Seconds(), ToolPoses: toolPoses(arms, snap.Joints)}, nil
 		},
 	}
 }
@@ -84,7 +86,8 @@ type jointsResult struct {
 	AgeS      float64                  `json:"age_s"`
 	Joints    []actuators.JointReading `json:"joints"`
 	Stale     bool                     `json:"stale"`
-	Truncated bool                     `json:"truncated"` // always false: every requested joint is listed
+	ToolPoses []ToolPose               `json:"tool_poses,omitempty"` // arms with a kinematic model
+	Truncated bool                     `json:"truncated"`            // always false: every requested joint is listed
 }
 
 func jointNames(js []actuators.JointReading) string {

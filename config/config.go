@@ -241,6 +241,13 @@ type ActuatorConfig struct {
 	// QoS overrides the QoS of the topics this actuator uses, keyed by
 	// the topic's role (joint_states); transport ros2 only.
 	QoS map[string]QoSOverride `yaml:"qos"`
+
+	// Arm only: the ends of the arm's kinematic chain in the URDF (empty:
+	// the chain its joints make, kinematics.Model.DefaultChain) and the
+	// Cartesian limits checked on every motion (workspace.go).
+	BaseLink  string     `yaml:"base_link"`
+	ToolLink  string     `yaml:"tool_link"`
+	Workspace *Workspace `yaml:"workspace"`
 }
 
 // BaseCaps are the base's speed caps, carried for the safety layer.
@@ -491,7 +498,13 @@ func (c *Config) Validate() error {
 			if err := a.noBaseFields(f); err != nil {
 				return err
 			}
+			if err := a.validateArmChain(f); err != nil {
+				return err
+			}
 		case actuators.KindBase:
+			if err := a.validateArmChain(f); err != nil {
+				return err
+			}
 			if len(a.Joints) != 0 {
 				return bad(f("joints"), "a base has no joints; drop the field")
 			}

@@ -224,6 +224,9 @@ type previewView struct {
 	Kind    string       `json:"kind"`
 	Base    *baseView    `json:"base,omitempty"`
 	Service *serviceView `json:"service,omitempty"`
+	// WorkspaceSVG draws an arm's tool path and workspace limits, side
+	// and top view, to scale.
+	WorkspaceSVG string `json:"workspace_svg,omitempty"`
 }
 
 // baseView is a base preview's map.
@@ -282,6 +285,7 @@ type previewSummary struct {
 	Request     json.RawMessage            `json:"request"`
 	Recovery    bool                       `json:"recovery"`
 	OutOfRange  []bridge.OutOfRange        `json:"out_of_range"`
+	ToolPlot    *bridge.ToolPlot           `json:"tool_plot"`
 }
 
 // limits is what robot_describe says about joint ranges.
@@ -356,6 +360,9 @@ func viewOf(p inflight.Preview, now time.Time, lim limits) previewView {
 		baseOf(&v, sum, lim.Base.Geofence)
 	default:
 		jointsOf(&v, sum, lim)
+		if sum.ToolPlot != nil {
+			v.WorkspaceSVG = workspaceSVG(*sum.ToolPlot)
+		}
 	}
 	if sum.Recovery {
 		recoveryOf(&v, sum, lim)

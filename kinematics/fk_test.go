@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -319,5 +321,56 @@ func TestDefaultChainFollowsTheArmsJoints(t *testing.T) {
 	}
 	if _, _, err := model(t, twistURDF).DefaultChain([]string{"j4", "camera_joint"}); !errors.Is(err, kinematics.ErrNoChain) {
 		t.Errorf("joints on two branches: %v, want ErrNoChain", err)
+	}
+}
+
+// SpeedBounds bounds every link's speed: at random joint vectors and
+// velocities, the speed of every link's origin (by finite differences of
+// FK) stays below it, and the bound is not slack by orders of magnitude.
+func TestSpeedBoundsHoldEverywhere(t *testing.T) {
+	for _, ch := range []struct{ path, base, tool string }{
+		{twistURDF, "base", "tool"}, {simURDF, "base_link", "gripper_base_link"}, {ab6URDF, "base_link", "tool0"},
+	} {
+		c := chain(t, ch.path, ch.base, ch.tool)
+		n, nl := len(c.Joints()), len(c.Links())
+		d0, d1 := c.NewData(), c.NewData()
+		q, q1, v, b := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, nl)
+		rng := rand.New(rand.NewPCG(7, 36))
+		worst := 0.0
+		for range 500 {
+			for i := range q {
+				lo, hi := c.Bounds(i)
+				lo, hi = math.Max(lo, -3), math.Min(hi, 3)
+				q[i] = lo + rng.Float64()*(hi-lo)
+				v[i] = rng.Float64()*4 - 2
+			}
+			const h = 1e-7
+			for i := range q {
+				q1[i] = q[i] + h*v[i]
+			}
+			if err := c.FK(d0, q); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.FK(d1, q1)
+			if err := c.SpeedBounds(v, b); err != nil {
+				t.Fatal(err)
+			}
+			if tb := c.ToolSpeedBound(v); tb != slices.Max(b) || tb != b[nl-1] {
+				t.Fatalf("tool speed bound %g, bounds %v", tb, b)
+			}
+			for k := range nl {
+				p0, p1 := d0.Pose(k).Position, d1.Pose(k).Position
+				s := math.Sqrt(sq(p1[0]-p0[0])+sq(p1[1]-p0[1])+sq(p1[2]-p0[2])) / h
+				if s > b[k]*(1+1e-5)+1e-9 {
+					t.Fatalf("%s link %s: speed %g over bound %g", ch.path, c.Links()[k], s, b[k])
+				}
+				if b[k] > 0 {
+					worst = math.Max(worst, s/b[k])
+				}
+			}
+		}
+		if worst < 0.1 {
+			t.Errorf("%s: the bound is never within 10x of the speed (best ratio %g)", ch.path, worst)
+		}
 	}
 }

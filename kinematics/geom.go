@@ -13,8 +13,8 @@ var Identity = Quat{0, 0, 0, 1}
 
 // Pose is a frame's position and orientation in the chain's base frame.
 type Pose struct {
-	Position    Vec3
-	Orientation Quat
+	Position    Vec3 `json:"position"`
+	Orientation Quat `json:"orientation"`
 }
 
 // frame is a rigid transform: rotation r (row-major 3×3) then translation p.
@@ -37,6 +37,19 @@ func mul(a, b *frame) frame {
 		o.p[i] = a0*b.p[0] + a1*b.p[1] + a2*b.p[2] + a.p[i]
 	}
 	return o
+}
+
+// rotateZ turns f about its own z axis by angle: f·Rz(angle), with the
+// products mul would form for it, only those with Rz's exact zeros left
+// out and its 1 taken as exactly 1 (axisAngle's is 1 − cos + cos, within
+// an ulp of it).
+func (f *frame) rotateZ(angle float64) {
+	s, c := math.Sincos(angle)
+	for i := 0; i < 3; i++ {
+		a0, a1 := f.r[3*i], f.r[3*i+1]
+		f.r[3*i] = a0*c + a1*s
+		f.r[3*i+1] = a0*-s + a1*c
+	}
 }
 
 // rotate returns r·v.

@@ -149,6 +149,9 @@ type Chain struct {
 	joints     []string  // movable joints, base to tool: the order of joint vectors
 	lower      []float64 // per movable joint; -Inf for continuous
 	upper      []float64
+	// reach[k][s]: a bound on the distance from segment s's joint axis to
+	// link k's origin (k > s), whatever the joint positions.
+	reach [][]float64
 }
 
 type segment struct {
@@ -192,7 +195,49 @@ func (m *Model) Chain(base, tool string) (*Chain, error) {
 		c.linkIndex[j.Child] = len(c.links)
 		c.links = append(c.links, j.Child)
 	}
+	c.reach = make([][]float64, len(c.links))
+	for k := range c.links {
+		c.reach[k] = make([]float64, k)
+		r := 0.0 // from the origin of link s+1 (on segment s's axis) to link k's origin
+		for s := k - 1; s >= 0; s-- {
+			c.reach[k][s] = r
+			g := &c.segs[s]
+			r += norm(g.origin.p)
+			if g.kind == urdf.Prismatic {
+				r += math.Max(math.Abs(c.lower[g.q]), math.Abs(c.upper[g.q]))
+			}
+		}
+	}
 	return c, nil
+}
+
+// SpeedBounds writes into out (one per link, Links order) a bound on the
+// speed of each link's origin, in m/s, when every movable joint i moves at
+// most absVel[i] (Joints order), whatever the joint positions: a revolute
+// joint moves a point at most |q̇|·r, r bounded by the summed origin offsets
+// (and prismatic travel) between them; a prismatic joint moves it at |q̇|.
+// The workspace check sizes its sampling step with it.
+func (c *Chain) SpeedBounds(absVel, out []float64) error {
+	if len(absVel) != len(c.joints) || len(out) != len(c.links) {
+		return fmt.Errorf("kinematics: %d speeds for %d joints, %d bounds for %d links: %w", len(absVel), len(c.joints), len(out), len(c.links), ErrBadInput)
+	}
+	for k := range c.links {
+		b := 0.0
+		for s := 0; s < k; s++ {
+			g := &c.segs[s]
+			if g.q < 0 {
+				continue
+			}
+			v := math.Abs(absVel[g.q])
+			if g.kind == urdf.Prismatic {
+				b += v
+			} else {
+				b += v * c.reach[k][s]
+			}
+		}
+		out[k] = b
+	}
+	return nil
 }
 
 // up walks from link towards the root until it meets top and returns the
@@ -305,6 +350,35 @@ func (c *Chain) LinkIndex(link string) int {
 	return -1
 }
 
+// ToolSpeedBound is the tool's entry of SpeedBounds, and the largest: every
+// link's reach from a joint is at most the tool's. It does not allocate.
+func (c *Chain) ToolSpeedBound(absVel []float64) float64 {
+	k, b := len(c.links)-1, 0.0
+	for s := 0; s < k && len(absVel) == len(c.joints); s++ {
+		g := &c.segs[s]
+		if g.q < 0 {
+			continue
+		}
+		if v := math.Abs(absVel[g.q]); g.kind == urdf.Prismatic {
+			b += v
+		} else {
+			b += v * c.reach[k][s]
+		}
+	}
+	return b
+}
+
+// MovingLinks lists the links the chain's joints move: every link after
+// the first movable joint, tool last.
+func (c *Chain) MovingLinks() []string {
+	for k := range c.segs {
+		if c.segs[k].q >= 0 {
+			return append([]string(nil), c.links[k+1:]...)
+		}
+	}
+	return nil
+}
+
 // Joints lists the chain's movable joints, base to tool: the order of every
 // joint vector the chain takes or returns.
 func (c *Chain) Joints() []string { return append([]string(nil), c.joints...) }
@@ -360,6 +434,10 @@ func (c *Chain) fk(d *Data, qs []float64) {
 		f := mul(&d.frames[k], &s.origin)
 		switch s.kind {
 		case urdf.Revolute, urdf.Continuous:
+			if s.axis == (Vec3{0, 0, 1}) {
+				f.rotateZ(qs[s.q]) // the common case, as mul would compute it
+				break
+			}
 			m := frame{r: axisAngle(s.axis, qs[s.q])}
 			f = mul(&f, &m)
 		case urdf.Prismatic:
@@ -389,6 +467,20 @@ func (c *Chain) check(d *Data, qs []float64, what string) error {
 // Pose returns link i's pose (Links order) from the last FK, Jacobian or IK
 // on d.
 func (d *Data) Pose(i int) Pose { return d.frames[i].pose() }
+
+// Position returns link i's position (Links order) from the last FK,
+// Jacobian or IK on d: Pose without the quaternion, for hot loops.
+func (d *Data) Position(i int) Vec3 { return d.frames[i].p }
+
+// Frame returns the pose of a frame fixed to link i (Links order) at URDF
+// origin xyz, rpy, from the last FK, Jacobian or IK on d: its position and
+// its rotation, row-major, whose columns are the frame's axes in the base
+// frame. The workspace check places collision shapes with it.
+func (d *Data) Frame(i int, xyz, rpy [3]float64) (Vec3, [9]float64) {
+	o := rpyFrame(xyz, rpy)
+	f := mul(&d.frames[i], &o)
+	return f.p, f.r
+}
 
 // ToolPose returns the tool link's pose from the last FK, Jacobian or IK
 // on d.

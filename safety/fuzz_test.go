@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -94,6 +95,7 @@ func (r *fuzzReader) float(tame bool, scale float64) float64 {
 func FuzzCheckTrajectory(f *testing.F) {
 	f.Add(uint8(2), uint8(3), true, []byte("\x00\x02\x07\x07\x07\x00\x10\x80\x20\x90\x30\xa0\x40\xb0\x50\xc0"))
 	l := loadArm(f)
+	ws := fuzzWorkspace(f)
 	f.Fuzz(func(t *testing.T, nj, np uint8, tame bool, raw []byte) {
 		r := fuzzReader(raw)
 		joints := make([]string, nj%8)
@@ -142,6 +144,7 @@ func FuzzCheckTrajectory(f *testing.F) {
 			}
 			pts[i] = p
 		}
+		checkWorkspaceReport(t, l, ws, joints, start, pts)
 		rep, err := l.CheckTrajectory(joints, start, pts, CheckOptions{})
 		if err != nil {
 			return
@@ -170,3 +173,53 @@ func FuzzCheckTrajectory(f *testing.F) {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// fuzzWorkspace is the ab6 arm's chain with a box, a table under every
+// moving link and a speed cap.
+func fuzzWorkspace(t testing.TB) *Workspace {
+	m, err := kinematics.Parse(readTestdata(t, "ab6.urdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Chain("base_link", "tool0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := NewWorkspace(c, WorkspaceLimits{Box: &Box{Min: [3]float64{-0.6, -0.6, 0}, Max: [3]float64{0.6, 0.6, 1}},
+		Forbidden:    []Zone{{Name: "table", Box: Box{Min: [3]float64{0.2, -1, -1}, Max: [3]float64{1, 1, 0.1}}, Links: c.MovingLinks()}},
+		ToolSpeedMax: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// checkWorkspaceReport checks a trajectory with the workspace: any input
+// gives an error or a report whose violations and tool path are finite
+// and whose links are the chain's.
+func checkWorkspaceReport(t *testing.T, l *Limits, ws *Workspace, joints []string, start []spline.State, pts []spline.Point) {
+	rep, err := l.CheckTrajectory(joints, start, pts, CheckOptions{Workspace: ws})
+	if err != nil {
+		return
+	}
+	for _, v := range rep.Violations {
+		if v.Link == "" {
+			continue
+		}
+		if ws.Chain().LinkIndex(v.Link) < 0 || !finite(v.Point[0]) || !finite(v.Point[1]) || !finite(v.Point[2]) || !finite(v.Value) || !finite(v.Limit) {
+			t.Fatalf("workspace violation %+v", v)
+		}
+	}
+	tp := rep.Tool
+	if tp == nil {
+		if len(rep.Violations) == 0 {
+			t.Fatal("no tool path and no violation")
+		}
+		return
+	}
+	for _, x := range []float64{tp.DistanceM, tp.PeakSpeed.Value, tp.Lowest.Point[2], tp.Highest.Point[2], tp.End.Position[0], tp.Start.Orientation[3]} {
+		if !finite(x) {
+			t.Fatalf("tool path %+v", tp)
+		}
+	}
+}

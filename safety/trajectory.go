@@ -41,14 +41,23 @@ const (
 // Violation is one stretch of time during which one joint exceeds one limit.
 // Limit is the bound crossed, signed (−max_velocity for the lower side);
 // Value is the worst value, at Time; Start..End is the whole stretch.
+//
+// A workspace violation (workspace.go) names the Link instead of a joint,
+// the Point (base link frame, metres) at its worst sample, the forbidden
+// Zone if any, and the Axis whose face it crosses: Value is the point's
+// coordinate on that axis and Limit the face's (for tool_speed: m/s).
 type Violation struct {
-	Joint string  `json:"joint"`
-	Kind  Kind    `json:"kind"`
-	Time  float64 `json:"time"`
-	Value float64 `json:"value"`
-	Limit float64 `json:"limit"`
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
+	Joint string     `json:"joint,omitempty"`
+	Link  string     `json:"link,omitempty"`
+	Kind  Kind       `json:"kind"`
+	Zone  string     `json:"zone,omitempty"`
+	Axis  string     `json:"axis,omitempty"`
+	Point [3]float64 `json:"point,omitzero"`
+	Time  float64    `json:"time"`
+	Value float64    `json:"value"`
+	Limit float64    `json:"limit"`
+	Start float64    `json:"start"`
+	End   float64    `json:"end"`
 }
 
 // WarningKind is what a warning is about.
@@ -101,6 +110,8 @@ type Report struct {
 	// it is not empty the recovery rules (recovery.go) replaced those ranges.
 	Recovery   []OutOfRange       `json:"recovery,omitempty"`
 	Trajectory *spline.Trajectory `json:"-"` // what was checked, for sampling previews
+	// Tool is the tool link's path when CheckOptions.Workspace is set.
+	Tool *ToolPath `json:"tool,omitempty"`
 }
 
 // OK reports whether the trajectory stays within every limit.
@@ -117,6 +128,10 @@ type CheckOptions struct {
 	// RecoveryFraction caps every joint's speed, as a share of its velocity
 	// limit, in a motion that starts out of range; default DefaultRecoveryFraction.
 	RecoveryFraction float64
+	// Workspace, when set, checks the arm's Cartesian limits on the same
+	// spline and reports the tool's path; the trajectory must name every
+	// movable joint of its chain.
+	Workspace *Workspace
 }
 
 func (o CheckOptions) withDefaults() CheckOptions {
@@ -181,8 +196,21 @@ func (l *Limits) CheckTrajectory(joints []string, start []spline.State, points [
 	if c.r.Recovery != nil {
 		c.ext = make([]recoveryExtent, len(lims))
 	}
+	var order []int
+	if w := opt.Workspace; w != nil {
+		if order, err = w.order(joints); err != nil {
+			return nil, err
+		}
+		c.vmax = make([]float64, tr.Segments()*len(joints))
+	}
 	for j, jl := range lims {
 		c.joint(j, jl, start[j])
+	}
+	if order != nil {
+		joint := len(c.r.Violations)
+		if err := c.workspace(opt.Workspace, order, c.vmax); err != nil && joint == 0 {
+			return nil, err // too fast to follow, and nothing else refuses it
+		}
 	}
 	if c.r.Recovery != nil {
 		c.recover(lims, opt.RecoveryFraction)
@@ -341,6 +369,9 @@ type checker struct {
 	tr  *spline.Trajectory
 	opt CheckOptions
 	ext []recoveryExtent // per joint, only when recovering
+	// vmax[i·J+j] is joint j's peak |velocity| on segment i, only when the
+	// workspace is checked.
+	vmax []float64
 }
 
 // pending is a violation that reached the end of a segment and may continue
@@ -429,6 +460,9 @@ func (c *checker) joint(j int, jl *JointLimits, st spline.State) {
 		lastEndP = an.pT
 
 		ext := &an.ext
+		if c.vmax != nil {
+			c.vmax[i*len(c.r.Joints)+j] = math.Max(-ext[kVel].lo, ext[kVel].hi)
+		}
 		if c.ext != nil {
 			v, e := &c.ext[j], ext[kVel]
 			if i == 0 || e.lo < v.lo {

@@ -47,12 +47,37 @@ func (t JointType) Movable() bool {
 }
 
 // Robot is what safety and kinematics need from a robot description: its
-// links and joints. Visuals, collisions, inertias, transmissions and gazebo
-// tags are skipped.
+// links, joints and the links' simple collision shapes. Visuals, meshes,
+// inertias, transmissions and gazebo tags are skipped.
 type Robot struct {
 	Name   string
 	Links  []string // names of the <link>s directly under <robot>, in document order
 	Joints []Joint  // in document order
+	// Collisions are the links' <collision> elements whose <geometry> is
+	// a box, a cylinder or a sphere, in document order (meshes are not read).
+	Collisions []Collision
+}
+
+// Shape is a collision geometry's kind.
+type Shape string
+
+// The collision shapes read.
+const (
+	Box      Shape = "box"
+	Cylinder Shape = "cylinder"
+	Sphere   Shape = "sphere"
+)
+
+// Collision is one <collision> of a link: its shape in the link's frame.
+// Size is the box's x, y, z; the cylinder's radius and length (about its
+// z axis); the sphere's radius. Err says why the element could not be
+// read (then Shape may be empty); only its users refuse it.
+type Collision struct {
+	Link   string
+	Origin Origin
+	Shape  Shape
+	Size   [3]float64
+	Err    error
 }
 
 // Joint is one <joint> directly under <robot>.
@@ -134,6 +159,8 @@ type urdfParser struct {
 	depth int
 	roots int
 	joint *Joint // the <joint> being read, nil outside one
+	link  string // the <link> being read, "" outside one
+	coll  *Collision
 }
 
 func (p *urdfParser) run() error {
@@ -159,6 +186,18 @@ func (p *urdfParser) run() error {
 				if err := p.finishJoint(); err != nil {
 					return err
 				}
+			}
+			if p.depth == 3 && p.coll != nil {
+				if p.coll.Shape != "" || p.coll.Err != nil {
+					if len(p.urdf.Collisions) >= maxJoints {
+						return fmt.Errorf("urdf: more than %d collisions: %w", maxJoints, ErrTooLarge)
+					}
+					p.urdf.Collisions = append(p.urdf.Collisions, *p.coll)
+				}
+				p.coll = nil
+			}
+			if p.depth == 2 {
+				p.link = ""
 			}
 			p.depth--
 		}
@@ -191,6 +230,17 @@ func (p *urdfParser) start(t xml.StartElement) error {
 		p.joint = &Joint{Name: name, Type: JointType(attr(t, "type")), Axis: [3]float64{1, 0, 0}}
 	case p.depth == 2 && t.Name.Local == "link":
 		p.urdf.Links = append(p.urdf.Links, attr(t, "name"))
+		p.link = attr(t, "name")
+	case p.depth == 3 && p.link != "" && t.Name.Local == "collision":
+		p.coll = &Collision{Link: p.link}
+	case p.depth == 4 && p.coll != nil && t.Name.Local == "origin" && p.coll.Err == nil:
+		if err := vecAttr(t, "xyz", &p.coll.Origin.XYZ); err != nil {
+			p.coll.Err = fmt.Errorf("urdf: link %s: <collision>: %v: %w", quoteName(p.coll.Link), err, ErrInvalid)
+		} else if err := vecAttr(t, "rpy", &p.coll.Origin.RPY); err != nil {
+			p.coll.Err = fmt.Errorf("urdf: link %s: <collision>: %v: %w", quoteName(p.coll.Link), err, ErrInvalid)
+		}
+	case p.depth == 5 && p.coll != nil && p.coll.Err == nil:
+		p.collisionShape(t)
 	case p.depth == 3 && p.joint != nil:
 		return p.jointChild(t)
 	}
@@ -263,6 +313,49 @@ func (p *urdfParser) jointChild(t xml.StartElement) error {
 		return fmt.Errorf("urdf: joint %s: %v: %w", quoteName(j.Name), err, ErrInvalid)
 	}
 	return nil
+}
+
+// collisionShape reads a <geometry>'s box, cylinder or sphere into p.coll;
+// a second shape, or a non-positive or unreadable size, is an error on it.
+func (p *urdfParser) collisionShape(t xml.StartElement) {
+	c := p.coll
+	bad := func(format string, a ...any) {
+		c.Err = fmt.Errorf("urdf: link %s: <collision>: %s: %w", quoteName(c.Link), fmt.Sprintf(format, a...), ErrInvalid)
+	}
+	shape := Shape(t.Name.Local)
+	switch shape {
+	case Box, Cylinder, Sphere:
+	default:
+		return // a mesh, or something else: not read
+	}
+	if c.Shape != "" {
+		bad("more than one shape")
+		return
+	}
+	c.Shape = shape
+	var err error
+	switch shape {
+	case Box:
+		c.Size = [3]float64{-1, -1, -1}
+		err = vecAttr(t, "size", &c.Size)
+	case Cylinder:
+		if c.Size[0], _, err = floatAttr(t, "radius", 0, true); err == nil {
+			c.Size[1], _, err = floatAttr(t, "length", 0, true)
+		}
+	case Sphere:
+		c.Size[0], _, err = floatAttr(t, "radius", 0, true)
+	}
+	if err != nil {
+		bad("%v", err)
+		return
+	}
+	n := map[Shape]int{Box: 3, Cylinder: 2, Sphere: 1}[shape]
+	for _, v := range c.Size[:n] {
+		if !(v > 0) || v > 1000 {
+			bad("<%s> size %v: want positive metres (at most 1000)", shape, c.Size[:n])
+			return
+		}
+	}
 }
 
 // finishJoint applies urdfdom's rules once the whole <joint> is read.

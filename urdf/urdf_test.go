@@ -60,3 +60,44 @@ func TestMalformedGeometryIsRecordedNotFatal(t *testing.T) {
 		}
 	}
 }
+
+// Parse reads each link's box, cylinder and sphere collision shapes with
+// their origins, skips meshes and visuals, and marks a malformed shape on
+// the collision rather than refusing the robot.
+func TestParseReadsCollisionShapes(t *testing.T) {
+	r, err := urdf.Parse([]byte(`<robot name="r">
+	  <link name="a">
+	    <visual><geometry><box size="9 9 9"/></geometry></visual>
+	    <collision><origin xyz="0 0 0.5" rpy="0 0 1"/><geometry><box size="0.1 0.2 0.3"/></geometry></collision>
+	    <collision><geometry><mesh filename="package://x.stl"/></geometry></collision>
+	  </link>
+	  <link name="b">
+	    <collision><geometry><cylinder radius="0.05" length="0.4"/></geometry></collision>
+	    <collision><geometry><sphere radius="0.07"/></geometry></collision>
+	    <collision><geometry><sphere radius="-1"/></geometry></collision>
+	    <collision><geometry><box size="1 1"/></geometry></collision>
+	  </link>
+	</robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := r.Collisions
+	if len(cs) != 5 {
+		t.Fatalf("collisions %+v, want 5", cs)
+	}
+	want := []urdf.Collision{
+		{Link: "a", Origin: urdf.Origin{XYZ: [3]float64{0, 0, 0.5}, RPY: [3]float64{0, 0, 1}}, Shape: urdf.Box, Size: [3]float64{0.1, 0.2, 0.3}},
+		{Link: "b", Shape: urdf.Cylinder, Size: [3]float64{0.05, 0.4, 0}},
+		{Link: "b", Shape: urdf.Sphere, Size: [3]float64{0.07, 0, 0}},
+	}
+	for i, w := range want {
+		if cs[i] != w {
+			t.Errorf("collision %d: %+v, want %+v", i, cs[i], w)
+		}
+	}
+	for _, c := range cs[3:] {
+		if c.Link != "b" || !errors.Is(c.Err, urdf.ErrInvalid) {
+			t.Errorf("malformed collision %+v", c)
+		}
+	}
+}

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
+	urdfpkg "github.com/actbridge/actbridge/urdf"
 )
 
 // robotModel is the robot as the tools need it: limits, actuators, policy.
@@ -34,6 +38,11 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 		return nil, err
 	}
 	m := &robotModel{cfg: cfg, urdf: string(urdf), limits: lim, ignored: ignored}
+	desc, kinErr := urdfpkg.Parse(urdf)
+	var kin *kinematics.Model
+	if kinErr == nil {
+		kin, kinErr = kinematics.NewModel(desc)
+	}
 	for _, a := range cfg.Actuators {
 		switch a.Kind {
 		case actuators.KindArm:
@@ -42,8 +51,12 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 					return nil, fmt.Errorf("config: arm joint %q is not a movable joint of the URDF", j)
 				}
 			}
+			ws, err := armWorkspace(a, kin, kinErr, lim, desc)
+			if err != nil {
+				return nil, err
+			}
 			m.arms = append(m.arms, &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
-				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction}}})
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction, Workspace: ws}}})
 		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)
@@ -119,4 +132,67 @@ type toolOptions struct {
 	lazy       bool
 	// estop keeps the e-stop latch (the motion store); nil: not kept (offline).
 	estop bridge.EStopStore
+}
+
+// armWorkspace builds an arm's kinematic chain (base_link and tool_link,
+// or the chain its joints make), narrowed to the effective joint limits,
+// and binds the workspace limits to it, with the URDF's collision shapes. An arm whose config names neither
+// links nor a workspace gets no model if the URDF's chain cannot be built
+// (its tool pose and path are then not reported); otherwise that is an
+// error.
+func armWorkspace(a config.ActuatorConfig, kin *kinematics.Model, kinErr error, lim *safety.Limits, desc *urdfpkg.Robot) (*safety.Workspace, error) {
+	required := a.BaseLink != "" || a.ToolLink != "" || a.Workspace != nil
+	fail := func(err error) (*safety.Workspace, error) {
+		if !required {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%w: arm %s: %v", config.ErrConfig, a.Name, err)
+	}
+	if kinErr != nil {
+		return fail(kinErr)
+	}
+	base, tool := a.BaseLink, a.ToolLink
+	if base == "" || tool == "" {
+		b, t, err := kin.DefaultChain(a.Joints)
+		if err != nil {
+			return fail(err)
+		}
+		base, tool = cmp.Or(base, b), cmp.Or(tool, t)
+	}
+	chain, err := kin.Chain(base, tool)
+	if err != nil {
+		return fail(err)
+	}
+	ranges := map[string][2]float64{}
+	for _, j := range chain.Joints() {
+		if !slices.Contains(a.Joints, j) {
+			return fail(fmt.Errorf("joint %q of the chain %s → %s is not one of the arm's joints", j, base, tool))
+		}
+		if jl, ok := lim.Joint(j); ok && jl.HasPosition() {
+			ranges[j] = [2]float64{jl.MinPosition.Value, jl.MaxPosition.Value}
+		}
+	}
+	if chain, err = chain.WithBounds(ranges); err != nil {
+		return fail(err)
+	}
+	var wl safety.WorkspaceLimits
+	if w := a.Workspace; w != nil {
+		wl.Collisions = desc.Collisions
+		wl.ToolSpeedMax = w.ToolSpeedMax
+		if w.Box != nil {
+			wl.Box = &safety.Box{Min: [3]float64(w.Box.Min), Max: [3]float64(w.Box.Max)}
+		}
+		for _, z := range w.Forbidden {
+			links := z.Links
+			if len(links) == 0 {
+				links = chain.MovingLinks()
+			}
+			wl.Forbidden = append(wl.Forbidden, safety.Zone{Name: z.Name, Box: safety.Box{Min: [3]float64(z.Min), Max: [3]float64(z.Max)}, Links: links})
+		}
+	}
+	ws, err := safety.NewWorkspace(chain, wl)
+	if err != nil {
+		return fail(err)
+	}
+	return ws, nil
 }

@@ -56,7 +56,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	pv := ts.previewer
 	tools := pv.Tools()
 	if len(m.arms)+len(m.grippers) > 0 { // a base alone reports no joint states
-		tools = append(tools, bridge.JointsReadTool(robot, opt.staleAfter, now))
+		tools = append(tools, bridge.JointsReadTool(robot, opt.staleAfter, now, m.arms...))
 	}
 	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
 		topics := allowlist.Globs(m.cfg.Access.Topics)

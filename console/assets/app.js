@@ -253,6 +253,13 @@ function movesTable(p, plots) {
       plots.append(fig);
     }
   }
+  if (p.workspace_svg) {
+    const fig = el('figure', {});
+    const holder = el('div', {});
+    holder.innerHTML = p.workspace_svg; // built and escaped by the bridge (console/workspace.go)
+    fig.append(holder, el('figcaption', { text: 'tool path and workspace, side and top view, to scale' }));
+    plots.append(fig);
+  }
   return table;
 }
 

@@ -70,6 +70,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 		"navigate_lean": {"p50_ms"},
 		"store":         {"confirm_ms", "file_mb", "append_us"},
 		"kinematics":    {"fk_us", "ik_sim_p99_ms", "ik_ab6_p99_ms"},
+		"workspace":     {"workspace_ms", "joints_ms", "samples"},
 		"rss":           {"idle_mb", "load_mb", "floor_idle_mb"},
 		"audit":         {"calls", "lines"},
 		"reads_paced":   {"p50_ms", "p99_ms", "calls_per_s", "bridge_cpu_pct"},

@@ -34,3 +34,32 @@ func MeasureKinematics(e *Env, solves int) Row {
 		Values: map[string]float64{"fk_us": fkUs, "ik_sim_p99_ms": sim["p99-ms"], "ik_ab6_p99_ms": ab6["p99-ms"]},
 	}
 }
+
+// MeasureWorkspace runs package safety's BenchmarkWorkspace7Joints1000Points
+// in its own process: the workspace check (a tool box, a table under every
+// moving link, a tool speed cap) of a 7-joint, 1,000-point trajectory, on
+// top of the joint-limit check the preview already does. Issue 36's
+// target: ≤ 1 ms on top of today's preview computation.
+func MeasureWorkspace(e *Env, checks int) Row {
+	tb := e.TB
+	all, err := goBench(e, "./safety", "^BenchmarkWorkspace7Joints1000Points$", fmt.Sprintf("%dx", checks), 10*time.Minute)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := all["BenchmarkWorkspace7Joints1000Points"]
+	if r == nil {
+		tb.Fatalf("workspace benchmark missing in %v", all)
+	}
+	wsMs, jointsMs := r["workspace-us/op"]/1000, r["joints-us/op"]/1000
+	return Row{
+		Key:  "workspace",
+		What: fmt.Sprintf("workspace check (issue 36): a 7-joint (FR3), 1,000-point trajectory against a tool box, a table under every moving link and a tool speed cap, on top of its joint-limit check (%d checks)", checks),
+		Result: fmt.Sprintf("%.3f ms on top of the joint check's %.3f ms (%.0f FK samples, every path point within %.0f mm of one)",
+			wsMs, jointsMs, r["samples"], 5.0),
+		Floor:  "– (pure computation)",
+		Ratio:  "–",
+		Target: "≤ 1 ms on top",
+		Met:    yes(wsMs <= 1),
+		Values: map[string]float64{"workspace_ms": wsMs, "joints_ms": jointsMs, "samples": r["samples"]},
+	}
+}

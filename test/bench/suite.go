@@ -18,6 +18,9 @@ type Sizes struct {
 	Preview       int // previews timed
 	StoreCalls    int // audited calls for the store row
 	IKSolves      int // IK solves (and FKs) for the kinematics row
+	// WorkspaceChecks: workspace checks of the 7-joint, 1,000-point
+	// trajectory for the workspace row.
+	WorkspaceChecks int
 	// Reads at a planner's pace: clients × rate calls/s each, for PacedFor.
 	PacedClients int
 	PacedRate    float64
@@ -30,7 +33,7 @@ type Sizes struct {
 func FullSizes() Sizes {
 	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
-		StoreCalls: 1_000_000, IKSolves: 2000, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
+		StoreCalls: 1_000_000, IKSolves: 2000, WorkspaceChecks: 500, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
 		RTPS: RTPSSizes{Latency: 10 * time.Second, Throughput: 8 * time.Second, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second}}
 }
 
@@ -38,7 +41,7 @@ func FullSizes() Sizes {
 func TinySizes() Sizes {
 	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
-		StoreCalls: 2000, IKSolves: 20, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
+		StoreCalls: 2000, IKSolves: 20, WorkspaceChecks: 5, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
 		RTPS: RTPSSizes{Latency: time.Second, Throughput: 3 * time.Second, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second}}
 }
 
@@ -56,7 +59,7 @@ var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", 
 func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	pick := func(g string) bool { return len(only) == 0 || only[g] }
 	var confirm, nav, reads []Row
-	var preview, kin, ingest, stop, store, audit, paced, mixed Row
+	var preview, kin, ws, ingest, stop, store, audit, paced, mixed Row
 	if pick("confirm") || pick("navigate") || pick("reads") || pick("paced") || pick("stop") || pick("audit") {
 		w := NewWorld(e, WorldOpts{})
 		idle := MeasureIdleRSS(w)
@@ -109,6 +112,8 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	if pick("kinematics") {
 		kin = MeasureKinematics(e, s.IKSolves)
 		e.logf("kinematics: %s", kin.Result)
+		ws = MeasureWorkspace(e, s.WorkspaceChecks)
+		e.logf("workspace: %s", ws.Result)
 	}
 	if pick("store") {
 		store, _ = MeasureStore(e, s.StoreCalls)
@@ -138,7 +143,7 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	if mixed.Key != "" {
 		rss = append(rss, mixed)
 	}
-	for _, r := range []Row{preview, kin, ingest, stop} {
+	for _, r := range []Row{preview, kin, ws, ingest, stop} {
 		if r.Key != "" {
 			rows = append(rows, r)
 		}
