@@ -74,6 +74,9 @@ type Motions struct {
 	dispatching map[string]*dispatch
 	// driveStops ends a drive's send context when its motion ends.
 	driveStops map[string]context.CancelFunc
+	// committed holds the motions this process committed whose dispatch
+	// has not begun: only these can still be stopped before their send.
+	committed map[string]bool
 	// cancelEarly holds motions motion_cancel asked for after their record
 	// was committed but before their dispatch began: the send never starts.
 	cancelEarly map[string]bool
@@ -106,6 +109,7 @@ func (m *Motions) Start() error {
 	m.dispatching = map[string]*dispatch{}
 	m.driveStops = map[string]context.CancelFunc{}
 	m.cancelEarly = map[string]bool{}
+	m.committed = map[string]bool{}
 	m.unknownHeld = map[string]bool{}
 	m.mu.Unlock()
 	m.Robot.SetObserver(m.onUpdate)
@@ -417,7 +421,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if holder, busy := m.ActiveOn(pv.Actuator); busy {
 		if m.heldUnknown(holder) {
 			return nil, StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", pv.Actuator, holder),
-				"when the robot reports that goal ended or lost, or its server is gone; motion_cancel or robot_stop cancel it", pv.Actuator+" is busy; nothing was sent")
+				"when the robot reports that goal ended or lost, or its server is gone (motion_cancel and robot_stop cancel it on the robot; the hold stays until the robot says so)", pv.Actuator+" is busy; nothing was sent")
 		}
 		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
@@ -433,7 +437,16 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"preview again from the current state", "the preview no longer matches the robot; nothing was sent")
 		return nil, e.WithHint("call " + pv.Tool + " again, show the new preview, and confirm that")
 	}
+	// From before the commit until beginDispatch, a motion_cancel that
+	// reads the committed record stops the send (cancelUnsent).
+	m.mu.Lock()
+	m.committed[motionID] = true
+	m.mu.Unlock()
 	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+		m.mu.Lock()
+		delete(m.committed, motionID)
+		delete(m.cancelEarly, motionID)
+		m.mu.Unlock()
 		return out, err
 	}
 	// The record is durable: only now may the goal go out.
@@ -465,6 +478,23 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	stopped := d.stopped
 	m.keepSendContext(motionID, g.Drive != nil && serr == nil, stopSend)
 	note := "goal published"
+	if errors.Is(serr, actuators.ErrMaybeSent) {
+		// It may be on the wire: never "nothing was sent", whatever came
+		// during the send. The motion is unknown and keeps its actuator
+		// busy until the robot tells; a stop or cancel that came meanwhile
+		// is sent after it.
+		m.hold(pv.Actuator, motionID, true)
+		why := "the goal may have left: " + serr.Error()
+		if stopped || d.canceled {
+			why += "; " + m.cancelAfterSend(ctx, pv.Actuator, motionID, stopped)
+		}
+		mo, err := m.transitionWith(context.Background(), motionID, inflight.StateUnknown, why, nil)
+		if err != nil {
+			m.releaseUnknown(pv.Actuator, motionID)
+			return nil, storeUnavailable(err)
+		}
+		return motionResult(mo, false), nil
+	}
 	if d.canceled && !stopped && serr != nil {
 		return m.endedBeforeSend(motionID, "not sent: motion_cancel arrived while it was being sent: "+serr.Error())
 	}
@@ -482,26 +512,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		// A robot_stop or motion_cancel came while this goal was being sent;
 		// its cancel may have come before the transport knew the goal:
 		// cancel it now.
-		why := "robot_stop latched"
-		if !stopped {
-			why = "motion_cancel asked for it"
-		}
-		note = "goal published while " + why + "; cancel sent"
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if err := m.Robot.Cancel(cctx, pv.Actuator, motionID); err != nil {
-			note = "goal published while " + why + "; its cancel failed: " + err.Error()
-		}
-		cancel()
-	}
-	if errors.Is(serr, actuators.ErrMaybeSent) {
-		// It may be on the wire: never "nothing was sent". The motion is
-		// unknown and keeps its actuator busy until the robot tells.
-		m.hold(pv.Actuator, motionID, true)
-		mo, err := m.transitionWith(context.Background(), motionID, inflight.StateUnknown, "the goal may have left: "+serr.Error(), nil)
-		if err != nil {
-			return nil, storeUnavailable(err)
-		}
-		return motionResult(mo, false), nil
+		note = "goal published while " + m.cancelAfterSend(ctx, pv.Actuator, motionID, stopped)
 	}
 	if serr != nil {
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+serr.Error())
@@ -521,6 +532,21 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	return motionResult(mo, false), nil
 }
 
+// cancelAfterSend cancels a goal whose robot_stop (stopped) or
+// motion_cancel came while it was being sent, and says what it did.
+func (m *Motions) cancelAfterSend(ctx context.Context, actuator, id string, stopped bool) string {
+	why := "robot_stop latched"
+	if !stopped {
+		why = "motion_cancel asked for it"
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := m.Robot.Cancel(cctx, actuator, id); err != nil {
+		return why + "; its cancel failed: " + err.Error()
+	}
+	return why + "; cancel sent"
+}
+
 // beginDispatch is the e-stop check right before a send, atomic with
 // LatchStop: a goal that passes it holds its actuator and is known to a
 // robot_stop that latches later (which calls cancel); one that fails it
@@ -530,6 +556,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) (canceled bool, e *Error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	delete(m.committed, id)
 	if m.cancelEarly[id] {
 		delete(m.cancelEarly, id)
 		return true, nil
@@ -559,7 +586,7 @@ func (m *Motions) endDispatch(id string) dispatch {
 // a send in progress gives up before the wire if it still can (and is
 // cancelled once out if not); a committed motion not yet dispatching is
 // never sent. It reports whether the motion was one of those.
-func (m *Motions) cancelUnsent(id string, state inflight.State) bool {
+func (m *Motions) cancelUnsent(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d := m.dispatching[id]; d != nil {
@@ -567,7 +594,7 @@ func (m *Motions) cancelUnsent(id string, state inflight.State) bool {
 		d.cancel()
 		return true
 	}
-	if state == inflight.StateDispatching || state == inflight.StateConfirmed {
+	if m.committed[id] {
 		m.cancelEarly[id] = true
 		return true
 	}

@@ -926,3 +926,29 @@ func TestUnknownMotionIsReleasedWhenItsServerIsGone(t *testing.T) {
 		t.Fatalf("the gripper is held by %s after its server went", holder)
 	}
 }
+
+// A robot_stop that latches while a send fails in a way that may have put
+// the goal on the wire: the motion is unknown (never "nothing was sent")
+// and the goal is cancelled after the send, since the stop's own cancels
+// may have come before the transport knew it.
+func TestStopDuringASendThatMayHaveLeftCancelsItAndRecordsUnknown(t *testing.T) {
+	r := newRig(t)
+	r.robot.SetSendError(actuators.ErrMaybeSent)
+	r.robot.OnSend(func(string) {
+		if _, e := r.call(t, RoleOperator, "robot_stop", `{"reason":"mid-send"}`); e != nil {
+			t.Errorf("robot_stop: %+v", e)
+		}
+	})
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
+	out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
+	if e != nil || out["state"] != "unknown" {
+		t.Fatalf("confirm whose send may have left while robot_stop latched: %v %+v; want the motion, unknown", out, e)
+	}
+	motion := out["motion_id"].(string)
+	if !slices.Contains(r.robot.Cancels(), motion) {
+		t.Fatalf("no cancel of %s after its send: cancels %v", motion, r.robot.Cancels())
+	}
+	if _, busy := r.m.ActiveOn("arm"); !busy {
+		t.Fatal("the arm is free while the goal may run")
+	}
+}

@@ -168,7 +168,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			if inflight.IsTerminal(mo.State) {
 				return out, nil
 			}
-			if m.cancelUnsent(id, mo.State) {
+			if m.cancelUnsent(id) {
 				// The goal has not left: it never will, or is cancelled the
 				// moment its send returns. The transport's cancel below also
 				// stops a send still waiting for its server.

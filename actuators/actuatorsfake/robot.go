@@ -208,11 +208,11 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	r.sent = append(r.sent, Sent{Actuator: actuator, GoalID: goalID, Goal: g})
 	sendErr := r.sendErr
 	r.mu.Unlock()
-	if sendErr != nil {
-		return fmt.Errorf("%s goal %q: %w", actuator, goalID, sendErr)
-	}
 	if onSend != nil {
 		onSend(goalID)
+	}
+	if sendErr != nil {
+		return fmt.Errorf("%s goal %q: %w", actuator, goalID, sendErr)
 	}
 	if r.opts.Run > 0 {
 		r.run(goalID, gl)
