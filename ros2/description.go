@@ -64,8 +64,10 @@ func (r *Robot) WatchRobotDescription(ctx context.Context, each func(urdf, sourc
 	}
 	defer sub.Close()
 	w := &descriptionWatch{topic: sub.Topic(), r: r, each: each, ambiguous: ambiguous, latest: map[wire.GUIDPrefix]descriptionSample{}}
+	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer cancel() // first: the ticker ends however the loop ends
 	wg.Go(func() {
 		t := time.NewTicker(descriptionCheck)
 		defer t.Stop()
@@ -138,15 +140,17 @@ func (w *descriptionWatch) keep(p wire.GUIDPrefix, urdf, source string) {
 // deliver tells ambiguous what the graph says and hands each the chosen
 // participant's newest URDF if it was not handed on yet; with no
 // publisher listed yet (the graph lags the sample), the newest of all.
+// It runs under w.mu whole, from the sample loop and the ticker, so an
+// older answer never overwrites a newer one.
 func (w *descriptionWatch) deliver() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	p, found, perr := pickNamed("publishers of "+w.topic, publishersOf(w.r.rctx.Graph(), w.topic), w.r.cfg.DescriptionNode, "set description_node in the config")
 	why := ""
 	if perr != nil {
 		why = perr.Error()
 	}
 	w.ambiguous(why)
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	var s descriptionSample
 	switch {
 	case perr != nil:

@@ -168,7 +168,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ts.motions.Lifetime = ctx
 	if w, ok := tr.describer.(descriptionWatcher); ok {
-		go func() { _ = w.WatchRobotDescription(ctx, ts.description.Observe, ts.description.SetAmbiguous) }()
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			if err := w.WatchRobotDescription(wctx, ts.description.Observe, ts.description.SetAmbiguous); err != nil && wctx.Err() == nil {
+				fmt.Fprintf(stderr, "actbridge: the robot description watch stopped: %v; a changed description is no longer seen\n", err)
+			}
+		}()
+		defer func() { stopWatch(); <-watched }()
 	}
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,
