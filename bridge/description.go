@@ -144,6 +144,11 @@ func (g *DescriptionGuard) Accept(digest string) *Error {
 		e := RuleError(CodeInvalidArgument, "description_pending", "urdf_sha256", "this is not the description the robot publishes now")
 		e.Expected, e.Actual = p.digest, digest
 		return e
+	case g.pinned:
+		e := RuleError(CodeLimitViolation, "urdf_pinned", "urdf_sha256",
+			"the config pins urdf_sha256 to the URDF the limits came from; another one is never accepted at run time")
+		e.Expected, e.Actual = g.loaded, digest
+		return e.WithHint("compare the two URDFs, set urdf_sha256 to the new digest in the config, and restart the bridge")
 	case p.unreadable != "" || len(p.joints) > 0:
 		e := RuleError(CodeLimitViolation, "description_same_limits", "urdf_sha256",
 			"the new description changes limits; accepting it would keep limits the robot no longer has")
@@ -164,7 +169,7 @@ func (g *DescriptionGuard) Describe() map[string]any {
 	}
 	if p := g.pending; p != nil {
 		c := map[string]any{"published_sha256": p.digest, "source": p.source, "at": p.at.UTC().Format(time.RFC3339),
-			"changed_joints": p.joints, "acceptable": p.unreadable == "" && len(p.joints) == 0}
+			"changed_joints": p.joints, "acceptable": !g.pinned && p.unreadable == "" && len(p.joints) == 0}
 		if p.unreadable != "" {
 			c["unreadable"] = p.unreadable
 		}

@@ -132,3 +132,19 @@ func TestTwoDescriptionPublishersHoldMotionsUntilOneIsLeft(t *testing.T) {
 		t.Fatalf("preview once one publisher is left: %+v", e)
 	}
 }
+
+// With urdf_sha256 pinned, no other description is accepted at run time,
+// however alike: the pin is changed in the config, then the bridge restarts.
+func TestPinnedDescriptionIsNeverAcceptedAtRunTime(t *testing.T) {
+	r := newRig(t)
+	g := NewDescriptionGuard(urdfLoaded, true, differsFake, r.clock)
+	r.m.Description = g
+	r.p.Registry.MustAdd(DescriptionAcceptTool(g))
+	g.Observe(urdfCosmetic, "writer B")
+	if _, e := r.call(t, RoleOperator, "robot_description_accept", `{"urdf_sha256":"`+URDFDigest(urdfCosmetic)+`"}`); e == nil || e.Rule != "urdf_pinned" {
+		t.Fatalf("accepting under a pin: %+v, want urdf_pinned", e)
+	}
+	if g.Hold() == nil {
+		t.Fatal("a refused acceptance released the hold")
+	}
+}

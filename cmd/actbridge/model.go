@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -97,12 +98,21 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 // descriptionGuard holds motions when the robot publishes another URDF
 // than m's while the bridge runs.
 func (m *robotModel) descriptionGuard(now func() time.Time) *bridge.DescriptionGuard {
-	return bridge.NewDescriptionGuard(m.urdf, m.cfg.URDFSHA256 != "", func(urdf string) ([]string, error) {
-		lim, _, err := m.cfg.LoadLimits([]byte(urdf))
+	return bridge.NewDescriptionGuard(m.urdf, m.cfg.URDFSHA256 != "", func(text string) ([]string, error) {
+		lim, _, err := m.cfg.LoadLimits([]byte(text))
 		if err != nil {
 			return nil, err
 		}
-		return m.limits.Diff(lim), nil
+		changed := m.limits.Diff(lim)
+		// The workspace checks and tool poses come from the links' origins,
+		// axes and collision shapes: the same joint limits are not enough.
+		was, err1 := urdfpkg.Parse([]byte(m.urdf))
+		next, err2 := urdfpkg.Parse([]byte(text))
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(was.Links, next.Links) || !reflect.DeepEqual(was.Joints, next.Joints) ||
+			!reflect.DeepEqual(was.Collisions, next.Collisions) {
+			changed = append(changed, "the geometry (links, joint origins and axes, collision shapes)")
+		}
+		return changed, nil
 	}, now)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/bridge"
+	"github.com/actbridge/actbridge/config"
 )
 
 // A config that pins urdf_sha256 loads only with that URDF; check-config
@@ -74,4 +75,38 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// A changed description is acceptable at run time only when neither its
+// limits nor its geometry (the workspace checks and tool poses use the
+// joints' origins) differ; a comment alone is acceptable.
+func TestOnlyADescriptionWithTheSameLimitsAndGeometryIsAcceptable(t *testing.T) {
+	cfg, err := config.Load("../../launch/robots/sim.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	urdf, err := os.ReadFile("../../launch/simrobot.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := loadModel(cfg, urdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text string
+		acceptable bool
+	}{
+		{"a comment", strings.Replace(string(urdf), "<robot", "<!-- edited -->\n<robot", 1), true},
+		{"a longer link", strings.Replace(string(urdf), `<origin xyz="0 0 0.15" rpy="0 0 0"/>`, `<origin xyz="0 0 0.25" rpy="0 0 0"/>`, 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := m.descriptionGuard(nil)
+			g.Observe(tc.text, "test")
+			c, _ := g.Describe()["changed"].(map[string]any)
+			if c == nil || c["acceptable"] != tc.acceptable {
+				t.Fatalf("changed: %v, want acceptable %v", c, tc.acceptable)
+			}
+		})
+	}
 }
