@@ -211,7 +211,7 @@ func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wir
 		}
 		sn, err := c.e.w.WriteTo(peer.Reader, cdr.Pad(payload), nil)
 		if err != nil {
-			return key, 0, nil, fmt.Errorf("%w: %w", ErrNoServer, err)
+			return key, 0, nil, c.writeFailed(sn, err)
 		}
 		c.pending[key] = call{ch, peer.Prefix}
 		return key, sn, ch, nil
@@ -220,11 +220,23 @@ func (c *Client) send(ctx context.Context, peer Peer, body []byte) (callKey, wir
 		sn, err := c.e.w.WriteTo(peer.Reader, cdr.Pad(body), qos)
 		key := callKey{FastDDS, int64(sn)}
 		if err != nil {
-			return key, 0, nil, fmt.Errorf("%w: %w", ErrNoServer, err)
+			return key, 0, nil, c.writeFailed(sn, err)
 		}
 		c.pending[key] = call{ch, peer.Prefix}
 		return key, sn, ch, nil
 	}
+}
+
+// writeFailed is a failed write's error: nothing sent (ErrNoServer)
+// when the sample never entered the writer's history (sn 0); otherwise it
+// may already be on its way, so it is withdrawn and ErrUndelivered, which
+// a caller must treat as possibly sent. c.mu is held.
+func (c *Client) writeFailed(sn wire.SequenceNumber, err error) error {
+	if sn == 0 {
+		return fmt.Errorf("%w: %w", ErrNoServer, err)
+	}
+	c.e.w.Withdraw(sn)
+	return fmt.Errorf("%w: %w", ErrUndelivered, err)
 }
 
 // Servers lists the participants serving the service: those whose request
