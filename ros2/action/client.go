@@ -296,8 +296,9 @@ func (c *Client) Attach(ctx context.Context, id GoalID) (Status, error) {
 		}
 		var listers []wire.GUIDPrefix
 		code := int8(0)
+		servers := c.send.Servers() // a status writer that serves no send_goal pins nothing
 		for w, list := range c.listed {
-			if k, ok := list[id]; ok && !slices.Contains(listers, w.Prefix) {
+			if k, ok := list[id]; ok && slices.Contains(servers, w.Prefix) && !slices.Contains(listers, w.Prefix) {
 				code = k
 				listers = append(listers, w.Prefix)
 			}

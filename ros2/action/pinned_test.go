@@ -63,32 +63,7 @@ func TestForgedStatusFromAnotherParticipantNeverEndsARunningGoal(t *testing.T) {
 	if _, err := r.client.SendGoal(ctx, id, r.goal(t, "hold")); err != nil {
 		t.Fatal(err)
 	}
-	rogue := servicetest.Participant(t, 75)
-	an, _ := names.ActionNames(actionName)
-	dds, _ := names.ActionTypesDDS(fjt)
-	stTopic, _ := names.TopicDDS(an.Status)
-	st, err := rogue.NewWriter(rtps.EndpointData{Topic: stTopic, Type: dds.Status, QoS: qos.ActionStatus.QoS})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.WaitReady(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	stT, _ := r.set.Struct("action_msgs/msg/GoalStatusArray")
-	arr := cdr.Zero(stT)
-	list := cdr.MakeSlice(arr.Type.Field(0).Type, 1).([]*cdr.Message)
-	info := list[0].Get("goal_info").(*cdr.Message)
-	info.Set("goal_id", uuidMessage(info.Type, id))
-	list[0].Set("status", int8(4)) // SUCCEEDED
-	arr.Set("status_list", list)
-	b, err := cdr.Encode(arr, cdr.LittleEndian)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Write(b, nil); err != nil {
-		t.Fatal(err)
-	}
+	forgeStatus(ctx, t, r, 75, id, 4) // SUCCEEDED
 	for {
 		s, err := r.client.Status(id)
 		if err != nil || s.Terminal() || s.Lost {
@@ -135,5 +110,58 @@ func TestAttachToAGoalTwoServersListIsRefusedNamingBoth(t *testing.T) {
 	}
 	if got := fresh.Server(id); got != ([12]byte{}) {
 		t.Fatalf("goal pinned to %x", got)
+	}
+}
+
+// forgeStatus publishes, from a participant of its own on domain that
+// serves nothing, a status array listing id with code.
+func forgeStatus(ctx context.Context, t *testing.T, r *rig, domain int, id GoalID, code int8) {
+	t.Helper()
+	rogue := servicetest.Participant(t, domain)
+	an, _ := names.ActionNames(actionName)
+	dds, _ := names.ActionTypesDDS(fjt)
+	stTopic, _ := names.TopicDDS(an.Status)
+	st, err := rogue.NewWriter(rtps.EndpointData{Topic: stTopic, Type: dds.Status, QoS: qos.ActionStatus.QoS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.WaitReady(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	stT, _ := r.set.Struct("action_msgs/msg/GoalStatusArray")
+	arr := cdr.Zero(stT)
+	list := cdr.MakeSlice(arr.Type.Field(0).Type, 1).([]*cdr.Message)
+	info := list[0].Get("goal_info").(*cdr.Message)
+	info.Set("goal_id", uuidMessage(info.Type, id))
+	list[0].Set("status", code)
+	arr.Set("status_list", list)
+	b, err := cdr.Encode(arr, cdr.LittleEndian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(b, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAttachIsNotPinnedByAStatusWriterThatServesNoGoals: after a restart,
+// a participant that only publishes a status array listing the goal (it
+// serves no send_goal) pins nothing: the goal the real server does not
+// list is UNKNOWN, not the forger's EXECUTING.
+func TestAttachIsNotPinnedByAStatusWriterThatServesNoGoals(t *testing.T) {
+	r := newRig(t, 77)
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	id := GoalID{7, 7}
+	forgeStatus(ctx, t, r, 77, id, 2) // EXECUTING
+	fresh := r.newClient(t)
+	actx, cancel := context.WithTimeout(ctx, 2*time.Second) // the real server, with no goals, publishes no array
+	defer cancel()
+	st, err := fresh.Attach(actx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Name != "UNKNOWN" || fresh.Server(id) != ([12]byte{}) {
+		t.Fatalf("attach: %+v pinned to %x; want UNKNOWN pinned to nobody", st, fresh.Server(id))
 	}
 }
