@@ -1,0 +1,165 @@
+package ros2
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/rtps/wire"
+	"github.com/actbridge/actbridge/test/netns"
+	"github.com/actbridge/actbridge/test/udprelay"
+)
+
+// cutLink is a robot with an arm and this library's arm server, each in a
+// participant of its own that discovers the other through a relay alone,
+// so that the relay can cut the robot's user traffic to the server while
+// discovery passes.
+type cutLink struct {
+	relay *udprelay.Relay
+	srv   *armServer
+	r     *Robot
+	h     *updates
+}
+
+func newCutLink(t *testing.T, domain int, block chan struct{}) *cutLink {
+	t.Helper()
+	relay := udprelay.New(t, 0, 1)
+	alias := netip.MustParseAddr("127.0.0.2")
+	relay.Alias(alias, domain, 4)
+	srv := newArmServerOn(t, node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{alias.String()}}, "joint_trajectory_controller", "", block)
+	srv.runs = 2 * time.Second
+	r := openRobot(t, &config.Config{Transport: config.TransportROS2,
+		ROS2: config.ROS2{Distro: string(msgs.Jazzy), DomainID: ptr(domain), DiscoveryRange: config.DiscoveryOff, StaticPeers: []string{alias.String()}},
+		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
+			GoalConnectTimeout: config.Duration(time.Second)}}})
+	h := &updates{}
+	r.SetObserver(h.push)
+	waitServers(t, r, 1)
+	for _, d := range r.rctx.Participant().Participants() {
+		for _, l := range append(append([]wire.Locator{}, d.MetatrafficUnicast...), d.DefaultUnicast...) {
+			if ap, ok := l.AddrPort(); !ok || !relay.IsProxy(ap) {
+				t.Fatalf("the robot knows the server at %v, not through the relay", l)
+			}
+		}
+	}
+	return &cutLink{relay: relay, srv: srv, r: r, h: h}
+}
+
+// stopWhileCut is robot_stop while the link is cut: its cancels go
+// unanswered, and its error says so.
+func (c *cutLink) stopWhileCut(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := c.r.StopAll(ctx); err == nil || !strings.Contains(err.Error(), "cancel unanswered") {
+		t.Fatalf("StopAll while the link is cut: %v, want a cancel unanswered", err)
+	}
+}
+
+// stopAfterHeal is robot_stop retried after the link healed until the
+// server answers every cancel (StopAll's error empty), within 10 s.
+func (c *cutLink) stopAfterHeal(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		err := c.r.StopAll(ctx)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("StopAll after the link healed: %v", err)
+		}
+	}
+}
+
+// neverLost fails if goal id was ever reported lost (outcome unknown) or
+// ended otherwise than want ("": not ended).
+func (c *cutLink) neverLost(t *testing.T, id string, want actuators.GoalState) {
+	t.Helper()
+	for _, u := range c.h.of(id) {
+		if u.State == actuators.GoalLost || u.State.Terminal() && u.State != want {
+			t.Fatalf("the goal was reported %+v; updates: %+v", u, c.h.of(id))
+		}
+	}
+}
+
+// The robot's user traffic to its arm's server is cut (a relay drops it,
+// discovery passes) for longer than goal_connect_timeout; the goal is
+// sent, robot_stop comes while the link is cut, then the link heals.
+//
+// Cut before the request reached the server: Send gives up and follows
+// the goal; the request, withdrawn, never reaches the server when the link
+// heals (its send_goal handler never sees the goal: "never executes"),
+// the goal is never reported lost while followed, and robot_stop is
+// answered by the server once the link is back.
+//
+// Cut after the server's reader took the request, while the server's
+// decision waits: the goal is followed; robot_stop's cancel by UUID is
+// cut off, so the goal stays on sight, and when the server accepts it
+// after the link healed it is canceled at once ("never executes": its
+// execution never runs to its end), the cancel is acknowledged (the goal
+// ends canceled), never lost.
+func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged(t *testing.T) {
+	netns.Require(t)
+	t.Run("cut before the request reached the server", func(t *testing.T) {
+		c := newCutLink(t, 158, nil)
+		ours := c.r.rctx.Participant().GUID().Prefix
+		c.relay.Cut(ours)
+		id := newUUID()
+		if err := c.r.Send(t.Context(), "arm", id, simArmGoal(0.2)); err != nil {
+			t.Fatalf("a send cut off: %v, want nil (followed)", err)
+		}
+		c.stopWhileCut(t)
+		if _, _, _, cut := c.relay.Counts(); cut == 0 {
+			t.Fatal("the relay cut nothing")
+		}
+		c.relay.Heal(ours)
+		c.stopAfterHeal(t)
+		// A request left in the writer's history would have been repaired
+		// within a heartbeat period by now (the get_result that was cut
+		// off too has been answered: the stop's replies came).
+		time.Sleep(time.Second)
+		if n := c.srv.seen.Load(); n != 0 {
+			t.Fatalf("the server got the goal %d times after the link healed, want never", n)
+		}
+		c.neverLost(t, id, "")
+	})
+	t.Run("cut while the server decides", func(t *testing.T) {
+		release := make(chan struct{})
+		releaseOnce := sync.OnceFunc(func() { close(release) })
+		c := newCutLink(t, 159, release)
+		t.Cleanup(releaseOnce) // before the server closes
+		ours := c.r.rctx.Participant().GUID().Prefix
+		id := newUUID()
+		sent := make(chan error, 1)
+		go func() { sent <- c.r.Send(t.Context(), "arm", id, simArmGoal(0.2)) }()
+		select {
+		case <-c.srv.goal: // the server has the request, its decision held
+		case err := <-sent:
+			t.Fatalf("Send returned %v before the server had the goal", err)
+		}
+		c.relay.Cut(ours)
+		if err := <-sent; err != nil {
+			t.Fatalf("an unanswered send: %v, want nil (followed)", err)
+		}
+		c.stopWhileCut(t)
+		c.relay.Heal(ours)
+		releaseOnce() // the goal reaches the server's executor now
+		if u := c.h.end(t, id, 10*time.Second); u.State != actuators.GoalCanceled {
+			t.Fatalf("the late goal ended %+v, want canceled on sight; updates: %+v", u, c.h.of(id))
+		}
+		c.neverLost(t, id, actuators.GoalCanceled)
+		if n := c.srv.finished.Load(); n != 0 {
+			t.Fatalf("the server ran %d goals to their end, want none", n)
+		}
+	})
+}
