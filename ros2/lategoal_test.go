@@ -17,26 +17,26 @@ import (
 	"github.com/actbridge/actbridge/test/udprelay"
 )
 
-// cutLink is a robot with an arm and this library's arm server, each in a
-// participant of its own that discovers the other through a relay alone,
-// so that the relay can cut the robot's user traffic to the server while
-// discovery passes.
+// cutLink is a robot with an arm whose server it discovers through a
+// relay alone (the relay's loopback alias as its one static peer,
+// discovery range off), so that the relay can cut the robot's user traffic
+// to the server while discovery passes.
 type cutLink struct {
 	relay *udprelay.Relay
-	srv   *armServer
 	r     *Robot
 	h     *updates
 }
 
-func newCutLink(t *testing.T, domain int, block chan struct{}) *cutLink {
+// cutAlias is the loopback address the robot and the servers discover:
+// the relay's alone.
+var cutAlias = netip.MustParseAddr("127.0.0.2")
+
+// openCutLink opens the robot on domain, behind relay, and waits until it
+// knows the arm's server, at the relay's proxies alone.
+func openCutLink(t *testing.T, relay *udprelay.Relay, domain int) *cutLink {
 	t.Helper()
-	relay := udprelay.New(t, 0, 1)
-	alias := netip.MustParseAddr("127.0.0.2")
-	relay.Alias(alias, domain, 4)
-	srv := newArmServerOn(t, node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{alias.String()}}, "joint_trajectory_controller", "", block)
-	srv.runs = 2 * time.Second
 	r := openRobot(t, &config.Config{Transport: config.TransportROS2,
-		ROS2: config.ROS2{Distro: string(msgs.Jazzy), DomainID: ptr(domain), DiscoveryRange: config.DiscoveryOff, StaticPeers: []string{alias.String()}},
+		ROS2: config.ROS2{Distro: string(msgs.Jazzy), DomainID: ptr(domain), DiscoveryRange: config.DiscoveryOff, StaticPeers: []string{cutAlias.String()}},
 		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: simArmJoints,
 			GoalConnectTimeout: config.Duration(time.Second)}}})
 	h := &updates{}
@@ -49,7 +49,42 @@ func newCutLink(t *testing.T, domain int, block chan struct{}) *cutLink {
 			}
 		}
 	}
-	return &cutLink{relay: relay, srv: srv, r: r, h: h}
+	return &cutLink{relay: relay, r: r, h: h}
+}
+
+// newCutLink is a cut link to this library's arm server (block as in
+// newArmServer), both participants discovering the relay alone.
+func newCutLink(t *testing.T, domain int, block chan struct{}) (*cutLink, *armServer) {
+	t.Helper()
+	relay := udprelay.New(t, 0, 1)
+	relay.Alias(cutAlias, domain, 4)
+	srv := newArmServerOn(t, node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{cutAlias.String()}}, "joint_trajectory_controller", "", block)
+	srv.runs = 2 * time.Second
+	return openCutLink(t, relay, domain), srv
+}
+
+// sendCutOff sends a goal with the robot's user traffic cut (robot_stop
+// then, while cut), heals the link, and retries robot_stop until the
+// server answers it: the goal's id.
+func (c *cutLink) sendCutOff(t *testing.T) string {
+	t.Helper()
+	ours := c.r.rctx.Participant().GUID().Prefix
+	c.relay.Cut(ours)
+	id := newUUID()
+	if err := c.r.Send(t.Context(), "arm", id, simArmGoal(0.2)); err != nil {
+		t.Fatalf("a send cut off: %v, want nil (followed)", err)
+	}
+	c.stopWhileCut(t)
+	if _, _, _, cut := c.relay.Counts(); cut == 0 {
+		t.Fatal("the relay cut nothing")
+	}
+	c.relay.Heal(ours)
+	c.stopAfterHeal(t)
+	// A request left in the writer's history would have been repaired
+	// within a heartbeat period by now (the get_result that was cut off
+	// too has been answered: the stop's replies came).
+	time.Sleep(time.Second)
+	return id
 }
 
 // stopWhileCut is robot_stop while the link is cut: its cancels go
@@ -111,24 +146,9 @@ func (c *cutLink) neverLost(t *testing.T, id string, want actuators.GoalState) {
 func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged(t *testing.T) {
 	netns.Require(t)
 	t.Run("cut before the request reached the server", func(t *testing.T) {
-		c := newCutLink(t, 158, nil)
-		ours := c.r.rctx.Participant().GUID().Prefix
-		c.relay.Cut(ours)
-		id := newUUID()
-		if err := c.r.Send(t.Context(), "arm", id, simArmGoal(0.2)); err != nil {
-			t.Fatalf("a send cut off: %v, want nil (followed)", err)
-		}
-		c.stopWhileCut(t)
-		if _, _, _, cut := c.relay.Counts(); cut == 0 {
-			t.Fatal("the relay cut nothing")
-		}
-		c.relay.Heal(ours)
-		c.stopAfterHeal(t)
-		// A request left in the writer's history would have been repaired
-		// within a heartbeat period by now (the get_result that was cut
-		// off too has been answered: the stop's replies came).
-		time.Sleep(time.Second)
-		if n := c.srv.seen.Load(); n != 0 {
+		c, srv := newCutLink(t, 158, nil)
+		id := c.sendCutOff(t)
+		if n := srv.seen.Load(); n != 0 {
 			t.Fatalf("the server got the goal %d times after the link healed, want never", n)
 		}
 		c.neverLost(t, id, "")
@@ -136,14 +156,14 @@ func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowled
 	t.Run("cut while the server decides", func(t *testing.T) {
 		release := make(chan struct{})
 		releaseOnce := sync.OnceFunc(func() { close(release) })
-		c := newCutLink(t, 159, release)
+		c, srv := newCutLink(t, 159, release)
 		t.Cleanup(releaseOnce) // before the server closes
 		ours := c.r.rctx.Participant().GUID().Prefix
 		id := newUUID()
 		sent := make(chan error, 1)
 		go func() { sent <- c.r.Send(t.Context(), "arm", id, simArmGoal(0.2)) }()
 		select {
-		case <-c.srv.goal: // the server has the request, its decision held
+		case <-srv.goal: // the server has the request, its decision held
 		case err := <-sent:
 			t.Fatalf("Send returned %v before the server had the goal", err)
 		}
@@ -158,7 +178,7 @@ func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowled
 			t.Fatalf("the late goal ended %+v, want canceled on sight; updates: %+v", u, c.h.of(id))
 		}
 		c.neverLost(t, id, actuators.GoalCanceled)
-		if n := c.srv.finished.Load(); n != 0 {
+		if n := srv.finished.Load(); n != 0 {
 			t.Fatalf("the server ran %d goals to their end, want none", n)
 		}
 	})

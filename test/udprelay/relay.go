@@ -114,18 +114,24 @@ func (r *Relay) Alias(alias netip.Addr, domain, indices int) {
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		c, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(netip.AddrPortFrom(alias, port)))
-		if err != nil {
-			r.t.Fatalf("relay alias %v:%d: %v", alias, port, err)
-		}
-		to := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port)
-		r.mu.Lock()
-		r.closers = append(r.closers, c.Close)
-		r.mu.Unlock()
-		r.wg.Add(1)
-		go r.forward(alias.String()+"→"+to.String(), func(b []byte) (int, error) { n, _, err := c.ReadFromUDPAddrPort(b); return n, err },
-			func(b []byte) { _, _ = c.WriteToUDPAddrPort(b, to) })
+		r.Forward(netip.AddrPortFrom(alias, port), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port))
 	}
+}
+
+// Forward listens at at and forwards what comes there to to, rewriting as
+// the proxies do: a discovery port of a peer's that another one can be
+// told, at a port that peer's own socket does not hear.
+func (r *Relay) Forward(at, to netip.AddrPort) {
+	c, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(at))
+	if err != nil {
+		r.t.Fatalf("relay at %v: %v", at, err)
+	}
+	r.mu.Lock()
+	r.closers = append(r.closers, c.Close)
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go r.forward(at.String()+"→"+to.String(), func(b []byte) (int, error) { n, _, err := c.ReadFromUDPAddrPort(b); return n, err },
+		func(b []byte) { _, _ = c.WriteToUDPAddrPort(b, to) })
 }
 
 // Cut drops the user traffic the participant of prefix from sends (every

@@ -1,0 +1,60 @@
+package ros2
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/rtps/udp"
+	"github.com/actbridge/actbridge/test/ddspeers"
+	"github.com/actbridge/actbridge/test/netns"
+	"github.com/actbridge/actbridge/test/udprelay"
+)
+
+// The late-goal case of
+// TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged
+// against a CycloneDDS joint_trajectory_controller stand-in: the robot's
+// user traffic to it cut past goal_connect_timeout, robot_stop, heal. The
+// peer, which logs every send_goal it takes, never logs the goal (its
+// reader got the withdrawn request's GAP), the goal is never reported
+// lost, and robot_stop is answered once the link is back.
+func TestGoalCutOffFromACycloneServerPastTheSendTimeoutNeverReachesIt(t *testing.T) {
+	p := ddspeers.BuildNodes(t, msgs.Jazzy)
+	ns := netns.Require(t)
+	const domain, peerIndex = 160, 40 // past the 32 indices ours sends SPDP to: the peer is reached through the relay alone
+	ports := udp.DefaultPorts()
+	ourPort, err := ports.MetatrafficUnicast(domain, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerPort, err := ports.MetatrafficUnicast(domain, peerIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliasPort, err := ports.MetatrafficUnicast(domain, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := udprelay.New(t, 0, 1)
+	relay.Alias(cutAlias, domain, 1) // to the robot, at index 0
+	relay.Forward(netip.AddrPortFrom(cutAlias, aliasPort), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), peerPort))
+	env := []string{"CYCLONEDDS_URI=<Domain><General><AllowMulticast>false</AllowMulticast></General><Discovery>" +
+		fmt.Sprintf("<ParticipantIndex>%d</ParticipantIndex><Peers><Peer address=\"%v\"/></Peers>", peerIndex, netip.AddrPortFrom(cutAlias, ourPort)) +
+		"</Discovery></Domain>"}
+	srv := p.StartActionServerEnv(t, ns, p.Cyclone, env, armAction, "--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := srv.WaitStderr(ctx, "ready"); err != nil {
+		t.Fatalf("%v: %s", err, srv.Stderr())
+	}
+	c := openCutLink(t, relay, domain)
+	id := c.sendCutOff(t)
+	if n := goalsSeen(t, srv); n != 0 {
+		t.Fatalf("the peer logged %d goals after the link healed, want none:\n%s", n, srv.Stdout())
+	}
+	c.neverLost(t, id, "")
+}
