@@ -183,3 +183,26 @@ func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowled
 		}
 	})
 }
+
+// The first case of
+// TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged
+// against `simrobot --ros 2` (discovering the relay alone): its goal log
+// (/simrobot/goals) never lists the goal, which is never reported lost,
+// and robot_stop is answered once the link is back.
+func TestGoalCutOffFromTheSimPastTheSendTimeoutNeverReachesIt(t *testing.T) {
+	const domain = 161
+	relay := udprelay.New(t, 0, 1)
+	relay.Alias(cutAlias, domain, 4)
+	sim := startSimEnv(t, msgs.Jazzy, domain, "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF", "ROS_STATIC_PEERS="+cutAlias.String())
+	c := openCutLink(t, relay, domain)
+	id := c.sendCutOff(t)
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rig := &missionRig{sim: sim, robot: c.r, set: set}
+	if n := onWire(rig.goalLog(t.Context(), t), "arm", id); n != 0 {
+		t.Fatalf("the sim got the goal %d times after the link healed, want never", n)
+	}
+	c.neverLost(t, id, "")
+}
