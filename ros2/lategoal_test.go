@@ -190,7 +190,7 @@ func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowled
 // (/simrobot/goals) never lists the goal, which is never reported lost,
 // and robot_stop is answered once the link is back.
 func TestGoalCutOffFromTheSimPastTheSendTimeoutNeverReachesIt(t *testing.T) {
-	const domain = 161
+	const domain = 162
 	relay := udprelay.New(t, 0, 1)
 	relay.Alias(cutAlias, domain, 4)
 	sim := startSimEnv(t, msgs.Jazzy, domain, "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF", "ROS_STATIC_PEERS="+cutAlias.String())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -17,44 +18,54 @@ import (
 
 // The late-goal case of
 // TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged
-// against a CycloneDDS joint_trajectory_controller stand-in: the robot's
-// user traffic to it cut past goal_connect_timeout, robot_stop, heal. The
-// peer, which logs every send_goal it takes, never logs the goal (its
-// reader got the withdrawn request's GAP), the goal is never reported
-// lost, and robot_stop is answered once the link is back.
-func TestGoalCutOffFromACycloneServerPastTheSendTimeoutNeverReachesIt(t *testing.T) {
+// against a CycloneDDS and a Fast DDS joint_trajectory_controller
+// stand-in: the robot's user traffic to it cut past goal_connect_timeout,
+// robot_stop, heal. The peer, which logs every send_goal it takes, never
+// logs the goal (its reader got the withdrawn request's GAP), the goal is
+// never reported lost, and robot_stop is answered once the link is back.
+func TestGoalCutOffFromAVendorServerPastTheSendTimeoutNeverReachesIt(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
 	ns := netns.Require(t)
-	const domain, peerIndex = 160, 40 // past the 32 indices ours sends SPDP to: the peer is reached through the relay alone
-	ports := udp.DefaultPorts()
-	ourPort, err := ports.MetatrafficUnicast(domain, 0)
-	if err != nil {
-		t.Fatal(err)
+	const peerIndex = 40 // past the 32 indices ours sends SPDP to: the peer is reached through the relay alone
+	for i, bin := range []string{p.Cyclone, p.Fast} {
+		t.Run(filepath.Base(bin), func(t *testing.T) {
+			domain := 160 + i
+			ports := udp.DefaultPorts()
+			ourPort, err := ports.MetatrafficUnicast(domain, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			peerPort, err := ports.MetatrafficUnicast(domain, peerIndex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			aliasPort, err := ports.MetatrafficUnicast(domain, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			relay := udprelay.New(t, 0, 1)
+			relay.Alias(cutAlias, domain, 1) // to the robot, at index 0
+			relay.Forward(netip.AddrPortFrom(cutAlias, aliasPort), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), peerPort))
+			toRobot := netip.AddrPortFrom(cutAlias, ourPort)
+			env := []string{"CYCLONEDDS_URI=<Domain><General><AllowMulticast>false</AllowMulticast></General><Discovery>" +
+				fmt.Sprintf("<ParticipantIndex>%d</ParticipantIndex><Peers><Peer address=\"%v\"/></Peers>", peerIndex, toRobot) +
+				"</Discovery></Domain>"}
+			args := []string{"--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller"}
+			if bin == p.Fast {
+				env, args = nil, append(args, "--peer", toRobot.String(), "--participant-id", strconv.Itoa(peerIndex))
+			}
+			srv := p.StartActionServerEnv(t, ns, bin, env, armAction, args...)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if err := srv.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("%v: %s", err, srv.Stderr())
+			}
+			c := openCutLink(t, relay, domain)
+			id := c.sendCutOff(t)
+			if n := goalsSeen(t, srv); n != 0 {
+				t.Fatalf("the peer logged %d goals after the link healed, want none:\n%s", n, srv.Stdout())
+			}
+			c.neverLost(t, id, "")
+		})
 	}
-	peerPort, err := ports.MetatrafficUnicast(domain, peerIndex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aliasPort, err := ports.MetatrafficUnicast(domain, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	relay := udprelay.New(t, 0, 1)
-	relay.Alias(cutAlias, domain, 1) // to the robot, at index 0
-	relay.Forward(netip.AddrPortFrom(cutAlias, aliasPort), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), peerPort))
-	env := []string{"CYCLONEDDS_URI=<Domain><General><AllowMulticast>false</AllowMulticast></General><Discovery>" +
-		fmt.Sprintf("<ParticipantIndex>%d</ParticipantIndex><Peers><Peer address=\"%v\"/></Peers>", peerIndex, netip.AddrPortFrom(cutAlias, ourPort)) +
-		"</Discovery></Domain>"}
-	srv := p.StartActionServerEnv(t, ns, p.Cyclone, env, armAction, "--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller")
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := srv.WaitStderr(ctx, "ready"); err != nil {
-		t.Fatalf("%v: %s", err, srv.Stderr())
-	}
-	c := openCutLink(t, relay, domain)
-	id := c.sendCutOff(t)
-	if n := goalsSeen(t, srv); n != 0 {
-		t.Fatalf("the peer logged %d goals after the link healed, want none:\n%s", n, srv.Stdout())
-	}
-	c.neverLost(t, id, "")
 }
