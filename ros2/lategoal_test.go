@@ -59,14 +59,18 @@ func newCutLink(t *testing.T, domain int, block chan struct{}) (*cutLink, *armSe
 	relay := udprelay.New(t, 0, 1)
 	relay.Alias(cutAlias, domain, 4)
 	srv := newArmServerOn(t, node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{cutAlias.String()}}, "joint_trajectory_controller", "", block)
-	srv.runs = 2 * time.Second
+	if block != nil {
+		srv.runs = 2 * time.Second // long enough to be canceled, short enough to fail soon without the cancel
+	}
 	return openCutLink(t, relay, domain), srv
 }
 
 // sendCutOff sends a goal with the robot's user traffic cut (robot_stop
-// then, while cut), heals the link, and retries robot_stop until the
-// server answers it: the goal's id.
-func (c *cutLink) sendCutOff(t *testing.T) string {
+// then, while cut), heals the link, retries robot_stop until the server
+// answers it, and sends a second goal, which succeeds: the two goals' ids.
+// The server's request reader delivers in order, so the first request, had
+// it been left to arrive, would have reached the server before the second.
+func (c *cutLink) sendCutOff(t *testing.T) (cut, after string) {
 	t.Helper()
 	ours := c.r.rctx.Participant().GUID().Prefix
 	c.relay.Cut(ours)
@@ -80,11 +84,14 @@ func (c *cutLink) sendCutOff(t *testing.T) string {
 	}
 	c.relay.Heal(ours)
 	c.stopAfterHeal(t)
-	// A request left in the writer's history would have been repaired
-	// within a heartbeat period by now (the get_result that was cut off
-	// too has been answered: the stop's replies came).
-	time.Sleep(time.Second)
-	return id
+	after = newUUID()
+	if err := c.r.Send(t.Context(), "arm", after, simArmGoal(0.2)); err != nil {
+		t.Fatalf("a send after the link healed: %v", err)
+	}
+	if u := c.h.end(t, after, 20*time.Second); u.State != actuators.GoalSucceeded {
+		t.Fatalf("the goal sent after the link healed ended %+v, want succeeded", u)
+	}
+	return id, after
 }
 
 // stopWhileCut is robot_stop while the link is cut: its cancels go
@@ -147,9 +154,9 @@ func TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowled
 	netns.Require(t)
 	t.Run("cut before the request reached the server", func(t *testing.T) {
 		c, srv := newCutLink(t, 158, nil)
-		id := c.sendCutOff(t)
-		if n := srv.seen.Load(); n != 0 {
-			t.Fatalf("the server got the goal %d times after the link healed, want never", n)
+		id, _ := c.sendCutOff(t)
+		if n := srv.seen.Load(); n != 1 {
+			t.Fatalf("the server got %d goals, want 1 (the one sent after the link healed, not the one cut off)", n)
 		}
 		c.neverLost(t, id, "")
 	})
@@ -195,14 +202,18 @@ func TestGoalCutOffFromTheSimPastTheSendTimeoutNeverReachesIt(t *testing.T) {
 	relay.Alias(cutAlias, domain, 4)
 	sim := startSimEnv(t, msgs.Jazzy, domain, "ROS_AUTOMATIC_DISCOVERY_RANGE=OFF", "ROS_STATIC_PEERS="+cutAlias.String())
 	c := openCutLink(t, relay, domain)
-	id := c.sendCutOff(t)
+	id, after := c.sendCutOff(t)
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rig := &missionRig{sim: sim, robot: c.r, set: set}
-	if n := onWire(rig.goalLog(t.Context(), t), "arm", id); n != 0 {
-		t.Fatalf("the sim got the goal %d times after the link healed, want never", n)
+	log := rig.goalLog(t.Context(), t)
+	if n := onWire(log, "arm", id); n != 0 {
+		t.Fatalf("the sim got the goal cut off %d times, want never", n)
+	}
+	if n := onWire(log, "arm", after); n != 1 {
+		t.Fatalf("the sim got the goal sent after the link healed %d times, want once", n)
 	}
 	c.neverLost(t, id, "")
 }
