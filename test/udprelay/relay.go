@@ -36,6 +36,7 @@ type Relay struct {
 	proxies map[netip.AddrPort]*net.UDPConn // original locator → its proxy
 	closers []func() error                  // multicast listeners, aliases
 	cut     map[wire.GUIDPrefix]bool        // senders whose user traffic is dropped
+	senders []wire.GUIDPrefix               // every sender seen, in the order first seen
 	closed  bool
 	wg      sync.WaitGroup
 
@@ -143,6 +144,15 @@ func (r *Relay) Cut(from wire.GUIDPrefix) {
 	r.mu.Unlock()
 }
 
+// Senders returns the GUID prefix of every participant whose datagrams
+// came to the relay, in the order first seen: a participant of another
+// process is known to the test by this.
+func (r *Relay) Senders() []wire.GUIDPrefix {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.senders)
+}
+
 // Heal lets the user traffic of from pass again.
 func (r *Relay) Heal(from wire.GUIDPrefix) {
 	r.mu.Lock()
@@ -186,7 +196,11 @@ func (r *Relay) forward(to string, read func([]byte) (int, error), write func([]
 			b = without(b, isUserHeartbeat)
 			drop = b == nil
 		}
-		cut := !drop && r.cut[sender(b)]
+		from := sender(buf[:n])
+		if !slices.Contains(r.senders, from) {
+			r.senders = append(r.senders, from)
+		}
+		cut := !drop && r.cut[from]
 		if cut {
 			if nb := without(b, isUser); len(nb) != len(b) || nb == nil {
 				r.cutUser++
