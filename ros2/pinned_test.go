@@ -29,23 +29,32 @@ const fjtType = "control_msgs/action/FollowJointTrajectory"
 // goals it was sent, and succeeds each after release is closed (nil:
 // at once).
 type armServer struct {
-	ctx   *node.Context
-	node  *node.Node
-	srv   *action.Server
-	seen  atomic.Int32
-	goal  chan struct{} // closed at the first goal's send_goal
-	once  sync.Once
-	block chan struct{} // send_goal's decision waits for it, when not nil
-	runs  time.Duration // how long a goal runs unless canceled
+	ctx  *node.Context
+	node *node.Node
+	srv  *action.Server
+	seen atomic.Int32
+	// started and finished count the goals whose execution began, and
+	// those that ran to their end (succeeded, not canceled).
+	started, finished atomic.Int32
+	goal              chan struct{} // closed at the first goal's send_goal
+	once              sync.Once
+	block             chan struct{} // send_goal's decision waits for it, when not nil
+	runs              time.Duration // how long a goal runs unless canceled
 }
 
 // newNode is a node (name, namespace) of a participant of its own on
 // domain, closed with t.
 func newNode(t *testing.T, domain int, name, ns string) (*node.Context, *node.Node) {
 	t.Helper()
+	return newNodeOn(t, node.Discovery{Domain: domain, Range: node.Localhost}, name, ns)
+}
+
+// newNodeOn is newNode with discovery d.
+func newNodeOn(t *testing.T, d node.Discovery, name, ns string) (*node.Context, *node.Node) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	rctx, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
+	rctx, err := node.NewContext(ctx, node.Options{Distro: msgs.Jazzy, Discovery: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +68,13 @@ func newNode(t *testing.T, domain int, name, ns string) (*node.Context, *node.No
 
 func newArmServer(t *testing.T, domain int, name, ns string, block chan struct{}) *armServer {
 	t.Helper()
-	rctx, n := newNode(t, domain, name, ns)
+	return newArmServerOn(t, node.Discovery{Domain: domain, Range: node.Localhost}, name, ns, block)
+}
+
+// newArmServerOn is newArmServer with discovery d.
+func newArmServerOn(t *testing.T, d node.Discovery, name, ns string, block chan struct{}) *armServer {
+	t.Helper()
+	rctx, n := newNodeOn(t, d, name, ns)
 	s := &armServer{ctx: rctx, node: n, goal: make(chan struct{}), block: block, runs: 100 * time.Millisecond}
 	if block != nil {
 		s.runs = 5 * time.Second // long enough to be canceled
@@ -84,11 +99,13 @@ func newArmServer(t *testing.T, domain int, name, ns string, block chan struct{}
 			return action.AcceptAndExecute
 		},
 		Accepted: func(g *action.ServerGoal) {
+			s.started.Add(1)
 			wg.Go(func() {
 				select {
 				case <-g.Canceling():
 					g.Canceled(cdr.Zero(resT))
 				case <-time.After(s.runs):
+					s.finished.Add(1)
 					g.Succeed(cdr.Zero(resT))
 				}
 			})

@@ -67,10 +67,17 @@ func startSimRig(t *testing.T, d msgs.Distro, domain int, gripperType string) *m
 // and waits until it serves.
 func startSim(t *testing.T, d msgs.Distro, domain int) *netns.Peer {
 	t.Helper()
+	return startSimEnv(t, d, domain, "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_STATIC_PEERS=")
+}
+
+// startSimEnv is startSim with ROS 2's discovery variables env
+// ("ROS_STATIC_PEERS=…").
+func startSimEnv(t *testing.T, d msgs.Distro, domain int, env ...string) *netns.Peer {
+	t.Helper()
 	netns.Require(t)
 	bin := builds.Build(t, "github.com/actbridge/actbridge/cmd/simrobot")
 	cmd := exec.Command(bin, "--ros", "2", "--distro", string(d))
-	cmd.Env = append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=")
+	cmd.Env = append(append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_LOCALHOST_ONLY="), env...)
 	p := netns.StartPeer(t, cmd)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -233,6 +233,13 @@ type GoalStatus struct {
 // and exits DuplicateGoalExit if a goal UUID it ever saw comes again.
 func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extra ...string) *Proc {
 	t.Helper()
+	return p.StartActionServerEnv(t, ns, bin, nil, action, extra...)
+}
+
+// StartActionServerEnv is StartActionServer with variables added to the
+// peer's environment (see StartPeerEnv).
+func (p *NodePeers) StartActionServerEnv(t testing.TB, ns, bin string, env []string, action string, extra ...string) *Proc {
+	t.Helper()
 	// joint_trajectory_controller's preempt end and rcl's result timeout:
 	// CANCELED and 15 min on Humble, ABORTED and 10 s since.
 	distro := []string{"--preempt", "aborted", "--result-timeout", "10"}
@@ -240,7 +247,7 @@ func (p *NodePeers) StartActionServer(t testing.TB, ns, bin, action string, extr
 		distro = []string{"--preempt", "canceled", "--result-timeout", "900"}
 	}
 	args := append(append([]string{"action-server", "--action", action}, p.DistroFlags()...), distro...)
-	return StartPeer(t, ns, bin, nil, append(args, extra...)...)
+	return StartPeerEnv(t, ns, bin, env, nil, append(args, extra...)...)
 }
 
 // StartActionClient starts a node peer that drives a FollowJointTrajectory

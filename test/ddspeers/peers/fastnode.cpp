@@ -35,6 +35,8 @@
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
+#include <fastdds/rtps/common/Locator.h>
+#include <fastrtps/utils/IPLocator.h>
 #include <fastdds/rtps/common/InstanceHandle.h>
 #include <fastdds/rtps/common/WriteParams.h>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
@@ -90,6 +92,10 @@ struct Opts
     bool typehash = false;
     double lease = 0;
     uint32_t domain = 0;
+    // --peer A:P, --participant-id N: discovery at exactly that port, no
+    // multicast, at index N (a test's relay stands between).
+    std::string peer;
+    int participant_id = -1;
     double timeout = 30, linger = 1, reply_wait = 0.1;
     // action-server's script
     std::string action, outcome = "succeed";
@@ -142,6 +148,8 @@ static Opts parse_opts(int argc, char **argv)
         else if (a == "--lease") o.lease = num(i);
         else if (a == "--gid-size") o.gid_size = int(num(i));
         else if (a == "--domain") o.domain = uint32_t(num(i));
+        else if (a == "--peer" && more) o.peer = argv[++i];
+        else if (a == "--participant-id") o.participant_id = int(num(i));
         else if (a == "--timeout") o.timeout = num(i);
         else if (a == "--linger") o.linger = num(i);
         else if (a == "--reply-wait") o.reply_wait = num(i);
@@ -302,6 +310,21 @@ static DomainParticipant *make_participant(const Opts &o)
         dc.leaseDuration = eprosima::fastrtps::Duration_t(o.lease);
         dc.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(o.lease / 3);
     }
+    if (!o.peer.empty())
+    {
+        auto colon = o.peer.rfind(':');
+        if (colon == std::string::npos)
+            die("--peer is ADDRESS:PORT");
+        eprosima::fastrtps::rtps::Locator_t l;
+        eprosima::fastrtps::rtps::IPLocator::setIPv4(l, o.peer.substr(0, colon));
+        l.port = uint32_t(std::strtoul(o.peer.c_str() + colon + 1, nullptr, 10));
+        auto &b = pq.wire_protocol().builtin;
+        b.initialPeersList.push_back(l);
+        b.metatrafficMulticastLocatorList.clear();
+        b.metatrafficUnicastLocatorList.push_back(eprosima::fastrtps::rtps::Locator_t());
+    }
+    if (o.participant_id >= 0)
+        pq.wire_protocol().participant_id = o.participant_id;
     DomainParticipant *pp = DomainParticipantFactory::get_instance()->create_participant(o.domain, pq);
     if (pp == nullptr)
         die("create participant failed");
