@@ -306,6 +306,11 @@ func (r *Robot) follow(g *goal, last actuators.GoalState) {
 						awaitListed = true
 						r.update(g, last, 0, "send_goal unanswered and the server does not know the goal yet: followed until its status lists it or its participant leaves")
 						continue
+					} else if err == nil && !st.Lost {
+						// Listed since get_result answered: the server took it
+						// meanwhile; ask again.
+						ask()
+						continue
 					}
 				}
 				if s == actuators.GoalLost {
