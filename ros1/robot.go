@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -347,27 +348,31 @@ func (r *Robot) Joints() actuators.JointsSnapshot {
 	return mergeJoints(caches)
 }
 
-// FreshJoints is Joints once every joint_states topic delivered the
-// newest message on the wire (waiting at most freshWait, or ctx): what a
-// preview or the check before a send must start from, rather than the
-// cache that is read every jointEvery.
+// FreshJoints is Joints once each joint_states topic's newest message is
+// current by the freshness rule (actuators.Cadence, on the paced reads):
+// only a topic whose newest is older than its bound has its wire read at
+// once (waiting at most freshWait, or ctx), rather than the cache that is
+// read every jointEvery.
 func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
 	defer cancel()
+	var stale atomic.Bool
 	if len(r.jointSub) == 1 { // the usual robot: no goroutine to hand off to
-		r.joints[r.jointSub[0]].refresh(ctx)
-		return r.Joints()
+		stale.Store(!r.joints[r.jointSub[0]].current(ctx))
+	} else {
+		var wg sync.WaitGroup
+		for _, t := range r.jointSub {
+			wg.Go(func() {
+				if !r.joints[t].current(ctx) {
+					stale.Store(true)
+				}
+			})
+		}
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for _, t := range r.jointSub {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.joints[t].refresh(ctx)
-		}()
-	}
-	wg.Wait()
-	return r.Joints()
+	s := r.Joints()
+	s.Stale = stale.Load()
+	return s
 }
 
 // Odom returns a base's latest pose; false when it has no odom topic,
