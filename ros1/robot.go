@@ -513,17 +513,26 @@ func (r *Robot) Cancel(ctx context.Context, actuatorName, goalID string) error {
 // and sends zero twists. It takes no lock a send holds while waiting. Every
 // part is attempted; the error lists the parts that could not be sent.
 func (r *Robot) StopAll(ctx context.Context) error {
-	var errs []error
+	// Each write hands the message to its publisher's goroutine: one
+	// goroutine per action and drive lets a loaded scheduler run those
+	// hand-offs side by side, not one after another.
+	stops := make([]func() error, 0, len(r.clients)+len(r.drives))
 	for _, c := range r.clients {
-		if err := c.cancelAll(); err != nil {
-			errs = append(errs, err)
-		}
+		stops = append(stops, c.cancelAll)
 	}
 	for _, dv := range r.drives {
-		if err := dv.stopAll(r.life, &r.wg); err != nil {
-			errs = append(errs, err)
-		}
+		stops = append(stops, func() error { return dv.stopAll(r.life, &r.wg) })
 	}
+	errs := make([]error, len(stops))
+	var wg sync.WaitGroup
+	for i, stop := range stops {
+		if i == len(stops)-1 {
+			errs[i] = stop() // the last on this goroutine
+			break
+		}
+		wg.Go(func() { errs[i] = stop() })
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
