@@ -14,6 +14,9 @@ type JointReading struct {
 type JointsSnapshot struct {
 	Joints   []JointReading
 	Received time.Time // zero when nothing has arrived yet
+	// Stale (FreshJoints only): a topic's newest sample was older than its
+	// Cadence bound and no newer one came within the wait.
+	Stale bool
 }
 
 // Pose2D is a planar pose in a named frame.

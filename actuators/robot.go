@@ -12,8 +12,11 @@ type State interface {
 	// Joints returns the latest joint readings as cached; the cache may
 	// trail the wire by a few tens of milliseconds.
 	Joints() JointsSnapshot
-	// FreshJoints returns readings received after the call (bounded by
-	// ctx and a short wait): previews and the check before a send start
+	// FreshJoints returns the newest readings once each topic's are
+	// current by the freshness rule (Cadence): a sample younger than its
+	// topic's bound is taken at once; only an older one waits (bounded
+	// by ctx and FreshWait) for a sample received after the call, and
+	// Stale says none came. Previews and the check before a send start
 	// from these.
 	FreshJoints(ctx context.Context) JointsSnapshot
 	// Odom returns a base's latest odometry pose; false when there is

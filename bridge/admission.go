@@ -12,7 +12,8 @@ import (
 // ones are never classified quick (nor queued), so classifying stays cheap.
 const quickBodyMax = 4 << 10
 
-// admission keeps stop and cancel from queueing behind a flood of reads:
+// admission keeps stop and cancel from queueing behind a flood of reads
+// (and runs robot_stop itself, in the stop lane, when it has one):
 // HTTP requests that call a Quick tool run at most slots at a time, the
 // rest wait their turn (in arrival order). Every other request
 // (robot_stop, motion_cancel, motions, calls that wait, session set-up)
@@ -21,6 +22,7 @@ const quickBodyMax = 4 << 10
 type admission struct {
 	slots chan struct{}
 	quick func(tool string) bool
+	lane  *stopLane // nil: robot_stop goes to the SDK like any call
 }
 
 // rpcCall is what admission reads of a JSON-RPC tools/call request: which
@@ -44,6 +46,7 @@ func newAdmission(quick func(tool string) bool) *admission {
 func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 	pass := next.ServeHTTP
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(stopTicketHeader) // only the lane sets it
 		if r.Method != http.MethodPost || r.Body == nil {
 			pass(w, r)
 			return
@@ -62,6 +65,11 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 		var call *rpcCall
 		if int64(len(body)) <= maxBody {
 			call = parseToolCall(body)
+		}
+		if call != nil && call.Params.Name == "robot_stop" && a.lane != nil {
+			// Before any queue, lock or SDK processing: the stop needs
+			// nothing a read holds.
+			defer a.lane.run(r, call.Params.Arguments)()
 		}
 		if call != nil && a.isQuick(call) {
 			select {

@@ -32,7 +32,8 @@ type Front struct {
 	Images *Images
 
 	server *mcp.Server
-	tokens *Tokens // set by HTTPHandler: each request's role comes from its own token
+	tokens *Tokens   // set by HTTPHandler: each request's role comes from its own token
+	lane   *stopLane // set by HTTPHandler: robot_stop already ran at the front door
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -108,6 +109,12 @@ func MCPTool(t *Tool) *mcp.Tool {
 
 func (f *Front) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if name == "robot_stop" {
+			if res, ok := f.lane.answer(req); ok {
+				f.Images.AddTo(res)
+				return res, nil
+			}
+		}
 		inv := Invocation{Role: RolePlanner}
 		if r, ok := roleFromContext(ctx); ok {
 			inv.Role = r // stdio; over HTTP the session's first request
@@ -220,6 +227,8 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 		t, ok := f.Pipeline.Registry.Lookup(name)
 		return ok && t.Quick
 	})
+	f.lane = newStopLane(f.Pipeline)
+	adm.lane = f.lane
 	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -39,7 +39,7 @@ type Motions struct {
 	ConsoleURL string
 	// Restate re-reads the robot and says why the start state of a
 	// preview's goal no longer holds ("" when it does).
-	Restate func(ctx context.Context, actuator string, g *storedGoal) string
+	Restate func(ctx context.Context, actuator string, g *storedGoal) (string, *Error)
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -430,7 +430,10 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	g := new(storedGoal)
 	why := "stored preview unreadable"
 	if json.Unmarshal(pv.Goal, g) == nil {
-		why = m.Restate(ctx, pv.Actuator, g)
+		var e *Error
+		if why, e = m.Restate(ctx, pv.Actuator, g); e != nil {
+			return nil, e // the robot's state is not known well enough to compare: the preview still stands
+		}
 	}
 	if why != "" {
 		e := StateError(CodeStalePreview, "robot moved since the preview: "+why,

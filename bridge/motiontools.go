@@ -13,35 +13,36 @@ import (
 
 // Restate compares the live robot with the state a preview of actuator
 // was computed on; it returns why they differ, or "" when the preview
-// still holds.
-func (p *Previewer) Restate(ctx context.Context, actuator string, g *storedGoal) string {
+// still holds, or an error when the state cannot be read fresh
+// (stale_state: the preview is not used up).
+func (p *Previewer) Restate(ctx context.Context, actuator string, g *storedGoal) (string, *Error) {
 	if g.Navigate != nil || g.Drive != nil {
 		pose, ok := p.Robot.Odom(actuator)
 		if !ok {
-			return "no odometry"
+			return "no odometry", nil
 		}
 		if d := math.Hypot(pose.X-g.Start["x"], pose.Y-g.Start["y"]); d > p.PoseTolerance {
-			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, p.PoseTolerance)
+			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
 		}
 		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > p.PoseTolerance {
-			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, p.PoseTolerance)
+			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
 		}
-		return ""
+		return "", nil
 	}
 	cur, err := p.joints(ctx)
 	if err != nil {
-		return err.State
+		return "", err
 	}
 	for j, v := range g.Start {
 		r, ok := cur[j]
 		if !ok {
-			return "joint " + j + " no longer reported"
+			return "joint " + j + " no longer reported", nil
 		}
 		if d := math.Abs(r.Position - v); d > p.StartTolerance {
-			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, p.StartTolerance)
+			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, p.StartTolerance), nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 func motionOut() *Schema {

@@ -94,13 +94,24 @@ type Previewer struct {
 	StepCaps StepCaps
 }
 
+// RuleStaleState names the refusal of a preview or confirm whose joint
+// states are older than their topic's freshness bound (actuators.Cadence)
+// with no newer one within the wait: the robot stopped publishing. Code
+// unavailable: retry unchanged once it publishes; the preview stands.
+const RuleStaleState = "stale_state"
+
+// joints reads the robot's joint states by the freshness rule; stale ones
+// are refused (unavailable, rule stale_state).
 func (p *Previewer) joints(ctx context.Context) (map[string]actuators.JointReading, *Error) {
 	snap := p.Robot.FreshJoints(ctx)
 	if snap.Received.IsZero() {
 		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
 	}
-	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
-		return nil, StateError(CodeUnavailable, fmt.Sprintf("joint states are %.1f s old", age.Seconds()), "when /joint_states is fresh again", "cannot preview from stale state")
+	if age := p.Now().Sub(snap.Received); snap.Stale || age > p.StaleAfter {
+		e := StateError(CodeUnavailable, fmt.Sprintf("joint states are %.3f s old and no newer one came", age.Seconds()),
+			"when the robot publishes /joint_states again (is its joint_state_broadcaster running?)", "cannot act on stale robot state; nothing was sent")
+		e.Rule = RuleStaleState
+		return nil, e
 	}
 	m := make(map[string]actuators.JointReading, len(snap.Joints))
 	for _, j := range snap.Joints {

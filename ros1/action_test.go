@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,10 +21,11 @@ import (
 // the protocol properties, without ROS.
 
 type fakeWire struct {
-	mu     sync.Mutex
-	subs   int
-	log    []string // "goal <id>" / "cancel <id>", in write order
-	onGoal func(id string)
+	mu       sync.Mutex
+	subs     int
+	log      []string // "goal <id>" / "cancel <id>", in write order
+	onGoal   func(id string)
+	onCancel func() // a publisher slow to take the message
 }
 
 func (w *fakeWire) writeGoal(m any) {
@@ -37,6 +39,9 @@ func (w *fakeWire) writeGoal(m any) {
 }
 
 func (w *fakeWire) writeCancel(id actionlib_msgs.GoalID) {
+	if w.onCancel != nil {
+		w.onCancel()
+	}
 	w.mu.Lock()
 	w.log = append(w.log, "cancel "+id.Id)
 	w.mu.Unlock()
@@ -445,5 +450,29 @@ func TestTrackOfAKnownGoalRepeatsWhereItStands(t *testing.T) {
 	}
 	if last := u.last("m1"); last.Result != "r" {
 		t.Errorf("repeated update %+v lacks the result", last)
+	}
+}
+
+// One action's cancel-all that its publisher is slow to take does not hold
+// back another's: StopAll sends them side by side.
+func TestStopAllSendsEachActionsCancelWithoutWaitingForAnother(t *testing.T) {
+	slow, slowWire, _, _ := newTestClient(t, actuators.KindArm)
+	other, otherWire, _, _ := newTestClient(t, actuators.KindGripper)
+	held, release := make(chan struct{}), make(chan struct{})
+	slowWire.onCancel = func() { close(held); <-release }
+	r := &Robot{clients: []*actionClient{slow, other}}
+	done := make(chan error, 1)
+	go func() { done <- r.StopAll(t.Context()) }()
+	<-held
+	deadline := time.Now().Add(30 * time.Second)
+	for !slices.Contains(otherWire.written(), "cancel ") {
+		if time.Now().After(deadline) {
+			t.Fatal("the second action's cancel waited for the first's")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgproc"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/ros1/tcpros"
 )
 
@@ -21,10 +22,9 @@ import (
 // Robot.FreshJoints reads the wire at once for callers about to act.
 const jointStatesEvery = 50 * time.Millisecond
 
-// freshJointsWait bounds FreshJoints' wait for a message read after the
-// call: a 100 Hz publisher's next message is at most 10 ms away, and a
-// silent one must not hold up a preview (its age refuses it instead).
-const freshJointsWait = 100 * time.Millisecond
+// freshJointsWait bounds FreshJoints' read of the wire: the rule's wait,
+// the same on both transports.
+const freshJointsWait = actuators.FreshWait
 
 // subscribeJointStates feeds cache and the topic's taps over raw TCPROS
 // with a hand-written decoder: goroslib's subscriber (reflection decoding,
@@ -41,7 +41,7 @@ func (r *Robot) subscribeJointStates(topic string, cache *jointCache) (func(), e
 	var bad atomic.Bool // log a run of undecodable messages once
 	sub, err := tcpros.Subscribe(r.life, tcpros.Config{
 		Master: r.bus.master, CallerID: r.bus.name, Topic: topic,
-		Type: typ, MD5: md5, Definition: def, Every: r.jointEvery, Logf: r.logf,
+		Type: typ, MD5: md5, Definition: def, Every: r.jointEvery, Logf: r.logf, Count: cache.counted,
 	}, func(b []byte) {
 		m, err := decodeJointState(b)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2"
@@ -347,27 +348,31 @@ func (r *Robot) Joints() actuators.JointsSnapshot {
 	return mergeJoints(caches)
 }
 
-// FreshJoints is Joints once every joint_states topic delivered the
-// newest message on the wire (waiting at most freshWait, or ctx): what a
-// preview or the check before a send must start from, rather than the
-// cache that is read every jointEvery.
+// FreshJoints is Joints once each joint_states topic's newest message is
+// current by the freshness rule (actuators.Cadence, on the paced reads):
+// only a topic whose newest is older than its bound has its wire read at
+// once (waiting at most freshWait, or ctx), rather than the cache that is
+// read every jointEvery.
 func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
 	ctx, cancel := context.WithTimeout(ctx, r.freshWait)
 	defer cancel()
+	var stale atomic.Bool
 	if len(r.jointSub) == 1 { // the usual robot: no goroutine to hand off to
-		r.joints[r.jointSub[0]].refresh(ctx)
-		return r.Joints()
+		stale.Store(!r.joints[r.jointSub[0]].current(ctx))
+	} else {
+		var wg sync.WaitGroup
+		for _, t := range r.jointSub {
+			wg.Go(func() {
+				if !r.joints[t].current(ctx) {
+					stale.Store(true)
+				}
+			})
+		}
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for _, t := range r.jointSub {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.joints[t].refresh(ctx)
-		}()
-	}
-	wg.Wait()
-	return r.Joints()
+	s := r.Joints()
+	s.Stale = stale.Load()
+	return s
 }
 
 // Odom returns a base's latest pose; false when it has no odom topic,
@@ -508,17 +513,26 @@ func (r *Robot) Cancel(ctx context.Context, actuatorName, goalID string) error {
 // and sends zero twists. It takes no lock a send holds while waiting. Every
 // part is attempted; the error lists the parts that could not be sent.
 func (r *Robot) StopAll(ctx context.Context) error {
-	var errs []error
+	// Each write hands the message to its publisher's goroutine: one
+	// goroutine per action and drive lets a loaded scheduler run those
+	// hand-offs side by side, not one after another.
+	stops := make([]func() error, 0, len(r.clients)+len(r.drives))
 	for _, c := range r.clients {
-		if err := c.cancelAll(); err != nil {
-			errs = append(errs, err)
-		}
+		stops = append(stops, c.cancelAll)
 	}
 	for _, dv := range r.drives {
-		if err := dv.stopAll(r.life, &r.wg); err != nil {
-			errs = append(errs, err)
-		}
+		stops = append(stops, func() error { return dv.stopAll(r.life, &r.wg) })
 	}
+	errs := make([]error, len(stops))
+	var wg sync.WaitGroup
+	for i, stop := range stops {
+		if i == len(stops)-1 {
+			errs[i] = stop() // the last on this goroutine
+			break
+		}
+		wg.Go(func() { errs[i] = stop() })
+	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

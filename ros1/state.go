@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
@@ -25,6 +26,8 @@ type jointCache struct {
 	// fresher is the current subscription (nil while none): the cache is
 	// refreshed every jointStatesEvery, a fresher reads the wire now.
 	fresher fresher
+	cadence actuators.Cadence // of the publisher's messages, not of the reads
+	waits   atomic.Int64      // refreshes FreshJoints asked for (tests)
 }
 
 // fresher waits until a message read after the call reached the cache.
@@ -47,16 +50,27 @@ func (c *jointCache) follow(f fresher) (remove func()) {
 	}
 }
 
-// refresh waits (bounded by ctx) for a message read after the call; with
-// no subscription or no publisher it returns and the cache stays as it is.
-func (c *jointCache) refresh(ctx context.Context) {
+// current reads the wire (bounded by ctx) only when the newest message
+// is older than the topic's freshness bound; false when it is still.
+// With no subscription or no publisher the cache stays as it is.
+func (c *jointCache) current(ctx context.Context) bool {
 	c.mu.Lock()
-	f := c.fresher
+	f, at := c.fresher, c.at
 	c.mu.Unlock()
-	if f != nil {
-		_ = f.Fresh(ctx) // silence shows as the snapshot's age
+	if c.cadence.Current(at, time.Now()) {
+		return true
 	}
+	c.waits.Add(1)
+	if f != nil {
+		_ = f.Fresh(ctx) // silence shows as the age checked below
+	}
+	_, at2 := c.load()
+	return at2.After(at)
 }
+
+// counted learns the publisher's period from a batch of n messages read
+// now (the reads are paced: their own gaps are not the topic's).
+func (c *jointCache) counted(n int) { c.cadence.ObserveBatch(time.Now(), n) }
 
 func (c *jointCache) store(m *sensor_msgs.JointState) {
 	now := time.Now()

@@ -3,6 +3,7 @@ package ros2
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -14,22 +15,21 @@ import (
 // jointStateType is what joint_state_broadcaster publishes.
 const jointStateType = "sensor_msgs/msg/JointState"
 
-// freshJointsWait bounds FreshJoints' wait for a new message.
-const freshJointsWait = 500 * time.Millisecond
-
 // jointCache keeps the newest JointState of one topic.
 type jointCache struct {
 	mu       sync.Mutex
 	readings []actuators.JointReading
 	at       time.Time
 	changed  chan struct{} // closed and replaced on every message
+	cadence  actuators.Cadence
+	waits    atomic.Int64 // FreshJoints waits for a new message (tests)
 }
 
 func newJointCache() *jointCache { return &jointCache{changed: make(chan struct{})} }
 
 // subscribe reads topic newest-only until ctx ends (takeNewest).
 func (c *jointCache) subscribe(ctx context.Context, n *node.Node, topic string, wg *sync.WaitGroup, from func(wire.GUIDPrefix) bool) error {
-	return takeNewest(ctx, n, topic, jointStateType, wg, from, func(m *cdr.Message, _ time.Time) { c.store(jointReadings(m)) })
+	return takeNewest(ctx, n, topic, jointStateType, wg, from, func(m *cdr.Message, at time.Time) { c.store(jointReadings(m), at) })
 }
 
 // jointReadings reads a JointState; missing velocities or efforts are zero.
@@ -54,9 +54,10 @@ func jointReadings(m *cdr.Message) []actuators.JointReading {
 	return out
 }
 
-func (c *jointCache) store(r []actuators.JointReading) {
+func (c *jointCache) store(r []actuators.JointReading, at time.Time) {
+	c.cadence.Observe(at)
 	c.mu.Lock()
-	c.readings, c.at = r, time.Now()
+	c.readings, c.at = r, at
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
@@ -66,4 +67,21 @@ func (c *jointCache) load() ([]actuators.JointReading, time.Time, <-chan struct{
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.readings, c.at, c.changed
+}
+
+// current waits (bounded by ctx) for a message received after the call
+// only when the newest is older than the topic's freshness bound; false
+// when it waited and none came.
+func (c *jointCache) current(ctx context.Context) bool {
+	_, at, changed := c.load()
+	if c.cadence.Current(at, time.Now()) {
+		return true
+	}
+	c.waits.Add(1)
+	select {
+	case <-changed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

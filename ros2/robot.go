@@ -383,19 +383,22 @@ func (r *Robot) jointPosition(joint string) (float64, bool) {
 	return 0, false
 }
 
-// FreshJoints waits (bounded by ctx and half a second) until every
-// joint_states topic delivered a message after the call.
+// FreshJoints returns the newest joint states once each joint_states
+// topic's is current by the freshness rule (actuators.Cadence): it waits
+// (bounded by ctx and actuators.FreshWait) only on a topic whose newest
+// message is older than the topic's bound.
 func (r *Robot) FreshJoints(ctx context.Context) actuators.JointsSnapshot {
-	ctx, cancel := context.WithTimeout(ctx, freshJointsWait)
+	ctx, cancel := context.WithTimeout(ctx, actuators.FreshWait)
 	defer cancel()
+	stale := false
 	for _, c := range r.joints {
-		_, _, changed := c.load()
-		select {
-		case <-changed:
-		case <-ctx.Done():
+		if !c.current(ctx) {
+			stale = true
 		}
 	}
-	return r.Joints()
+	s := r.Joints()
+	s.Stale = stale
+	return s
 }
 
 // Odom returns a base's newest odometry pose; false when it has no

@@ -75,6 +75,21 @@ func (r *Robot) Tracked() []string {
 	return append([]string(nil), r.tracked...)
 }
 
+// FreshWaits is how many times FreshJoints waited for a new sample.
+func (r *Robot) FreshWaits() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.freshWaits
+}
+
+// SetJointsAge makes the newest joint_states sample age old; silent
+// stops the topic, so a wait for a newer one gets none.
+func (r *Robot) SetJointsAge(age time.Duration, silent bool) {
+	r.mu.Lock()
+	r.age, r.silent = age, silent
+	r.mu.Unlock()
+}
+
 // FreshReads is how many times FreshJoints was called.
 func (r *Robot) FreshReads() int {
 	r.mu.Lock()

@@ -53,6 +53,12 @@ type Robot struct {
 	stops      int
 	tracked    []string
 	freshReads int
+	freshWaits int
+	// The joint_states topic the fake plays: published every fakePeriod
+	// (its cadence), the newest sample age old; silent publishes none.
+	cadence    actuators.Cadence
+	age        time.Duration
+	silent     bool
 	sendDelay  time.Duration
 	sendErr    error // returned by a send after its goal is on the wire
 	onSend     func(goalID string)
@@ -95,8 +101,15 @@ func New(o Options) *Robot {
 	for _, j := range o.Joints {
 		r.joints[j] = o.Positions[j]
 	}
+	t0 := time.Now().Add(-time.Second)
+	for i := range 17 {
+		r.cadence.Observe(t0.Add(time.Duration(i) * fakePeriod))
+	}
 	return r
 }
+
+// fakePeriod is the period of the fake's joint_states topic.
+const fakePeriod = 10 * time.Millisecond
 
 // Close stops the goal timers; no update comes after it returns.
 func (r *Robot) Close() error {
@@ -119,23 +132,42 @@ func (r *Robot) Actuators() []actuators.ActuatorStatus {
 	return append([]actuators.ActuatorStatus(nil), r.statuses...)
 }
 
-// Joints returns the joints' positions as set, received now.
+// Joints returns the joints' positions as set, received age ago (now
+// unless SetJointsAge said otherwise).
 func (r *Robot) Joints() actuators.JointsSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.jointsLocked()
+}
+
+func (r *Robot) jointsLocked() actuators.JointsSnapshot {
 	js := make([]actuators.JointReading, 0, len(r.opts.Joints))
 	for _, n := range r.opts.Joints {
 		js = append(js, actuators.JointReading{Name: n, Position: r.joints[n]})
 	}
-	return actuators.JointsSnapshot{Joints: js, Received: time.Now()}
+	return actuators.JointsSnapshot{Joints: js, Received: time.Now().Add(-r.age)}
 }
 
-// FreshJoints is Joints, counted (FreshReads), so tests see who asks for one.
+// FreshJoints applies the freshness rule (actuators.Cadence, the fake's
+// topic at 100 Hz) and counts calls (FreshReads) and waits (FreshWaits):
+// a sample older than the bound is waited for, and a new one arrives
+// unless the topic is silent (then the snapshot is Stale).
 func (r *Robot) FreshJoints(context.Context) actuators.JointsSnapshot {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.freshReads++
-	r.mu.Unlock()
-	return r.Joints()
+	now := time.Now()
+	if r.cadence.Current(now.Add(-r.age), now) {
+		return r.jointsLocked()
+	}
+	r.freshWaits++
+	if r.silent {
+		s := r.jointsLocked()
+		s.Stale = true
+		return s
+	}
+	r.age = 0 // the sample waited for
+	return r.jointsLocked()
 }
 
 // Odom returns the pose as set (odom frame at the origin at first) for

@@ -77,7 +77,10 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 	noted = s.fresh.noted()
 	receiving.Store(true)
 	wait := s.fresh.pacer(ctx, s.cfg.Every)
-	err = readBatches(r, func(b []byte) {
+	err = readBatches(r, func(b []byte, n int) {
+		if s.cfg.Count != nil {
+			s.cfg.Count(n)
+		}
 		s.deliver(b)
 		s.fresh.caughtUp(noted)
 	}, func() error {
@@ -152,21 +155,22 @@ func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) error {
 // valid during the call); then pause, if not nil, waits before the next
 // read, so a fast publisher's messages pile up and cost one read per batch.
 // There is no pause while catching up on a buffer half full or more.
-func readBatches(r *bufio.Reader, fn func([]byte), pause func() error) error {
+func readBatches(r *bufio.Reader, fn func(newest []byte, n int), pause func() error) error {
 	var buf []byte
 	for {
-		batch := 0
+		batch, n := 0, 0
 		for {
 			var err error
 			if buf, err = readMessage(r, buf); err != nil {
 				return err
 			}
 			batch += 4 + len(buf)
+			n++
 			if !completeBuffered(r) {
 				break
 			}
 		}
-		fn(buf)
+		fn(buf, n)
 		if pause == nil || batch >= r.Size()/2 {
 			continue
 		}

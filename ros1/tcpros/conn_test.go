@@ -31,7 +31,7 @@ func msg(s string) []byte { return append(binary.LittleEndian.AppendUint32(nil, 
 // they run out.
 func deliveries(in [][]byte) ([]string, error) {
 	var got []string
-	err := readBatches(bufio.NewReaderSize(&chunks{in}, 64), func(b []byte) { got = append(got, string(b)) },
+	err := readBatches(bufio.NewReaderSize(&chunks{in}, 64), func(b []byte, _ int) { got = append(got, string(b)) },
 		func() error { return nil })
 	return got, err
 }
@@ -85,7 +85,7 @@ func TestBadOrCutStreamsEndWithAnError(t *testing.T) {
 func TestAPauseErrorStopsReading(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	err := readBatches(bufio.NewReader(&chunks{[][]byte{msg("a"), msg("b")}}), func([]byte) { n++ }, func() error { return stop })
+	err := readBatches(bufio.NewReader(&chunks{[][]byte{msg("a"), msg("b")}}), func([]byte, int) { n++ }, func() error { return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("%d deliveries, end %v; want 1 and the pause's error", n, err)
 	}
@@ -102,7 +102,7 @@ func FuzzReadBatches(f *testing.F) {
 		if c := int(cut); c < len(in) {
 			parts = [][]byte{in[:c], in[c:]}
 		}
-		_ = readBatches(bufio.NewReaderSize(&chunks{parts}, 16), func(b []byte) {
+		_ = readBatches(bufio.NewReaderSize(&chunks{parts}, 16), func(b []byte, _ int) {
 			if !bytes.Contains(in, b) {
 				t.Fatalf("delivered %q, not in the stream", b)
 			}

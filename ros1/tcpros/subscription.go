@@ -40,6 +40,10 @@ type Config struct {
 	// Every is the shortest gap between two deliveries from one publisher;
 	// the messages in between are skipped. Zero delivers every read batch.
 	Every time.Duration
+	// Count, when set, is told before each delivery how many messages its
+	// batch held (the newest is delivered, the rest skipped): the
+	// publisher's rate, which paced deliveries hide.
+	Count func(n int)
 	// Logf receives connection events; nothing is logged if nil.
 	Logf func(format string, args ...any)
 }
