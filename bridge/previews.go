@@ -100,14 +100,18 @@ type Previewer struct {
 // unavailable: retry unchanged once it publishes; the preview stands.
 const RuleStaleState = "stale_state"
 
-// joints reads the robot's joint states by the freshness rule; stale ones
-// are refused (unavailable, rule stale_state).
+// joints reads the robot's joint states by the freshness rule (the
+// newest sample while it is younger than its topic's bound, else a wait
+// for a newer one); a robot whose newest is older than StaleAfter even
+// after that wait has stopped publishing and is refused (unavailable,
+// rule stale_state). A wait that found nothing newer on a sample still
+// within StaleAfter is no refusal: a loaded host can delay one batch.
 func (p *Previewer) joints(ctx context.Context) (map[string]actuators.JointReading, *Error) {
 	snap := p.Robot.FreshJoints(ctx)
 	if snap.Received.IsZero() {
 		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
 	}
-	if age := p.Now().Sub(snap.Received); snap.Stale || age > p.StaleAfter {
+	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
 		e := StateError(CodeUnavailable, fmt.Sprintf("joint states are %.3f s old and no newer one came", age.Seconds()),
 			"when the robot publishes /joint_states again (is its joint_state_broadcaster running?)", "cannot act on stale robot state; nothing was sent")
 		e.Rule = RuleStaleState
