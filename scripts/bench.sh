@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: every measurement of issues 8, 19, 20 (rtps) and 22 (ros2) against its floor, measured in the
-# same run, printed as one markdown table (README "Benchmarks"). About 15
+# same run, printed as one markdown table (docs/bench.md, "The latest full table"). About 15
 # minutes on 2 cores; starts and stops its own rosmaster, simrobot, bridge,
 # and for the rtps rows ddsperf and the Cyclone C peer in a network namespace;
 # the ros2 rows run a ROS 2 sim and bridge in a namespace of their own.

@@ -33,7 +33,7 @@ type conformanceScenario struct {
 	skip string
 }
 
-// conformanceScenarios is every server scenario of the suite. README's
+// conformanceScenarios is every server scenario of the suite. docs/tests.md
 // "Tests" lists the same; the test fails when the suite has one this list
 // does not name, or when the bridge starts offering a capability a skipped
 // scenario was skipped for.
