@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 var update = flag.Bool("update", false, "rewrite ../NOTICE from what the binaries link and embed")

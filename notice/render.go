@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
-// ros1Types are the ROS 1 message definitions ros1/msgs reproduces as Go
+// ros1Types are the ROS 1 message definitions msgs/ros1 reproduces as Go
 // types (their definitions and MD5 sums are the official ones).
 var ros1Types = []struct{ pkg, repo, licence string }{
 	{"actionlib_msgs", "github.com/ros/common_msgs", "BSD-3-Clause"},
@@ -34,12 +34,12 @@ Go modules linked into the binaries:
 	for _, m := range mods {
 		fmt.Fprintf(&b, "  %s %s\n    licence: %s (%s)\n", m.Path, m.Version, m.Licence, filepath.Base(m.LicenceFile))
 	}
-	b.WriteString("\nROS 2 interface definitions embedded in the binaries (ros2/msgs; README.md there cites branch and commit):\n\n")
+	b.WriteString("\nROS 2 interface definitions embedded in the binaries (msgs/ros2; README.md there cites branch and commit):\n\n")
 	for _, n := range msgs.PackageNames(ros2) {
 		s := ros2[n]
 		fmt.Fprintf(&b, "  %s\n    from %s, licence: %s\n", n, s.Repository, s.Licence)
 	}
-	b.WriteString("\nROS 1 message definitions reproduced as Go types (ros1/msgs):\n\n")
+	b.WriteString("\nROS 1 message definitions reproduced as Go types (msgs/ros1):\n\n")
 	for _, r := range ros1Types {
 		fmt.Fprintf(&b, "  %s\n    from %s, licence: %s\n", r.pkg, r.repo, r.licence)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
 	"github.com/actbridge/actbridge/actuators"
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // sampler subscribes to a topic of one known type on n, offering every

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // The sim's camera reads as on ROS 1: the raw rgb8 frame decoded, the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/spline"

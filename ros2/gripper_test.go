@@ -8,7 +8,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/config"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // zeroMsg is a zero message of a distro's type.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/rtps/udp"
 	"github.com/actbridge/actbridge/test/ddspeers"
 	"github.com/actbridge/actbridge/test/netns"

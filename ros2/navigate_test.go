@@ -7,7 +7,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // A Navigate goal is a PoseStamped in its frame, or the base's odom

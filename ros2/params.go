@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/service"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 func TestParameterNamesSplitAtTheLongestNode(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
 	"github.com/actbridge/actbridge/ros2/msgdef"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/service"

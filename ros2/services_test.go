@@ -11,7 +11,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/config"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/test/ddspeers"
 	"github.com/actbridge/actbridge/test/netns"
 )

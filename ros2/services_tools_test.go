@@ -10,7 +10,7 @@ import (
 
 	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/bridge"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // The guarded ROS tools run over the ROS 2 transport as over ROS 1: the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/spline"
 )
 

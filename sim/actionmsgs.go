@@ -4,7 +4,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // The wrap functions build the named action wrappers rostopic knows.

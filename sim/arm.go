@@ -10,7 +10,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/spline"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func TestTrajectoryReachesTargetAndSucceeds(t *testing.T) {

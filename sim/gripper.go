@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 type (

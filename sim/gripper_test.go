@@ -7,7 +7,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func gripTo(pos, effort float64) msgs.GripperCommandGoal {

@@ -8,7 +8,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // newTestRobot is the default robot on a fixed simulated epoch.

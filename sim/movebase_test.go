@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func navTo(x, y, yaw float64, frame string) msgs.MoveBaseGoal {

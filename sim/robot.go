@@ -15,7 +15,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // The names a gazebo_ros_control robot with these controllers offers.

@@ -23,7 +23,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/xmlrpc"
 	"gopkg.in/yaml.v3"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
 )
 

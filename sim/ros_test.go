@@ -15,7 +15,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/ros1/rostest"
 )

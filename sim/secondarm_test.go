@@ -9,7 +9,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func dualArmRobot(t *testing.T) *Robot {

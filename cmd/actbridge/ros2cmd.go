@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"

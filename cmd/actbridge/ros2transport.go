@@ -11,8 +11,8 @@ import (
 
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/metrics"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/rtps"
 )
 

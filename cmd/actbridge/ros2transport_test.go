@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/config"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/node"
 )
 

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/sim/ros2face"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // statusType is a distro's GoalStatusArray.

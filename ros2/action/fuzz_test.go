@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // fuzzTypes are the GoalStatusArray and FollowJointTrajectory feedback

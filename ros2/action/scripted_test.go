@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"

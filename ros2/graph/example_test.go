@@ -3,8 +3,8 @@ package graph_test
 import (
 	"fmt"
 
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/rtps/wire"
 )

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/qos"
 )

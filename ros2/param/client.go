@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/rtps"

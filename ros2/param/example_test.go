@@ -3,7 +3,7 @@ package param_test
 import (
 	"context"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/rtps"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 func TestEveryParameterTypeSurvivesTheWire(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	ros2msgs "github.com/actbridge/actbridge/ros2/msgs"
+	ros2msgs "github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/sim"
 )
 

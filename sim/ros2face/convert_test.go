@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/action"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/sim"
 )
 

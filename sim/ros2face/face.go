@@ -14,7 +14,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/qos"

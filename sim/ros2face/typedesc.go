@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/service"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // ArmGoalTopic is where the bridge publishes arm goals.

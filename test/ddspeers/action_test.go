@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 const (

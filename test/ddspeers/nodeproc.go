@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // MalformedExit is the exit status of a node peer that received a frame

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/rtps/wire"
 	"github.com/actbridge/actbridge/test/ddspeers"

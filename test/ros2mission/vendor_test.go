@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/test/bridgetest"
 	"github.com/actbridge/actbridge/test/ddspeers"
 )

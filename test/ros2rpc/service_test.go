@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/service"
 	"github.com/actbridge/actbridge/ros2/service/servicetest"
 	"github.com/actbridge/actbridge/rtps"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 // TestGripperClosesWithTheDistrosAction: /gripper_controller/gripper_cmd

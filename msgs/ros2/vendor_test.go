@@ -1,4 +1,4 @@
-package msgs_test // external: test/ddspeers imports ros2/msgs
+package msgs_test // external: test/ddspeers imports msgs/ros2
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/msgdef"
-	"github.com/actbridge/actbridge/ros2/msgs"
 	"github.com/actbridge/actbridge/test/ddspeers"
 )
 

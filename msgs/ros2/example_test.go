@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/actbridge/actbridge/ros2/msgs"
+	"github.com/actbridge/actbridge/msgs/ros2"
 )
 
 func ExampleLoad() {

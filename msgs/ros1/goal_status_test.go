@@ -3,7 +3,7 @@ package msgs_test
 import (
 	"testing"
 
-	"github.com/actbridge/actbridge/ros1/msgs"
+	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func TestStatusNamesAreLowerCaseActionlibStates(t *testing.T) {

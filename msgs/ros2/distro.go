@@ -66,7 +66,7 @@ func Load(d Distro) (*Set, error) {
 		return nil, err
 	}
 	r := msgdef.NewRegistry()
-	if err := r.AddFS(sub, "ros2/msgs/"+string(d)); err != nil {
+	if err := r.AddFS(sub, "msgs/ros2/"+string(d)); err != nil {
 		return nil, fmt.Errorf("msgs: loading %s: %w", d, err)
 	}
 	return &Set{Distro: d, Registry: r}, nil
