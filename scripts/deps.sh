@@ -4,7 +4,9 @@
 # Chromium with chromedriver (the console's browser test), Node.js with npm
 # (an MCP client of the TypeScript SDK checks the bridge), the DDS stacks,
 # generators and compilers the ROS 2 test peers are built from (CycloneDDS
-# with ddsperf, Fast DDS; see test/ddspeers) with rosidl's test definitions,
+# with ddsperf, Fast DDS with its fast-discovery-server; see test/ddspeers)
+# with rosidl's test definitions, debootstrap (the Fast DDS 3 peers build in a
+# Debian 13 root),
 # iproute2 (the DDS tests run in network namespaces they make), and checks Go.
 # Idempotent: installs nothing when everything is already there.
 set -euo pipefail
@@ -18,7 +20,8 @@ packages=(
   ros-robot-state-publisher
   prometheus
   chromium chromium-driver
-  cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen ros2-test-interface-files gcc g++
+  cyclonedds-dev cyclonedds-tools libfastrtps-dev fastddsgen fastdds-tools ros2-test-interface-files gcc g++
+  debootstrap
   iproute2
 )
 
