@@ -30,6 +30,7 @@ var sources = map[string]Source{
 	"rmw_dds_common":              {"github.com/ros2/rmw_dds_common", "Apache-2.0"},
 	"control_msgs":                {"github.com/ros-controls/control_msgs", "BSD-3-Clause"},
 	"nav2_msgs":                   {"github.com/ros-navigation/navigation2", "Apache-2.0"},
+	"tf2_msgs":                    {"github.com/ros2/geometry2", "BSD-3-Clause"},
 }
 
 // Packages lists every package of every distro's set, sorted, with its

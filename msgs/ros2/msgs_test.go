@@ -18,7 +18,7 @@ var bridgeTypes = []string{
 	"control_msgs/action/FollowJointTrajectory", "control_msgs/action/GripperCommand", "control_msgs/action/ParallelGripperCommand",
 	"control_msgs/msg/GripperCommand", "control_msgs/msg/JointComponentTolerance", "control_msgs/msg/JointTolerance",
 	"geometry_msgs/msg/Point", "geometry_msgs/msg/Pose", "geometry_msgs/msg/Pose2D", "geometry_msgs/msg/PoseStamped",
-	"geometry_msgs/msg/PoseWithCovariance", "geometry_msgs/msg/Quaternion", "geometry_msgs/msg/Transform", "geometry_msgs/msg/Twist",
+	"geometry_msgs/msg/PoseWithCovariance", "geometry_msgs/msg/Quaternion", "geometry_msgs/msg/Transform", "geometry_msgs/msg/TransformStamped", "geometry_msgs/msg/Twist",
 	"geometry_msgs/msg/TwistStamped", "geometry_msgs/msg/TwistWithCovariance", "geometry_msgs/msg/Vector3",
 	"nav2_msgs/action/NavigateToPose", "nav_msgs/msg/Odometry",
 	"rcl_interfaces/msg/FloatingPointRange", "rcl_interfaces/msg/IntegerRange", "rcl_interfaces/msg/ListParametersResult",
@@ -30,6 +30,7 @@ var bridgeTypes = []string{
 	"sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image", "sensor_msgs/msg/JointState",
 	"std_msgs/msg/Empty", "std_msgs/msg/Header", "std_msgs/msg/String",
 	"std_srvs/srv/Empty", "std_srvs/srv/SetBool", "std_srvs/srv/Trigger",
+	"tf2_msgs/msg/TFMessage",
 	"trajectory_msgs/msg/JointTrajectory", "trajectory_msgs/msg/JointTrajectoryPoint",
 	"trajectory_msgs/msg/MultiDOFJointTrajectory", "trajectory_msgs/msg/MultiDOFJointTrajectoryPoint",
 	"unique_identifier_msgs/msg/UUID",
@@ -231,8 +232,13 @@ func TestTypeHashesEqualRosidlsKiltedHashes(t *testing.T) {
 // (build/<pkg>/rosidl_generator_c/<pkg>/action/detail/<type>__description.c):
 // nav2_msgs NavigateToPose from thomasankara/hive_ws2 (bb4ae94), and
 // control_msgs FollowJointTrajectory from RaviRoKes/ros2_rolling (9e370dd),
-// a build from before control_msgs 6.3 added the feedback's index. Each
-// holds in the distros whose definitions equal that build's.
+// a build from before control_msgs 6.3 added the feedback's index; and
+// tf2_msgs TFMessage from rosidl_generator_c's tf_message__struct.h in
+// micro-ROS's generated headers (micro-ROS/micro_ros_arduino,
+// src/tf2_msgs/msg/detail/, the "Type Hash" form: the earlier "Type
+// Version Hash" form of 2023 hashed differently), which covers the
+// TransformStamped it nests. Each holds in the distros whose definitions
+// equal that build's.
 var buildHashes = []struct {
 	distros    []Distro
 	name, hash string
@@ -260,6 +266,7 @@ var buildHashes = []struct {
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Request", "ecf7ea8463d3beec7084bca75216d0b01b87b6e1e4e09679bb26093041efcbe9"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Response", "08eefbaa146ce02ba45898d5e99160afd6c4c54a30d159aee0f2ca6035b1580f"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointTolerance", "c254f9cece0f3b733017b6990fd46d1326e25242d6b8844398c97d9a88e7d648"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "tf2_msgs/msg/TFMessage", "e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointComponentTolerance", "739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4"},
 }
 
