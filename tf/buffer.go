@@ -321,6 +321,39 @@ func (b *Buffer) link(child string, at time.Time) (Transform, error) {
 	return interpolate(a.tr, c.tr, s), nil
 }
 
+// Forget drops source's claims: a frame it was believed for keeps its
+// samples until the next publisher of the frame, which takes it over at
+// once, and a rivalry it was part of ends. Call it when a publisher
+// leaves the graph, so a restarted node need not wait the cache time.
+func (b *Buffer) Forget(source string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.frames {
+		if f.rival == source {
+			f.rival = ""
+		}
+		if f.source == source {
+			f.source, f.heard, f.rival = "", time.Time{}, ""
+		}
+	}
+}
+
+// Sources lists the publishers the buffer believes or has seen as rivals.
+func (b *Buffer) Sources() []string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	var out []string
+	for _, f := range b.frames {
+		for _, s := range []string{f.source, f.rival} {
+			if s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Ignored is how many samples came from a publisher other than a pinned one.
 func (b *Buffer) Ignored() uint64 {
 	b.mu.RLock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -318,5 +319,30 @@ func TestWhatPeersCanMakeTheBufferHoldIsBounded(t *testing.T) {
 	}
 	if _, _, err := b.Lookup("odom", "base", t0.Add(95*time.Millisecond)); err != nil {
 		t.Errorf("sample 95: %v", err)
+	}
+}
+
+func TestAPublisherThatLeftIsReplacedAtOnce(t *testing.T) {
+	b := NewBuffer(Options{CacheTime: time.Hour})
+	z := kinematics.Vec3{0, 0, 1}
+	pub := func(src string, x float64) {
+		t.Helper()
+		if err := b.Add(Stamped{Parent: "map", Child: "odom", Stamp: t0, Transform: tr(z, 0, kinematics.Vec3{x, 0, 0})}, false, src, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub("p1", 1)
+	pub("p2", 2)
+	if _, _, err := b.Lookup("map", "odom", time.Time{}); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("%v, want ErrAmbiguous", err)
+	}
+	b.Forget("p2") // the rival left the graph
+	if got, _, err := b.Lookup("map", "odom", time.Time{}); err != nil || got.Translation[0] != 1 {
+		t.Fatalf("%v %v; want p1's x=1", got, err)
+	}
+	b.Forget("p1") // the localisation restarted as p3
+	pub("p3", 3)
+	if got, _, err := b.Lookup("map", "odom", time.Time{}); err != nil || got.Translation[0] != 3 || !slices.Equal(b.Sources(), []string{"p3"}) {
+		t.Fatalf("%v %v %v; want p3's x=3 at once", got, err, b.Sources())
 	}
 }

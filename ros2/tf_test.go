@@ -1,0 +1,148 @@
+package ros2
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/msgs/ros2"
+	"github.com/actbridge/actbridge/test/netns"
+	"github.com/actbridge/actbridge/tf"
+)
+
+// tfPublisher is a node of its own participant publishing one transform
+// parent→child with translation x, on /tf (periodically, as a localisation
+// does) or /tf_static (once, latched), until the test or stop ends it.
+func tfPublisher(t *testing.T, domain int, name, parent, child string, x float64, static bool) (stop func()) {
+	t.Helper()
+	rctx, n := newNode(t, domain, name, "/")
+	topic, q := TopicTF, tfQoS
+	if static {
+		topic, q = TopicTFStatic, tfStaticQoS
+	}
+	pub, err := n.NewPublisher(topic, tfMessageType, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func() *cdr.Message {
+		m := pub.New()
+		ts := m.Get("transforms").([]*cdr.Message)
+		typ := m.Type.Field(0).Type.Struct // TransformStamped
+		tr := cdr.Zero(typ)
+		now := time.Now()
+		h := tr.Get("header").(*cdr.Message)
+		must(t, h.Set("frame_id", parent))
+		st := h.Get("stamp").(*cdr.Message)
+		must(t, st.Set("sec", int32(now.Unix())))
+		must(t, st.Set("nanosec", uint32(now.Nanosecond())))
+		must(t, tr.Set("child_frame_id", child))
+		tt := tr.Get("transform").(*cdr.Message)
+		must(t, tt.Get("translation").(*cdr.Message).Set("x", x))
+		must(t, tt.Get("rotation").(*cdr.Message).Set("w", 1.0))
+		must(t, m.Set("transforms", append(ts, tr)))
+		return m
+	}
+	if static {
+		must(t, pub.Publish(msg()))
+		return func() { rctx.Close() }
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				_ = pub.Publish(msg())
+			}
+		}
+	}()
+	stop = func() { cancel(); <-done; rctx.Close() }
+	t.Cleanup(func() { cancel(); <-done })
+	return stop
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func watchTF(t *testing.T, domain int, pins map[string]string) *tf.Buffer {
+	t.Helper()
+	r := openRobot(t, &config.Config{Transport: config.TransportROS2,
+		ROS2:      config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: config.DiscoveryLocalhost},
+		Actuators: []config.ActuatorConfig{{Name: "gripper", Kind: actuators.KindGripper, Action: "/g", Joints: []string{"f"}}}})
+	// An hour of cache: a publisher that left is let go only because the
+	// graph says it left, not because it fell silent.
+	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.WatchTF(ctx, buf, pins, func(error) {}) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return buf
+}
+
+// waitLookup polls target←source until ok says yes or 30 s pass.
+func waitLookup(t *testing.T, b *tf.Buffer, what, target, source string, ok func(tf.Transform, error) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tr, _, err := b.Lookup(target, source, time.Time{})
+		if ok(tr, err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: never; last %v, %v", what, tr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func xIs(x float64) func(tf.Transform, error) bool {
+	return func(tr tf.Transform, err error) bool { return err == nil && tr.Translation[0] == x }
+}
+
+// The frame tree is read from /tf and /tf_static; a second live publisher
+// of a frame makes it ambiguous, and when that one leaves the graph the
+// frame is believed again without waiting the cache time.
+func TestTFFromTheGraphOneSourcePerFrame(t *testing.T) {
+	netns.Require(t)
+	const domain = 199
+	tfPublisher(t, domain, "robot_state_publisher", "base_link", "laser", 0.25, true)
+	tfPublisher(t, domain, "amcl", "map", "odom", 1.5, false)
+	tfPublisher(t, domain, "odometry", "odom", "base_link", 2, false)
+	buf := watchTF(t, domain, nil)
+	waitLookup(t, buf, "map←laser through static and dynamic links", "map", "laser", xIs(3.75))
+
+	rogue := tfPublisher(t, domain, "rogue_localizer", "map", "odom", 40, false)
+	waitLookup(t, buf, "the ambiguity", "map", "laser", func(_ tf.Transform, err error) bool { return errors.Is(err, tf.ErrAmbiguous) })
+	rogue()
+	waitLookup(t, buf, "the rogue forgotten", "map", "laser", xIs(3.75))
+}
+
+// With a frame pinned to a node, another node's transforms of it are
+// dropped: no ambiguity, and the rogue's value never counts.
+func TestTFPinnedFrameReadsOnlyItsNode(t *testing.T) {
+	netns.Require(t)
+	const domain = 200
+	tfPublisher(t, domain, "amcl", "map", "odom", 1.5, false)
+	tfPublisher(t, domain, "rogue_localizer", "map", "odom", 40, false)
+	buf := watchTF(t, domain, map[string]string{"odom": "/amcl"})
+	waitLookup(t, buf, "amcl's odom", "map", "odom", xIs(1.5))
+	for end := time.Now().Add(2 * tfCheck); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if tr, _, err := buf.Lookup("map", "odom", time.Time{}); err != nil || tr.Translation[0] != 1.5 {
+			t.Fatalf("%v %v; want only amcl's x=1.5", tr, err)
+		}
+	}
+}
+
