@@ -58,14 +58,7 @@ func (r *Robot) Snapshot(ctx context.Context, topic string, timeout time.Duratio
 // frame decodes an Image or CompressedImage message.
 func frame(topic, typ string, m *cdr.Message) (actuators.Frame, error) {
 	f := actuators.Frame{Topic: topic, Type: typ}
-	if h, _ := m.Get("header").(*cdr.Message); h != nil {
-		f.FrameID, _ = h.Get("frame_id").(string)
-		if st, _ := h.Get("stamp").(*cdr.Message); st != nil {
-			sec, _ := st.Get("sec").(int32)
-			ns, _ := st.Get("nanosec").(uint32)
-			f.Stamp = time.Unix(int64(sec), int64(ns))
-		}
-	}
+	f.FrameID, f.Stamp = header(m)
 	data, _ := m.Get("data").([]uint8)
 	var err error
 	if typ == TypeCompressedImage {

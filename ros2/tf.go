@@ -147,14 +147,7 @@ func nodeOn(g graph.Graph, topic string, p wire.GUIDPrefix, node string) bool {
 // is zero, which Buffer.Add refuses where it matters (a zero quaternion).
 func stampedTransform(m *cdr.Message) tf.Stamped {
 	var st tf.Stamped
-	if h, _ := m.Get("header").(*cdr.Message); h != nil {
-		st.Parent, _ = h.Get("frame_id").(string)
-		if s, _ := h.Get("stamp").(*cdr.Message); s != nil {
-			sec, _ := s.Get("sec").(int32)
-			ns, _ := s.Get("nanosec").(uint32)
-			st.Stamp = time.Unix(int64(sec), int64(ns))
-		}
-	}
+	st.Parent, st.Stamp = header(m)
 	st.Child, _ = m.Get("child_frame_id").(string)
 	if t, _ := m.Get("transform").(*cdr.Message); t != nil {
 		st.Transform.Translation = vec3(t.Get("translation"))
@@ -165,6 +158,22 @@ func stampedTransform(m *cdr.Message) tf.Stamped {
 		}
 	}
 	return st
+}
+
+// header reads a message's std_msgs/Header: frame and stamp, zero when
+// missing.
+func header(m *cdr.Message) (frame string, stamp time.Time) {
+	h, _ := m.Get("header").(*cdr.Message)
+	if h == nil {
+		return "", time.Time{}
+	}
+	frame, _ = h.Get("frame_id").(string)
+	if s, _ := h.Get("stamp").(*cdr.Message); s != nil {
+		sec, _ := s.Get("sec").(int32)
+		ns, _ := s.Get("nanosec").(uint32)
+		stamp = time.Unix(int64(sec), int64(ns))
+	}
+	return frame, stamp
 }
 
 func vec3(x any) kinematics.Vec3 {

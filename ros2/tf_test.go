@@ -145,4 +145,3 @@ func TestTFPinnedFrameReadsOnlyItsNode(t *testing.T) {
 		}
 	}
 }
-
