@@ -17,7 +17,7 @@ var errBadJointState = errors.New("bad sensor_msgs/JointState")
 // its length prefix) into a fresh value, exactly as goroslib would: empty
 // arrays are nil, a zero stamp is the zero time, trailing bytes are an error.
 func decodeJointState(b []byte) (*sensor_msgs.JointState, error) {
-	w := wire{b: b}
+	w := wire{b: b, bad: errBadJointState}
 	m := &sensor_msgs.JointState{}
 	m.Header.Seq = w.u32()
 	secs, nsecs := int32(w.u32()), int32(w.u32())
@@ -42,6 +42,7 @@ func decodeJointState(b []byte) (*sensor_msgs.JointState, error) {
 // sticks in err, and every later read returns a zero value.
 type wire struct {
 	b   []byte
+	bad error // what a shortfall wraps: the message type that failed
 	err error
 }
 
@@ -50,7 +51,7 @@ func (w *wire) take(n uint64) []byte {
 		return nil
 	}
 	if n > uint64(len(w.b)) {
-		w.err = fmt.Errorf("%w: %d bytes wanted, %d left", errBadJointState, n, len(w.b))
+		w.err = fmt.Errorf("%w: %d bytes wanted, %d left", w.bad, n, len(w.b))
 		return nil
 	}
 	out := w.b[:n]
@@ -65,6 +66,13 @@ func (w *wire) u32() uint32 {
 	return 0
 }
 
+func (w *wire) f64() float64 {
+	if b := w.take(8); b != nil {
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
 func (w *wire) str() string { return string(w.take(uint64(w.u32()))) }
 
 // count reads an array length, refusing one the rest cannot hold at size
@@ -72,7 +80,7 @@ func (w *wire) str() string { return string(w.take(uint64(w.u32()))) }
 func (w *wire) count(size uint64) int {
 	n := uint64(w.u32())
 	if w.err == nil && n*size > uint64(len(w.b)) {
-		w.err = fmt.Errorf("%w: %d elements in %d bytes", errBadJointState, n, len(w.b))
+		w.err = fmt.Errorf("%w: %d elements in %d bytes", w.bad, n, len(w.b))
 	}
 	if w.err != nil {
 		return 0

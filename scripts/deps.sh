@@ -16,7 +16,7 @@ packages=(
   python3-roslaunch python3-rospy python3-rosparam python3-rosmsg
   python3-actionlib python3-genpy python3-genmsg python3-std-msgs python3-actionlib-msgs
   python3-std-srvs python3-move-base-msgs python3-trajectory-msgs
-  python3-sensor-msgs python3-geometry-msgs python3-nav-msgs
+  python3-sensor-msgs python3-geometry-msgs python3-nav-msgs python3-tf2-msgs
   ros-robot-state-publisher
   prometheus
   chromium chromium-driver

@@ -66,9 +66,12 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 			s.fresh.caughtUp(noted)
 		}
 	}), readBuffer)
-	if err := s.handshake(conn, r); err != nil {
+	publisher, err := s.handshake(conn, r)
+	if err != nil {
 		return fmt.Errorf("%s at %s: %w", uri, addr, err)
 	}
+	s.connected(publisher, 1)
+	defer s.connected(publisher, -1)
 	connected()
 	// A reader that ends has nothing more to deliver: a request it was
 	// woken for must not wait for it (other readers, woken too, answer
@@ -77,11 +80,11 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 	noted = s.fresh.noted()
 	receiving.Store(true)
 	wait := s.fresh.pacer(ctx, s.cfg.Every)
-	err = readBatches(r, func(b []byte, n int) {
+	err = readBatches(r, s.cfg.all, func(b []byte, n int) {
 		if s.cfg.Count != nil {
 			s.cfg.Count(n)
 		}
-		s.deliver(b)
+		s.deliver(b, publisher)
 		s.fresh.caughtUp(noted)
 	}, func() error {
 		err := wait()
@@ -120,42 +123,47 @@ func (s *Subscription) requestTopic(ctx context.Context, uri string) (string, er
 	return net.JoinHostPort(h, strconv.Itoa(port)), nil
 }
 
-// handshake exchanges connection headers and checks the publisher's type.
-func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) error {
+// handshake exchanges connection headers and checks the publisher's type;
+// it returns the caller ID the publisher gave (its URI's host when none).
+func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) (string, error) {
 	if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
-		return err
+		return "", err
 	}
 	// goroslib's own subscriber header and encoder: one header format.
 	var hdr bytes.Buffer
 	if err := protocommon.HeaderEncode(&hdr, &prototcp.HeaderSubscriber{Callerid: s.cfg.CallerID, Topic: s.cfg.Topic,
 		Type: s.cfg.Type, Md5sum: s.cfg.MD5, MessageDefinition: s.cfg.Definition, TcpNodelay: 1}); err != nil {
-		return fmt.Errorf("encode header: %w", err)
+		return "", fmt.Errorf("encode header: %w", err)
 	}
 	if _, err := conn.Write(hdr.Bytes()); err != nil {
-		return fmt.Errorf("send header: %w", err)
+		return "", fmt.Errorf("send header: %w", err)
 	}
 	got, err := readHeader(r)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if e, ok := got["error"]; ok {
-		return fmt.Errorf("%w: publisher refused: %s", errUnwanted, e)
+		return "", fmt.Errorf("%w: publisher refused: %s", errUnwanted, e)
 	}
 	if got["md5sum"] != s.cfg.MD5 {
-		return fmt.Errorf("%w: it sends %s (md5 %s), want %s (md5 %s)", errUnwanted, got["type"], got["md5sum"], s.cfg.Type, s.cfg.MD5)
+		return "", fmt.Errorf("%w: it sends %s (md5 %s), want %s (md5 %s)", errUnwanted, got["type"], got["md5sum"], s.cfg.Type, s.cfg.MD5)
 	}
 	if t, ok := got["topic"]; ok && t != s.cfg.Topic {
-		return fmt.Errorf("%w: it publishes %s, want %s", errUnwanted, t, s.cfg.Topic)
+		return "", fmt.Errorf("%w: it publishes %s, want %s", errUnwanted, t, s.cfg.Topic)
 	}
-	return conn.SetDeadline(time.Time{})
+	publisher := got["callerid"]
+	if publisher == "" {
+		publisher = conn.RemoteAddr().String()
+	}
+	return publisher, conn.SetDeadline(time.Time{})
 }
 
 // readBatches reads length-prefixed messages from r. Of the messages one
 // read brought in, only the newest complete one goes to fn (its bytes are
-// valid during the call); then pause, if not nil, waits before the next
+// valid during the call), or every one with all; then pause, if not nil, waits before the next
 // read, so a fast publisher's messages pile up and cost one read per batch.
 // There is no pause while catching up on a buffer half full or more.
-func readBatches(r *bufio.Reader, fn func(newest []byte, n int), pause func() error) error {
+func readBatches(r *bufio.Reader, all bool, fn func(newest []byte, n int), pause func() error) error {
 	var buf []byte
 	for {
 		batch, n := 0, 0
@@ -168,6 +176,10 @@ func readBatches(r *bufio.Reader, fn func(newest []byte, n int), pause func() er
 			n++
 			if !completeBuffered(r) {
 				break
+			}
+			if all {
+				fn(buf, 1)
+				n = 0
 			}
 		}
 		fn(buf, n)

@@ -29,11 +29,30 @@ func msg(s string) []byte { return append(binary.LittleEndian.AppendUint32(nil, 
 
 // deliveries runs readBatches (pausing for nothing) over the chunks until
 // they run out.
-func deliveries(in [][]byte) ([]string, error) {
+func deliveries(in [][]byte) ([]string, error) { return deliveriesOf(in, false) }
+
+// deliveriesOf is deliveries with every message delivered when all.
+func deliveriesOf(in [][]byte, all bool) ([]string, error) {
 	var got []string
-	err := readBatches(bufio.NewReaderSize(&chunks{in}, 64), func(b []byte, _ int) { got = append(got, string(b)) },
+	err := readBatches(bufio.NewReaderSize(&chunks{in}, 64), all, func(b []byte, _ int) { got = append(got, string(b)) },
 		func() error { return nil })
 	return got, err
+}
+
+func TestWithAllEveryMessageIsDeliveredInOrder(t *testing.T) {
+	a, b, c := msg("a"), msg("bb"), msg("ccc")
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, in := range [][][]byte{
+		{cat(a, b, c)},
+		{a, b, c},
+		{cat(a, b[:3]), b[3:], c},
+		{cat(a, b[:2]), cat(b[2:], c)},
+	} {
+		got, err := deliveriesOf(in, true)
+		if !errors.Is(err, io.EOF) || !slices.Equal(got, []string{"a", "bb", "ccc"}) {
+			t.Errorf("%q: delivered %q (%v), want every message in order", in, got, err)
+		}
+	}
 }
 
 func TestOnlyTheNewestCompleteMessageOfAReadIsDelivered(t *testing.T) {
@@ -85,7 +104,7 @@ func TestBadOrCutStreamsEndWithAnError(t *testing.T) {
 func TestAPauseErrorStopsReading(t *testing.T) {
 	stop := errors.New("stop")
 	n := 0
-	err := readBatches(bufio.NewReader(&chunks{[][]byte{msg("a"), msg("b")}}), func([]byte, int) { n++ }, func() error { return stop })
+	err := readBatches(bufio.NewReader(&chunks{[][]byte{msg("a"), msg("b")}}), false, func([]byte, int) { n++ }, func() error { return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("%d deliveries, end %v; want 1 and the pause's error", n, err)
 	}
@@ -102,7 +121,7 @@ func FuzzReadBatches(f *testing.F) {
 		if c := int(cut); c < len(in) {
 			parts = [][]byte{in[:c], in[c:]}
 		}
-		_ = readBatches(bufio.NewReaderSize(&chunks{parts}, 16), func(b []byte, _ int) {
+		_ = readBatches(bufio.NewReaderSize(&chunks{parts}, 16), false, func(b []byte, _ int) {
 			if !bytes.Contains(in, b) {
 				t.Fatalf("delivered %q, not in the stream", b)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,15 +47,19 @@ type Config struct {
 	Count func(n int)
 	// Logf receives connection events; nothing is logged if nil.
 	Logf func(format string, args ...any)
+	// all delivers every message, with its publisher (SubscribeAll).
+	all bool
 }
 
 // Subscription receives one topic from every publisher the master lists,
 // until Close.
 type Subscription struct {
 	cfg     Config
-	deliver func([]byte)
+	deliver func(msg []byte, publisher string)
 	rt      http.RoundTripper
 	live    atomic.Int32 // publishers connected now
+	connMu  sync.Mutex
+	conns   map[string]int // connections per publisher caller ID
 	fresh   *fresh
 
 	stop      context.CancelFunc
@@ -68,14 +73,34 @@ type Subscription struct {
 // of each read batch (bytes valid during the call only, no length prefix)
 // and is called concurrently, from one goroutine per publisher.
 func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscription, error) {
-	if cfg.Master == "" || cfg.CallerID == "" || cfg.Topic == "" || cfg.Type == "" || cfg.MD5 == "" || fn == nil {
-		return nil, fmt.Errorf("tcpros: Master, CallerID, Topic, Type, MD5 and a callback are required")
+	if fn == nil {
+		return nil, fmt.Errorf("tcpros: a callback is required")
+	}
+	cfg.all = false
+	return open(ctx, cfg, func(msg []byte, _ string) { fn(msg) })
+}
+
+// SubscribeAll is Subscribe for a topic whose every message counts (the
+// frame tree, events), not only the newest: fn gets each message in order
+// with the caller ID its publisher gave in the connection header.
+// Config.Every and Count do not apply.
+func SubscribeAll(ctx context.Context, cfg Config, fn func(msg []byte, publisher string)) (*Subscription, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tcpros: a callback is required")
+	}
+	cfg.all, cfg.Every, cfg.Count = true, 0, nil
+	return open(ctx, cfg, fn)
+}
+
+func open(ctx context.Context, cfg Config, fn func(msg []byte, publisher string)) (*Subscription, error) {
+	if cfg.Master == "" || cfg.CallerID == "" || cfg.Topic == "" || cfg.Type == "" || cfg.MD5 == "" {
+		return nil, fmt.Errorf("tcpros: Master, CallerID, Topic, Type and MD5 are required")
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
 	// No keep-alive: a connection kept across a master restart fails once for nothing.
-	s := &Subscription{cfg: cfg, deliver: fn, rt: &http.Transport{DisableKeepAlives: true}, fresh: newFresh()}
+	s := &Subscription{cfg: cfg, deliver: fn, rt: &http.Transport{DisableKeepAlives: true}, fresh: newFresh(), conns: map[string]int{}}
 	if s.cfg.CallerAPI == "" {
 		uri, err := s.lookupNode(ctx, cfg.CallerID)
 		if err != nil {
@@ -99,6 +124,29 @@ func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscript
 		s.run(life, res.URIs)
 	}()
 	return s, nil
+}
+
+// Publishers lists the caller IDs of the publishers connected now, sorted:
+// who is really sending, where the master may still list a node that was
+// killed without unregistering.
+func (s *Subscription) Publishers() []string {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	out := make([]string, 0, len(s.conns))
+	for p := range s.conns {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// connected counts a connection to publisher up (+1) or down (-1).
+func (s *Subscription) connected(publisher string, d int) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conns[publisher] += d; s.conns[publisher] <= 0 {
+		delete(s.conns, publisher)
+	}
 }
 
 // Fresh waits until the newest message on the wire has been delivered,
