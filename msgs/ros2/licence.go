@@ -31,6 +31,9 @@ var sources = map[string]Source{
 	"control_msgs":                {"github.com/ros-controls/control_msgs", "BSD-3-Clause"},
 	"nav2_msgs":                   {"github.com/ros-navigation/navigation2", "Apache-2.0"},
 	"tf2_msgs":                    {"github.com/ros2/geometry2", "BSD-3-Clause"},
+	"shape_msgs":                  {"github.com/ros2/common_interfaces", "Apache-2.0"},
+	"moveit_msgs":                 {"github.com/moveit/moveit_msgs", "BSD-3-Clause"},
+	"object_recognition_msgs":     {"github.com/wg-perception/object_recognition_msgs", "BSD-3-Clause"},
 }
 
 // Packages lists every package of every distro's set, sorted, with its

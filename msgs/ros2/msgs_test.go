@@ -17,17 +17,25 @@ var bridgeTypes = []string{
 	"builtin_interfaces/msg/Duration", "builtin_interfaces/msg/Time",
 	"control_msgs/action/FollowJointTrajectory", "control_msgs/action/GripperCommand", "control_msgs/action/ParallelGripperCommand",
 	"control_msgs/msg/GripperCommand", "control_msgs/msg/JointComponentTolerance", "control_msgs/msg/JointTolerance",
-	"geometry_msgs/msg/Point", "geometry_msgs/msg/Pose", "geometry_msgs/msg/Pose2D", "geometry_msgs/msg/PoseStamped",
+	"geometry_msgs/msg/Accel", "geometry_msgs/msg/Point", "geometry_msgs/msg/Point32", "geometry_msgs/msg/Polygon", "geometry_msgs/msg/Pose", "geometry_msgs/msg/Pose2D", "geometry_msgs/msg/PoseStamped",
 	"geometry_msgs/msg/PoseWithCovariance", "geometry_msgs/msg/Quaternion", "geometry_msgs/msg/Transform", "geometry_msgs/msg/TransformStamped", "geometry_msgs/msg/Twist",
-	"geometry_msgs/msg/TwistStamped", "geometry_msgs/msg/TwistWithCovariance", "geometry_msgs/msg/Vector3",
-	"nav2_msgs/action/NavigateToPose", "nav_msgs/msg/Odometry",
+	"geometry_msgs/msg/TwistStamped", "geometry_msgs/msg/TwistWithCovariance", "geometry_msgs/msg/Vector3", "geometry_msgs/msg/Wrench",
+	"moveit_msgs/msg/AttachedCollisionObject", "moveit_msgs/msg/BoundingVolume", "moveit_msgs/msg/CartesianPoint",
+	"moveit_msgs/msg/CartesianTrajectory", "moveit_msgs/msg/CartesianTrajectoryPoint", "moveit_msgs/msg/CollisionObject",
+	"moveit_msgs/msg/Constraints", "moveit_msgs/msg/GenericTrajectory", "moveit_msgs/msg/JointConstraint",
+	"moveit_msgs/msg/MotionPlanRequest", "moveit_msgs/msg/MotionPlanResponse", "moveit_msgs/msg/MoveItErrorCodes",
+	"moveit_msgs/msg/OrientationConstraint", "moveit_msgs/msg/PositionConstraint", "moveit_msgs/msg/RobotState",
+	"moveit_msgs/msg/RobotTrajectory", "moveit_msgs/msg/TrajectoryConstraints", "moveit_msgs/msg/VisibilityConstraint",
+	"moveit_msgs/msg/WorkspaceParameters", "moveit_msgs/srv/GetMotionPlan",
+	"nav2_msgs/action/NavigateToPose", "nav_msgs/msg/Odometry", "object_recognition_msgs/msg/ObjectType",
 	"rcl_interfaces/msg/FloatingPointRange", "rcl_interfaces/msg/IntegerRange", "rcl_interfaces/msg/ListParametersResult",
 	"rcl_interfaces/msg/Parameter", "rcl_interfaces/msg/ParameterDescriptor", "rcl_interfaces/msg/ParameterEvent",
 	"rcl_interfaces/msg/ParameterType", "rcl_interfaces/msg/ParameterValue", "rcl_interfaces/msg/SetParametersResult",
 	"rcl_interfaces/srv/DescribeParameters", "rcl_interfaces/srv/GetParameterTypes", "rcl_interfaces/srv/GetParameters",
 	"rcl_interfaces/srv/ListParameters", "rcl_interfaces/srv/SetParameters", "rcl_interfaces/srv/SetParametersAtomically",
 	"rmw_dds_common/msg/Gid", "rmw_dds_common/msg/NodeEntitiesInfo", "rmw_dds_common/msg/ParticipantEntitiesInfo",
-	"sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image", "sensor_msgs/msg/JointState",
+	"sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/Image", "sensor_msgs/msg/JointState", "sensor_msgs/msg/MultiDOFJointState",
+	"shape_msgs/msg/Mesh", "shape_msgs/msg/MeshTriangle", "shape_msgs/msg/Plane", "shape_msgs/msg/SolidPrimitive",
 	"std_msgs/msg/Empty", "std_msgs/msg/Header", "std_msgs/msg/String",
 	"std_srvs/srv/Empty", "std_srvs/srv/SetBool", "std_srvs/srv/Trigger",
 	"tf2_msgs/msg/TFMessage",
@@ -233,6 +241,9 @@ func TestTypeHashesEqualRosidlsKiltedHashes(t *testing.T) {
 // nav2_msgs NavigateToPose from thomasankara/hive_ws2 (bb4ae94), and
 // control_msgs FollowJointTrajectory from RaviRoKes/ros2_rolling (9e370dd),
 // a build from before control_msgs 6.3 added the feedback's index; and
+// moveit_msgs GetMotionPlan and what it nests from orka375/moveit2
+// (5d41409, build/moveit_msgs/rosidl_generator_c/moveit_msgs/srv/detail/
+// get_motion_plan__description.c, a moveit_msgs 2.6-or-later build); and
 // tf2_msgs TFMessage from rosidl_generator_c's tf_message__struct.h in
 // micro-ROS's generated headers (micro-ROS/micro_ros_arduino,
 // src/tf2_msgs/msg/detail/, the "Type Hash" form: the earlier "Type
@@ -266,6 +277,19 @@ var buildHashes = []struct {
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Request", "ecf7ea8463d3beec7084bca75216d0b01b87b6e1e4e09679bb26093041efcbe9"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/action/FollowJointTrajectory_GetResult_Response", "08eefbaa146ce02ba45898d5e99160afd6c4c54a30d159aee0f2ca6035b1580f"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointTolerance", "c254f9cece0f3b733017b6990fd46d1326e25242d6b8844398c97d9a88e7d648"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/srv/GetMotionPlan", "0e118e1d8d53d5fea8eea309fc06a58239fa0e617864127e7de8399ab7335b27"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/srv/GetMotionPlan_Request", "607f444bd22f6ed971c85c76a1fdd44cc556d6bcc0f1d501449bb01aef7df60a"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/srv/GetMotionPlan_Response", "b5980d78fafab3a2c20a85d2cb306e1f9fe06ef3d49fa7a47803f229fb89f5a2"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/msg/MotionPlanRequest", "f82ed20da5f8f93146999c1a3cfe34b56b97fc10333b40cac69782a1210888d7"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/msg/MotionPlanResponse", "bc0dc15c0462edc942dc45dc689cd1a1b1a64c1412002a2e8d210eff2477d62a"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/msg/MoveItErrorCodes", "dcda8a9950cf6dd6ac221c2c0d2509f52f136afa0403dd19beacdf07e83e4a07"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "moveit_msgs/msg/RobotState", "7c516dc15713e545cb2836c5ca745fbdcfcc10de4855a41c83e6b4bf1afc3f83"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "shape_msgs/msg/SolidPrimitive", "2802a15190aadc3f496584df4b0b4c5824d8a0b31aaef839faa75bc34dda38ac"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "object_recognition_msgs/msg/ObjectType", "5eb3ee3976403366d7c50d7dbee8bec96b3bced1e752674a7194a35841632134"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "sensor_msgs/msg/MultiDOFJointState", "4d4ded702cfba7ff3ec783835c1a1425f75e53939a430ff355d1fee4b3bbc40b"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "geometry_msgs/msg/Wrench", "018e8519d57c16adbe97c9fe1460ef21fec7e31bc541de3d653a35895677ce52"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "geometry_msgs/msg/Accel", "dc448243ded9b1fcbcca24aba0c22f013dae06c354ba2d849571c0a2a3f57ca0"},
+	{[]Distro{Jazzy, Kilted, Lyrical}, "geometry_msgs/msg/Polygon", "3782f9f0bf044964d692d6c017d705e37611afb1f0bf6a9dee248a7dda0f784a"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "tf2_msgs/msg/TFMessage", "e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087"},
 	{[]Distro{Jazzy, Kilted, Lyrical}, "control_msgs/msg/JointComponentTolerance", "739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4"},
 }
@@ -312,7 +336,11 @@ var distroDifferences = map[Distro][]string{
 	// Gid is char[24] in Humble, char[16] from Iron on.
 	Jazzy: {"rmw_dds_common/msg/Gid", "rmw_dds_common/msg/NodeEntitiesInfo", "rmw_dds_common/msg/ParticipantEntitiesInfo",
 		// Humble's result is std_msgs/Empty; Jazzy's error_code, error_msg.
-		"nav2_msgs/action/NavigateToPose_Result", "nav2_msgs/action/NavigateToPose_GetResult_Response"},
+		"nav2_msgs/action/NavigateToPose_Result", "nav2_msgs/action/NavigateToPose_GetResult_Response",
+		// moveit_msgs 2.6 renames cartesian_speed_end_effector_link to
+		// cartesian_speed_limited_link and adds message and source to the error code.
+		"moveit_msgs/msg/MotionPlanRequest", "moveit_msgs/msg/MoveItErrorCodes", "moveit_msgs/msg/MotionPlanResponse",
+		"moveit_msgs/srv/GetMotionPlan_Request", "moveit_msgs/srv/GetMotionPlan_Response"},
 	// control_msgs 6.3 (Kilted, June 2025) adds index and multi_dof_index to the feedback.
 	Kilted: {"control_msgs/action/FollowJointTrajectory_Feedback", "control_msgs/action/FollowJointTrajectory_FeedbackMessage"},
 	// Nav2 1.5 (Lyrical) adds position_tracking_error and heading_tracking_error to the feedback.
