@@ -18,7 +18,7 @@ import (
 const usage = `actbridge — a safe bridge from an LLM planner to a ROS robot
 
 Usage:
-  actbridge serve [flags]                 connect to the ROS master and serve MCP (HTTP /mcp, or --stdio),
+  actbridge serve [flags]                 join the robot's ROS graph and serve MCP (HTTP /mcp, or --stdio),
                                           /metrics, /console and /healthz
   actbridge tools export --format F       print the tool catalogue: mcp, openai or anthropic
   actbridge check-config [--config F]     load and validate a robot config and its limits, offline
@@ -28,7 +28,7 @@ Usage:
   actbridge version                       print the version, the commit and the build date
 
 Run "actbridge <command> -h" for a command's flags. Defaults work against
-"make demo" (ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP are honoured).
+"make demo" from a checkout (--config launch/robots/sim-ros2.yaml, ROS 2).
 `
 
 func main() {
