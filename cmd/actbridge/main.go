@@ -52,7 +52,15 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// run runs one command; "-h" on a command prints its flags and runs nothing.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -89,7 +97,7 @@ func newFlags(name string, out io.Writer) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return err // the flags are printed; the caller must not go on
 		}
 		return usageError{err.Error()}
 	}

@@ -107,7 +107,7 @@ func toolsExport(args []string, out io.Writer) error {
 	format := fs.String("format", "mcp", "catalogue format: mcp, openai or anthropic")
 	cfgPath := fs.String("config", demoConfig, "robot config")
 	urdfPath := fs.String("urdf", "launch/simrobot.urdf", "URDF file describing the robot (offline stand-in for /robot_description)")
-	if err := parse(fs, args); err != nil || fs.Parsed() && len(args) > 0 && args[0] == "-h" {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := defaultConfigHere(fs, *cfgPath); err != nil {
