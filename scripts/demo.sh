@@ -114,6 +114,18 @@ actbridge demo (ROS 2 $distro) is running (logs in $dir/):
               health    http://$listen/healthz
   ROS 2       ROS_DOMAIN_ID=$domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST (no packet leaves this host)
 
+$(next_steps)
+  The robot's ROS 2 graph, without ROS 2 installed:
+       ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim-ros2.yaml
+  Where to go from here: docs/getting-started.md
+Stop: make demo-stop
+MSG
+}
+
+# next_steps prints the three things to try first, the same on both ROS
+# versions: a scripted first motion, the console, a client configuration.
+next_steps() {
+  cat <<NEXT
 Next, three things to try:
   1. A first motion, scripted (preview, confirm, wait, for arm, gripper and base):
        go run ./examples/planner
@@ -122,11 +134,7 @@ Next, three things to try:
      (Claude Code: .mcp.json; Cursor: .cursor/mcp.json; more in docs/clients.md)
        {"mcpServers": {"actbridge": {"type": "http", "url": "http://$listen/mcp"}}}
      or for Claude Code: claude mcp add --transport http actbridge http://$listen/mcp
-  The robot's ROS 2 graph, without ROS 2 installed:
-       ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim-ros2.yaml
-  Where to go from here: docs/getting-started.md
-Stop: make demo-stop
-MSG
+NEXT
 }
 
 # operator_token says where the console's operator token is: the one the
@@ -166,8 +174,10 @@ actbridge demo (ROS 1) is running (logs in $dir/):
               console   http://$listen/console   (operator: $(operator_token))
               health    http://$listen/healthz
 
-Try:  ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states
-      bin/actbridge tools export --format mcp | head
+$(next_steps)
+  The robot's ROS 1 graph:
+       ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states
+  Where to go from here: docs/getting-started.md
 Stop: make demo-stop
 MSG
 }

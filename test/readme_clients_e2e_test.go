@@ -36,11 +36,27 @@ var clientPages = []struct{ file, section string }{
 	{"../docs/clients.md", ""},
 }
 
-// docClientEntries parses every JSON block of clientPages and returns the
-// server entries, whatever the client's key for them (mcpServers, servers).
+// docClientEntries parses every JSON block of clientPages, and the one the
+// demo prints to paste, and returns the server entries, whatever the
+// client's key for them (mcpServers, servers).
 func docClientEntries(t *testing.T) []clientEntry {
 	t.Helper()
 	var out []clientEntry
+	demo, err := os.ReadFile("../scripts/demo.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*(\{"mcpServers".*\})\s*$`).FindSubmatch(demo)
+	if m == nil {
+		t.Fatal("scripts/demo.sh prints no client configuration to paste")
+	}
+	var printed map[string]map[string]clientEntry
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(m[1]), "$listen", "127.0.0.1:8765")), &printed); err != nil {
+		t.Fatalf("scripts/demo.sh's client configuration is not JSON: %v\n%s", err, m[1])
+	}
+	for _, e := range printed["mcpServers"] {
+		out = append(out, e)
+	}
 	for _, p := range clientPages {
 		b, err := os.ReadFile(p.file)
 		if err != nil {
