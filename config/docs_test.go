@@ -117,3 +117,22 @@ func TestEveryConfigKeyIsDocumentedWithItsType(t *testing.T) {
 		}
 	}
 }
+
+// TestTheConfigurationPagesExamplesParse: every whole config the page shows
+// (a yaml block starting at transport:) passes Parse as it stands.
+func TestTheConfigurationPagesExamplesParse(t *testing.T) {
+	b, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range regexp.MustCompile("(?ms)^```yaml\n(transport:.*?)^```").FindAllStringSubmatch(string(b), -1) {
+		n++
+		if _, err := Parse([]byte(m[1])); err != nil {
+			t.Errorf("docs/configuration.md's example does not parse: %v\n%s", err, m[1])
+		}
+	}
+	if n == 0 {
+		t.Fatal("docs/configuration.md shows no whole config")
+	}
+}
