@@ -88,7 +88,7 @@ func docPages(t *testing.T) []docPage {
 			}
 		}
 		for _, s := range p.spans {
-			if f := strings.Fields(s); len(f) > 0 && (isActbridge(f[0]) || f[0] == "make") {
+			if f := strings.Fields(s); len(f) > 0 && (isActbridge(f[0]) || isSimrobot(f[0]) || f[0] == "make") {
 				p.lines = append(p.lines, shellCommands(s)...)
 			}
 		}
@@ -135,6 +135,8 @@ func shellCommands(line string) [][]string {
 }
 
 func isActbridge(w string) bool { return w == "actbridge" || strings.HasSuffix(w, "/actbridge") }
+
+func isSimrobot(w string) bool { return w == "simrobot" || strings.HasSuffix(w, "/simrobot") }
 
 // repoPath maps a word naming a file of this repository (as the docs write
 // it: relative, under $PWD, or under the examples' /opt/actbridge) to its
@@ -186,18 +188,26 @@ func probe(args ...string) error {
 }
 
 // TestEveryCommandShownInTheDocsExists checks every command of a shell
-// block, and every inline `actbridge …` or `make …`, of the README and
-// docs/: actbridge's subcommands and flags as its own parser takes them,
-// make targets in the Makefile, and every file of this repository a
-// command names.
+// block, and every inline `actbridge …`, `simrobot …` or `make …`, of the
+// README and docs/: actbridge's subcommands and flags as its own parser
+// takes them, simrobot's flags, make targets in the Makefile, and every
+// file of this repository a command names.
 func TestEveryCommandShownInTheDocsExists(t *testing.T) {
 	targets := makeTargets(t)
+	simFlags := simrobotFlags(t)
 	for _, p := range docPages(t) {
 		for _, words := range p.lines {
 			where := fmt.Sprintf("%s: %s", p.path, strings.Join(words, " "))
 			switch {
 			case isActbridge(words[0]) && len(words) > 1:
 				checkActbridge(t, where, words[1:])
+			case isSimrobot(words[0]):
+				for _, w := range words[1:] {
+					name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+					if strings.HasPrefix(w, "-") && name != "h" && name != "help" && !simFlags[name] {
+						t.Errorf("%s: simrobot has no flag --%s", where, name)
+					}
+				}
 			case words[0] == "make":
 				for _, w := range words[1:] {
 					if !strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && !targets[w] {
