@@ -1,6 +1,7 @@
 # actbridge: `make demo` runs the bridge against the simulated robot over
-# ROS 2 (`make demo ROS=1`: over ROS 1, with a rosmaster), `make test` runs
-# the whole suite. Both install what is missing first.
+# ROS 2 and needs Go alone (no apt, no root); `make demo ROS=1` runs it over
+# ROS 1 with a rosmaster, `make test` runs the whole suite: those two
+# install what they need and is missing first (scripts/deps.sh).
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 # The ROS version of the demo: 2 (no rosmaster, localhost-only DDS) or 1.
@@ -12,12 +13,15 @@ TEST_TIMEOUT ?= 15m
 all: build
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh test
 
 build:
 	$(GO) build -o bin/ ./cmd/...
 
-demo: deps build
+# Only ROS 1 has packages to install; the ROS 2 demo checks Go alone.
+demo:
+	@scripts/deps.sh $(if $(filter 1,$(ROS)),ros1,demo)
+	$(GO) build -o bin/ ./cmd/...
 	@scripts/demo.sh --ros $(ROS)
 
 demo-stop:

@@ -6,6 +6,8 @@
 #   scripts/demo.sh --ros 1   ROS 1 (make demo ROS=1): a real rosmaster on
 #                             loopback, the simulated robot and the bridge
 #   scripts/demo.sh stop      (make demo-stop) stops whichever runs, by pid
+# The ROS 2 demo needs bash and coreutils beside the binaries: no curl, no
+# ss, no python (a fresh Debian 12 may lack them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=.demo
@@ -33,11 +35,20 @@ free_port() {
 
 pid_of() { awk -v n="$1" '$1==n{print $2}' "$dir/pids"; }
 
+# healthz prints the bridge's /healthz answer, over bash's /dev/tcp.
+healthz() {
+  (
+    exec 3<>"/dev/tcp/${listen%:*}/${listen##*:}"
+    printf 'GET /healthz HTTP/1.0\r\nHost: %s\r\n\r\n' "$listen" >&3
+    cat <&3
+  ) 2>/dev/null
+}
+
 # wait_ready waits for the bridge's /healthz to say ready, or gives up
 # after 20 s and says where the logs are.
 wait_ready() {
   for _ in $(seq 1 200); do
-    curl -fsS "http://$listen/healthz" 2>/dev/null | grep -q '"ready":true' && return 0
+    healthz | grep -q '"ready":true' && return 0
     sleep 0.1
   done
   echo "actbridge is not ready after 20 s; see $dir/actbridge.log and $dir/simrobot.log" >&2
@@ -47,9 +58,14 @@ wait_ready() {
 # domain_free: no UDP socket on this host is bound in the port range RTPS
 # gives a ROS 2 domain (7400 + 250 * id, 250 ports), so no other ROS 2
 # process here, another demo or a test, shares the domain.
+# It reads /proc/net/udp{,6}: the local address column ends in the port, in hex.
 domain_free() {
-  local lo=$((7400 + 250 * $1)) hi=$((7400 + 250 * $1 + 249))
-  [ -z "$(ss -Hulnp "sport >= :$lo and sport <= :$hi" 2>/dev/null)" ]
+  local lo=$((7400 + 250 * $1)) hi=$((7400 + 250 * $1 + 249)) addr port
+  while read -r _ addr _; do
+    port=$((16#${addr##*:}))
+    if ((port >= lo && port <= hi)); then return 1; fi
+  done < <(tail -q -n +2 /proc/net/udp /proc/net/udp6 2>/dev/null)
+  return 0
 }
 
 ros=2
@@ -98,12 +114,27 @@ actbridge demo (ROS 2 $distro) is running (logs in $dir/):
               health    http://$listen/healthz
   ROS 2       ROS_DOMAIN_ID=$domain, ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST (no packet leaves this host)
 
-Try:  ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim-ros2.yaml
-      ROS_DOMAIN_ID=$domain bin/actbridge ros2 echo /joint_states --count 1 --config launch/robots/sim-ros2.yaml
-      bin/actbridge tools export --format mcp --config launch/robots/sim-ros2.yaml | head
-      (a ROS 2 install on this host sees it too: ROS_DOMAIN_ID=$domain ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST ros2 topic list)
+$(next_steps)
+  The robot's ROS 2 graph, without ROS 2 installed:
+       ROS_DOMAIN_ID=$domain bin/actbridge ros2 topics --config launch/robots/sim-ros2.yaml
+  Where to go from here: docs/getting-started.md
 Stop: make demo-stop
 MSG
+}
+
+# next_steps prints the three things to try first, the same on both ROS
+# versions: a scripted first motion, the console, a client configuration.
+next_steps() {
+  cat <<NEXT
+Next, three things to try:
+  1. A first motion, scripted (preview, confirm, wait, for arm, gripper and base):
+       go run ./examples/planner
+  2. Watch it and approve in the console: http://$listen/console
+  3. Connect your own MCP client: paste this into its MCP configuration
+     (Claude Code: .mcp.json; Cursor: .cursor/mcp.json; more in docs/clients.md)
+       {"mcpServers": {"actbridge": {"type": "http", "url": "http://$listen/mcp"}}}
+     or for Claude Code: claude mcp add --transport http actbridge http://$listen/mcp
+NEXT
 }
 
 # operator_token says where the console's operator token is: the one the
@@ -143,8 +174,10 @@ actbridge demo (ROS 1) is running (logs in $dir/):
               console   http://$listen/console   (operator: $(operator_token))
               health    http://$listen/healthz
 
-Try:  ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states
-      bin/actbridge tools export --format mcp | head
+$(next_steps)
+  The robot's ROS 1 graph:
+       ROS_MASTER_URI=$ROS_MASTER_URI rostopic hz /joint_states
+  Where to go from here: docs/getting-started.md
 Stop: make demo-stop
 MSG
 }

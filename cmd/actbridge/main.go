@@ -18,7 +18,7 @@ import (
 const usage = `actbridge — a safe bridge from an LLM planner to a ROS robot
 
 Usage:
-  actbridge serve [flags]                 connect to the ROS master and serve MCP (HTTP /mcp, or --stdio),
+  actbridge serve [flags]                 join the robot's ROS graph and serve MCP (HTTP /mcp, or --stdio),
                                           /metrics, /console and /healthz
   actbridge tools export --format F       print the tool catalogue: mcp, openai or anthropic
   actbridge check-config [--config F]     load and validate a robot config and its limits, offline
@@ -28,7 +28,7 @@ Usage:
   actbridge version                       print the version, the commit and the build date
 
 Run "actbridge <command> -h" for a command's flags. Defaults work against
-"make demo" (ROS_MASTER_URI, ROS_HOSTNAME and ROS_IP are honoured).
+"make demo" from a checkout (--config launch/robots/sim-ros2.yaml, ROS 2).
 `
 
 func main() {
@@ -52,7 +52,15 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// run runs one command; "-h" on a command prints its flags and runs nothing.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -89,7 +97,7 @@ func newFlags(name string, out io.Writer) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return err // the flags are printed; the caller must not go on
 		}
 		return usageError{err.Error()}
 	}

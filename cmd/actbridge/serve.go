@@ -48,7 +48,7 @@ type serveFlags struct {
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	var f serveFlags
-	fs.StringVar(&f.config, "config", "launch/robots/sim.yaml", "robot config (actions, joints, policy, base caps)")
+	fs.StringVar(&f.config, "config", demoConfig, "robot config (actions, joints, policy, base caps); the default is the ROS 2 demo's, in a checkout")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8765", "HTTP address for /mcp, /metrics, /console, /healthz")
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(), "where the store, the preview key and large outputs live")
 	fs.StringVar(&f.store, "store", "", "the motion store file (default <data-dir>/actbridge.db)")
@@ -78,6 +78,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	tokens.OpenPlanner = !tokens.Any()
+	if err := defaultConfigHere(fs, f.config); err != nil {
+		return err
+	}
 	cfg, err := config.Load(f.config)
 	if err != nil {
 		return err

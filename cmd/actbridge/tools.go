@@ -105,9 +105,12 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 func toolsExport(args []string, out io.Writer) error {
 	fs := newFlags("tools export", out)
 	format := fs.String("format", "mcp", "catalogue format: mcp, openai or anthropic")
-	cfgPath := fs.String("config", "launch/robots/sim.yaml", "robot config")
+	cfgPath := fs.String("config", demoConfig, "robot config")
 	urdfPath := fs.String("urdf", "launch/simrobot.urdf", "URDF file describing the robot (offline stand-in for /robot_description)")
-	if err := parse(fs, args); err != nil || fs.Parsed() && len(args) > 0 && args[0] == "-h" {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := defaultConfigHere(fs, *cfgPath); err != nil {
 		return err
 	}
 	ts, err := offlineTools(*cfgPath, *urdfPath)
@@ -145,9 +148,12 @@ func offlineTools(cfgPath, urdfPath string) (*toolSet, error) {
 // checkConfig loads a robot config and its limits and reports what it found.
 func checkConfig(args []string, out io.Writer) error {
 	fs := newFlags("check-config", out)
-	cfgPath := fs.String("config", "launch/robots/sim.yaml", "robot config")
+	cfgPath := fs.String("config", demoConfig, "robot config")
 	urdfPath := fs.String("urdf", "launch/simrobot.urdf", "URDF file of the robot")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := defaultConfigHere(fs, *cfgPath); err != nil {
 		return err
 	}
 	ts, err := offlineTools(*cfgPath, *urdfPath)
