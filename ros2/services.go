@@ -18,6 +18,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/service"
+	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 // MaxServiceTimeout bounds one CallService.
@@ -44,6 +45,8 @@ type catalogue struct {
 	messages []string                 // every "pkg/msg/X", sorted
 	services []actuators.ServiceType  // every "pkg/srv/X" with its fields, sorted by name
 	types    map[string]service.Types // by service type
+	// moveitCodes names MoveItErrorCodes' values, for a planner's refusal.
+	moveitCodes map[int32]string
 }
 
 // loadCatalogue lists and resolves every message and service type of d.
@@ -65,6 +68,14 @@ func loadCatalogue(d msgs.Distro) (*catalogue, error) {
 			}
 			c.types[srv] = t
 			c.services = append(c.services, serviceType(srv, t))
+		}
+	}
+	if d := set.Definition("moveit_msgs/msg/MoveItErrorCodes"); d != nil {
+		c.moveitCodes = map[int32]string{}
+		for _, k := range d.Constants {
+			if v, ok := k.Value.(int32); ok {
+				c.moveitCodes[v] = k.Name
+			}
 		}
 	}
 	// By service name: X_Request's order puts XAtomically before X.
@@ -313,6 +324,21 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %s: %v", actuators.ErrServiceNotSent, actuators.ErrInvalidArgument, name, err)
 	}
+	rep, err := r.exchange(ctx, name, server, types, req, timeout)
+	if err != nil {
+		return nil, err
+	}
+	out, _ := messageJSON(rep).(map[string]any)
+	if out == nil {
+		out = map[string]any{}
+	}
+	delete(out, msgdef.DummyField)
+	return out, nil
+}
+
+// exchange sends req to server's name and waits for the reply. Errors
+// from before the request left wrap actuators.ErrServiceNotSent.
+func (r *Robot) exchange(ctx context.Context, name string, server wire.GUIDPrefix, types service.Types, req *cdr.Message, timeout time.Duration) (*cdr.Message, error) {
 	cl, err := service.NewClient(r.rctx.Participant(), types, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
@@ -329,12 +355,7 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	case err != nil:
 		return nil, fmt.Errorf("calling %s: %w", name, err)
 	}
-	out, _ := messageJSON(rep).(map[string]any)
-	if out == nil {
-		out = map[string]any{}
-	}
-	delete(out, msgdef.DummyField)
-	return out, nil
+	return rep, nil
 }
 
 // The ROS 2 transport offers the guarded ROS tools.
