@@ -346,3 +346,21 @@ func TestAPublisherThatLeftIsReplacedAtOnce(t *testing.T) {
 		t.Fatalf("%v %v %v; want p3's x=3 at once", got, err, b.Sources())
 	}
 }
+
+func TestGroundIsTheHeadingAndTheTiltOfTheZAxis(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tr        Transform
+		yaw, tilt float64
+	}{
+		{"yaw only", tr(kinematics.Vec3{0, 0, 1}, 2.5, kinematics.Vec3{1, 2, 3}), 2.5, 0},
+		{"negative yaw", tr(kinematics.Vec3{0, 0, 1}, -0.3, kinematics.Vec3{}), -0.3, 0},
+		{"rolled", tr(kinematics.Vec3{1, 0, 0}, 0.2, kinematics.Vec3{}), 0, 0.2},
+		{"pitched then yawed", tr(kinematics.Vec3{0, 0, 1}, 1, kinematics.Vec3{}).Mul(tr(kinematics.Vec3{0, 1, 0}, 0.1, kinematics.Vec3{})), 1, 0.1},
+	} {
+		x, y, yaw, tilt := c.tr.Ground()
+		if x != c.tr.Translation[0] || y != c.tr.Translation[1] || math.Abs(yaw-c.yaw) > 1e-12 || math.Abs(tilt-c.tilt) > 1e-9 {
+			t.Errorf("%s: yaw %v tilt %v, want %v %v", c.name, yaw, tilt, c.yaw, c.tilt)
+		}
+	}
+}

@@ -112,3 +112,15 @@ func normalise(q kinematics.Quat) kinematics.Quat {
 	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 	return kinematics.Quat{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
 }
+
+// Ground projects a onto the ground plane, as a base moves: the origin's
+// x and y, the heading (yaw about z, rad), and how far a's z axis tilts
+// from the parent's (rad), which a caller should bound: a map→odom link
+// that tilts is a broken localisation, not a slope.
+func (a Transform) Ground() (x, y, yaw, tilt float64) {
+	q := a.Rotation
+	yaw = math.Atan2(2*(q[3]*q[2]+q[0]*q[1]), 1-2*(q[1]*q[1]+q[2]*q[2]))
+	zz := 1 - 2*(q[0]*q[0]+q[1]*q[1]) // the rotated z axis' z component
+	tilt = math.Acos(math.Max(-1, math.Min(1, zz)))
+	return a.Translation[0], a.Translation[1], yaw, tilt
+}
