@@ -17,7 +17,7 @@ const demoConfig = "launch/robots/sim-ros2.yaml"
 // default is missing (a test keeps the list equal to the directory).
 var shippedConfigs = []string{
 	"sim-ros2.yaml", "sim.yaml", "sim-arm-only.yaml", "sim-base-only.yaml", "sim-dual-arm.yaml",
-	"gazebo-ros2.yaml", "ur.yaml", "franka-fr3.yaml", "turtlebot4.yaml",
+	"gazebo-ros2.yaml", "ur.yaml", "ur-lyrical.yaml", "franka-fr3.yaml", "turtlebot4.yaml",
 }
 
 // defaultConfigHere refuses, with the shipped configs named, a command run

@@ -37,6 +37,7 @@ var shippedURDF = map[string]string{
 	"sim-ros2.yaml":      "simrobot.urdf",
 	"gazebo-ros2.yaml":   "simrobot.urdf",
 	"ur.yaml":            "urdf/ur5e.urdf",
+	"ur-lyrical.yaml":    "urdf/ur5e.urdf",
 	"franka-fr3.yaml":    "urdf/fr3.urdf",
 	"turtlebot4.yaml":    "urdf/turtlebot4.urdf",
 }

@@ -33,6 +33,7 @@ var sources = map[string]Source{
 	"tf2_msgs":                    {"github.com/ros2/geometry2", "BSD-3-Clause"},
 	"shape_msgs":                  {"github.com/ros2/common_interfaces", "Apache-2.0"},
 	"moveit_msgs":                 {"github.com/moveit/moveit_msgs", "BSD-3-Clause"},
+	"ur_dashboard_msgs":           {"github.com/UniversalRobots/Universal_Robots_ROS2_Driver", "BSD-3-Clause"},
 	"object_recognition_msgs":     {"github.com/wg-perception/object_recognition_msgs", "BSD-3-Clause"},
 }
 

@@ -42,6 +42,7 @@ var bridgeTypes = []string{
 	"trajectory_msgs/msg/JointTrajectory", "trajectory_msgs/msg/JointTrajectoryPoint",
 	"trajectory_msgs/msg/MultiDOFJointTrajectory", "trajectory_msgs/msg/MultiDOFJointTrajectoryPoint",
 	"unique_identifier_msgs/msg/UUID",
+	"ur_dashboard_msgs/msg/RobotMode", "ur_dashboard_msgs/msg/SafetyMode",
 }
 
 // addedTypes are the definition files a distro set holds beside
