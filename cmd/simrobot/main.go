@@ -23,6 +23,7 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/sim"
+	"github.com/actbridge/actbridge/sim/ros1face"
 	"github.com/actbridge/actbridge/version"
 )
 
@@ -52,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c := &o.cfg
 	fs.StringVar(&o.name, "name", "simrobot", "ROS node name; faults are read from /<name>/faults/, services are /<name>/...")
 	fs.StringVar(&o.urdf, "urdf", "", "URDF file to simulate and set on /robot_description (default: the built-in 6-joint arm)")
-	fs.StringVar(&o.jointLimits, "joint-limits", "", "joint_limits.yaml to set under "+sim.ParamJointLimits+" (default: built-in)")
+	fs.StringVar(&o.jointLimits, "joint-limits", "", "joint_limits.yaml to set under "+ros1face.ParamJointLimits+" (default: built-in)")
 	fs.BoolVar(&c.SecondArm, "second-arm", false, "serve a dual-arm cell: a second arm, its joints prefixed "+sim.Arm2JointPrefix+", behind "+sim.Arm2Action+
 		" (default URDF and joint limits: the built-in dual-arm cell, launch/simrobot-dual-arm.urdf)")
 	fs.StringVar(&c.GripperJoint, "gripper-joint", c.GripperJoint, "URDF joint driven by the gripper; every other movable joint is the arm")
@@ -104,7 +105,7 @@ and the action %s
 (goal log key "%s"); faults act on the first arm only.
 
 Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
-`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, sim.TopicArm2State, sim.Arm2Action, sim.Arm2)
+`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, ros1face.TopicArm2State, sim.Arm2Action, sim.Arm2)
 		for _, p := range sim.FaultParams() {
 			fmt.Fprintf(fs.Output(), "  %-26s %-5s %s\n", p.Key, p.Kind, p.Doc)
 		}
@@ -193,7 +194,7 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	if j := robot.Arm2Joints(); j != nil {
 		logger.Printf("simrobot: second arm joints %v behind %s", j, sim.Arm2Action)
 	}
-	err = sim.Serve(ctx, robot, sim.ServeConfig{
+	err = ros1face.Serve(ctx, robot, ros1face.ServeConfig{
 		Env:             env,
 		Name:            o.name,
 		JointLimitsYAML: o.jointLimits,
@@ -202,7 +203,7 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 		Exit:            func(code int) { os.Exit(code) },
 		Ready: func() {
 			logger.Printf("simrobot: serving %s %s %s %s, actions %s %s %s, services /%s/{apply_faults,clear_faults,goals}",
-				sim.TopicJointStates, sim.TopicArmState, sim.TopicOdom, sim.TopicCmdVel,
+				ros1face.TopicJointStates, ros1face.TopicArmState, ros1face.TopicOdom, ros1face.TopicCmdVel,
 				sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, o.name)
 		},
 	})
