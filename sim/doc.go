@@ -69,4 +69,22 @@
 //	                    "state": "SUCCEEDED"}, ...],
 //	         "cancel_log": [{"id": "", "stamp": "...", "received": "...", "sim_time": "..."}]},
 //	 "gripper": {...}, "move_base": {...}}
+//
+// # World
+//
+// Config.Table (simrobot --table) puts a table, a box in the odom frame,
+// in the robot's world. At every step the sim places each link's URDF
+// collision shapes (boxes, cylinders, spheres; meshes are not modelled)
+// by its own forward kinematics from the base's pose and the joints'
+// actual positions, and tests them against the table with its own GJK
+// test (geometry.go, world.go: nothing shared with the bridge's
+// kinematics, which the sim checks). Each contact is logged from when a
+// link first touches the table to when it leaves: Robot.Collisions, or a
+// face's collisions service, as JSON:
+//
+//	{"table": {"min": [0.5, -1, 0], "max": [2, 1, 0.4]}, "contacts": 1, "touching": ["forearm_link"],
+//	 "collisions": [{"link": "forearm_link", "object": "table", "start": "<simulated>", "end": "<simulated, once it left>"}]}
+//
+// The sim does not stop a link at the table: it records, as a camera
+// over a real cell would, what the motion the bridge allowed touched.
 package sim

@@ -78,6 +78,11 @@ type Config struct {
 	Base     BaseConfig
 	MoveBase MoveBaseConfig
 
+	// Table is a box in the world (the odom frame) that the links'
+	// collision shapes are checked against at every step; contacts go to
+	// the collision log. Nil: an empty world.
+	Table *Box
+
 	// Wall is the clock the goal log stamps arrivals with; time.Now when nil.
 	Wall func() time.Time
 }
@@ -135,6 +140,8 @@ type Robot struct {
 	gripSrv    *actionServer[GripperGoal, GripperResult, GripperFeedback]
 	navSrv     *actionServer[PoseStamped, NavigateResult, NavigateFeedback]
 	logs       map[string]*actionLog
+	collisions *collisionTracker  // nil without a table
+	q          map[string]float64 // joint positions for the collision check, reused
 
 	nextJS, nextOdom, nextArmState, nextArm2State time.Time
 	jsSeq, odomSeq                                uint32
@@ -152,6 +159,8 @@ func New(cfg Config) (*Robot, error) {
 		return nil, fmt.Errorf("%w: publish rates must be > 0", ErrConfig)
 	case !finite(cfg.BaseInitial.X) || !finite(cfg.BaseInitial.Y) || !finite(cfg.BaseInitial.Yaw):
 		return nil, fmt.Errorf("%w: BaseInitial must be finite", ErrConfig)
+	case cfg.Table != nil && !cfg.Table.valid():
+		return nil, fmt.Errorf("%w: Table must be finite with Min <= Max, got %v", ErrConfig, *cfg.Table)
 	}
 	joints, err := ParseJoints(cfg.URDF)
 	if err != nil {
@@ -234,6 +243,14 @@ func New(cfg Config) (*Robot, error) {
 	r.gripSrv = newActionServer(srvCfg(Gripper), gripExec{r.gripper}, r.logs[Gripper])
 	r.navSrv = newActionServer(srvCfg(MoveBase), navExec{r.nav}, r.logs[MoveBase])
 	r.applyServerFaults()
+	if cfg.Table != nil {
+		m, err := newWorldModel(cfg.URDF)
+		if err != nil {
+			return nil, err
+		}
+		r.collisions, r.q = newCollisionTracker(m, *cfg.Table), map[string]float64{}
+		r.collisions.step(r.clock.Now(), r.base.pose, r.positionsLocked())
+	}
 	return r, nil
 }
 
@@ -344,6 +361,9 @@ func (r *Robot) stepLocked() {
 	}
 	r.queue(r.gripSrv.drain(now)...)
 	r.queue(r.navSrv.drain(now)...)
+	if r.collisions != nil {
+		r.collisions.step(now, r.base.pose, r.positionsLocked())
+	}
 	if due(now, &r.nextJS, hz(r.cfg.JointStatesHz)) && !r.faults.MuteJointStates {
 		r.queue(r.jointStateLocked(now))
 	}
@@ -419,7 +439,13 @@ func (r *Robot) arms() []*arm {
 func (r *Robot) JointPositions() map[string]float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := map[string]float64{}
+	return r.fillPositions(map[string]float64{})
+}
+
+// positionsLocked fills the reused map r.q for the collision check.
+func (r *Robot) positionsLocked() map[string]float64 { return r.fillPositions(r.q) }
+
+func (r *Robot) fillPositions(out map[string]float64) map[string]float64 {
 	for _, a := range r.arms() {
 		for i, j := range a.cfg.Joints {
 			out[j.Name] = a.pos[i]
@@ -427,6 +453,16 @@ func (r *Robot) JointPositions() map[string]float64 {
 	}
 	out[r.gripper.cfg.Joint.Name] = r.gripper.pos
 	return out
+}
+
+// Collisions is every contact of the robot's links with the table so far.
+func (r *Robot) Collisions() CollisionLog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.collisions == nil {
+		return CollisionLog{Touching: []string{}, Collisions: []Collision{}}
+	}
+	return r.collisions.snapshot()
 }
 
 // ArmPositions is the first arm's actual joint positions, in controller order.

@@ -40,6 +40,7 @@ type options struct {
 	// initialPositions and initialPose are the flags as given, parsed into cfg.
 	initialPositions string
 	initialPose      string
+	table            string // --table, parsed into cfg.Table
 	cfg              sim.Config
 	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
 	ros    int
@@ -74,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&c.Base.CmdTimeout, "cmd-vel-timeout", c.Base.CmdTimeout, "stop the base when /cmd_vel is silent this long")
 	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
+	fs.StringVar(&o.table, "table", "", "put a table in the world: the box xmin,ymin,zmin,xmax,ymax,zmax in the odom frame (m); links touching it go to the collision log, service /<name>/collisions")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
 	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted, lyrical)")
@@ -92,15 +94,16 @@ and /odom, the camera, the actions
 /gripper_controller/gripper_cmd (ParallelGripperCommand on kilted and
 lyrical) and /navigate_to_pose, the controllers' parameters, and the
 Trigger services
-/<name>/{apply_faults,clear_faults,goals}; faults are the parameters
+/<name>/{apply_faults,clear_faults,goals,collisions}; faults are the parameters
 faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
 ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
 What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,
-and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults
-and /<name>/goals (goal log as JSON). With --second-arm also %s
+and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults,
+/<name>/goals (goal log as JSON) and /<name>/collisions (what touched the
+--table, as JSON). With --second-arm also %s
 and the action %s
 (goal log key "%s"); faults act on the first arm only.
 
@@ -202,7 +205,7 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 		Logf:            logger.Printf,
 		Exit:            func(code int) { os.Exit(code) },
 		Ready: func() {
-			logger.Printf("simrobot: serving %s %s %s %s, actions %s %s %s, services /%s/{apply_faults,clear_faults,goals}",
+			logger.Printf("simrobot: serving %s %s %s %s, actions %s %s %s, services /%s/{apply_faults,clear_faults,goals,collisions}",
 				ros1face.TopicJointStates, ros1face.TopicArmState, ros1face.TopicOdom, ros1face.TopicCmdVel,
 				sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, o.name)
 		},
@@ -215,26 +218,48 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	return 0
 }
 
-// applyInitial parses --initial-positions and --initial-pose into the
-// config. Joints are named; a name the URDF does not move, a malformed
+// numbers parses n finite comma-separated numbers of a flag.
+func numbers(flag, s, want string, n int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%s %q: want %s", flag, s, want)
+	}
+	v := make([]float64, n)
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%s %q: %q is not a finite number", flag, s, p)
+		}
+		v[i] = f
+	}
+	return v, nil
+}
+
+// applyInitial parses --initial-positions, --initial-pose and --table
+// into the config. Joints are named; a name the URDF does not move, a malformed
 // value or a position beyond the joint's hard stops (where no real joint
 // can stand) is an error.
 func (o *options) applyInitial() error {
 	c := &o.cfg
 	if o.initialPose != "" {
-		parts := strings.Split(o.initialPose, ",")
-		if len(parts) != 3 {
-			return fmt.Errorf("--initial-pose %q: want x,y,yaw", o.initialPose)
-		}
-		var v [3]float64
-		for i, p := range parts {
-			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("--initial-pose %q: %q is not a finite number", o.initialPose, p)
-			}
-			v[i] = f
+		v, err := numbers("--initial-pose", o.initialPose, "x,y,yaw", 3)
+		if err != nil {
+			return err
 		}
 		c.BaseInitial = sim.Pose2D{X: v[0], Y: v[1], Yaw: v[2]}
+	}
+	if o.table != "" {
+		v, err := numbers("--table", o.table, "xmin,ymin,zmin,xmax,ymax,zmax", 6)
+		if err != nil {
+			return err
+		}
+		b := sim.Box{Min: [3]float64(v[:3]), Max: [3]float64(v[3:])}
+		for i := range 3 {
+			if b.Min[i] > b.Max[i] {
+				return fmt.Errorf("--table %q: a min above its max", o.table)
+			}
+		}
+		c.Table = &b
 	}
 	if o.initialPositions == "" {
 		return nil

@@ -33,10 +33,11 @@
 // deletes /<node>/faults. The parameter exit_code (int) exits the process
 // with this code (cmd/simrobot).
 //
-// # Goal log
+// # Goal log, collision log
 //
-// The std_srvs/Trigger service /<node>/goals answers the sim's goal log
-// (sim.GoalLog) as JSON.
+// The std_srvs/Trigger services /<node>/goals and /<node>/collisions
+// answer the sim's goal log (sim.GoalLog) and collision log
+// (sim.CollisionLog) as JSON.
 //
 // # Access
 //

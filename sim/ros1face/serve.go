@@ -293,6 +293,7 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{"apply_faults", s.applyFaults(n)},
 		{"clear_faults", s.clearFaults(n)},
 		{"goals", s.goals},
+		{"collisions", s.collisions},
 	}
 	for _, sv := range services {
 		cb := sv.cb
@@ -375,6 +376,11 @@ func (s *server) clearFaults(n *goroslib.Node) func() (string, error) {
 
 func (s *server) goals() (string, error) {
 	b, err := json.Marshal(s.r.Goals())
+	return string(b), err
+}
+
+func (s *server) collisions() (string, error) {
+	b, err := json.Marshal(s.r.Collisions())
 	return string(b), err
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -366,5 +368,24 @@ func TestSimpleActionClientDrivesMoveBase(t *testing.T) {
 	p := r.BasePose()
 	if d := (p.X-0.6)*(p.X-0.6) + (p.Y+0.3)*(p.Y+0.3); d > 0.05*0.05 {
 		t.Errorf("base at %+v, want near (0.6, -0.3)", p)
+	}
+}
+
+// The collision log travels as the goal log does: an arm that starts
+// level over a table in front of the robot is reported touching it.
+func TestCollisionLogIsReadOverROS(t *testing.T) {
+	table := sim.Box{Min: [3]float64{0.5, -1, 0}, Max: [3]float64{2, 1, 0.4}}
+	m, r := serveForTest(t, func(c *sim.Config) {
+		c.Table = &table
+		c.ArmInitial = []float64{0, math.Pi / 2, 0, 0, 0, 0}
+	})
+	c := newArmClient(t, m)
+	var log sim.CollisionLog
+	if err := json.Unmarshal([]byte(c.trigger("/simrobot/collisions")), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Table == nil || *log.Table != table || !slices.Contains(log.Touching, "gripper_base_link") ||
+		!slices.Equal(log.Links(sim.TableObject), r.Collisions().Links(sim.TableObject)) {
+		t.Fatalf("collision log over ROS %+v, want the table and the gripper touching it", log)
 	}
 }
