@@ -20,9 +20,17 @@ type wireMsg struct {
 	msg   any
 }
 
-// actionNS is each action's ROS 1 namespace, by the sim's short name.
-var actionNS = map[string]string{
-	sim.Arm: sim.ArmAction, sim.Arm2: sim.Arm2Action, sim.Gripper: sim.GripperAction, sim.MoveBase: sim.MoveBaseAction,
+// actionNS is an action's ROS 1 namespace, by the sim's short name.
+func actionNS(action string) string {
+	switch action {
+	case sim.Arm2:
+		return sim.Arm2Action
+	case sim.Gripper:
+		return sim.GripperAction
+	case sim.MoveBase:
+		return sim.MoveBaseAction
+	}
+	return sim.ArmAction
 }
 
 // wire is what a robot message is on ROS 1: odometry goes out on /odom
@@ -48,7 +56,7 @@ func wire(m sim.Message) []wireMsg {
 		for _, s := range m.List {
 			a.StatusList = append(a.StatusList, goalStatus(s))
 		}
-		return []wireMsg{{actionNS[m.Action] + "/status", a}}
+		return []wireMsg{{actionNS(m.Action) + "/status", a}}
 	case *sim.ActionResult:
 		h, st := std_msgs.Header{Seq: m.Seq, Stamp: m.Stamp}, goalStatus(m.Status)
 		var msg any
@@ -62,7 +70,7 @@ func wire(m sim.Message) []wireMsg {
 		default:
 			return nil
 		}
-		return []wireMsg{{actionNS[m.Action] + "/result", msg}}
+		return []wireMsg{{actionNS(m.Action) + "/result", msg}}
 	case *sim.ActionFeedback:
 		h, st := std_msgs.Header{Seq: m.Seq, Stamp: m.Stamp}, goalStatus(m.Status)
 		var msg any
@@ -78,7 +86,7 @@ func wire(m sim.Message) []wireMsg {
 		default:
 			return nil
 		}
-		return []wireMsg{{actionNS[m.Action] + "/feedback", msg}}
+		return []wireMsg{{actionNS(m.Action) + "/feedback", msg}}
 	}
 	return nil
 }
