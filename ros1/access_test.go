@@ -15,6 +15,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/sim"
+	"github.com/actbridge/actbridge/sim/ros1face"
 )
 
 // These run against a real master and the in-process sim, over ROS only.
@@ -147,7 +148,7 @@ func TestServiceCallGivesUpAtItsTimeout(t *testing.T) {
 func TestSnapshotDecodesTheSimsTestPatternRawAndCompressed(t *testing.T) {
 	g := newRig(t, false)
 	want := sim.TestPattern(sim.CameraWidth, sim.CameraHeight)
-	for _, topic := range []string{sim.TopicCameraImage, sim.TopicCameraCompressed} {
+	for _, topic := range []string{ros1face.TopicCameraImage, ros1face.TopicCameraCompressed} {
 		f, err := g.robot.Snapshot(context.Background(), topic, 5*time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", topic, err)
@@ -162,7 +163,7 @@ func TestSnapshotDecodesTheSimsTestPatternRawAndCompressed(t *testing.T) {
 		if d := int(got.R) - int(exp.R) + int(got.G) - int(exp.G) + int(exp.B) - int(got.B); d > 30 || d < -30 {
 			t.Fatalf("%s: pixel %v, want about %v", topic, got, exp)
 		}
-		if topic == sim.TopicCameraCompressed && (f.RawExt != "jpg" || len(f.Raw) == 0) {
+		if topic == ros1face.TopicCameraCompressed && (f.RawExt != "jpg" || len(f.Raw) == 0) {
 			t.Fatalf("compressed bytes not kept: %q %d", f.RawExt, len(f.Raw))
 		}
 	}

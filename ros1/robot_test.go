@@ -19,11 +19,12 @@ import (
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/sim"
+	"github.com/actbridge/actbridge/sim/ros1face"
 	"github.com/actbridge/actbridge/spline"
 )
 
 // These tests run a real rosmaster (Debian's) and the simulated robot
-// in-process (sim.Serve), and talk to it only over ROS.
+// in-process (ros1face.Serve), and talk to it only over ROS.
 
 // rig is one master, one simrobot and the bridge's Robot on it.
 type rig struct {
@@ -69,23 +70,23 @@ func (g *rig) startSim() {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- sim.Serve(ctx, r, sim.ServeConfig{Env: g.env(), Name: "simrobot", Ready: func() { close(ready) }, Logf: quiet(t)})
+		done <- ros1face.Serve(ctx, r, ros1face.ServeConfig{Env: g.env(), Name: "simrobot", Ready: func() { close(ready) }, Logf: quiet(t)})
 	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("sim.Serve: %v", err)
+				t.Errorf("ros1face.Serve: %v", err)
 			}
 		case <-time.After(3 * roslink.CloseTimeout):
-			t.Errorf("sim.Serve did not return")
+			t.Errorf("ros1face.Serve did not return")
 		}
 	})
 	select {
 	case <-ready:
 	case err := <-done:
-		t.Fatalf("sim.Serve: %v", err)
+		t.Fatalf("ros1face.Serve: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("simrobot not registered after 30s")
 	}

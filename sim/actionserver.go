@@ -4,22 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 )
 
-// Goal states, as actionlib_msgs/GoalStatus numbers them.
+// Goal states, numbered as actionlib_msgs/GoalStatus numbers them.
 const (
-	StatusPending    = actionlib_msgs.GoalStatus_PENDING
-	StatusActive     = actionlib_msgs.GoalStatus_ACTIVE
-	StatusPreempted  = actionlib_msgs.GoalStatus_PREEMPTED
-	StatusSucceeded  = actionlib_msgs.GoalStatus_SUCCEEDED
-	StatusAborted    = actionlib_msgs.GoalStatus_ABORTED
-	StatusRejected   = actionlib_msgs.GoalStatus_REJECTED
-	StatusPreempting = actionlib_msgs.GoalStatus_PREEMPTING
-	StatusRecalling  = actionlib_msgs.GoalStatus_RECALLING
-	StatusRecalled   = actionlib_msgs.GoalStatus_RECALLED
+	StatusPending    uint8 = 0
+	StatusActive     uint8 = 1
+	StatusPreempted  uint8 = 2
+	StatusSucceeded  uint8 = 3
+	StatusAborted    uint8 = 4
+	StatusRejected   uint8 = 5
+	StatusPreempting uint8 = 6
+	StatusRecalling  uint8 = 7
+	StatusRecalled   uint8 = 8
 )
 
 // StatusName is the actionlib name of a goal state, e.g. "SUCCEEDED".
@@ -48,12 +45,6 @@ var ErrBadTransition = errors.New("sim: goal state transition not allowed")
 type GoalID struct {
 	ID    string
 	Stamp time.Time
-}
-
-// Message is one ROS message the robot wants published on a topic.
-type Message struct {
-	Topic string
-	Msg   any
 }
 
 // nextStatus is actionlib's ServerGoalHandle state machine: the state an
@@ -121,18 +112,15 @@ type actionEvent[R, F any] struct {
 	feedback *F
 }
 
-// actionServerConfig names one action and how its messages are wrapped.
-type actionServerConfig[R, F any] struct {
-	Name string // short name used by faults and the goal log: "arm"
-	NS   string // topic namespace: "/arm_controller/follow_joint_trajectory"
+// actionServerConfig names one action.
+type actionServerConfig struct {
+	Name string // short name used by faults, the goal log and messages: "arm"
 	// StatusListTimeout keeps terminal goals in the status list, like
 	// actionlib's status_list_timeout.
 	StatusListTimeout time.Duration
 	StatusPeriod      time.Duration
 	// KnownIDs bounds how many goal ids are remembered for deduplication.
-	KnownIDs     int
-	WrapResult   func(std_msgs.Header, actionlib_msgs.GoalStatus, R) any
-	WrapFeedback func(std_msgs.Header, actionlib_msgs.GoalStatus, F) any
+	KnownIDs int
 }
 
 // actionServer is the server side of the actionlib protocol over plain
@@ -140,7 +128,7 @@ type actionServerConfig[R, F any] struct {
 // whose id it already knows, and honours cancels that arrive before their
 // goal. It does no IO: inputs are method calls, outputs come from drain.
 type actionServer[G, R, F any] struct {
-	cfg    actionServerConfig[R, F]
+	cfg    actionServerConfig
 	exec   executor[G, R, F]
 	log    *actionLog
 	faults ActionFaults
@@ -156,7 +144,7 @@ type actionServer[G, R, F any] struct {
 	nextStatus time.Time
 }
 
-func newActionServer[G, R, F any](cfg actionServerConfig[R, F], exec executor[G, R, F], log *actionLog) *actionServer[G, R, F] {
+func newActionServer[G, R, F any](cfg actionServerConfig, exec executor[G, R, F], log *actionLog) *actionServer[G, R, F] {
 	if cfg.StatusListTimeout <= 0 {
 		cfg.StatusListTimeout = 5 * time.Second
 	}
@@ -344,16 +332,16 @@ func (s *actionServer[G, R, F]) drain(now time.Time) []Message {
 		if t == nil {
 			continue
 		}
-		st := actionlib_msgs.GoalStatus{GoalId: actionlib_msgs.GoalID{Id: t.id.ID, Stamp: t.id.Stamp}, Status: ev.status, Text: ev.text}
+		st := GoalStatus{ID: t.id, Status: ev.status, Text: ev.text}
 		switch {
 		case ev.feedback != nil:
-			out = append(out, Message{s.cfg.NS + "/feedback", s.cfg.WrapFeedback(s.header(now), st, *ev.feedback)})
+			out = append(out, &ActionFeedback{Action: s.cfg.Name, Seq: s.nextSeq(), Stamp: now, Status: st, Feedback: *ev.feedback})
 		default:
 			t.visible, t.pubStatus, t.pubText = true, ev.status, ev.text
 			changed = true
 			if ev.result != nil {
 				t.pubTerminal = now
-				out = append(out, Message{s.cfg.NS + "/result", s.cfg.WrapResult(s.header(now), st, *ev.result)})
+				out = append(out, &ActionResult{Action: s.cfg.Name, Seq: s.nextSeq(), Stamp: now, Status: st, Result: *ev.result})
 			}
 		}
 	}
@@ -361,7 +349,7 @@ func (s *actionServer[G, R, F]) drain(now time.Time) []Message {
 	s.expire(now)
 	if (changed || !now.Before(s.nextStatus)) && !s.faults.MuteStatus {
 		s.nextStatus = now.Add(s.cfg.StatusPeriod)
-		out = append(out, Message{s.cfg.NS + "/status", s.statusArray(now)})
+		out = append(out, s.statusArray(now))
 	}
 	return out
 }
@@ -383,24 +371,21 @@ func (s *actionServer[G, R, F]) expire(now time.Time) {
 	s.list = keep
 }
 
-func (s *actionServer[G, R, F]) statusArray(now time.Time) *actionlib_msgs.GoalStatusArray {
-	msg := &actionlib_msgs.GoalStatusArray{Header: s.header(now), StatusList: []actionlib_msgs.GoalStatus{}}
+func (s *actionServer[G, R, F]) statusArray(now time.Time) *ActionStatus {
+	msg := &ActionStatus{Action: s.cfg.Name, Seq: s.nextSeq(), Stamp: now, List: []GoalStatus{}}
 	for _, t := range s.list {
 		if !t.visible {
 			continue
 		}
-		msg.StatusList = append(msg.StatusList, actionlib_msgs.GoalStatus{
-			GoalId: actionlib_msgs.GoalID{Id: t.id.ID, Stamp: t.id.Stamp},
-			Status: t.pubStatus,
-			Text:   t.pubText,
-		})
+		msg.List = append(msg.List, GoalStatus{ID: t.id, Status: t.pubStatus, Text: t.pubText})
 	}
 	return msg
 }
 
-func (s *actionServer[G, R, F]) header(now time.Time) std_msgs.Header {
+// nextSeq numbers the server's stamped messages, as ROS 1 headers count.
+func (s *actionServer[G, R, F]) nextSeq() uint32 {
 	s.seq++
-	return std_msgs.Header{Seq: s.seq, Stamp: now}
+	return s.seq
 }
 
 // outcome is the current (not necessarily published) state of a goal.

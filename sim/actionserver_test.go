@@ -3,9 +3,6 @@ package sim
 import (
 	"testing"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 )
 
 // fakeExec accepts every goal, preempting the one it runs, like JTC and
@@ -36,17 +33,10 @@ func (e *fakeExec) cancel(now time.Time, h *goalHandle[string, string, string]) 
 	_ = h.canceled(now, "canceled", "")
 }
 
-type wrapped struct {
-	status actionlib_msgs.GoalStatus
-	body   string
-}
-
 func newFakeServer() (*actionServer[string, string, string], *fakeExec) {
 	e := &fakeExec{reject: map[string]bool{}}
-	wrap := func(_ std_msgs.Header, s actionlib_msgs.GoalStatus, body string) any { return wrapped{s, body} }
-	s := newActionServer(actionServerConfig[string, string]{
-		Name: "test", NS: "/test", StatusListTimeout: 5 * time.Second, StatusPeriod: 100 * time.Millisecond,
-		WrapResult: wrap, WrapFeedback: wrap,
+	s := newActionServer(actionServerConfig{
+		Name: "test", StatusListTimeout: 5 * time.Second, StatusPeriod: 100 * time.Millisecond,
 	}, executor[string, string, string](e), newActionLog("/test"))
 	return s, e
 }
@@ -66,8 +56,8 @@ func state(t *testing.T, s *actionServer[string, string, string], id string) uin
 func results(ms []Message) map[string]uint8 {
 	out := map[string]uint8{}
 	for _, m := range ms {
-		if w, ok := m.Msg.(wrapped); ok && m.Topic == "/test/result" {
-			out[w.status.GoalId.Id] = w.status.Status
+		if r, ok := m.(*ActionResult); ok && r.Action == "test" {
+			out[r.Status.ID.ID] = r.Status.Status
 		}
 	}
 	return out
@@ -236,7 +226,7 @@ func TestMuteStatusPublishesNoStatus(t *testing.T) {
 	s.faults.MuteStatus = true
 	s.handleGoal(at(0), at(0), GoalID{ID: "a"}, "a")
 	for _, m := range s.drain(at(1000)) {
-		if m.Topic == "/test/status" {
+		if _, ok := m.(*ActionStatus); ok {
 			t.Fatalf("status published while muted")
 		}
 	}
@@ -271,10 +261,10 @@ func TestStatusListTimeoutDropsFinishedGoals(t *testing.T) {
 func statusOf(ms []Message, id string) uint8 {
 	st := uint8(255)
 	for _, m := range ms {
-		if a, ok := m.Msg.(*actionlib_msgs.GoalStatusArray); ok {
+		if a, ok := m.(*ActionStatus); ok {
 			st = 255
-			for _, g := range a.StatusList {
-				if g.GoalId.Id == id {
+			for _, g := range a.List {
+				if g.ID.ID == id {
 					st = g.Status
 				}
 			}

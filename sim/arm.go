@@ -6,30 +6,20 @@ import (
 	"math"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/spline"
 )
 
-// FollowJointTrajectory result codes, short names for the msgs constants.
+// FollowJointTrajectory result codes, numbered as control_msgs numbers them.
 const (
-	ErrorSuccessful            = msgs.FollowJointTrajectorySuccessful
-	ErrorInvalidGoal           = msgs.FollowJointTrajectoryInvalidGoal
-	ErrorInvalidJoints         = msgs.FollowJointTrajectoryInvalidJoints
-	ErrorOldHeaderTimestamp    = msgs.FollowJointTrajectoryOldHeaderTimestamp
-	ErrorPathToleranceViolated = msgs.FollowJointTrajectoryPathToleranceViolated
-	ErrorGoalToleranceViolated = msgs.FollowJointTrajectoryGoalToleranceViolated
+	ErrorSuccessful            int32 = 0
+	ErrorInvalidGoal           int32 = -1
+	ErrorInvalidJoints         int32 = -2
+	ErrorOldHeaderTimestamp    int32 = -3
+	ErrorPathToleranceViolated int32 = -4
+	ErrorGoalToleranceViolated int32 = -5
 )
 
-type (
-	trajGoal     = msgs.FollowJointTrajectoryGoal
-	trajResult   = msgs.FollowJointTrajectoryResult
-	trajFeedback = msgs.FollowJointTrajectoryFeedback
-	trajHandle   = goalHandle[trajGoal, trajResult, trajFeedback]
-)
+type trajHandle = goalHandle[TrajectoryGoal, TrajectoryResult, TrajectoryFeedback]
 
 // ArmConfig is the trajectory controller's joints and default constraints,
 // what joint_trajectory_controller reads from its constraints/ parameters.
@@ -67,8 +57,8 @@ type arm struct {
 
 	active       *trajHandle
 	started      time.Time
-	pathTol      []control_msgs.JointTolerance
-	goalTol      []control_msgs.JointTolerance
+	pathTol      []JointTolerance
+	goalTol      []JointTolerance
 	goalTime     time.Duration
 	nextFeedback time.Time
 }
@@ -110,7 +100,7 @@ func (a *arm) names() []string {
 func (a *arm) goal(now time.Time, h *trajHandle) {
 	g := h.Goal()
 	reject := func(code int32, text string) {
-		_ = h.reject(now, trajResult{ErrorCode: code, ErrorString: text}, text)
+		_ = h.reject(now, TrajectoryResult{ErrorCode: code, ErrorString: text}, text)
 	}
 	perm, err := a.mapJoints(g.Trajectory.JointNames)
 	if err != nil {
@@ -175,10 +165,10 @@ func (a *arm) mapJoints(names []string) ([]int, error) {
 // buildTrajectory starts at the header stamp (now when zero). Points whose
 // time has already passed are dropped, as JTC does; if none is left the
 // goal is OLD_HEADER_TIMESTAMP.
-func (a *arm) buildTrajectory(now time.Time, jt trajectory_msgs.JointTrajectory, perm []int) (*spline.Trajectory, time.Time, int32, error) {
+func (a *arm) buildTrajectory(now time.Time, jt Trajectory, perm []int) (*spline.Trajectory, time.Time, int32, error) {
 	origin := now
-	if !jt.Header.Stamp.IsZero() {
-		origin = jt.Header.Stamp
+	if !jt.Stamp.IsZero() {
+		origin = jt.Stamp
 	}
 	skip := 0.0 // seconds of the trajectory already in the past
 	if origin.Before(now) {
@@ -251,14 +241,14 @@ func (a *arm) desiredAt(now time.Time) []spline.State {
 
 // tolerances resolves the goal's tolerances against the defaults: > 0
 // overrides, 0 keeps the default, < 0 disables the check.
-func (a *arm) tolerances(g trajGoal) (path, goal []control_msgs.JointTolerance, goalTime time.Duration) {
+func (a *arm) tolerances(g TrajectoryGoal) (path, goal []JointTolerance, goalTime time.Duration) {
 	n := len(a.cfg.Joints)
-	path, goal = make([]control_msgs.JointTolerance, n), make([]control_msgs.JointTolerance, n)
+	path, goal = make([]JointTolerance, n), make([]JointTolerance, n)
 	for i, j := range a.cfg.Joints {
-		path[i] = control_msgs.JointTolerance{Name: j.Name, Position: a.cfg.PathTolerance}
-		goal[i] = control_msgs.JointTolerance{Name: j.Name, Position: a.cfg.GoalTolerance}
+		path[i] = JointTolerance{Name: j.Name, Position: a.cfg.PathTolerance}
+		goal[i] = JointTolerance{Name: j.Name, Position: a.cfg.GoalTolerance}
 	}
-	apply := func(dst []control_msgs.JointTolerance, src []control_msgs.JointTolerance) {
+	apply := func(dst []JointTolerance, src []JointTolerance) {
 		for _, t := range src {
 			i, ok := a.index[t.Name]
 			if !ok {
@@ -294,7 +284,7 @@ func (a *arm) preempt(now time.Time, text string) {
 	if a.active == nil {
 		return
 	}
-	_ = a.active.canceled(now, trajResult{}, text)
+	_ = a.active.canceled(now, TrajectoryResult{}, text)
 	a.active = nil
 }
 
@@ -305,7 +295,7 @@ func (a *arm) cancel(now time.Time, h *trajHandle) {
 		a.holdAtActual()
 		a.active = nil
 	}
-	_ = h.canceled(now, trajResult{}, "canceled")
+	_ = h.canceled(now, TrajectoryResult{}, "canceled")
 }
 
 // holdAtActual stops the arm where it is, like JTC's setHoldPosition.
@@ -318,7 +308,7 @@ func (a *arm) holdAtActual() {
 }
 
 func (a *arm) finish(now time.Time, ok bool, code int32, text string) {
-	r := trajResult{ErrorCode: code, ErrorString: text}
+	r := TrajectoryResult{ErrorCode: code, ErrorString: text}
 	if ok {
 		_ = a.active.succeed(now, r, text)
 	} else {
@@ -401,20 +391,19 @@ func (a *arm) feedback(now time.Time) {
 		return
 	}
 	a.nextFeedback = now.Add(a.cfg.FeedbackPeriod)
-	s := a.state(now)
-	a.active.feedback(now, trajFeedback{Header: s.Header, JointNames: s.JointNames, Desired: s.Desired, Actual: s.Actual, Error: s.Error})
+	a.active.feedback(now, a.state(now))
 }
 
-// state is /arm_controller/state.
-func (a *arm) state(now time.Time) *control_msgs.JointTrajectoryControllerState {
+// state is the controller's state, as /arm_controller/state carries it.
+func (a *arm) state(now time.Time) ControllerState {
 	n := len(a.cfg.Joints)
-	s := &control_msgs.JointTrajectoryControllerState{
-		Header:     std_msgs.Header{Stamp: now},
+	s := ControllerState{
+		Stamp:      now,
 		JointNames: a.names(),
-		Desired: trajectory_msgs.JointTrajectoryPoint{Positions: make([]float64, n), Velocities: make([]float64, n),
+		Desired: TrajectoryPoint{Positions: make([]float64, n), Velocities: make([]float64, n),
 			Accelerations: make([]float64, n)},
-		Actual: trajectory_msgs.JointTrajectoryPoint{Positions: append([]float64(nil), a.pos...), Velocities: append([]float64(nil), a.vel...)},
-		Error:  trajectory_msgs.JointTrajectoryPoint{Positions: make([]float64, n), Velocities: make([]float64, n)},
+		Actual: TrajectoryPoint{Positions: append([]float64(nil), a.pos...), Velocities: append([]float64(nil), a.vel...)},
+		Error:  TrajectoryPoint{Positions: make([]float64, n), Velocities: make([]float64, n)},
 	}
 	for i, d := range a.desired {
 		s.Desired.Positions[i], s.Desired.Velocities[i], s.Desired.Accelerations[i] = d.Pos, d.Vel, d.Acc

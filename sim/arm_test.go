@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func TestTrajectoryReachesTargetAndSucceeds(t *testing.T) {
@@ -22,7 +20,7 @@ func TestTrajectoryReachesTargetAndSucceeds(t *testing.T) {
 	if o.Status != StatusSucceeded || errorCode(t, o) != ErrorSuccessful {
 		t.Fatalf("outcome %+v, want SUCCEEDED/SUCCESSFUL", o)
 	}
-	if got := armPositions(r); !near(got, target, 1e-6) {
+	if got := r.ArmPositions(); !near(got, target, 1e-6) {
 		t.Errorf("positions %v, want %v", got, target)
 	}
 }
@@ -62,7 +60,7 @@ func TestGoalJointsMustMatchControllerJoints(t *testing.T) {
 				t.Errorf("outcome %+v, want REJECTED/INVALID_JOINTS", o)
 			}
 			r.Advance(500 * time.Millisecond)
-			if got := armPositions(r); !near(got, uniform(6, 0), 1e-9) {
+			if got := r.ArmPositions(); !near(got, uniform(6, 0), 1e-9) {
 				t.Errorf("arm moved to %v after a rejected goal", got)
 			}
 		})
@@ -83,7 +81,7 @@ func TestGoalJointOrderIsMappedByName(t *testing.T) {
 	r.ArmGoal(GoalID{ID: "g"}, g)
 	runUntilDone(t, r, Arm, "g", 2*time.Second)
 	want := []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5}
-	if got := armPositions(r); !near(got, want, 1e-6) {
+	if got := r.ArmPositions(); !near(got, want, 1e-6) {
 		t.Errorf("positions %v, want %v", got, want)
 	}
 }
@@ -91,15 +89,15 @@ func TestGoalJointOrderIsMappedByName(t *testing.T) {
 func TestInvalidTrajectoryIsRejectedInvalidGoal(t *testing.T) {
 	tests := []struct {
 		name string
-		mod  func(*msgs.FollowJointTrajectoryGoal)
+		mod  func(*TrajectoryGoal)
 	}{
-		{"times not increasing", func(g *msgs.FollowJointTrajectoryGoal) {
+		{"times not increasing", func(g *TrajectoryGoal) {
 			g.Trajectory.Points[1].TimeFromStart = g.Trajectory.Points[0].TimeFromStart
 		}},
-		{"too few positions", func(g *msgs.FollowJointTrajectoryGoal) { g.Trajectory.Points[0].Positions = []float64{1} }},
-		{"velocities of the wrong length", func(g *msgs.FollowJointTrajectoryGoal) { g.Trajectory.Points[0].Velocities = []float64{1, 2} }},
-		{"NaN position", func(g *msgs.FollowJointTrajectoryGoal) { g.Trajectory.Points[1].Positions[2] = math.NaN() }},
-		{"only a point at time 0", func(g *msgs.FollowJointTrajectoryGoal) {
+		{"too few positions", func(g *TrajectoryGoal) { g.Trajectory.Points[0].Positions = []float64{1} }},
+		{"velocities of the wrong length", func(g *TrajectoryGoal) { g.Trajectory.Points[0].Velocities = []float64{1, 2} }},
+		{"NaN position", func(g *TrajectoryGoal) { g.Trajectory.Points[1].Positions[2] = math.NaN() }},
+		{"only a point at time 0", func(g *TrajectoryGoal) {
 			g.Trajectory.Points = g.Trajectory.Points[:1]
 			g.Trajectory.Points[0].TimeFromStart = 0
 		}},
@@ -122,9 +120,9 @@ func TestEmptyTrajectoryStopsAndSucceeds(t *testing.T) {
 	r := newTestRobot(t)
 	r.ArmGoal(GoalID{ID: "move"}, traj(r, 2.0, uniform(6, 1.0)))
 	r.Advance(time.Second)
-	mid := armPositions(r)
+	mid := r.ArmPositions()
 
-	empty := msgs.FollowJointTrajectoryGoal{}
+	empty := TrajectoryGoal{}
 	empty.Trajectory.JointNames = r.ArmJoints()
 	r.ArmGoal(GoalID{ID: "stop"}, empty)
 	if o, _ := r.Goal(Arm, "move"); o.Status != StatusPreempted {
@@ -135,7 +133,7 @@ func TestEmptyTrajectoryStopsAndSucceeds(t *testing.T) {
 		t.Errorf("empty trajectory: %s, want SUCCEEDED", StatusName(o.Status))
 	}
 	r.Advance(2 * time.Second)
-	if got := armPositions(r); !near(got, mid, 1e-3) {
+	if got := r.ArmPositions(); !near(got, mid, 1e-3) {
 		t.Errorf("arm kept moving after the empty trajectory: %v, stopped at %v", got, mid)
 	}
 }
@@ -144,19 +142,19 @@ func TestNewGoalPreemptsAndContinuesFromDesiredState(t *testing.T) {
 	r := newTestRobot(t)
 	r.ArmGoal(GoalID{ID: "a"}, traj(r, 2.0, uniform(6, 1.0)))
 	r.Advance(time.Second)
-	before := armPositions(r)
+	before := r.ArmPositions()
 	r.ArmGoal(GoalID{ID: "b"}, traj(r, 1.0, uniform(6, -0.5)))
 	if o, _ := r.Goal(Arm, "a"); o.Status != StatusPreempted {
 		t.Errorf("first goal: %s, want PREEMPTED", StatusName(o.Status))
 	}
 	r.Advance(time.Millisecond)
-	if got := armPositions(r); !near(got, before, 0.01) {
+	if got := r.ArmPositions(); !near(got, before, 0.01) {
 		t.Errorf("arm jumped from %v to %v at preemption", before, got)
 	}
 	if o := runUntilDone(t, r, Arm, "b", 3*time.Second); o.Status != StatusSucceeded {
 		t.Errorf("second goal: %s, want SUCCEEDED", StatusName(o.Status))
 	}
-	if got := armPositions(r); !near(got, uniform(6, -0.5), 1e-6) {
+	if got := r.ArmPositions(); !near(got, uniform(6, -0.5), 1e-6) {
 		t.Errorf("positions %v, want the second goal's target", got)
 	}
 }
@@ -168,12 +166,12 @@ func TestCancelHoldsPosition(t *testing.T) {
 	if err := r.Cancel(Arm, GoalID{ID: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	held := armPositions(r)
+	held := r.ArmPositions()
 	if o, _ := r.Goal(Arm, "a"); o.Status != StatusPreempted {
 		t.Errorf("canceled goal: %s, want PREEMPTED", StatusName(o.Status))
 	}
 	r.Advance(2 * time.Second)
-	if got := armPositions(r); !near(got, held, 1e-9) {
+	if got := r.ArmPositions(); !near(got, held, 1e-9) {
 		t.Errorf("arm moved after cancel: %v, held %v", got, held)
 	}
 }
@@ -207,7 +205,7 @@ func TestGoalPathToleranceOverridesDefault(t *testing.T) {
 			r.ArmGoal(GoalID{ID: "g"}, g)
 			o := runUntilDone(t, r, Arm, "g", 3*time.Second)
 			if o.Status != StatusAborted || errorCode(t, o) != tt.want {
-				t.Errorf("outcome %+v, want ABORTED/%s", o, msgs.TrajectoryErrorName(tt.want))
+				t.Errorf("outcome %+v, want ABORTED/%d", o, tt.want)
 			}
 		})
 	}
@@ -270,9 +268,9 @@ func TestAbortAfterFaultAbortsMidTrajectory(t *testing.T) {
 			if took := r.Now().Sub(start); took > 600*time.Millisecond {
 				t.Errorf("aborted after %s, want about 500ms", took)
 			}
-			aborted := armPositions(r)
+			aborted := r.ArmPositions()
 			r.Advance(2 * time.Second)
-			tt.check(t, aborted, armPositions(r))
+			tt.check(t, aborted, r.ArmPositions())
 		})
 	}
 }
@@ -281,19 +279,19 @@ func TestPastHeaderStampDropsElapsedPoints(t *testing.T) {
 	r := newTestRobot(t)
 	r.Advance(5 * time.Second)
 	g := traj(r, 1.0, uniform(6, 0.1), uniform(6, 0.2), uniform(6, 0.3))
-	g.Trajectory.Header.Stamp = r.Now().Add(-1500 * time.Millisecond)
+	g.Trajectory.Stamp = r.Now().Add(-1500 * time.Millisecond)
 	r.ArmGoal(GoalID{ID: "g"}, g)
 	start := r.Now()
 	runUntilDone(t, r, Arm, "g", 3*time.Second)
 	if took := r.Now().Sub(start); took > 1600*time.Millisecond {
 		t.Errorf("took %s, want the remaining 1.5s", took)
 	}
-	if got := armPositions(r); !near(got, uniform(6, 0.3), 1e-6) {
+	if got := r.ArmPositions(); !near(got, uniform(6, 0.3), 1e-6) {
 		t.Errorf("positions %v, want the last point", got)
 	}
 
 	old := traj(r, 1.0, uniform(6, 0.5))
-	old.Trajectory.Header.Stamp = r.Now().Add(-10 * time.Second)
+	old.Trajectory.Stamp = r.Now().Add(-10 * time.Second)
 	r.ArmGoal(GoalID{ID: "old"}, old)
 	if o, _ := r.Goal(Arm, "old"); o.Status != StatusRejected || errorCode(t, o) != ErrorOldHeaderTimestamp {
 		t.Errorf("all points in the past: %+v, want REJECTED/OLD_HEADER_TIMESTAMP", o)
@@ -303,14 +301,14 @@ func TestPastHeaderStampDropsElapsedPoints(t *testing.T) {
 func TestFutureHeaderStampDelaysStart(t *testing.T) {
 	r := newTestRobot(t)
 	g := traj(r, 1.0, uniform(6, 0.5))
-	g.Trajectory.Header.Stamp = r.Now().Add(time.Second)
+	g.Trajectory.Stamp = r.Now().Add(time.Second)
 	r.ArmGoal(GoalID{ID: "g"}, g)
 	r.Advance(900 * time.Millisecond)
-	if got := armPositions(r); !near(got, uniform(6, 0), 1e-9) {
+	if got := r.ArmPositions(); !near(got, uniform(6, 0), 1e-9) {
 		t.Errorf("arm moved before the header stamp: %v", got)
 	}
 	runUntilDone(t, r, Arm, "g", 3*time.Second)
-	if got := armPositions(r); !near(got, uniform(6, 0.5), 1e-6) {
+	if got := r.ArmPositions(); !near(got, uniform(6, 0.5), 1e-6) {
 		t.Errorf("positions %v after the goal", got)
 	}
 }
@@ -320,7 +318,7 @@ func TestContinuousJointTakesShortestWay(t *testing.T) {
 	target := []float64{0, 0, 0, 0, 0, -3.0} // 0.28 rad away through ±pi
 	r.ArmGoal(GoalID{ID: "g"}, traj(r, 1.0, target))
 	runUntilDone(t, r, Arm, "g", 2*time.Second)
-	got := armPositions(r)[5]
+	got := r.ArmPositions()[5]
 	if math.Abs(got-(2*math.Pi-3.0)) > 1e-6 {
 		t.Errorf("wrist_3 ended at %g, want %g (same angle as -3, reached the short way)", got, 2*math.Pi-3.0)
 	}
@@ -337,7 +335,7 @@ func TestJointStopsAtURDFLimit(t *testing.T) {
 	if o.Status != StatusAborted || errorCode(t, o) != ErrorGoalToleranceViolated {
 		t.Errorf("outcome %+v, want ABORTED/GOAL_TOLERANCE_VIOLATED", o)
 	}
-	if got := armPositions(r)[1]; got > 2.0 {
+	if got := r.ArmPositions()[1]; got > 2.0 {
 		t.Errorf("shoulder_lift at %g, beyond its limit 2.0", got)
 	}
 }
@@ -349,9 +347,9 @@ func TestFeedbackPublishedWhileMoving(t *testing.T) {
 	r.Advance(500 * time.Millisecond)
 	n := 0
 	for _, m := range r.Drain() {
-		if fb, ok := m.Msg.(*msgs.FollowJointTrajectoryActionFeedback); ok {
+		if fb, ok := m.(*ActionFeedback); ok && fb.Action == Arm {
 			n++
-			if fb.Status.GoalId.Id != "g" || len(fb.Feedback.JointNames) != 6 {
+			if fb.Status.ID.ID != "g" || len(fb.Feedback.(TrajectoryFeedback).JointNames) != 6 {
 				t.Fatalf("feedback %+v", fb)
 			}
 		}

@@ -4,19 +4,12 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
 )
-
-func twist(v, w float64) geometry_msgs.Twist {
-	return geometry_msgs.Twist{Linear: geometry_msgs.Vector3{X: v}, Angular: geometry_msgs.Vector3{Z: w}}
-}
 
 func TestCmdVelDrivesStraight(t *testing.T) {
 	r := newTestRobot(t)
 	for range 10 { // 0.2 m/s for 1 s, refreshed every 100 ms
-		r.CmdVel(twist(0.2, 0))
+		r.CmdVel(0.2, 0)
 		r.Advance(100 * time.Millisecond)
 	}
 	p := r.BasePose()
@@ -27,7 +20,7 @@ func TestCmdVelDrivesStraight(t *testing.T) {
 
 func TestCmdVelTimeoutStopsBase(t *testing.T) {
 	r := newTestRobot(t) // cmd_vel timeout 0.5 s
-	r.CmdVel(twist(0.4, 0.2))
+	r.CmdVel(0.4, 0.2)
 	r.Advance(400 * time.Millisecond)
 	if v := r.BaseVelocity(); v.Linear != 0.4 || v.Angular != 0.2 {
 		t.Fatalf("velocity %+v before the timeout, want the command", v)
@@ -45,12 +38,12 @@ func TestCmdVelTimeoutStopsBase(t *testing.T) {
 
 func TestCmdVelIsClampedToLimits(t *testing.T) {
 	r := newTestRobot(t)
-	r.CmdVel(twist(5, -5))
+	r.CmdVel(5, -5)
 	r.Advance(10 * time.Millisecond)
 	if v := r.BaseVelocity(); v.Linear != 0.5 || v.Angular != -1.0 {
 		t.Errorf("velocity %+v, want clamped to (0.5, -1.0)", v)
 	}
-	r.CmdVel(twist(math.NaN(), 0))
+	r.CmdVel(math.NaN(), 0)
 	r.Advance(10 * time.Millisecond)
 	if v := r.BaseVelocity(); v.Linear != 0.5 {
 		t.Errorf("a NaN command replaced the last good one: %+v", v)
@@ -70,20 +63,20 @@ func TestArcIntegrationFollowsCircle(t *testing.T) {
 
 func TestOdomReportsPoseAndTwist(t *testing.T) {
 	r := newTestRobot(t)
-	r.CmdVel(twist(0.3, 0.1))
+	r.CmdVel(0.3, 0.1)
 	r.Advance(200 * time.Millisecond)
-	var last *nav_msgs.Odometry
+	var last *Odometry
 	n := 0
 	for _, m := range r.Drain() {
-		if o, ok := m.Msg.(*nav_msgs.Odometry); ok {
+		if o, ok := m.(*Odometry); ok {
 			last, n = o, n+1
 		}
 	}
 	if n < 9 || n > 11 {
 		t.Errorf("%d odometry messages in 0.2 s, want 10 (50 Hz)", n)
 	}
-	if last == nil || last.Header.FrameId != "odom" || last.ChildFrameId != "base_footprint" ||
-		last.Twist.Twist.Linear.X != 0.3 || last.Twist.Twist.Angular.Z != 0.1 || last.Pose.Pose.Position.X <= 0 {
+	if last == nil || last.Frame != "odom" || last.ChildFrame != "base_footprint" ||
+		last.Linear != 0.3 || last.Angular != 0.1 || last.Pose.Position.X <= 0 {
 		t.Errorf("odometry %+v", last)
 	}
 }

@@ -2,25 +2,18 @@ package sim
 
 import (
 	"bytes"
-	"context"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 )
 
-// The camera: a fixed test pattern, raw and JPEG-compressed, at CameraHz
-// of wall time, stamped with simulated time.
+// The camera: a fixed test pattern, raw and JPEG-compressed, that the
+// faces publish at CameraHz of wall time, stamped with simulated time.
 const (
-	TopicCameraImage      = "/camera/image_raw"
-	TopicCameraCompressed = "/camera/image_raw/compressed"
-	CameraFrame           = "camera_optical_frame"
-	CameraWidth           = 320
-	CameraHeight          = 240
-	CameraHz              = 5
+	CameraFrame  = "camera_optical_frame"
+	CameraWidth  = 320
+	CameraHeight = 240
+	CameraHz     = 5
 )
 
 // TestPattern draws the camera's picture: eight colour bars over a grey
@@ -53,20 +46,8 @@ func abs(x int) int {
 	return x
 }
 
-// camera holds the frames, encoded once.
-type camera struct {
-	raw        []byte // rgb8 rows
-	compressed []byte // JPEG
-	seq        uint32
-}
-
-func newCamera() *camera {
-	raw, compressed := CameraPictures()
-	return &camera{raw: raw, compressed: compressed}
-}
-
-// CameraPictures is the camera's picture as rgb8 rows and as JPEG, for a
-// face that builds its own image messages.
+// CameraPictures is the camera's picture as rgb8 rows and as JPEG, encoded
+// once by each face.
 func CameraPictures() (rgb8, jpg []byte) {
 	img := TestPattern(CameraWidth, CameraHeight)
 	raw := make([]byte, 0, CameraWidth*CameraHeight*3)
@@ -76,30 +57,4 @@ func CameraPictures() (rgb8, jpg []byte) {
 	var b bytes.Buffer
 	_ = jpeg.Encode(&b, img, &jpeg.Options{Quality: 90})
 	return raw, b.Bytes()
-}
-
-// frames are the next raw and compressed messages.
-func (c *camera) frames(stamp time.Time) []Message {
-	c.seq++
-	h := std_msgs.Header{Seq: c.seq, Stamp: stamp, FrameId: CameraFrame}
-	return []Message{
-		{TopicCameraImage, &sensor_msgs.Image{Header: h, Height: CameraHeight, Width: CameraWidth,
-			Encoding: "rgb8", Step: CameraWidth * 3, Data: c.raw}},
-		{TopicCameraCompressed, &sensor_msgs.CompressedImage{Header: h, Format: "jpeg", Data: c.compressed}},
-	}
-}
-
-// runCamera publishes frames until ctx ends.
-func (s *server) runCamera(ctx context.Context) {
-	cam := newCamera()
-	t := time.NewTicker(time.Second / CameraHz)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.publish(cam.frames(s.r.Now()))
-		}
-	}
 }

@@ -47,12 +47,12 @@ func TestSimulationIsDeterministic(t *testing.T) {
 		r := newTestRobot(t)
 		r.SetFaults(Faults{Arm: ArmFaults{Lag: 50 * time.Millisecond}})
 		r.ArmGoal(GoalID{ID: "g"}, traj(r, 0.7, []float64{0.3, 0.1, -0.2, 0.4, 0.5, 1}, uniform(6, 0.2)))
-		r.MoveBaseGoal(GoalID{ID: "n"}, navTo(0.4, 0.2, 1, "odom"))
+		r.NavigateGoal(GoalID{ID: "n"}, navTo(0.4, 0.2, 1, "odom"))
 		for range 137 {
 			r.Advance(7 * time.Millisecond)
 		}
 		p := r.BasePose()
-		return append(armPositions(r), p.X, p.Y, p.Yaw)
+		return append(r.ArmPositions(), p.X, p.Y, p.Yaw)
 	}
 	a, b := run(), run()
 	for i := range a {

@@ -1,30 +1,19 @@
 // Package sim is a simulated ros_control robot: joint trajectory controller,
-// gripper, diff-drive base, move_base and fault injection, under the names a
-// gazebo_ros_control robot offers.
+// gripper, diff-drive base, move_base and fault injection. It is
+// transport-free: goals come in and messages go out as the sim's own types
+// (messages.go), and a face translates them to and from its wire —
+// sim/ros1face (ROS 1, goroslib) and sim/ros2face (ROS 2) beside it. The
+// core imports no goroslib, no ros1, no ros2 and no msgs (deps_test.go).
 //
-// # What it serves (Serve, cmd/simrobot)
+// With Config.SecondArm it is a dual-arm cell: the URDF is
+// assets/simrobot-dual-arm.urdf, whose second arm's joints are the first
+// arm's prefixed arm2_; JointState carries both arms, and the action Arm2
+// serves the second arm as Arm serves the first. Its goals are logged
+// under "arm2"; faults act on the first arm only.
 //
-//	/joint_states                            sensor_msgs/JointState, 6 arm joints + gripper_finger_joint, 100 Hz (up to 1 kHz)
-//	/arm_controller/state                    control_msgs/JointTrajectoryControllerState, 50 Hz
-//	/arm_controller/follow_joint_trajectory  control_msgs/FollowJointTrajectory action
-//	/gripper_controller/gripper_cmd          control_msgs/GripperCommand action
-//	/cmd_vel                                 geometry_msgs/Twist in; stops after 0.5 s without one
-//	/odom, /tf                               nav_msgs/Odometry and odom→base_footprint, 50 Hz
-//	/move_base                               move_base_msgs/MoveBase action, goals in the odom frame
-//	/robot_description                       the URDF (assets/simrobot.urdf)
-//	/robot_description_planning/joint_limits joint_limits.yaml, one parameter per key
-//	/arm_controller/joints, /arm_controller/constraints/...  as joint_trajectory_controller reads them
-//
-// With Config.SecondArm (simrobot --second-arm) it is a dual-arm cell: the
-// URDF is assets/simrobot-dual-arm.urdf, whose second arm's joints are the
-// first arm's prefixed arm2_; /joint_states carries both arms, and
-// /arm2_controller/{state,follow_joint_trajectory,joints,constraints/...}
-// serve the second arm as the names above serve the first. Its goals are
-// logged under "arm2"; faults act on the first arm only.
-//
-// The action servers speak actionlib over plain topics (goroslib's servers
-// hide goal ids): a goal whose id the server already knows is ignored and
-// logged as a duplicate; a cancel that arrives before its goal (by id, or by
+// The action servers follow actionlib's server side and keep the client's
+// goal ids: a goal whose id the server already knows is ignored and logged
+// as a duplicate; a cancel that arrives before its goal (by id, or by
 // a stamp at or after the goal's) makes the goal RECALLED when it arrives;
 // an empty id with a zero stamp cancels everything; finished goals stay in
 // the status list for StatusListTimeout (5 s), ids are remembered longer.
@@ -51,12 +40,8 @@
 //
 // # Faults
 //
-// Set parameters under /<node>/faults/ (e.g. rosparam set
-// /simrobot/faults/arm/tracking_offset 0.3), then call the std_srvs/Trigger
-// service /<node>/apply_faults; it reads every fault parameter (unset means
-// healthy) and answers with the faults in force as JSON, keyed like the
-// parameters. /<node>/clear_faults heals the robot and deletes
-// /<node>/faults. In Go: Robot.SetFaults. The parameters (FaultParams):
+// Robot.SetFaults puts faults in force; the faces read them from
+// parameters (ReadFaults) keyed like FaultParams:
 //
 //	arm|gripper|move_base/ignore_goals  bool   log new goals, then drop them unanswered and unremembered
 //	arm|gripper|move_base/delay_ms      int    delay every status change, feedback and result
@@ -72,10 +57,10 @@
 //
 // # Goal log
 //
-// Every goal and cancel message each action server received is logged,
-// duplicates and ignored goals included: Robot.Goals in Go, or the
-// std_srvs/Trigger service /<node>/goals, whose message is the GoalLog as
-// JSON:
+// Every goal and cancel each action server received is logged, duplicates
+// and ignored goals included: Robot.Goals in Go, or a face's goals
+// service, whose message is the GoalLog as JSON (the ns are ROS 1's on
+// either face):
 //
 //	{"arm": {"ns": "/arm_controller/follow_joint_trajectory",
 //	         "received": 2, "duplicates": 1, "ignored": 0, "cancels": 0,
@@ -84,4 +69,22 @@
 //	                    "state": "SUCCEEDED"}, ...],
 //	         "cancel_log": [{"id": "", "stamp": "...", "received": "...", "sim_time": "..."}]},
 //	 "gripper": {...}, "move_base": {...}}
+//
+// # World
+//
+// Config.Table (simrobot --table) puts a table, a box in the odom frame,
+// in the robot's world. At every step the sim places each link's URDF
+// collision shapes (boxes, cylinders, spheres; meshes are not modelled)
+// by its own forward kinematics from the base's pose and the joints'
+// actual positions, and tests them against the table with its own GJK
+// test (geometry.go, world.go: nothing shared with the bridge's
+// kinematics, which the sim checks). Each contact is logged from when a
+// link first touches the table to when it leaves: Robot.Collisions, or a
+// face's collisions service, as JSON:
+//
+//	{"table": {"min": [0.5, -1, 0], "max": [2, 1, 0.4]}, "contacts": 1, "touching": ["forearm_link"],
+//	 "collisions": [{"link": "forearm_link", "object": "table", "start": "<simulated>", "end": "<simulated, once it left>"}]}
+//
+// The sim does not stop a link at the table: it records, as a camera
+// over a real cell would, what the motion the bridge allowed touched.
 package sim

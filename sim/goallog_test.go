@@ -11,11 +11,11 @@ func TestGoalLogCountsEveryGoalByID(t *testing.T) {
 	g := traj(r, 0.5, uniform(6, 0.2))
 	r.ArmGoal(GoalID{ID: "a", Stamp: r.Now()}, g)
 	r.Advance(100 * time.Millisecond)
-	before := armPositions(r)
+	before := r.ArmPositions()
 	r.ArmGoal(GoalID{ID: "a", Stamp: r.Now()}, traj(r, 0.5, uniform(6, -1)))
 	_ = r.Cancel(Arm, GoalID{ID: "zzz"})
 	r.Advance(time.Millisecond)
-	if after := armPositions(r); !near(after, before, 0.01) {
+	if after := r.ArmPositions(); !near(after, before, 0.01) {
 		t.Errorf("duplicate goal changed the motion: %v → %v", before, after)
 	}
 

@@ -3,16 +3,9 @@ package sim
 import (
 	"math"
 	"time"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
-type (
-	gripGoal     = msgs.GripperCommandGoal
-	gripResult   = msgs.GripperCommandResult
-	gripFeedback = msgs.GripperCommandFeedback
-	gripHandle   = goalHandle[gripGoal, gripResult, gripFeedback]
-)
+type gripHandle = goalHandle[GripperGoal, GripperResult, GripperFeedback]
 
 // GripperConfig is the one-finger gripper's joint and behaviour, after
 // ros_control's gripper_action_controller.
@@ -51,7 +44,7 @@ func newGripper(cfg GripperConfig, faults *GripperFaults) *gripper {
 // goal accepts every command, preempting the one in progress; a target out
 // of the joint's range is pursued up to the limit, where the finger stalls.
 func (g *gripper) goal(now time.Time, h *gripHandle) {
-	cmd := h.Goal().Command
+	cmd := h.Goal()
 	if !finite(cmd.Position) || !finite(cmd.MaxEffort) {
 		_ = h.reject(now, g.result(false, false), "position and max_effort must be finite")
 		return
@@ -74,8 +67,8 @@ func (g *gripper) cancel(now time.Time, h *gripHandle) {
 	_ = h.canceled(now, g.result(false, false), "canceled")
 }
 
-func (g *gripper) result(stalled, reached bool) gripResult {
-	return gripResult{Position: g.pos, Effort: g.effort, Stalled: stalled, ReachedGoal: reached}
+func (g *gripper) result(stalled, reached bool) GripperResult {
+	return GripperResult{Position: g.pos, Effort: g.effort, Stalled: stalled, ReachedGoal: reached}
 }
 
 // step moves the finger toward the target at the configured speed.
@@ -113,7 +106,7 @@ func (g *gripper) step(now time.Time, dt time.Duration) {
 	case !now.Before(g.nextFeedback):
 		g.nextFeedback = now.Add(g.cfg.FeedbackPeriod)
 		r := g.result(false, false)
-		g.active.feedback(now, gripFeedback(r))
+		g.active.feedback(now, GripperFeedback(r))
 	}
 }
 

@@ -4,19 +4,15 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
-func gripTo(pos, effort float64) msgs.GripperCommandGoal {
-	return msgs.GripperCommandGoal{Command: control_msgs.GripperCommand{Position: pos, MaxEffort: effort}}
+func gripTo(pos, effort float64) GripperGoal {
+	return GripperGoal{Position: pos, MaxEffort: effort}
 }
 
-func gripResultOf(t *testing.T, o GoalOutcome) msgs.GripperCommandResult {
+func gripResultOf(t *testing.T, o GoalOutcome) GripperResult {
 	t.Helper()
-	res, ok := o.Result.(msgs.GripperCommandResult)
+	res, ok := o.Result.(GripperResult)
 	if !ok {
 		t.Fatalf("result is %T", o.Result)
 	}

@@ -4,11 +4,6 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 // newTestRobot is the default robot on a fixed simulated epoch.
@@ -29,11 +24,11 @@ func newTestRobot(t *testing.T, mod ...func(*Config)) *Robot {
 
 // traj is a FollowJointTrajectory goal through the given waypoints (one
 // position per arm joint), spaced dt seconds apart.
-func traj(r *Robot, dt float64, waypoints ...[]float64) msgs.FollowJointTrajectoryGoal {
-	g := msgs.FollowJointTrajectoryGoal{}
+func traj(r *Robot, dt float64, waypoints ...[]float64) TrajectoryGoal {
+	g := TrajectoryGoal{}
 	g.Trajectory.JointNames = r.ArmJoints()
 	for i, w := range waypoints {
-		g.Trajectory.Points = append(g.Trajectory.Points, trajectory_msgs.JointTrajectoryPoint{
+		g.Trajectory.Points = append(g.Trajectory.Points, TrajectoryPoint{
 			Positions:     w,
 			TimeFromStart: time.Duration(float64(i+1) * dt * float64(time.Second)),
 		})
@@ -70,20 +65,11 @@ func runUntilDone(t *testing.T, r *Robot, action, id string, limit time.Duration
 
 func errorCode(t *testing.T, o GoalOutcome) int32 {
 	t.Helper()
-	res, ok := o.Result.(msgs.FollowJointTrajectoryResult)
+	res, ok := o.Result.(TrajectoryResult)
 	if !ok {
-		t.Fatalf("result is %T, want msgs.FollowJointTrajectoryResult", o.Result)
+		t.Fatalf("result is %T, want TrajectoryResult", o.Result)
 	}
 	return res.ErrorCode
-}
-
-func armPositions(r *Robot) []float64 {
-	pos := r.JointPositions()
-	var out []float64
-	for _, n := range r.ArmJoints() {
-		out = append(out, pos[n])
-	}
-	return out
 }
 
 func near(a, b []float64, tol float64) bool {
@@ -98,14 +84,14 @@ func near(a, b []float64, tol float64) bool {
 	return true
 }
 
-func tolerances(r *Robot, pos float64) []control_msgs.JointTolerance {
-	var out []control_msgs.JointTolerance
+func tolerances(r *Robot, pos float64) []JointTolerance {
+	var out []JointTolerance
 	for _, n := range r.ArmJoints() {
-		out = append(out, control_msgs.JointTolerance{Name: n, Position: pos})
+		out = append(out, JointTolerance{Name: n, Position: pos})
 	}
 	return out
 }
 
-func trajectoryPoint(pos []float64, secs float64) trajectory_msgs.JointTrajectoryPoint {
-	return trajectory_msgs.JointTrajectoryPoint{Positions: pos, TimeFromStart: time.Duration(secs * float64(time.Second))}
+func trajectoryPoint(pos []float64, secs float64) TrajectoryPoint {
+	return TrajectoryPoint{Positions: pos, TimeFromStart: time.Duration(secs * float64(time.Second))}
 }

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
+
+	"gopkg.in/yaml.v3"
 )
 
 // DefaultURDF is the sim's robot description; launch/simrobot.urdf is a copy.
@@ -102,5 +105,37 @@ func ParseJoints(urdf string) ([]Joint, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no movable joints", ErrURDF)
 	}
+	return out, nil
+}
+
+// JointLimit is one value of a joint_limits.yaml: max_velocity of a joint.
+type JointLimit struct {
+	Joint, Key string
+	Value      any // bool, int or float64
+}
+
+// ParseJointLimits reads a joint_limits.yaml, sorted by joint, then key.
+func ParseJointLimits(doc string) ([]JointLimit, error) {
+	var y struct {
+		JointLimits map[string]map[string]any `yaml:"joint_limits"`
+	}
+	if err := yaml.Unmarshal([]byte(doc), &y); err != nil {
+		return nil, fmt.Errorf("sim: joint limits: %w", err)
+	}
+	if len(y.JointLimits) == 0 {
+		return nil, errors.New("sim: joint limits: no joint_limits: map")
+	}
+	var out []JointLimit
+	for joint, kv := range y.JointLimits {
+		for k, v := range kv {
+			switch v.(type) {
+			case bool, int, float64:
+			default:
+				return nil, fmt.Errorf("sim: joint limits: %s/%s: unsupported value %v", joint, k, v)
+			}
+			out = append(out, JointLimit{joint, k, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Joint+"/"+out[i].Key < out[j].Joint+"/"+out[j].Key })
 	return out, nil
 }

@@ -47,16 +47,16 @@ func TestDefaultRobotHasSixArmJointsAndAGripper(t *testing.T) {
 	if got := r.ArmJoints(); len(got) != 6 || got[0] != "shoulder_pan_joint" {
 		t.Errorf("arm joints %v", got)
 	}
-	limits, err := flattenJointLimits(DefaultJointLimits)
+	limits, err := ParseJointLimits(DefaultJointLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for _, l := range limits {
-		seen[l.key] = true
+		seen[l.Joint+"/"+l.Key] = true
 	}
 	for _, j := range joints {
-		if !seen[ParamJointLimits+"/"+j.Name+"/max_velocity"] {
+		if !seen[j.Name+"/max_velocity"] {
 			t.Errorf("joint_limits.yaml has no max_velocity for %s", j.Name)
 		}
 	}

@@ -4,19 +4,10 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
 )
 
-// move_base goal, result and feedback contents: the target pose, nothing,
-// and the base's current pose.
-type (
-	navGoal     = geometry_msgs.PoseStamped
-	navResult   = struct{}
-	navFeedback = geometry_msgs.PoseStamped
-	navHandle   = goalHandle[navGoal, navResult, navFeedback]
-)
+// A navigation goal is the target pose; its feedback the base's pose.
+type navHandle = goalHandle[PoseStamped, NavigateResult, NavigateFeedback]
 
 // OdomFrame is the frame of /odom and of move_base goals; "map" and an
 // empty frame are taken as the same frame, since the sim's odometry is perfect.
@@ -60,7 +51,7 @@ func newMoveBase(cfg MoveBaseConfig, faults *MoveBaseFaults, b *base) *moveBase 
 // SimpleActionServer does) and aborts those it cannot pursue.
 func (m *moveBase) goal(now time.Time, h *navHandle) {
 	if m.active != nil {
-		_ = m.active.canceled(now, navResult{}, "preempted by a new goal")
+		_ = m.active.canceled(now, NavigateResult{}, "preempted by a new goal")
 		m.active = nil
 	}
 	if err := h.accept(now, ""); err != nil {
@@ -70,14 +61,14 @@ func (m *moveBase) goal(now time.Time, h *navHandle) {
 	p, o := g.Pose.Position, g.Pose.Orientation
 	yaw, ok := yawFromQuaternion(o.X, o.Y, o.Z, o.W)
 	switch {
-	case !KnownFrame(g.Header.FrameId):
-		_ = h.abort(now, navResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q", g.Header.FrameId, OdomFrame))
+	case !KnownFrame(g.Frame):
+		_ = h.abort(now, NavigateResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q", g.Frame, OdomFrame))
 		return
 	case !ok:
-		_ = h.abort(now, navResult{}, "Aborting on goal because it was sent with an invalid quaternion")
+		_ = h.abort(now, NavigateResult{}, "Aborting on goal because it was sent with an invalid quaternion")
 		return
 	case !finite(p.X) || !finite(p.Y):
-		_ = h.abort(now, navResult{}, "goal position is not finite")
+		_ = h.abort(now, NavigateResult{}, "goal position is not finite")
 		return
 	}
 	m.active, m.target, m.xyReached = h, Pose2D{X: p.X, Y: p.Y, Yaw: yaw}, false
@@ -88,7 +79,7 @@ func (m *moveBase) cancel(now time.Time, h *navHandle) {
 	if h.Same(m.active) {
 		m.active = nil
 	}
-	_ = h.canceled(now, navResult{}, "canceled")
+	_ = h.canceled(now, NavigateResult{}, "canceled")
 }
 
 // step sets the base's command for this step; call it before base.step.
@@ -97,7 +88,7 @@ func (m *moveBase) step(now time.Time) {
 		return
 	}
 	if f := m.faults.AbortAfter; f > 0 && now.Sub(m.started) >= f {
-		_ = m.active.abort(now, navResult{}, fmt.Sprintf("simrobot fault: aborted after %s", f))
+		_ = m.active.abort(now, NavigateResult{}, fmt.Sprintf("simrobot fault: aborted after %s", f))
 		m.active = nil
 		return
 	}
@@ -120,7 +111,7 @@ func (m *moveBase) step(now time.Time) {
 		e := wrapAngle(m.target.Yaw - pose.Yaw)
 		if math.Abs(e) <= m.cfg.YawTolerance/2 {
 			m.base.drive(Twist2D{})
-			_ = m.active.succeed(now, navResult{}, "Goal reached.")
+			_ = m.active.succeed(now, NavigateResult{}, "Goal reached.")
 			m.active = nil
 			return
 		}
@@ -133,13 +124,10 @@ func (m *moveBase) step(now time.Time) {
 	}
 }
 
-func poseStamped(now time.Time, p Pose2D) geometry_msgs.PoseStamped {
+func poseStamped(now time.Time, p Pose2D) PoseStamped {
 	x, y, z, w := quaternionFromYaw(p.Yaw)
-	return geometry_msgs.PoseStamped{
-		Header: std_msgs.Header{Stamp: now, FrameId: OdomFrame},
-		Pose: geometry_msgs.Pose{
-			Position:    geometry_msgs.Point{X: p.X, Y: p.Y},
-			Orientation: geometry_msgs.Quaternion{X: x, Y: y, Z: z, W: w},
-		},
-	}
+	return PoseStamped{Stamp: now, Frame: OdomFrame, Pose: Pose{
+		Position:    Point3{X: p.X, Y: p.Y},
+		Orientation: Quaternion{X: x, Y: y, Z: z, W: w},
+	}}
 }

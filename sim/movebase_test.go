@@ -4,15 +4,12 @@ import (
 	"math"
 	"testing"
 	"time"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
-func navTo(x, y, yaw float64, frame string) msgs.MoveBaseGoal {
-	g := msgs.MoveBaseGoal{}
-	g.TargetPose.Header.FrameId = frame
-	g.TargetPose.Pose.Position.X, g.TargetPose.Pose.Position.Y = x, y
-	_, _, g.TargetPose.Pose.Orientation.Z, g.TargetPose.Pose.Orientation.W = quaternionFromYaw(yaw)
+func navTo(x, y, yaw float64, frame string) PoseStamped {
+	g := PoseStamped{Frame: frame}
+	g.Pose.Position.X, g.Pose.Position.Y = x, y
+	_, _, g.Pose.Orientation.Z, g.Pose.Orientation.W = quaternionFromYaw(yaw)
 	return g
 }
 
@@ -24,7 +21,7 @@ func TestMoveBaseReachesGoalWithinTolerance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := newTestRobot(t)
-		r.MoveBaseGoal(GoalID{ID: "g"}, navTo(tt.x, tt.y, tt.yaw, "odom"))
+		r.NavigateGoal(GoalID{ID: "g"}, navTo(tt.x, tt.y, tt.yaw, "odom"))
 		o := runUntilDone(t, r, MoveBase, "g", 30*time.Second)
 		p := r.BasePose()
 		if o.Status != StatusSucceeded {
@@ -42,7 +39,7 @@ func TestMoveBaseReachesGoalWithinTolerance(t *testing.T) {
 
 func TestMoveBaseZeroDistanceSucceedsPromptly(t *testing.T) {
 	r := newTestRobot(t)
-	r.MoveBaseGoal(GoalID{ID: "g"}, navTo(0, 0, 0, ""))
+	r.NavigateGoal(GoalID{ID: "g"}, navTo(0, 0, 0, ""))
 	r.Advance(10 * time.Millisecond)
 	if o, _ := r.Goal(MoveBase, "g"); o.Status != StatusSucceeded {
 		t.Errorf("zero-distance goal after 10 ms: %s, want SUCCEEDED", StatusName(o.Status))
@@ -52,16 +49,16 @@ func TestMoveBaseZeroDistanceSucceedsPromptly(t *testing.T) {
 func TestMoveBaseAbortsGoalsItCannotPursue(t *testing.T) {
 	tests := []struct {
 		name string
-		goal msgs.MoveBaseGoal
+		goal PoseStamped
 	}{
-		{"zero quaternion", func() msgs.MoveBaseGoal { g := navTo(1, 0, 0, "odom"); g.TargetPose.Pose.Orientation.W = 0; return g }()},
+		{"zero quaternion", func() PoseStamped { g := navTo(1, 0, 0, "odom"); g.Pose.Orientation.W = 0; return g }()},
 		{"unknown frame", navTo(1, 0, 0, "camera_link")},
 		{"NaN position", navTo(math.NaN(), 0, 0, "odom")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newTestRobot(t)
-			r.MoveBaseGoal(GoalID{ID: "g"}, tt.goal)
+			r.NavigateGoal(GoalID{ID: "g"}, tt.goal)
 			if o, _ := r.Goal(MoveBase, "g"); o.Status != StatusAborted {
 				t.Errorf("%s (%s), want ABORTED", StatusName(o.Status), o.Text)
 			}
@@ -71,7 +68,7 @@ func TestMoveBaseAbortsGoalsItCannotPursue(t *testing.T) {
 
 func TestMoveBaseCancelStopsBase(t *testing.T) {
 	r := newTestRobot(t)
-	r.MoveBaseGoal(GoalID{ID: "g"}, navTo(3, 0, 0, "odom"))
+	r.NavigateGoal(GoalID{ID: "g"}, navTo(3, 0, 0, "odom"))
 	r.Advance(time.Second)
 	_ = r.Cancel(MoveBase, GoalID{ID: "g"})
 	if o, _ := r.Goal(MoveBase, "g"); o.Status != StatusPreempted {
@@ -87,9 +84,9 @@ func TestMoveBaseCancelStopsBase(t *testing.T) {
 
 func TestMoveBaseTakesPrecedenceOverCmdVel(t *testing.T) {
 	r := newTestRobot(t)
-	r.MoveBaseGoal(GoalID{ID: "g"}, navTo(1, 0, 0, "odom"))
+	r.NavigateGoal(GoalID{ID: "g"}, navTo(1, 0, 0, "odom"))
 	for range 100 {
-		r.CmdVel(twist(-0.5, 0))
+		r.CmdVel(-0.5, 0)
 		r.Advance(10 * time.Millisecond)
 	}
 	if p := r.BasePose(); p.X <= 0 {

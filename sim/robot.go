@@ -8,44 +8,32 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
-// The names a gazebo_ros_control robot with these controllers offers.
-const (
-	TopicJointStates = "/joint_states"
-	TopicArmState    = "/arm_controller/state"
-	TopicCmdVel      = "/cmd_vel"
-	TopicOdom        = "/odom"
-	TopicTF          = "/tf"
-	ArmAction        = "/arm_controller/follow_joint_trajectory"
-	GripperAction    = "/gripper_controller/gripper_cmd"
-	MoveBaseAction   = "/move_base"
-	BaseFrame        = "base_footprint"
-)
-
-// The dual-arm cell's second arm (Config.SecondArm): its own controller
-// namespace, and joint names prefixed as one URDF names two arms.
-const (
-	Arm2Action      = "/arm2_controller/follow_joint_trajectory"
-	TopicArm2State  = "/arm2_controller/state"
-	Arm2JointPrefix = "arm2_"
-)
-
-// Action short names, used by the goal log and the fault parameters.
+// Action short names, used by the goal log, the fault parameters and the
+// action messages.
 const (
 	Arm      = "arm"
 	Arm2     = "arm2"
 	Gripper  = "gripper"
 	MoveBase = "move_base"
 )
+
+// Each action's namespace, as the goal log's "ns" names it: the ROS 1
+// names, which the goal log keeps whichever face serves the robot.
+const (
+	ArmAction      = "/arm_controller/follow_joint_trajectory"
+	Arm2Action     = "/arm2_controller/follow_joint_trajectory"
+	GripperAction  = "/gripper_controller/gripper_cmd"
+	MoveBaseAction = "/move_base"
+)
+
+// BaseFrame is the base's frame, the child of OdomFrame.
+const BaseFrame = "base_footprint"
+
+// Arm2JointPrefix starts the second arm's joint names (Config.SecondArm),
+// as one URDF names two arms.
+const Arm2JointPrefix = "arm2_"
 
 // Config is the robot's shape, rates and behaviour. Start from
 // DefaultConfig; New checks but does not fill in fields.
@@ -89,6 +77,11 @@ type Config struct {
 
 	Base     BaseConfig
 	MoveBase MoveBaseConfig
+
+	// Table is a box in the world (the odom frame) that the links'
+	// collision shapes are checked against at every step; contacts go to
+	// the collision log. Nil: an empty world.
+	Table *Box
 
 	// Wall is the clock the goal log stamps arrivals with; time.Now when nil.
 	Wall func() time.Time
@@ -140,13 +133,15 @@ type Robot struct {
 	nav     *moveBase
 	faults  Faults
 
-	armSrv  *actionServer[trajGoal, trajResult, trajFeedback]
-	arm2Srv *actionServer[trajGoal, trajResult, trajFeedback] // nil without a second arm
+	armSrv  *actionServer[TrajectoryGoal, TrajectoryResult, TrajectoryFeedback]
+	arm2Srv *actionServer[TrajectoryGoal, TrajectoryResult, TrajectoryFeedback] // nil without a second arm
 	// arm2Faults stay zero: fault injection targets the first arm.
 	arm2Faults ArmFaults
-	gripSrv    *actionServer[gripGoal, gripResult, gripFeedback]
-	navSrv     *actionServer[navGoal, navResult, navFeedback]
+	gripSrv    *actionServer[GripperGoal, GripperResult, GripperFeedback]
+	navSrv     *actionServer[PoseStamped, NavigateResult, NavigateFeedback]
 	logs       map[string]*actionLog
+	collisions *collisionTracker  // nil without a table
+	q          map[string]float64 // joint positions for the collision check, reused
 
 	nextJS, nextOdom, nextArmState, nextArm2State time.Time
 	jsSeq, odomSeq                                uint32
@@ -164,6 +159,8 @@ func New(cfg Config) (*Robot, error) {
 		return nil, fmt.Errorf("%w: publish rates must be > 0", ErrConfig)
 	case !finite(cfg.BaseInitial.X) || !finite(cfg.BaseInitial.Y) || !finite(cfg.BaseInitial.Yaw):
 		return nil, fmt.Errorf("%w: BaseInitial must be finite", ErrConfig)
+	case cfg.Table != nil && !cfg.Table.valid():
+		return nil, fmt.Errorf("%w: Table must be finite with Min <= Max, got %v", ErrConfig, *cfg.Table)
 	}
 	joints, err := ParseJoints(cfg.URDF)
 	if err != nil {
@@ -235,26 +232,25 @@ func New(cfg Config) (*Robot, error) {
 	for name, ns := range map[string]string{Arm: ArmAction, Gripper: GripperAction, MoveBase: MoveBaseAction} {
 		r.logs[name] = newActionLog(ns)
 	}
-	armServer := func(name, ns string, a *arm) *actionServer[trajGoal, trajResult, trajFeedback] {
-		return newActionServer(actionServerConfig[trajResult, trajFeedback]{
-			Name: name, NS: ns, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
-			WrapResult: wrapTrajResult, WrapFeedback: wrapTrajFeedback,
-		}, armExec{a}, r.logs[name])
+	srvCfg := func(name string) actionServerConfig {
+		return actionServerConfig{Name: name, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod}
 	}
-	r.armSrv = armServer(Arm, ArmAction, r.arm)
+	r.armSrv = newActionServer(srvCfg(Arm), armExec{r.arm}, r.logs[Arm])
 	if r.arm2 != nil {
 		r.logs[Arm2] = newActionLog(Arm2Action)
-		r.arm2Srv = armServer(Arm2, Arm2Action, r.arm2)
+		r.arm2Srv = newActionServer(srvCfg(Arm2), armExec{r.arm2}, r.logs[Arm2])
 	}
-	r.gripSrv = newActionServer(actionServerConfig[gripResult, gripFeedback]{
-		Name: Gripper, NS: GripperAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
-		WrapResult: wrapGripResult, WrapFeedback: wrapGripFeedback,
-	}, gripExec{r.gripper}, r.logs[Gripper])
-	r.navSrv = newActionServer(actionServerConfig[navResult, navFeedback]{
-		Name: MoveBase, NS: MoveBaseAction, StatusListTimeout: cfg.StatusListTimeout, StatusPeriod: statusPeriod,
-		WrapResult: wrapNavResult, WrapFeedback: wrapNavFeedback,
-	}, navExec{r.nav}, r.logs[MoveBase])
+	r.gripSrv = newActionServer(srvCfg(Gripper), gripExec{r.gripper}, r.logs[Gripper])
+	r.navSrv = newActionServer(srvCfg(MoveBase), navExec{r.nav}, r.logs[MoveBase])
 	r.applyServerFaults()
+	if cfg.Table != nil {
+		m, err := newWorldModel(cfg.URDF)
+		if err != nil {
+			return nil, err
+		}
+		r.collisions, r.q = newCollisionTracker(m, *cfg.Table), map[string]float64{}
+		r.collisions.step(r.clock.Now(), r.base.pose, r.positionsLocked())
+	}
 	return r, nil
 }
 
@@ -284,7 +280,7 @@ func (r *Robot) Now() time.Time {
 	return r.clock.Now()
 }
 
-// Joints lists the arm joints, then the gripper joint, as /joint_states does.
+// Joints lists the arm joints, then the gripper joint, as JointState does.
 func (r *Robot) Joints() []Joint { return append([]Joint(nil), r.joints...) }
 
 // ArmJoints lists the arm's joint names in controller order.
@@ -360,20 +356,22 @@ func (r *Robot) stepLocked() {
 		r.arm2.step(now, dt)
 		r.queue(r.arm2Srv.drain(now)...)
 		if due(now, &r.nextArm2State, hz(r.cfg.ArmStateHz)) {
-			r.queue(Message{TopicArm2State, r.arm2.state(now)})
+			r.queue(&ArmState{Arm: Arm2, ControllerState: r.arm2.state(now)})
 		}
 	}
 	r.queue(r.gripSrv.drain(now)...)
 	r.queue(r.navSrv.drain(now)...)
+	if r.collisions != nil {
+		r.collisions.step(now, r.base.pose, r.positionsLocked())
+	}
 	if due(now, &r.nextJS, hz(r.cfg.JointStatesHz)) && !r.faults.MuteJointStates {
-		r.queue(Message{TopicJointStates, r.jointStateLocked(now)})
+		r.queue(r.jointStateLocked(now))
 	}
 	if due(now, &r.nextArmState, hz(r.cfg.ArmStateHz)) {
-		r.queue(Message{TopicArmState, r.arm.state(now)})
+		r.queue(&ArmState{Arm: Arm, ControllerState: r.arm.state(now)})
 	}
 	if due(now, &r.nextOdom, hz(r.cfg.OdomHz)) {
-		odom := r.odomLocked(now)
-		r.queue(Message{TopicOdom, odom}, Message{TopicTF, odomTF(odom)})
+		r.queue(r.odomLocked(now))
 	}
 }
 
@@ -397,11 +395,12 @@ func (r *Robot) queue(ms ...Message) {
 	}
 }
 
-func (r *Robot) jointStateLocked(now time.Time) *sensor_msgs.JointState {
+func (r *Robot) jointStateLocked(now time.Time) *JointState {
 	r.jsSeq++
 	n := len(r.joints)
-	js := &sensor_msgs.JointState{
-		Header:   std_msgs.Header{Seq: r.jsSeq, Stamp: now},
+	js := &JointState{
+		Seq:      r.jsSeq,
+		Stamp:    now,
 		Name:     make([]string, 0, n),
 		Position: make([]float64, 0, n),
 		Velocity: make([]float64, 0, n),
@@ -422,32 +421,10 @@ func (r *Robot) jointStateLocked(now time.Time) *sensor_msgs.JointState {
 	return js
 }
 
-func (r *Robot) odomLocked(now time.Time) *nav_msgs.Odometry {
+func (r *Robot) odomLocked(now time.Time) *Odometry {
 	r.odomSeq++
-	ps := poseStamped(now, r.base.pose)
-	return &nav_msgs.Odometry{
-		Header:       std_msgs.Header{Seq: r.odomSeq, Stamp: now, FrameId: OdomFrame},
-		ChildFrameId: BaseFrame,
-		Pose:         geometry_msgs.PoseWithCovariance{Pose: ps.Pose},
-		Twist: geometry_msgs.TwistWithCovariance{Twist: geometry_msgs.Twist{
-			Linear:  geometry_msgs.Vector3{X: r.base.vel.Linear},
-			Angular: geometry_msgs.Vector3{Z: r.base.vel.Angular},
-		}},
-	}
-}
-
-// odomTF is the odom → base_footprint transform, as a base driver
-// broadcasts it next to /odom.
-func odomTF(o *nav_msgs.Odometry) *tf2_msgs.TFMessage {
-	p := o.Pose.Pose
-	return &tf2_msgs.TFMessage{Transforms: []geometry_msgs.TransformStamped{{
-		Header:       std_msgs.Header{Stamp: o.Header.Stamp, FrameId: OdomFrame},
-		ChildFrameId: BaseFrame,
-		Transform: geometry_msgs.Transform{
-			Translation: geometry_msgs.Vector3{X: p.Position.X, Y: p.Position.Y, Z: p.Position.Z},
-			Rotation:    p.Orientation,
-		},
-	}}}
+	return &Odometry{Seq: r.odomSeq, Stamp: now, Frame: OdomFrame, ChildFrame: BaseFrame,
+		Pose: poseStamped(now, r.base.pose).Pose, Linear: r.base.vel.Linear, Angular: r.base.vel.Angular}
 }
 
 // arms are the first arm and the second, when there is one.
@@ -462,7 +439,13 @@ func (r *Robot) arms() []*arm {
 func (r *Robot) JointPositions() map[string]float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := map[string]float64{}
+	return r.fillPositions(map[string]float64{})
+}
+
+// positionsLocked fills the reused map r.q for the collision check.
+func (r *Robot) positionsLocked() map[string]float64 { return r.fillPositions(r.q) }
+
+func (r *Robot) fillPositions(out map[string]float64) map[string]float64 {
 	for _, a := range r.arms() {
 		for i, j := range a.cfg.Joints {
 			out[j.Name] = a.pos[i]
@@ -470,6 +453,23 @@ func (r *Robot) JointPositions() map[string]float64 {
 	}
 	out[r.gripper.cfg.Joint.Name] = r.gripper.pos
 	return out
+}
+
+// Collisions is every contact of the robot's links with the table so far.
+func (r *Robot) Collisions() CollisionLog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.collisions == nil {
+		return CollisionLog{Touching: []string{}, Collisions: []Collision{}}
+	}
+	return r.collisions.snapshot()
+}
+
+// ArmPositions is the first arm's actual joint positions, in controller order.
+func (r *Robot) ArmPositions() []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]float64(nil), r.arm.pos...)
 }
 
 // GripperState is the finger's position (m) and effort.
@@ -534,8 +534,8 @@ func (r *Robot) Goals() GoalLog {
 type GoalOutcome struct {
 	Status uint8
 	Text   string
-	// Result is set in a terminal state: msgs.FollowJointTrajectoryResult,
-	// msgs.GripperCommandResult or struct{} for move_base.
+	// Result is set in a terminal state: TrajectoryResult, GripperResult
+	// or NavigateResult.
 	Result any
 }
 
@@ -560,16 +560,16 @@ func (r *Robot) Goal(action, id string) (GoalOutcome, bool) {
 	return GoalOutcome{}, false
 }
 
-// ArmGoal is a FollowJointTrajectory goal arriving on the goal topic.
-func (r *Robot) ArmGoal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
+// ArmGoal is a FollowJointTrajectory goal for the first arm.
+func (r *Robot) ArmGoal(id GoalID, g TrajectoryGoal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.armSrv.handleGoal(r.clock.Now(), r.wall(), id, g)
 }
 
-// Arm2Goal is a FollowJointTrajectory goal arriving on the second arm's
-// goal topic; nothing happens without a second arm.
-func (r *Robot) Arm2Goal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
+// Arm2Goal is a FollowJointTrajectory goal for the second arm; nothing
+// happens without a second arm.
+func (r *Robot) Arm2Goal(id GoalID, g TrajectoryGoal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.arm2Srv != nil {
@@ -577,18 +577,19 @@ func (r *Robot) Arm2Goal(id GoalID, g msgs.FollowJointTrajectoryGoal) {
 	}
 }
 
-// GripperGoal is a GripperCommand goal arriving on the goal topic.
-func (r *Robot) GripperGoal(id GoalID, g msgs.GripperCommandGoal) {
+// GripperGoal is a GripperCommand goal.
+func (r *Robot) GripperGoal(id GoalID, g GripperGoal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gripSrv.handleGoal(r.clock.Now(), r.wall(), id, g)
 }
 
-// MoveBaseGoal is a move_base goal arriving on the goal topic.
-func (r *Robot) MoveBaseGoal(id GoalID, g msgs.MoveBaseGoal) {
+// NavigateGoal is a goal for the base to reach target (move_base's
+// target_pose, Nav2's pose).
+func (r *Robot) NavigateGoal(id GoalID, target PoseStamped) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.navSrv.handleGoal(r.clock.Now(), r.wall(), id, g.TargetPose)
+	r.navSrv.handleGoal(r.clock.Now(), r.wall(), id, target)
 }
 
 // DuplicateGoal logs a goal message whose id a face's own action server
@@ -607,7 +608,8 @@ func (r *Robot) DuplicateGoal(action string, id GoalID) error {
 	return nil
 }
 
-// Cancel is a message on an action's cancel topic.
+// Cancel is a cancel request for an action's goals, with actionlib's
+// rules (see package doc).
 func (r *Robot) Cancel(action string, id GoalID) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -647,9 +649,17 @@ func (r *Robot) CmdVelStamped(stamp time.Time, linear, angular float64) bool {
 	return true
 }
 
-// CmdVel is a /cmd_vel message.
-func (r *Robot) CmdVel(t geometry_msgs.Twist) {
+// CmdVel is a velocity command taken now, as ROS 1's /cmd_vel is.
+func (r *Robot) CmdVel(linear, angular float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.base.command(r.clock.Now(), Twist2D{Linear: t.Linear.X, Angular: t.Angular.Z})
+	r.base.command(r.clock.Now(), Twist2D{Linear: linear, Angular: angular})
+}
+
+// ResetOdometry puts the base back at the odom origin, as a base driver's
+// reset service does.
+func (r *Robot) ResetOdometry() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.base.pose = Pose2D{}
 }

@@ -6,10 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
-
-	"github.com/actbridge/actbridge/msgs/ros1"
 )
 
 func dualArmRobot(t *testing.T) *Robot {
@@ -28,12 +24,12 @@ func TestDualArmCellHasTwoSixJointArmsWithPrefixedNamesAndLimitsForEach(t *testi
 			t.Errorf("second arm joint %d is %s, want %s", i, j, Arm2JointPrefix+arm[i])
 		}
 	}
-	limits, err := flattenJointLimits(DualArmJointLimits)
+	limits, err := ParseJointLimits(DualArmJointLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, j := range r.Joints() {
-		if !slices.ContainsFunc(limits, func(l limitParam) bool { return l.key == ParamJointLimits+"/"+j.Name+"/max_velocity" }) {
+		if !slices.ContainsFunc(limits, func(l JointLimit) bool { return l.Joint == j.Name && l.Key == "max_velocity" }) {
 			t.Errorf("joint_limits-dual-arm.yaml has no max_velocity for %s", j.Name)
 		}
 	}
@@ -55,7 +51,7 @@ func TestEachArmMovesOnlyOnItsOwnGoals(t *testing.T) {
 			t.Errorf("%s at %g, want %g", j, pos[j], want)
 		}
 	}
-	if got := armPositions(r); !near(got, uniform(6, 0), 1e-9) {
+	if got := r.ArmPositions(); !near(got, uniform(6, 0), 1e-9) {
 		t.Errorf("the first arm moved on the second arm's goal: %v", got)
 	}
 	log := r.Goals()
@@ -73,10 +69,10 @@ func TestEachArmMovesOnlyOnItsOwnGoals(t *testing.T) {
 func TestJointStatesCarryBothArmsThenTheGripper(t *testing.T) {
 	r := dualArmRobot(t)
 	r.Advance(20 * time.Millisecond)
-	var js *sensor_msgs.JointState
+	var js *JointState
 	for _, m := range r.Drain() {
-		if m.Topic == TopicJointStates {
-			js = m.Msg.(*sensor_msgs.JointState)
+		if s, ok := m.(*JointState); ok {
+			js = s
 		}
 	}
 	if js == nil {
@@ -96,7 +92,7 @@ func TestSecondArmWithoutItsJointsIsRefused(t *testing.T) {
 }
 
 // oneSecondTo is a one-point trajectory over joints, one second long.
-func oneSecondTo(joints []string, pos []float64) (g msgs.FollowJointTrajectoryGoal) {
+func oneSecondTo(joints []string, pos []float64) (g TrajectoryGoal) {
 	g.Trajectory.JointNames = joints
 	g.Trajectory.Points = append(g.Trajectory.Points, trajectoryPoint(pos, 1))
 	return g

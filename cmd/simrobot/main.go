@@ -23,6 +23,7 @@ import (
 
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/sim"
+	"github.com/actbridge/actbridge/sim/ros1face"
 	"github.com/actbridge/actbridge/version"
 )
 
@@ -39,6 +40,7 @@ type options struct {
 	// initialPositions and initialPose are the flags as given, parsed into cfg.
 	initialPositions string
 	initialPose      string
+	table            string // --table, parsed into cfg.Table
 	cfg              sim.Config
 	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
 	ros    int
@@ -52,7 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	c := &o.cfg
 	fs.StringVar(&o.name, "name", "simrobot", "ROS node name; faults are read from /<name>/faults/, services are /<name>/...")
 	fs.StringVar(&o.urdf, "urdf", "", "URDF file to simulate and set on /robot_description (default: the built-in 6-joint arm)")
-	fs.StringVar(&o.jointLimits, "joint-limits", "", "joint_limits.yaml to set under "+sim.ParamJointLimits+" (default: built-in)")
+	fs.StringVar(&o.jointLimits, "joint-limits", "", "joint_limits.yaml to set under "+ros1face.ParamJointLimits+" (default: built-in)")
 	fs.BoolVar(&c.SecondArm, "second-arm", false, "serve a dual-arm cell: a second arm, its joints prefixed "+sim.Arm2JointPrefix+", behind "+sim.Arm2Action+
 		" (default URDF and joint limits: the built-in dual-arm cell, launch/simrobot-dual-arm.urdf)")
 	fs.StringVar(&c.GripperJoint, "gripper-joint", c.GripperJoint, "URDF joint driven by the gripper; every other movable joint is the arm")
@@ -73,6 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&c.Base.CmdTimeout, "cmd-vel-timeout", c.Base.CmdTimeout, "stop the base when /cmd_vel is silent this long")
 	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
 	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
+	fs.StringVar(&o.table, "table", "", "put a table in the world: the box xmin,ymin,zmin,xmax,ymax,zmax in the odom frame (m); links touching it go to the collision log, service /<name>/collisions")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
 	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted, lyrical)")
@@ -91,20 +94,21 @@ and /odom, the camera, the actions
 /gripper_controller/gripper_cmd (ParallelGripperCommand on kilted and
 lyrical) and /navigate_to_pose, the controllers' parameters, and the
 Trigger services
-/<name>/{apply_faults,clear_faults,goals}; faults are the parameters
+/<name>/{apply_faults,clear_faults,goals,collisions}; faults are the parameters
 faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
 ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
 What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
 %s, %s and %s,
-and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults
-and /<name>/goals (goal log as JSON). With --second-arm also %s
+and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults,
+/<name>/goals (goal log as JSON) and /<name>/collisions (what touched the
+--table, as JSON). With --second-arm also %s
 and the action %s
 (goal log key "%s"); faults act on the first arm only.
 
 Faults: set parameters under /<name>/faults/, then call /<name>/apply_faults:
-`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, sim.TopicArm2State, sim.Arm2Action, sim.Arm2)
+`, sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, ros1face.TopicArm2State, sim.Arm2Action, sim.Arm2)
 		for _, p := range sim.FaultParams() {
 			fmt.Fprintf(fs.Output(), "  %-26s %-5s %s\n", p.Key, p.Kind, p.Doc)
 		}
@@ -193,7 +197,7 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	if j := robot.Arm2Joints(); j != nil {
 		logger.Printf("simrobot: second arm joints %v behind %s", j, sim.Arm2Action)
 	}
-	err = sim.Serve(ctx, robot, sim.ServeConfig{
+	err = ros1face.Serve(ctx, robot, ros1face.ServeConfig{
 		Env:             env,
 		Name:            o.name,
 		JointLimitsYAML: o.jointLimits,
@@ -201,8 +205,8 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 		Logf:            logger.Printf,
 		Exit:            func(code int) { os.Exit(code) },
 		Ready: func() {
-			logger.Printf("simrobot: serving %s %s %s %s, actions %s %s %s, services /%s/{apply_faults,clear_faults,goals}",
-				sim.TopicJointStates, sim.TopicArmState, sim.TopicOdom, sim.TopicCmdVel,
+			logger.Printf("simrobot: serving %s %s %s %s, actions %s %s %s, services /%s/{apply_faults,clear_faults,goals,collisions}",
+				ros1face.TopicJointStates, ros1face.TopicArmState, ros1face.TopicOdom, ros1face.TopicCmdVel,
 				sim.ArmAction, sim.GripperAction, sim.MoveBaseAction, o.name)
 		},
 	})
@@ -214,26 +218,48 @@ func run(args []string, getenv func(string) string, stderr io.Writer) int {
 	return 0
 }
 
-// applyInitial parses --initial-positions and --initial-pose into the
-// config. Joints are named; a name the URDF does not move, a malformed
+// numbers parses n finite comma-separated numbers of a flag.
+func numbers(flag, s, want string, n int) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%s %q: want %s", flag, s, want)
+	}
+	v := make([]float64, n)
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%s %q: %q is not a finite number", flag, s, p)
+		}
+		v[i] = f
+	}
+	return v, nil
+}
+
+// applyInitial parses --initial-positions, --initial-pose and --table
+// into the config. Joints are named; a name the URDF does not move, a malformed
 // value or a position beyond the joint's hard stops (where no real joint
 // can stand) is an error.
 func (o *options) applyInitial() error {
 	c := &o.cfg
 	if o.initialPose != "" {
-		parts := strings.Split(o.initialPose, ",")
-		if len(parts) != 3 {
-			return fmt.Errorf("--initial-pose %q: want x,y,yaw", o.initialPose)
-		}
-		var v [3]float64
-		for i, p := range parts {
-			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return fmt.Errorf("--initial-pose %q: %q is not a finite number", o.initialPose, p)
-			}
-			v[i] = f
+		v, err := numbers("--initial-pose", o.initialPose, "x,y,yaw", 3)
+		if err != nil {
+			return err
 		}
 		c.BaseInitial = sim.Pose2D{X: v[0], Y: v[1], Yaw: v[2]}
+	}
+	if o.table != "" {
+		v, err := numbers("--table", o.table, "xmin,ymin,zmin,xmax,ymax,zmax", 6)
+		if err != nil {
+			return err
+		}
+		b := sim.Box{Min: [3]float64(v[:3]), Max: [3]float64(v[3:])}
+		for i := range 3 {
+			if b.Min[i] > b.Max[i] {
+				return fmt.Errorf("--table %q: a min above its max", o.table)
+			}
+		}
+		c.Table = &b
 	}
 	if o.initialPositions == "" {
 		return nil

@@ -62,6 +62,9 @@ func TestBadFlagsExitTwoAndHelpExitsZero(t *testing.T) {
 		{[]string{"--initial-positions", "elbow_joint=1,elbow_joint=2"}, 2},
 		{[]string{"--initial-pose", "1,2"}, 2},
 		{[]string{"--initial-pose", "1,2,x"}, 2},
+		{[]string{"--table", "0,0,0,1,1"}, 2},
+		{[]string{"--table", "0,0,1,1,1,0"}, 2},
+		{[]string{"--table", "0,0,0,1,1,Inf"}, 2},
 		{[]string{"--help"}, 0},
 	}
 	for _, tt := range tests {
@@ -284,6 +287,24 @@ func TestInitialPositionsAndPoseStartTheRobotThere(t *testing.T) {
 	}
 	if p := r.BasePose(); p.X != 6 || p.Y != -1 || p.Yaw != 0.5 {
 		t.Errorf("base at %+v, want 6,-1,0.5", p)
+	}
+}
+
+func TestTableFlagPutsATableInTheWorld(t *testing.T) {
+	o, err := parseFlags([]string{"--table", "0.5,-1,0, 2,1,0.4"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sim.Box{Min: [3]float64{0.5, -1, 0}, Max: [3]float64{2, 1, 0.4}}
+	if o.cfg.Table == nil || *o.cfg.Table != want {
+		t.Fatalf("--table: %v, want %v", o.cfg.Table, want)
+	}
+	r, err := sim.New(o.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := r.Collisions(); l.Table == nil || *l.Table != want {
+		t.Fatalf("collision log table %v", l.Table)
 	}
 }
 

@@ -5,10 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/trajectory_msgs"
-
 	"github.com/actbridge/actbridge/cdr"
 	ros2msgs "github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/sim"
@@ -86,14 +82,14 @@ func (t trajectory) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}
 	fl := fields{m: out}
-	fl.stamp("header.stamp", f.Header.Stamp)
-	fl.set("header.frame_id", f.Header.FrameId)
+	fl.stamp("header.stamp", f.Stamp)
+	fl.set("header.frame_id", "")
 	fl.set("joint_names", f.JointNames)
-	for name, p := range map[string]trajectory_msgs.JointTrajectoryPoint{"desired": f.Desired, "actual": f.Actual, "error": f.Error} {
+	for name, p := range map[string]sim.TrajectoryPoint{"desired": f.Desired, "actual": f.Actual, "error": f.Error} {
 		point(&fl, name, p)
 	}
 	if out.Type.FieldIndex("index") >= 0 {
-		fl.set("index", pointIndex(b.goal, f.Header.Stamp, b.accepted))
+		fl.set("index", pointIndex(b.goal, f.Stamp, b.accepted))
 	}
 	return fl.err
 }
@@ -118,7 +114,7 @@ func pointIndex(goal *cdr.Message, stamp, accepted time.Time) int32 {
 }
 
 // point sets a trajectory_msgs/JointTrajectoryPoint at path.
-func point(fl *fields, path string, p trajectory_msgs.JointTrajectoryPoint) {
+func point(fl *fields, path string, p sim.TrajectoryPoint) {
 	fl.set(path+".positions", nonNil(p.Positions))
 	fl.set(path+".velocities", nonNil(p.Velocities))
 	fl.set(path+".accelerations", nonNil(p.Accelerations))
@@ -136,7 +132,7 @@ func nonNil(v []float64) []float64 {
 }
 
 // trajGoal reads a ROS 2 FollowJointTrajectory goal into the sim's
-// (ROS 1) goal; the multi-DOF and component tolerance fields, which the
+// goal; the multi-DOF and component tolerance fields, which the
 // sim's arm has no use for, are ignored as a single-DOF controller does.
 func trajGoal(m *cdr.Message) (sim.TrajectoryGoal, error) {
 	var g sim.TrajectoryGoal
@@ -147,9 +143,9 @@ func trajGoal(m *cdr.Message) (sim.TrajectoryGoal, error) {
 	stamp, _ := get(jt, "header.stamp").(*cdr.Message)
 	frame, _ := get(jt, "header.frame_id").(string)
 	names, _ := jt.Get("joint_names").([]string)
-	g.Trajectory = trajectory_msgs.JointTrajectory{Header: std_msgs.Header{FrameId: frame}, JointNames: names}
+	g.Trajectory = sim.Trajectory{Frame: frame, JointNames: names}
 	if stamp != nil {
-		g.Trajectory.Header.Stamp = timeOf(stamp)
+		g.Trajectory.Stamp = timeOf(stamp)
 	}
 	pts, _ := jt.Get("points").([]*cdr.Message)
 	for _, p := range pts {
@@ -161,7 +157,7 @@ func trajGoal(m *cdr.Message) (sim.TrajectoryGoal, error) {
 		vel, _ := p.Get("velocities").([]float64)
 		acc, _ := p.Get("accelerations").([]float64)
 		eff, _ := p.Get("effort").([]float64)
-		g.Trajectory.Points = append(g.Trajectory.Points, trajectory_msgs.JointTrajectoryPoint{
+		g.Trajectory.Points = append(g.Trajectory.Points, sim.TrajectoryPoint{
 			Positions: pos, Velocities: vel, Accelerations: acc, Effort: eff, TimeFromStart: durationOf(d)})
 	}
 	g.PathTolerance = tolerances(m.Get("path_tolerance"))
@@ -172,15 +168,15 @@ func trajGoal(m *cdr.Message) (sim.TrajectoryGoal, error) {
 	return g, nil
 }
 
-func tolerances(v any) []control_msgs.JointTolerance {
+func tolerances(v any) []sim.JointTolerance {
 	ms, _ := v.([]*cdr.Message)
-	out := make([]control_msgs.JointTolerance, 0, len(ms))
+	out := make([]sim.JointTolerance, 0, len(ms))
 	for _, m := range ms {
 		name, _ := m.Get("name").(string)
 		pos, _ := m.Get("position").(float64)
 		vel, _ := m.Get("velocity").(float64)
 		acc, _ := m.Get("acceleration").(float64)
-		out = append(out, control_msgs.JointTolerance{Name: name, Position: pos, Velocity: vel, Acceleration: acc})
+		out = append(out, sim.JointTolerance{Name: name, Position: pos, Velocity: vel, Acceleration: acc})
 	}
 	return out
 }

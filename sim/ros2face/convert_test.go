@@ -65,7 +65,7 @@ func TestTrajectoryGoalReadsAsSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	jt := g.Trajectory
-	if !jt.Header.Stamp.Equal(stamp) || len(jt.JointNames) != 2 || len(jt.Points) != 2 ||
+	if !jt.Stamp.Equal(stamp) || len(jt.JointNames) != 2 || len(jt.Points) != 2 ||
 		jt.Points[1].Positions[1] != -1 || jt.Points[1].TimeFromStart != 1250*time.Millisecond {
 		t.Fatalf("trajectory %+v", jt)
 	}
@@ -147,36 +147,6 @@ func FuzzTrajectoryGoal(f *testing.F) {
 		_, _ = trajGoal(m)
 		_ = pointIndex(m, time.Unix(6, 0), time.Unix(5, 0))
 	})
-}
-
-func TestFieldOfReadsWrappersWithoutPanicking(t *testing.T) {
-	type wrapper struct {
-		Status int
-		Result string
-		hidden int
-	}
-	w := &wrapper{Status: 3, Result: "r", hidden: 1}
-	for _, c := range []struct {
-		name string
-		v    any
-		fld  string
-		ok   bool
-	}{
-		{"pointer", w, "Status", true},
-		{"value", *w, "Result", true},
-		{"missing", w, "Feedback", false},
-		{"unexported", w, "hidden", false},
-		{"nil pointer", (*wrapper)(nil), "Status", false},
-		{"not a struct", 7, "Status", false},
-		{"nil", nil, "Status", false},
-	} {
-		if _, ok := fieldOf[any](c.v, c.fld); ok != c.ok {
-			t.Errorf("%s: ok %v, want %v", c.name, ok, c.ok)
-		}
-	}
-	if n, ok := fieldOf[string](w, "Status"); ok || n != "" {
-		t.Errorf("a field of another type: %q %v", n, ok)
-	}
 }
 
 // A preempted NavigateToPose ends ABORTED with Nav2's empty result

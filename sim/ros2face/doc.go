@@ -11,7 +11,7 @@
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
 //	/gripper_controller/gripper_cmd                       control_msgs/action/GripperCommand; ParallelGripperCommand on Kilted, Lyrical
 //	/navigate_to_pose                                     nav2_msgs/action/NavigateToPose (result and feedback per distro)
-//	/<name>/goals, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
+//	/<name>/goals, /<name>/collisions, /<name>/apply_faults, /<name>/clear_faults  std_srvs/srv/Trigger, as the ROS 1 face's
 //	/<name>/set_led                  actbridge_sim_msgs/srv/SetLed: a type of the sim's own (no distro set has it), nesting messages
 //	<every node>/get_type_description  type_description_interfaces/srv/GetTypeDescription (Jazzy and later)
 //

@@ -5,13 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"path"
-	"reflect"
 	"sync"
-
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/actionlib_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/nav_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/msgs/ros2"
@@ -28,8 +22,8 @@ const (
 	TopicRobotDescription = "/robot_description"
 	TopicCmdVel           = "/diff_drive_controller/cmd_vel"
 	TopicOdom             = "/diff_drive_controller/odom"
-	TopicCameraImage      = sim.TopicCameraImage
-	TopicCameraCompressed = sim.TopicCameraCompressed
+	TopicCameraImage      = "/camera/image_raw"
+	TopicCameraCompressed = "/camera/image_raw/compressed"
 )
 
 // The ROS 2 types the face speaks.
@@ -65,7 +59,7 @@ type face struct {
 	cmdVel                                       *node.Subscription
 
 	set     *msgs.Set              // the distro's definitions and the sim's own, for the servers' setup
-	bridges map[string]*goalBridge // by the sim's action namespace
+	bridges map[string]*goalBridge // by the sim's action short name
 	servers []*service.Server
 	// nodes are the face's nodes by full name; paramServers their
 	// parameters, faults the sim node's (fault parameters).
@@ -210,14 +204,22 @@ func (f *face) topics() error {
 // publish hands the robot's periodic messages to their ROS 2 topics.
 func (f *face) publish(ms []sim.Message) {
 	for _, m := range ms {
-		switch msg := m.Msg.(type) {
-		case *sensor_msgs.JointState:
+		switch msg := m.(type) {
+		case *sim.JointState:
 			f.send(TopicJointStates, f.joints, func(fl *fields) { jointState(fl, msg) })
-		case *nav_msgs.Odometry:
+		case *sim.Odometry:
 			f.send(TopicOdom, f.odom, func(fl *fields) { odometry(fl, msg) })
-		default:
-			f.actionMessage(m)
+		case *sim.ActionResult:
+			if b := f.bridges[msg.Action]; b != nil {
+				b.result(msg.Status.ID.ID, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
+			}
+		case *sim.ActionFeedback:
+			if b := f.bridges[msg.Action]; b != nil {
+				b.feedback(msg.Status.ID.ID, msg.Feedback)
+			}
 		}
+		// Status lists are the ROS 2 servers' own; the controller state
+		// has no topic on ROS 2.
 	}
 }
 
@@ -241,20 +243,20 @@ func (f *face) send(topic string, p *node.Publisher, fill func(*fields)) {
 	}
 }
 
-func jointState(fl *fields, js *sensor_msgs.JointState) {
-	fl.stamp("header.stamp", js.Header.Stamp)
-	fl.set("header.frame_id", js.Header.FrameId)
+func jointState(fl *fields, js *sim.JointState) {
+	fl.stamp("header.stamp", js.Stamp)
+	fl.set("header.frame_id", "")
 	fl.set("name", js.Name)
 	fl.set("position", js.Position)
 	fl.set("velocity", js.Velocity)
 	fl.set("effort", js.Effort)
 }
 
-func odometry(fl *fields, o *nav_msgs.Odometry) {
-	fl.stamp("header.stamp", o.Header.Stamp)
-	fl.set("header.frame_id", o.Header.FrameId)
-	fl.set("child_frame_id", o.ChildFrameId)
-	p := o.Pose.Pose
+func odometry(fl *fields, o *sim.Odometry) {
+	fl.stamp("header.stamp", o.Stamp)
+	fl.set("header.frame_id", o.Frame)
+	fl.set("child_frame_id", o.ChildFrame)
+	p := o.Pose
 	fl.set("pose.pose.position.x", p.Position.X)
 	fl.set("pose.pose.position.y", p.Position.Y)
 	fl.set("pose.pose.position.z", p.Position.Z)
@@ -262,9 +264,8 @@ func odometry(fl *fields, o *nav_msgs.Odometry) {
 	fl.set("pose.pose.orientation.y", p.Orientation.Y)
 	fl.set("pose.pose.orientation.z", p.Orientation.Z)
 	fl.set("pose.pose.orientation.w", p.Orientation.W)
-	t := o.Twist.Twist
-	fl.set("twist.twist.linear.x", t.Linear.X)
-	fl.set("twist.twist.angular.z", t.Angular.Z)
+	fl.set("twist.twist.linear.x", o.Linear)
+	fl.set("twist.twist.angular.z", o.Angular)
 }
 
 // takeCmdVel feeds every TwistStamped to the base; Robot.CmdVelStamped
@@ -304,20 +305,20 @@ func (f *face) node(name string) (*node.Node, error) {
 // actions starts the action servers, each on its controller's node.
 func (f *face) actions() error {
 	type served struct {
-		node, name, typ, short, simNS string
-		conv                          converter
+		node, name, typ, short string
+		conv                   converter
 	}
 	list := []served{
-		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, sim.ArmAction, trajectory{f: f, distro: f.cfg.Distro}},
+		{"joint_trajectory_controller", ArmAction, typeFJT, sim.Arm, trajectory{f: f, distro: f.cfg.Distro}},
 	}
-	grip := served{"gripper_controller", GripperAction, typeGripperCommand, sim.Gripper, sim.GripperAction, gripperCommand{f}}
+	grip := served{"gripper_controller", GripperAction, typeGripperCommand, sim.Gripper, gripperCommand{f}}
 	if f.cfg.Distro == msgs.Kilted || f.cfg.Distro == msgs.Lyrical {
 		grip.typ, grip.conv = typeParallel, parallelGripper{f: f, joint: f.r.Config().GripperJoint}
 	}
 	nav := navigate{f: f, checkFrame: f.cfg.Distro == msgs.Lyrical}
-	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, sim.MoveBaseAction, nav})
+	list = append(list, grip, served{"bt_navigator", NavigateAction, typeNavigate, sim.MoveBase, nav})
 	if f.r.Arm2Joints() != nil {
-		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, sim.Arm2Action, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
+		list = append(list, served{"arm2_controller", Arm2Action, typeFJT, sim.Arm2, trajectory{f: f, arm2: true, distro: f.cfg.Distro}})
 	}
 	for _, s := range list {
 		n, err := f.node(s.node)
@@ -328,7 +329,7 @@ func (f *face) actions() error {
 		if err != nil {
 			return err
 		}
-		f.bridges[s.simNS] = b
+		f.bridges[s.short] = b
 	}
 	return nil
 }
@@ -343,50 +344,4 @@ func (f *face) closeServers() {
 	for _, s := range f.paramServers {
 		s.Close()
 	}
-}
-
-// actionMessage hands a sim action server's result or feedback to the
-// bridge of its action; status arrays are the ROS 2 servers' own.
-func (f *face) actionMessage(m sim.Message) {
-	b := f.bridges[path.Dir(m.Topic)]
-	if b == nil {
-		return
-	}
-	st, ok := fieldOf[actionlib_msgs.GoalStatus](m.Msg, "Status")
-	if !ok {
-		return
-	}
-	switch path.Base(m.Topic) {
-	case "result":
-		if res, ok := fieldOf[any](m.Msg, "Result"); ok {
-			b.result(st.GoalId.Id, simEnd{st.Status, st.Text, res})
-		}
-	case "feedback":
-		if fb, ok := fieldOf[any](m.Msg, "Feedback"); ok {
-			b.feedback(st.GoalId.Id, fb)
-		}
-	}
-}
-
-// fieldOf reads the named field of a struct or pointer to one, the way
-// the ROS 1 action wrappers (…ActionResult, …ActionFeedback) all carry
-// Status and Result or Feedback, without naming their package.
-func fieldOf[T any](v any, name string) (T, bool) {
-	var zero T
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Pointer {
-		if rv.IsNil() {
-			return zero, false
-		}
-		rv = rv.Elem()
-	}
-	if rv.Kind() != reflect.Struct {
-		return zero, false
-	}
-	f := rv.FieldByName(name)
-	if !f.IsValid() || !f.CanInterface() {
-		return zero, false
-	}
-	t, ok := f.Interface().(T)
-	return t, ok
 }

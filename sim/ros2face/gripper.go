@@ -3,8 +3,6 @@ package ros2face
 import (
 	"fmt"
 
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/control_msgs"
-
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/sim"
 )
@@ -28,7 +26,7 @@ func (c gripperCommand) submit(id sim.GoalID, m *cdr.Message) error {
 	if !ok1 || !ok2 {
 		return fmt.Errorf("%w: GripperCommand goal", ErrMessage)
 	}
-	c.f.r.GripperGoal(id, sim.GripperGoal{Command: control_msgs.GripperCommand{Position: pos, MaxEffort: eff}})
+	c.f.r.GripperGoal(id, sim.GripperGoal{Position: pos, MaxEffort: eff})
 	return nil
 }
 
@@ -73,9 +71,9 @@ func (c parallelGripper) submit(id sim.GoalID, m *cdr.Message) error {
 	if len(names) != 1 || names[0] != c.joint || len(pos) != 1 {
 		return fmt.Errorf("the command must name %s alone, with one position", c.joint)
 	}
-	g := sim.GripperGoal{Command: control_msgs.GripperCommand{Position: pos[0]}}
+	g := sim.GripperGoal{Position: pos[0]}
 	if len(eff) > 0 {
-		g.Command.MaxEffort = eff[0]
+		g.MaxEffort = eff[0]
 	}
 	c.f.r.GripperGoal(id, g)
 	return nil

@@ -5,9 +5,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
-	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_msgs"
-
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/sim"
 )
@@ -44,14 +41,13 @@ func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
 	if n.checkFrame && !sim.KnownFrame(frame) {
 		return fmt.Errorf("failed to transform a goal pose provided with frame_id '%s' to the global frame '%s'", frame, sim.OdomFrame)
 	}
-	var g geometry_msgs.PoseStamped
-	g.Header = std_msgs.Header{FrameId: frame}
+	g := sim.PoseStamped{Frame: frame}
 	if s, ok := get(ps, "header.stamp").(*cdr.Message); ok {
-		g.Header.Stamp = timeOf(s)
+		g.Stamp = timeOf(s)
 	}
 	p := &g.Pose
-	p.Position = geometry_msgs.Point{X: num(get(ps, "pose.position.x")), Y: num(get(ps, "pose.position.y")), Z: num(get(ps, "pose.position.z"))}
-	p.Orientation = geometry_msgs.Quaternion{X: num(get(ps, "pose.orientation.x")), Y: num(get(ps, "pose.orientation.y")),
+	p.Position = sim.Point3{X: num(get(ps, "pose.position.x")), Y: num(get(ps, "pose.position.y")), Z: num(get(ps, "pose.position.z"))}
+	p.Orientation = sim.Quaternion{X: num(get(ps, "pose.orientation.x")), Y: num(get(ps, "pose.orientation.y")),
 		Z: num(get(ps, "pose.orientation.z")), W: num(get(ps, "pose.orientation.w"))}
 	n.f.r.NavigateGoal(id, g)
 	return nil
@@ -81,14 +77,13 @@ func (n navigate) end(e simEnd, b *bridgedGoal, out *cdr.Message) (ending, error
 // path's bearing less the base's heading (positive: the base points right
 // of the path, as Nav2's TrackingFeedback signs it).
 func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
-	// move_base's feedback is the base's pose in a MoveBaseFeedback.
-	bp, ok := fieldOf[geometry_msgs.PoseStamped](fb, "BasePosition")
+	bp, ok := fb.(sim.NavigateFeedback)
 	if !ok {
 		return fmt.Errorf("%w: sim feedback %T", ErrMessage, fb)
 	}
 	fl := fields{m: out}
-	fl.stamp("current_pose.header.stamp", bp.Header.Stamp)
-	fl.set("current_pose.header.frame_id", bp.Header.FrameId)
+	fl.stamp("current_pose.header.stamp", bp.Stamp)
+	fl.set("current_pose.header.frame_id", bp.Frame)
 	fl.set("current_pose.pose.position.x", bp.Pose.Position.X)
 	fl.set("current_pose.pose.position.y", bp.Pose.Position.Y)
 	fl.set("current_pose.pose.orientation.x", bp.Pose.Orientation.X)
@@ -108,7 +103,7 @@ func (n navigate) feedback(fb any, b *bridgedGoal, out *cdr.Message) error {
 		fl.set("position_tracking_error", float32(0))
 		fl.set("heading_tracking_error", float32(heading))
 	}
-	elapsed := bp.Header.Stamp.Sub(b.accepted)
+	elapsed := bp.Stamp.Sub(b.accepted)
 	sec, nsec := durationFields(max(elapsed, 0))
 	fl.set("navigation_time.sec", sec)
 	fl.set("navigation_time.nanosec", nsec)

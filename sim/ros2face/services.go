@@ -11,7 +11,8 @@ import (
 )
 
 // The sim's own std_srvs/Trigger services, under its node, as the ROS 1
-// face's: /<name>/goals answers the goal log as JSON, /<name>/apply_faults
+// face's: /<name>/goals answers the goal log as JSON, /<name>/collisions
+// the collision log, /<name>/apply_faults
 // puts the faults.* parameters in force, /<name>/clear_faults heals the
 // robot and resets them.
 const typeTrigger = "std_srvs/srv/Trigger"
@@ -25,6 +26,10 @@ func (f *face) services(self *node.Node) error {
 	for name, answer := range map[string]func() (string, error){
 		"goals": func() (string, error) {
 			b, err := json.Marshal(f.r.Goals())
+			return string(b), err
+		},
+		"collisions": func() (string, error) {
+			b, err := json.Marshal(f.r.Collisions())
 			return string(b), err
 		},
 		"apply_faults": f.applyFaults,

@@ -2,6 +2,7 @@ package ros2sim
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/ros2/service"
+	"github.com/actbridge/actbridge/sim"
 )
 
 func (r *armRig) paramClient(t *testing.T, node string) *param.Client {
@@ -124,5 +126,29 @@ func TestFaultAbortsAndTheArmHoldsByItself(t *testing.T) {
 	}
 	if out, err := r.client.Result(ctx, id); err != nil || out.Status.Name != "SUCCEEDED" {
 		t.Fatalf("after clear_faults: %+v %v", out.Status, err)
+	}
+}
+
+// TestCollisionLogIsReadOverROS2: the sim's collision log is a Trigger
+// service on ROS 2 as on ROS 1; an arm that starts level over the table
+// in front of the robot is reported touching it.
+func TestCollisionLogIsReadOverROS2(t *testing.T) {
+	const domain = 57
+	s := startSim(t, domain, "--table", "0.5,-1,0,2,1,0.4", "--initial-positions", "shoulder_lift_joint=1.5708")
+	r := &armRig{sim: s, domain: domain}
+	r.ctx, _ = clientContext(t, msgs.Jazzy, domain, "collision_reader")
+	var err error
+	if r.set, err = msgs.Load(msgs.Jazzy); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var log sim.CollisionLog
+	if err := json.Unmarshal([]byte(r.trigger(ctx, t, "/simrobot/collisions")), &log); err != nil {
+		t.Fatal(err)
+	}
+	table := sim.Box{Min: [3]float64{0.5, -1, 0}, Max: [3]float64{2, 1, 0.4}}
+	if log.Table == nil || *log.Table != table || !slices.Contains(log.Touching, "gripper_base_link") {
+		t.Fatalf("collision log %+v, want the table and the gripper touching it\nsim:\n%s", log, s.Output())
 	}
 }

@@ -1,10 +1,12 @@
-package sim
+package ros1face
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,17 +20,18 @@ import (
 	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
 	"github.com/actbridge/actbridge/ros1/rostest"
+	"github.com/actbridge/actbridge/sim"
 )
 
 // serveForTest runs a robot on a fresh rosmaster and stops both at the end.
-func serveForTest(t *testing.T, mod ...func(*Config)) (*rostest.Master, *Robot) {
+func serveForTest(t *testing.T, mod ...func(*sim.Config)) (*rostest.Master, *sim.Robot) {
 	t.Helper()
 	m := rostest.StartMaster(t)
-	cfg := DefaultConfig()
+	cfg := sim.DefaultConfig()
 	for _, f := range mod {
 		f(&cfg)
 	}
-	r, err := New(cfg)
+	r, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +99,18 @@ func newArmClient(t *testing.T, m *rostest.Master) *armClient {
 		}
 		closers = append(closers, x)
 	}
-	c.goal, err = goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: ArmAction + "/goal", Msg: &msgs.FollowJointTrajectoryActionGoal{}})
+	c.goal, err = goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: sim.ArmAction + "/goal", Msg: &msgs.FollowJointTrajectoryActionGoal{}})
 	must(c.goal, err)
-	c.cancel, err = goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: ArmAction + "/cancel", Msg: &actionlib_msgs.GoalID{}})
+	c.cancel, err = goroslib.NewPublisher(goroslib.PublisherConf{Node: n, Topic: sim.ArmAction + "/cancel", Msg: &actionlib_msgs.GoalID{}})
 	must(c.cancel, err)
-	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: ArmAction + "/result",
+	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: sim.ArmAction + "/result",
 		Callback: func(r *msgs.FollowJointTrajectoryActionResult) {
 			c.mu.Lock()
 			c.results[r.Status.GoalId.Id] = *r
 			c.mu.Unlock()
 		}})
 	must(sub, err)
-	sub, err = goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: ArmAction + "/status",
+	sub, err = goroslib.NewSubscriber(goroslib.SubscriberConf{Node: n, Topic: sim.ArmAction + "/status",
 		Callback: func(a *actionlib_msgs.GoalStatusArray) {
 			c.mu.Lock()
 			for _, s := range a.StatusList {
@@ -116,7 +119,7 @@ func newArmClient(t *testing.T, m *rostest.Master) *armClient {
 			c.mu.Unlock()
 		}})
 	must(sub, err)
-	for _, topic := range []string{ArmAction + "/goal", ArmAction + "/cancel"} {
+	for _, topic := range []string{sim.ArmAction + "/goal", sim.ArmAction + "/cancel"} {
 		rostest.Eventually(t, 20*time.Second, "simrobot connected to "+topic, func() error {
 			conns, err := n.NodeGetConns("/arm_client")
 			if err != nil {
@@ -177,9 +180,9 @@ func (c *armClient) trigger(name string) string {
 	return res.Message
 }
 
-func (c *armClient) goals() GoalLog {
+func (c *armClient) goals() sim.GoalLog {
 	c.t.Helper()
-	var log GoalLog
+	var log sim.GoalLog
 	if err := json.Unmarshal([]byte(c.trigger("/simrobot/goals")), &log); err != nil {
 		c.t.Fatal(err)
 	}
@@ -189,7 +192,7 @@ func (c *armClient) goals() GoalLog {
 func TestROSToolsSeeTheRobot(t *testing.T) {
 	m, _ := serveForTest(t)
 
-	out, err := m.Run(30*time.Second, "rostopic", "type", ArmAction+"/goal")
+	out, err := m.Run(30*time.Second, "rostopic", "type", sim.ArmAction+"/goal")
 	if err != nil || strings.TrimSpace(out) != "control_msgs/FollowJointTrajectoryActionGoal" {
 		t.Errorf("rostopic type: %q, %v", out, err)
 	}
@@ -259,10 +262,10 @@ func TestTrajectoryGoalsOverROS(t *testing.T) {
 	t.Run("reaches target and succeeds", func(t *testing.T) {
 		c.send("ok-1", time.Now(), goal(0.5, target...))
 		res := c.result("ok-1")
-		if res.Status.Status != StatusSucceeded || res.Result.ErrorCode != ErrorSuccessful {
+		if res.Status.Status != sim.StatusSucceeded || res.Result.ErrorCode != sim.ErrorSuccessful {
 			t.Fatalf("result %+v", res)
 		}
-		if got := armPositions(r); !near(got, target, 0.02) {
+		if got := r.ArmPositions(); !near(got, target, 0.02) {
 			t.Errorf("positions %v, want %v", got, target)
 		}
 	})
@@ -272,26 +275,26 @@ func TestTrajectoryGoalsOverROS(t *testing.T) {
 		g.Trajectory.JointNames = append(names[:5:5], "bogus_joint")
 		c.send("bad-joints", time.Now(), g)
 		res := c.result("bad-joints")
-		if res.Status.Status != StatusRejected || res.Result.ErrorCode != ErrorInvalidJoints {
+		if res.Status.Status != sim.StatusRejected || res.Result.ErrorCode != sim.ErrorInvalidJoints {
 			t.Errorf("result %+v, want REJECTED/INVALID_JOINTS", res)
 		}
 	})
 
 	t.Run("duplicate goal id starts nothing", func(t *testing.T) {
 		c.send("dup", time.Now(), goal(0.3, 0, 0, 0, 0, 0, 0))
-		if res := c.result("dup"); res.Status.Status != StatusSucceeded {
+		if res := c.result("dup"); res.Status.Status != sim.StatusSucceeded {
 			t.Fatalf("first dup: %+v", res)
 		}
-		before := armPositions(r)
+		before := r.ArmPositions()
 		c.send("dup", time.Now(), goal(0.3, target...))
 		rostest.Eventually(t, 20*time.Second, "duplicate logged", func() error {
-			if a := c.goals()[Arm]; a.Count("dup") != 2 || a.Duplicates != 1 || !a.Goals[len(a.Goals)-1].Duplicate {
+			if a := c.goals()[sim.Arm]; a.Count("dup") != 2 || a.Duplicates != 1 || !a.Goals[len(a.Goals)-1].Duplicate {
 				return fmt.Errorf("arm log %+v", a)
 			}
 			return nil
 		})
 		time.Sleep(500 * time.Millisecond) // long enough for a 0.3 s motion, had it started
-		if got := armPositions(r); !near(got, before, 1e-9) {
+		if got := r.ArmPositions(); !near(got, before, 1e-9) {
 			t.Errorf("duplicate goal moved the arm: %v → %v", before, got)
 		}
 	})
@@ -299,13 +302,13 @@ func TestTrajectoryGoalsOverROS(t *testing.T) {
 	t.Run("cancel before goal recalls it", func(t *testing.T) {
 		c.sendCancel("early", time.Time{})
 		rostest.Eventually(t, 20*time.Second, "cancel logged", func() error {
-			if log := c.goals()[Arm]; len(log.CancelLog) == 0 || log.CancelLog[len(log.CancelLog)-1].ID != "early" {
+			if log := c.goals()[sim.Arm]; len(log.CancelLog) == 0 || log.CancelLog[len(log.CancelLog)-1].ID != "early" {
 				return fmt.Errorf("cancel log %+v", log.CancelLog)
 			}
 			return nil
 		})
 		c.send("early", time.Now(), goal(0.3, target...))
-		if res := c.result("early"); res.Status.Status != StatusRecalled {
+		if res := c.result("early"); res.Status.Status != sim.StatusRecalled {
 			t.Errorf("result %+v, want RECALLED", res)
 		}
 	})
@@ -313,16 +316,16 @@ func TestTrajectoryGoalsOverROS(t *testing.T) {
 	t.Run("second goal preempts the first", func(t *testing.T) {
 		c.send("first", time.Now(), goal(3, 0, 0, 0, 0, 0, 0))
 		rostest.Eventually(t, 20*time.Second, "first goal active", func() error {
-			if o, _ := r.Goal(Arm, "first"); o.Status != StatusActive {
-				return fmt.Errorf("first is %s", StatusName(o.Status))
+			if o, _ := r.Goal(sim.Arm, "first"); o.Status != sim.StatusActive {
+				return fmt.Errorf("first is %s", sim.StatusName(o.Status))
 			}
 			return nil
 		})
 		c.send("second", time.Now(), goal(0.3, target...))
-		if res := c.result("first"); res.Status.Status != StatusPreempted {
+		if res := c.result("first"); res.Status.Status != sim.StatusPreempted {
 			t.Errorf("first: %+v, want PREEMPTED", res)
 		}
-		if res := c.result("second"); res.Status.Status != StatusSucceeded {
+		if res := c.result("second"); res.Status.Status != sim.StatusSucceeded {
 			t.Errorf("second: %+v, want SUCCEEDED", res)
 		}
 	})
@@ -340,7 +343,7 @@ func TestTrajectoryGoalsOverROS(t *testing.T) {
 		}
 		c.send("off-path", time.Now(), goal(0.5, 0, 0, 0, 0, 0, 0))
 		res := c.result("off-path")
-		if res.Status.Status != StatusAborted || res.Result.ErrorCode != ErrorPathToleranceViolated {
+		if res.Status.Status != sim.StatusAborted || res.Result.ErrorCode != sim.ErrorPathToleranceViolated {
 			t.Errorf("result %+v, want ABORTED/PATH_TOLERANCE_VIOLATED", res)
 		}
 		c.trigger("/simrobot/clear_faults")
@@ -365,5 +368,24 @@ func TestSimpleActionClientDrivesMoveBase(t *testing.T) {
 	p := r.BasePose()
 	if d := (p.X-0.6)*(p.X-0.6) + (p.Y+0.3)*(p.Y+0.3); d > 0.05*0.05 {
 		t.Errorf("base at %+v, want near (0.6, -0.3)", p)
+	}
+}
+
+// The collision log travels as the goal log does: an arm that starts
+// level over a table in front of the robot is reported touching it.
+func TestCollisionLogIsReadOverROS(t *testing.T) {
+	table := sim.Box{Min: [3]float64{0.5, -1, 0}, Max: [3]float64{2, 1, 0.4}}
+	m, r := serveForTest(t, func(c *sim.Config) {
+		c.Table = &table
+		c.ArmInitial = []float64{0, math.Pi / 2, 0, 0, 0, 0}
+	})
+	c := newArmClient(t, m)
+	var log sim.CollisionLog
+	if err := json.Unmarshal([]byte(c.trigger("/simrobot/collisions")), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Table == nil || *log.Table != table || !slices.Contains(log.Touching, "gripper_base_link") ||
+		!slices.Equal(log.Links(sim.TableObject), r.Collisions().Links(sim.TableObject)) {
+		t.Fatalf("collision log over ROS %+v, want the table and the gripper touching it", log)
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package ros1face
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 
 	"github.com/actbridge/actbridge/ros1/roslink"
+	"github.com/actbridge/actbridge/sim"
 )
 
 // AccessParams are the parameters the sim sets under /<name>/ on every
@@ -19,7 +20,7 @@ func AccessParams() map[string]any {
 		"led/brightness":        0.5,
 		"led/enabled":           false,
 		"camera/label":          "sim camera",
-		"camera/frame_rate":     float64(CameraHz),
+		"camera/frame_rate":     float64(sim.CameraHz),
 		"config/serial":         "SIM-0001",
 		"config/max_payload_kg": 2.5,
 		"config/wheel_count":    2,
@@ -51,14 +52,6 @@ func (a *accessState) count(name string) {
 		a.calls = map[string]int{}
 	}
 	a.calls[name]++
-}
-
-// ResetOdometry puts the base back at the odom origin, as a base driver's
-// reset service does.
-func (r *Robot) ResetOdometry() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.base.pose = Pose2D{}
 }
 
 // setupAccess sets the access parameters and provides the std_srvs

@@ -1,4 +1,4 @@
-package sim
+package ros1face
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
@@ -21,10 +20,21 @@ import (
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/tf2_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/xmlrpc"
-	"gopkg.in/yaml.v3"
 
 	"github.com/actbridge/actbridge/msgs/ros1"
 	"github.com/actbridge/actbridge/ros1/roslink"
+	"github.com/actbridge/actbridge/sim"
+)
+
+// The names a gazebo_ros_control robot with these controllers offers;
+// the actions are the sim's (sim.ArmAction, …).
+const (
+	TopicJointStates = "/joint_states"
+	TopicArmState    = "/arm_controller/state"
+	TopicArm2State   = "/arm2_controller/state"
+	TopicCmdVel      = "/cmd_vel"
+	TopicOdom        = "/odom"
+	TopicTF          = "/tf"
 )
 
 // Parameters the sim sets on every (re)connection.
@@ -54,12 +64,12 @@ type ServeConfig struct {
 // Serve runs r on ROS until ctx ends: it registers a node (again after each
 // master restart), steps the robot in paced simulated time and publishes
 // what it produces. It returns nil when ctx ends, or the error that stopped it.
-func Serve(ctx context.Context, r *Robot, cfg ServeConfig) error {
+func Serve(ctx context.Context, r *sim.Robot, cfg ServeConfig) error {
 	if cfg.Name == "" {
 		cfg.Name = "simrobot"
 	}
 	if cfg.JointLimitsYAML == "" {
-		cfg.JointLimitsYAML = DefaultJointLimits
+		cfg.JointLimitsYAML = sim.DefaultJointLimits
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
@@ -121,7 +131,7 @@ func Serve(ctx context.Context, r *Robot, cfg ServeConfig) error {
 
 // server is one Serve's ROS side; setup runs once per node incarnation.
 type server struct {
-	r      *Robot
+	r      *sim.Robot
 	cfg    ServeConfig
 	limits []limitParam
 	exit   chan int
@@ -136,15 +146,31 @@ type sink struct {
 	pubs map[string]*goroslib.Publisher
 }
 
-func (s *server) publish(ms []Message) {
+// publish writes the robot's messages on their ROS 1 topics.
+func (s *server) publish(ms []sim.Message) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.sink == nil {
 		return
 	}
 	for _, m := range ms {
-		if p := s.sink.pubs[m.Topic]; p != nil {
-			p.Write(m.Msg)
+		s.writeLocked(wire(m))
+	}
+}
+
+// write publishes ROS 1 messages on their topics.
+func (s *server) write(ws []wireMsg) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.sink != nil {
+		s.writeLocked(ws)
+	}
+}
+
+func (s *server) writeLocked(ws []wireMsg) {
+	for _, w := range ws {
+		if p := s.sink.pubs[w.topic]; p != nil {
+			p.Write(w.msg)
 		}
 	}
 }
@@ -185,27 +211,27 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{TopicArmState, &control_msgs.JointTrajectoryControllerState{}},
 		{TopicOdom, &nav_msgs.Odometry{}},
 		{TopicTF, &tf2_msgs.TFMessage{}},
-		{ArmAction + "/status", &actionlib_msgs.GoalStatusArray{}},
-		{ArmAction + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
-		{ArmAction + "/result", &msgs.FollowJointTrajectoryActionResult{}},
-		{GripperAction + "/status", &actionlib_msgs.GoalStatusArray{}},
-		{GripperAction + "/feedback", &msgs.GripperCommandActionFeedback{}},
-		{GripperAction + "/result", &msgs.GripperCommandActionResult{}},
-		{MoveBaseAction + "/status", &actionlib_msgs.GoalStatusArray{}},
-		{MoveBaseAction + "/feedback", &msgs.MoveBaseActionFeedback{}},
-		{MoveBaseAction + "/result", &msgs.MoveBaseActionResult{}},
+		{sim.ArmAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{sim.ArmAction + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
+		{sim.ArmAction + "/result", &msgs.FollowJointTrajectoryActionResult{}},
+		{sim.GripperAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{sim.GripperAction + "/feedback", &msgs.GripperCommandActionFeedback{}},
+		{sim.GripperAction + "/result", &msgs.GripperCommandActionResult{}},
+		{sim.MoveBaseAction + "/status", &actionlib_msgs.GoalStatusArray{}},
+		{sim.MoveBaseAction + "/feedback", &msgs.MoveBaseActionFeedback{}},
+		{sim.MoveBaseAction + "/result", &msgs.MoveBaseActionResult{}},
 		{TopicCameraImage, &sensor_msgs.Image{}},
 		{TopicCameraCompressed, &sensor_msgs.CompressedImage{}},
 	}
-	if s.r.arm2 != nil {
+	if s.r.Arm2Joints() != nil {
 		pubs = append(pubs, []struct {
 			topic string
 			msg   any
 		}{
 			{TopicArm2State, &control_msgs.JointTrajectoryControllerState{}},
-			{Arm2Action + "/status", &actionlib_msgs.GoalStatusArray{}},
-			{Arm2Action + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
-			{Arm2Action + "/result", &msgs.FollowJointTrajectoryActionResult{}},
+			{sim.Arm2Action + "/status", &actionlib_msgs.GoalStatusArray{}},
+			{sim.Arm2Action + "/feedback", &msgs.FollowJointTrajectoryActionFeedback{}},
+			{sim.Arm2Action + "/result", &msgs.FollowJointTrajectoryActionResult{}},
 		}...)
 	}
 	for _, p := range pubs {
@@ -237,21 +263,21 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		topic string
 		cb    any
 	}{
-		{ArmAction + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.ArmGoal(goalID(m.GoalId), m.Goal) }},
-		{ArmAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Arm, goalID(*m)) }},
-		{GripperAction + "/goal", func(m *msgs.GripperCommandActionGoal) { r.GripperGoal(goalID(m.GoalId), m.Goal) }},
-		{GripperAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Gripper, goalID(*m)) }},
-		{MoveBaseAction + "/goal", func(m *msgs.MoveBaseActionGoal) { r.MoveBaseGoal(goalID(m.GoalId), m.Goal) }},
-		{MoveBaseAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(MoveBase, goalID(*m)) }},
-		{TopicCmdVel, func(m *geometry_msgs.Twist) { r.CmdVel(*m) }},
+		{sim.ArmAction + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.ArmGoal(goalID(m.GoalId), trajectoryGoal(m.Goal)) }},
+		{sim.ArmAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(sim.Arm, goalID(*m)) }},
+		{sim.GripperAction + "/goal", func(m *msgs.GripperCommandActionGoal) { r.GripperGoal(goalID(m.GoalId), gripperGoal(m.Goal)) }},
+		{sim.GripperAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(sim.Gripper, goalID(*m)) }},
+		{sim.MoveBaseAction + "/goal", func(m *msgs.MoveBaseActionGoal) { r.NavigateGoal(goalID(m.GoalId), poseStamped(m.Goal.TargetPose)) }},
+		{sim.MoveBaseAction + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(sim.MoveBase, goalID(*m)) }},
+		{TopicCmdVel, func(m *geometry_msgs.Twist) { r.CmdVel(m.Linear.X, m.Angular.Z) }},
 	}
-	if r.arm2 != nil {
+	if r.Arm2Joints() != nil {
 		subs = append(subs, []struct {
 			topic string
 			cb    any
 		}{
-			{Arm2Action + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.Arm2Goal(goalID(m.GoalId), m.Goal) }},
-			{Arm2Action + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(Arm2, goalID(*m)) }},
+			{sim.Arm2Action + "/goal", func(m *msgs.FollowJointTrajectoryActionGoal) { r.Arm2Goal(goalID(m.GoalId), trajectoryGoal(m.Goal)) }},
+			{sim.Arm2Action + "/cancel", func(m *actionlib_msgs.GoalID) { _ = r.Cancel(sim.Arm2, goalID(*m)) }},
 		}...)
 	}
 	for _, sb := range subs {
@@ -267,6 +293,7 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 		{"apply_faults", s.applyFaults(n)},
 		{"clear_faults", s.clearFaults(n)},
 		{"goals", s.goals},
+		{"collisions", s.collisions},
 	}
 	for _, sv := range services {
 		cb := sv.cb
@@ -297,7 +324,7 @@ type closeFunc func()
 
 func (f closeFunc) Close() { f() }
 
-func goalID(g actionlib_msgs.GoalID) GoalID { return GoalID{ID: g.Id, Stamp: g.Stamp} }
+func goalID(g actionlib_msgs.GoalID) sim.GoalID { return sim.GoalID{ID: g.Id, Stamp: g.Stamp} }
 
 // FaultsPrefix is where Serve reads faults for a node name.
 func FaultsPrefix(node string) string { return "/" + node + "/faults" }
@@ -306,7 +333,7 @@ func FaultsPrefix(node string) string { return "/" + node + "/faults" }
 // with the faults as JSON, keyed like FaultParams.
 func (s *server) applyFaults(n *goroslib.Node) func() (string, error) {
 	return func() (string, error) {
-		f, err := ReadFaults(nodeParams{n}, FaultsPrefix(s.cfg.Name))
+		f, err := sim.ReadFaults(nodeParams{n}, FaultsPrefix(s.cfg.Name))
 		if err != nil {
 			return "", err
 		}
@@ -335,7 +362,7 @@ func (s *server) applyFaults(n *goroslib.Node) func() (string, error) {
 // apply_faults starts from nothing.
 func (s *server) clearFaults(n *goroslib.Node) func() (string, error) {
 	return func() (string, error) {
-		s.r.SetFaults(Faults{})
+		s.r.SetFaults(sim.Faults{})
 		c := apiparam.NewClient(s.cfg.Env.MasterAddress, "/"+s.cfg.Name, &http.Client{Timeout: 5 * time.Second})
 		if ok, err := n.ParamIsSet(FaultsPrefix(s.cfg.Name)); err == nil && ok {
 			if err := c.DeleteParam(FaultsPrefix(s.cfg.Name)); err != nil {
@@ -349,6 +376,11 @@ func (s *server) clearFaults(n *goroslib.Node) func() (string, error) {
 
 func (s *server) goals() (string, error) {
 	b, err := json.Marshal(s.r.Goals())
+	return string(b), err
+}
+
+func (s *server) collisions() (string, error) {
+	b, err := json.Marshal(s.r.Collisions())
 	return string(b), err
 }
 
@@ -377,7 +409,7 @@ func (p nodeParams) Param(key, kind string) (any, bool, error) {
 			firstErr = err
 		}
 	}
-	return nil, true, fmt.Errorf("%s: %w: want %s: %v", key, ErrFaultParam, kind, firstErr)
+	return nil, true, fmt.Errorf("%s: %w: want %s: %v", key, sim.ErrFaultParam, kind, firstErr)
 }
 
 // limitParam is one joint_limits.yaml value as a parameter.
@@ -388,34 +420,22 @@ type limitParam struct {
 
 // flattenJointLimits turns joint_limits.yaml into one parameter per value.
 func flattenJointLimits(doc string) ([]limitParam, error) {
-	var y struct {
-		JointLimits map[string]map[string]any `yaml:"joint_limits"`
+	ls, err := sim.ParseJointLimits(doc)
+	if err != nil {
+		return nil, err
 	}
-	if err := yaml.Unmarshal([]byte(doc), &y); err != nil {
-		return nil, fmt.Errorf("sim: joint limits: %w", err)
+	out := make([]limitParam, len(ls))
+	for i, l := range ls {
+		out[i] = limitParam{ParamJointLimits + "/" + l.Joint + "/" + l.Key, l.Value}
 	}
-	if len(y.JointLimits) == 0 {
-		return nil, errors.New("sim: joint limits: no joint_limits: map")
-	}
-	var out []limitParam
-	for joint, kv := range y.JointLimits {
-		for k, v := range kv {
-			switch v.(type) {
-			case bool, int, float64:
-			default:
-				return nil, fmt.Errorf("sim: joint limits: %s/%s: unsupported value %v", joint, k, v)
-			}
-			out = append(out, limitParam{ParamJointLimits + "/" + joint + "/" + k, v})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out, nil
 }
 
 // setParams publishes the robot's description the way a ros_control robot's
 // launch file does. A restarted master has none of them.
 func (s *server) setParams(n *goroslib.Node) error {
-	if err := roslink.SetParamString(n, ParamRobotDescription, s.r.cfg.URDF); err != nil {
+	cfg := s.r.Config()
+	if err := roslink.SetParamString(n, ParamRobotDescription, cfg.URDF); err != nil {
 		return fmt.Errorf("set %s: %w", ParamRobotDescription, err)
 	}
 	for _, p := range s.limits {
@@ -432,10 +452,9 @@ func (s *server) setParams(n *goroslib.Node) error {
 			return fmt.Errorf("set %s: %w", p.key, err)
 		}
 	}
-	cfg := s.r.cfg
 	floats := map[string]float64{}
 	controllers := map[string][]string{"/arm_controller": s.r.ArmJoints()}
-	if s.r.arm2 != nil {
+	if s.r.Arm2Joints() != nil {
 		controllers["/arm2_controller"] = s.r.Arm2Joints()
 	}
 	for ctrl, joints := range controllers {
