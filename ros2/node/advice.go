@@ -111,7 +111,8 @@ func (d Discovery) serverAdvice(known []rtps.ParticipantData) string {
 	case servers == 0:
 		return fmt.Sprintf("no discovery server answered at %s (domain %d): start one (fast-discovery-server -i 0) or fix %s", strings.Join(names, ", "), d.Domain, EnvDiscoveryServer)
 	case len(known) == servers:
-		return fmt.Sprintf("the discovery server at %s knows no other participant: the robot's nodes must be its clients too (%s set for them, same domain %d)", strings.Join(names, ", "), EnvDiscoveryServer, d.Domain)
+		return fmt.Sprintf("the discovery server at %s relayed no other participant: the robot's nodes must be its clients too (%s set for them, same domain %d); "+
+			"a plain client hears only of the participants it shares a topic with (%s=TRUE for all)", strings.Join(names, ", "), EnvDiscoveryServer, d.Domain, EnvSuperClient)
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/ros2/node"
+	"github.com/actbridge/actbridge/rtps"
 	"github.com/actbridge/actbridge/rtps/wire"
 )
 
@@ -83,5 +84,21 @@ func TestDiscoveryServerEnvMakesAClientOfThoseServersAlone(t *testing.T) {
 	}
 	if _, err := node.DiscoveryFromEnv(lookup(map[string]string{"ROS_DISCOVERY_SERVER": "[::1]"})); !errors.Is(err, node.ErrEnv) {
 		t.Errorf("IPv6 server: %v, want ErrEnv", err)
+	}
+}
+
+// TestAdviceNamesTheServerThatDidNotAnswer: a client that found nothing
+// is told about its servers, not about discovery ranges.
+func TestAdviceNamesTheServerThatDidNotAnswer(t *testing.T) {
+	d := node.Discovery{Servers: []node.DiscoveryServer{{Host: "10.0.0.2", Port: 11811}}}
+	if a := d.Advice(rtps.ParticipantData{}, nil); !strings.Contains(a, "no discovery server answered at 10.0.0.2:11811") {
+		t.Errorf("advice %q", a)
+	}
+	server := rtps.ParticipantData{Properties: []rtps.Property{{Name: rtps.PropertyParticipantType, Value: "SERVER"}}}
+	if a := d.Advice(rtps.ParticipantData{}, []rtps.ParticipantData{server}); !strings.Contains(a, "relayed no other participant") {
+		t.Errorf("advice %q", a)
+	}
+	if a := d.Advice(rtps.ParticipantData{}, []rtps.ParticipantData{server, {}}); a != "" {
+		t.Errorf("advice %q with a participant relayed", a)
 	}
 }

@@ -3,6 +3,7 @@ package dserver
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -237,5 +238,74 @@ func TestCLIListsTheWholeGraphThroughTheServer(t *testing.T) {
 		if !strings.Contains(out.String(), topic+" [") {
 			t.Errorf("topics does not list %s:\n%s", topic, out.String())
 		}
+	}
+}
+
+// TestTwoActionServersThroughTheServerAreRefusedAsAmbiguous: the
+// one-server rule holds for endpoints a discovery server relayed: two
+// participants serving the action, no goal sent to either.
+func TestTwoActionServersThroughTheServerAreRefusedAsAmbiguous(t *testing.T) {
+	r := newRig(t, 11815)
+	a := r.actionServer(t, "/arm/follow_joint_trajectory", 44)
+	b := r.actionServer(t, "/arm/follow_joint_trajectory", 44)
+	c := r.context(t, 44, false)
+	cl, err := action.NewClient(c.Participant(), r.set, "/arm/follow_joint_trajectory", fjt, service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	requestReaders := func(es []rtps.EndpointData) bool {
+		n := 0
+		for _, e := range es {
+			if !e.Writer && e.Topic == "rq/arm/follow_joint_trajectory/_action/send_goalRequest" {
+				n++
+			}
+		}
+		return n == 2
+	}
+	if _, err := c.Participant().WaitEndpoints(timeout(t, 20*time.Second), requestReaders); err != nil {
+		t.Fatalf("the two servers' request readers never both relayed: %v", err)
+	}
+	_, err = cl.SendGoal(timeout(t, 20*time.Second), goalID(1), r.goal(t))
+	var amb *service.AmbiguousError
+	if !errors.As(err, &amb) || len(amb.Servers) != 2 {
+		t.Fatalf("send goal to two servers: %v, want an AmbiguousError naming both", err)
+	}
+	for _, p := range []*ddspeers.Proc{a, b} {
+		if strings.Contains(string(p.Stdout()), `"event":"goal"`) {
+			t.Errorf("a server got the goal: %s", p.Stdout())
+		}
+	}
+}
+
+// TestParticipantIsForgottenWhenTheServerRelaysItsGoodbye: relayed
+// participants keep no lease of their own while their server lives; one
+// that leaves is forgotten when the server relays its goodbye.
+func TestParticipantIsForgottenWhenTheServerRelaysItsGoodbye(t *testing.T) {
+	r := newRig(t, 11816)
+	c := r.context(t, 45, false)
+	peer := r.actionServer(t, "/arm/follow_joint_trajectory", 45)
+	// A plain client hears of participants it shares a topic with.
+	cl, err := action.NewClient(c.Participant(), r.set, "/arm/follow_joint_trajectory", fjt, service.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	client := func(ps []rtps.ParticipantData) bool {
+		return slices.ContainsFunc(ps, func(p rtps.ParticipantData) bool {
+			typ, _ := p.Property(rtps.PropertyParticipantType)
+			return typ == "CLIENT"
+		})
+	}
+	if _, err := c.Participant().WaitParticipants(timeout(t, 20*time.Second), client); err != nil {
+		t.Fatalf("the peer was never relayed: %v", err)
+	}
+	if err := peer.Stop(timeout(t, 10*time.Second)); err != nil {
+		t.Fatalf("stop peer: %v", err)
+	}
+	// Well within the peer's 20 s lease, which the client does not keep.
+	gone := func(ps []rtps.ParticipantData) bool { return !client(ps) }
+	if _, err := c.Participant().WaitParticipants(timeout(t, 10*time.Second), gone); err != nil {
+		t.Fatalf("the peer that left is still known: %v", err)
 	}
 }
