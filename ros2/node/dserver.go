@@ -145,3 +145,21 @@ func (d Discovery) ForTools() Discovery {
 	d.SuperClient = d.SuperClient || len(d.Servers) > 0
 	return d
 }
+
+// Describe names the discovery in a few words for a log line:
+// "localhost discovery", or "discovery server 10.0.0.2:11811 (super
+// client)".
+func (d Discovery) Describe() string {
+	if len(d.Servers) == 0 {
+		return strings.ToLower(string(d.Range)) + " discovery"
+	}
+	names := make([]string, len(d.Servers))
+	for i, s := range d.Servers {
+		names[i] = s.String()
+	}
+	role := "client"
+	if d.SuperClient {
+		role = "super client"
+	}
+	return fmt.Sprintf("discovery server %s (%s)", strings.Join(names, ", "), role)
+}

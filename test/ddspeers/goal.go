@@ -21,3 +21,17 @@ func RestGoal(set *msgs.Set) (*cdr.Message, error) {
 	tr.Set("points", pts)
 	return g, nil
 }
+
+// SampleOf is a pub peer's stdin line for a typ message of set with the
+// fields given set and the others zero.
+func SampleOf(set *msgs.Set, typ string, fields map[string]any) (string, error) {
+	s, err := set.Struct(typ)
+	if err != nil {
+		return "", err
+	}
+	m := cdr.Zero(s)
+	for k, v := range fields {
+		m.Set(k, v)
+	}
+	return SampleLine(m)
+}
