@@ -40,6 +40,8 @@ func ddsHealth(s rtps.Stats) metrics.DDSHealth {
 		"disposes_ignored": s.DisposesIgnored, "participants_evicted": s.ParticipantsEvicted, "participants_refused": s.ParticipantsRefused,
 		"endpoints_evicted": s.EndpointsEvicted, "endpoints_refused": s.EndpointsRefused, "leases_capped": s.LeasesCapped,
 		"receive_dropped": s.ReceiveDropped,
+		// What it knew of a discovery server given up when the server restarted.
+		"discovery_server_restarts": s.ServerRestarts,
 	}, ReceiveBytes: s.ReceiveBytes, ReceiveBytesPeak: s.ReceiveBytesPeak}
 }
 
