@@ -44,7 +44,13 @@ func serverBin(t *testing.T) string {
 // the test ends (or Kill).
 func startServer(t *testing.T, ns string, port int) *ddspeers.Proc {
 	t.Helper()
-	s := ddspeers.StartPeer(t, ns, serverBin(t), nil, "-i", "0", "-l", "127.0.0.1", "-p", strconv.Itoa(port))
+	return startServerID(t, ns, 0, port)
+}
+
+// startServerID is startServer for server id (its prefix 44.53.<id>…).
+func startServerID(t *testing.T, ns string, id, port int) *ddspeers.Proc {
+	t.Helper()
+	s := ddspeers.StartPeer(t, ns, serverBin(t), nil, "-i", strconv.Itoa(id), "-l", "127.0.0.1", "-p", strconv.Itoa(port))
 	if err := s.WaitStdout(timeout(t, 20*time.Second), "Server is running"); err != nil {
 		t.Fatalf("discovery server: %v: %s %s", err, s.Stdout(), s.Stderr())
 	}
@@ -307,5 +313,47 @@ func TestParticipantIsForgottenWhenTheServerRelaysItsGoodbye(t *testing.T) {
 	gone := func(ps []rtps.ParticipantData) bool { return !client(ps) }
 	if _, err := c.Participant().WaitParticipants(timeout(t, 10*time.Second), gone); err != nil {
 		t.Fatalf("the peer that left is still known: %v", err)
+	}
+}
+
+// TestIndexSyntaxNamesTheServerAsFastDDSReadsIt: ROS_DISCOVERY_SERVER
+// ";127.0.0.1:P" is server 1, whose prefix a Fast DDS 2.9 client derives
+// from the index: the peer reaches `fast-discovery-server -i 1` only so,
+// and the bridge, reading the same variable, drives its action server.
+func TestIndexSyntaxNamesTheServerAsFastDDSReadsIt(t *testing.T) {
+	ns := netns.Require(t)
+	noMulticast(t)
+	r := &rig{ns: ns, port: 11818, peers: ddspeers.BuildNodes(t, msgs.Jazzy)}
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.set = set
+	r.server = startServerID(t, ns, 1, r.port)
+	list := ";127.0.0.1:" + strconv.Itoa(r.port)
+	p := r.peers.StartActionServerEnv(t, ns, r.peers.Fast, []string{node.EnvDiscoveryServer + "=" + list}, "/arm/follow_joint_trajectory",
+		"--outcome", "succeed", "--feedback", "1", "--domain", "47")
+	if err := p.WaitStderr(timeout(t, 30*time.Second), "ready"); err != nil {
+		t.Fatalf("%v: %s", err, p.Stderr())
+	}
+	d, err := node.DiscoveryFromEnv(func(k string) (string, bool) {
+		if k == node.EnvDiscoveryServer {
+			return list, true
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Domain = 47
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
+	server := slices.IndexFunc(c.Participant().Participants(), func(p rtps.ParticipantData) bool { return p.Prefix == d.Servers[0].DefaultPrefix() })
+	if server < 0 {
+		t.Errorf("no participant with server 1's prefix %x", d.Servers[0].DefaultPrefix())
 	}
 }
