@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/actbridge/actbridge/actuators"
@@ -47,6 +48,11 @@ type ROS2 struct {
 	DiscoveryRange string `yaml:"discovery_range"`
 	// StaticPeers are hosts (IPv4 addresses or names) reached by unicast.
 	StaticPeers []string `yaml:"static_peers"`
+	// DiscoveryServer lists Fast DDS Discovery Servers, "host:port" or
+	// "host" (port 11811): the bridge joins them as a client and finds the
+	// robot through them alone (ROS_DISCOVERY_SERVER, as a list);
+	// static_peers then has no use and is refused beside it.
+	DiscoveryServer []string `yaml:"discovery_server"`
 	// DescriptionNode names the node publishing robot_description_param,
 	// "/ns/node", when more than one participant publishes it: only its
 	// URDF is read. Unset, more than one publisher refuses every motion
@@ -112,6 +118,7 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 			set  bool
 		}{{"distro", c.Distro != ""}, {"domain_id", c.DomainID != nil},
 			{"discovery_range", c.DiscoveryRange != ""}, {"static_peers", len(c.StaticPeers) > 0},
+			{"discovery_server", len(c.DiscoveryServer) > 0},
 			{"description_node", c.DescriptionNode != ""}} {
 			if k.set {
 				return bad(k.name, "only transport ros2 reads it; this config's transport is %s", c.Transport)
@@ -156,6 +163,9 @@ func (c *Config) validateTransport(bad func(field, format string, args ...any) e
 		}
 	default:
 		return bad("discovery_range", "%q is not one of localhost, subnet, off", c.DiscoveryRange)
+	}
+	if err := c.checkDiscoveryServers(bad); err != nil {
+		return err
 	}
 	for i, h := range c.StaticPeers {
 		f := fmt.Sprintf("static_peers[%d]", i)
@@ -293,6 +303,41 @@ func (a *ActuatorConfig) checkPinnedNodes(f func(string) string) error {
 		case !k.has:
 			return fmt.Errorf("%w: %s: the actuator has %s to pin", ErrConfig, f(k.name), k.lacks)
 		}
+	}
+	return nil
+}
+
+// checkDiscoveryServers refuses a discovery_server entry that is not
+// "host:port" or "host" with an IPv4 address or a host name, a repeated
+// one, and static_peers beside them (a discovery server client asks
+// nobody else). ros2/node parses the entries again when it joins.
+func (c *Config) checkDiscoveryServers(bad func(field, format string, args ...any) error) error {
+	if len(c.DiscoveryServer) > 0 && len(c.StaticPeers) > 0 {
+		return bad("static_peers", "a discovery server client finds participants through discovery_server alone; drop one of the two")
+	}
+	seen := map[string]bool{}
+	for i, e := range c.DiscoveryServer {
+		f := fmt.Sprintf("discovery_server[%d]", i)
+		if strings.Count(e, ":") > 1 || strings.HasPrefix(e, "[") {
+			return bad(f, "%q is not IPv4, the only transport the bridge speaks", e)
+		}
+		host, port, hasPort := strings.Cut(e, ":")
+		if hasPort {
+			if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+				return bad(f, "%q: port %q is not 1 to 65535", e, port)
+			}
+		}
+		if a, err := netip.ParseAddr(host); err == nil {
+			if !a.Is4() {
+				return bad(f, "%q is not IPv4, the only transport the bridge speaks", e)
+			}
+		} else if !hostRE.MatchString(host) {
+			return bad(f, "%q is not host:port with an IPv4 address or a host name", e)
+		}
+		if seen[e] {
+			return bad(f, "%q is listed twice", e)
+		}
+		seen[e] = true
 	}
 	return nil
 }

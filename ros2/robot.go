@@ -154,6 +154,17 @@ func Discovery(c config.ROS2, lookup func(string) (string, bool)) (node.Discover
 	if len(c.StaticPeers) > 0 {
 		d.StaticPeers = c.StaticPeers
 	}
+	if len(c.DiscoveryServer) > 0 {
+		d.Servers = nil
+		for i, e := range c.DiscoveryServer {
+			s, err := node.ParseDiscoveryServer(e)
+			if err != nil {
+				return d, err
+			}
+			s.Index = i
+			d.Servers = append(d.Servers, s)
+		}
+	}
 	switch c.DiscoveryRange {
 	case config.DiscoveryLocalhost:
 		d.Range = node.Localhost

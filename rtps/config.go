@@ -41,6 +41,15 @@ type Config struct {
 	// PeerAddrs get SPDP by unicast at exactly these ports (a peer that
 	// listens on a port of its own, such as a Fast DDS discovery server).
 	PeerAddrs []netip.AddrPort
+	// DiscoveryServers makes the participant a client of Fast DDS
+	// Discovery Servers listening at these addresses (see dsclient.go):
+	// its SPDP goes to them alone, and it learns the other participants
+	// and their endpoints only from what they relay. Multicast,
+	// HostMulticast, Peers and PeerAddrs must be unset with it.
+	DiscoveryServers []netip.AddrPort
+	// SuperClient asks the servers for every endpoint of the domain;
+	// a plain client gets only those on topics it has endpoints on.
+	SuperClient bool
 	// PeerIndices is how many participant indices per peer; default
 	// MaxIndex, so two of our participants find each other whichever free
 	// indices they took (with 4, two past the first four never did).
@@ -97,7 +106,19 @@ func (c Config) withDefaults() (Config, error) {
 	if !c.Addr.Is4() {
 		return c, fmt.Errorf("%w: address %v is not IPv4", ErrConfig, c.Addr)
 	}
-	if !c.Multicast && len(c.Peers) == 0 && len(c.PeerAddrs) == 0 {
+	if len(c.DiscoveryServers) > 0 {
+		if c.Multicast || c.HostMulticast || len(c.Peers) > 0 || len(c.PeerAddrs) > 0 {
+			return c, fmt.Errorf("%w: a discovery server client announces itself to its servers only: no multicast, peers or peer addresses", ErrConfig)
+		}
+		for _, s := range c.DiscoveryServers {
+			if !s.Addr().Unmap().Is4() || s.Port() == 0 {
+				return c, fmt.Errorf("%w: discovery server %v is not an IPv4 address and port", ErrConfig, s)
+			}
+		}
+	} else if c.SuperClient {
+		return c, fmt.Errorf("%w: a super client needs discovery servers", ErrConfig)
+	}
+	if !c.Multicast && len(c.Peers) == 0 && len(c.PeerAddrs) == 0 && len(c.DiscoveryServers) == 0 {
 		c.Peers = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1})}
 	}
 	if c.MaxIndex <= 0 {

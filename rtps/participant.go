@@ -76,8 +76,11 @@ type Participant struct {
 	// learned counts remote participants and endpoints learned, to
 	// order them for eviction.
 	learned uint64
-	readers map[wire.GUID]*Reader
-	writers map[wire.GUID]*Writer
+	// dsReader reads the discovery servers' SPDP writers (reliable);
+	// nil unless Config.DiscoveryServers.
+	dsReader *builtinReader
+	readers  map[wire.GUID]*Reader
+	writers  map[wire.GUID]*Writer
 	// tx orders and packs what reliable user writers send.
 	tx *sendQueue
 	// deliveries are samples for readers' listeners, called once the
@@ -96,6 +99,10 @@ type remote struct {
 	data     ParticipantData
 	deadline time.Time
 	learned  uint64 // order learned in, for eviction (Participant.learned)
+	// server marks a discovery server we are a client of; via is the
+	// server that relayed this participant (zero: it announced itself).
+	server bool
+	via    wire.GUIDPrefix
 }
 
 // NewParticipant binds the discovery sockets of the first free participant
@@ -113,6 +120,9 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		if _, err := rand.Read(prefix[2:]); err != nil {
 			return nil, err
 		}
+	}
+	if p.dsClient() {
+		p.dsReader = newBuiltinReader(wire.EntityIDSPDPReader, wire.EntityIDSPDPWriter)
 	}
 	if err := p.bind(ctx); err != nil {
 		return nil, err
@@ -143,6 +153,7 @@ func NewParticipant(ctx context.Context, cfg Config) (*Participant, error) {
 		}
 	}
 	p.spdp = append(p.spdp, cfg.PeerAddrs...)
+	p.spdp = append(p.spdp, cfg.DiscoveryServers...)
 	runCtx, stop := context.WithCancel(context.Background())
 	p.stop, p.done = stop, runCtx.Done()
 	p.wg.Add(3)
@@ -390,6 +401,7 @@ func (p *Participant) run(ctx context.Context) {
 func (p *Participant) expire(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.keepRelayed(now)
 	for k, r := range p.remotes {
 		if now.After(r.deadline) {
 			p.cfg.Logger.Debug("rtps: participant lease ended", "prefix", k, "vendor", r.data.Vendor)
@@ -403,6 +415,9 @@ func (p *Participant) expire(now time.Time) {
 func (p *Participant) drop(prefix wire.GUIDPrefix) {
 	delete(p.remotes, prefix)
 	p.sedp.drop(prefix)
+	if p.dsReader != nil {
+		p.dsReader.forget(prefix)
+	}
 	for _, r := range p.readers {
 		for w := range r.writers {
 			if w.Prefix == prefix {

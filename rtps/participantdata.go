@@ -47,6 +47,26 @@ type ParticipantData struct {
 	DefaultUnicast, DefaultMulticast         []wire.Locator
 	LeaseDuration                            time.Duration
 	UserData                                 []byte
+	// Properties are the PID_PROPERTY_LIST's name/value pairs (Fast DDS's
+	// Discovery Server says a participant's role in them); at most
+	// maxProperties are read.
+	Properties []Property
+}
+
+// Property is one name/value pair of a participant's property list.
+type Property struct{ Name, Value string }
+
+// maxProperties bounds the properties kept from one announcement.
+const maxProperties = 32
+
+// Property returns the value of the property named name.
+func (d *ParticipantData) Property(name string) (string, bool) {
+	for _, p := range d.Properties {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
 }
 
 // GUID is the participant's GUID.
@@ -84,7 +104,51 @@ func (d *ParticipantData) ParameterList(o wire.ByteOrder) wire.ParameterList {
 	if d.UserData != nil {
 		pl = append(pl, wire.Parameter{ID: wire.PIDUserData, Value: wire.AppendOctets(nil, o, d.UserData)})
 	}
+	if len(d.Properties) > 0 {
+		pl = append(pl, wire.Parameter{ID: wire.PIDPropertyList, Value: appendProperties(nil, o, d.Properties)})
+	}
 	return pl
+}
+
+// appendProperties encodes a property list: a CDR sequence of {string
+// name; string value}, each string 4-aligned (the value starts aligned).
+func appendProperties(b []byte, o wire.ByteOrder, ps []Property) []byte {
+	b = o.AppendUint32(b, uint32(len(ps)))
+	for _, p := range ps {
+		for _, s := range []string{p.Name, p.Value} {
+			b = wire.AppendString(b, o, s)
+			for len(b)%4 != 0 {
+				b = append(b, 0)
+			}
+		}
+	}
+	return b
+}
+
+// parseProperties reads what appendProperties writes, up to
+// maxProperties pairs; a binary property sequence after them is ignored.
+// On an error it returns the pairs read before it.
+func parseProperties(v []byte, o wire.ByteOrder) ([]Property, error) {
+	var out []Property
+	if len(v) < 4 {
+		return out, wire.ErrShort
+	}
+	n := o.Uint32(v)
+	v = v[4:]
+	for i := uint32(0); i < n && len(out) < maxProperties; i++ {
+		var pair [2]string
+		for j := range pair {
+			s, err := wire.ParseString(v, o)
+			if err != nil {
+				return out, err
+			}
+			pair[j] = s
+			skip := min((4+len(s)+1+3)&^3, len(v))
+			v = v[skip:]
+		}
+		out = append(out, Property{Name: pair[0], Value: pair[1]})
+	}
+	return out, nil
 }
 
 // ParseParticipantData reads an SPDP parameter list sent by vendor
@@ -134,6 +198,10 @@ func ParseParticipantData(pl wire.ParameterList, o wire.ByteOrder, vendor wire.V
 			return d, fmt.Errorf("%w: user data: %v", ErrParticipantData, err)
 		}
 		d.UserData = append([]byte{}, ud...)
+	}
+	if v, ok := pl.Get(wire.PIDPropertyList); ok {
+		// Informational only: what parsed is kept, a bad rest ignored.
+		d.Properties, _ = parseProperties(v, o)
 	}
 	d.MetatrafficUnicast = locators(pl, wire.PIDMetatrafficUnicastLocator, o)
 	d.MetatrafficMulticast = locators(pl, wire.PIDMetatrafficMulticastLocator, o)

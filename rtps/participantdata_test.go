@@ -62,6 +62,8 @@ func TestCycloneSPDPAnnouncementParses(t *testing.T) {
 		DefaultMulticast:     []wire.Locator{wire.UDPv4Locator(netip.MustParseAddr("239.255.0.1"), 7401)},
 		LeaseDuration:        10 * time.Second,
 		UserData:             []byte("DDSPerf:1:27337:vm"),
+		// Cyclone's property list: our property parser's golden sample.
+		Properties: []Property{{"__ProcessName", "ddsperf"}, {"__Pid", "27337"}, {"__Hostname", "vm"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)

@@ -98,12 +98,17 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 			return p.handleUserFrag(wire.GUID{Prefix: src, Entity: s.WriterID}, s, ts)
 		}
 	case *wire.Heartbeat:
+		if s.WriterID == wire.EntityIDSPDPWriter {
+			return p.handleDSHeartbeat(src, s)
+		}
 		if s.WriterID.IsBuiltin() {
 			return p.handleSEDPHeartbeat(src, s)
 		}
 		return p.handleUserHeartbeat(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 	case *wire.Gap:
-		if s.WriterID.IsBuiltin() {
+		if s.WriterID == wire.EntityIDSPDPWriter {
+			p.handleDSGap(src, s)
+		} else if s.WriterID.IsBuiltin() {
 			p.handleSEDPGap(src, s)
 		} else {
 			p.handleUserGap(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
@@ -117,6 +122,10 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 			return p.handleUserNackFrag(src, s)
 		}
 	case *wire.AckNack:
+		if s.WriterID == wire.EntityIDSPDPWriter {
+			p.handleDSAckNack(src, s)
+			return nil
+		}
 		if s.WriterID.IsBuiltin() {
 			return p.handleSEDPAckNack(src, s)
 		}

@@ -110,6 +110,9 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wi
 	if rd == nil || !ok {
 		return nil
 	}
+	if p.isServer(src) {
+		return p.handleRelayedSEDP(src, rd, writer, d)
+	}
 	if disposed(d) && !sentBy(part, from, hostAddr) {
 		// Not taken, so that its number stays free for the real sample.
 		p.stats.DisposesIgnored++
@@ -138,6 +141,46 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wi
 		p.cfg.Logger.Debug("rtps: bad SEDP data", "src", src, "err", err)
 		return nil
 	}
+	return p.storeEndpoint(e)
+}
+
+// handleRelayedSEDP learns or forgets an endpoint a discovery server
+// relayed: its owner's, which must be a participant we know (the server
+// sends the owner's DATA(p) first; one that came later is left
+// unacknowledged, so that the server sends it again); p.mu must be held.
+func (p *Participant) handleRelayedSEDP(src wire.GUIDPrefix, rd *builtinReader, writer bool, d *wire.Data) []outgoing {
+	if disposed(d) {
+		if rd.onData(src, d.WriterSN) {
+			if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix != p.self.Prefix {
+				p.forgetEndpoint(g)
+			}
+		}
+		return nil
+	}
+	if d.Payload == nil || d.Key {
+		rd.onData(src, d.WriterSN)
+		return nil
+	}
+	pl, o, err := payloadParameterList(d.Payload)
+	var e EndpointData
+	if err == nil {
+		e, err = ParseEndpointData(pl, o, writer, 0)
+	}
+	if err != nil || e.GUID.Prefix == p.self.Prefix {
+		rd.onData(src, d.WriterSN)
+		p.cfg.Logger.Debug("rtps: bad relayed SEDP data", "server", src, "err", err)
+		return nil
+	}
+	owner, ok := p.remotes[e.GUID.Prefix]
+	if !ok || !rd.onData(src, d.WriterSN) {
+		return nil
+	}
+	e.Vendor = owner.data.Vendor
+	return p.storeEndpoint(e)
+}
+
+// storeEndpoint keeps a remote endpoint and matches it; p.mu must be held.
+func (p *Participant) storeEndpoint(e EndpointData) []outgoing {
 	_, had := p.sedp.remote[e.GUID]
 	if !had && !p.admitEndpoint(e) {
 		return nil
@@ -296,7 +339,13 @@ func (p *Participant) publish(writer bool, key wire.GUID, payload []byte) []outg
 	if writer {
 		w = p.sedp.pubWriter
 	}
-	subs := w.write(key, payload, nil, time.Now())
+	var qos wire.ParameterList
+	if p.dsClient() && payload != nil {
+		// A discovery server relays the sample with its identity.
+		g := key.Bytes()
+		qos = append(wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}}, sampleIdentityQoS(wire.GUID{Prefix: p.self.Prefix, Entity: w.id}, w.next)...)
+	}
+	subs := w.write(key, payload, qos, time.Now())
 	var out []outgoing
 	for g := range w.readers {
 		if _, to, ok := p.known(g.Prefix); ok {
@@ -350,12 +399,18 @@ func (p *Participant) Matched(g wire.GUID) ([]EndpointData, error) {
 
 // Acknowledged reports whether participant prefix has acknowledged every
 // endpoint announcement we made (both announcers it is matched with):
-// from then on it knows our endpoints. WaitParticipants wakes when it
-// becomes true.
+// from then on it knows our endpoints. For a participant a discovery
+// server relayed, its server's acknowledgment stands for it: the server
+// passes our endpoints on (we cannot see when). WaitParticipants wakes
+// when it becomes true.
 func (p *Participant) Acknowledged(prefix wire.GUIDPrefix) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.remotes[prefix]
+	if ok && r.via != (wire.GUIDPrefix{}) {
+		prefix = r.via
+		r, ok = p.remotes[prefix]
+	}
 	if !ok {
 		return false
 	}

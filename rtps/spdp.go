@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/udp"
@@ -14,6 +15,9 @@ import (
 // handleSPDP learns, refreshes or drops a participant from an SPDP
 // sample received from address from.
 func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, from netip.Addr, d *wire.Data) []outgoing {
+	if p.dsClient() {
+		return p.handleDSSPDP(src, vendor, from, d)
+	}
 	if disposed(d) {
 		// A participant says goodbye for itself only; without a key the
 		// sender is meant.
@@ -38,7 +42,7 @@ func (p *Participant) handleSPDP(src wire.GUIDPrefix, vendor wire.VendorID, from
 	if data.Prefix == p.self.Prefix || (data.HasDomain && data.Domain != uint32(p.cfg.Domain)) || data.Version.Major != 2 {
 		return nil
 	}
-	return p.learn(data)
+	return p.learnVia(data, wire.GUIDPrefix{})
 }
 
 // disposed reports whether a DATA's status info disposes or unregisters.
@@ -67,10 +71,12 @@ func disposedKey(d *wire.Data, pid wire.ParameterID) (wire.GUID, bool) {
 	return wire.GUID{}, false
 }
 
-// learn adds or refreshes a participant. A new one gets our SPDP
-// announcement at once, so it need not wait for our next period, and is
-// matched with our SEDP endpoints.
-func (p *Participant) learn(d ParticipantData) []outgoing {
+// learnVia adds or refreshes a participant, relayed by discovery server
+// via (zero: announced by itself). A new one that announced itself gets
+// our SPDP announcement at once, so it need not wait for our next period,
+// and is matched with our SEDP endpoints; a relayed one talks discovery
+// with its server alone.
+func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoing {
 	lease := min(d.LeaseDuration, p.cfg.MaxLease)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -91,6 +97,13 @@ func (p *Participant) learn(d ParticipantData) []outgoing {
 		r = &remote{learned: p.learned}
 		p.remotes[d.Prefix] = r
 	}
+	if p.dsClient() {
+		if via == (wire.GUIDPrefix{}) {
+			r.server = true // handleDSSPDP lets only servers announce themselves
+		} else if !r.server {
+			r.via = via
+		}
+	}
 	changed := !known || !sameData(r.data, d)
 	r.data, r.deadline = d, time.Now().Add(lease)
 	if changed {
@@ -99,7 +112,10 @@ func (p *Participant) learn(d ParticipantData) []outgoing {
 	if known {
 		return nil
 	}
-	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor)
+	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor, "via", via)
+	if r.via != (wire.GUIDPrefix{}) {
+		return nil
+	}
 	select {
 	case p.newcomer <- struct{}{}:
 	default:
@@ -212,7 +228,14 @@ func (p *Participant) locatorsOf(ds []ParticipantData) []netip.AddrPort {
 // announce sends our SPDP sample (or, for goodbye, its dispose) to the
 // SPDP destinations and every known participant.
 func (p *Participant) announce(goodbye bool) error {
-	dst := append(append([]netip.AddrPort{}, p.spdp...), p.locatorsOf(p.Participants())...)
+	known := p.Participants()
+	if p.dsClient() {
+		// Our servers alone: a client talks discovery with nobody else.
+		p.mu.Lock()
+		known = slices.DeleteFunc(known, func(d ParticipantData) bool { return !p.isServer(d.Prefix) })
+		p.mu.Unlock()
+	}
+	dst := append(append([]netip.AddrPort{}, p.spdp...), p.locatorsOf(known)...)
 	return p.sendSPDP(goodbye, dst)
 }
 
@@ -260,10 +283,20 @@ func (p *Participant) sendSPDP(goodbye bool, dst []netip.AddrPort) error {
 // both understand.
 func (p *Participant) spdpMessage(goodbye bool) ([]byte, error) {
 	sn := wire.SequenceNumber(p.seq.Add(1))
+	self := p.self
+	if p.dsClient() {
+		sn, self = dsSPDPSN, p.dsData()
+		if goodbye {
+			sn = dsGoodbyeSN
+		}
+	}
 	g := p.self.GUID().Bytes()
 	data := &wire.Data{
 		ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn,
 		InlineQoS: wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}},
+	}
+	if p.dsClient() {
+		data.InlineQoS = append(data.InlineQoS, sampleIdentityQoS(wire.GUID{Prefix: p.self.Prefix, Entity: wire.EntityIDSPDPWriter}, sn)...)
 	}
 	var err error
 	if goodbye {
@@ -271,7 +304,7 @@ func (p *Participant) spdpMessage(goodbye bool) ([]byte, error) {
 		data.Key = true
 		data.Payload, err = plPayload(wire.ParameterList{{ID: wire.PIDParticipantGUID, Value: g[:]}})
 	} else {
-		data.Payload, err = plPayload(p.self.ParameterList(binary.LittleEndian))
+		data.Payload, err = plPayload(self.ParameterList(binary.LittleEndian))
 	}
 	if err != nil {
 		return nil, err

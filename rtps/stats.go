@@ -19,6 +19,9 @@ type Stats struct {
 	// LeasesCapped counts participants whose announced lease was longer
 	// than Config.MaxLease (and was cut to it).
 	LeasesCapped uint64
+	// ServerRestarts counts the discovery servers seen to start again
+	// (Config.DiscoveryServers), each followed by a resync with it.
+	ServerRestarts uint64
 	// ReceiveBytes is what our readers hold now of samples that arrived
 	// ahead of a missing one and of partly received fragmented samples;
 	// ReceiveBytesPeak is its highest so far, never above

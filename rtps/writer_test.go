@@ -751,7 +751,7 @@ func TestWriterDestinationsFollowTheGraph(t *testing.T) {
 	remote := fakeParticipant(1, time.Minute, 30)
 	at := func(port uint16) []wire.Locator { return []wire.Locator{wire.UDPv4Locator(loopback, port)} }
 	remote.MetatrafficUnicast, remote.DefaultUnicast = at(40000), at(40001)
-	a.learn(remote)
+	a.learnVia(remote, wire.GUIDPrefix{})
 	reader := topic
 	reader.GUID = wire.GUID{Prefix: remote.Prefix, Entity: 0x1004}
 	dests := func() []string {
@@ -774,7 +774,7 @@ func TestWriterDestinationsFollowTheGraph(t *testing.T) {
 		t.Fatal("destinations made again with nothing changed")
 	}
 	remote.DefaultUnicast = at(40003)
-	a.learn(remote)
+	a.learnVia(remote, wire.GUIDPrefix{})
 	a.mu.Lock()
 	moved := dests()
 	a.unmatchReader(reader.GUID)

@@ -40,7 +40,8 @@ Usage:
 
 Discovery follows ROS 2's variables: ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE
 (LOCALHOST when unset, SUBNET, OFF, SYSTEM_DEFAULT), ROS_LOCALHOST_ONLY (Humble),
-ROS_STATIC_PEERS; the distro comes from ROS_DISTRO (default jazzy). --config
+ROS_STATIC_PEERS, ROS_DISCOVERY_SERVER (then a super client of those Fast DDS
+Discovery Servers); the distro comes from ROS_DISTRO (default jazzy). --config
 robot.yaml (transport ros2) sets them as serve does: the config's distro,
 domain_id, discovery_range and static_peers, then the variables for what it
 leaves unset. Flags override both.
@@ -171,6 +172,7 @@ func (f *ros2Flags) open(ctx context.Context) (*node.Context, node.Discovery, er
 		}
 		remap = append(remap, r)
 	}
+	d = d.ForTools()
 	c, err := node.NewContext(ctx, node.Options{Distro: distro, Discovery: d, Remap: remap})
 	return c, d, err
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/actbridge/actbridge/config"
@@ -28,7 +27,7 @@ func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.
 	where := fmt.Sprintf("ROS 2 %s", r.Distro())
 	// The discovery Open used: the config's keys, then the environment.
 	if d, err := ros2.Discovery(cfg.ROS2, os.LookupEnv); err == nil {
-		where = fmt.Sprintf("ROS 2 %s, domain %d, %s discovery", r.Distro(), d.Domain, strings.ToLower(string(d.Range)))
+		where = fmt.Sprintf("ROS 2 %s, domain %d, %s", r.Distro(), d.Domain, d.Describe())
 	}
 	reachable := func() bool { return r.Peers() > 0 }
 	return &link{robot: r, where: where, reachable: reachable, describer: r, advice: r.DiscoveryAdvice,
@@ -41,6 +40,8 @@ func ddsHealth(s rtps.Stats) metrics.DDSHealth {
 		"disposes_ignored": s.DisposesIgnored, "participants_evicted": s.ParticipantsEvicted, "participants_refused": s.ParticipantsRefused,
 		"endpoints_evicted": s.EndpointsEvicted, "endpoints_refused": s.EndpointsRefused, "leases_capped": s.LeasesCapped,
 		"receive_dropped": s.ReceiveDropped,
+		// What it knew of a discovery server given up when the server restarted.
+		"discovery_server_restarts": s.ServerRestarts,
 	}, ReceiveBytes: s.ReceiveBytes, ReceiveBytesPeak: s.ReceiveBytesPeak}
 }
 

@@ -14,6 +14,9 @@ import (
 // when nothing is known to be amiss. docs/discovery.md has the table it
 // follows.
 func (d Discovery) Advice(self rtps.ParticipantData, known []rtps.ParticipantData) string {
+	if len(d.Servers) > 0 {
+		return d.serverAdvice(known)
+	}
 	var loopbackOnly, groupOnly int
 	for _, p := range known {
 		if onlyLoopback(p.MetatrafficUnicast) {
@@ -89,4 +92,33 @@ func indexPort(domain int, ls []wire.Locator) bool {
 func spdpPort(domain int) uint16 {
 	p, _ := udp.DefaultPorts().MetatrafficMulticast(domain)
 	return p
+}
+
+// serverAdvice is Advice for a discovery server client: no server
+// answered, or the servers relayed nobody.
+func (d Discovery) serverAdvice(known []rtps.ParticipantData) string {
+	var names []string
+	for _, s := range d.Servers {
+		names = append(names, s.String())
+	}
+	servers := 0
+	for _, p := range known {
+		if isServer(p) {
+			servers++
+		}
+	}
+	switch {
+	case servers == 0:
+		return fmt.Sprintf("no discovery server answered at %s (domain %d): start one (fast-discovery-server -i 0) or fix %s", strings.Join(names, ", "), d.Domain, EnvDiscoveryServer)
+	case len(known) == servers:
+		return fmt.Sprintf("the discovery server at %s relayed no other participant: the robot's nodes must be its clients too (%s set for them, same domain %d); "+
+			"a plain client hears only of the participants it shares a topic with (%s=TRUE for all)", strings.Join(names, ", "), EnvDiscoveryServer, d.Domain, EnvSuperClient)
+	}
+	return ""
+}
+
+// isServer reports whether p says it is a discovery server.
+func isServer(p rtps.ParticipantData) bool {
+	t, _ := p.Property(rtps.PropertyParticipantType)
+	return t == "SERVER" || t == "BACKUP"
 }

@@ -44,6 +44,14 @@ type Discovery struct {
 	// uses; zero picks the first multicast-capable one that is up (or
 	// loopback when there is none). ROS 2 has no variable for it.
 	Interface netip.Addr
+	// Servers are Fast DDS Discovery Servers (ROS_DISCOVERY_SERVER): with
+	// any, the participant is their client and discovers through them
+	// alone; Range and StaticPeers are then not used.
+	Servers []DiscoveryServer
+	// SuperClient asks the servers for every endpoint of the domain, as
+	// `ros2` tools need for the whole graph (ROS_SUPER_CLIENT); a plain
+	// client hears of the endpoints on its own topics only.
+	SuperClient bool
 }
 
 // DiscoveryFromEnv reads the ROS 2 discovery variables through lookup
@@ -77,6 +85,19 @@ func DiscoveryFromEnv(lookup func(string) (string, bool)) (Discovery, error) {
 	default:
 		return d, fmt.Errorf("%w: %s=%q, want 0 or 1", ErrEnv, EnvLocalhostOnly, v)
 	}
+	if v, _ := lookup(EnvDiscoveryServer); strings.TrimSpace(v) != "" {
+		servers, err := ParseDiscoveryServers(v)
+		if err != nil {
+			return d, err
+		}
+		d.Servers = servers
+	}
+	v, _ := lookup(EnvSuperClient)
+	super, err := parseSuperClient(v)
+	if err != nil {
+		return d, err
+	}
+	d.SuperClient = super // used only with servers (from here or a config)
 	if v, _ := lookup(EnvStaticPeers); v != "" {
 		for p := range strings.SplitSeq(v, ";") {
 			if p = strings.TrimSpace(p); p == "" {
@@ -98,7 +119,10 @@ func loopback() netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, 1}) }
 // resolving static peers given by name (ctx bounds the lookups).
 func (d Discovery) Config(ctx context.Context) (rtps.Config, error) {
 	cfg := rtps.Config{Domain: d.Domain}
-	peers, err := resolve(ctx, d.StaticPeers)
+	if len(d.Servers) > 0 {
+		return d.serverConfig(ctx, cfg)
+	}
+	peers, err := resolve(ctx, EnvStaticPeers, d.StaticPeers)
 	if err != nil {
 		return cfg, err
 	}
@@ -139,7 +163,30 @@ func (d Discovery) Config(ctx context.Context) (rtps.Config, error) {
 	return cfg, nil
 }
 
-func resolve(ctx context.Context, hosts []string) ([]netip.Addr, error) {
+// serverConfig is Config for a discovery server client: our locators on
+// loopback when every server is on this host, else on the interface.
+func (d Discovery) serverConfig(ctx context.Context, cfg rtps.Config) (rtps.Config, error) {
+	hosts := make([]string, len(d.Servers))
+	for i, s := range d.Servers {
+		hosts[i] = s.Host
+	}
+	addrs, err := resolve(ctx, EnvDiscoveryServer, hosts)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Addr, cfg.SuperClient = loopback(), d.SuperClient
+	for i, a := range addrs {
+		cfg.DiscoveryServers = append(cfg.DiscoveryServers, netip.AddrPortFrom(a, d.Servers[i].Port))
+		if !a.IsLoopback() && cfg.Addr.IsLoopback() {
+			if cfg.Addr, err = d.iface(); err != nil {
+				return cfg, err
+			}
+		}
+	}
+	return cfg, nil
+}
+
+func resolve(ctx context.Context, what string, hosts []string) ([]netip.Addr, error) {
 	var out []netip.Addr
 	for _, h := range hosts {
 		if a, err := netip.ParseAddr(h); err == nil {
@@ -148,7 +195,7 @@ func resolve(ctx context.Context, hosts []string) ([]netip.Addr, error) {
 		}
 		as, err := net.DefaultResolver.LookupNetIP(ctx, "ip4", h)
 		if err != nil || len(as) == 0 {
-			return nil, fmt.Errorf("%w: %s: cannot resolve %q: %v", ErrEnv, EnvStaticPeers, h, err)
+			return nil, fmt.Errorf("%w: %s: cannot resolve %q: %v", ErrEnv, what, h, err)
 		}
 		out = append(out, as[0].Unmap())
 	}

@@ -104,15 +104,7 @@ func sample(t *testing.T, d msgs.Distro, typ string, fields map[string]any) stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := set.Struct(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := cdr.Zero(s)
-	for k, v := range fields {
-		m.Set(k, v)
-	}
-	line, err := ddspeers.SampleLine(m)
+	line, err := ddspeers.SampleOf(set, typ, fields)
 	if err != nil {
 		t.Fatal(err)
 	}

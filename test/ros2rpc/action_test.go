@@ -77,19 +77,13 @@ func (r *actionRig) newClient(t *testing.T) *action.Client {
 	return c
 }
 
-// goal is a one-point trajectory of joints j1, j2 at zero, at rest.
+// goal is ddspeers.RestGoal: joints j1, j2 at zero, at rest.
 func (r *actionRig) goal(t *testing.T) *cdr.Message {
 	t.Helper()
-	g, err := r.set.Message(fjt + "_Goal")
+	g, err := ddspeers.RestGoal(r.set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := g.Get("trajectory").(*cdr.Message)
-	tr.Set("joint_names", []string{"j1", "j2"})
-	ptT := tr.Type.Field(tr.Type.FieldIndex("points")).Type
-	pts := cdr.MakeSlice(ptT, 1).([]*cdr.Message)
-	pts[0].Set("positions", []float64{0, 0})
-	tr.Set("points", pts)
 	return g
 }
 

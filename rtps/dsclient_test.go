@@ -1,0 +1,133 @@
+package rtps
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/rtps/wire"
+)
+
+// TestDiscoveryServerClientAnnouncesWhatFastDDSServersRequire: a Fast DDS
+// server drops a DATA(p) whose vendor is not eProsima, that names no
+// participant type or carries no sample identity (PDPServerListener).
+func TestDiscoveryServerClientAnnouncesWhatFastDDSServersRequire(t *testing.T) {
+	for _, super := range []bool{false, true} {
+		p := newParticipant(t, Config{Domain: 60, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}, SuperClient: super})
+		b, err := p.spdpMessage(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m wire.Message
+		if err := m.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		d := m.Submessages[1].(*wire.Data)
+		if d.WriterSN != dsSPDPSN {
+			t.Errorf("sequence number %d: a server's reliable reader takes one change, SN %d", d.WriterSN, dsSPDPSN)
+		}
+		for _, pid := range []wire.ParameterID{wire.PIDRelatedSampleIdentity, pidRelatedSampleIdentityFastDDS} {
+			var v []byte
+			ok := false
+			for _, q := range d.InlineQoS {
+				if q.ID == pid {
+					v, ok = q.Value, true
+				}
+			}
+			want := sampleIdentityQoS(wire.GUID{Prefix: p.GUID().Prefix, Entity: wire.EntityIDSPDPWriter}, dsSPDPSN)[0].Value
+			if !ok || !reflect.DeepEqual(v, want) {
+				t.Errorf("inline QoS %v: sample identity %x, want %x", pid, v, want)
+			}
+		}
+		pl, o, err := payloadParameterList(d.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := ParseParticipantData(pl, o, m.Header.Vendor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		role := map[bool]string{false: "CLIENT", true: "SUPER_CLIENT"}[super]
+		if got, _ := data.Property(PropertyParticipantType); data.Vendor != wire.VendorEProsima || got != role {
+			t.Errorf("super %v: vendor %v type %q, want 01.0f %q", super, data.Vendor, got, role)
+		}
+		if p.Data().Vendor != VendorID {
+			t.Errorf("our own data says vendor %v: only the servers are told eProsima", p.Data().Vendor)
+		}
+	}
+}
+
+// TestDiscoveryServerClientBelievesNoParticipantButItsServer: a
+// participant that announces itself to a client, not at a configured
+// server address, is never learned, and neither is what it relays.
+func TestDiscoveryServerClientBelievesNoParticipantButItsServer(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 61, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	stranger := newParticipant(t, Config{Domain: 61, PeerAddrs: []netip.AddrPort{netip.AddrPortFrom(loopback, client.uc.Port())}, AnnouncePeriod: 50 * time.Millisecond})
+	// The stranger also relays a third participant's DATA(p), as a server would.
+	third := stranger.Data()
+	third.Prefix[11] ^= 0xff
+	relay := func() {
+		b, err := plPayload(third.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := wire.Message{Header: wire.Header{Version: wire.Version(), Vendor: VendorID, Prefix: stranger.GUID().Prefix},
+			Submessages: []wire.Submessage{&wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: 7, Payload: b}}}
+		out, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := stranger.uc.WriteTo(out, netip.AddrPortFrom(loopback, client.uc.Port())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second of the stranger's announcements and relays.
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		relay()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if ps := client.Participants(); len(ps) != 0 {
+		t.Fatalf("client learned %d participants from a stranger: %+v", len(ps), ps)
+	}
+}
+
+// TestRestartShowsInAHeartbeatGoingBack: a writer that announces fewer
+// samples than we had of it, or whose heartbeat count went back to its
+// start, started again; a reordered heartbeat did not.
+func TestRestartShowsInAHeartbeatGoingBack(t *testing.T) {
+	w := &writerProxy{next: 9, hbCount: 40}
+	for _, c := range []struct {
+		last  wire.SequenceNumber
+		count int32
+		want  bool
+	}{
+		{8, 41, false}, {12, 41, false}, {8, 39, false}, // in order, more, reordered
+		{3, 41, true}, {8, 1, true}, {8, 20, true},
+	} {
+		if got := restarted(w, &wire.Heartbeat{First: 1, Last: c.last, Count: c.count}); got != c.want {
+			t.Errorf("last %d count %d: restarted %v, want %v", c.last, c.count, got, c.want)
+		}
+	}
+	if restarted(&writerProxy{next: 1, hbCount: -1 << 31}, &wire.Heartbeat{Last: 0, Count: 1}) {
+		t.Error("a writer never heard from restarted")
+	}
+}
+
+func TestDiscoveryServerConfigRefusesOtherDiscovery(t *testing.T) {
+	s := []netip.AddrPort{netip.AddrPortFrom(loopback, 11811)}
+	for _, c := range []Config{
+		{DiscoveryServers: s, Multicast: true},
+		{DiscoveryServers: s, HostMulticast: true},
+		{DiscoveryServers: s, Peers: []netip.Addr{loopback}},
+		{DiscoveryServers: []netip.AddrPort{netip.MustParseAddrPort("[::1]:11811")}},
+		{SuperClient: true},
+	} {
+		if _, err := c.withDefaults(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", c, err)
+		}
+	}
+}
