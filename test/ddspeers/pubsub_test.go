@@ -43,6 +43,7 @@ func sampleLine(t *testing.T, m *cdr.Message) string {
 // mode works, and the two stacks agree on the wire.
 func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 	p := Build(t)
+	fast3 := p.Fast3(t)
 	js := peerStruct(t, "sensor_msgs/msg/JointState")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sent []*cdr.Message
@@ -61,8 +62,15 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 		// cycpeer echo --listener answers on the receiving thread, as
 		// ddsperf pong (the rtps round-trip row's echo).
 		{"fast via cyclone's listener", p.Fast, p.Cyclone, []string{"--listener"}},
+		// Fast DDS 3.1 (Debian 13 root) against both.
+		{"fast3 via cyclone", fast3, p.Cyclone, nil},
+		{"cyclone via fast3", p.Cyclone, fast3, nil},
+		{"fast3 via fast", fast3, p.Fast, nil},
+		{"fast via fast3", p.Fast, fast3, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			SkipMissing(t, tc.outer)
+			SkipMissing(t, tc.echo)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			ns := netns.New(t)
