@@ -46,6 +46,14 @@
 #endif
 #include "nodehashes.h" // type_hashes: RIHS01 of each type, by DDS name
 
+// vendor_word starts each Trigger reply's message, so that a test knows
+// which stack answered.
+#if FASTDDS3
+static const char *const vendor_word = "fastdds3";
+#else
+static const char *const vendor_word = "fastdds";
+#endif
+
 using namespace eprosima::fastdds::dds;
 using fdrtps::GUID_t;
 using fdrtps::SampleIdentity;
@@ -817,7 +825,7 @@ static int trigger_server(DomainParticipant *pp, const Opts &o)
     std::cerr << "fastnode: ready" << std::endl;
     serve<trig::Trigger_Request_, trig::Trigger_Response_>(s, o, [](int n, const trig::Trigger_Request_ &, trig::Trigger_Response_ &rep) {
         rep.success(true);
-        rep.message("fastdds call " + std::to_string(n));
+        rep.message(std::string(vendor_word) + " call " + std::to_string(n));
     });
     nap(o.linger);
     return 0;
