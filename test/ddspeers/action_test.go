@@ -96,6 +96,11 @@ func TestActionServerPlaysItsScript(t *testing.T) {
 			} {
 				t.Run(fmt.Sprintf("%s %s %s", d, v.name, tc.name), func(t *testing.T) {
 					SkipMissing(t, v.bin)
+					if v.name == "fastdds3" && d != msgs.Jazzy {
+						// One source plays the script on both Fast DDS versions;
+						// test/ros2rpc drives Fast DDS 3 on every distro.
+						t.Skip("Fast DDS 3's script is played on Jazzy only")
+					}
 					srv, cli := runAction(t, p, v.bin, tc.server, tc.goals, tc.client...)
 					last := tc.goals[len(tc.goals)-1]
 					if got := events(srv, last); !slices.Equal(got, tc.serverEvents) {
