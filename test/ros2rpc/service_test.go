@@ -183,24 +183,30 @@ func TestEachVendorRefusesTheOtherDialectLoudly(t *testing.T) {
 }
 
 // TestCallRefusedWhileServersOfBothDialectsMatch has a CycloneDDS and a
-// Fast DDS server on one service: any request we wrote would reach both,
-// framed wrongly for one, so none is sent.
+// Fast DDS server (2.9, then 3.1) on one service: any request we wrote
+// would reach both, framed wrongly for one, so none is sent.
 func TestCallRefusedWhileServersOfBothDialectsMatch(t *testing.T) {
 	ns, set, vendors := setup(t)
 	ty := triggerTypes(t, set)
+	for i, fast := range vendors[1:] {
+		t.Run("cyclonedds and "+fast.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, fast.bin)
+			testMixedDialectsRefused(t, ns, ty, []vendor{vendors[0], fast}, []int{99, 89}[i])
+		})
+	}
+}
+
+func testMixedDialectsRefused(t *testing.T, ns string, ty service.Types, servers []vendor, domain int) {
 	ctx := servicetest.Timeout(t, 60*time.Second)
 	var peers []*ddspeers.Proc
-	for _, v := range vendors {
-		if v.bin == "" {
-			continue // no Fast DDS 3 root: the other two still make both dialects
-		}
-		p := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", "99", "--timeout", "0")
+	for _, v := range servers {
+		p := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", strconv.Itoa(domain), "--timeout", "0")
 		if err := p.WaitStderr(ctx, "ready"); err != nil {
 			t.Fatalf("%v: %s", err, p.Stderr())
 		}
 		peers = append(peers, p)
 	}
-	part := servicetest.Participant(t, 99)
+	part := servicetest.Participant(t, domain)
 	c, err := service.NewClient(part, ty, "/robot/trigger", service.Options{})
 	if err != nil {
 		t.Fatal(err)
