@@ -208,6 +208,9 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%q\n", buildVersion, r.steps)
+	if r.root != "" {
+		fmt.Fprintf(h, "%s\n", launcherScript)
+	}
 	for _, name := range sortedKeys(files) {
 		fmt.Fprintf(h, "%s\n%d\n%s", name, len(files[name]), files[name])
 	}

@@ -108,8 +108,12 @@ func inRoot(ctx context.Context, root, dir string, step []string) *exec.Cmd {
 // The peers need no /proc, so nothing is mounted.
 func launcher(root, bin string) string {
 	inside := "/" + strings.TrimPrefix(strings.TrimPrefix(bin, root), "/")
-	return fmt.Sprintf("#!/bin/sh\n# Runs a Fast DDS 3 test peer inside the Debian 13 root (test/ddspeers).\nexec chroot %q %q \"$@\"\n", root, inside)
+	return fmt.Sprintf(launcherScript, root, inside)
 }
+
+// launcherScript is the launcher, given the root and the peer's path in
+// it; it is part of a build's hash, so a change rebuilds.
+const launcherScript = "#!/bin/sh\n# Runs a Fast DDS 3 test peer inside the Debian 13 root (test/ddspeers).\nexec chroot %q %q \"$@\"\n"
 
 // Fast3 returns the launcher of fastpeer built against Fast DDS 3.1 in the
 // Debian 13 root, for the same types, building it once; "" when the root
