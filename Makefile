@@ -8,12 +8,18 @@ GO ?= go
 ROS ?= 2
 TEST_TIMEOUT ?= 15m
 
-.PHONY: all deps build demo demo-stop test lint fuzz bench release clean
+.PHONY: all deps debian13-root build demo demo-stop test lint fuzz bench release clean
 
 all: build
 
 deps:
 	@scripts/deps.sh test
+
+# The Debian 13 root the Fast DDS 3 test peers build and run in
+# (docs/fastdds3.md): debootstrapped once per machine into the cache,
+# nothing to do after.
+debian13-root:
+	@scripts/debian13-root.sh >/dev/null
 
 build:
 	$(GO) build -o bin/ ./cmd/...
@@ -33,10 +39,10 @@ lint:
 
 # The whole suite: unit tests, tests against a real rosmaster/simrobot/
 # Prometheus (each test starts and stops its own), and short fuzz runs.
-# ACTBRIDGE_REQUIRE_DDS_PEERS turns a missing DDS package into a failure
-# instead of a skipped test.
+# ACTBRIDGE_REQUIRE_DDS_PEERS turns a missing DDS package (or Debian 13
+# root) into a failure instead of a skipped test.
 test: export ACTBRIDGE_REQUIRE_DDS_PEERS = 1
-test: deps lint build
+test: deps debian13-root lint build
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 	@scripts/fuzz.sh 20000x
 

@@ -72,7 +72,7 @@ func TestActionServerPlaysItsScript(t *testing.T) {
 	// Humble and Jazzy share a build; Kilted's feedback has two more fields.
 	for _, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble, msgs.Kilted} {
 		p := BuildNodes(t, d)
-		for _, v := range nodeVendors(p) {
+		for _, v := range nodeVendors(t, p) {
 			for _, tc := range []struct {
 				name           string
 				server, client []string
@@ -95,6 +95,12 @@ func TestActionServerPlaysItsScript(t *testing.T) {
 					[]string{"goal", "accepted", "result 4", "forgotten", "get_result 0"}, ActionEvent{Status: 0}},
 			} {
 				t.Run(fmt.Sprintf("%s %s %s", d, v.name, tc.name), func(t *testing.T) {
+					SkipMissing(t, v.bin)
+					if v.name == "fastdds3" && d != msgs.Jazzy {
+						// One source plays the script on both Fast DDS versions;
+						// test/ros2rpc drives Fast DDS 3 on every distro.
+						t.Skip("Fast DDS 3's script is played on Jazzy only")
+					}
 					srv, cli := runAction(t, p, v.bin, tc.server, tc.goals, tc.client...)
 					last := tc.goals[len(tc.goals)-1]
 					if got := events(srv, last); !slices.Equal(got, tc.serverEvents) {
@@ -151,8 +157,9 @@ func TestActionServerDiesOnAKnownGoalUUID(t *testing.T) {
 // many fragments) reaches each vendor's server whole.
 func TestActionServerTakesAGoalInFragments(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
-	for _, v := range nodeVendors(p) {
+	for _, v := range nodeVendors(t, p) {
 		t.Run(v.name, func(t *testing.T) {
+			SkipMissing(t, v.bin)
 			srv, _ := runAction(t, p, v.bin, []string{"--feedback", "0"}, []string{goalA}, "--points", "3000", "--joints", "a,b,c,d,e,f")
 			i := slices.IndexFunc(srv, func(e ActionEvent) bool { return e.Event == "goal" })
 			if i < 0 || srv[i].Points != 3000 || len(srv[i].Joints) != 6 {

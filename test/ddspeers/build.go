@@ -35,8 +35,10 @@ func requireDDS() bool { return os.Getenv(RequireEnv) != "" }
 // Peers are the built peer binaries and the types they know.
 type Peers struct {
 	Cyclone string // path of cycpeer
-	Fast    string // path of fastpeer
+	Fast    string // path of fastpeer (Fast DDS 2.9)
 	Types   []*cdr.Struct
+
+	fast recipe // fastpeer's, built again against Fast DDS 3 by Fast3
 }
 
 // requiredTools are what building the peers needs, with the Debian package
@@ -129,11 +131,15 @@ func BuildTypes(t testing.TB, types []*cdr.Struct) *Peers {
 		},
 	}
 	fast := recipe{
-		name: "fastpeer", source: "fastpeer.cpp",
+		name: "fastpeer", source: "fastpeer.cpp", includes: []string{"fastcompat.hpp"},
 		files: map[string]string{"peertypes.idl": idl, "fastpeer_types.h": cppHdr, "fastpeer_types.inc": cppBody},
 		steps: [][]string{
 			{"fastddsgen", "-replace", "-d", ".", "peertypes.idl"},
 			{"g++", "-O1", "-std=c++17", "-o", "fastpeer", "fastpeer.cpp", "peertypes.cxx", "peertypesPubSubTypes.cxx", "-I.", "-lfastrtps", "-lfastcdr"},
+		},
+		steps3: [][]string{
+			{"fastddsgen", "-replace", "-d", ".", "peertypes.idl"},
+			{"g++", "-O1", "-std=c++17", "-o", "fastpeer", "fastpeer.cpp", "peertypesPubSubTypes.cxx", "peertypesTypeObjectSupport.cxx", "-I.", "-lfastdds", "-lfastcdr"},
 		},
 	}
 	// Both builds run at once: Fast DDS's C++ compile dominates either way.
@@ -152,6 +158,7 @@ func BuildTypes(t testing.TB, types []*cdr.Struct) *Peers {
 		t.Fatal(err)
 	}
 	p.Types = types
+	p.fast = fast
 	return &p
 }
 
@@ -175,8 +182,11 @@ func peerCache(t testing.TB) string {
 // recipe builds one peer from its source in peers/ and generated files.
 type recipe struct {
 	name, source string
+	includes     []string // more files of peers/ the source includes
 	files        map[string]string
 	steps        [][]string
+	steps3       [][]string // the steps against Fast DDS 3, in the Debian 13 root (Fast3)
+	root         string     // build and run in this root (in3); "" on the host
 }
 
 // build returns the path of the peer's binary in the cache folder, named
@@ -185,17 +195,31 @@ type recipe struct {
 // once; each builds in a fresh folder and renames it into place, so no
 // one ever sees half a build.
 func (r recipe) build(ctx context.Context, cache string) (string, error) {
-	src, err := os.ReadFile(filepath.Join(sourceDir(), "peers", r.source))
-	if err != nil {
-		return "", err
+	files := map[string]string{}
+	for _, name := range append([]string{r.source}, r.includes...) {
+		src, err := os.ReadFile(filepath.Join(sourceDir(), "peers", name))
+		if err != nil {
+			return "", err
+		}
+		files[name] = string(src)
+	}
+	for k, v := range r.files {
+		files[k] = v
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%q\n%s\n", buildVersion, r.steps, src)
-	for _, name := range sortedKeys(r.files) {
-		fmt.Fprintf(h, "%s\n%d\n%s", name, len(r.files[name]), r.files[name])
+	fmt.Fprintf(h, "%s\n%q\n", buildVersion, r.steps)
+	if r.root != "" {
+		fmt.Fprintf(h, "%s\n", launcherScript)
+	}
+	for _, name := range sortedKeys(files) {
+		fmt.Fprintf(h, "%s\n%d\n%s", name, len(files[name]), files[name])
 	}
 	final := filepath.Join(cache, r.name+"-"+hex.EncodeToString(h.Sum(nil))[:20])
 	bin := filepath.Join(final, r.name)
+	if r.root != "" {
+		// What runs is the launcher, which enters the root (launcher).
+		bin = filepath.Join(final, r.name+".run")
+	}
 	if _, err := os.Stat(bin); err == nil {
 		// A build in use stays young, so that building another type set
 		// never prunes it (pruneStale).
@@ -219,17 +243,23 @@ func (r recipe) build(ctx context.Context, cache string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	files := map[string]string{r.source: string(src)}
-	for k, v := range r.files {
-		files[k] = v
+	if r.root != "" {
+		files[r.name+".run"] = launcher(r.root, filepath.Join(final, r.name))
 	}
 	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".run") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), mode); err != nil {
 			return "", err
 		}
 	}
 	for _, step := range r.steps {
 		cmd := exec.CommandContext(ctx, step[0], step[1:]...)
+		if r.root != "" {
+			cmd = inRoot(ctx, r.root, tmp, step)
+		}
 		cmd.Dir = tmp
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("ddspeers: building %s: %v: %w\n%s", r.name, step, err, out)

@@ -13,7 +13,8 @@ import (
 // idlBase is the base name of the IDL fastddsgen read.
 func cppTypes(roots []*cdr.Struct, idlBase string) (header, body string) {
 	var h, b strings.Builder
-	fmt.Fprintf(&h, "#include \"%s.h\"\n#include \"%sPubSubTypes.h\"\n", idlBase, idlBase)
+	// fastddsgen 4 (Fast DDS 3) names its headers .hpp, fastddsgen 2 .h.
+	fmt.Fprintf(&h, "#if FASTDDS3\n#include \"%[1]s.hpp\"\n#include \"%[1]sPubSubTypes.hpp\"\n#else\n#include \"%[1]s.h\"\n#include \"%[1]sPubSubTypes.h\"\n#endif\n", idlBase)
 	for _, s := range ordered(roots) {
 		cls := DDSTypeName(s.Name())
 		fmt.Fprintf(&h, "static void rd(%s &s);\n", cls)

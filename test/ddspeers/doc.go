@@ -17,4 +17,8 @@
 // the ros_discovery_info graph. Each rejects a frame of the other dialect
 // loudly ([MalformedExit]). The Start* helpers run their modes and
 // document every flag and JSON line.
+//
+// [Peers.Fast3] and [NodePeers.Fast3] build the Fast DDS peers a second
+// time, against Fast DDS 3.1 inside a Debian 13 root (scripts/debian13-root.sh,
+// docs/fastdds3.md), and return a launcher that runs them there.
 package ddspeers

@@ -56,13 +56,15 @@ func Dump(ctx context.Context, path string, samples []Sample) ([][]byte, error) 
 	return res, nil
 }
 
-// CompareEncodings is the byte-exact check, one subtest per vendor: each
+// CompareEncodings is the byte-exact check, one subtest per vendor
+// (CycloneDDS, Fast DDS 2.9, Fast DDS 3 when its root is there): each
 // sample, encoded by package cdr, equals what the vendor's generated code
 // makes of it, and cdr decodes the vendor's bytes back to the sample.
 func CompareEncodings(t *testing.T, p *Peers, samples []Sample) {
 	t.Helper()
-	for _, vendor := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for _, vendor := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}, {"fastdds3", p.Fast3(t)}} {
 		t.Run(vendor.name, func(t *testing.T) {
+			SkipMissing(t, vendor.bin)
 			theirs, err := Dump(t.Context(), vendor.bin, samples)
 			if err != nil {
 				t.Fatal(err)

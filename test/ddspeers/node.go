@@ -16,7 +16,9 @@ import (
 type NodePeers struct {
 	Distro  msgs.Distro
 	Cyclone string // path of cycnode
-	Fast    string // path of fastnode
+	Fast    string // path of fastnode (Fast DDS 2.9)
+
+	fast recipe // fastnode's, built again against Fast DDS 3 by Fast3
 }
 
 // nodeRoots are the types the node peers speak; what they nest comes along.
@@ -75,16 +77,20 @@ func BuildNodes(t testing.TB, d msgs.Distro) *NodePeers {
 		},
 	}
 	fast := recipe{
-		name: "fastnode", source: "fastnode.cpp",
+		name: "fastnode", source: "fastnode.cpp", includes: []string{"fastcompat.hpp"},
 		files: map[string]string{"nodetypes.idl": plain + graph, "nodehashes.h": hashes},
 		steps: [][]string{
 			{"fastddsgen", "-replace", "-d", ".", "nodetypes.idl"},
 			{"g++", "-O1", "-std=c++17", "-o", "fastnode", "fastnode.cpp", "nodetypes.cxx", "nodetypesPubSubTypes.cxx", "-I.", "-lfastrtps", "-lfastcdr"},
 		},
+		steps3: [][]string{
+			{"fastddsgen", "-replace", "-d", ".", "nodetypes.idl"},
+			{"g++", "-O1", "-std=c++17", "-o", "fastnode", "fastnode.cpp", "nodetypesPubSubTypes.cxx", "nodetypesTypeObjectSupport.cxx", "-I.", "-lfastdds", "-lfastcdr"},
+		},
 	}
 	ctx := t.Context()
 	results := make(chan error, 1)
-	p := &NodePeers{Distro: d}
+	p := &NodePeers{Distro: d, fast: fast}
 	go func() {
 		var err error
 		p.Cyclone, err = cyc.build(ctx, peerCache(t))

@@ -17,15 +17,18 @@ import (
 
 type vendor struct{ name, bin string }
 
-func nodeVendors(p *NodePeers) []vendor {
-	return []vendor{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}}
+// nodeVendors are the node peers: CycloneDDS, Fast DDS 2.9, and Fast DDS
+// 3.1 (empty, and skipped, without the Debian 13 root).
+func nodeVendors(t testing.TB, p *NodePeers) []vendor {
+	return []vendor{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}, {"fastdds3", p.Fast3(t)}}
 }
 
 // eachVendor runs f for each vendor's node peer in a subtest with a
 // deadline.
 func eachVendor(t *testing.T, p *NodePeers, f func(t *testing.T, ctx context.Context, v vendor)) {
-	for _, v := range nodeVendors(p) {
+	for _, v := range nodeVendors(t, p) {
 		t.Run(v.name, func(t *testing.T) {
+			SkipMissing(t, v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			f(t, ctx, v)
@@ -132,12 +135,17 @@ func TestServersRejectTheOtherDialectLoudly(t *testing.T) {
 // view of ros_discovery_info, for both Gid sizes.
 func TestGraphListenerSeesAnnouncedNodeAcrossVendors(t *testing.T) {
 	p := BuildNodes(t, msgs.Jazzy)
+	vs := nodeVendors(t, p)
 	for _, gid := range []int{24, 16} {
 		for _, tc := range []struct{ from, to vendor }{
-			{nodeVendors(p)[0], nodeVendors(p)[1]},
-			{nodeVendors(p)[1], nodeVendors(p)[0]},
+			{vs[0], vs[1]},
+			{vs[1], vs[0]},
+			{vs[2], vs[0]},
+			{vs[0], vs[2]},
 		} {
 			t.Run(fmt.Sprintf("gid %d %s to %s", gid, tc.from.name, tc.to.name), func(t *testing.T) {
+				SkipMissing(t, tc.from.bin)
+				SkipMissing(t, tc.to.bin)
 				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 				defer cancel()
 				an, ns := startReady(ctx, t, func(ns string) *Proc {
@@ -201,10 +209,12 @@ func TestEndpointsCarryTheirRMWsUserData(t *testing.T) {
 		v      vendor
 		prefix string // of the user data, before typehash
 	}{
-		{nodeVendors(p)[0], `serviceid=` + csid + `;`},
-		{nodeVendors(p)[1], ``},
+		{nodeVendors(t, p)[0], `serviceid=` + csid + `;`},
+		{nodeVendors(t, p)[1], ``},
+		{nodeVendors(t, p)[2], ``},
 	} {
 		t.Run(tc.v.name, func(t *testing.T) {
+			SkipMissing(t, tc.v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			eps, ns := startReady(ctx, t, func(ns string) *Proc { return StartEndpoints(t, ns, p.Cyclone, "--count", "2") }, "ready")

@@ -68,7 +68,8 @@ type ServedCall struct {
 // Seq is the sequence number the request went out with (the header's
 // seq, counting from 1, for cycnode; the RTPS sequence number for
 // fastnode). The peers' servers answer success true and the message
-// "<vendor> call <n>" (vendor cyclonedds or fastdds, n counting from 1).
+// "<vendor> call <n>" (vendor cyclonedds, fastdds, or fastdds3 for the
+// Fast DDS 3 build; n counting from 1).
 type TriggerReply struct {
 	Call    int    `json:"call"`
 	Seq     int64  `json:"seq"`

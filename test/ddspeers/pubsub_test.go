@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,6 +44,7 @@ func sampleLine(t *testing.T, m *cdr.Message) string {
 // mode works, and the two stacks agree on the wire.
 func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 	p := Build(t)
+	fast3 := p.Fast3(t)
 	js := peerStruct(t, "sensor_msgs/msg/JointState")
 	rng := rand.New(rand.NewPCG(1, 2))
 	var sent []*cdr.Message
@@ -61,8 +63,15 @@ func TestPeersCarrySamplesAcrossVendors(t *testing.T) {
 		// cycpeer echo --listener answers on the receiving thread, as
 		// ddsperf pong (the rtps round-trip row's echo).
 		{"fast via cyclone's listener", p.Fast, p.Cyclone, []string{"--listener"}},
+		// Fast DDS 3.1 (Debian 13 root) against both.
+		{"fast3 via cyclone", fast3, p.Cyclone, nil},
+		{"cyclone via fast3", p.Cyclone, fast3, nil},
+		{"fast3 via fast", fast3, p.Fast, nil},
+		{"fast via fast3", p.Fast, fast3, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			SkipMissing(t, tc.outer)
+			SkipMissing(t, tc.echo)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			ns := netns.New(t)
@@ -252,14 +261,20 @@ func TestPeersCarryLargeSamples(t *testing.T) {
 
 // TestPeersStopCleanlyOnSIGTERM checks that a stopped peer exits 0 (after
 // deleting its participant) in every mode, so that tests can watch a peer
-// say goodbye, and that Kill ends one without a word.
+// say goodbye, and that Kill ends one without a word. The pid a test
+// holds is the peer's own, also for Fast DDS 3 behind its launcher (ip
+// netns exec, sh and chroot each exec the next), so both signals reach
+// the peer and nothing is left behind.
 func TestPeersStopCleanlyOnSIGTERM(t *testing.T) {
 	p := Build(t)
 	ns := netns.New(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	tm := "builtin_interfaces/msg/Time"
-	for _, bin := range []string{p.Cyclone, p.Fast} {
+	for _, bin := range []string{p.Cyclone, p.Fast, p.Fast3(t)} {
+		if bin == "" {
+			continue // no Debian 13 root (Fast3 said so)
+		}
 		sub := StartPeer(t, ns, bin, nil, "sub", "--type", tm, "--topic", "rt/stop")
 		echo := StartPeer(t, ns, bin, nil, "echo", "--type", tm, "--topic", "rt/stop", "--out-topic", "rt/stop2")
 		pub := StartPeer(t, ns, bin, strings.NewReader(" 1 2\n"), "pub", "--type", tm, "--topic", "rt/stop", "--linger", "60")
@@ -279,6 +294,10 @@ func TestPeersStopCleanlyOnSIGTERM(t *testing.T) {
 		killed := StartPeer(t, ns, bin, nil, "sub", "--type", tm, "--topic", "rt/stop")
 		if err := killed.WaitStderr(ctx, "ready"); err != nil {
 			t.Fatal(err)
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", killed.cmd.Process.Pid))
+		if want := strings.TrimSuffix(bin, ".run"); err != nil || exe != want {
+			t.Errorf("the pid of %s runs %q (%v), want the peer %s itself", bin, exe, err, want)
 		}
 		killed.Kill()
 		if err := killed.Wait(ctx); err == nil {

@@ -19,16 +19,21 @@ const SniffEnv = "ACTBRIDGE_DDSPEERS_SNIFF"
 
 // SniffedData is one RTPS DATA submessage as Sniff prints it, a JSON line:
 //
-//	{"writer":"<32 hex>","sn":1,"pids":[32783,1],"related":[{"pid":32783,"guid":"<32 hex>","sn":-4294967296}]}
+//	{"writer":"<32 hex>","sn":1,"pids":[32783,1],"related":[{"pid":32783,"guid":"<32 hex>","sn":-4294967296}],"encapsulation":1}
 //
 // Pids are the inline QoS parameter ids; Related holds each related
 // sample identity among them (PID 0x800f, Fast DDS's until 2.13, or
 // 0x0083, the standard one), SN -4294967296 being SEQUENCENUMBER_UNKNOWN.
+// Encapsulation is the payload's encapsulation id (1 CDR_LE, 3 PL_CDR_LE;
+// -1 without a payload); Params are the parameter ids of a parameter-list
+// payload (PL_CDR: SPDP and SEDP announcements), Sentinel excluded.
 type SniffedData struct {
-	Writer  string           `json:"writer"`
-	SN      int64            `json:"sn"`
-	PIDs    []int            `json:"pids"`
-	Related []SniffedRelated `json:"related"`
+	Writer        string           `json:"writer"`
+	SN            int64            `json:"sn"`
+	PIDs          []int            `json:"pids"`
+	Related       []SniffedRelated `json:"related"`
+	Encapsulation int              `json:"encapsulation"`
+	Params        []int            `json:"params,omitempty"`
 }
 
 // SniffedRelated is a related sample identity seen in inline QoS.
@@ -98,9 +103,37 @@ func sniffPacket(pkt []byte) []SniffedData {
 				sd.Related = append(sd.Related, SniffedRelated{PID: uint16(p.ID), GUID: hex.EncodeToString(p.Value[:16]), SN: int64(high)<<32 | int64(low)})
 			}
 		}
+		sd.Encapsulation, sd.Params = payloadParams(d.Payload)
 		out = append(out, sd)
 	}
 	return out
+}
+
+// payloadParams returns a payload's encapsulation id and, for PL_CDR_BE
+// and PL_CDR_LE, its parameter ids (none when the list does not parse).
+func payloadParams(p []byte) (int, []int) {
+	if len(p) < 4 {
+		return -1, nil
+	}
+	enc := int(binary.BigEndian.Uint16(p))
+	var order wire.ByteOrder
+	switch enc {
+	case 2:
+		order = binary.BigEndian
+	case 3:
+		order = binary.LittleEndian
+	default:
+		return enc, nil
+	}
+	pl, _, err := wire.UnmarshalParameterList(p[4:], order)
+	if err != nil {
+		return enc, nil
+	}
+	var ids []int
+	for _, q := range pl {
+		ids = append(ids, int(q.ID))
+	}
+	return enc, ids
 }
 
 // StartSniffer runs the calling test binary's sniffer helper inside ns:

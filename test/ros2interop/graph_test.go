@@ -20,12 +20,13 @@ import (
 	"github.com/actbridge/actbridge/test/netns"
 )
 
-// nodeVendors are the peers that play ROS 2 nodes (cycnode, fastnode).
+// nodeVendors are the peers that play ROS 2 nodes (cycnode, fastnode on
+// Fast DDS 2.9 and on Fast DDS 3.1, the last skipped without its root).
 func nodeVendors(t *testing.T) (string, []vendor) {
 	t.Helper()
 	ns := netns.Require(t)
 	p := ddspeers.BuildNodes(t, msgs.Jazzy) // Humble's node types are the same build
-	return ns, []vendor{{"fast", p.Fast, wire.VendorEProsima}, {"cyclone", p.Cyclone, wire.VendorCyclone}}
+	return ns, []vendor{{"fast", p.Fast, wire.VendorEProsima}, {"cyclone", p.Cyclone, wire.VendorCyclone}, {"fast3", p.Fast3(t), wire.VendorEProsima}}
 }
 
 // gidSize is a distro and the size of its Gid.
@@ -41,6 +42,7 @@ func eachNodePeer(t *testing.T, base int, f func(t *testing.T, ctx context.Conte
 	for i, v := range vs {
 		for j, gs := range []gidSize{{msgs.Humble, 24}, {msgs.Jazzy, 16}} {
 			t.Run(fmt.Sprintf("%s %s", v.name, gs.distro), func(t *testing.T) {
+				ddspeers.SkipMissing(t, v.bin)
 				ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 				defer cancel()
 				f(t, ctx, ns, v, gs, base+2*i+j)
@@ -270,7 +272,7 @@ func TestCLICallAgainstPeerTriggerServers(t *testing.T) {
 		peer := ddspeers.StartTriggerServer(t, ns, v.bin, "/trigger", "--node", "server", "--gid-size", fmt.Sprint(gs.size),
 			"--timeout", "0", "--domain", fmt.Sprint(domain))
 		out, errOut, err := actbridge(ctx, t, domain, node.Localhost, "call", "/trigger", "{}", "--timeout", "20s")
-		want := fmt.Sprintf(`{"success":true,"message":"%s call 1"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds"}[v.name])
+		want := fmt.Sprintf(`{"success":true,"message":"%s call 1"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds", "fast3": "fastdds3"}[v.name])
 		if err != nil || strings.TrimSpace(out) != want {
 			t.Fatalf("call: %v: %s\nstdout: %s\nwant: %s\npeer: %s", err, errOut, out, want, peer.Stderr())
 		}
@@ -290,7 +292,7 @@ func TestCLICallAgainstPeerTriggerServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, errOut, err = actbridge(ctx, t, domain+20, node.Localhost, "call", "/trigger", "--config", cfg, "--timeout", "20s")
-		want = fmt.Sprintf(`{"success":true,"message":"%s call 2"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds"}[v.name])
+		want = fmt.Sprintf(`{"success":true,"message":"%s call 2"}`, map[string]string{"fast": "fastdds", "cyclone": "cyclonedds", "fast3": "fastdds3"}[v.name])
 		if err != nil || strings.TrimSpace(out) != want {
 			t.Fatalf("call --config: %v: %s\nstdout: %s\nwant: %s\npeer: %s", err, errOut, out, want, peer.Stderr())
 		}

@@ -59,7 +59,7 @@ func setup(t *testing.T) (string, []vendor, []*cdr.Message) {
 	for i := range sent {
 		sent[i] = ddspeers.RandomMessage(js, rng, 4)
 	}
-	return ns, []vendor{{"fast", p.Fast, wire.VendorEProsima}, {"cyclone", p.Cyclone, wire.VendorCyclone}}, sent
+	return ns, []vendor{{"fast", p.Fast, wire.VendorEProsima}, {"cyclone", p.Cyclone, wire.VendorCyclone}, {"fast3", p.Fast3(t), wire.VendorEProsima}}, sent
 }
 
 // discovery is SPDP multicast on the namespace's loopback, where the
@@ -130,6 +130,7 @@ func TestPeerPublisherReachesOurSubscriptionAndGraph(t *testing.T) {
 	ns, vs, sent := setup(t)
 	for i, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			domain := 110 + i
@@ -176,6 +177,7 @@ func TestOurPublisherReachesPeerSubscription(t *testing.T) {
 	for i, v := range vs {
 		for j, d := range []msgs.Distro{msgs.Humble, msgs.Jazzy} {
 			t.Run(v.name+" "+string(d), func(t *testing.T) {
+				ddspeers.SkipMissing(t, v.bin)
 				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 				defer cancel()
 				domain := 120 + 2*i + j
@@ -284,6 +286,7 @@ func TestCLITopicsAndEchoAgainstPeers(t *testing.T) {
 	want := jsonOf(sent...)
 	for i, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
 			domain := 130 + i
@@ -325,6 +328,7 @@ func TestQoSIncompatibilityWithPeerIsReported(t *testing.T) {
 	ns, vs, sent := setup(t)
 	for i, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			domain := 160 + i

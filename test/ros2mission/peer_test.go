@@ -22,8 +22,10 @@ const peerAction = "/arm_controller/follow_joint_trajectory"
 // vendor is one DDS stack's node peer.
 type vendor struct{ name, bin string }
 
-func vendors(p *ddspeers.NodePeers) []vendor {
-	return []vendor{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}}
+// vendors are the node peers: CycloneDDS, Fast DDS 2.9, and Fast DDS 3.1
+// (an empty bin, skipped, without the Debian 13 root).
+func vendors(t testing.TB, p *ddspeers.NodePeers) []vendor {
+	return []vendor{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}, {"fastdds3", p.Fast3(t)}}
 }
 
 // peerRobot is a robot made of real DDS stacks, none of it ours: a

@@ -24,9 +24,10 @@ func moveJ1(pos float64) map[string]any {
 func TestConfirmedMotionReachesEachVendorOnceAndRetriesReplay(t *testing.T) {
 	for i, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble} {
 		p := ddspeers.BuildNodes(t, d)
-		for j, v := range vendors(p) {
+		for j, v := range vendors(t, p) {
 			t.Run(fmt.Sprintf("%s %s", d, v.name), func(t *testing.T) {
-				robot := startPeerRobot(t, p, v, 20+2*i+j, "--feedback", "3", "--feedback-period", "0.1")
+				ddspeers.SkipMissing(t, v.bin)
+				robot := startPeerRobot(t, p, v, 20+3*i+j, "--feedback", "3", "--feedback-period", "0.1")
 				run := newBridgeRun(t, robot.config(t))
 				cs := run.start(t, "")
 				pv := bridgetest.MustCall(t, cs, "arm_move_joints", moveJ1(0.4))
@@ -65,8 +66,9 @@ func TestConfirmedMotionReachesEachVendorOnceAndRetriesReplay(t *testing.T) {
 //     motion succeeds, and the server saw its UUID once.
 func TestCrashAtEachDispatchStageReachesEachVendorAtMostOnce(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for j, v := range vendors(p) {
+	for j, v := range vendors(t, p) {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			robot := startPeerRobot(t, p, v, 30+j, "--feedback", "3", "--feedback-period", "0.1")
 			run := newBridgeRun(t, robot.config(t))
 			want := map[string]int{}
@@ -120,11 +122,12 @@ func TestGoalEndedWhileTheBridgeWasDownIsNeverResentAndUnknownOnceForgotten(t *t
 		end    string // what the restarted bridge reports
 	}{{msgs.Jazzy, "unknown"}, {msgs.Humble, "succeeded"}} {
 		p := ddspeers.BuildNodes(t, c.distro)
-		for j, v := range vendors(p) {
+		for j, v := range vendors(t, p) {
 			t.Run(fmt.Sprintf("%s %s", c.distro, v.name), func(t *testing.T) {
+				ddspeers.SkipMissing(t, v.bin)
 				t.Parallel()
 				// A goal runs 1 s; its result is kept as the distro's rcl keeps it.
-				robot := startPeerRobot(t, p, v, 40+2*i+j, "--feedback", "10", "--feedback-period", "0.1")
+				robot := startPeerRobot(t, p, v, 40+3*i+j, "--feedback", "10", "--feedback-period", "0.1")
 				run := newBridgeRun(t, robot.config(t))
 				cs := run.start(t, "")
 				pv := bridgetest.MustCall(t, cs, "arm_move_joints", moveJ1(0.5))

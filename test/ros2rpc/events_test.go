@@ -41,8 +41,9 @@ func TestParameterEventsFromEachVendorReachOurSubscription(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, bin := range []string{peers.Cyclone, peers.Fast} {
-		t.Run([]string{"cyclonedds", "fastdds"}[i], func(t *testing.T) {
+	for i, bin := range []string{peers.Cyclone, peers.Fast, peers.Fast3(t)} {
+		t.Run([]string{"cyclonedds", "fastdds", "fastdds3"}[i], func(t *testing.T) {
+			ddspeers.SkipMissing(t, bin)
 			domain := 150 + i
 			events, err := param.SubscribeEvents(servicetest.Participant(t, domain), set, nil)
 			if err != nil {

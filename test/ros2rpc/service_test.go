@@ -42,7 +42,7 @@ func setup(t *testing.T) (string, *msgs.Set, []vendor) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ns, set, []vendor{{"cyclonedds", p.Cyclone, wire.VendorCyclone, nil}, {"fastdds", p.Fast, wire.VendorEProsima, nil}}
+	return ns, set, []vendor{{"cyclonedds", p.Cyclone, wire.VendorCyclone, nil}, {"fastdds", p.Fast, wire.VendorEProsima, nil}, {"fastdds3", p.Fast3(t), wire.VendorEProsima, nil}}
 }
 
 func triggerTypes(t *testing.T, set *msgs.Set) service.Types {
@@ -67,6 +67,7 @@ func TestOurClientCallsEachVendorsTriggerServerInItsDialect(t *testing.T) {
 	ty := triggerTypes(t, set)
 	for i, v := range vendors {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			domain := strconv.Itoa(90 + i)
 			ctx := servicetest.Timeout(t, 60*time.Second)
 			srv := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--count", "3", "--domain", domain)
@@ -112,9 +113,10 @@ func TestEachVendorsTriggerClientCallsOurServer(t *testing.T) {
 	ty := triggerTypes(t, set)
 	for i, v := range vendors {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx := servicetest.Timeout(t, 60*time.Second)
 			var calls atomic.Int32
-			srv, err := service.NewServer(servicetest.Participant(t, 92+i), ty, "/robot/trigger", func(_ context.Context, req *cdr.Message) (*cdr.Message, error) {
+			srv, err := service.NewServer(servicetest.Participant(t, 93+i), ty, "/robot/trigger", func(_ context.Context, req *cdr.Message) (*cdr.Message, error) {
 				rep := cdr.Zero(ty.Response)
 				rep.Set("success", true)
 				rep.Set("message", fmt.Sprintf("actbridge call %d", calls.Add(1)))
@@ -124,7 +126,7 @@ func TestEachVendorsTriggerClientCallsOurServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			cli := ddspeers.StartTriggerClient(t, ns, v.bin, "/robot/trigger", 3, "--domain", strconv.Itoa(92+i), "--timeout", "20")
+			cli := ddspeers.StartTriggerClient(t, ns, v.bin, "/robot/trigger", 3, "--domain", strconv.Itoa(93+i), "--timeout", "20")
 			if err := cli.Wait(ctx); err != nil {
 				t.Fatalf("client: %v: %s", err, cli.Stderr())
 			}
@@ -152,8 +154,9 @@ func TestEachVendorRefusesTheOtherDialectLoudly(t *testing.T) {
 	ty := triggerTypes(t, set)
 	for i, v := range vendors {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx := servicetest.Timeout(t, 60*time.Second)
-			srv := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", strconv.Itoa(94+i))
+			srv := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", strconv.Itoa(96+i))
 			if err := srv.WaitStderr(ctx, "ready"); err != nil {
 				t.Fatalf("%v: %s", err, srv.Stderr())
 			}
@@ -161,7 +164,7 @@ func TestEachVendorRefusesTheOtherDialectLoudly(t *testing.T) {
 			if service.DialectOf(v.id) == service.Cyclone {
 				wrong = service.FastDDS
 			}
-			c, err := service.NewClient(servicetest.Participant(t, 94+i), ty, "/robot/trigger", service.Options{Dialect: wrong})
+			c, err := service.NewClient(servicetest.Participant(t, 96+i), ty, "/robot/trigger", service.Options{Dialect: wrong})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,21 +183,30 @@ func TestEachVendorRefusesTheOtherDialectLoudly(t *testing.T) {
 }
 
 // TestCallRefusedWhileServersOfBothDialectsMatch has a CycloneDDS and a
-// Fast DDS server on one service: any request we wrote would reach both,
-// framed wrongly for one, so none is sent.
+// Fast DDS server (2.9, then 3.1) on one service: any request we wrote
+// would reach both, framed wrongly for one, so none is sent.
 func TestCallRefusedWhileServersOfBothDialectsMatch(t *testing.T) {
 	ns, set, vendors := setup(t)
 	ty := triggerTypes(t, set)
+	for i, fast := range vendors[1:] {
+		t.Run("cyclonedds and "+fast.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, fast.bin)
+			testMixedDialectsRefused(t, ns, ty, []vendor{vendors[0], fast}, []int{99, 89}[i])
+		})
+	}
+}
+
+func testMixedDialectsRefused(t *testing.T, ns string, ty service.Types, servers []vendor, domain int) {
 	ctx := servicetest.Timeout(t, 60*time.Second)
 	var peers []*ddspeers.Proc
-	for _, v := range vendors {
-		p := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", "96", "--timeout", "0")
+	for _, v := range servers {
+		p := ddspeers.StartTriggerServer(t, ns, v.bin, "/robot/trigger", "--domain", strconv.Itoa(domain), "--timeout", "0")
 		if err := p.WaitStderr(ctx, "ready"); err != nil {
 			t.Fatalf("%v: %s", err, p.Stderr())
 		}
 		peers = append(peers, p)
 	}
-	part := servicetest.Participant(t, 96)
+	part := servicetest.Participant(t, domain)
 	c, err := service.NewClient(part, ty, "/robot/trigger", service.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -29,11 +29,12 @@ func TestVendorSubscribersReceiveJointStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range []struct{ name, bin string }{{"cyclone", p.Cyclone}, {"fast", p.Fast}} {
+	for i, v := range []struct{ name, bin string }{{"cyclone", p.Cyclone}, {"fast", p.Fast}, {"fast3", p.Fast3(t)}} {
 		t.Run(v.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, v.bin)
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			domain := 95 + i
+			domain := 92 + i // 90, 91 and 95 to 97 are other tests
 			sim := startSim(t, domain)
 			sub := ddspeers.StartPeer(t, ns, v.bin, nil, "sub", "--type", "sensor_msgs/msg/JointState", "--topic", "rt/joint_states",
 				"--domain", fmt.Sprint(domain), "--timeout", "30", "--count", "5")

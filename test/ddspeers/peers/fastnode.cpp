@@ -35,21 +35,30 @@
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/common/Locator.h>
-#include <fastrtps/utils/IPLocator.h>
-#include <fastdds/rtps/common/InstanceHandle.h>
-#include <fastdds/rtps/common/WriteParams.h>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 
+#include "fastcompat.hpp"
+#if FASTDDS3
+#include "nodetypes.hpp"
+#include "nodetypesPubSubTypes.hpp"
+#else
 #include "nodetypes.h"
 #include "nodetypesPubSubTypes.h"
+#endif
 #include "nodehashes.h" // type_hashes: RIHS01 of each type, by DDS name
 
+// vendor_word starts each Trigger reply's message, so that a test knows
+// which stack answered.
+#if FASTDDS3
+static const char *const vendor_word = "fastdds3";
+#else
+static const char *const vendor_word = "fastdds";
+#endif
+
 using namespace eprosima::fastdds::dds;
-using eprosima::fastrtps::rtps::GUID_t;
-using eprosima::fastrtps::rtps::SampleIdentity;
-using eprosima::fastrtps::rtps::SerializedPayload_t;
-using eprosima::fastrtps::rtps::WriteParams;
+using fdrtps::GUID_t;
+using fdrtps::SampleIdentity;
+using fdrtps::SerializedPayload_t;
+using fdrtps::WriteParams;
 
 [[noreturn]] static void die(const std::string &msg)
 {
@@ -236,33 +245,58 @@ struct RawSample
 class RawType : public TopicDataType
 {
 public:
+#if FASTDDS3
+    explicit RawType(const std::string &name)
+    {
+        set_name(name.c_str());
+        max_serialized_type_size = 64 * 1024;
+        is_compute_key_provided = false;
+    }
+    bool serialize(const void *const data, SerializedPayload_t &p, eprosima::fastdds::dds::DataRepresentationId_t) override
+    {
+        return put(static_cast<const RawSample *>(data), &p);
+    }
+    bool deserialize(SerializedPayload_t &p, void *data) override { return get(&p, data); }
+    uint32_t calculate_serialized_size(const void *const data, eprosima::fastdds::dds::DataRepresentationId_t) override
+    {
+        return uint32_t(static_cast<const RawSample *>(data)->bytes.size());
+    }
+    void *create_data() override { return new RawSample(); }
+    void delete_data(void *data) override { delete static_cast<RawSample *>(data); }
+    bool compute_key(SerializedPayload_t &, fdrtps::InstanceHandle_t &, bool) override { return false; }
+    bool compute_key(const void *const, fdrtps::InstanceHandle_t &, bool) override { return false; }
+#else
     explicit RawType(const std::string &name)
     {
         setName(name.c_str());
         m_typeSize = 64 * 1024;
         m_isGetKeyDefined = false;
     }
-    bool serialize(void *data, SerializedPayload_t *p) override
-    {
-        auto *s = static_cast<RawSample *>(data);
-        if (s->bytes.size() > p->max_size)
-            return false;
-        std::memcpy(p->data, s->bytes.data(), s->bytes.size());
-        p->length = uint32_t(s->bytes.size());
-        return true;
-    }
-    bool deserialize(SerializedPayload_t *p, void *data) override
-    {
-        static_cast<RawSample *>(data)->bytes.assign(p->data, p->data + p->length);
-        return true;
-    }
+    bool serialize(void *data, SerializedPayload_t *p) override { return put(static_cast<const RawSample *>(data), p); }
+    bool deserialize(SerializedPayload_t *p, void *data) override { return get(p, data); }
     std::function<uint32_t()> getSerializedSizeProvider(void *data) override
     {
         return [data] { return uint32_t(static_cast<RawSample *>(data)->bytes.size()); };
     }
     void *createData() override { return new RawSample(); }
     void deleteData(void *data) override { delete static_cast<RawSample *>(data); }
-    bool getKey(void *, eprosima::fastrtps::rtps::InstanceHandle_t *, bool) override { return false; }
+    bool getKey(void *, fdrtps::InstanceHandle_t *, bool) override { return false; }
+#endif
+
+private:
+    static bool put(const RawSample *s, SerializedPayload_t *p)
+    {
+        if (s->bytes.size() > p->max_size)
+            return false;
+        std::memcpy(p->data, s->bytes.data(), s->bytes.size());
+        p->length = uint32_t(s->bytes.size());
+        return true;
+    }
+    static bool get(const SerializedPayload_t *p, void *data)
+    {
+        static_cast<RawSample *>(data)->bytes.assign(p->data, p->data + p->length);
+        return true;
+    }
 };
 
 // decode checks that a raw frame is one plain-CDR sample of T, nothing
@@ -276,17 +310,17 @@ static void decode(const RawSample &raw, T &out, const std::string &what)
     if (b[0] != 0 || b[1] > 1)
         malformed(what + ": encapsulation " + hex(b.data(), 2) + " is not plain CDR");
     eprosima::fastcdr::FastBuffer fb(reinterpret_cast<char *>(const_cast<uint8_t *>(b.data())), b.size());
-    eprosima::fastcdr::Cdr d(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, eprosima::fastcdr::Cdr::DDS_CDR);
+    eprosima::fastcdr::Cdr d(fb, eprosima::fastcdr::Cdr::DEFAULT_ENDIAN, CDR_MODE);
     try
     {
         d.read_encapsulation();
-        out.deserialize(d);
+        cdr_read(d, out);
     }
     catch (const std::exception &e)
     {
         malformed(what + ": a " + std::to_string(b.size() - 4) + "-byte payload that does not decode" + " (" + e.what() + ")");
     }
-    size_t left = b.size() - d.getSerializedDataLength();
+    size_t left = b.size() - cdr_len(d);
     if (left > 3)
         malformed(what + ": " + std::to_string(left) + " bytes left after the sample");
 }
@@ -301,27 +335,27 @@ static DomainParticipant *make_participant(const Opts &o)
     pq.transport().user_transports.push_back(std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>());
     // rmw's participants say enclave=/; (rmw_fastrtps participant.cpp).
     std::string ud = "enclave=/;";
-    pq.user_data().data_vec(std::vector<eprosima::fastrtps::rtps::octet>(ud.begin(), ud.end()));
+    pq.user_data().data_vec(std::vector<fdrtps::octet>(ud.begin(), ud.end()));
     // --lease: the participant's lease (Fast DDS's default is 20 s), so a
     // test sees a killed peer dropped sooner; announced three times in it.
     if (o.lease > 0)
     {
         auto &dc = pq.wire_protocol().builtin.discovery_config;
-        dc.leaseDuration = eprosima::fastrtps::Duration_t(o.lease);
-        dc.leaseDuration_announcementperiod = eprosima::fastrtps::Duration_t(o.lease / 3);
+        dc.leaseDuration = FDuration(o.lease);
+        dc.leaseDuration_announcementperiod = FDuration(o.lease / 3);
     }
     if (!o.peer.empty())
     {
         auto colon = o.peer.rfind(':');
         if (colon == std::string::npos)
             die("--peer is ADDRESS:PORT");
-        eprosima::fastrtps::rtps::Locator_t l;
-        eprosima::fastrtps::rtps::IPLocator::setIPv4(l, o.peer.substr(0, colon));
+        fdrtps::Locator_t l;
+        fdrtps::IPLocator::setIPv4(l, o.peer.substr(0, colon));
         l.port = uint32_t(std::strtoul(o.peer.c_str() + colon + 1, nullptr, 10));
         auto &b = pq.wire_protocol().builtin;
         b.initialPeersList.push_back(l);
         b.metatrafficMulticastLocatorList.clear();
-        b.metatrafficUnicastLocatorList.push_back(eprosima::fastrtps::rtps::Locator_t());
+        b.metatrafficUnicastLocatorList.push_back(fdrtps::Locator_t());
     }
     if (o.participant_id >= 0)
         pq.wire_protocol().participant_id = o.participant_id;
@@ -339,14 +373,14 @@ static void qos_reliable(Q &q, int depth, bool transient_local, bool keep_all)
     q.history().kind = keep_all ? KEEP_ALL_HISTORY_QOS : KEEP_LAST_HISTORY_QOS;
     q.history().depth = depth;
     q.data_sharing().off();
-    q.endpoint().history_memory_policy = eprosima::fastrtps::rtps::DYNAMIC_REUSABLE_MEMORY_MODE;
+    q.endpoint().history_memory_policy = fdrtps::DYNAMIC_REUSABLE_MEMORY_MODE;
 }
 
 // topic registers the type (once per name) and creates the topic.
 static Topic *topic(DomainParticipant *pp, const std::string &name, TopicDataType *type)
 {
     TypeSupport ts(type);
-    if (pp->find_type(ts.get_type_name()).empty() && ts.register_type(pp) != ReturnCode_t::RETCODE_OK)
+    if (pp->find_type(ts.get_type_name()).empty() && ts.register_type(pp) != RC_OK)
         die("register type " + ts.get_type_name() + " failed");
     Topic *t = pp->create_topic(name, ts.get_type_name(), TOPIC_QOS_DEFAULT);
     if (t == nullptr)
@@ -371,7 +405,7 @@ static Q with_user_data(Q q, const Topic *t)
         if (t->get_type_name() == th[0])
         {
             std::string ud = std::string("typehash=") + th[1] + ";";
-            q.user_data().data_vec(std::vector<eprosima::fastrtps::rtps::octet>(ud.begin(), ud.end()));
+            q.user_data().data_vec(std::vector<fdrtps::octet>(ud.begin(), ud.end()));
             return q;
         }
     die("no type hash for " + t->get_type_name());
@@ -397,7 +431,7 @@ template <class TypeT>
 static TypeT *named(const char *name)
 {
     auto *t = new TypeT();
-    t->setName(name);
+    set_type_name(t, name);
     return t;
 }
 
@@ -461,7 +495,7 @@ static void announce(DomainParticipant *pp, const Opts &o, const NodeEps &eps)
     for (const auto &g : eps.writers)
         n.writer_gid_seq().push_back(gid_from<Gid>(g));
     m.node_entities_info_seq().push_back(n);
-    if (!w->write(&m))
+    if (!write_ok(w, &m))
         die("write ros_discovery_info failed");
     std::cout << graph_json(m) << std::endl;
 }
@@ -488,9 +522,9 @@ static void graph_loop(DataReader *r, const Opts &o)
     {
         RawSample raw;
         SampleInfo info;
-        if (r->take_next_sample(&raw, &info) != ReturnCode_t::RETCODE_OK)
+        if (r->take_next_sample(&raw, &info) != RC_OK)
         {
-            r->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 50000000));
+            r->wait_for_unread_message(FDuration(0, 50000000));
             continue;
         }
         if (!info.valid_data)
@@ -559,7 +593,7 @@ class MatchedReaders : public DataWriterListener
 public:
     void on_publication_matched(DataWriter *, const PublicationMatchedStatus &info) override
     {
-        GUID_t g = eprosima::fastrtps::rtps::iHandle2GUID(info.last_subscription_handle);
+        GUID_t g = fdrtps::iHandle2GUID(info.last_subscription_handle);
         std::lock_guard<std::mutex> lock(mu_);
         if (info.current_count_change > 0)
             guids_.insert(g);
@@ -583,7 +617,7 @@ static bool is_reader(const GUID_t &g)
     return kind == 0x04 || kind == 0x07 || kind == 0xc4 || kind == 0xc7;
 }
 
-static uint64_t sn64(const eprosima::fastrtps::rtps::SequenceNumber_t &sn)
+static uint64_t sn64(const fdrtps::SequenceNumber_t &sn)
 {
     return (uint64_t(uint32_t(sn.high)) << 32) | sn.low;
 }
@@ -605,7 +639,7 @@ static void svc_open(Svc &s, DomainParticipant *pp, const std::string &service, 
     s.server = server;
     std::string name = service[0] == '/' ? service.substr(1) : service;
     TopicDataType *req = new ReqType(), *rep = new RepType();
-    std::string req_name = req->getName(), rep_name = rep->getName();
+    std::string req_name = type_name(req), rep_name = type_name(rep);
     Topic *wt, *rt;
     if (server)
     {
@@ -663,7 +697,7 @@ static bool take_request(Svc &s, Req &req, SampleIdentity &reply_to)
 {
     RawSample raw;
     SampleInfo info;
-    while (s.r->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+    while (s.r->take_next_sample(&raw, &info) == RC_OK)
     {
         if (!info.valid_data)
             continue;
@@ -698,7 +732,7 @@ static bool reply(Svc &s, const Opts &o, const SampleIdentity &to, void *rep)
     }
     WriteParams wp;
     wp.related_sample_identity(to);
-    if (!s.w->write(rep, wp))
+    if (!write_ok(s.w, rep, wp))
         die("write reply failed");
     return true;
 }
@@ -716,7 +750,7 @@ static void serve(Svc &s, const Opts &o, const std::function<void(int, const Req
         SampleIdentity to;
         if (!take_request(s, req, to))
         {
-            s.r->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 5000000));
+            s.r->wait_for_unread_message(FDuration(0, 5000000));
             if (o.timeout > 0 && Clock::now() > deadline)
                 die("no request for " + std::to_string(o.timeout) + " s");
             continue;
@@ -743,7 +777,7 @@ static uint64_t call(Svc &s, const Opts &o, Req &req, Rep &rep)
 {
     WriteParams wp;
     wp.related_sample_identity().writer_guid(s.r->guid());
-    if (!s.w->write(&req, wp))
+    if (!write_ok(s.w, &req, wp))
         die("write request failed");
     SampleIdentity mine = wp.sample_identity();
     auto end = after(o.timeout);
@@ -751,7 +785,7 @@ static uint64_t call(Svc &s, const Opts &o, Req &req, Rep &rep)
     {
         RawSample raw;
         SampleInfo info;
-        if (s.r->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        if (s.r->take_next_sample(&raw, &info) == RC_OK)
         {
             if (!info.valid_data)
                 continue;
@@ -773,7 +807,7 @@ static uint64_t call(Svc &s, const Opts &o, Req &req, Rep &rep)
             die("no reply in " + std::to_string(o.timeout) + " s");
         if (call_idle)
             call_idle();
-        s.r->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 5000000));
+        s.r->wait_for_unread_message(FDuration(0, 5000000));
     }
 }
 
@@ -791,7 +825,7 @@ static int trigger_server(DomainParticipant *pp, const Opts &o)
     std::cerr << "fastnode: ready" << std::endl;
     serve<trig::Trigger_Request_, trig::Trigger_Response_>(s, o, [](int n, const trig::Trigger_Request_ &, trig::Trigger_Response_ &rep) {
         rep.success(true);
-        rep.message("fastdds call " + std::to_string(n));
+        rep.message(std::string(vendor_word) + " call " + std::to_string(n));
     });
     nap(o.linger);
     return 0;
@@ -911,7 +945,7 @@ struct Action
             st.status(g.status);
             m.status_list().push_back(st);
         }
-        if (!status->write(&m))
+        if (!write_ok(status, &m))
             die("write status failed");
     }
 
@@ -958,7 +992,7 @@ struct Action
         m.goal_id().uuid() = g.id;
         m.feedback().header().stamp() = now_stamp();
         m.feedback().joint_names(g.joints);
-        if (!feedback->write(&m))
+        if (!write_ok(feedback, &m))
             die("write feedback failed");
         g.feedback_sent++;
         std::cout << event("feedback", g.id) << ",\"n\":" << g.feedback_sent << "}" << std::endl;
@@ -1199,8 +1233,8 @@ static int action_client(DomainParticipant *pp, const Opts &o)
     Subscriber *sub = pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT);
     fjt::FollowJointTrajectory_FeedbackMessage_PubSubType fbt;
     amsg::GoalStatusArray_PubSubType stt;
-    DataReader *fb = make_reader(sub, topic(pp, "rt/" + base + "/_action/feedback", new RawType(fbt.getName())), fq);
-    DataReader *st = make_reader(sub, topic(pp, "rt/" + base + "/_action/status", new RawType(stt.getName())), sq);
+    DataReader *fb = make_reader(sub, topic(pp, "rt/" + base + "/_action/feedback", new RawType(type_name(&fbt))), fq);
+    DataReader *st = make_reader(sub, topic(pp, "rt/" + base + "/_action/status", new RawType(type_name(&stt))), sq);
     if (fb == nullptr || st == nullptr)
         die("create feedback or status reader failed");
     UUID last{};
@@ -1208,7 +1242,7 @@ static int action_client(DomainParticipant *pp, const Opts &o)
     auto poll = [&] {
         RawSample raw;
         SampleInfo info;
-        while (fb->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        while (fb->take_next_sample(&raw, &info) == RC_OK)
         {
             if (!info.valid_data)
                 continue;
@@ -1218,7 +1252,7 @@ static int action_client(DomainParticipant *pp, const Opts &o)
                 last_feedback++;
             std::cout << event("feedback", m.goal_id().uuid()) << ",\"joints\":" << json_list(m.feedback().joint_names()) << "}" << std::endl;
         }
-        while (st->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        while (st->take_next_sample(&raw, &info) == RC_OK)
         {
             if (!info.valid_data)
                 continue;
@@ -1393,7 +1427,7 @@ struct Params
         np.name(x.name);
         np.value(x.v);
         (is_new ? e.new_parameters() : e.changed_parameters()).push_back(np);
-        if (!events->write(&e))
+        if (!write_ok(events, &e))
             die("write parameter event failed");
     }
 
@@ -1584,7 +1618,7 @@ static int param_client(DomainParticipant *pp, const Opts &o)
     DataReaderQos eq = DATAREADER_QOS_DEFAULT;
     qos_reliable(eq, 1000, false, false);
     rmsg::ParameterEvent_PubSubType et;
-    DataReader *events = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new RawType(et.getName())), eq);
+    DataReader *events = make_reader(pp->create_subscriber(SUBSCRIBER_QOS_DEFAULT), topic(pp, "rt/parameter_events", new RawType(type_name(&et))), eq);
     std::cerr << "fastnode: ready" << std::endl;
     for (Svc *s : {&ps.list, &ps.get, &ps.set, &ps.describe})
         wait_matched(*s, o.timeout);
@@ -1649,7 +1683,7 @@ static int param_client(DomainParticipant *pp, const Opts &o)
     {
         RawSample raw;
         SampleInfo info;
-        if (events->take_next_sample(&raw, &info) == ReturnCode_t::RETCODE_OK)
+        if (events->take_next_sample(&raw, &info) == RC_OK)
         {
             if (!info.valid_data)
                 continue;
@@ -1662,7 +1696,7 @@ static int param_client(DomainParticipant *pp, const Opts &o)
         }
         if (Clock::now() > end)
             die(std::to_string(got) + " parameter events of " + std::to_string(o.events) + " in " + std::to_string(o.timeout) + " s");
-        events->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 5000000));
+        events->wait_for_unread_message(FDuration(0, 5000000));
     }
     return 0;
 }

@@ -1,4 +1,4 @@
-// fastpeer: a Fast DDS 2.9 test peer for actbridge's CDR and RTPS tests.
+// fastpeer: a Fast DDS 2.9 (or 3.1: fastcompat.hpp) test peer for actbridge's CDR and RTPS tests.
 // Built by the Go package test/ddspeers from fastddsgen's output for the
 // peer types and fastpeer_types.{h,inc} (generated readers).
 // Usage: see README.md.
@@ -23,13 +23,13 @@
 #include <fastdds/dds/subscriber/Subscriber.hpp>
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <memory>
 #include <thread>
-#include <fastrtps/utils/fixed_size_string.hpp>
+
+#include "fastcompat.hpp"
 
 #include "fastpeer_types.h"
 
@@ -128,7 +128,7 @@ static void rd(double &v) { v = rd_f(); }
 static void rd(std::string &v) { v = rd_str(); }
 
 template <size_t N>
-static void rd(eprosima::fastrtps::fixed_string<N> &v)
+static void rd(fixed_string<N> &v)
 {
     std::string s = rd_str();
     if (s.size() > N)
@@ -182,17 +182,17 @@ static std::string to_hex(T &sample, bool big_endian)
     eprosima::fastcdr::FastBuffer buf(zeros.data(), zeros.size());
     eprosima::fastcdr::Cdr ser(buf,
                                big_endian ? eprosima::fastcdr::Cdr::BIG_ENDIANNESS : eprosima::fastcdr::Cdr::LITTLE_ENDIANNESS,
-                               eprosima::fastcdr::Cdr::DDS_CDR);
+                               CDR_MODE);
     ser.serialize_encapsulation();
-    sample.serialize(ser);
+    cdr_write(ser, sample);
     std::string out;
     char hex[3];
-    for (size_t i = 0; i < ser.getSerializedDataLength(); i++)
+    for (size_t i = 0; i < cdr_len(ser); i++)
     {
         std::snprintf(hex, sizeof hex, "%02x", uint8_t(buf.getBuffer()[i]));
         out += hex;
     }
-    std::memset(zeros.data(), 0, ser.getSerializedDataLength());
+    std::memset(zeros.data(), 0, cdr_len(ser));
     return out;
 }
 
@@ -214,7 +214,7 @@ static std::string dump_sample(bool big_endian)
 }
 
 template <class T>
-static ReturnCode_t write_sample(DataWriter *w, void *sample) { return w->write(sample) ? ReturnCode_t::RETCODE_OK : ReturnCode_t::RETCODE_ERROR; }
+static ReturnCode_t write_sample(DataWriter *w, void *sample) { return write_ok(w, sample) ? RC_OK : RC_ERROR; }
 
 template <class T>
 static void free_sample(void *sample) { delete static_cast<T *>(sample); }
@@ -227,7 +227,7 @@ static int take_sample(DataReader *r, DataWriter *w)
 {
     T sample;
     SampleInfo info;
-    if (r->take_next_sample(&sample, &info) != ReturnCode_t::RETCODE_OK)
+    if (r->take_next_sample(&sample, &info) != RC_OK)
         return -1;
     if (!info.valid_data)
         return 0;
@@ -367,7 +367,7 @@ static int run(int argc, char **argv)
     if (pp == nullptr)
         die("create participant failed");
     TypeSupport ts(t.make_type());
-    if (ts.register_type(pp) != ReturnCode_t::RETCODE_OK)
+    if (ts.register_type(pp) != RC_OK)
         die("register type failed");
     Topic *topic = pp->create_topic(o.topic, ts.get_type_name(), TOPIC_QOS_DEFAULT);
     if (topic == nullptr)
@@ -413,7 +413,7 @@ static int run(int argc, char **argv)
         int total = o.count > 0 ? o.count : int(samples.size()), i;
         for (i = 0; i < total && !stopping; i++)
         {
-            if (t.write(w, samples[size_t(i) % samples.size()]) != ReturnCode_t::RETCODE_OK)
+            if (t.write(w, samples[size_t(i) % samples.size()]) != RC_OK)
                 die("write failed");
             if (o.rate > 0)
                 nap(1 / o.rate);
@@ -454,7 +454,7 @@ static int run(int argc, char **argv)
                 if ((matched = ms.current_count > 0))
                     std::cerr << "fastpeer: matched " << ms.current_count << std::endl;
             }
-            r->wait_for_unread_message(eprosima::fastrtps::Duration_t(0, 50000000));
+            r->wait_for_unread_message(FDuration(0, 50000000));
             int before = got;
             for (int n; (n = t.take(r, w)) >= 0;)
                 got += n;
