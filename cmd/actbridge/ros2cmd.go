@@ -30,6 +30,13 @@ Usage:
   actbridge ros2 topics [flags]              each topic with its type, and the node and DDS vendor
                                              of each publisher and subscriber
   actbridge ros2 nodes [flags]               each node with the DDS vendor of its participant
+  actbridge ros2 services [--include-hidden-services] [flags]
+                                             each service with its type, servers and clients
+                                             (hidden ones, such as an action's, only when asked)
+  actbridge ros2 actions [flags]             each action with its type, servers and clients
+  actbridge ros2 params list [NODE] [flags]  a node's parameter names; without NODE, every node's
+  actbridge ros2 params get NODE NAME [--hide-type] [flags]
+                                             one parameter, as ros2 param get prints it
   actbridge ros2 echo TOPIC [--count N] [flags]
                                              print messages as JSON, one object a line
   actbridge ros2 call SERVICE [JSON] [--type pkg/srv/Type] [flags]
@@ -61,6 +68,12 @@ func ros2Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return ros2Echo(ctx, args[1:], stdout, stderr)
 	case "call":
 		return ros2Call(ctx, args[1:], stdout, stderr)
+	case "services":
+		return ros2Services(ctx, args[1:], stdout, stderr)
+	case "actions":
+		return ros2Actions(ctx, args[1:], stdout, stderr)
+	case "params":
+		return ros2Params(ctx, args[1:], stdout, stderr)
 	}
 	return usageError{fmt.Sprintf("unknown ros2 command %q\n%s", args[0], ros2Usage)}
 }

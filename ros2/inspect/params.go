@@ -57,7 +57,7 @@ func (in *Inspector) Param(ctx context.Context, node, name string) (param.Value,
 	vs, err := c.Get(wait, name)
 	switch {
 	case errors.Is(err, param.ErrNotDeclared):
-		return param.Value{}, fmt.Errorf("parameter %s not set on %s: %w", name, absNode(node), err)
+		return param.Value{}, fmt.Errorf("%w: %s has no parameter %s", param.ErrNotDeclared, absNode(node), name)
 	case err != nil:
 		return param.Value{}, in.paramErr(node, "get_parameters", err)
 	}
