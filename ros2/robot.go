@@ -416,3 +416,18 @@ func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.SetObserver
 
 // Robot implements the motion contract.
 var _ actuators.Robot = (*Robot)(nil)
+
+// ActionType is the ROS 2 action type the transport drives the actuator
+// with ("control_msgs/action/FollowJointTrajectory"), once the config's
+// defaults are applied; "" for an actuator without an action.
+func ActionType(a config.ActuatorConfig) (string, error) {
+	if a.Action == "" {
+		return "", nil
+	}
+	var r Robot // codecOf reads nothing of it
+	c, err := r.codecOf(a)
+	if err != nil {
+		return "", err
+	}
+	return c.actionType(), nil
+}
