@@ -14,7 +14,14 @@ import (
 // discovery as the sim's, and returns stdout, stderr and the exit status.
 func inspectCLI(t *testing.T, domain int, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), builds.Build(t, "github.com/actbridge/actbridge/cmd/actbridge"), append([]string{"ros2"}, args...)...)
+	return actbridgeCLI(t, domain, append([]string{"ros2"}, args...)...)
+}
+
+// actbridgeCLI runs the built `actbridge <args>` with ROS 2's variables
+// for domain and localhost discovery, as the sim's.
+func actbridgeCLI(t *testing.T, domain int, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), builds.Build(t, "github.com/actbridge/actbridge/cmd/actbridge"), args...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=",
 		"ROS_STATIC_PEERS=", "ROS_DISTRO=jazzy")
 	var out, errOut bytes.Buffer
