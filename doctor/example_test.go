@@ -21,9 +21,10 @@ actuators:
     policy: planner
 `))
 	r := doctor.Judge(cfg, doctor.Facts{Where: "ROS 1 master http://robot:11311", Reachable: true,
-		Actuators: []actuators.ActuatorStatus{{Name: "arm", Detail: "no action server for /arm_controller/follow_joint_trajectory"}},
-		Topics:    []actuators.TopicInfo{{Name: "/joint_states", Type: "sensor_msgs/JointState"}},
-		URDF:      `<robot name="r"><link name="a"/><link name="b"/><joint name="j1" type="continuous"><parent link="a"/><child link="b"/></joint></robot>`})
+		Actuators:  []actuators.ActuatorStatus{{Name: "arm", Detail: "no action server for /arm_controller/follow_joint_trajectory"}},
+		Topics:     []actuators.TopicInfo{{Name: "/joint_states", Type: "sensor_msgs/JointState"}},
+		Publishers: map[string][]string{"/joint_states": {"/joint_state_publisher"}},
+		URDF:       `<robot name="r"><link name="a"/><link name="b"/><joint name="j1" type="continuous"><parent link="a"/><child link="b"/></joint></robot>`})
 	r.WriteText(os.Stdout)
 	// Output:
 	// actbridge doctor: ROS 1 master http://robot:11311
@@ -31,8 +32,7 @@ actuators:
 	// fail  arm: /arm_controller/follow_joint_trajectory served
 	//       no action server for /arm_controller/follow_joint_trajectory
 	//       fix: start the controller that serves /arm_controller/follow_joint_trajectory, or correct actuator arm's action in the config
-	// skip  arm: one server and one state publisher
-	//       the ROS 1 transport does not count them
+	// pass  arm: one server and one state publisher
 	// pass  /joint_states published (arm)
 	// pass  /joint_states type sensor_msgs/JointState
 	// pass  robot description read

@@ -25,6 +25,11 @@ type Facts struct {
 	// them; TopicsErr when it could not.
 	Topics    []actuators.TopicInfo
 	TopicsErr error
+	// Publishers are, by topic, the nodes publishing it as a ROS 1
+	// master lists them; PublishersErr when it could not (nil over ROS 2,
+	// whose graph says more).
+	Publishers    map[string][]string
+	PublishersErr error
 	// URDF is the robot description the transport read, or URDFErr.
 	URDF    string
 	URDFErr error

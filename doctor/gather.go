@@ -34,6 +34,9 @@ type Sources struct {
 	// Topics lists the robot's topics (the transport's actuators.Graph);
 	// nil: not listed.
 	Topics func(context.Context) ([]actuators.TopicInfo, error)
+	// Publishers lists each topic's publishing nodes (a ROS 1 master's
+	// system state); nil: not counted.
+	Publishers func(context.Context) (map[string][]string, error)
 	// Inspector is a second participant on the robot's ROS 2 graph, of
 	// the config's distro; nil over ROS 1.
 	Inspector *inspect.Inspector
@@ -59,6 +62,9 @@ func Gather(ctx context.Context, cfg *config.Config, s Sources) Facts {
 		s.Reachable = s.Robot.Connected
 	}
 	f := Facts{Where: s.Where, MaxClockSkew: s.MaxClockSkew}
+	// One deadline for both waits: what has not shown by then is what the checks report missing.
+	wait, cancel := context.WithTimeout(ctx, s.Wait)
+	defer cancel()
 	if s.Inspector != nil {
 		f.ROS2 = &ROS2Facts{Distro: s.Distro, Stamps: map[string]Stamp{}, UseSimTime: map[string]bool{}, ActionTypes: map[string]string{}}
 		for _, a := range cfg.Actuators {
@@ -69,13 +75,13 @@ func Gather(ctx context.Context, cfg *config.Config, s Sources) Facts {
 				f.ROS2.ActionTypes[a.Name] = t
 			}
 		}
-		g, err := s.Inspector.Graph(ctx, "configured server or publisher", func(g graph.Graph) bool { return complete(cfg, g) })
+		g, err := s.Inspector.Graph(wait, "configured server or publisher", func(g graph.Graph) bool { return complete(cfg, g) })
 		if err != nil {
 			g = s.Inspector.Context().Graph() // what there is: the checks say what is missing
 		}
 		f.ROS2.Graph = g
 	}
-	waitConnected(ctx, s.Robot, s.Wait)
+	waitConnected(wait, s.Robot)
 	f.Reachable = s.Reachable()
 	if s.Advice != nil {
 		f.Advice = s.Advice()
@@ -85,6 +91,9 @@ func Gather(ctx context.Context, cfg *config.Config, s Sources) Facts {
 		f.Topics, f.TopicsErr = s.Topics(ctx)
 	} else {
 		f.TopicsErr = errors.New("the transport lists no topics")
+	}
+	if s.Publishers != nil {
+		f.Publishers, f.PublishersErr = s.Publishers(ctx)
 	}
 	dctx, cancel := context.WithTimeout(ctx, s.Wait)
 	f.URDF, f.URDFErr = s.Robot.RobotDescription(dctx)
@@ -120,10 +129,8 @@ func complete(cfg *config.Config, g graph.Graph) bool {
 }
 
 // waitConnected polls the transport until every actuator is connected or
-// wait passes: its participant discovers the robot on its own.
-func waitConnected(ctx context.Context, r Robot, wait time.Duration) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
+// ctx ends: its participant discovers the robot on its own.
+func waitConnected(ctx context.Context, r Robot) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -89,7 +89,7 @@ func (j *judge) actuator(a config.ActuatorConfig) {
 	}
 	j.add(fmt.Sprintf("%s: %s served", a.Name, what), ok && st.Connected, st.Detail, fix)
 	if !j.ros2() {
-		j.skip(a.Name+": one server and one state publisher", "the ROS 1 transport does not count them")
+		j.ros1Sources(a)
 		return
 	}
 	j.add(a.Name+": one server and one state publisher", st.Ambiguous == "", st.Ambiguous,
@@ -119,6 +119,38 @@ func (j *judge) actuator(a config.ActuatorConfig) {
 
 // feedbackType ends the type of an action's feedback topic.
 const feedbackType = "_FeedbackMessage"
+
+// ros1Sources counts, from the master, the nodes publishing the action's
+// status (its servers) and the actuator's state topic: ROS 1 has no key
+// to pick one, so more than one fails.
+func (j *judge) ros1Sources(a config.ActuatorConfig) {
+	name := a.Name + ": one server and one state publisher"
+	switch {
+	case j.f.PublishersErr != nil:
+		j.skip(name, j.f.PublishersErr.Error())
+		return
+	case j.f.Publishers == nil:
+		j.skip(name, "the master's publishers were not read")
+		return
+	}
+	var topics []string
+	if a.Action != "" {
+		topics = append(topics, a.Action+"/status")
+	}
+	for _, t := range []string{a.JointStatesTopic, a.OdomTopic} {
+		if t != "" {
+			topics = append(topics, t)
+		}
+	}
+	var many []string
+	for _, t := range topics {
+		if nodes := j.f.Publishers[t]; len(nodes) > 1 {
+			many = append(many, fmt.Sprintf("%s is published by %s", t, strings.Join(nodes, ", ")))
+		}
+	}
+	j.add(name, len(many) == 0, strings.Join(many, "; "),
+		"stop the extra nodes: over ROS 1 the bridge cannot tell them apart (server_node and state_node are ROS 2 keys)")
+}
 
 func statusOf(ss []actuators.ActuatorStatus, name string) (actuators.ActuatorStatus, bool) {
 	i := slices.IndexFunc(ss, func(s actuators.ActuatorStatus) bool { return s.Name == name })

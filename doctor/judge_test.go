@@ -168,17 +168,26 @@ func TestRobotOnSimTimeSkipsTheWallClockCheck(t *testing.T) {
 }
 
 // TestROS1ChecksWhatItsGraphTells: over ROS 1 the served, published,
-// type and URDF checks run from the transport; the ROS 2 ones say they
-// do not apply.
+// type and URDF checks run from the transport, and the master's
+// publishers are counted (two servers of the arm's action fail); the
+// clock says it does not apply.
 func TestROS1ChecksWhatItsGraphTells(t *testing.T) {
 	f := Facts{Reachable: true, Actuators: []actuators.ActuatorStatus{{Name: "arm", Connected: true}}, URDF: twoJoints,
 		Topics: []actuators.TopicInfo{{Name: "/joint_states", Type: "sensor_msgs/JointState"}}}
 	r := Judge(armConfig(t, config.TransportROS1), f)
 	for name, want := range map[string]Status{"/joint_states published (arm)": Pass, "/joint_states type sensor_msgs/JointState": Pass,
-		"arm: one server and one state publisher": Skip, "clock": Skip, "URDF covers the configured joints": Pass} {
+		"clock": Skip, "URDF covers the configured joints": Pass} {
 		if c := check(t, r, name); c.Status != want {
 			t.Errorf("%+v, want %s", c, want)
 		}
+	}
+	if c := check(t, r, "arm: one server and one state publisher"); c.Status != Skip || !strings.Contains(c.Detail, "not read") {
+		t.Errorf("%+v, want a skip: the master's publishers were not read", c)
+	}
+	f.Publishers = map[string][]string{"/arm_controller/follow_joint_trajectory/status": {"/arm_a", "/arm_b"}, "/joint_states": {"/jsp"}}
+	if c := check(t, Judge(armConfig(t, config.TransportROS1), f), "arm: one server and one state publisher"); c.Status != Fail ||
+		!strings.Contains(c.Detail, "/arm_controller/follow_joint_trajectory/status is published by /arm_a, /arm_b") {
+		t.Errorf("%+v, want a failure naming both servers", c)
 	}
 	f.Topics[0].Type = "std_msgs/String"
 	if c := check(t, Judge(armConfig(t, config.TransportROS1), f), "/joint_states type sensor_msgs/JointState"); c.Status != Fail {

@@ -34,9 +34,10 @@ func (w *world) doctor(config string) (map[string]string, string, int) {
 }
 
 // TestDoctorOverBothTransports: on either transport, the doctor passes
-// the sim under its shipped config (exit 0) and fails a config whose arm
-// action no controller serves (exit 1), from the same checks: over ROS 1
-// from the master's graph and parameters.
+// the sim under its shipped config (exit 0), and fails a config whose arm
+// action no controller serves and a second sim serving the same actions
+// and publishing the same joint states (exit 1), from the same checks:
+// over ROS 1 from the master's graph and parameters.
 func TestDoctorOverBothTransports(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr transport) {
 		w := newWorld(t, worldOpts{tr: tr, noBridge: true})
@@ -49,6 +50,11 @@ func TestDoctorOverBothTransports(t *testing.T) {
 		st, out, code = w.doctor(simConfig(t, tr, map[string]string{"action: " + arm: "action: /missing_controller/follow_joint_trajectory"}))
 		if code != 1 || st["arm: /missing_controller/follow_joint_trajectory served"] != "fail" || st["gripper: /gripper_controller/gripper_cmd served"] != "pass" {
 			t.Fatalf("missing controller: exit %d\n%s", code, out)
+		}
+		w.startSim("--name", "simrobot2")
+		st, out, code = w.doctor(simConfig(t, tr, nil))
+		if code != 1 || st["arm: one server and one state publisher"] != "fail" {
+			t.Fatalf("two sims: exit %d\n%s", code, out)
 		}
 	})
 }

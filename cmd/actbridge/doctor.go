@@ -46,6 +46,11 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if g, ok := l.robot.(actuators.Graph); ok {
 		src.Topics = g.Topics
 	}
+	if p, ok := l.robot.(interface {
+		Publishers(context.Context) (map[string][]string, error)
+	}); ok {
+		src.Publishers = p.Publishers // ROS 1's master
+	}
 	if cfg.Transport == config.TransportROS2 {
 		in, distro, err := doctorInspector(ctx, cfg, *wait)
 		if err != nil {
