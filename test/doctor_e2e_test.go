@@ -22,7 +22,9 @@ func (w *world) doctor(config string) (map[string]string, string, int) {
 	} else if err != nil {
 		w.t.Fatal(err)
 	}
-	var r struct{ Checks []struct{ Name, Status string } }
+	var r struct {
+		Checks []struct{ Name, Status string }
+	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		w.t.Fatalf("doctor: exit %d: %v\n%s\n%s", code, err, out, stderr)
 	}
