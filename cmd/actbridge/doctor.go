@@ -32,7 +32,15 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	l, err := openTransport(ctx, cfg, *wait, stderr)
+	var l *link
+	if cfg.Transport == config.TransportROS2 {
+		// Observing: closing it must not send the zero twists serve's Close sends to the bases.
+		if l, err = openROS2Link(ctx, cfg, stderr, true); err == nil {
+			l.transport = cfg.Transport
+		}
+	} else {
+		l, err = openTransport(ctx, cfg, *wait, stderr) // ROS 1's Close stops only drives of its own
+	}
 	if err != nil {
 		return err
 	}
