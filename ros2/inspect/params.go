@@ -80,11 +80,20 @@ func (in *Inspector) paramClient(ctx context.Context, node string) (*param.Clien
 	if err := names.ValidateFullName(node); err != nil {
 		return nil, kindError{ErrInvalid, fmt.Errorf("node %q: %w", node, err)}
 	}
-	g, err := in.Graph(ctx, "node "+node, func(g graph.Graph) bool { _, ok := g.Node(node); return ok })
-	if err != nil {
-		return nil, err
+	served := func(g graph.Graph) bool {
+		s, ok := findService(g, node+"/list_parameters")
+		return ok && len(s.Servers) > 0
 	}
-	if s, ok := findService(g, node+"/list_parameters"); !ok || len(s.Servers) == 0 {
+	// A node already seen with its parameter services needs no settling
+	// (params list of every node asks each in turn).
+	g := in.c.Graph()
+	if _, ok := g.Node(node); !ok || !served(g) {
+		var err error
+		if g, err = in.Graph(ctx, "node "+node, func(g graph.Graph) bool { _, ok := g.Node(node); return ok }); err != nil {
+			return nil, err
+		}
+	}
+	if !served(g) {
 		return nil, fmt.Errorf("%w: %s has no %s/list_parameters server", ErrNoParameters, node, node)
 	}
 	n, err := in.node()
