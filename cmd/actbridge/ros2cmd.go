@@ -292,19 +292,21 @@ type topicJSON struct {
 	Subscribers []endpointJSON `json:"subscribers"`
 }
 
-func topicsJSON(ts []graph.Topic) []topicJSON {
-	eps := func(es []graph.Endpoint) []endpointJSON {
-		out := make([]endpointJSON, 0, len(es))
-		for _, e := range es {
-			rel, dur, hist := qosJSON(e.QoS)
-			out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash,
-				Reliability: rel, Durability: dur, History: hist})
-		}
-		return out
+// endpointsJSON is each endpoint's node, vendor, Gid, type hash and QoS.
+func endpointsJSON(es []graph.Endpoint) []endpointJSON {
+	out := make([]endpointJSON, 0, len(es))
+	for _, e := range es {
+		rel, dur, hist := qosJSON(e.QoS)
+		out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash,
+			Reliability: rel, Durability: dur, History: hist})
 	}
+	return out
+}
+
+func topicsJSON(ts []graph.Topic) []topicJSON {
 	out := make([]topicJSON, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, topicJSON{Name: t.Name, Types: t.Types, Publishers: eps(t.Publishers), Subscribers: eps(t.Subscribers)})
+		out = append(out, topicJSON{Name: t.Name, Types: t.Types, Publishers: endpointsJSON(t.Publishers), Subscribers: endpointsJSON(t.Subscribers)})
 	}
 	return out
 }

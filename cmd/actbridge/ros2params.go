@@ -19,15 +19,23 @@ import (
 // ros2Services runs "actbridge ros2 services": ros2 service list's names,
 // with each server and client as topics prints publishers.
 func ros2Services(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	hidden := false
+	hidden, jsonOut := false, false
 	return inspectCmd(ctx, "services", args, stderr, func(fs *flag.FlagSet) {
 		usage := "also list hidden services (a name part starting with _, such as an action's)"
 		fs.BoolVar(&hidden, "include-hidden-services", false, usage)
 		fs.BoolVar(&hidden, "include-hidden", false, usage+"; the same as --include-hidden-services")
+		fs.BoolVar(&jsonOut, "json", false, "print JSON (with each endpoint's Gid, type hash and QoS) instead of text")
 	}, func(in *inspect.Inspector, _ []string) error {
 		services, err := in.Services(ctx, inspect.Hidden(hidden))
 		if err != nil {
 			return err
+		}
+		if jsonOut {
+			out := make([]servedJSON, 0, len(services))
+			for _, s := range services {
+				out = append(out, servedJSON{s.Name, s.Types, endpointsJSON(s.Servers), endpointsJSON(s.Clients)})
+			}
+			return writeJSON(stdout, out)
 		}
 		for _, s := range services {
 			printServed(stdout, s.Name, s.Types, s.Servers, s.Clients)
@@ -39,16 +47,34 @@ func ros2Services(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // ros2Actions runs "actbridge ros2 actions": ros2 action list's names
 // (hidden ones too: that tool hides none), with each server and client.
 func ros2Actions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return inspectCmd(ctx, "actions", args, stderr, nil, func(in *inspect.Inspector, _ []string) error {
+	jsonOut := false
+	return inspectCmd(ctx, "actions", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&jsonOut, "json", false, "print JSON (with each server's and client's Gid, type hash and QoS) instead of text")
+	}, func(in *inspect.Inspector, _ []string) error {
 		actions, err := in.Actions(ctx)
 		if err != nil {
 			return err
+		}
+		if jsonOut {
+			out := make([]servedJSON, 0, len(actions))
+			for _, a := range actions {
+				out = append(out, servedJSON{a.Name, a.Types, endpointsJSON(a.Servers), endpointsJSON(a.Clients)})
+			}
+			return writeJSON(stdout, out)
 		}
 		for _, a := range actions {
 			printServed(stdout, a.Name, a.Types, a.Servers, a.Clients)
 		}
 		return nil
 	})
+}
+
+// servedJSON is the --json form of services and actions.
+type servedJSON struct {
+	Name    string         `json:"name"`
+	Types   []string       `json:"types"`
+	Servers []endpointJSON `json:"servers"`
+	Clients []endpointJSON `json:"clients"`
 }
 
 // printServed prints a service or an action: its name and types, then

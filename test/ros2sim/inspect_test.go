@@ -2,10 +2,12 @@ package ros2sim
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +73,17 @@ func TestROS2CLIListsActionsServicesAndParametersAsTheROS2ToolsDo(t *testing.T) 
 		"/navigate_to_pose [nav2_msgs/action/NavigateToPose]\n"}, nil)
 	expect([]string{"services"}, 0, []string{"/joint_trajectory_controller/list_parameters [rcl_interfaces/srv/ListParameters]\n  server /joint_trajectory_controller (Go rtps)\n"}, nil,
 		"/_action/")
+	out, errOut, code := inspectCLI(t, domain, "actions", "--json", "--timeout", "20s")
+	type action struct {
+		Name    string
+		Servers []struct{ Node, Reliability string }
+	}
+	var actions []action
+	if err := json.Unmarshal([]byte(out), &actions); code != 0 || err != nil || !slices.ContainsFunc(actions, func(a action) bool {
+		return a.Name == fjt && len(a.Servers) == 1 && a.Servers[0].Node == "/joint_trajectory_controller" && a.Servers[0].Reliability == "reliable"
+	}) {
+		t.Fatalf("actions --json: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
 	expect([]string{"services", "--include-hidden-services"}, 0, []string{fjt + "/_action/send_goal [", "/joint_trajectory_controller/list_parameters ["}, nil)
 
 	expect([]string{"params", "list", "/joint_trajectory_controller"}, 0,
@@ -87,7 +100,7 @@ func TestROS2CLIListsActionsServicesAndParametersAsTheROS2ToolsDo(t *testing.T) 
 	}
 	expect([]string{"params", "get", "/joint_state_broadcaster", "joints"}, 1, nil, []string{"serves no parameters"})
 	expect([]string{"params", "get", "/joint_trajectory_controller", "nope"}, 1, nil, []string{"/joint_trajectory_controller has no parameter nope"})
-	out, errOut, code := inspectCLI(t, domain, "params", "get", "/no_such_node", "joints", "--timeout", "2s")
+	out, errOut, code = inspectCLI(t, domain, "params", "get", "/no_such_node", "joints", "--timeout", "2s")
 	if code != 1 || out != "" || !strings.Contains(errOut, "no node /no_such_node found on domain 110 within 2s") {
 		t.Fatalf("missing node: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
