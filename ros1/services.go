@@ -311,3 +311,17 @@ func fillRequest(v reflect.Value, in map[string]any) error {
 	}
 	return nil
 }
+
+// Publishers lists, by topic, the nodes the master says publish it
+// (getSystemState), for a count where one source is expected.
+func (r *Robot) Publishers(ctx context.Context) (map[string][]string, error) {
+	var st *apimaster.SystemState
+	if err := r.master(ctx, func(c *apimaster.Client) (err error) { st, err = c.GetSystemState(); return }); err != nil {
+		return nil, fmt.Errorf("%w: ask the master for publishers: %v", actuators.ErrNotConnected, err)
+	}
+	out := make(map[string][]string, len(st.PublishedTopics))
+	for _, e := range st.PublishedTopics {
+		out[e.Name] = e.Nodes
+	}
+	return out, nil
+}

@@ -350,3 +350,38 @@ func TestCloseEndsADriveAsClosingNotAsStopAll(t *testing.T) {
 	}
 	feed.expect(t, id, actuators.GoalCanceled, "bridge shutting down")
 }
+
+// stopCounter is a driver whose stops (the zero twists) are counted.
+type stopCounter struct {
+	driver
+	stops *int
+}
+
+func (c stopCounter) stop(ctx context.Context, why error) error {
+	*c.stops++
+	return c.driver.stop(ctx, why)
+}
+
+// TestObservingRobotsCloseSendsNoTwist: a robot opened with Observe (as
+// actbridge doctor opens it) does not stop its bases when it closes, so
+// writes no zero twist on a cmd_vel someone else may be driving; one
+// opened without it does.
+func TestObservingRobotsCloseSendsNoTwist(t *testing.T) {
+	netns.Require(t)
+	for i, observe := range []bool{true, false} {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		r, err := Open(ctx, baseConfig(124+i, "jazzy", config.ActuatorConfig{CmdVelTopic: "/observed/cmd_vel"}), Options{Observe: observe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops := 0
+		r.order[0].drive = stopCounter{r.order[0].drive, &stops}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if (stops == 0) != observe {
+			t.Fatalf("observe %v: Close stopped the drive %d times", observe, stops)
+		}
+	}
+}

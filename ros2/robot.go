@@ -32,6 +32,11 @@ type Options struct {
 	// LookupEnv reads ROS 2's discovery variables (os.LookupEnv) for what
 	// the config leaves unset; nil means no environment.
 	LookupEnv func(string) (string, bool)
+	// Observe opens the robot to look at it, not to drive it: Close sends
+	// zero twists only to end a drive of its own, not, as it otherwise
+	// does, whether or not one runs (in case someone else drives).
+	// actbridge doctor opens it so.
+	Observe bool
 }
 
 // Robot is the ROS 2 side of the bridge: one participant (a node named
@@ -40,12 +45,13 @@ type Options struct {
 // UUIDs, a base's drive and odometry, and the newest joint states. Close
 // it when done.
 type Robot struct {
-	cfg    config.Config
-	log    *slog.Logger
-	rctx   *node.Context
-	node   *node.Node
-	notify *actuators.Notifier
-	access access // topics, parameters and services: topics.go, params.go, services.go
+	cfg     config.Config
+	observe bool // Options.Observe
+	log     *slog.Logger
+	rctx    *node.Context
+	node    *node.Node
+	notify  *actuators.Notifier
+	access  access // topics, parameters and services: topics.go, params.go, services.go
 
 	acts   map[string]*actuator
 	order  []*actuator // config order
@@ -119,7 +125,7 @@ func Open(ctx context.Context, cfg *config.Config, o Options) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ros2: join domain: %w", err)
 	}
-	r := &Robot{cfg: c, log: o.Logger, rctx: rctx, notify: actuators.NewNotifier(), acts: map[string]*actuator{}, goals: map[string]*goal{}}
+	r := &Robot{cfg: c, observe: o.Observe, log: o.Logger, rctx: rctx, notify: actuators.NewNotifier(), acts: map[string]*actuator{}, goals: map[string]*goal{}}
 	r.life, r.stop = context.WithCancel(context.Background())
 	var notifying context.Context
 	notifying, r.stopNotify = context.WithCancel(context.Background())
@@ -258,8 +264,10 @@ func (r *Robot) codecOf(ac config.ActuatorConfig) (goalCodec, error) {
 // process re-attaches with Track. Drives stop (their deadman is this
 // process). It leaves the graph.
 func (r *Robot) Close() error {
-	if err := r.stopDrives(context.Background(), errDriveShutdown); err != nil {
-		r.log.Warn("ros2: a drive's zero twist failed on close", "err", err)
+	if !r.observe {
+		if err := r.stopDrives(context.Background(), errDriveShutdown); err != nil {
+			r.log.Warn("ros2: a drive's zero twist failed on close", "err", err)
+		}
 	}
 	r.mu.Lock() // Send and Track add to wg under mu only while life lasts
 	r.stop()
@@ -427,3 +435,18 @@ func (r *Robot) SetObserver(f func(actuators.GoalUpdate)) { r.notify.SetObserver
 
 // Robot implements the motion contract.
 var _ actuators.Robot = (*Robot)(nil)
+
+// ActionType is the ROS 2 action type the transport drives the actuator
+// with ("control_msgs/action/FollowJointTrajectory"), once the config's
+// defaults are applied; "" for an actuator without an action.
+func ActionType(a config.ActuatorConfig) (string, error) {
+	if a.Action == "" {
+		return "", nil
+	}
+	var r Robot // codecOf reads nothing of it
+	c, err := r.codecOf(a)
+	if err != nil {
+		return "", err
+	}
+	return c.actionType(), nil
+}

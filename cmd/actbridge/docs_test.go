@@ -20,9 +20,7 @@ const repoRoot = "../.."
 
 // pendingCommands are subcommands the docs name that another branch of the
 // same issue adds; remove an entry once the command is merged.
-var pendingCommands = map[string]string{
-	"doctor": "issue 37 item 6",
-}
+var pendingCommands = map[string]string{}
 
 // docPage is one markdown file of the docs, split into prose and code.
 type docPage struct {

@@ -22,6 +22,10 @@ Usage:
                                           /metrics, /console and /healthz
   actbridge tools export --format F       print the tool catalogue: mcp, openai or anthropic
   actbridge check-config [--config F]     load and validate a robot config and its limits, offline
+  actbridge doctor [--config F] [--json]  check the robot against the config: servers, publishers, types,
+                                          QoS, type hashes, URDF joints, clock; a fix for each failure
+  actbridge ros2 <command>                look at a ROS 2 graph without ROS 2 installed: topics, nodes,
+                                          services, actions, params, echo, call ("actbridge ros2 -h")
   actbridge motions [--store F] [--json]  list motions recorded in a store; while a bridge holds the file,
                                           asks it (--bridge URL, operator token in ACTBRIDGE_OPERATOR_TOKEN)
   actbridge audit --jsonl [--store F]     print the audit log as JSON lines (same: file, or the running bridge)
@@ -79,6 +83,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return motionsCmd(args[1:], stdout)
 	case "audit":
 		return auditCmd(args[1:], stdout)
+	case "doctor":
+		return doctorCmd(ctx, args[1:], stdout, stderr)
 	case "ros2":
 		return ros2Cmd(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

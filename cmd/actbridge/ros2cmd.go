@@ -9,21 +9,19 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2"
 	"github.com/actbridge/actbridge/ros2/graph"
+	"github.com/actbridge/actbridge/ros2/inspect"
 	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/node"
-	"github.com/actbridge/actbridge/ros2/qos"
 	"github.com/actbridge/actbridge/rtps"
-	"github.com/actbridge/actbridge/rtps/wire"
 )
 
 const ros2Usage = `actbridge ros2 — look at a ROS 2 graph without ROS 2 installed
@@ -32,6 +30,13 @@ Usage:
   actbridge ros2 topics [flags]              each topic with its type, and the node and DDS vendor
                                              of each publisher and subscriber
   actbridge ros2 nodes [flags]               each node with the DDS vendor of its participant
+  actbridge ros2 services [--include-hidden-services] [flags]
+                                             each service with its type, servers and clients
+                                             (hidden ones, such as an action's, only when asked)
+  actbridge ros2 actions [flags]             each action with its type, servers and clients
+  actbridge ros2 params list [NODE] [flags]  a node's parameter names; without NODE, every node's
+  actbridge ros2 params get NODE NAME [--hide-type] [flags]
+                                             one parameter, as ros2 param get prints it
   actbridge ros2 echo TOPIC [--count N] [flags]
                                              print messages as JSON, one object a line
   actbridge ros2 call SERVICE [JSON] [--type pkg/srv/Type] [flags]
@@ -49,10 +54,6 @@ leaves unset. Flags override both.
 Run "actbridge ros2 <command> -h" for its flags.
 `
 
-// settleTime is how long the graph must stay unchanged before topics and
-// nodes print it: participants announce their endpoints one by one.
-const settleTime = 500 * time.Millisecond
-
 // ros2Cmd runs "actbridge ros2 …".
 func ros2Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -68,6 +69,12 @@ func ros2Cmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return ros2Echo(ctx, args[1:], stdout, stderr)
 	case "call":
 		return ros2Call(ctx, args[1:], stdout, stderr)
+	case "services":
+		return ros2Services(ctx, args[1:], stdout, stderr)
+	case "actions":
+		return ros2Actions(ctx, args[1:], stdout, stderr)
+	case "params":
+		return ros2Params(ctx, args[1:], stdout, stderr)
 	}
 	return usageError{fmt.Sprintf("unknown ros2 command %q\n%s", args[0], ros2Usage)}
 }
@@ -129,22 +136,35 @@ func (f *ros2Flags) parseArgs(args []string) ([]string, error) {
 	}
 }
 
-// open starts a Context from the environment and the flags.
-func (f *ros2Flags) open(ctx context.Context) (*node.Context, node.Discovery, error) {
+// open joins the graph the environment, the config and the flags name,
+// as an inspector whose own node (made on first use) is named after cmd
+// and the process.
+func (f *ros2Flags) open(ctx context.Context, cmd string) (*inspect.Inspector, error) {
+	o, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	in, err := inspect.Open(ctx, inspect.Options{Node: o, Timeout: *f.timeout, NodeName: fmt.Sprintf("_actbridge_%s_%d", cmd, os.Getpid())})
+	return in, cliErr(err)
+}
+
+// options are the Context's options: discovery from the environment, then
+// the config's keys, then the flags.
+func (f *ros2Flags) options() (node.Options, error) {
 	d, err := node.DiscoveryFromEnv(os.LookupEnv)
 	if err != nil {
-		return nil, d, err
+		return node.Options{}, err
 	}
 	if *f.config != "" {
 		cfg, err := config.Load(*f.config)
 		if err != nil {
-			return nil, d, err
+			return node.Options{}, err
 		}
 		if cfg.Transport != config.TransportROS2 {
-			return nil, d, usageError{fmt.Sprintf("--config %s: its transport is %s; the ros2 commands read a config of transport ros2", *f.config, cfg.Transport)}
+			return node.Options{}, usageError{fmt.Sprintf("--config %s: its transport is %s; the ros2 commands read a config of transport ros2", *f.config, cfg.Transport)}
 		}
 		if d, err = ros2.Discovery(cfg.ROS2, os.LookupEnv); err != nil {
-			return nil, d, err
+			return node.Options{}, err
 		}
 		distroSet := false
 		f.fs.Visit(func(fl *flag.Flag) { distroSet = distroSet || fl.Name == "distro" })
@@ -157,136 +177,83 @@ func (f *ros2Flags) open(ctx context.Context) (*node.Context, node.Discovery, er
 	}
 	if *f.iface != "" {
 		if d.Interface, err = netip.ParseAddr(*f.iface); err != nil {
-			return nil, d, usageError{fmt.Sprintf("--interface: %v", err)}
+			return node.Options{}, usageError{fmt.Sprintf("--interface: %v", err)}
 		}
 	}
 	distro, err := msgs.ParseDistro(*f.distro)
 	if err != nil {
-		return nil, d, usageError{err.Error()}
+		return node.Options{}, usageError{err.Error()}
 	}
 	var remap names.Remap
 	for _, s := range f.remapping {
 		r, err := names.ParseRule(s)
 		if err != nil {
-			return nil, d, usageError{fmt.Sprintf("-r %s: %v", s, err)}
+			return node.Options{}, usageError{fmt.Sprintf("-r %s: %v", s, err)}
 		}
 		remap = append(remap, r)
 	}
+	// The ros2 commands are super clients of a Discovery Server, as the
+	// ros2 tools are with ROS_SUPER_CLIENT: they see the whole graph.
 	d = d.ForTools()
-	c, err := node.NewContext(ctx, node.Options{Distro: distro, Discovery: d, Remap: remap})
-	return c, d, err
+	return node.Options{Distro: distro, Discovery: d, Remap: remap}, nil
 }
 
-// openNode opens a Context with a node of the command's own (named after
-// cmd and the process) and resolves name, a topic or a service, with it.
-// Close the Context when err is nil.
-func (f *ros2Flags) openNode(ctx context.Context, cmd, name string, service bool) (*node.Context, node.Discovery, *node.Node, string, error) {
-	c, d, err := f.open(ctx)
-	if err != nil {
-		return nil, d, nil, "", err
-	}
-	n, err := c.NewNode(fmt.Sprintf("_actbridge_%s_%d", cmd, os.Getpid()), "/")
-	if err != nil {
-		c.Close()
-		return nil, d, nil, "", err
-	}
-	resolved, err := n.Resolve(name, service)
-	if err != nil {
-		c.Close()
-		return nil, d, nil, "", usageError{err.Error()}
-	}
-	return c, d, n, resolved, nil
-}
-
-// notFound is the one-line reason for an empty answer, with what to set
-// when discovery shows why (node.Discovery.Advice).
-func notFound(what string, d node.Discovery, timeout time.Duration, c *node.Context) error {
-	err := fmt.Errorf("no %s found on domain %d within %v (discovery %s; %d other participants seen)",
-		what, d.Domain, timeout, d.Range, len(c.Participant().Participants()))
-	if a := c.Advice(); a != "" {
-		err = fmt.Errorf("%w: %s", err, a)
+// cliErr makes the inspector's complaints about its input usage errors
+// (exit status 2), their message unchanged.
+func cliErr(err error) error {
+	if errors.Is(err, inspect.ErrInvalid) {
+		return usageError{err.Error()}
 	}
 	return err
 }
 
-// settled waits until cond holds, then until the graph stays unchanged
-// for settleTime (or ctx ends), and returns it.
-func settled(ctx context.Context, c *node.Context, cond func(graph.Graph) bool) (graph.Graph, error) {
-	g, err := c.WaitGraph(ctx, cond)
-	if err != nil {
-		return g, err
-	}
-	for {
-		quiet, cancel := context.WithTimeout(ctx, settleTime)
-		next, err := c.WaitGraph(quiet, func(n graph.Graph) bool { return !reflect.DeepEqual(n, g) })
-		cancel()
-		if err != nil {
-			return g, nil
-		}
-		g = next
-	}
-}
-
-// visibleTopics are the topics `ros2 topic list` shows: not hidden, and
-// with an endpoint.
-func visibleTopics(g graph.Graph) []graph.Topic {
-	return slices.DeleteFunc(slices.Clone(g.Topics), func(t graph.Topic) bool { return names.IsHidden(t.Name) })
-}
-
-// settledGraph parses a graph command's flags (more adds its own), and returns the graph once
-// cond holds and it has settled, or the reason nothing was found.
-func settledGraph(ctx context.Context, name, what string, args []string, stderr io.Writer, cond func(graph.Graph) bool, more ...func(*flag.FlagSet)) (graph.Graph, error) {
+// inspectCmd parses a command's flags (more adds its own) and runs do
+// with an inspector; pos are the positional arguments.
+func inspectCmd(ctx context.Context, name string, args []string, stderr io.Writer, more func(*flag.FlagSet), do func(in *inspect.Inspector, pos []string) error) error {
 	f := newROS2Flags(name, stderr)
-	for _, add := range more {
-		add(f.fs)
+	if more != nil {
+		more(f.fs)
 	}
-	if _, err := f.parseArgs(args); err != nil {
-		return graph.Graph{}, err
-	}
-	c, d, err := f.open(ctx)
+	pos, err := f.parseArgs(args)
 	if err != nil {
-		return graph.Graph{}, err
+		return helpOK(err)
 	}
-	defer c.Close()
-	wait, cancel := context.WithTimeout(ctx, *f.timeout)
-	defer cancel()
-	g, err := settled(wait, c, cond)
+	in, err := f.open(ctx, name)
 	if err != nil {
-		return g, notFound(what, d, *f.timeout, c)
+		return err
 	}
-	return g, nil
+	defer in.Close()
+	return cliErr(do(in, pos))
 }
 
 func ros2Topics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hidden, jsonOut := false, false
-	visible := func(g graph.Graph) []graph.Topic {
-		if hidden {
-			return g.Topics
+	return inspectCmd(ctx, "topics", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&hidden, "include-hidden", false, "also list hidden topics (a name part starting with _, such as an action's)")
+		fs.BoolVar(&jsonOut, "json", false, "print JSON (with each endpoint's Gid, type hash and QoS) instead of text")
+	}, func(in *inspect.Inspector, _ []string) error {
+		topics, err := in.Topics(ctx, inspect.Hidden(hidden))
+		if err != nil {
+			return err
 		}
-		return visibleTopics(g)
-	}
-	g, err := settledGraph(ctx, "topics", "ROS 2 topic", args, stderr, func(g graph.Graph) bool { return len(visible(g)) > 0 },
-		func(fs *flag.FlagSet) {
-			fs.BoolVar(&hidden, "include-hidden", false, "also list hidden topics (a name part starting with _, such as an action's)")
-			fs.BoolVar(&jsonOut, "json", false, "print JSON (with each endpoint's Gid, type hash and QoS) instead of text")
-		})
-	if err != nil {
-		return helpOK(err)
-	}
-	topics := visible(g)
-	if jsonOut {
-		return writeJSON(stdout, topicsJSON(topics))
-	}
-	for _, t := range topics {
-		fmt.Fprintf(stdout, "%s [%s]\n", t.Name, strings.Join(t.Types, ", "))
-		for _, e := range t.Publishers {
-			fmt.Fprintf(stdout, "  publisher  %s (%s)\n", nodeOrUnknown(e.Node), graph.VendorName(e.Vendor))
+		if jsonOut {
+			return writeJSON(stdout, topicsJSON(topics))
 		}
-		for _, e := range t.Subscribers {
-			fmt.Fprintf(stdout, "  subscriber %s (%s)\n", nodeOrUnknown(e.Node), graph.VendorName(e.Vendor))
+		for _, t := range topics {
+			fmt.Fprintf(stdout, "%s [%s]\n", t.Name, strings.Join(t.Types, ", "))
+			printEndpoints(stdout, "publisher ", t.Publishers)
+			printEndpoints(stdout, "subscriber", t.Subscribers)
 		}
+		return nil
+	})
+}
+
+// printEndpoints prints one line for each endpoint: its role, node and
+// DDS vendor.
+func printEndpoints(w io.Writer, role string, es []graph.Endpoint) {
+	for _, e := range es {
+		fmt.Fprintf(w, "  %s %s (%s)\n", role, nodeOrUnknown(e.Node), graph.VendorName(e.Vendor))
 	}
-	return nil
 }
 
 func nodeOrUnknown(n string) string {
@@ -329,19 +296,21 @@ type topicJSON struct {
 	Subscribers []endpointJSON `json:"subscribers"`
 }
 
-func topicsJSON(ts []graph.Topic) []topicJSON {
-	eps := func(es []graph.Endpoint) []endpointJSON {
-		out := make([]endpointJSON, 0, len(es))
-		for _, e := range es {
-			rel, dur, hist := qosJSON(e.QoS)
-			out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash,
-				Reliability: rel, Durability: dur, History: hist})
-		}
-		return out
+// endpointsJSON is each endpoint's node, vendor, Gid, type hash and QoS.
+func endpointsJSON(es []graph.Endpoint) []endpointJSON {
+	out := make([]endpointJSON, 0, len(es))
+	for _, e := range es {
+		rel, dur, hist := qosJSON(e.QoS)
+		out = append(out, endpointJSON{Node: e.Node, Vendor: graph.VendorName(e.Vendor), GID: e.GUID.String(), TypeHash: e.TypeHash,
+			Reliability: rel, Durability: dur, History: hist})
 	}
+	return out
+}
+
+func topicsJSON(ts []graph.Topic) []topicJSON {
 	out := make([]topicJSON, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, topicJSON{Name: t.Name, Types: t.Types, Publishers: eps(t.Publishers), Subscribers: eps(t.Subscribers)})
+		out = append(out, topicJSON{Name: t.Name, Types: t.Types, Publishers: endpointsJSON(t.Publishers), Subscribers: endpointsJSON(t.Subscribers)})
 	}
 	return out
 }
@@ -362,111 +331,56 @@ func helpOK(err error) error {
 
 func ros2Nodes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	jsonOut := false
-	g, err := settledGraph(ctx, "nodes", "ROS 2 node", args, stderr, func(g graph.Graph) bool { return len(g.Nodes) > 0 },
-		func(fs *flag.FlagSet) { fs.BoolVar(&jsonOut, "json", false, "print JSON instead of text") })
-	if err != nil {
-		return helpOK(err)
-	}
-	if jsonOut {
-		type nodeJSON struct {
-			Name   string `json:"name"`
-			Vendor string `json:"vendor"`
+	return inspectCmd(ctx, "nodes", args, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&jsonOut, "json", false, "print JSON instead of text")
+	}, func(in *inspect.Inspector, _ []string) error {
+		nodes, err := in.Nodes(ctx)
+		if err != nil {
+			return err
 		}
-		out := make([]nodeJSON, 0, len(g.Nodes))
-		for _, n := range g.Nodes {
-			out = append(out, nodeJSON{n.FullName(), graph.VendorName(n.Vendor)})
+		if jsonOut {
+			type nodeJSON struct {
+				Name   string `json:"name"`
+				Vendor string `json:"vendor"`
+			}
+			out := make([]nodeJSON, 0, len(nodes))
+			for _, n := range nodes {
+				out = append(out, nodeJSON{n.FullName(), graph.VendorName(n.Vendor)})
+			}
+			return writeJSON(stdout, out)
 		}
-		return writeJSON(stdout, out)
-	}
-	for _, n := range g.Nodes {
-		fmt.Fprintf(stdout, "%s (%s)\n", n.FullName(), graph.VendorName(n.Vendor))
-	}
-	return nil
+		for _, n := range nodes {
+			fmt.Fprintf(stdout, "%s (%s)\n", n.FullName(), graph.VendorName(n.Vendor))
+		}
+		return nil
+	})
 }
 
 func ros2Echo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := newROS2Flags("echo", stderr)
-	count := f.fs.Int("count", 0, "exit after N messages (0: never)")
-	typ := f.fs.String("type", "", "message type (default: the type the topic's publishers announce)")
-	var over qos.Override
-	f.fs.StringVar(&over.Profile, "qos-profile", "", "QoS profile: default, sensor_data, … (default: adapted to the publishers, as ros2 topic echo does)")
-	f.fs.StringVar(&over.Reliability, "qos-reliability", "", "reliable or best_effort")
-	f.fs.StringVar(&over.Durability, "qos-durability", "", "volatile or transient_local")
+	var o inspect.EchoOptions
+	f.fs.IntVar(&o.Count, "count", 0, "exit after N messages (0: never)")
+	f.fs.StringVar(&o.Type, "type", "", "message type (default: the type the topic's publishers announce)")
+	f.fs.StringVar(&o.QoS.Profile, "qos-profile", "", "QoS profile: default, sensor_data, … (default: adapted to the publishers, as ros2 topic echo does)")
+	f.fs.StringVar(&o.QoS.Reliability, "qos-reliability", "", "reliable or best_effort")
+	f.fs.StringVar(&o.QoS.Durability, "qos-durability", "", "volatile or transient_local")
 	pos, err := f.parseArgs(args)
 	if err != nil {
 		return helpOK(err)
 	}
-	if len(pos) != 1 || *count < 0 {
+	if len(pos) != 1 || o.Count < 0 {
 		return usageError{"usage: actbridge ros2 echo TOPIC [--count N ≥ 0] [flags]"}
 	}
-	c, d, n, topic, err := f.openNode(ctx, "echo", pos[0], false)
+	in, err := f.open(ctx, "echo")
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	wait, cancel := context.WithTimeout(ctx, *f.timeout)
-	defer cancel()
-	g, err := c.WaitGraph(wait, func(g graph.Graph) bool {
-		t, ok := g.Topic(topic)
-		return ok && len(t.Publishers) > 0
-	})
-	if err != nil {
-		return notFound("publisher of "+topic, d, *f.timeout, c)
-	}
-	t, _ := g.Topic(topic)
-	if *typ == "" {
-		if len(t.Types) != 1 {
-			return fmt.Errorf("%s has publishers of several types %v: choose one with --type", topic, t.Types)
-		}
-		*typ = t.Types[0]
-	}
-	profile, err := over.Apply(qos.Adapted(t.PublisherQoS()))
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	sub, err := n.NewSubscription(topic, *typ, profile, node.SubscriptionOptions{})
-	if err != nil {
-		return err
-	}
-	// A publisher that QoS keeps from matching is known by discovery at
-	// once: say so after a settling second rather than the whole timeout.
-	quick, cancelQuick := context.WithTimeout(wait, 2*settleTime)
-	err = sub.WaitMatched(quick, 1)
-	cancelQuick()
-	if err != nil && !errors.Is(err, node.ErrIncompatibleQoS) {
-		err = sub.WaitMatched(wait, 1)
-	}
-	if err != nil {
-		if errors.Is(err, node.ErrIncompatibleQoS) {
-			return err
-		}
-		return fmt.Errorf("no publisher of %s matched within %v: %v", topic, *f.timeout, err)
-	}
-	// Same type name, another definition: the samples would decode as garbage.
-	if mm := sub.TypeMismatches(); len(mm) > 0 {
-		return fmt.Errorf("%s: %s (another distro's definition? see --distro)", topic, mm[0])
-	}
+	defer in.Close()
+	o.Skipped = func(err error) { fmt.Fprintf(stderr, "actbridge: %v\n", err) }
 	var line []byte
-	for got := 0; *count == 0 || got < *count; {
-		each, cancel := context.WithTimeout(ctx, *f.timeout)
-		m, info, err := sub.Take(each)
-		cancel()
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return fmt.Errorf("no message on %s within %v (%d of %d received)", topic, *f.timeout, got, *count)
-		case ctx.Err() != nil:
-			return nil // interrupted
-		case err != nil && info.Writer == (wire.GUID{}):
-			return err
-		case err != nil:
-			fmt.Fprintf(stderr, "actbridge: a sample from %v is not a %s: %v\n", info.Writer, *typ, err)
-			continue
-		}
+	return cliErr(in.Echo(ctx, pos[0], o, func(m *cdr.Message) error {
 		line = append(m.AppendJSON(line[:0]), '\n')
-		if _, err := stdout.Write(line); err != nil {
-			return err
-		}
-		got++
-	}
-	return nil
+		_, err := stdout.Write(line)
+		return err
+	}))
 }

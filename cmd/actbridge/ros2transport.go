@@ -19,8 +19,14 @@ import (
 // robot here: its actuators connect as discovery finds their servers, and
 // wait bounds the read of the robot description.
 func openROS2(ctx context.Context, cfg *config.Config, _ time.Duration, logw io.Writer) (*link, error) {
+	return openROS2Link(ctx, cfg, logw, false)
+}
+
+// openROS2Link is openROS2; observe opens the robot to look only
+// (ros2.Options.Observe: its Close stops no base), as doctor does.
+func openROS2Link(ctx context.Context, cfg *config.Config, logw io.Writer, observe bool) (*link, error) {
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	r, err := ros2.Open(ctx, cfg, ros2.Options{Logger: log, LookupEnv: os.LookupEnv})
+	r, err := ros2.Open(ctx, cfg, ros2.Options{Logger: log, LookupEnv: os.LookupEnv, Observe: observe})
 	if err != nil {
 		return nil, fmt.Errorf("joining the ROS 2 graph: %w", err)
 	}

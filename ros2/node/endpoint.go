@@ -114,7 +114,7 @@ func (e *endpoint) Incompatible() []Incompatibility {
 		if e.data.Writer {
 			w, rd = e.data, r
 		}
-		if reason := incompatibility(w.QoS, rd.QoS); reason != "" {
+		if reason := QoSIncompatibility(w.QoS, rd.QoS); reason != "" {
 			out = append(out, Incompatibility{Remote: r, Reason: reason})
 		}
 	}
@@ -140,9 +140,9 @@ func (e *endpoint) TypeMismatches() []Incompatibility {
 	return out
 }
 
-// incompatibility says why a writer offering w cannot serve a reader
-// requesting r, or "" when it can.
-func incompatibility(w, r rtps.QoS) string {
+// QoSIncompatibility says why a writer offering w cannot serve a reader
+// requesting r ("reliability: offered best_effort, requested reliable"), or "" when it can.
+func QoSIncompatibility(w, r rtps.QoS) string {
 	var why []string
 	if w.Reliability < r.Reliability {
 		why = append(why, fmt.Sprintf("reliability: offered %s, requested %s", reliability(w.Reliability), reliability(r.Reliability)))
