@@ -43,14 +43,18 @@ type CallRecord struct {
 }
 
 // Pipeline runs every call through the same steps: decode, schema (layer 1),
-// semantics (layer 2), resources (layer 3), the per-resource lock, the
-// idempotency store for writes, then the tool; it reports each call once.
+// role, rate limit, semantics (layer 2), resources (layer 3), the
+// per-resource lock, the idempotency store for writes, then the tool; it
+// reports each call once.
 type Pipeline struct {
 	Registry *Registry
 	Locks    *Locks
 	Idem     Idempotency // may be nil: writes then run without replay
 	Observer Observer    // may be nil
 	LockWait time.Duration
+	// Limiter holds the rate limits every call of a limited tool draws
+	// from (Tool.RateLimited); nil limits nothing.
+	Limiter *RateLimiter
 
 	streakMu sync.Mutex
 	streaks  map[string]streak
@@ -132,6 +136,9 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		return nil, RuleError(CodePermissionDenied, "role_allowed", "",
 			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(inv.Role))).
 			WithHint("ask the operator (console) to do this")
+	}
+	if e := p.Limiter.admit(t, inv.Role); e != nil {
+		return nil, tag(e, LayerSemantic)
 	}
 	if t.Semantic != nil {
 		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {

@@ -72,7 +72,7 @@ func TestGlobalBucketCountsEveryToolAndARefusalTakesNoToken(t *testing.T) {
 func TestStopToolsAndTheOperatorAreNeverLimited(t *testing.T) {
 	r := newRig(t)
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	NewRateLimiter(RateLimits{Global: 1, Default: 1}, clk.now).Guard(r.p.Registry.Tools())
+	r.p.Limiter = NewRateLimiter(RateLimits{Global: 1, Default: 1}, clk.now)
 	mustPass := func(role Role, tool, args string) {
 		t.Helper()
 		if _, err := r.call(t, role, tool, args); err != nil {
@@ -97,7 +97,7 @@ func TestStopToolsAndTheOperatorAreNeverLimited(t *testing.T) {
 func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T) {
 	r := newROSRig(t)
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	NewRateLimiter(RateLimits{Tools: map[string]float64{"service_call": 1, "arm_move_joints": 1}}, clk.now).Guard(r.p.Registry.Tools())
+	r.p.Limiter = NewRateLimiter(RateLimits{Tools: map[string]float64{"service_call": 1, "arm_move_joints": 1}}, clk.now)
 	if _, err := r.call(t, RolePlanner, "service_call", `{"service":"/sim/status"}`); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T)
 		t.Fatalf("the refused call reached the service: %d calls", r.ros.calls["/sim/status"])
 	}
 	tl, _ := r.p.Registry.Lookup("service_call")
-	if !contains(tl.Errors, CodeBusy) {
+	if !contains(tl.ErrorCodes(), CodeBusy) {
 		t.Fatal("a limited tool does not declare busy")
 	}
 	pv, err := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":0.2}}`)

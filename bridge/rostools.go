@@ -717,31 +717,8 @@ func (rt *ROSTools) Confirmer(next func(actuator string) Role) func(actuator str
 	}
 }
 
-// GuardTopics makes a tool with a `topic` argument refuse topics outside
-// the allowlist before it subscribes.
-func GuardTopics(t *Tool, topics allowlist.Globs) {
-	next := t.Semantic
-	t.Semantic = func(ctx context.Context, c *Call) error {
-		topic, _ := c.Values["topic"].(string)
-		if !strings.HasPrefix(topic, "/") {
-			topic = "/" + topic
-		}
-		if _, ok := topics.Match(filepath.Clean(topic)); !ok {
-			return notAllowed("topic_allowed", "topic", "topic", topic, "access.topics", topics).
-				WithHint("robot_describe lists the topics that may be read")
-		}
-		if next != nil {
-			return next(ctx, c)
-		}
-		return nil
-	}
-	if !contains(t.Errors, CodePermissionDenied) {
-		t.Errors = append(append([]Code{}, t.Errors...), CodePermissionDenied)
-	}
-}
-
 func (rt *ROSTools) cameraSnapshot() *Tool {
-	t := &Tool{
+	return &Tool{
 		Name: "camera_snapshot", Group: "camera", Tier: TierRead, Title: "Take a camera snapshot", TouchesRobot: true,
 		Description: Describe("Takes the next frame of an allowlisted camera topic (sensor_msgs/Image or CompressedImage) and returns it as MCP image content, scaled down and JPEG- or PNG-encoded to fit max_bytes; the full frame is saved as a file.",
 			"you need to see the scene: check where objects are, confirm a grasp, look for obstacles.",
@@ -763,11 +740,10 @@ func (rt *ROSTools) cameraSnapshot() *Tool {
 			"path":      {Type: "string", Description: "The full frame saved under the data dir."},
 			"image_ref": {Type: "string", Description: "Id of the image content attached to this result."},
 		}, Required: []string{"topic", "width", "height", "image", "path"}},
-		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
-		Call:   rt.snapshot,
+		Errors:   []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal, CodePermissionDenied},
+		Semantic: topicAllowed(rt.Policy.Topics),
+		Call:     rt.snapshot,
 	}
-	GuardTopics(t, rt.Policy.Topics)
-	return t
 }
 
 func (rt *ROSTools) snapshot(ctx context.Context, c *Call) (any, error) {

@@ -102,6 +102,23 @@ func (c *Call) Decode(v any) error {
 	return nil
 }
 
+// RateLimited reports whether the bridge's rate limits apply to the tool:
+// every tool but the stop tier (robot_stop, motion_cancel: a planner must
+// always be able to stop) and tools that only delegate (their inner calls
+// are limited one by one).
+func (t *Tool) RateLimited() bool {
+	return t.Tier != TierStop && !t.Delegates
+}
+
+// ErrorCodes are the codes the tool can return: those it declares, and
+// busy when rate limits apply to it.
+func (t *Tool) ErrorCodes() []Code {
+	if !t.RateLimited() || contains(t.Errors, CodeBusy) {
+		return t.Errors
+	}
+	return append(append([]Code{}, t.Errors...), CodeBusy)
+}
+
 func (t *Tool) resourceFor(c *Call) string {
 	if t.ResourceOf != nil {
 		return t.ResourceOf(c)

@@ -60,9 +60,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	}
 	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
 		topics := allowlist.Globs(m.cfg.Access.Topics)
-		sample := bridge.TopicSampleTool(g, opt.dataDir)
-		bridge.GuardTopics(sample, topics)
-		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
+		tools = append(tools, bridge.TopicsListTool(g, topics), bridge.TopicSampleTool(g, opt.dataDir, topics))
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
 	tools = append(tools, bridge.MotionTools(ts.motions, pv, es, func() any { return ts.info.Describe() }, ts.scale)...)
@@ -93,7 +91,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	if ts.limits, err = rateLimits(m.cfg, reg); err != nil {
 		return nil, err
 	}
-	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
+	ts.pipeline.Limiter = bridge.NewRateLimiter(ts.limits, now)
 	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
 		Ignored: m.ignored, EStop: es.Since, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
 		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}
