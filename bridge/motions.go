@@ -351,8 +351,18 @@ func storeUnavailable(err error) *Error {
 // Confirm executes exactly the previewed goal: it checks the signed id, the
 // policy, the e-stop, the actuator, the robot's state against the preview,
 // then commits the motion record durably and only then publishes the goal.
-// A confirm of a preview that already ran returns that motion unchanged.
-func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[string]any, error) {
+// A confirm of a preview that already ran returns that motion unchanged
+// (Result.Replay). The Result names the motion and the preview's tool on
+// a refusal too, once the preview is known.
+func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (Result, error) {
+	var res Result
+	out, err := m.confirm(ctx, c, previewID, &res)
+	res.Value = out
+	return res, err
+}
+
+// confirm is Confirm; it fills res as it learns the motion.
+func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *Result) (map[string]any, error) {
 	pid, perr := parsePreviewID(previewID)
 	if perr != nil {
 		return nil, perr
@@ -370,9 +380,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, verr
 	}
 	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
-	c.MotionID, c.PreviewOf = motionID, pv.Tool
+	res.MotionID, res.PreviewOf = motionID, pv.Tool
 	if pv.UsedBy != "" {
-		c.Replay = true
+		res.Replay = true
 		return m.replay(pv.UsedBy)
 	}
 	if e := m.Approvals.refusal(pv); e != nil {
@@ -394,7 +404,12 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
 	}
 	if who == RoleOperator && c.Role != RoleOperator {
-		if approved, aerr := m.Approvals.approve(ctx, c, pv, previewID); aerr != nil {
+		approved, denial, aerr := m.Approvals.approve(ctx, c, pv, previewID)
+		res.Denial = denial
+		if approved {
+			res.Via = ViaElicitation // the operator confirmed, not the planner whose call carried it
+		}
+		if aerr != nil {
 			return nil, aerr
 		} else if !approved {
 			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
@@ -410,7 +425,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"an operator calls estop_reset for that event", "e-stop is latched; nothing was sent")
 	}
 	if pv.Tool == ServiceCallTool {
-		return m.confirmServiceCall(ctx, c, pv, motionID)
+		return m.confirmServiceCall(ctx, c, pv, motionID, res)
 	}
 	if e := m.Description.Hold(); e != nil {
 		return nil, e
@@ -445,7 +460,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	m.mu.Lock()
 	m.committed[motionID] = true
 	m.mu.Unlock()
-	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
 		m.mu.Lock()
 		delete(m.committed, motionID)
 		delete(m.cancelEarly, motionID)
@@ -796,27 +811,27 @@ func (m *Motions) sessionContext(session string) context.Context {
 // preview and records the motion durably in one transaction. publish is
 // true only for the one caller that created the record; every other caller
 // gets the existing motion (a replay) or the refusal, and must send nothing.
-// confirmer is who confirmed c's motion and how: an elicited approval is
-// the operator's, whoever made the call that carried it.
-func (c *Call) confirmer() (Role, string) {
-	switch c.Via {
-	case ViaElicitation:
+// confirmer is who confirmed c's motion and how: an elicited approval
+// (res.Via) is the operator's, whoever made the call that carried it.
+func confirmer(c *Call, res *Result) (Role, string) {
+	switch {
+	case res.Via == ViaElicitation:
 		return RoleOperator, ViaElicitation
-	case "":
+	case c.Via == "":
 		return c.Role, ViaMCP
 	}
 	return c.Role, c.Via
 }
 
-func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
+func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string, res *Result) (out map[string]any, publish bool, err error) {
 	crashpoint("before_commit")
-	by, via := c.confirmer()
+	by, via := confirmer(c, res)
 	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(by), Via: via,
 	})
 	switch {
 	case errors.Is(cerr, inflight.ErrPreviewUsed), cerr == nil && !created:
-		c.Replay = true
+		res.Replay = true
 		out, err = m.replay(mo.ID)
 		return out, false, err
 	case errors.Is(cerr, inflight.ErrPreviewExpired):

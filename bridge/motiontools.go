@@ -110,12 +110,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			c.MotionID = in.MotionID
 			changed, unwatch := m.watch(in.MotionID) // before reading: a change after the read wakes the wait
 			defer func() { unwatch() }()
 			mo, err := m.Store.Get(in.MotionID)
 			if err != nil {
-				return nil, notFoundMotion(in.MotionID)
+				return Result{MotionID: in.MotionID}, notFoundMotion(in.MotionID)
 			}
 			deadline := time.Now().Add(time.Duration(in.WaitS * float64(time.Second)))
 			start, lastProgress := mo.State, -1.0
@@ -136,13 +135,13 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 				unwatch()
 				changed, unwatch = m.watch(in.MotionID)
 				if mo, err = m.Store.Get(in.MotionID); err != nil {
-					return nil, storeUnavailable(err)
+					return Result{MotionID: in.MotionID}, storeUnavailable(err)
 				}
 			}
 			if mo.Progress != lastProgress && lastProgress >= 0 {
 				c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
 			}
-			return motionResult(mo, false), nil
+			return Result{Value: motionResult(mo, false), MotionID: in.MotionID}, nil
 		},
 	}
 	cancel := &Tool{
@@ -159,33 +158,8 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			id := fmt.Sprint(c.Values["motion_id"])
-			c.MotionID = id
-			mo, err := m.Store.Get(id)
-			if err != nil {
-				return nil, notFoundMotion(id)
-			}
-			out := motionResult(mo, false)
-			out["cancel_sent"] = false
-			if inflight.IsTerminal(mo.State) {
-				return out, nil
-			}
-			if m.cancelUnsent(id) {
-				// The goal has not left: it never will, or is cancelled the
-				// moment its send returns. The transport's cancel below also
-				// stops a send still waiting for its server.
-				out["cancel_sent"] = false
-				out["note"] = "the goal had not left the bridge: it is withdrawn, or cancelled as soon as its send returns; poll motion_status"
-			}
-			cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancelCtx()
-			if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
-				if out["note"] != nil { // honoured in the bridge whatever the transport says
-					return out, nil
-				}
-				return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
-			}
-			out["cancel_sent"] = out["note"] == nil
-			return out, nil
+			out, err := m.cancelMotion(ctx, id)
+			return Result{Value: out, MotionID: id}, err
 		},
 	}
 	stop := &Tool{
@@ -368,6 +342,38 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Call:   func(context.Context, *Call) (any, error) { return describe(), nil },
 	}
 	return []*Tool{confirm, status, cancel, stop, reset, speed, list, desc}
+}
+
+// cancelMotion is motion_cancel: a finished motion is answered as it is;
+// a committed one that has not left is withdrawn in the bridge; the
+// transport's cancel goes out in every other case.
+func (m *Motions) cancelMotion(ctx context.Context, id string) (map[string]any, error) {
+	mo, err := m.Store.Get(id)
+	if err != nil {
+		return nil, notFoundMotion(id)
+	}
+	out := motionResult(mo, false)
+	out["cancel_sent"] = false
+	if inflight.IsTerminal(mo.State) {
+		return out, nil
+	}
+	if m.cancelUnsent(id) {
+		// The goal has not left: it never will, or is cancelled the
+		// moment its send returns. The transport's cancel below also
+		// stops a send still waiting for its server.
+		out["cancel_sent"] = false
+		out["note"] = "the goal had not left the bridge: it is withdrawn, or cancelled as soon as its send returns; poll motion_status"
+	}
+	cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancelCtx()
+	if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
+		if out["note"] != nil { // honoured in the bridge whatever the transport says
+			return out, nil
+		}
+		return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
+	}
+	out["cancel_sent"] = out["note"] == nil
+	return out, nil
 }
 
 func notFoundMotion(id string) *Error {

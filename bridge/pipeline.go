@@ -89,6 +89,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
 	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
+	var res Result // what the tool said about the call, beside its value
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}
 	}
@@ -97,12 +98,15 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
 		rec.Latency = time.Since(start)
-		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = c.MotionID, c.PreviewOf, c.Denial, c.Via
+		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = res.MotionID, res.PreviewOf, res.Denial, c.Via
+		if res.Via != "" {
+			rec.Via = res.Via
+		}
 		switch {
 		case err != nil:
 			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
 			p.noteFailure(inv.Session, name, err)
-		case c.Replay:
+		case res.Replay:
 			rec.Outcome = "replay"
 			p.noteSuccess(inv.Session, name)
 		default:
@@ -164,11 +168,14 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 			return nil, tag(lerr, LayerSemantic)
 		}
 		if found {
-			c.Replay = true
+			res.Replay = true
 			return json.RawMessage(prev), nil
 		}
 	}
 	out, cerr := t.Call(ctx, c)
+	if r, ok := out.(Result); ok {
+		res, out = r, r.Value
+	}
 	if cerr != nil {
 		return nil, tag(cerr, LayerExecution)
 	}

@@ -133,8 +133,17 @@ func stateDigest(start map[string]float64) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// issue stores the preview and returns the planner-facing result.
-func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (map[string]any, error) {
+// issue stores the preview and returns the planner-facing result, which
+// names the tool as the preview's.
+func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (Result, error) {
+	out, err := p.store(ctx, c, actuator, goal, summary)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Value: out, PreviewOf: c.Tool.Name}, nil
+}
+
+func (p *Previewer) store(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (map[string]any, error) {
 	if e := p.Motions.unambiguous(actuator); e != nil {
 		return nil, e
 	}
@@ -171,7 +180,6 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 		Role: string(requires), CreatedAt: now, ExpiresAt: b.Expires}); err != nil {
 		return nil, storeUnavailable(err)
 	}
-	c.PreviewOf = c.Tool.Name
 	delete(summary, "plot")
 	delete(summary, "limit_use")
 	delete(summary, "tool_plot")

@@ -63,8 +63,32 @@ type Tool struct {
 	Semantic func(ctx context.Context, c *Call) error
 	// Ready is layer 3: resources (controller online, e-stop clear).
 	Ready func(ctx context.Context, c *Call) error
-	// Call executes; its result is marshalled as structured content.
+	// Call executes; its result is marshalled as structured content. A
+	// call that previews, starts or reads a motion returns a Result,
+	// beside an error too (a refused confirm still names its motion), so
+	// the call record can say so.
 	Call func(ctx context.Context, c *Call) (any, error)
+}
+
+// Result is a tool's value with what the call record (CallRecord) says
+// about it beyond the outcome. Tools return it from Call; the pipeline
+// answers with Value.
+type Result struct {
+	Value any
+	// MotionID is the motion the call started or refers to.
+	MotionID string
+	// PreviewOf names the tool whose preview this call issued, confirmed
+	// or denied, so metrics count previews by the tool that issued them.
+	PreviewOf string
+	// Denial says how an operator denied that preview during this call
+	// (DenialElicitation); empty when nobody did.
+	Denial string
+	// Via is ViaElicitation when the client's user approved the preview
+	// during this call; empty: the caller's own Via.
+	Via string
+	// Replay is true when the value answers a repeated call: no new
+	// motion was started.
+	Replay bool
 }
 
 // Call is one invocation as a tool sees it after schema validation.
@@ -76,19 +100,8 @@ type Call struct {
 	Session string
 	// Progress reports progress to the client when it asked for it; never nil.
 	Progress func(done, total float64, message string)
-	// MotionID is set by tools that start or refer to a motion, for audit.
-	MotionID string
-	// PreviewOf names the tool whose preview this call issued, confirmed or
-	// denied, so metrics count previews by the tool that issued them.
-	PreviewOf string
-	// Denial says how an operator denied that preview during this call
-	// (DenialElicitation); empty when nobody did.
-	Denial string
-	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP);
-	// an elicited approval sets ViaElicitation.
+	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP).
 	Via string
-	// Replay is set when the result was served from the idempotency store.
-	Replay bool
 }
 
 // Decode unmarshals the validated arguments into v.
