@@ -39,7 +39,7 @@ type Motions struct {
 	ConsoleURL string
 	// Restate re-reads the robot and says why the start state of a
 	// preview's goal no longer holds ("" when it does).
-	Restate func(ctx context.Context, actuator string, g *storedGoal) (string, *Error)
+	Restate func(ctx context.Context, actuator string, g *previewGoal) (string, *Error)
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -442,7 +442,7 @@ func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *R
 			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
 	}
 	// Decoded once: the state check and the send read the same goal.
-	g := new(storedGoal)
+	g := new(previewGoal)
 	why := "stored preview unreadable"
 	if json.Unmarshal(pv.Goal, g) == nil {
 		var e *Error
@@ -474,7 +474,8 @@ func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *R
 	// while the goal is being sent ends sctx, so the send gives up before
 	// the wire if it still can.
 	base := ctx
-	if g.Drive != nil {
+	_, drive := g.Goal.(actuators.Drive)
+	if drive {
 		base = m.sessionContext(c.Session)
 	}
 	sctx, stopSend := context.WithCancel(base)
@@ -494,7 +495,7 @@ func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *R
 	serr := m.send(sctx, pv.Actuator, motionID, g)
 	d := m.endDispatch(motionID)
 	stopped := d.stopped
-	m.keepSendContext(motionID, g.Drive != nil && serr == nil, stopSend)
+	m.keepSendContext(motionID, drive && serr == nil, stopSend)
 	note := "goal published"
 	if errors.Is(serr, actuators.ErrMaybeSent) {
 		// It may be on the wire: never "nothing was sent", whatever came
@@ -707,20 +708,12 @@ func (m *Motions) unambiguous(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal) error {
-	switch {
-	case g.Trajectory != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.Trajectory{Joints: g.Trajectory.Joints, Points: g.Trajectory.Points})
-	case g.Gripper != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.GripperCommand{Position: g.Gripper.Position, MaxEffort: g.Gripper.MaxEffort})
-	case g.Navigate != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.Navigate{Target: *g.Navigate})
-	case g.Drive != nil:
-		// ctx is the drive's deadman: the session's context (Confirm).
-		d := actuators.Drive{Linear: g.Drive.Linear, Angular: g.Drive.Angular, Duration: time.Duration(g.Drive.DurationS * float64(time.Second))}
-		return m.Robot.Send(ctx, actuator, id, d)
+// A drive's ctx is its deadman: the session's context (Confirm).
+func (m *Motions) send(ctx context.Context, actuator, id string, g *previewGoal) error {
+	if g.Goal == nil {
+		return errors.New("stored goal is empty")
 	}
-	return errors.New("stored goal is empty")
+	return m.Robot.Send(ctx, actuator, id, g.Goal)
 }
 
 // motionResult is the shape motion_confirm and motion_status return.

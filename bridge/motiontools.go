@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -15,8 +16,8 @@ import (
 // was computed on; it returns why they differ, or "" when the preview
 // still holds, or an error when the state cannot be read fresh
 // (stale_state: the preview is not used up).
-func (p *Previewer) Restate(ctx context.Context, actuator string, g *storedGoal) (string, *Error) {
-	if g.Navigate != nil || g.Drive != nil {
+func (p *Previewer) Restate(ctx context.Context, actuator string, g *previewGoal) (string, *Error) {
+	if g.Goal != nil && g.Goal.Kind() == actuators.KindBase {
 		pose, ok := p.Robot.Odom(actuator)
 		if !ok {
 			return "no odometry", nil

@@ -18,30 +18,6 @@ import (
 	"github.com/actbridge/actbridge/spline"
 )
 
-// storedGoal is the exact goal a preview will publish, kept in the store so
-// confirm sends what was shown and nothing else.
-type storedGoal struct {
-	Trajectory *struct {
-		Joints []string       `json:"joints"`
-		Points []spline.Point `json:"points"`
-	} `json:"trajectory,omitempty"`
-	Gripper *struct {
-		Position  float64 `json:"position"`
-		MaxEffort float64 `json:"max_effort"`
-	} `json:"gripper,omitempty"`
-	Navigate *actuators.Pose2D `json:"navigate,omitempty"`
-	Drive    *struct {
-		Linear    float64 `json:"linear"`
-		Angular   float64 `json:"angular"`
-		DurationS float64 `json:"duration_s"`
-	} `json:"drive,omitempty"`
-	// Service is a service_call request (servicecall.go).
-	Service *serviceGoal `json:"service,omitempty"`
-	// Start is the robot state the preview was computed from; confirm
-	// compares the live state with it.
-	Start map[string]float64 `json:"start"`
-}
-
 // ArmModel is the arm as the tools know it.
 type ArmModel struct {
 	Name   string
@@ -135,7 +111,7 @@ func stateDigest(start map[string]float64) string {
 
 // issue stores the preview and returns the planner-facing result, which
 // names the tool as the preview's.
-func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (Result, error) {
+func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal previewGoal, summary map[string]any) (Result, error) {
 	out, err := p.store(ctx, c, actuator, goal, summary)
 	if err != nil {
 		return Result{}, err
@@ -143,7 +119,7 @@ func (p *Previewer) issue(ctx context.Context, c *Call, actuator string, goal st
 	return Result{Value: out, PreviewOf: c.Tool.Name}, nil
 }
 
-func (p *Previewer) store(ctx context.Context, c *Call, actuator string, goal storedGoal, summary map[string]any) (map[string]any, error) {
+func (p *Previewer) store(ctx context.Context, c *Call, actuator string, goal previewGoal, summary map[string]any) (map[string]any, error) {
 	if e := p.Motions.unambiguous(actuator); e != nil {
 		return nil, e
 	}
@@ -441,11 +417,7 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	if p.LongDuration > 0 && chk.Duration > p.LongDuration {
 		warnings = append(warnings, fmt.Sprintf("long motion: %.1f s", chk.Duration))
 	}
-	g := storedGoal{Start: startMap}
-	g.Trajectory = &struct {
-		Joints []string       `json:"joints"`
-		Points []spline.Point `json:"points"`
-	}{Joints: arm.Joints, Points: points}
+	g := previewGoal{Goal: actuators.Trajectory{Joints: arm.Joints, Points: points}, Start: startMap}
 	summary := map[string]any{
 		"joints": impacts, "targets": targets, "duration_s": round6(chk.Duration), "warnings": warnings,
 		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{arm.Name}},

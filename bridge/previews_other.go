@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 )
@@ -80,11 +81,7 @@ func (p *Previewer) GripperMove() *Tool {
 				warn = append(warn, fmt.Sprintf("effort %.1f N is within 5%% of the gripper's maximum", eff))
 			}
 			use := PositionUse(g.Min, g.Max, math.Min(r.Position, in.Position), math.Max(r.Position, in.Position))
-			goal := storedGoal{Start: map[string]float64{g.Joint: r.Position}}
-			goal.Gripper = &struct {
-				Position  float64 `json:"position"`
-				MaxEffort float64 `json:"max_effort"`
-			}{in.Position, eff}
+			goal := previewGoal{Goal: actuators.GripperCommand{Position: in.Position, MaxEffort: eff}, Start: map[string]float64{g.Joint: r.Position}}
 			return p.issue(ctx, c, g.Name, goal, map[string]any{
 				"from": round6(r.Position), "to": in.Position, "max_effort": eff, "duration_s": round6(dur), "warnings": warn,
 				"joints": []JointImpact{{Joint: g.Joint, From: round6(r.Position), To: in.Position, Delta: round6(delta), PeakVelocity: g.SpeedMS, Limit: g.SpeedMS, PercentOfLimit: 100}},
@@ -177,14 +174,14 @@ func (p *Previewer) BaseNavigate() *Tool {
 			}
 			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
-			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
-			goal.Navigate = &actuators.Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			to := actuators.Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
 			}
 			return p.issue(ctx, c, b.Name, goal, map[string]any{
-				"from": cur, "to": goal.Navigate, "distance_m": round6(dist), "duration_s": round6(dur), "warnings": warn,
+				"from": cur, "to": &to, "distance_m": round6(dist), "duration_s": round6(dur), "warnings": warn,
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
 			})
 		},
@@ -258,12 +255,8 @@ func (p *Previewer) BaseDrive() *Tool {
 				}
 				return nil, violationError(c.Tool.Name, vs)
 			}
-			goal := storedGoal{Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
-			goal.Drive = &struct {
-				Linear    float64 `json:"linear"`
-				Angular   float64 `json:"angular"`
-				DurationS float64 `json:"duration_s"`
-			}{in.Linear, in.Angular, in.DurationS}
+			goal := previewGoal{Goal: actuators.Drive{Linear: in.Linear, Angular: in.Angular, Duration: time.Duration(in.DurationS * float64(time.Second))},
+				Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
 			summary := map[string]any{
 				"from": cur, "end_pose": end, "linear": in.Linear, "angular": in.Angular, "duration_s": in.DurationS, "warnings": []string{},
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},

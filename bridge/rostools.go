@@ -694,7 +694,7 @@ func (rt *ROSTools) previewService(ctx context.Context, c *Call, name, typ strin
 	if rt.Previewer == nil {
 		return nil, StateError(CodeUnavailable, "no preview store", "never", "irreversible services cannot be previewed here")
 	}
-	g := storedGoal{Start: map[string]float64{}, Service: &serviceGoal{Service: name, Type: typ,
+	g := previewGoal{Start: map[string]float64{}, Service: &serviceGoal{Service: name, Type: typ,
 		Definition: definitionNamed(rt.ROS, typ), Request: req, TimeoutS: timeout.Seconds()}}
 	return rt.Previewer.issue(ctx, c, ServiceActuator(name), g, map[string]any{
 		"service": name, "type": typ, "tier": string(TierIrreversible), "request": req, "duration_s": timeout.Seconds(),

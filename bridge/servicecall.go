@@ -43,7 +43,7 @@ type serviceGoal struct {
 // aborted (success false), rejected (the request never left) or unknown
 // (sent, no answer: it may have run).
 func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.Preview, motionID string, res *Result) (map[string]any, error) {
-	var g storedGoal
+	var g previewGoal
 	if err := json.Unmarshal(pv.Goal, &g); err != nil || g.Service == nil {
 		return nil, Errf(CodeInternal, "stored service preview unreadable")
 	}
