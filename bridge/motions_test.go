@@ -201,7 +201,7 @@ func TestLimitViolationListsEveryViolationWithJointTimeValueLimit(t *testing.T) 
 	if e == nil || e.Code != CodeLimitViolation || e.Retryable {
 		t.Fatalf("%+v", e)
 	}
-	vs := e.Details.(map[string]any)["violations"].([]Violation)
+	vs := e.Details.(map[string]any)["violations"].([]violationJSON)
 	if len(vs) != 2 || vs[0].Joint == vs[1].Joint || vs[0].Kind != "velocity" || vs[0].Limit != 1 || vs[0].Value <= 1 || vs[0].TimeS <= 0 {
 		t.Fatalf("%+v", vs)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -172,7 +173,33 @@ func roundMap(m map[string]float64) map[string]float64 {
 
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
-func violationError(tool string, vs []Violation) *Error {
+// violationJSON is a violation as a refusal's details show it to the
+// planner: its time as time_s, and a point only for a link.
+type violationJSON struct {
+	Joint string      `json:"joint,omitempty"`
+	Link  string      `json:"link,omitempty"`
+	Kind  string      `json:"kind"` // position, velocity, acceleration, effort, geofence, speed_cap, step_cap, workspace, forbidden_zone, tool_speed
+	Zone  string      `json:"zone,omitempty"`
+	Axis  string      `json:"axis,omitempty"`
+	Point *[3]float64 `json:"point,omitempty"`
+	TimeS float64     `json:"time_s"`
+	Value float64     `json:"value"`
+	Limit float64     `json:"limit"`
+}
+
+func violationsJSON(vs []safety.Violation) []violationJSON {
+	out := make([]violationJSON, len(vs))
+	for i, v := range vs {
+		out[i] = violationJSON{Joint: v.Joint, Link: v.Link, Kind: string(v.Kind), Zone: v.Zone, Axis: v.Axis, TimeS: v.Time, Value: v.Value, Limit: v.Limit}
+		if v.Link != "" {
+			p := v.Point
+			out[i].Point = &p
+		}
+	}
+	return out
+}
+
+func violationError(tool string, vs []safety.Violation) *Error {
 	parts := make([]string, 0, 3)
 	for i, v := range vs {
 		if i == 3 {
@@ -187,11 +214,11 @@ func violationError(tool string, vs []Violation) *Error {
 		if who == "" {
 			who = "base"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %.4g over limit %.4g at t=%.2fs", who, v.Kind, v.Value, v.Limit, v.TimeS))
+		parts = append(parts, fmt.Sprintf("%s %s %.4g over limit %.4g at t=%.2fs", who, v.Kind, v.Value, v.Limit, v.Time))
 	}
 	e := RuleError(CodeLimitViolation, "within_limits", "", "motion would break limits: "+strings.Join(parts, "; ")+"; no preview issued, nothing moves")
 	e.Retryable = false
-	return e.WithDetails(map[string]any{"violations": vs}).WithHint("change the targets or make the motion slower (longer duration_s), then preview again")
+	return e.WithDetails(map[string]any{"violations": violationsJSON(vs)}).WithHint("change the targets or make the motion slower (longer duration_s), then preview again")
 }
 
 // recoveryNote tells the planner the one way out of a joint limit.
@@ -199,7 +226,7 @@ const recoveryNote = "If a joint already stands outside its range, only a recove
 
 // recoveryError refuses a motion from out of range that is not a recovery:
 // the rule is recovery_only, and the details name the joints out of range.
-func recoveryError(out []OutOfRange, vs []Violation, hint string) *Error {
+func recoveryError(out []safety.OutOfRange, vs []safety.Violation, hint string) *Error {
 	e := violationError("", vs)
 	names := make([]string, len(out))
 	for i, o := range out {
@@ -207,7 +234,7 @@ func recoveryError(out []OutOfRange, vs []Violation, hint string) *Error {
 	}
 	e.Rule = "recovery_only"
 	e.Message = "out of range (" + strings.Join(names, "; ") + "): only a recovery motion is allowed; " + e.Message
-	return e.WithDetails(map[string]any{"violations": vs, "out_of_range": out}).WithHint(hint)
+	return e.WithDetails(map[string]any{"violations": violationsJSON(vs), "out_of_range": out}).WithHint(hint)
 }
 
 // Hints of a refused recovery: what the one way out looks like.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // GripperMove previews moving the gripper fingers.
@@ -162,7 +163,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			if out := b.Guard.OutsideFence(cur); out != nil {
 				// move_base picks its own path and speed: neither can be
 				// held to the recovery rules, so only base_drive leads back.
-				return nil, recoveryError(out, []Violation{{Joint: "base", Kind: "recovery_drive_only"}}, baseRecoveryHint)
+				return nil, recoveryError(out, []safety.Violation{{Joint: "base", Kind: "recovery_drive_only"}}, baseRecoveryHint)
 			}
 			if vs := b.Guard.CheckGoal(b.Frame, in.X, in.Y); len(vs) > 0 {
 				return nil, violationError(c.Tool.Name, vs)

@@ -17,6 +17,7 @@ import (
 	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -65,11 +66,11 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 type fakeBase struct{}
 
 func (fakeBase) Caps() (float64, float64)                              { return 0.5, 1 }
-func (fakeBase) CheckGoal(string, float64, float64) []bridge.Violation { return nil }
-func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []bridge.Violation) {
+func (fakeBase) CheckGoal(string, float64, float64) []safety.Violation { return nil }
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []safety.Violation) {
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
-func (fakeBase) OutsideFence(actuators.Pose2D) []bridge.OutOfRange { return nil }
+func (fakeBase) OutsideFence(actuators.Pose2D) []safety.OutOfRange { return nil }
 
 // observed collects the pipeline's call records (the audit feed).
 type observed struct {
