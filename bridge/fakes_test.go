@@ -136,16 +136,15 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 			}
 			return RolePlanner
 		},
-		EStop: r.estop.State}
+		EStop: r.estop.State, StaleAfter: time.Second, StartTolerance: 0.01, PoseTolerance: 0.05}
 	pv := &Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second,
-		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: r.clock,
+		SpeedScale: func() float64 { return 1 }, Now: r.clock,
 		Arms:     []*ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
 		Grippers: []*GripperModel{{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05}},
 		Bases:    []*BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}}
 	for _, o := range opts {
 		o(pv)
 	}
-	r.m.Restate = pv.Restate
 	if err := r.m.Start(); err != nil {
 		t.Fatal(err)
 	}

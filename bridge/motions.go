@@ -37,9 +37,13 @@ type Motions struct {
 	Confirmer func(actuator string) Role
 	// ConsoleURL is where an operator approves previews (for hints).
 	ConsoleURL string
-	// Restate re-reads the robot and says why the start state of a
-	// preview's goal no longer holds ("" when it does).
-	Restate func(ctx context.Context, actuator string, g *previewGoal) (string, *Error)
+	// StaleAfter is the oldest joint state a confirm acts on
+	// (freshJoints); StartTolerance is how far (rad or m) a joint, and
+	// PoseTolerance how far a base (m, rad), may drift between preview
+	// and confirm before the preview is stale (restate.go).
+	StaleAfter     time.Duration
+	StartTolerance float64
+	PoseTolerance  float64
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -446,7 +450,7 @@ func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *R
 	why := "stored preview unreadable"
 	if json.Unmarshal(pv.Goal, g) == nil {
 		var e *Error
-		if why, e = m.Restate(ctx, pv.Actuator, g); e != nil {
+		if why, e = m.restate(ctx, pv.Actuator, g); e != nil {
 			return nil, e // the robot's state is not known well enough to compare: the preview still stands
 		}
 	}

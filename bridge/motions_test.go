@@ -382,7 +382,7 @@ func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
 	c, _ := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	robot2 := newFakeRobot()
-	m2 := &Motions{Robot: robot2, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	m2 := &Motions{Robot: robot2, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, StaleAfter: r.m.StaleAfter, StartTolerance: r.m.StartTolerance, PoseTolerance: r.m.PoseTolerance}
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -896,7 +896,7 @@ func TestMaybeSentGoalIsUnknownAndKeepsItsActuatorBusy(t *testing.T) {
 	}
 
 	// A restart: the new Motions holds the arm for the unknown motion too.
-	m2 := &Motions{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	m2 := &Motions{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, StaleAfter: r.m.StaleAfter, StartTolerance: r.m.StartTolerance, PoseTolerance: r.m.PoseTolerance}
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}

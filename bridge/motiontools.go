@@ -8,43 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/inflight"
 )
-
-// Restate compares the live robot with the state a preview of actuator
-// was computed on; it returns why they differ, or "" when the preview
-// still holds, or an error when the state cannot be read fresh
-// (stale_state: the preview is not used up).
-func (p *Previewer) Restate(ctx context.Context, actuator string, g *previewGoal) (string, *Error) {
-	if g.Goal != nil && g.Goal.Kind() == actuators.KindBase {
-		pose, ok := p.Robot.Odom(actuator)
-		if !ok {
-			return "no odometry", nil
-		}
-		if d := math.Hypot(pose.X-g.Start["x"], pose.Y-g.Start["y"]); d > p.PoseTolerance {
-			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
-		}
-		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > p.PoseTolerance {
-			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
-		}
-		return "", nil
-	}
-	cur, err := p.joints(ctx)
-	if err != nil {
-		return "", err
-	}
-	for j, v := range g.Start {
-		r, ok := cur[j]
-		if !ok {
-			return "joint " + j + " no longer reported", nil
-		}
-		if d := math.Abs(r.Position - v); d > p.StartTolerance {
-			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, p.StartTolerance), nil
-		}
-	}
-	return "", nil
-}
 
 func motionOut() *Schema {
 	return &Schema{Type: "object", Open: true, Properties: map[string]*Schema{

@@ -58,12 +58,8 @@ type Previewer struct {
 	Bases      []*BaseModel
 	TTL        time.Duration
 	StaleAfter time.Duration
-	// StartTolerance is how far (rad or m) a joint may drift between preview
-	// and confirm before the preview is stale.
-	StartTolerance float64
-	PoseTolerance  float64
-	SpeedScale     func() float64
-	Now            func() time.Time
+	SpeedScale func() float64
+	Now        func() time.Time
 	// LargeMotion and LongDuration trigger warnings.
 	LargeMotion  float64
 	LongDuration float64
@@ -71,34 +67,10 @@ type Previewer struct {
 	StepCaps StepCaps
 }
 
-// RuleStaleState names the refusal of a preview or confirm whose joint
-// states are older than their topic's freshness bound (actuators.Cadence)
-// with no newer one within the wait: the robot stopped publishing. Code
-// unavailable: retry unchanged once it publishes; the preview stands.
-const RuleStaleState = "stale_state"
-
-// joints reads the robot's joint states by the freshness rule (the
-// newest sample while it is younger than its topic's bound, else a wait
-// for a newer one); a robot whose newest is older than StaleAfter even
-// after that wait has stopped publishing and is refused (unavailable,
-// rule stale_state). A wait that found nothing newer on a sample still
-// within StaleAfter is no refusal: a loaded host can delay one batch.
+// joints reads the robot's joint states by the freshness rule
+// (freshJoints).
 func (p *Previewer) joints(ctx context.Context) (map[string]actuators.JointReading, *Error) {
-	snap := p.Robot.FreshJoints(ctx)
-	if snap.Received.IsZero() {
-		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
-	}
-	if age := p.Now().Sub(snap.Received); age > p.StaleAfter {
-		e := StateError(CodeUnavailable, fmt.Sprintf("joint states are %.3f s old and no newer one came", age.Seconds()),
-			"when the robot publishes /joint_states again (is its joint_state_broadcaster running?)", "cannot act on stale robot state; nothing was sent")
-		e.Rule = RuleStaleState
-		return nil, e
-	}
-	m := make(map[string]actuators.JointReading, len(snap.Joints))
-	for _, j := range snap.Joints {
-		m[j.Name] = j
-	}
-	return m, nil
+	return freshJoints(ctx, p.Robot, p.Now, p.StaleAfter)
 }
 
 // stateDigest hashes the start state the preview depends on.

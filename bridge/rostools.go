@@ -105,8 +105,10 @@ func (rt *ROSTools) paramRule(name string) (ParamRule, bool) {
 	return ParamRule{}, false
 }
 
-func (rt *ROSTools) serviceRule(name string) (ServiceRule, bool) {
-	for _, r := range rt.Policy.Services {
+func (rt *ROSTools) serviceRule(name string) (ServiceRule, bool) { return rt.Policy.serviceRule(name) }
+
+func (p AccessPolicy) serviceRule(name string) (ServiceRule, bool) {
+	for _, r := range p.Services {
 		if allowlist.Matches(r.Pattern, name) {
 			return r, true
 		}
@@ -703,12 +705,12 @@ func (rt *ROSTools) previewService(ctx context.Context, c *Call, name, typ strin
 	})
 }
 
-// Confirmer wraps an actuator policy so a service's calls are confirmed by
-// the role its rule names (operator unless it says planner).
-func (rt *ROSTools) Confirmer(next func(actuator string) Role) func(actuator string) Role {
+// Confirmer extends an actuator policy to services: a service's calls are
+// confirmed by the role its rule names (operator unless it says planner).
+func (p AccessPolicy) Confirmer(next func(actuator string) Role) func(actuator string) Role {
 	return func(a string) Role {
 		if name, ok := isServiceActuator(a); ok {
-			if rule, ok := rt.serviceRule(name); ok {
+			if rule, ok := p.serviceRule(name); ok {
 				return confirmRole(rule)
 			}
 			return RoleOperator

@@ -133,13 +133,12 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 			return bridge.RolePlanner
 		},
 		EStop:     r.estop.State,
-		Approvals: &bridge.Approvals{Denials: st}}
+		Approvals: &bridge.Approvals{Denials: st}, StaleAfter: time.Second, StartTolerance: 0.01, PoseTolerance: 0.05}
 	pv := &bridge.Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.motions, TTL: time.Minute, StaleAfter: time.Second,
-		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: time.Now,
+		SpeedScale: func() float64 { return 1 }, Now: time.Now,
 		Arms:     []*bridge.ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
 		Grippers: []*bridge.GripperModel{{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05}},
 		Bases:    []*bridge.BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}}
-	r.motions.Restate = pv.Restate
 	events := bridge.NewEvents(100, time.Now)
 	r.motions.Changed = events.MotionChanged
 	if err := r.motions.Start(); err != nil {
