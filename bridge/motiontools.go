@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/inflight"
@@ -347,35 +345,4 @@ func notFoundMotion(id string) *Error {
 	e.Actual = quote(id)
 	e.Expected = "a motion_id returned by motion_confirm or motions_list"
 	return e
-}
-
-// stopPersistWait is how long robot_stop's cancels wait for the latch's
-// write (an fsync takes well under a millisecond on a healthy disk).
-const stopPersistWait = 50 * time.Millisecond
-
-// EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
-// closes it in memory, Persist writes it; Reset applies only what it wrote.
-type EStopLatch interface {
-	Latch(reason string) uint64
-	Persist(ctx context.Context) error
-	Reset(ctx context.Context, event uint64) error
-	State() (latched bool, event uint64, reason string)
-}
-
-// SpeedScale is the process-wide speed fraction for new previews.
-type SpeedScale struct{ v atomic.Uint64 }
-
-// NewSpeedScale starts at s.
-func NewSpeedScale(s float64) *SpeedScale {
-	x := &SpeedScale{}
-	x.v.Store(math.Float64bits(s))
-	return x
-}
-
-// Get returns the current scale.
-func (s *SpeedScale) Get() float64 { return math.Float64frombits(s.v.Load()) }
-
-// Set changes the scale and returns the previous one.
-func (s *SpeedScale) Set(v float64) float64 {
-	return math.Float64frombits(s.v.Swap(math.Float64bits(v)))
 }
