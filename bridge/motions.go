@@ -234,7 +234,7 @@ func (m *Motions) onUpdate(u actuators.GoalUpdate) {
 		}
 	}
 	if cur.State == inflight.StateDispatching && to != inflight.StateSent && to != inflight.StateUnknown {
-		// The robot answered before Confirm recorded "sent": the goal is out.
+		// The robot answered before confirm recorded "sent": the goal is out.
 		if mo, err := m.transitionWith(context.Background(), u.GoalID, inflight.StateSent, "goal seen by the robot", nil); err == nil {
 			cur = mo
 		}
@@ -352,20 +352,12 @@ func storeUnavailable(err error) *Error {
 		"irreversible actions are refused while motions cannot be recorded durably")
 }
 
-// Confirm executes exactly the previewed goal: it checks the signed id, the
-// policy, the e-stop, the actuator, the robot's state against the preview,
-// then commits the motion record durably and only then publishes the goal.
-// A confirm of a preview that already ran returns that motion unchanged
-// (Result.Replay). The Result names the motion and the preview's tool on
-// a refusal too, once the preview is known.
-func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (Result, error) {
-	var res Result
-	out, err := m.confirm(ctx, c, previewID, &res)
-	res.Value = out
-	return res, err
-}
-
-// confirm is Confirm; it fills res as it learns the motion.
+// confirm is motion_confirm: it runs exactly the previewed goal. It checks
+// the signed id, the policy, the e-stop, the actuator, the robot's state
+// against the preview, then commits the motion record durably and only
+// then publishes the goal. A confirm of a preview that already ran returns
+// that motion unchanged (res.Replay). It fills res as it learns the motion,
+// so a refusal names the motion and the preview's tool too.
 func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *Result) (map[string]any, error) {
 	pid, perr := parsePreviewID(previewID)
 	if perr != nil {
@@ -712,7 +704,7 @@ func (m *Motions) unambiguous(name string) *Error {
 }
 
 // send publishes the stored goal exactly as previewed.
-// A drive's ctx is its deadman: the session's context (Confirm).
+// A drive's ctx is its deadman: the session's context (confirm).
 func (m *Motions) send(ctx context.Context, actuator, id string, g *previewGoal) error {
 	if g.Goal == nil {
 		return errors.New("stored goal is empty")

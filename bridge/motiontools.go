@@ -30,7 +30,7 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		ResourceOf: func(c *Call) string {
 			// The id's actuator, before its MAC is checked: a forged one
-			// only picks a lock, then Confirm refuses it.
+			// only picks a lock, then confirm refuses it.
 			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
 				return pid.Actuator
 			}
@@ -47,7 +47,10 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
-			return m.Confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]))
+			var res Result
+			out, err := m.confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]), &res)
+			res.Value = out
+			return res, err
 		},
 	}
 	status := &Tool{

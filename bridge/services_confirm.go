@@ -35,7 +35,7 @@ type serviceGoal struct {
 	TimeoutS   float64        `json:"timeout_s"`
 }
 
-// confirmServiceCall runs a confirmed service_call preview. Confirm has
+// confirmServiceCall runs a confirmed service_call preview. confirm has
 // already checked the id, the policy, the store and the e-stop; this checks
 // the service is still there with the type previewed, commits the motion
 // record (write-ahead, as for goals), then sends the request once. The
