@@ -358,8 +358,8 @@ func storeUnavailable(err error) *Error {
 // then publishes the goal. A confirm of a preview that already ran returns
 // that motion unchanged (res.Replay). It fills res as it learns the motion,
 // so a refusal names the motion and the preview's tool too.
-func (m *Motions) confirm(ctx context.Context, c *Call, previewID string, res *Result) (map[string]any, error) {
-	pid, perr := parsePreviewID(previewID)
+func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *Result) (map[string]any, error) {
+	previewID, pid, perr := b.raw, b.id, b.err
 	if perr != nil {
 		return nil, perr
 	}

@@ -443,7 +443,9 @@ func TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice(t *testing.T) {
 		{"gripper_move", `{"position":0.04}`, "gripper"},
 	} {
 		id := preview(t, r, c.tool, c.args)
-		if got := confirm.ResourceOf(&Call{Values: map[string]any{"preview_id": id}}); got != c.actuator {
+		call := &Call{Values: map[string]any{"preview_id": id}}
+		call.Bound = confirm.Bind(call)
+		if got := confirm.ResourceOf(call); got != c.actuator {
 			t.Errorf("%s: confirm locks %q, want %q", c.tool, got, c.actuator)
 		}
 		counted.gets = 0

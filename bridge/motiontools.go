@@ -28,11 +28,12 @@ func motionOut() *Schema {
 func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
 	confirm := &Tool{
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
+		Bind: func(c *Call) any { return bindPreviewID(fmt.Sprint(c.Values["preview_id"])) },
 		ResourceOf: func(c *Call) string {
 			// The id's actuator, before its MAC is checked: a forged one
 			// only picks a lock, then confirm refuses it.
-			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
-				return pid.Actuator
+			if b, ok := c.Bound.(boundPreviewID); ok && b.err == nil {
+				return b.id.Actuator
 			}
 			return ""
 		},
@@ -47,8 +48,12 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
+			b, ok := c.Bound.(boundPreviewID)
+			if !ok {
+				return nil, Errf(CodeInternal, "preview_id not bound: motion_confirm runs only through the pipeline")
+			}
 			var res Result
-			out, err := m.confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]), &res)
+			out, err := m.confirm(ctx, c, b, &res)
 			res.Value = out
 			return res, err
 		},

@@ -134,6 +134,9 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	}
 	canon := canonicalArgs(values)
 	c.Args, c.Values = canon, values
+	if t.Bind != nil {
+		c.Bound = t.Bind(c)
+	}
 	rec.Args = canon
 	rec.ArgsDigest = Digest(canon)
 	if !t.allows(inv.Role) {

@@ -43,6 +43,10 @@ type Tool struct {
 	// "gripper", "base"); empty for none. ResourceOf overrides it per call.
 	Resource   string
 	ResourceOf func(c *Call) string
+	// Bind reads, once, what both the lock key (ResourceOf) and Call need
+	// from the arguments (motion_confirm's preview id); the pipeline runs
+	// it right after the schema check and hands its value on as Call.Bound.
+	Bind func(c *Call) any
 	// Roles that may call; empty means every role.
 	Roles []Role
 	// Idempotent is true when repeating the call has no further effect.
@@ -102,6 +106,8 @@ type Call struct {
 	Progress func(done, total float64, message string)
 	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP).
 	Via string
+	// Bound is what the tool's Bind read from the arguments; nil without.
+	Bound any
 }
 
 // Decode unmarshals the validated arguments into v.
