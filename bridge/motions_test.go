@@ -608,9 +608,8 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 	es, _ := RestoreEStop(nil, time.Now)
 	m := &Motions{Robot: r, Store: store, Signer: PreviewSigner{Key: []byte("k")}, Now: time.Now,
 		Confirmer: func(string) Role { return RolePlanner }, EStop: es.State}
-	pv := &Previewer{Robot: r, Store: store, Signer: m.Signer, Motions: m, TTL: time.Minute, Now: time.Now}
 	reg := NewRegistry()
-	reg.MustAdd(MotionTools(m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
+	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
 	p := NewPipeline(reg)
 	_, e := p.Call(context.Background(), "motion_status",
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})

@@ -25,8 +25,14 @@ func motionOut() *Schema {
 }
 
 // MotionTools are the tools that act on motions and the robot as a whole.
-func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
-	confirm := &Tool{
+func MotionTools(m *Motions, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
+	return []*Tool{motionConfirmTool(m), motionStatusTool(m), motionCancelTool(m), robotStopTool(m, estop),
+		estopResetTool(estop), speedScaleSetTool(scale), motionsListTool(m), robotDescribeTool(describe)}
+}
+
+// motion_confirm runs exactly what a preview showed (Motions.confirm).
+func motionConfirmTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
 		Bind: func(c *Call) any { return bindPreviewID(fmt.Sprint(c.Values["preview_id"])) },
 		ResourceOf: func(c *Call) string {
@@ -58,7 +64,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return res, err
 		},
 	}
-	status := &Tool{
+}
+
+// motion_status answers a motion's state, waiting for a change or its end.
+func motionStatusTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_status", Group: "motion", Tier: TierRead, Title: "Motion status", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Returns a motion's state, progress and result, waiting up to wait_s for it to change (or, with until \"end\", to end) if it is still running.",
 			"after motion_confirm, to follow a motion to its end; after a timeout or restart, to learn what happened.",
@@ -116,7 +126,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return Result{Value: motionResult(mo, false), MotionID: in.MotionID}, nil
 		},
 	}
-	cancel := &Tool{
+}
+
+// motion_cancel stops one motion; never gated, never behind a lock.
+func motionCancelTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_cancel", Group: "motion", Tier: TierStop, Title: "Cancel a motion", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Cancels one running motion: the actuator stops where it is (the arm holds position). Never waits behind a lock; cancelling a finished motion is harmless and returns its state.",
 			"a motion should stop but the rest of the robot may keep working.",
@@ -134,7 +148,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return Result{Value: out, MotionID: id}, err
 		},
 	}
-	stop := &Tool{
+}
+
+// robot_stop stops everything and latches the e-stop, durably before the cancels leave.
+func robotStopTool(m *Motions, estop EStopLatch) *Tool {
+	return &Tool{
 		Name: "robot_stop", Group: "robot", Tier: TierStop, Title: "Stop the robot", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Stops everything now: cancels every goal on every actuator, sends a zero velocity to the base, and latches the e-stop so no new motion is accepted until an operator resets it. Never gated, never queued behind a lock; calling it again is harmless.",
 			"anything looks wrong, a person is in the way, or you are unsure what the robot is doing.",
@@ -195,7 +213,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return out, nil
 		},
 	}
-	reset := &Tool{
+}
+
+// estop_reset releases the latch, naming the event (operator only).
+func estopResetTool(estop EStopLatch) *Tool {
+	return &Tool{
 		Name: "estop_reset", Group: "estop", Tier: TierWrite, Title: "Reset the e-stop", Roles: []Role{RoleOperator}, TouchesRobot: true,
 		Description: Describe("Releases a latched e-stop, naming the event being reset: a newer stop is never released by an older approval. Operator only.",
 			"the operator has checked the robot is safe after a robot_stop.",
@@ -232,7 +254,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"latched": latched, "event": ev}, nil
 		},
 	}
-	speed := &Tool{
+}
+
+// speed_scale_set caps the speed of later previews (reversible).
+func speedScaleSetTool(scale *SpeedScale) *Tool {
+	return &Tool{
 		Name: "speed_scale_set", Group: "speed", Tier: TierWrite, Title: "Set the speed scale",
 		Description: Describe("Caps the speed of future previews to a fraction of the joint velocity and acceleration limits. Reversible: set it back any time. Give an idempotency_key to make retries safe.",
 			"motions should be slower (people nearby, delicate task) or back to normal.",
@@ -259,7 +285,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"scale": in.Scale, "previous": prev}, nil
 		},
 	}
-	list := &Tool{
+}
+
+// motions_list pages through the recorded motions.
+func motionsListTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motions_list", Group: "motion", Tier: TierRead, Quick: true, Title: "List motions", Idempotent: true,
 		Description: Describe("Lists recorded motions, newest last, optionally filtered by state or actuator, paginated.",
 			"you lost track of motion ids (after a restart or a long gap), or need to know what is still running.",
@@ -301,7 +331,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"items": out, "total": total, "next_cursor": next}, nil
 		},
 	}
-	desc := &Tool{
+}
+
+// robot_describe describes the robot (RobotInfo).
+func robotDescribeTool(describe func() any) *Tool {
+	return &Tool{
 		Name: "robot_describe", Group: "robot", Tier: TierRead, Quick: true, Title: "Describe the robot", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Describes the robot: actuators and their connectivity, every joint with its limits, the tiers and confirmation policy, the speed scale and the e-stop state.",
 			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
@@ -313,7 +347,6 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Errors: []Code{CodeInvalidArgument, CodeInternal},
 		Call:   func(context.Context, *Call) (any, error) { return describe(), nil },
 	}
-	return []*Tool{confirm, status, cancel, stop, reset, speed, list, desc}
 }
 
 // cancelMotion is motion_cancel: a finished motion is answered as it is;

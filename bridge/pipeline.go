@@ -97,25 +97,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		if r := recover(); r != nil {
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
-		rec.Latency = time.Since(start)
-		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = res.MotionID, res.PreviewOf, res.Denial, c.Via
-		if res.Via != "" {
-			rec.Via = res.Via
-		}
-		switch {
-		case err != nil:
-			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
-			p.noteFailure(inv.Session, name, err)
-		case res.Replay:
-			rec.Outcome = "replay"
-			p.noteSuccess(inv.Session, name)
-		default:
-			rec.Outcome = "ok"
-			p.noteSuccess(inv.Session, name)
-		}
-		if p.Observer != nil {
-			p.Observer.ObserveCall(rec)
-		}
+		p.report(rec, time.Since(start), c, res, err)
 	}()
 
 	t, ok := p.Registry.Lookup(name)
@@ -124,38 +106,13 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	}
 	c.Tool = t
 	rec.Tier = t.Tier
-	values, derr := DecodeArgs(raw)
-	if derr != nil {
-		return nil, derr
+	if e := p.bind(t, raw, c); e != nil {
+		return nil, e
 	}
-	t.Input.DropNullOptionals(values)
-	if verr := t.Input.Validate(values); verr != nil {
-		return nil, verr
-	}
-	canon := canonicalArgs(values)
-	c.Args, c.Values = canon, values
-	if t.Bind != nil {
-		c.Bound = t.Bind(c)
-	}
-	rec.Args = canon
-	rec.ArgsDigest = Digest(canon)
-	if !t.allows(inv.Role) {
-		return nil, RuleError(CodePermissionDenied, "role_allowed", "",
-			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(inv.Role))).
-			WithHint("ask the operator (console) to do this")
-	}
-	if e := p.Limiter.admit(t, inv.Role); e != nil {
-		return nil, tag(e, LayerSemantic)
-	}
-	if t.Semantic != nil {
-		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {
-			return nil, e
-		}
-	}
-	if t.Ready != nil {
-		if e := tag(t.Ready(ctx, c), LayerResource); e != nil {
-			return nil, e
-		}
+	rec.Args = c.Args
+	rec.ArgsDigest = Digest(c.Args)
+	if e := p.check(ctx, t, c); e != nil {
+		return nil, e
 	}
 	if key := t.resourceFor(c); key != "" && (t.Tier == TierWrite || t.Tier == TierIrreversible) {
 		release, lerr := p.Locks.Acquire(ctx, key, t.Name, p.LockWait)
@@ -164,35 +121,106 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		}
 		defer release()
 	}
-	idemKey, _ := values["idempotency_key"].(string)
-	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
-		prev, found, lerr := p.Idem.Lookup(idemKey, rec.ArgsDigest)
+	result, res, err = p.run(ctx, t, c, rec.ArgsDigest)
+	return result, err
+}
+
+// bind decodes the arguments, checks them against the tool's schema
+// (layer 1) and gives c its values, their canonical bytes and what the
+// tool's Bind reads from them.
+func (p *Pipeline) bind(t *Tool, raw json.RawMessage, c *Call) *Error {
+	values, derr := DecodeArgs(raw)
+	if derr != nil {
+		return derr
+	}
+	t.Input.DropNullOptionals(values)
+	if verr := t.Input.Validate(values); verr != nil {
+		return verr
+	}
+	c.Args, c.Values = canonicalArgs(values), values
+	if t.Bind != nil {
+		c.Bound = t.Bind(c)
+	}
+	return nil
+}
+
+// check is everything that may refuse a call before it runs: the role,
+// the rate limit, the tool's Semantic (layer 2) and Ready (layer 3).
+func (p *Pipeline) check(ctx context.Context, t *Tool, c *Call) *Error {
+	if !t.allows(c.Role) {
+		return RuleError(CodePermissionDenied, "role_allowed", "",
+			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(c.Role))).
+			WithHint("ask the operator (console) to do this")
+	}
+	if e := p.Limiter.admit(t, c.Role); e != nil {
+		return tag(e, LayerSemantic)
+	}
+	if t.Semantic != nil {
+		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {
+			return e
+		}
+	}
+	if t.Ready != nil {
+		if e := tag(t.Ready(ctx, c), LayerResource); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// run calls the tool, or answers a write from the idempotency store when
+// its key and arguments were seen (a replay), and remembers a write's
+// answer under its key.
+func (p *Pipeline) run(ctx context.Context, t *Tool, c *Call, digest string) (any, Result, *Error) {
+	idemKey, _ := c.Values["idempotency_key"].(string)
+	idem := t.Tier == TierWrite && idemKey != "" && p.Idem != nil
+	if idem {
+		prev, found, lerr := p.Idem.Lookup(idemKey, digest)
 		if lerr != nil {
-			return nil, tag(lerr, LayerSemantic)
+			return nil, Result{}, tag(lerr, LayerSemantic)
 		}
 		if found {
-			res.Replay = true
-			return json.RawMessage(prev), nil
+			return json.RawMessage(prev), Result{Replay: true}, nil
 		}
 	}
 	out, cerr := t.Call(ctx, c)
+	var res Result
 	if r, ok := out.(Result); ok {
 		res, out = r, r.Value
 	}
 	if cerr != nil {
-		return nil, tag(cerr, LayerExecution)
+		return nil, res, tag(cerr, LayerExecution)
 	}
-	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
-		b, merr := json.Marshal(out)
-		if merr == nil {
-			if rerr := p.Idem.Remember(ctx, idemKey, rec.ArgsDigest, b); rerr != nil {
-				// The write happened; only its replay record failed. Say so
-				// rather than pretend the write failed.
-				return out, nil
-			}
+	if idem {
+		if b, merr := json.Marshal(out); merr == nil {
+			// A failed replay record fails nothing: the write happened.
+			_ = p.Idem.Remember(ctx, idemKey, digest, b)
 		}
 	}
-	return out, nil
+	return out, res, nil
+}
+
+// report tells the observer how the call went, once.
+func (p *Pipeline) report(rec CallRecord, latency time.Duration, c *Call, res Result, err *Error) {
+	rec.Latency = latency
+	rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = res.MotionID, res.PreviewOf, res.Denial, c.Via
+	if res.Via != "" {
+		rec.Via = res.Via
+	}
+	switch {
+	case err != nil:
+		rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
+		p.noteFailure(rec.Session, rec.Tool, err)
+	case res.Replay:
+		rec.Outcome = "replay"
+		p.noteSuccess(rec.Session, rec.Tool)
+	default:
+		rec.Outcome = "ok"
+		p.noteSuccess(rec.Session, rec.Tool)
+	}
+	if p.Observer != nil {
+		p.Observer.ObserveCall(rec)
+	}
 }
 
 func roleName(r Role) string {

@@ -153,7 +153,7 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 			"estop":   map[string]any{"latched": latched, "event": ev, "reason": reason}}
 	}
 	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
-	reg.MustAdd(bridge.MotionTools(r.motions, pv, r.estop, describe, bridge.NewSpeedScale(1))...)
+	reg.MustAdd(bridge.MotionTools(r.motions, r.estop, describe, bridge.NewSpeedScale(1))...)
 	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now), bridge.EventsReadTool(events))
 	r.pipe = bridge.NewPipeline(reg)
 	r.pipe.Observer = r.obs

@@ -70,7 +70,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		tools = append(tools, bridge.TopicsListTool(g, topics), bridge.TopicSampleTool(g, opt.dataDir, topics))
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, pv, es, func() any { return ts.info.Describe() }, ts.scale)...)
+	tools = append(tools, bridge.MotionTools(ts.motions, es, func() any { return ts.info.Describe() }, ts.scale)...)
 	tools = append(tools, bridge.DescriptionAcceptTool(ts.description))
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
