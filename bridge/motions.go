@@ -389,29 +389,8 @@ func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *R
 			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
 	}
-	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
-	if pv.Role == string(RoleOperator) && who != RoleOperator {
-		// The preview asked for one (a recovery, or issued under operator
-		// policy), whatever the policy says now.
-		who, what = RoleOperator, "this preview was issued for an operator and is"
-	}
-	if isRecovery(pv) {
-		// Never by elicitation (approve refuses it): only the console or the operator token.
-		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
-	}
-	if who == RoleOperator && c.Role != RoleOperator {
-		approved, denial, aerr := m.Approvals.approve(ctx, c, pv, previewID)
-		res.Denial = denial
-		if approved {
-			res.Via = ViaElicitation // the operator confirmed, not the planner whose call carried it
-		}
-		if aerr != nil {
-			return nil, aerr
-		} else if !approved {
-			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
-				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
-			return nil, e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")
-		}
+	if e := m.authorize(ctx, c, pv, previewID, res); e != nil {
+		return nil, e
 	}
 	if err := m.Store.Healthy(); err != nil {
 		return nil, storeUnavailable(err)
@@ -429,13 +408,8 @@ func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *R
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e
 	}
-	if holder, busy := m.ActiveOn(pv.Actuator); busy {
-		if m.heldUnknown(holder) {
-			return nil, StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", pv.Actuator, holder),
-				"when the robot reports that goal ended or lost, or its server is gone (motion_cancel and robot_stop cancel it on the robot; the hold stays until the robot says so)", pv.Actuator+" is busy; nothing was sent")
-		}
-		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
-			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
+	if e := m.free(pv.Actuator); e != nil {
+		return nil, e
 	}
 	// Decoded once: the state check and the send read the same goal.
 	g := new(previewGoal)
@@ -465,6 +439,59 @@ func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *R
 	}
 	// The record is durable: only now may the goal go out.
 	crashpoint("after_commit")
+	return m.dispatch(ctx, c, pv, motionID, g)
+}
+
+// authorize holds a confirm to its policy: who confirms the preview's
+// actuator (or the operator, for a preview issued for one or a recovery),
+// and, for the operator's, an approval the MCP client's user may give
+// (elicit.go), which res records.
+func (m *Motions) authorize(ctx context.Context, c *Call, pv inflight.Preview, previewID string, res *Result) *Error {
+	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
+	if pv.Role == string(RoleOperator) && who != RoleOperator {
+		// The preview asked for one (a recovery, or issued under operator
+		// policy), whatever the policy says now.
+		who, what = RoleOperator, "this preview was issued for an operator and is"
+	}
+	if isRecovery(pv) {
+		// Never by elicitation (approve refuses it): only the console or the operator token.
+		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
+	}
+	if who == RoleOperator && c.Role != RoleOperator {
+		approved, denial, aerr := m.Approvals.approve(ctx, c, pv, previewID)
+		res.Denial = denial
+		if approved {
+			res.Via = ViaElicitation // the operator confirmed, not the planner whose call carried it
+		}
+		if aerr != nil {
+			return aerr
+		} else if !approved {
+			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
+				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
+			return e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")
+		}
+	}
+	return nil
+}
+
+// free refuses a confirm on an actuator that runs a motion, or is held by
+// one that is unknown and may still run.
+func (m *Motions) free(actuator string) *Error {
+	if holder, busy := m.ActiveOn(actuator); busy {
+		if m.heldUnknown(holder) {
+			return StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", actuator, holder),
+				"when the robot reports that goal ended or lost, or its server is gone (motion_cancel and robot_stop cancel it on the robot; the hold stays until the robot says so)", actuator+" is busy; nothing was sent")
+		}
+		return StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", actuator, holder),
+			"when that motion ends (poll motion_status) or after motion_cancel", actuator+" is busy; nothing was sent")
+	}
+	return nil
+}
+
+// dispatch sends a committed motion's goal, exactly as previewed, once,
+// and records how it went: sent, unknown (it may have left), rejected
+// (it never left: a stop or a cancel came first, or the send failed).
+func (m *Motions) dispatch(ctx context.Context, c *Call, pv inflight.Preview, motionID string, g *previewGoal) (map[string]any, error) {
 	// A drive outlives this call: it runs under the session's context and
 	// stops when the session ends (the deadman). A robot_stop that latches
 	// while the goal is being sent ends sctx, so the send gives up before
@@ -488,7 +515,13 @@ func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *R
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	serr := m.send(sctx, pv.Actuator, motionID, g)
+	// A drive's sctx is its deadman: the session's context.
+	var serr error
+	if g.Goal == nil {
+		serr = errors.New("stored goal is empty")
+	} else {
+		serr = m.Robot.Send(sctx, pv.Actuator, motionID, g.Goal)
+	}
 	d := m.endDispatch(motionID)
 	stopped := d.stopped
 	m.keepSendContext(motionID, drive && serr == nil, stopSend)
@@ -701,15 +734,6 @@ func (m *Motions) unambiguous(name string) *Error {
 		}
 	}
 	return nil
-}
-
-// send publishes the stored goal exactly as previewed.
-// A drive's ctx is its deadman: the session's context (confirm).
-func (m *Motions) send(ctx context.Context, actuator, id string, g *previewGoal) error {
-	if g.Goal == nil {
-		return errors.New("stored goal is empty")
-	}
-	return m.Robot.Send(ctx, actuator, id, g.Goal)
 }
 
 // motionResult is the shape motion_confirm and motion_status return.
