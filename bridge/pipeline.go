@@ -121,8 +121,34 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		}
 		defer release()
 	}
-	result, res, err = p.run(ctx, t, c, rec.ArgsDigest)
-	return result, err
+	// A write with a key seen before answers from the idempotency store
+	// (a replay); its first answer is remembered under the key.
+	idemKey, _ := c.Values["idempotency_key"].(string)
+	idem := t.Tier == TierWrite && idemKey != "" && p.Idem != nil
+	if idem {
+		prev, found, lerr := p.Idem.Lookup(idemKey, rec.ArgsDigest)
+		if lerr != nil {
+			return nil, tag(lerr, LayerSemantic)
+		}
+		if found {
+			res.Replay = true
+			return json.RawMessage(prev), nil
+		}
+	}
+	out, cerr := t.Call(ctx, c)
+	if r, ok := out.(Result); ok {
+		res, out = r, r.Value
+	}
+	if cerr != nil {
+		return nil, tag(cerr, LayerExecution)
+	}
+	if idem {
+		if b, merr := json.Marshal(out); merr == nil {
+			// A failed replay record fails nothing: the write happened.
+			_ = p.Idem.Remember(ctx, idemKey, rec.ArgsDigest, b)
+		}
+	}
+	return out, nil
 }
 
 // bind decodes the arguments, checks them against the tool's schema
@@ -166,38 +192,6 @@ func (p *Pipeline) check(ctx context.Context, t *Tool, c *Call) *Error {
 		}
 	}
 	return nil
-}
-
-// run calls the tool, or answers a write from the idempotency store when
-// its key and arguments were seen (a replay), and remembers a write's
-// answer under its key.
-func (p *Pipeline) run(ctx context.Context, t *Tool, c *Call, digest string) (any, Result, *Error) {
-	idemKey, _ := c.Values["idempotency_key"].(string)
-	idem := t.Tier == TierWrite && idemKey != "" && p.Idem != nil
-	if idem {
-		prev, found, lerr := p.Idem.Lookup(idemKey, digest)
-		if lerr != nil {
-			return nil, Result{}, tag(lerr, LayerSemantic)
-		}
-		if found {
-			return json.RawMessage(prev), Result{Replay: true}, nil
-		}
-	}
-	out, cerr := t.Call(ctx, c)
-	var res Result
-	if r, ok := out.(Result); ok {
-		res, out = r, r.Value
-	}
-	if cerr != nil {
-		return nil, res, tag(cerr, LayerExecution)
-	}
-	if idem {
-		if b, merr := json.Marshal(out); merr == nil {
-			// A failed replay record fails nothing: the write happened.
-			_ = p.Idem.Remember(ctx, idemKey, digest, b)
-		}
-	}
-	return out, res, nil
 }
 
 // report tells the observer how the call went, once.
