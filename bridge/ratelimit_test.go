@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +129,27 @@ func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T)
 	}
 	if r.robot.GoalsSent() != 1 {
 		t.Fatalf("goals %d", r.robot.GoalsSent())
+	}
+}
+
+// A rate limit is the pipeline's, not a wrapper put on the tool: the
+// registered tool stays the value it was declared, limit or not.
+func TestARateLimitLeavesTheRegisteredToolAsDeclared(t *testing.T) {
+	r := newRig(t)
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	r.p.Limiter = NewRateLimiter(RateLimits{Default: 1}, clk.now)
+	before := *mustLookup(t, r.p.Registry, "joints_read")
+	if _, err := r.call(t, RolePlanner, "joints_read", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.call(t, RolePlanner, "joints_read", `{}`); err == nil || err.Code != CodeBusy {
+		t.Fatalf("second call over the limit: %v", err)
+	}
+	after := mustLookup(t, r.p.Registry, "joints_read")
+	if (after.Semantic == nil) != (before.Semantic == nil) || !slices.Equal(after.Errors, before.Errors) {
+		t.Fatalf("the limit changed the tool: Semantic %v→%v, Errors %v→%v", before.Semantic != nil, after.Semantic != nil, before.Errors, after.Errors)
+	}
+	if !contains(after.ErrorCodes(), CodeBusy) {
+		t.Fatal("a limited tool does not say it can be refused busy")
 	}
 }
