@@ -20,6 +20,9 @@ var (
 	ErrClosed = errors.New("robot closed")
 	// ErrUnknownActuator: no actuator of that name (or of that kind).
 	ErrUnknownActuator = errors.New("unknown actuator")
+	// ErrInvalidArgument: the request is malformed for the robot (a goal
+	// of the wrong shape, a value of the wrong type); the same request
+	// fails again.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrRefusedByRobot: the robot itself refused a well-formed request
 	// (a ROS 2 node checks a parameter's type and range); the same
@@ -40,16 +43,17 @@ var (
 	// ErrBusy: the actuator runs something that excludes the goal (a
 	// drive on the base).
 	ErrBusy = errors.New("actuator busy")
-
+	// ErrUnknownTopic: no publisher of the topic, so its type is unknown.
 	ErrUnknownTopic = errors.New("unknown topic")
 	// ErrUnsupportedType: the transport has no codec for the topic's or
 	// service's type.
 	ErrUnsupportedType = errors.New("unsupported message type")
 	// ErrNoMessages: nothing arrived on the topic before the timeout.
 	ErrNoMessages = errors.New("no message received")
-
+	// ErrParamNotSet: the robot holds no parameter of that name.
 	ErrParamNotSet = errors.New("parameter not set")
-
+	// ErrUnknownService: no provider of the service, so its type is
+	// unknown; nothing was sent.
 	ErrUnknownService = errors.New("unknown service")
 	// ErrServiceNotSent wraps failures before the request left the bridge
 	// (no provider, type mismatch at the handshake): retrying is safe.

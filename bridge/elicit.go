@@ -130,10 +130,13 @@ func (a *Approvals) refusal(pv inflight.Preview) *Error {
 // retry carries the answer and the signed request state, which must name pv.
 // A recovery is never asked about: the planner's own client would answer,
 // and only the operator (console or operator token) may approve one.
-func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, previewID string) (bool, *Error) {
+// It returns true when the user approved (then the operator confirmed, not
+// the planner whose call carried it), and DenialElicitation as the second
+// value when the user declined.
+func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, previewID string) (bool, string, *Error) {
 	r, _ := ctx.Value(roundKey{}).(*elicitRound)
 	if a == nil || !a.Elicit || r == nil || !r.canAsk || isRecovery(pv) {
-		return false, nil
+		return false, "", nil
 	}
 	now := a.now()
 	reqID := "operator_approval_" + pv.ID
@@ -142,13 +145,13 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 			a.sign(decisionAsk, pv.ID, pv.ExpiresAt))
 		e := RuleError(CodeConfirmationRequired, "operator_confirms", "preview_id",
 			"policy: an operator confirms "+pv.Actuator+" motions; the MCP client is asking its user; nothing was sent")
-		return false, e.WithHint("answer the client's approval request; the call is retried with the answer")
+		return false, "", e.WithHint("answer the client's approval request; the call is retried with the answer")
 	}
 	if err := a.verify(r.state, decisionAsk, pv.ID, now); err != nil {
 		e := RuleError(CodePermissionDenied, "approval_bound_to_preview", "preview_id",
 			"the approval answer sent with this call was not asked for this preview (or has expired); nothing was sent")
 		e.Retryable = false
-		return false, e.WithHint("call motion_confirm(" + previewID + ") again without an answer to be asked about this preview")
+		return false, "", e.WithHint("call motion_confirm(" + previewID + ") again without an answer to be asked about this preview")
 	}
 	res, _ := r.response(reqID).(*mcp.ElicitResult)
 	switch {
@@ -156,11 +159,9 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 		// The decision is re-signed and checked before use, so only an
 		// approval of this very preview can let the confirm through.
 		if err := a.verify(a.sign(decisionApprove, pv.ID, pv.ExpiresAt), decisionApprove, pv.ID, now); err != nil {
-			return false, RuleError(CodePermissionDenied, "approval_bound_to_preview", "preview_id", err.Error()+"; nothing was sent")
+			return false, "", RuleError(CodePermissionDenied, "approval_bound_to_preview", "preview_id", err.Error()+"; nothing was sent")
 		}
-		// The operator confirmed, not the planner whose call carried it.
-		c.Via = ViaElicitation
-		return true, nil
+		return true, "", nil
 	case res != nil && (res.Action == "decline" || res.Action == "accept"):
 		who := "the MCP client's user"
 		if c.Session != "" {
@@ -169,13 +170,12 @@ func (a *Approvals) approve(ctx context.Context, c *Call, pv inflight.Preview, p
 		if a.Denials != nil {
 			_ = a.Denials.DenyPreview(ctx, pv.ID, who)
 		}
-		c.Denial = DenialElicitation
 		e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id", who+" declined this preview; it can never run; nothing was sent")
 		e.Retryable = false
-		return false, e.WithHint("ask the user what should change, then preview a different motion")
+		return false, DenialElicitation, e.WithHint("ask the user what should change, then preview a different motion")
 	}
 	e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id", "the approval request was dismissed; nothing was sent")
-	return false, e.WithHint("call motion_confirm(" + previewID + ") again to be asked once more, or have the operator approve it at the console")
+	return false, "", e.WithHint("call motion_confirm(" + previewID + ") again to be asked once more, or have the operator approve it at the console")
 }
 
 // isRecovery says whether pv is a way back from outside a limit (its

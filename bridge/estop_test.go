@@ -150,9 +150,8 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pv := &Previewer{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Motions: r.m, TTL: time.Minute, Now: time.Now}
 	reg := NewRegistry()
-	reg.MustAdd(MotionTools(r.m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
+	reg.MustAdd(MotionTools(r.m, es, func() any { return nil }, NewSpeedScale(1))...)
 	p := NewPipeline(reg)
 	answered := make(chan map[string]any, 1)
 	go func() {

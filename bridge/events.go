@@ -489,3 +489,44 @@ func (e *Events) Attach(f *Front, store MotionStore, images *Images) {
 	})
 	f.Images = images
 }
+
+// EventsReadTool reads the event log.
+func EventsReadTool(ev *Events) *Tool {
+	kinds := make([]string, len(EventKinds))
+	copy(kinds, EventKinds)
+	return &Tool{
+		Name: "events_read", Group: "events", Tier: TierRead, Quick: true, Title: "Read robot events", Idempotent: true,
+		Description: Describe("Returns robot events after a cursor: motion state changes, e-stop latched/reset, controllers or the master lost/back, watched topics crossing their configured conditions. The same events are sent as MCP resource updates on "+EventsURI+" to clients that subscribe.",
+			"your client cannot subscribe to resources, or you need what happened while you were away; pass the last next_cursor to get only new events.",
+			"one motion's state (motion_status waits for it); live sensor values (topic_sample).",
+			"none.",
+			"{items: [{seq, time, kind, subject, state, detail}], next_cursor, more, missed}; at most `limit` (default 50) events; next_cursor is always set."),
+		Input: Object("", map[string]*Schema{
+			"cursor": Str("next_cursor of the previous read. Default: from the oldest event kept (the last 1000).", 512),
+			"limit":  Integer("Most events to return. Default 50.", 1, 200),
+			"kinds":  Array("Only these kinds. Default all.", Enum("An event kind.", kinds...), len(kinds)),
+		}),
+		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
+			"items":       {Type: "array", Description: "Events in order."},
+			"next_cursor": {Type: "string", Description: "Where the next read resumes."},
+			"more":        {Type: "boolean", Description: "True when more events are waiting (read again now)."},
+			"missed":      {Type: "integer", Description: "Events dropped from the log before you read them."},
+		}, Required: []string{"items", "next_cursor", "more"}},
+		Errors: []Code{CodeInvalidArgument, CodeInternal},
+		Call: func(_ context.Context, c *Call) (any, error) {
+			var in struct {
+				Cursor string   `json:"cursor"`
+				Limit  int      `json:"limit"`
+				Kinds  []string `json:"kinds"`
+			}
+			if err := c.Decode(&in); err != nil {
+				return nil, err
+			}
+			p, err := ev.Read(in.Cursor, in.Limit, in.Kinds)
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		},
+	}
+}

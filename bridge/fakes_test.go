@@ -13,6 +13,7 @@ import (
 	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/allowlist"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -54,11 +55,11 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 			peak[i] = math.Max(peak[i], math.Abs(s.Vel))
 			if math.Abs(s.Vel) > 1+1e-9 && !seen[joints[i]+"v"] {
 				seen[joints[i]+"v"] = true
-				out.Violations = append(out.Violations, Violation{Joint: joints[i], Kind: "velocity", TimeS: t, Value: math.Abs(s.Vel), Limit: 1})
+				out.Violations = append(out.Violations, safety.Violation{Joint: joints[i], Kind: "velocity", Time: t, Value: math.Abs(s.Vel), Limit: 1})
 			}
 			if math.Abs(s.Pos) > 2 && !seen[joints[i]+"p"] {
 				seen[joints[i]+"p"] = true
-				out.Violations = append(out.Violations, Violation{Joint: joints[i], Kind: "position", TimeS: t, Value: s.Pos, Limit: 2})
+				out.Violations = append(out.Violations, safety.Violation{Joint: joints[i], Kind: "position", Time: t, Value: s.Pos, Limit: 2})
 			}
 		}
 	}
@@ -72,21 +73,21 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 type fakeBase struct{}
 
 func (fakeBase) Caps() (float64, float64) { return 0.5, 1 }
-func (fakeBase) CheckGoal(_ string, x, y float64) []Violation {
+func (fakeBase) CheckGoal(_ string, x, y float64) []safety.Violation {
 	if math.Abs(x) > 5 || math.Abs(y) > 5 {
-		return []Violation{{Kind: "geofence", Value: math.Max(math.Abs(x), math.Abs(y)), Limit: 5}}
+		return []safety.Violation{{Kind: "geofence", Value: math.Max(math.Abs(x), math.Abs(y)), Limit: 5}}
 	}
 	return nil
 }
-func (fakeBase) OutsideFence(p actuators.Pose2D) []OutOfRange {
+func (fakeBase) OutsideFence(p actuators.Pose2D) []safety.OutOfRange {
 	if math.Abs(p.X) > 5 || math.Abs(p.Y) > 5 {
-		return []OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
+		return []safety.OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
 	}
 	return nil
 }
-func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []Violation) {
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []safety.Violation) {
 	if math.Abs(lin) > 0.5 {
-		return s, []Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
+		return s, []safety.Violation{{Kind: "speed_cap", Value: math.Abs(lin), Limit: 0.5}}
 	}
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Y: s.Y, Yaw: s.Yaw + ang*d}, nil
 }
@@ -135,23 +136,22 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 			}
 			return RolePlanner
 		},
-		EStop: r.estop.State}
+		EStop: r.estop.State, StaleAfter: time.Second, StartTolerance: 0.01, PoseTolerance: 0.05}
 	pv := &Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.m, TTL: time.Minute, StaleAfter: time.Second,
-		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: r.clock,
+		SpeedScale: func() float64 { return 1 }, Now: r.clock,
 		Arms:     []*ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
 		Grippers: []*GripperModel{{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05}},
 		Bases:    []*BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}}
 	for _, o := range opts {
 		o(pv)
 	}
-	r.m.Restate = pv.Restate
 	if err := r.m.Start(); err != nil {
 		t.Fatal(err)
 	}
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
-	reg.MustAdd(MotionTools(r.m, pv, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
-	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir()), OutputReadTool(t.TempDir()))
+	reg.MustAdd(MotionTools(r.m, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
+	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir(), allowlist.Globs{"/odom"}), OutputReadTool(t.TempDir()))
 	r.p = NewPipeline(reg)
 	reg.MustAdd(DiscoveryTools(r.p)...)
 	return r

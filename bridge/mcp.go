@@ -120,11 +120,11 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 			inv.Role = r // stdio; over HTTP the session's first request
 		}
 		// Over HTTP the handler runs in the session's context, made from
-		// its initialize request: the role is read from this request's own
-		// token instead.
+		// its initialize request: the role is this request's own, which
+		// HTTPHandler derived from its token (roleHeader).
 		if f.tokens != nil && req.Extra != nil && req.Extra.Header != nil {
-			if r, ok := f.tokens.RoleFor(req.Extra.Header); ok {
-				inv.Role = r
+			if r := req.Extra.Header.Get(roleHeader); r != "" {
+				inv.Role = Role(r)
 			}
 		}
 		if req.Session != nil {
@@ -168,6 +168,11 @@ func ToolResult(out any, err *Error) *mcp.CallToolResult {
 }
 
 type roleKey struct{}
+
+// roleHeader carries a request's role, derived once from its token, from
+// HTTPHandler to the tool handler; HTTPHandler overwrites whatever a
+// client put there.
+const roleHeader = "X-Actbridge-Role"
 
 func roleFromContext(ctx context.Context) (Role, bool) {
 	r, ok := ctx.Value(roleKey{}).(Role)
@@ -249,6 +254,7 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 			_ = json.NewEncoder(w).Encode(Errf(CodePermissionDenied, "a valid bearer token is required (Authorization: Bearer <planner token>)"))
 			return
 		}
+		r.Header.Set(roleHeader, string(role))
 		h.ServeHTTP(w, r.WithContext(WithRole(r.Context(), role)))
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -294,5 +295,61 @@ func TestHTTPRefusesATokenlessRequestWhereATokenIsSet(t *testing.T) {
 		if w.Code != c.want {
 			t.Errorf("%+v from %s: %d, want %d", c.tokens, c.remote, w.Code, c.want)
 		}
+	}
+}
+
+// headerRoundTripper sets the request headers a test names.
+type headerRoundTripper struct {
+	mu sync.Mutex
+	h  http.Header
+}
+
+func (t *headerRoundTripper) set(k, v string) { t.mu.Lock(); t.h.Set(k, v); t.mu.Unlock() }
+
+func (t *headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	t.mu.Lock()
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	t.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Over HTTP a call's role is its own request's token, whatever the
+// session began with, and a client cannot name its role in the header
+// that carries it to the tool.
+func TestAnHTTPCallsRoleIsItsOwnTokensNeverAHeaderItSends(t *testing.T) {
+	r := newRig(t)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	srv := httptest.NewServer(front.HTTPHandler(Tokens{Planner: "p", Operator: "o"}, 1<<20))
+	t.Cleanup(srv.Close)
+	rt := &headerRoundTripper{h: http.Header{"Authorization": {"Bearer p"}, roleHeader: {string(RoleOperator)}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: rt}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	reset := &mcp.CallToolParams{Name: "estop_reset", Arguments: map[string]any{"event": 1}}
+	res, err := cs.CallTool(t.Context(), reset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &m)
+	if !res.IsError || m["code"] != string(CodePermissionDenied) {
+		t.Fatalf("the planner's token with a forged role header: %v", m)
+	}
+	rt.set("Authorization", "Bearer o") // the same session, the operator's token
+	if res, err = cs.CallTool(t.Context(), reset); err != nil {
+		t.Fatal(err)
+	}
+	m = nil
+	b, _ = json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &m)
+	if m["code"] == string(CodePermissionDenied) {
+		t.Fatalf("the operator's token in a planner's session: %v", m)
 	}
 }

@@ -37,9 +37,13 @@ type Motions struct {
 	Confirmer func(actuator string) Role
 	// ConsoleURL is where an operator approves previews (for hints).
 	ConsoleURL string
-	// Restate re-reads the robot and says why the start state of a
-	// preview's goal no longer holds ("" when it does).
-	Restate func(ctx context.Context, actuator string, g *storedGoal) (string, *Error)
+	// StaleAfter is the oldest joint state a confirm acts on
+	// (freshJoints); StartTolerance is how far (rad or m) a joint, and
+	// PoseTolerance how far a base (m, rad), may drift between preview
+	// and confirm before the preview is stale (restate.go).
+	StaleAfter     time.Duration
+	StartTolerance float64
+	PoseTolerance  float64
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).
@@ -230,7 +234,7 @@ func (m *Motions) onUpdate(u actuators.GoalUpdate) {
 		}
 	}
 	if cur.State == inflight.StateDispatching && to != inflight.StateSent && to != inflight.StateUnknown {
-		// The robot answered before Confirm recorded "sent": the goal is out.
+		// The robot answered before confirm recorded "sent": the goal is out.
 		if mo, err := m.transitionWith(context.Background(), u.GoalID, inflight.StateSent, "goal seen by the robot", nil); err == nil {
 			cur = mo
 		}
@@ -348,12 +352,14 @@ func storeUnavailable(err error) *Error {
 		"irreversible actions are refused while motions cannot be recorded durably")
 }
 
-// Confirm executes exactly the previewed goal: it checks the signed id, the
-// policy, the e-stop, the actuator, the robot's state against the preview,
-// then commits the motion record durably and only then publishes the goal.
-// A confirm of a preview that already ran returns that motion unchanged.
-func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[string]any, error) {
-	pid, perr := parsePreviewID(previewID)
+// confirm is motion_confirm: it runs exactly the previewed goal. It checks
+// the signed id, the policy, the e-stop, the actuator, the robot's state
+// against the preview, then commits the motion record durably and only
+// then publishes the goal. A confirm of a preview that already ran returns
+// that motion unchanged (res.Replay). It fills res as it learns the motion,
+// so a refusal names the motion and the preview's tool too.
+func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *Result) (map[string]any, error) {
+	previewID, pid, perr := b.raw, b.id, b.err
 	if perr != nil {
 		return nil, perr
 	}
@@ -370,9 +376,9 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		return nil, verr
 	}
 	motionID := inflight.MotionID(pv.Tool, pv.Args, pv.ID)
-	c.MotionID, c.PreviewOf = motionID, pv.Tool
+	res.MotionID, res.PreviewOf = motionID, pv.Tool
 	if pv.UsedBy != "" {
-		c.Replay = true
+		res.Replay = true
 		return m.replay(pv.UsedBy)
 	}
 	if e := m.Approvals.refusal(pv); e != nil {
@@ -383,24 +389,8 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			fmt.Sprintf("preview expired at %s; nothing was sent", pv.ExpiresAt.UTC().Format(time.RFC3339)))
 		return nil, e.WithHint("call " + pv.Tool + " again for a new preview, then confirm it")
 	}
-	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
-	if pv.Role == string(RoleOperator) && who != RoleOperator {
-		// The preview asked for one (a recovery, or issued under operator
-		// policy), whatever the policy says now.
-		who, what = RoleOperator, "this preview was issued for an operator and is"
-	}
-	if isRecovery(pv) {
-		// Never by elicitation (approve refuses it): only the console or the operator token.
-		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
-	}
-	if who == RoleOperator && c.Role != RoleOperator {
-		if approved, aerr := m.Approvals.approve(ctx, c, pv, previewID); aerr != nil {
-			return nil, aerr
-		} else if !approved {
-			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
-				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
-			return nil, e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")
-		}
+	if e := m.authorize(ctx, c, pv, previewID, res); e != nil {
+		return nil, e
 	}
 	if err := m.Store.Healthy(); err != nil {
 		return nil, storeUnavailable(err)
@@ -410,7 +400,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 			"an operator calls estop_reset for that event", "e-stop is latched; nothing was sent")
 	}
 	if pv.Tool == ServiceCallTool {
-		return m.confirmServiceCall(ctx, c, pv, motionID)
+		return m.confirmServiceCall(ctx, c, pv, motionID, res)
 	}
 	if e := m.Description.Hold(); e != nil {
 		return nil, e
@@ -418,20 +408,15 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	if e := m.actuatorReady(pv.Actuator); e != nil {
 		return nil, e
 	}
-	if holder, busy := m.ActiveOn(pv.Actuator); busy {
-		if m.heldUnknown(holder) {
-			return nil, StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", pv.Actuator, holder),
-				"when the robot reports that goal ended or lost, or its server is gone (motion_cancel and robot_stop cancel it on the robot; the hold stays until the robot says so)", pv.Actuator+" is busy; nothing was sent")
-		}
-		return nil, StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", pv.Actuator, holder),
-			"when that motion ends (poll motion_status) or after motion_cancel", pv.Actuator+" is busy; nothing was sent")
+	if e := m.free(pv.Actuator); e != nil {
+		return nil, e
 	}
 	// Decoded once: the state check and the send read the same goal.
-	g := new(storedGoal)
+	g := new(previewGoal)
 	why := "stored preview unreadable"
 	if json.Unmarshal(pv.Goal, g) == nil {
 		var e *Error
-		if why, e = m.Restate(ctx, pv.Actuator, g); e != nil {
+		if why, e = m.restate(ctx, pv.Actuator, g); e != nil {
 			return nil, e // the robot's state is not known well enough to compare: the preview still stands
 		}
 	}
@@ -445,7 +430,7 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	m.mu.Lock()
 	m.committed[motionID] = true
 	m.mu.Unlock()
-	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
 		m.mu.Lock()
 		delete(m.committed, motionID)
 		delete(m.cancelEarly, motionID)
@@ -454,12 +439,66 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 	}
 	// The record is durable: only now may the goal go out.
 	crashpoint("after_commit")
+	return m.dispatch(ctx, c, pv, motionID, g)
+}
+
+// authorize holds a confirm to its policy: who confirms the preview's
+// actuator (or the operator, for a preview issued for one or a recovery),
+// and, for the operator's, an approval the MCP client's user may give
+// (elicit.go), which res records.
+func (m *Motions) authorize(ctx context.Context, c *Call, pv inflight.Preview, previewID string, res *Result) *Error {
+	who, what, where := m.Confirmer(pv.Actuator), pv.Actuator+" motions are", " at "+m.ConsoleURL
+	if pv.Role == string(RoleOperator) && who != RoleOperator {
+		// The preview asked for one (a recovery, or issued under operator
+		// policy), whatever the policy says now.
+		who, what = RoleOperator, "this preview was issued for an operator and is"
+	}
+	if isRecovery(pv) {
+		// Never by elicitation (approve refuses it): only the console or the operator token.
+		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
+	}
+	if who == RoleOperator && c.Role != RoleOperator {
+		approved, denial, aerr := m.Approvals.approve(ctx, c, pv, previewID)
+		res.Denial = denial
+		if approved {
+			res.Via = ViaElicitation // the operator confirmed, not the planner whose call carried it
+		}
+		if aerr != nil {
+			return aerr
+		} else if !approved {
+			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
+				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
+			return e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")
+		}
+	}
+	return nil
+}
+
+// free refuses a confirm on an actuator that runs a motion, or is held by
+// one that is unknown and may still run.
+func (m *Motions) free(actuator string) *Error {
+	if holder, busy := m.ActiveOn(actuator); busy {
+		if m.heldUnknown(holder) {
+			return StateError(CodeBusy, fmt.Sprintf("%s is held by motion %s, which is unknown and may still run", actuator, holder),
+				"when the robot reports that goal ended or lost, or its server is gone (motion_cancel and robot_stop cancel it on the robot; the hold stays until the robot says so)", actuator+" is busy; nothing was sent")
+		}
+		return StateError(CodeBusy, fmt.Sprintf("%s is running motion %s", actuator, holder),
+			"when that motion ends (poll motion_status) or after motion_cancel", actuator+" is busy; nothing was sent")
+	}
+	return nil
+}
+
+// dispatch sends a committed motion's goal, exactly as previewed, once,
+// and records how it went: sent, unknown (it may have left), rejected
+// (it never left: a stop or a cancel came first, or the send failed).
+func (m *Motions) dispatch(ctx context.Context, c *Call, pv inflight.Preview, motionID string, g *previewGoal) (map[string]any, error) {
 	// A drive outlives this call: it runs under the session's context and
 	// stops when the session ends (the deadman). A robot_stop that latches
 	// while the goal is being sent ends sctx, so the send gives up before
 	// the wire if it still can.
 	base := ctx
-	if g.Drive != nil {
+	_, drive := g.Goal.(actuators.Drive)
+	if drive {
 		base = m.sessionContext(c.Session)
 	}
 	sctx, stopSend := context.WithCancel(base)
@@ -476,10 +515,16 @@ func (m *Motions) Confirm(ctx context.Context, c *Call, previewID string) (map[s
 		m.drives[c.Session] = append(m.drives[c.Session], motionID)
 		m.mu.Unlock()
 	}
-	serr := m.send(sctx, pv.Actuator, motionID, g)
+	// A drive's sctx is its deadman: the session's context.
+	var serr error
+	if g.Goal == nil {
+		serr = errors.New("stored goal is empty")
+	} else {
+		serr = m.Robot.Send(sctx, pv.Actuator, motionID, g.Goal)
+	}
 	d := m.endDispatch(motionID)
 	stopped := d.stopped
-	m.keepSendContext(motionID, g.Drive != nil && serr == nil, stopSend)
+	m.keepSendContext(motionID, drive && serr == nil, stopSend)
 	note := "goal published"
 	if errors.Is(serr, actuators.ErrMaybeSent) {
 		// It may be on the wire: never "nothing was sent", whatever came
@@ -691,23 +736,6 @@ func (m *Motions) unambiguous(name string) *Error {
 	return nil
 }
 
-// send publishes the stored goal exactly as previewed.
-func (m *Motions) send(ctx context.Context, actuator, id string, g *storedGoal) error {
-	switch {
-	case g.Trajectory != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.Trajectory{Joints: g.Trajectory.Joints, Points: g.Trajectory.Points})
-	case g.Gripper != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.GripperCommand{Position: g.Gripper.Position, MaxEffort: g.Gripper.MaxEffort})
-	case g.Navigate != nil:
-		return m.Robot.Send(ctx, actuator, id, actuators.Navigate{Target: *g.Navigate})
-	case g.Drive != nil:
-		// ctx is the drive's deadman: the session's context (Confirm).
-		d := actuators.Drive{Linear: g.Drive.Linear, Angular: g.Drive.Angular, Duration: time.Duration(g.Drive.DurationS * float64(time.Second))}
-		return m.Robot.Send(ctx, actuator, id, d)
-	}
-	return errors.New("stored goal is empty")
-}
-
 // motionResult is the shape motion_confirm and motion_status return.
 func motionResult(mo inflight.Motion, replay bool) map[string]any {
 	out := map[string]any{
@@ -796,27 +824,27 @@ func (m *Motions) sessionContext(session string) context.Context {
 // preview and records the motion durably in one transaction. publish is
 // true only for the one caller that created the record; every other caller
 // gets the existing motion (a replay) or the refusal, and must send nothing.
-// confirmer is who confirmed c's motion and how: an elicited approval is
-// the operator's, whoever made the call that carried it.
-func (c *Call) confirmer() (Role, string) {
-	switch c.Via {
-	case ViaElicitation:
+// confirmer is who confirmed c's motion and how: an elicited approval
+// (res.Via) is the operator's, whoever made the call that carried it.
+func confirmer(c *Call, res *Result) (Role, string) {
+	switch {
+	case res.Via == ViaElicitation:
 		return RoleOperator, ViaElicitation
-	case "":
+	case c.Via == "":
 		return c.Role, ViaMCP
 	}
 	return c.Role, c.Via
 }
 
-func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (out map[string]any, publish bool, err error) {
+func (m *Motions) commit(ctx context.Context, c *Call, pv inflight.Preview, motionID string, res *Result) (out map[string]any, publish bool, err error) {
 	crashpoint("before_commit")
-	by, via := c.confirmer()
+	by, via := confirmer(c, res)
 	mo, created, cerr := m.Store.ConfirmPreview(ctx, pv, inflight.Motion{
 		ID: motionID, Tool: pv.Tool, Actuator: pv.Actuator, ArgsDigest: pv.ArgsDigest, Role: string(by), Via: via,
 	})
 	switch {
 	case errors.Is(cerr, inflight.ErrPreviewUsed), cerr == nil && !created:
-		c.Replay = true
+		res.Replay = true
 		out, err = m.replay(mo.ID)
 		return out, false, err
 	case errors.Is(cerr, inflight.ErrPreviewExpired):

@@ -201,7 +201,7 @@ func TestLimitViolationListsEveryViolationWithJointTimeValueLimit(t *testing.T) 
 	if e == nil || e.Code != CodeLimitViolation || e.Retryable {
 		t.Fatalf("%+v", e)
 	}
-	vs := e.Details.(map[string]any)["violations"].([]Violation)
+	vs := e.Details.(map[string]any)["violations"].([]violationJSON)
 	if len(vs) != 2 || vs[0].Joint == vs[1].Joint || vs[0].Kind != "velocity" || vs[0].Limit != 1 || vs[0].Value <= 1 || vs[0].TimeS <= 0 {
 		t.Fatalf("%+v", vs)
 	}
@@ -382,7 +382,7 @@ func TestRestartReattachesToInFlightMotionsWithoutResending(t *testing.T) {
 	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":0.5}}`)
 	c, _ := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`)
 	robot2 := newFakeRobot()
-	m2 := &Motions{Robot: robot2, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	m2 := &Motions{Robot: robot2, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, StaleAfter: r.m.StaleAfter, StartTolerance: r.m.StartTolerance, PoseTolerance: r.m.PoseTolerance}
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,9 @@ func TestConfirmLocksByThePreviewsActuatorWithoutReadingItTwice(t *testing.T) {
 		{"gripper_move", `{"position":0.04}`, "gripper"},
 	} {
 		id := preview(t, r, c.tool, c.args)
-		if got := confirm.ResourceOf(&Call{Values: map[string]any{"preview_id": id}}); got != c.actuator {
+		call := &Call{Values: map[string]any{"preview_id": id}}
+		call.Bound = confirm.Bind(call)
+		if got := confirm.ResourceOf(call); got != c.actuator {
 			t.Errorf("%s: confirm locks %q, want %q", c.tool, got, c.actuator)
 		}
 		counted.gets = 0
@@ -606,9 +608,8 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 	es, _ := RestoreEStop(nil, time.Now)
 	m := &Motions{Robot: r, Store: store, Signer: PreviewSigner{Key: []byte("k")}, Now: time.Now,
 		Confirmer: func(string) Role { return RolePlanner }, EStop: es.State}
-	pv := &Previewer{Robot: r, Store: store, Signer: m.Signer, Motions: m, TTL: time.Minute, Now: time.Now}
 	reg := NewRegistry()
-	reg.MustAdd(MotionTools(m, pv, es, func() any { return nil }, NewSpeedScale(1))...)
+	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
 	p := NewPipeline(reg)
 	_, e := p.Call(context.Background(), "motion_status",
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})
@@ -896,7 +897,7 @@ func TestMaybeSentGoalIsUnknownAndKeepsItsActuatorBusy(t *testing.T) {
 	}
 
 	// A restart: the new Motions holds the arm for the unknown motion too.
-	m2 := &Motions{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, Restate: r.m.Restate}
+	m2 := &Motions{Robot: r.robot, Store: r.store, Signer: r.m.Signer, Now: r.clock, Confirmer: r.m.Confirmer, EStop: r.estop.State, StaleAfter: r.m.StaleAfter, StartTolerance: r.m.StartTolerance, PoseTolerance: r.m.PoseTolerance}
 	if err := m2.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -4,46 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/inflight"
 )
-
-// Restate compares the live robot with the state a preview of actuator
-// was computed on; it returns why they differ, or "" when the preview
-// still holds, or an error when the state cannot be read fresh
-// (stale_state: the preview is not used up).
-func (p *Previewer) Restate(ctx context.Context, actuator string, g *storedGoal) (string, *Error) {
-	if g.Navigate != nil || g.Drive != nil {
-		pose, ok := p.Robot.Odom(actuator)
-		if !ok {
-			return "no odometry", nil
-		}
-		if d := math.Hypot(pose.X-g.Start["x"], pose.Y-g.Start["y"]); d > p.PoseTolerance {
-			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
-		}
-		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > p.PoseTolerance {
-			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, p.PoseTolerance), nil
-		}
-		return "", nil
-	}
-	cur, err := p.joints(ctx)
-	if err != nil {
-		return "", err
-	}
-	for j, v := range g.Start {
-		r, ok := cur[j]
-		if !ok {
-			return "joint " + j + " no longer reported", nil
-		}
-		if d := math.Abs(r.Position - v); d > p.StartTolerance {
-			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, p.StartTolerance), nil
-		}
-	}
-	return "", nil
-}
 
 func motionOut() *Schema {
 	return &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
@@ -61,14 +25,21 @@ func motionOut() *Schema {
 }
 
 // MotionTools are the tools that act on motions and the robot as a whole.
-func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
-	confirm := &Tool{
+func MotionTools(m *Motions, estop EStopLatch, describe func() any, scale *SpeedScale) []*Tool {
+	return []*Tool{motionConfirmTool(m), motionStatusTool(m), motionCancelTool(m), robotStopTool(m, estop),
+		estopResetTool(estop), speedScaleSetTool(scale), motionsListTool(m), robotDescribeTool(describe)}
+}
+
+// motion_confirm runs exactly what a preview showed (Motions.confirm).
+func motionConfirmTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_confirm", Group: "motion", Tier: TierIrreversible, Title: "Run a previewed motion", TouchesRobot: true, Idempotent: true, AsksUser: true,
+		Bind: func(c *Call) any { return bindPreviewID(fmt.Sprint(c.Values["preview_id"])) },
 		ResourceOf: func(c *Call) string {
 			// The id's actuator, before its MAC is checked: a forged one
-			// only picks a lock, then Confirm refuses it.
-			if pid, err := parsePreviewID(fmt.Sprint(c.Values["preview_id"])); err == nil {
-				return pid.Actuator
+			// only picks a lock, then confirm refuses it.
+			if b, ok := c.Bound.(boundPreviewID); ok && b.err == nil {
+				return b.id.Actuator
 			}
 			return ""
 		},
@@ -83,10 +54,21 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Output: motionOut(),
 		Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeStalePreview, CodePreviewExpired, CodeBusy, CodeEstopLatched, CodeUnavailable, CodeAmbiguousServer, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
-			return m.Confirm(ctx, c, fmt.Sprint(c.Values["preview_id"]))
+			b, ok := c.Bound.(boundPreviewID)
+			if !ok {
+				return nil, Errf(CodeInternal, "preview_id not bound: motion_confirm runs only through the pipeline")
+			}
+			var res Result
+			out, err := m.confirm(ctx, c, b, &res)
+			res.Value = out
+			return res, err
 		},
 	}
-	status := &Tool{
+}
+
+// motion_status answers a motion's state, waiting for a change or its end.
+func motionStatusTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_status", Group: "motion", Tier: TierRead, Title: "Motion status", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Returns a motion's state, progress and result, waiting up to wait_s for it to change (or, with until \"end\", to end) if it is still running.",
 			"after motion_confirm, to follow a motion to its end; after a timeout or restart, to learn what happened.",
@@ -110,12 +92,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			c.MotionID = in.MotionID
 			changed, unwatch := m.watch(in.MotionID) // before reading: a change after the read wakes the wait
 			defer func() { unwatch() }()
 			mo, err := m.Store.Get(in.MotionID)
 			if err != nil {
-				return nil, notFoundMotion(in.MotionID)
+				return Result{MotionID: in.MotionID}, notFoundMotion(in.MotionID)
 			}
 			deadline := time.Now().Add(time.Duration(in.WaitS * float64(time.Second)))
 			start, lastProgress := mo.State, -1.0
@@ -136,16 +117,20 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 				unwatch()
 				changed, unwatch = m.watch(in.MotionID)
 				if mo, err = m.Store.Get(in.MotionID); err != nil {
-					return nil, storeUnavailable(err)
+					return Result{MotionID: in.MotionID}, storeUnavailable(err)
 				}
 			}
 			if mo.Progress != lastProgress && lastProgress >= 0 {
 				c.Progress(mo.Progress, 1, mo.Tool+" "+string(mo.State))
 			}
-			return motionResult(mo, false), nil
+			return Result{Value: motionResult(mo, false), MotionID: in.MotionID}, nil
 		},
 	}
-	cancel := &Tool{
+}
+
+// motion_cancel stops one motion; never gated, never behind a lock.
+func motionCancelTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motion_cancel", Group: "motion", Tier: TierStop, Title: "Cancel a motion", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Cancels one running motion: the actuator stops where it is (the arm holds position). Never waits behind a lock; cancelling a finished motion is harmless and returns its state.",
 			"a motion should stop but the rest of the robot may keep working.",
@@ -159,36 +144,15 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			id := fmt.Sprint(c.Values["motion_id"])
-			c.MotionID = id
-			mo, err := m.Store.Get(id)
-			if err != nil {
-				return nil, notFoundMotion(id)
-			}
-			out := motionResult(mo, false)
-			out["cancel_sent"] = false
-			if inflight.IsTerminal(mo.State) {
-				return out, nil
-			}
-			if m.cancelUnsent(id) {
-				// The goal has not left: it never will, or is cancelled the
-				// moment its send returns. The transport's cancel below also
-				// stops a send still waiting for its server.
-				out["cancel_sent"] = false
-				out["note"] = "the goal had not left the bridge: it is withdrawn, or cancelled as soon as its send returns; poll motion_status"
-			}
-			cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancelCtx()
-			if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
-				if out["note"] != nil { // honoured in the bridge whatever the transport says
-					return out, nil
-				}
-				return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
-			}
-			out["cancel_sent"] = out["note"] == nil
-			return out, nil
+			out, err := m.cancelMotion(ctx, id)
+			return Result{Value: out, MotionID: id}, err
 		},
 	}
-	stop := &Tool{
+}
+
+// robot_stop stops everything and latches the e-stop, durably before the cancels leave.
+func robotStopTool(m *Motions, estop EStopLatch) *Tool {
+	return &Tool{
 		Name: "robot_stop", Group: "robot", Tier: TierStop, Title: "Stop the robot", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Stops everything now: cancels every goal on every actuator, sends a zero velocity to the base, and latches the e-stop so no new motion is accepted until an operator resets it. Never gated, never queued behind a lock; calling it again is harmless.",
 			"anything looks wrong, a person is in the way, or you are unsure what the robot is doing.",
@@ -249,7 +213,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return out, nil
 		},
 	}
-	reset := &Tool{
+}
+
+// estop_reset releases the latch, naming the event (operator only).
+func estopResetTool(estop EStopLatch) *Tool {
+	return &Tool{
 		Name: "estop_reset", Group: "estop", Tier: TierWrite, Title: "Reset the e-stop", Roles: []Role{RoleOperator}, TouchesRobot: true,
 		Description: Describe("Releases a latched e-stop, naming the event being reset: a newer stop is never released by an older approval. Operator only.",
 			"the operator has checked the robot is safe after a robot_stop.",
@@ -286,7 +254,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"latched": latched, "event": ev}, nil
 		},
 	}
-	speed := &Tool{
+}
+
+// speed_scale_set caps the speed of later previews (reversible).
+func speedScaleSetTool(scale *SpeedScale) *Tool {
+	return &Tool{
 		Name: "speed_scale_set", Group: "speed", Tier: TierWrite, Title: "Set the speed scale",
 		Description: Describe("Caps the speed of future previews to a fraction of the joint velocity and acceleration limits. Reversible: set it back any time. Give an idempotency_key to make retries safe.",
 			"motions should be slower (people nearby, delicate task) or back to normal.",
@@ -313,7 +285,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"scale": in.Scale, "previous": prev}, nil
 		},
 	}
-	list := &Tool{
+}
+
+// motions_list pages through the recorded motions.
+func motionsListTool(m *Motions) *Tool {
+	return &Tool{
 		Name: "motions_list", Group: "motion", Tier: TierRead, Quick: true, Title: "List motions", Idempotent: true,
 		Description: Describe("Lists recorded motions, newest last, optionally filtered by state or actuator, paginated.",
 			"you lost track of motion ids (after a restart or a long gap), or need to know what is still running.",
@@ -355,7 +331,11 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 			return map[string]any{"items": out, "total": total, "next_cursor": next}, nil
 		},
 	}
-	desc := &Tool{
+}
+
+// robot_describe describes the robot (RobotInfo).
+func robotDescribeTool(describe func() any) *Tool {
+	return &Tool{
 		Name: "robot_describe", Group: "robot", Tier: TierRead, Quick: true, Title: "Describe the robot", TouchesRobot: true, Idempotent: true,
 		Description: Describe("Describes the robot: actuators and their connectivity, every joint with its limits, the tiers and confirmation policy, the speed scale and the e-stop state.",
 			"at the start of a task, after an error that mentions state, or to learn joint names and limits.",
@@ -367,7 +347,38 @@ func MotionTools(m *Motions, p *Previewer, estop EStopLatch, describe func() any
 		Errors: []Code{CodeInvalidArgument, CodeInternal},
 		Call:   func(context.Context, *Call) (any, error) { return describe(), nil },
 	}
-	return []*Tool{confirm, status, cancel, stop, reset, speed, list, desc}
+}
+
+// cancelMotion is motion_cancel: a finished motion is answered as it is;
+// a committed one that has not left is withdrawn in the bridge; the
+// transport's cancel goes out in every other case.
+func (m *Motions) cancelMotion(ctx context.Context, id string) (map[string]any, error) {
+	mo, err := m.Store.Get(id)
+	if err != nil {
+		return nil, notFoundMotion(id)
+	}
+	out := motionResult(mo, false)
+	out["cancel_sent"] = false
+	if inflight.IsTerminal(mo.State) {
+		return out, nil
+	}
+	if m.cancelUnsent(id) {
+		// The goal has not left: it never will, or is cancelled the
+		// moment its send returns. The transport's cancel below also
+		// stops a send still waiting for its server.
+		out["cancel_sent"] = false
+		out["note"] = "the goal had not left the bridge: it is withdrawn, or cancelled as soon as its send returns; poll motion_status"
+	}
+	cctx, cancelCtx := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancelCtx()
+	if err := m.Robot.Cancel(cctx, mo.Actuator, id); err != nil {
+		if out["note"] != nil { // honoured in the bridge whatever the transport says
+			return out, nil
+		}
+		return nil, StateError(CodeUnavailable, "cancel not sent: "+err.Error(), "retry; robot_stop always works", "cancel failed")
+	}
+	out["cancel_sent"] = out["note"] == nil
+	return out, nil
 }
 
 func notFoundMotion(id string) *Error {
@@ -375,35 +386,4 @@ func notFoundMotion(id string) *Error {
 	e.Actual = quote(id)
 	e.Expected = "a motion_id returned by motion_confirm or motions_list"
 	return e
-}
-
-// stopPersistWait is how long robot_stop's cancels wait for the latch's
-// write (an fsync takes well under a millisecond on a healthy disk).
-const stopPersistWait = 50 * time.Millisecond
-
-// EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
-// closes it in memory, Persist writes it; Reset applies only what it wrote.
-type EStopLatch interface {
-	Latch(reason string) uint64
-	Persist(ctx context.Context) error
-	Reset(ctx context.Context, event uint64) error
-	State() (latched bool, event uint64, reason string)
-}
-
-// SpeedScale is the process-wide speed fraction for new previews.
-type SpeedScale struct{ v atomic.Uint64 }
-
-// NewSpeedScale starts at s.
-func NewSpeedScale(s float64) *SpeedScale {
-	x := &SpeedScale{}
-	x.v.Store(math.Float64bits(s))
-	return x
-}
-
-// Get returns the current scale.
-func (s *SpeedScale) Get() float64 { return math.Float64frombits(s.v.Load()) }
-
-// Set changes the scale and returns the previous one.
-func (s *SpeedScale) Set(v float64) float64 {
-	return math.Float64frombits(s.v.Swap(math.Float64bits(v)))
 }

@@ -43,14 +43,18 @@ type CallRecord struct {
 }
 
 // Pipeline runs every call through the same steps: decode, schema (layer 1),
-// semantics (layer 2), resources (layer 3), the per-resource lock, the
-// idempotency store for writes, then the tool; it reports each call once.
+// role, rate limit, semantics (layer 2), resources (layer 3), the
+// per-resource lock, the idempotency store for writes, then the tool; it
+// reports each call once.
 type Pipeline struct {
 	Registry *Registry
 	Locks    *Locks
 	Idem     Idempotency // may be nil: writes then run without replay
 	Observer Observer    // may be nil
 	LockWait time.Duration
+	// Limiter holds the rate limits every call of a limited tool draws
+	// from (Tool.RateLimited); nil limits nothing.
+	Limiter *RateLimiter
 
 	streakMu sync.Mutex
 	streaks  map[string]streak
@@ -85,6 +89,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
 	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
+	var res Result // what the tool said about the call, beside its value
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}
 	}
@@ -92,22 +97,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		if r := recover(); r != nil {
 			result, err = nil, Errf(CodeInternal, "tool panicked: %v", r).WithLayer(LayerExecution)
 		}
-		rec.Latency = time.Since(start)
-		rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = c.MotionID, c.PreviewOf, c.Denial, c.Via
-		switch {
-		case err != nil:
-			rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
-			p.noteFailure(inv.Session, name, err)
-		case c.Replay:
-			rec.Outcome = "replay"
-			p.noteSuccess(inv.Session, name)
-		default:
-			rec.Outcome = "ok"
-			p.noteSuccess(inv.Session, name)
-		}
-		if p.Observer != nil {
-			p.Observer.ObserveCall(rec)
-		}
+		p.report(rec, time.Since(start), c, res, err)
 	}()
 
 	t, ok := p.Registry.Lookup(name)
@@ -116,32 +106,13 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	}
 	c.Tool = t
 	rec.Tier = t.Tier
-	values, derr := DecodeArgs(raw)
-	if derr != nil {
-		return nil, derr
+	if e := p.bind(t, raw, c); e != nil {
+		return nil, e
 	}
-	t.Input.DropNullOptionals(values)
-	if verr := t.Input.Validate(values); verr != nil {
-		return nil, verr
-	}
-	canon := canonicalArgs(values)
-	c.Args, c.Values = canon, values
-	rec.Args = canon
-	rec.ArgsDigest = Digest(canon)
-	if !t.allows(inv.Role) {
-		return nil, RuleError(CodePermissionDenied, "role_allowed", "",
-			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(inv.Role))).
-			WithHint("ask the operator (console) to do this")
-	}
-	if t.Semantic != nil {
-		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {
-			return nil, e
-		}
-	}
-	if t.Ready != nil {
-		if e := tag(t.Ready(ctx, c), LayerResource); e != nil {
-			return nil, e
-		}
+	rec.Args = c.Args
+	rec.ArgsDigest = Digest(c.Args)
+	if e := p.check(ctx, t, c); e != nil {
+		return nil, e
 	}
 	if key := t.resourceFor(c); key != "" && (t.Tier == TierWrite || t.Tier == TierIrreversible) {
 		release, lerr := p.Locks.Acquire(ctx, key, t.Name, p.LockWait)
@@ -150,32 +121,100 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 		}
 		defer release()
 	}
-	idemKey, _ := values["idempotency_key"].(string)
-	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
+	// A write with a key seen before answers from the idempotency store
+	// (a replay); its first answer is remembered under the key.
+	idemKey, _ := c.Values["idempotency_key"].(string)
+	idem := t.Tier == TierWrite && idemKey != "" && p.Idem != nil
+	if idem {
 		prev, found, lerr := p.Idem.Lookup(idemKey, rec.ArgsDigest)
 		if lerr != nil {
 			return nil, tag(lerr, LayerSemantic)
 		}
 		if found {
-			c.Replay = true
+			res.Replay = true
 			return json.RawMessage(prev), nil
 		}
 	}
 	out, cerr := t.Call(ctx, c)
+	if r, ok := out.(Result); ok {
+		res, out = r, r.Value
+	}
 	if cerr != nil {
 		return nil, tag(cerr, LayerExecution)
 	}
-	if t.Tier == TierWrite && idemKey != "" && p.Idem != nil {
-		b, merr := json.Marshal(out)
-		if merr == nil {
-			if rerr := p.Idem.Remember(ctx, idemKey, rec.ArgsDigest, b); rerr != nil {
-				// The write happened; only its replay record failed. Say so
-				// rather than pretend the write failed.
-				return out, nil
-			}
+	if idem {
+		if b, merr := json.Marshal(out); merr == nil {
+			// A failed replay record fails nothing: the write happened.
+			_ = p.Idem.Remember(ctx, idemKey, rec.ArgsDigest, b)
 		}
 	}
 	return out, nil
+}
+
+// bind decodes the arguments, checks them against the tool's schema
+// (layer 1) and gives c its values, their canonical bytes and what the
+// tool's Bind reads from them.
+func (p *Pipeline) bind(t *Tool, raw json.RawMessage, c *Call) *Error {
+	values, derr := DecodeArgs(raw)
+	if derr != nil {
+		return derr
+	}
+	t.Input.DropNullOptionals(values)
+	if verr := t.Input.Validate(values); verr != nil {
+		return verr
+	}
+	c.Args, c.Values = canonicalArgs(values), values
+	if t.Bind != nil {
+		c.Bound = t.Bind(c)
+	}
+	return nil
+}
+
+// check is everything that may refuse a call before it runs: the role,
+// the rate limit, the tool's Semantic (layer 2) and Ready (layer 3).
+func (p *Pipeline) check(ctx context.Context, t *Tool, c *Call) *Error {
+	if !t.allows(c.Role) {
+		return RuleError(CodePermissionDenied, "role_allowed", "",
+			fmt.Sprintf("%s may only be called by: %v; you are %s", t.Name, t.Roles, roleName(c.Role))).
+			WithHint("ask the operator (console) to do this")
+	}
+	if e := p.Limiter.admit(t, c.Role); e != nil {
+		return tag(e, LayerSemantic)
+	}
+	if t.Semantic != nil {
+		if e := tag(t.Semantic(ctx, c), LayerSemantic); e != nil {
+			return e
+		}
+	}
+	if t.Ready != nil {
+		if e := tag(t.Ready(ctx, c), LayerResource); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// report tells the observer how the call went, once.
+func (p *Pipeline) report(rec CallRecord, latency time.Duration, c *Call, res Result, err *Error) {
+	rec.Latency = latency
+	rec.MotionID, rec.PreviewOf, rec.Denial, rec.Via = res.MotionID, res.PreviewOf, res.Denial, c.Via
+	if res.Via != "" {
+		rec.Via = res.Via
+	}
+	switch {
+	case err != nil:
+		rec.Outcome, rec.Code, rec.Layer = "error", err.Code, err.Layer()
+		p.noteFailure(rec.Session, rec.Tool, err)
+	case res.Replay:
+		rec.Outcome = "replay"
+		p.noteSuccess(rec.Session, rec.Tool)
+	default:
+		rec.Outcome = "ok"
+		p.noteSuccess(rec.Session, rec.Tool)
+	}
+	if p.Observer != nil {
+		p.Observer.ObserveCall(rec)
+	}
 }
 
 func roleName(r Role) string {

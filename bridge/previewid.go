@@ -71,6 +71,19 @@ type parsedPreviewID struct {
 // uuid, expiry without sign or leading zeros, strict unpadded base64),
 // because the MAC covers the parsed values: otherwise several strings would
 // verify as the same preview.
+// boundPreviewID is motion_confirm's preview_id, read once (Tool.Bind) for
+// its lock key and its confirm: as sent, parsed, or why it is no id.
+type boundPreviewID struct {
+	raw string
+	id  parsedPreviewID
+	err *Error
+}
+
+func bindPreviewID(raw string) boundPreviewID {
+	id, err := parsePreviewID(raw)
+	return boundPreviewID{raw: raw, id: id, err: err}
+}
+
 func parsePreviewID(id string) (parsedPreviewID, *Error) {
 	bad := func(why string) (parsedPreviewID, *Error) {
 		e := RuleError(CodeInvalidArgument, "preview_id_authentic", "preview_id", "not a preview id this bridge issued: "+why)

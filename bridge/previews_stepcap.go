@@ -3,6 +3,7 @@ package bridge
 import (
 	"math"
 
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -20,11 +21,11 @@ type StepCaps struct {
 
 // armSteps lists the joints whose waypoints stray from the start by more
 // than the cap, worst waypoint per joint.
-func (c StepCaps) armSteps(joints []string, start []spline.State, points []spline.Point) []Violation {
+func (c StepCaps) armSteps(joints []string, start []spline.State, points []spline.Point) []safety.Violation {
 	if c.MaxJointChange <= 0 {
 		return nil
 	}
-	var out []Violation
+	var out []safety.Violation
 	for i, j := range joints {
 		worst, at := 0.0, 0.0
 		for _, pt := range points {
@@ -35,16 +36,16 @@ func (c StepCaps) armSteps(joints []string, start []spline.State, points []splin
 			}
 		}
 		if worst > c.MaxJointChange+1e-9 {
-			out = append(out, Violation{Joint: j, Kind: "step_cap", TimeS: round6(at), Value: round6(worst), Limit: c.MaxJointChange})
+			out = append(out, safety.Violation{Joint: j, Kind: "step_cap", Time: round6(at), Value: round6(worst), Limit: c.MaxJointChange})
 		}
 	}
 	return out
 }
 
 // baseStep refuses a base trip longer than the cap.
-func (c StepCaps) baseStep(travel float64) []Violation {
+func (c StepCaps) baseStep(travel float64) []safety.Violation {
 	if c.MaxBaseTravel <= 0 || travel <= c.MaxBaseTravel+1e-9 {
 		return nil
 	}
-	return []Violation{{Kind: "step_cap", Value: round6(travel), Limit: c.MaxBaseTravel}}
+	return []safety.Violation{{Kind: "step_cap", Value: round6(travel), Limit: c.MaxBaseTravel}}
 }

@@ -25,7 +25,7 @@ func TestStepCapsRefuseTooLargeMotionsAndSendNothing(t *testing.T) {
 		if err == nil || err.Code != CodeLimitViolation {
 			t.Fatalf("%s %s: %v", c.tool, c.args, err)
 		}
-		vs := err.Details.(map[string]any)["violations"].([]Violation)
+		vs := err.Details.(map[string]any)["violations"].([]violationJSON)
 		if vs[len(vs)-1].Kind != "step_cap" {
 			t.Fatalf("%s: %+v", c.tool, vs)
 		}

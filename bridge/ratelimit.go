@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -112,30 +111,14 @@ func (r *RateLimiter) Take(tool string) (ok bool, wait time.Duration, which stri
 	return true, 0, "", 0
 }
 
-// Guard makes every tool draw from the buckets before its own checks. The
-// stop tools, tools that only delegate (their inner calls are limited one
-// by one) and the operator are never limited.
-func (r *RateLimiter) Guard(tools []*Tool) {
-	for _, t := range tools {
-		if neverLimited[t.Name] || t.Tier == TierStop || t.Delegates || (r.limits.Global <= 0 && r.perMinute(t.Name) <= 0) {
-			continue
-		}
-		if !contains(t.Errors, CodeBusy) {
-			t.Errors = append(append([]Code{}, t.Errors...), CodeBusy) // declared: the tool can now be refused busy
-		}
-		name, next := t.Name, t.Semantic
-		t.Semantic = func(ctx context.Context, c *Call) error {
-			if c.Role != RoleOperator {
-				if e := r.refusal(name); e != nil {
-					return e
-				}
-			}
-			if next != nil {
-				return next(ctx, c)
-			}
-			return nil
-		}
+// admit is the pipeline's rate-limit stage: a call of a tool the limits
+// apply to (Tool.RateLimited) draws from the buckets before the tool's
+// own checks; the operator is never limited.
+func (r *RateLimiter) admit(t *Tool, role Role) *Error {
+	if r == nil || role == RoleOperator || !t.RateLimited() {
+		return nil
 	}
+	return r.refusal(t.Name)
 }
 
 func (r *RateLimiter) refusal(tool string) *Error {

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestGlobalBucketCountsEveryToolAndARefusalTakesNoToken(t *testing.T) {
 func TestStopToolsAndTheOperatorAreNeverLimited(t *testing.T) {
 	r := newRig(t)
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	NewRateLimiter(RateLimits{Global: 1, Default: 1}, clk.now).Guard(r.p.Registry.Tools())
+	r.p.Limiter = NewRateLimiter(RateLimits{Global: 1, Default: 1}, clk.now)
 	mustPass := func(role Role, tool, args string) {
 		t.Helper()
 		if _, err := r.call(t, role, tool, args); err != nil {
@@ -97,7 +98,7 @@ func TestStopToolsAndTheOperatorAreNeverLimited(t *testing.T) {
 func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T) {
 	r := newROSRig(t)
 	clk := &fakeClock{t: time.Unix(1000, 0)}
-	NewRateLimiter(RateLimits{Tools: map[string]float64{"service_call": 1, "arm_move_joints": 1}}, clk.now).Guard(r.p.Registry.Tools())
+	r.p.Limiter = NewRateLimiter(RateLimits{Tools: map[string]float64{"service_call": 1, "arm_move_joints": 1}}, clk.now)
 	if _, err := r.call(t, RolePlanner, "service_call", `{"service":"/sim/status"}`); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T)
 		t.Fatalf("the refused call reached the service: %d calls", r.ros.calls["/sim/status"])
 	}
 	tl, _ := r.p.Registry.Lookup("service_call")
-	if !contains(tl.Errors, CodeBusy) {
+	if !contains(tl.ErrorCodes(), CodeBusy) {
 		t.Fatal("a limited tool does not declare busy")
 	}
 	pv, err := r.call(t, RolePlanner, "arm_move_joints", `{"positions":{"j1":0.2}}`)
@@ -128,5 +129,27 @@ func TestRateLimitRefusalIsBusyRetryableWithTheWaitAndSendsNothing(t *testing.T)
 	}
 	if r.robot.GoalsSent() != 1 {
 		t.Fatalf("goals %d", r.robot.GoalsSent())
+	}
+}
+
+// A rate limit is the pipeline's, not a wrapper put on the tool: the
+// registered tool stays the value it was declared, limit or not.
+func TestARateLimitLeavesTheRegisteredToolAsDeclared(t *testing.T) {
+	r := newRig(t)
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	r.p.Limiter = NewRateLimiter(RateLimits{Default: 1}, clk.now)
+	before := *mustLookup(t, r.p.Registry, "joints_read")
+	if _, err := r.call(t, RolePlanner, "joints_read", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.call(t, RolePlanner, "joints_read", `{}`); err == nil || err.Code != CodeBusy {
+		t.Fatalf("second call over the limit: %v", err)
+	}
+	after := mustLookup(t, r.p.Registry, "joints_read")
+	if (after.Semantic == nil) != (before.Semantic == nil) || !slices.Equal(after.Errors, before.Errors) {
+		t.Fatalf("the limit changed the tool: Semantic %v→%v, Errors %v→%v", before.Semantic != nil, after.Semantic != nil, before.Errors, after.Errors)
+	}
+	if !contains(after.ErrorCodes(), CodeBusy) {
+		t.Fatal("a limited tool does not say it can be refused busy")
 	}
 }

@@ -166,7 +166,7 @@ func pageOut(items string) *Schema {
 
 // TopicSampleTool reads a few messages of a topic as JSON, clipped; a large
 // result goes to a file under dataDir with a summary and the path.
-func TopicSampleTool(robot actuators.Graph, dataDir string) *Tool {
+func TopicSampleTool(robot actuators.Graph, dataDir string, topics allowlist.Globs) *Tool {
 	return &Tool{
 		Name: "topic_sample", Group: "topics", Tier: TierRead, Title: "Sample a ROS topic", TouchesRobot: true,
 		Description: Describe("Subscribes to a topic, waits for up to n messages (bounded by timeout_s) and returns them as JSON.",
@@ -180,6 +180,7 @@ func TopicSampleTool(robot actuators.Graph, dataDir string) *Tool {
 			"timeout_s": Num("Longest wait for the messages in seconds. Default 2.", 0.1, 10),
 			"max_bytes": Integer(fmt.Sprintf("Largest inline result; more goes to a file. Default %d.", MaxInlineBytes), 512, MaxInlineBytes),
 		}, "topic"),
+		Semantic: topicAllowed(topics),
 		Output: &Schema{Type: "object", Open: true, Properties: map[string]*Schema{
 			"topic":     {Type: "string", Description: "The topic sampled."},
 			"count":     {Type: "integer", Description: "Messages received."},
@@ -188,7 +189,7 @@ func TopicSampleTool(robot actuators.Graph, dataDir string) *Tool {
 			"path":      {Type: "string", Description: "File holding all messages when truncated."},
 			"summary":   {Type: "string", Description: "Head of the messages, clipped, when truncated."},
 		}, Required: []string{"topic", "count", "truncated"}},
-		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal},
+		Errors: []Code{CodeInvalidArgument, CodeNotFound, CodeUnavailable, CodeInternal, CodePermissionDenied},
 		Call: func(ctx context.Context, c *Call) (any, error) {
 			var in struct {
 				Topic    string  `json:"topic"`
@@ -227,6 +228,22 @@ func TopicSampleTool(robot actuators.Graph, dataDir string) *Tool {
 			return map[string]any{"topic": in.Topic, "count": len(msgs), "truncated": true, "path": p,
 				"summary": sum, "bytes": len(b)}, nil
 		},
+	}
+}
+
+// topicAllowed is the semantic check of a tool with a `topic` argument:
+// a topic outside the allowlist is refused before anything subscribes.
+func topicAllowed(topics allowlist.Globs) func(context.Context, *Call) error {
+	return func(_ context.Context, c *Call) error {
+		topic, _ := c.Values["topic"].(string)
+		if !strings.HasPrefix(topic, "/") {
+			topic = "/" + topic
+		}
+		if _, ok := topics.Match(path.Clean(topic)); !ok {
+			return notAllowed("topic_allowed", "topic", "topic", topic, "access.topics", topics).
+				WithHint("robot_describe lists the topics that may be read")
+		}
+		return nil
 	}
 }
 

@@ -131,7 +131,7 @@ func refusedAsRecoveryOnly(t *testing.T, r *rig, tool, args, kind string) {
 		t.Fatalf("%v", e)
 	}
 	d, _ := e.Details.(map[string]any)
-	vs, _ := d["violations"].([]Violation)
+	vs, _ := d["violations"].([]violationJSON)
 	if len(vs) == 0 || vs[0].Kind != kind || d["out_of_range"] == nil {
 		t.Fatalf("details %+v, want a %s violation", e.Details, kind)
 	}

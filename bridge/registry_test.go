@@ -6,11 +6,12 @@ import (
 	"time"
 )
 
-// Replace keeps what wraps the tool (a rate limit on Semantic) and
-// refuses a copy that renames it or breaks the contract.
-func TestReplaceKeepsTheWrappersAndTheContract(t *testing.T) {
+// A replaced tool stays rate limited (the limit is the pipeline's, keyed
+// by name), and Replace refuses a copy that renames it or breaks the
+// contract.
+func TestReplaceKeepsTheRateLimitAndTheContract(t *testing.T) {
 	r := newROSRig(t)
-	NewRateLimiter(RateLimits{Tools: map[string]float64{ServiceCallTool: 1}}, time.Now).Guard([]*Tool{mustLookup(t, r.p.Registry, ServiceCallTool)})
+	r.p.Limiter = NewRateLimiter(RateLimits{Tools: map[string]float64{ServiceCallTool: 1}}, time.Now)
 	if err := r.p.Registry.Replace(ServiceCallTool, func(t *Tool) { t.Description += " More." }); err != nil {
 		t.Fatal(err)
 	}

@@ -276,7 +276,8 @@ func newROSRig(t *testing.T) *rosRig {
 			{Pattern: "/arm/**", Tier: TierWrite}},
 	}}
 	r.m.ROS = x.ros
-	r.m.Confirmer = x.tools.Confirmer(r.m.Confirmer)
+	next := r.m.Confirmer // the policy as tests change it
+	r.m.Confirmer = func(a string) Role { return x.tools.Policy.Confirmer(next)(a) }
 	x.tools.Registry = r.p.Registry
 	r.p.Registry.MustAdd(x.tools.Tools()...)
 	r.p.Registry.MustAdd(EventsReadTool(x.events))

@@ -43,6 +43,10 @@ type Tool struct {
 	// "gripper", "base"); empty for none. ResourceOf overrides it per call.
 	Resource   string
 	ResourceOf func(c *Call) string
+	// Bind reads, once, what both the lock key (ResourceOf) and Call need
+	// from the arguments (motion_confirm's preview id); the pipeline runs
+	// it right after the schema check and hands its value on as Call.Bound.
+	Bind func(c *Call) any
 	// Roles that may call; empty means every role.
 	Roles []Role
 	// Idempotent is true when repeating the call has no further effect.
@@ -63,8 +67,32 @@ type Tool struct {
 	Semantic func(ctx context.Context, c *Call) error
 	// Ready is layer 3: resources (controller online, e-stop clear).
 	Ready func(ctx context.Context, c *Call) error
-	// Call executes; its result is marshalled as structured content.
+	// Call executes; its result is marshalled as structured content. A
+	// call that previews, starts or reads a motion returns a Result,
+	// beside an error too (a refused confirm still names its motion), so
+	// the call record can say so.
 	Call func(ctx context.Context, c *Call) (any, error)
+}
+
+// Result is a tool's value with what the call record (CallRecord) says
+// about it beyond the outcome. Tools return it from Call; the pipeline
+// answers with Value.
+type Result struct {
+	Value any
+	// MotionID is the motion the call started or refers to.
+	MotionID string
+	// PreviewOf names the tool whose preview this call issued, confirmed
+	// or denied, so metrics count previews by the tool that issued them.
+	PreviewOf string
+	// Denial says how an operator denied that preview during this call
+	// (DenialElicitation); empty when nobody did.
+	Denial string
+	// Via is ViaElicitation when the client's user approved the preview
+	// during this call; empty: the caller's own Via.
+	Via string
+	// Replay is true when the value answers a repeated call: no new
+	// motion was started.
+	Replay bool
 }
 
 // Call is one invocation as a tool sees it after schema validation.
@@ -76,19 +104,10 @@ type Call struct {
 	Session string
 	// Progress reports progress to the client when it asked for it; never nil.
 	Progress func(done, total float64, message string)
-	// MotionID is set by tools that start or refer to a motion, for audit.
-	MotionID string
-	// PreviewOf names the tool whose preview this call issued, confirmed or
-	// denied, so metrics count previews by the tool that issued them.
-	PreviewOf string
-	// Denial says how an operator denied that preview during this call
-	// (DenialElicitation); empty when nobody did.
-	Denial string
-	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP);
-	// an elicited approval sets ViaElicitation.
+	// Via is how the caller reaches the bridge (ViaConsole; empty: MCP).
 	Via string
-	// Replay is set when the result was served from the idempotency store.
-	Replay bool
+	// Bound is what the tool's Bind read from the arguments; nil without.
+	Bound any
 }
 
 // Decode unmarshals the validated arguments into v.
@@ -100,6 +119,23 @@ func (c *Call) Decode(v any) error {
 		return FieldError("(arguments)", "arguments matching the schema", clipRunes(err.Error(), 120), "arguments could not be decoded")
 	}
 	return nil
+}
+
+// RateLimited reports whether the bridge's rate limits apply to the tool:
+// every tool but the stop tier (robot_stop, motion_cancel: a planner must
+// always be able to stop) and tools that only delegate (their inner calls
+// are limited one by one).
+func (t *Tool) RateLimited() bool {
+	return t.Tier != TierStop && !t.Delegates
+}
+
+// ErrorCodes are the codes the tool can return: those it declares, and
+// busy when rate limits apply to it.
+func (t *Tool) ErrorCodes() []Code {
+	if !t.RateLimited() || contains(t.Errors, CodeBusy) {
+		return t.Errors
+	}
+	return append(append([]Code{}, t.Errors...), CodeBusy)
 }
 
 func (t *Tool) resourceFor(c *Call) string {

@@ -110,16 +110,13 @@ func round6v(v [3]float64) [3]float64 { return [3]float64{round6(v[0]), round6(v
 
 // describeLink is a workspace violation for a refusal's message: the link,
 // the point, the face or cap crossed, and the time.
-func describeLink(v Violation) string {
-	var p [3]float64
-	if v.Point != nil {
-		p = *v.Point
-	}
-	at := fmt.Sprintf("at (%.3f, %.3f, %.3f) m, t=%.2fs", p[0], p[1], p[2], v.TimeS)
+func describeLink(v safety.Violation) string {
+	p := v.Point
+	at := fmt.Sprintf("at (%.3f, %.3f, %.3f) m, t=%.2fs", p[0], p[1], p[2], v.Time)
 	switch v.Kind {
-	case string(safety.KindForbidden):
+	case safety.KindForbidden:
 		return fmt.Sprintf("link %s inside forbidden box %s (%s %.4g, face at %.4g) %s", v.Link, v.Zone, v.Axis, v.Value, v.Limit, at)
-	case string(safety.KindWorkspace):
+	case safety.KindWorkspace:
 		return fmt.Sprintf("link %s outside the workspace box (%s %.4g beyond %.4g) %s", v.Link, v.Axis, v.Value, v.Limit, at)
 	}
 	return fmt.Sprintf("link %s %s %.4g m/s over cap %.4g m/s %s", v.Link, v.Kind, v.Value, v.Limit, at)

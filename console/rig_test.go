@@ -17,6 +17,7 @@ import (
 	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
 )
 
@@ -65,11 +66,11 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 type fakeBase struct{}
 
 func (fakeBase) Caps() (float64, float64)                              { return 0.5, 1 }
-func (fakeBase) CheckGoal(string, float64, float64) []bridge.Violation { return nil }
-func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []bridge.Violation) {
+func (fakeBase) CheckGoal(string, float64, float64) []safety.Violation { return nil }
+func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []safety.Violation) {
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
-func (fakeBase) OutsideFence(actuators.Pose2D) []bridge.OutOfRange { return nil }
+func (fakeBase) OutsideFence(actuators.Pose2D) []safety.OutOfRange { return nil }
 
 // observed collects the pipeline's call records (the audit feed).
 type observed struct {
@@ -132,13 +133,12 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 			return bridge.RolePlanner
 		},
 		EStop:     r.estop.State,
-		Approvals: &bridge.Approvals{Denials: st}}
+		Approvals: &bridge.Approvals{Denials: st}, StaleAfter: time.Second, StartTolerance: 0.01, PoseTolerance: 0.05}
 	pv := &bridge.Previewer{Robot: r.robot, Store: st, Signer: signer, Motions: r.motions, TTL: time.Minute, StaleAfter: time.Second,
-		StartTolerance: 0.01, PoseTolerance: 0.05, SpeedScale: func() float64 { return 1 }, Now: time.Now,
+		SpeedScale: func() float64 { return 1 }, Now: time.Now,
 		Arms:     []*bridge.ArmModel{{Name: "arm", Joints: []string{"j1", "j2"}, Guard: fakeArm{}}},
 		Grippers: []*bridge.GripperModel{{Name: "gripper", Joint: "finger", Min: 0, Max: 0.08, MaxEffort: 40, SpeedMS: 0.05}},
 		Bases:    []*bridge.BaseModel{{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}}}}
-	r.motions.Restate = pv.Restate
 	events := bridge.NewEvents(100, time.Now)
 	r.motions.Changed = events.MotionChanged
 	if err := r.motions.Start(); err != nil {
@@ -153,7 +153,7 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 			"estop":   map[string]any{"latched": latched, "event": ev, "reason": reason}}
 	}
 	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
-	reg.MustAdd(bridge.MotionTools(r.motions, pv, r.estop, describe, bridge.NewSpeedScale(1))...)
+	reg.MustAdd(bridge.MotionTools(r.motions, r.estop, describe, bridge.NewSpeedScale(1))...)
 	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now), bridge.EventsReadTool(events))
 	r.pipe = bridge.NewPipeline(reg)
 	r.pipe.Observer = r.obs

@@ -14,6 +14,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 )
 
 const (
@@ -284,7 +285,7 @@ type previewSummary struct {
 	Type        string                     `json:"type"`
 	Request     json.RawMessage            `json:"request"`
 	Recovery    bool                       `json:"recovery"`
-	OutOfRange  []bridge.OutOfRange        `json:"out_of_range"`
+	OutOfRange  []safety.OutOfRange        `json:"out_of_range"`
 	ToolPlot    *bridge.ToolPlot           `json:"tool_plot"`
 }
 

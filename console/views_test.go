@@ -14,6 +14,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/inflight"
+	"github.com/actbridge/actbridge/safety"
 )
 
 // mapDoc is the part of a base map's SVG the tests read.
@@ -209,11 +210,11 @@ func TestARecoveryPreviewIsMarkedAndNamesWhatIsOutOfRange(t *testing.T) {
 	}{
 		{"arm out of range", "arm", "arm_move_joints", map[string]any{"recovery": true,
 			"joints":       []map[string]any{{"joint": "j1", "from": 2.3, "to": 1.9, "delta": -0.4}, {"joint": "slide", "from": 0.6, "to": 0.5, "delta": -0.1}},
-			"out_of_range": []bridge.OutOfRange{{Joint: "j1", Position: 2.3, Limit: 2, By: 0.3}, {Joint: "slide", Position: 0.6, Limit: 0.5, By: 0.1}}},
+			"out_of_range": []safety.OutOfRange{{Joint: "j1", Position: 2.3, Limit: 2, By: 0.3}, {Joint: "slide", Position: 0.6, Limit: 0.5, By: 0.1}}},
 			[]outOfView{{"j1", "2.300 rad", "2.000 rad", "0.300 rad"}, {"slide", "0.600 m", "0.500 m", "0.100 m"}}},
 		{"base outside the fence", "base", "base_drive", map[string]any{"recovery": true, "linear": 0.05, "duration_s": 10,
 			"from": map[string]any{"x": 6.0, "y": 0.0}, "end_pose": map[string]any{"x": 5.5, "y": 0.0},
-			"out_of_range": []bridge.OutOfRange{{Joint: "x", Position: 6, Limit: 5, By: 1}}},
+			"out_of_range": []safety.OutOfRange{{Joint: "x", Position: 6, Limit: 5, By: 1}}},
 			[]outOfView{{"x", "6.000 m", "5.000 m", "1.000 m"}}},
 		{"ordinary arm motion", "arm", "arm_move_joints", map[string]any{
 			"joints": []map[string]any{{"joint": "j1", "from": 0.0, "to": 0.5, "delta": 0.5}}}, nil},

@@ -45,13 +45,20 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	es, esErr := bridge.RestoreEStop(opt.estop, now)
 	ts := &toolSet{estop: es, scale: bridge.NewSpeedScale(1), estopErr: esErr, description: m.descriptionGuard(now)}
 	signer := bridge.PreviewSigner{Key: key}
-	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: m.confirmer,
-		ConsoleURL: opt.consoleURL, EStop: es.State, Description: ts.description}
+	// A transport that reaches the rest of ROS runs service_call previews;
+	// the access policy says who confirms those.
+	ros, hasROS := robot.(bridge.ROSAccess)
+	access := accessPolicy(m.cfg)
+	confirmer := m.confirmer
+	if hasROS {
+		confirmer = access.Confirmer(confirmer)
+	}
+	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: confirmer,
+		ConsoleURL: opt.consoleURL, EStop: es.State, Description: ts.description, ROS: ros,
+		StaleAfter: opt.staleAfter, StartTolerance: 0.02, PoseTolerance: 0.05}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
 		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
-		StartTolerance: 0.02, PoseTolerance: 0.05, SpeedScale: ts.scale.Get, Now: now, LongDuration: 30}
-	ts.motions.Restate = ts.previewer.Restate
-	ts.previewer.StepCaps = stepCaps(m.cfg)
+		SpeedScale: ts.scale.Get, Now: now, LongDuration: 30, StepCaps: stepCaps(m.cfg)}
 	reg := bridge.NewRegistry()
 	pv := ts.previewer
 	tools := pv.Tools()
@@ -60,19 +67,15 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	}
 	if g, ok := robot.(bridge.ConnectedGraph); ok { // a transport implements what it can
 		topics := allowlist.Globs(m.cfg.Access.Topics)
-		sample := bridge.TopicSampleTool(g, opt.dataDir)
-		bridge.GuardTopics(sample, topics)
-		tools = append(tools, bridge.TopicsListTool(g, topics), sample)
+		tools = append(tools, bridge.TopicsListTool(g, topics), bridge.TopicSampleTool(g, opt.dataDir, topics))
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, pv, es, func() any { return ts.info.Describe() }, ts.scale)...)
+	tools = append(tools, bridge.MotionTools(ts.motions, es, func() any { return ts.info.Describe() }, ts.scale)...)
 	tools = append(tools, bridge.DescriptionAcceptTool(ts.description))
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
-	if ros, ok := robot.(bridge.ROSAccess); ok {
-		ts.ros = &bridge.ROSTools{ROS: ros, Policy: accessPolicy(m.cfg), DataDir: opt.dataDir, Previewer: pv, Images: ts.images, Registry: reg}
-		ts.motions.ROS = ros
-		ts.motions.Confirmer = ts.ros.Confirmer(ts.motions.Confirmer)
+	if hasROS {
+		ts.ros = &bridge.ROSTools{ROS: ros, Policy: access, DataDir: opt.dataDir, Previewer: pv, Images: ts.images, Registry: reg}
 		tools = append(tools, ts.ros.Tools()...)
 	}
 	ts.conditions = conditions(m.cfg)
@@ -93,7 +96,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	if ts.limits, err = rateLimits(m.cfg, reg); err != nil {
 		return nil, err
 	}
-	bridge.NewRateLimiter(ts.limits, now).Guard(reg.Tools())
+	ts.pipeline.Limiter = bridge.NewRateLimiter(ts.limits, now)
 	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
 		Ignored: m.ignored, EStop: es.Since, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
 		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}

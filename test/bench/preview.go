@@ -129,7 +129,7 @@ func NewPreviewHarness(n int, store bridge.MotionStore) (*PreviewHarness, error)
 		EStop:     func() (bool, uint64, string) { return false, 0, "" }}
 	p := &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: m,
 		Arms: []*bridge.ArmModel{{Name: "arm", Joints: h.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40}}},
-		TTL:  time.Minute, StaleAfter: time.Second, StartTolerance: 0.02, SpeedScale: func() float64 { return 1 },
+		TTL:  time.Minute, StaleAfter: time.Second, SpeedScale: func() float64 { return 1 },
 		Now: time.Now, LongDuration: 30}
 	reg := bridge.NewRegistry()
 	if err := reg.Add(p.ArmFollowTrajectory()); err != nil {

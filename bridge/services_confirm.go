@@ -35,15 +35,15 @@ type serviceGoal struct {
 	TimeoutS   float64        `json:"timeout_s"`
 }
 
-// confirmServiceCall runs a confirmed service_call preview. Confirm has
+// confirmServiceCall runs a confirmed service_call preview. confirm has
 // already checked the id, the policy, the store and the e-stop; this checks
 // the service is still there with the type previewed, commits the motion
 // record (write-ahead, as for goals), then sends the request once. The
 // record ends succeeded (the response says success or has no such field),
 // aborted (success false), rejected (the request never left) or unknown
 // (sent, no answer: it may have run).
-func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.Preview, motionID string) (map[string]any, error) {
-	var g storedGoal
+func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.Preview, motionID string, res *Result) (map[string]any, error) {
+	var g previewGoal
 	if err := json.Unmarshal(pv.Goal, &g); err != nil || g.Service == nil {
 		return nil, Errf(CodeInternal, "stored service preview unreadable")
 	}
@@ -74,7 +74,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s's type %s is now defined otherwise than when previewed (its node announced another type hash)", sg.Service, typ),
 			"preview again", "the preview no longer matches the robot; nothing was sent")
 	}
-	if out, publish, err := m.commit(ctx, c, pv, motionID); !publish {
+	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
 		return out, err
 	}
 	// The record is durable: only now may the request go out.

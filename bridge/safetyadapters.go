@@ -84,15 +84,15 @@ func (s SafetyArm) Check(joints []string, start []spline.State, points []spline.
 	}
 	out := ArmCheck{Duration: r.Duration}
 	for _, o := range r.Recovery {
-		out.Recovery = append(out.Recovery, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
+		o.Position, o.By = round6(o.Position), round6(o.By)
+		out.Recovery = append(out.Recovery, o)
 	}
 	for _, v := range r.Violations {
-		bv := Violation{Joint: v.Joint, Kind: string(v.Kind), TimeS: round6(v.Time), Value: round6(v.Value), Limit: v.Limit}
+		v.Time, v.Value = round6(v.Time), round6(v.Value)
 		if v.Link != "" {
-			p := round6v(v.Point)
-			bv.Link, bv.Zone, bv.Axis, bv.Point = v.Link, v.Zone, v.Axis, &p
+			v.Point = round6v(v.Point)
 		}
-		out.Violations = append(out.Violations, bv)
+		out.Violations = append(out.Violations, v)
 	}
 	if r.Tool != nil {
 		t := r.Tool.Rounded()
@@ -136,37 +136,40 @@ func (s SafetyBase) Caps() (float64, float64) {
 	return c.MaxLinearSpeed, c.MaxAngularSpeed
 }
 
-func baseViolations(vs []safety.BaseViolation) []Violation {
-	out := make([]Violation, 0, len(vs))
+// baseViolations are the base's broken rules as violations: the value a
+// rule is about (x, y, linear, ...) stands where a joint would.
+func baseViolations(vs []safety.BaseViolation) []safety.Violation {
+	out := make([]safety.Violation, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, Violation{Joint: v.Field, Kind: v.Rule, Value: v.Value, Limit: v.Limit})
+		out = append(out, safety.Violation{Joint: v.Field, Kind: safety.Kind(v.Rule), Value: v.Value, Limit: v.Limit})
 	}
 	return out
 }
 
 // CheckGoal refuses goals outside the geofence.
-func (s SafetyBase) CheckGoal(frame string, x, y float64) []Violation {
+func (s SafetyBase) CheckGoal(frame string, x, y float64) []safety.Violation {
 	vs, err := s.Base.CheckBaseGoal(frame, x, y)
 	if err != nil {
-		return []Violation{{Kind: "invalid_goal: " + err.Error()}}
+		return []safety.Violation{{Kind: safety.Kind("invalid_goal: " + err.Error())}}
 	}
 	return baseViolations(vs)
 }
 
 // CheckDrive refuses twists over the caps or leaving the fence.
-func (s SafetyBase) CheckDrive(start actuators.Pose2D, linear, angular, duration float64) (actuators.Pose2D, []Violation) {
+func (s SafetyBase) CheckDrive(start actuators.Pose2D, linear, angular, duration float64) (actuators.Pose2D, []safety.Violation) {
 	end, vs, err := s.Base.CheckDrive(start.Frame, safety.Pose2D{X: start.X, Y: start.Y, Theta: start.Yaw}, linear, angular, duration)
 	if err != nil {
-		return start, []Violation{{Kind: "invalid_drive: " + err.Error()}}
+		return start, []safety.Violation{{Kind: safety.Kind("invalid_drive: " + err.Error())}}
 	}
 	return actuators.Pose2D{Frame: start.Frame, X: round6(end.X), Y: round6(end.Y), Yaw: round6(end.Theta)}, baseViolations(vs)
 }
 
 // OutsideFence says how far the pose lies outside the fence, per axis.
-func (s SafetyBase) OutsideFence(p actuators.Pose2D) []OutOfRange {
-	var out []OutOfRange
+func (s SafetyBase) OutsideFence(p actuators.Pose2D) []safety.OutOfRange {
+	var out []safety.OutOfRange
 	for _, o := range s.Base.OutsideFence(p.X, p.Y) {
-		out = append(out, OutOfRange{Joint: o.Joint, Position: round6(o.Position), Limit: o.Limit, By: round6(o.By)})
+		o.Position, o.By = round6(o.Position), round6(o.By)
+		out = append(out, o)
 	}
 	return out
 }

@@ -1,0 +1,96 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/spline"
+)
+
+// previewGoal is the exact goal a preview will publish, kept in the store
+// so confirm sends what was shown and nothing else: the actuator's goal as
+// it goes on the wire (actuators.Goal), or a service_call request.
+type previewGoal struct {
+	Goal    actuators.Goal
+	Service *serviceGoal // servicecall.go
+	// Start is the robot state the preview was computed from; confirm
+	// compares the live state with it.
+	Start map[string]float64
+}
+
+// goalRecord is previewGoal's layout in the store, as records of earlier
+// builds hold it: one member per goal variant.
+type goalRecord struct {
+	Trajectory *struct {
+		Joints []string       `json:"joints"`
+		Points []spline.Point `json:"points"`
+	} `json:"trajectory,omitempty"`
+	Gripper *struct {
+		Position  float64 `json:"position"`
+		MaxEffort float64 `json:"max_effort"`
+	} `json:"gripper,omitempty"`
+	Navigate *actuators.Pose2D `json:"navigate,omitempty"`
+	Drive    *struct {
+		Linear    float64 `json:"linear"`
+		Angular   float64 `json:"angular"`
+		DurationS float64 `json:"duration_s"`
+	} `json:"drive,omitempty"`
+	Service *serviceGoal       `json:"service,omitempty"`
+	Start   map[string]float64 `json:"start"`
+}
+
+var errGoalVariant = errors.New("stored goal: unknown goal variant")
+
+// MarshalJSON writes the goal in the store's layout (goalRecord).
+func (g previewGoal) MarshalJSON() ([]byte, error) {
+	r := goalRecord{Service: g.Service, Start: g.Start}
+	switch x := g.Goal.(type) {
+	case nil:
+	case actuators.Trajectory:
+		r.Trajectory = &struct {
+			Joints []string       `json:"joints"`
+			Points []spline.Point `json:"points"`
+		}{x.Joints, x.Points}
+	case actuators.GripperCommand:
+		r.Gripper = &struct {
+			Position  float64 `json:"position"`
+			MaxEffort float64 `json:"max_effort"`
+		}{x.Position, x.MaxEffort}
+	case actuators.Navigate:
+		t := x.Target
+		r.Navigate = &t
+	case actuators.Drive:
+		r.Drive = &struct {
+			Linear    float64 `json:"linear"`
+			Angular   float64 `json:"angular"`
+			DurationS float64 `json:"duration_s"`
+		}{x.Linear, x.Angular, x.Duration.Seconds()}
+	default:
+		return nil, errGoalVariant
+	}
+	return json.Marshal(r)
+}
+
+// UnmarshalJSON reads the store's layout back into the goal it names.
+func (g *previewGoal) UnmarshalJSON(b []byte) error {
+	var r goalRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*g = previewGoal{Service: r.Service, Start: r.Start}
+	switch {
+	case r.Trajectory != nil:
+		g.Goal = actuators.Trajectory{Joints: r.Trajectory.Joints, Points: r.Trajectory.Points}
+	case r.Gripper != nil:
+		g.Goal = actuators.GripperCommand{Position: r.Gripper.Position, MaxEffort: r.Gripper.MaxEffort}
+	case r.Navigate != nil:
+		g.Goal = actuators.Navigate{Target: *r.Navigate}
+	case r.Drive != nil:
+		g.Goal = actuators.Drive{Linear: r.Drive.Linear, Angular: r.Drive.Angular,
+			Duration: time.Duration(math.Round(r.Drive.DurationS * float64(time.Second)))}
+	}
+	return nil
+}

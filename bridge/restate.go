@@ -1,0 +1,74 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+)
+
+// RuleStaleState names the refusal of a preview or confirm whose joint
+// states are older than their topic's freshness bound (actuators.Cadence)
+// with no newer one within the wait: the robot stopped publishing. Code
+// unavailable: retry unchanged once it publishes; the preview stands.
+const RuleStaleState = "stale_state"
+
+// freshJoints reads the robot's joint states by the freshness rule (the
+// newest sample while it is younger than its topic's bound, else a wait
+// for a newer one); a robot whose newest is older than StaleAfter even
+// after that wait has stopped publishing and is refused (unavailable,
+// rule stale_state). A wait that found nothing newer on a sample still
+// within StaleAfter is no refusal: a loaded host can delay one batch.
+func freshJoints(ctx context.Context, robot actuators.Robot, now func() time.Time, staleAfter time.Duration) (map[string]actuators.JointReading, *Error) {
+	snap := robot.FreshJoints(ctx)
+	if snap.Received.IsZero() {
+		return nil, StateError(CodeUnavailable, "no /joint_states received", "when the robot publishes joint states", "cannot preview without the robot's current state")
+	}
+	if age := now().Sub(snap.Received); age > staleAfter { // after the wait
+		e := StateError(CodeUnavailable, fmt.Sprintf("joint states are %.3f s old and no newer one came", age.Seconds()),
+			"when the robot publishes /joint_states again (is its joint_state_broadcaster running?)", "cannot act on stale robot state; nothing was sent")
+		e.Rule = RuleStaleState
+		return nil, e
+	}
+	m := make(map[string]actuators.JointReading, len(snap.Joints))
+	for _, j := range snap.Joints {
+		m[j.Name] = j
+	}
+	return m, nil
+}
+
+// restate compares the live robot with the state a preview of actuator
+// was computed on, right before confirm sends it; it returns why they
+// differ, or "" when the preview still holds, or an error when the state
+// cannot be read fresh (stale_state: the preview is not used up).
+func (m *Motions) restate(ctx context.Context, actuator string, g *previewGoal) (string, *Error) {
+	if g.Goal != nil && g.Goal.Kind() == actuators.KindBase {
+		pose, ok := m.Robot.Odom(actuator)
+		if !ok {
+			return "no odometry", nil
+		}
+		if d := math.Hypot(pose.X-g.Start["x"], pose.Y-g.Start["y"]); d > m.PoseTolerance {
+			return fmt.Sprintf("base moved %.3f m since the preview (tolerance %.3f)", d, m.PoseTolerance), nil
+		}
+		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > m.PoseTolerance {
+			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, m.PoseTolerance), nil
+		}
+		return "", nil
+	}
+	cur, err := freshJoints(ctx, m.Robot, m.Now, m.StaleAfter)
+	if err != nil {
+		return "", err
+	}
+	for j, v := range g.Start {
+		r, ok := cur[j]
+		if !ok {
+			return "joint " + j + " no longer reported", nil
+		}
+		if d := math.Abs(r.Position - v); d > m.StartTolerance {
+			return fmt.Sprintf("%s is at %.4f, preview started from %.4f (tolerance %.4f)", j, r.Position, v, m.StartTolerance), nil
+		}
+	}
+	return "", nil
+}
