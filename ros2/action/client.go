@@ -195,7 +195,8 @@ func (c *Client) SendGoalTo(ctx context.Context, server wire.GUIDPrefix, id Goal
 	req := cdr.Zero(c.sendReq)
 	req.Set("goal_id", uuidMessage(c.sendReq, id))
 	req.Set("goal", goalMsg)
-	if _, err := cdr.Encode(req, cdr.LittleEndian); err != nil {
+	enc, err := c.send.Encode(req) // once: what is checked here is what is sent
+	if err != nil {
 		return time.Time{}, err
 	}
 	g, err := c.claim(id)
@@ -208,7 +209,7 @@ func (c *Client) SendGoalTo(ctx context.Context, server wire.GUIDPrefix, id Goal
 		c.mu.Lock()
 		g.server = peer.Prefix // pinned before anything is sent
 		c.mu.Unlock()
-		rep, peer, err = c.send.ExchangeWith(ctx, req, peer.Prefix)
+		rep, peer, err = c.send.ExchangeEncoded(ctx, enc, peer.Prefix)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -130,13 +130,43 @@ func (c *Client) Exchange(ctx context.Context, req *cdr.Message) (*cdr.Message, 
 // the server acknowledged the request withdraws it (rtps.Writer.Withdraw):
 // a link that heals later never delivers it.
 func (c *Client) ExchangeWith(ctx context.Context, req *cdr.Message, server wire.GUIDPrefix) (*cdr.Message, Peer, error) {
-	if req.Type != c.types.Request {
-		return nil, Peer{}, fmt.Errorf("service: request of type %s, want %s", req.Type.Name(), c.types.Request.Name())
-	}
-	body, err := cdr.Encode(req, cdr.LittleEndian)
+	enc, err := c.Encode(req)
 	if err != nil {
 		return nil, Peer{}, err
 	}
+	return c.ExchangeEncoded(ctx, enc, server)
+}
+
+// Encoded is a request checked against the service's type and encoded,
+// once, for ExchangeEncoded: a caller that must know a request encodes
+// before it commits to sending it need not encode it twice.
+type Encoded struct {
+	client *Client
+	body   []byte
+}
+
+// Encode checks req's type and encodes it for this client's service.
+func (c *Client) Encode(req *cdr.Message) (Encoded, error) {
+	if req == nil || req.Type != c.types.Request {
+		name := "nil"
+		if req != nil {
+			name = req.Type.Name()
+		}
+		return Encoded{}, fmt.Errorf("service: request of type %s, want %s", name, c.types.Request.Name())
+	}
+	body, err := cdr.Encode(req, cdr.LittleEndian)
+	if err != nil {
+		return Encoded{}, err
+	}
+	return Encoded{client: c, body: body}, nil
+}
+
+// ExchangeEncoded is ExchangeWith for a request Encode made.
+func (c *Client) ExchangeEncoded(ctx context.Context, enc Encoded, server wire.GUIDPrefix) (*cdr.Message, Peer, error) {
+	if enc.client != c {
+		return nil, Peer{}, fmt.Errorf("service: a request encoded by another client")
+	}
+	body := enc.body
 	peer, err := c.WaitServerOn(ctx, server)
 	if err != nil {
 		return nil, peer, err

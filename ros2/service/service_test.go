@@ -537,3 +537,42 @@ func hasNo(prefix wire.GUIDPrefix) func([]rtps.ParticipantData) bool {
 		return !slices.ContainsFunc(ps, func(d rtps.ParticipantData) bool { return d.Prefix == prefix })
 	}
 }
+
+// A request encoded once is sent as encoded: the reply pairs with it, and
+// an encoding is refused by any other client and for another type.
+func TestAnEncodedRequestIsSentByItsClientAlone(t *testing.T) {
+	netns.Require(t)
+	ty := triggerTypes(t)
+	ps, pc := servicetest.Participant(t, 76), servicetest.Participant(t, 76)
+	var calls atomic.Int32
+	srv, err := NewServer(ps, ty, "/once", counting(ty, &calls), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := NewClient(pc, ty, "/once", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	other, err := NewClient(pc, ty, "/other", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := c.Encode(cdr.Zero(ty.Response)); err == nil {
+		t.Fatal("a response encoded as a request")
+	}
+	enc, err := c.Encode(cdr.Zero(ty.Request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := servicetest.Timeout(t, 10*time.Second)
+	if _, _, err := other.ExchangeEncoded(ctx, enc, wire.GUIDPrefix{}); err == nil || calls.Load() != 0 {
+		t.Fatalf("another client sent it: %v, %d calls", err, calls.Load())
+	}
+	rep, _, err := c.ExchangeEncoded(ctx, enc, wire.GUIDPrefix{})
+	if err != nil || rep.Get("message") != "call 1" {
+		t.Fatalf("%v %v", rep, err)
+	}
+}
