@@ -30,7 +30,7 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	reg := bridge.NewRegistry()
 	rt.Registry = reg // service_call follows the types the transport learns
 	reg.MustAdd(rt.Tools()...)
-	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir()))
+	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir(), rt.Policy.Topics))
 	p := bridge.NewPipeline(reg)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
