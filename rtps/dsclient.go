@@ -116,7 +116,36 @@ func (p *Participant) isServer(prefix wire.GUIDPrefix) bool {
 	return ok && r.server
 }
 
-// handleDSSPDP is handleSPDP for a discovery server client.
+// fromServerHost reports whether a datagram's source address is the host
+// of a configured discovery server: what a participant says of itself
+// proves nothing, where its packets come from does (as sentBy).
+func (p *Participant) fromServerHost(from netip.Addr) bool {
+	for _, s := range p.cfg.DiscoveryServers {
+		if sameHost(from, s.Addr()) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverFrom reports whether src is a server we learned and this datagram
+// came from a server's host; p.mu must be held.
+func (p *Participant) serverFrom(src wire.GUIDPrefix, from netip.Addr) bool {
+	if p.isServer(src) && p.fromServerHost(from) {
+		return true
+	}
+	if p.isServer(src) {
+		p.stats.ServerImpostors++
+		p.cfg.Logger.Debug("rtps: datagram under a discovery server's prefix from another host ignored", "prefix", src, "from", from)
+	}
+	return false
+}
+
+// handleDSSPDP is handleSPDP for a discovery server client. Only a
+// participant that announces a configured server's address and sends from
+// that server's host is a server; only a server's relays are learned, and
+// each relayed sample's number is taken whatever its content, so one
+// sample we cannot use never stalls the relays behind it.
 func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, from netip.Addr, d *wire.Data) []outgoing {
 	if disposed(d) {
 		g, ok := disposedKey(d, wire.PIDParticipantGUID)
@@ -126,7 +155,7 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if p.isServer(src) && p.dsReader.onData(src, d.WriterSN) {
+		if p.serverFrom(src, from) && p.dsReader.onData(src, d.WriterSN) {
 			if r, ok := p.remotes[g.Prefix]; ok && !r.server {
 				p.cfg.Logger.Debug("rtps: participant left, says its discovery server", "prefix", g.Prefix, "server", src)
 				p.drop(g.Prefix)
@@ -134,23 +163,21 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 		}
 		return nil
 	}
-	if d.Payload == nil || d.Key {
-		return nil
+	var data ParticipantData
+	usable := false
+	if d.Payload != nil && !d.Key {
+		if pl, o, err := payloadParameterList(d.Payload); err == nil {
+			var perr error
+			data, perr = ParseParticipantData(pl, o, vendor)
+			usable = perr == nil && data.Prefix != p.self.Prefix && (!data.HasDomain || data.Domain == uint32(p.cfg.Domain)) && data.Version.Major == 2
+		}
 	}
-	pl, o, err := payloadParameterList(d.Payload)
-	if err != nil {
-		return nil
-	}
-	data, err := ParseParticipantData(pl, o, vendor)
-	if err != nil || data.Prefix == p.self.Prefix || (data.HasDomain && data.Domain != uint32(p.cfg.Domain)) || data.Version.Major != 2 {
-		return nil
-	}
-	if data.Prefix == src {
+	if usable && data.Prefix == src {
 		p.mu.Lock()
 		known := p.isServer(src)
 		p.mu.Unlock()
-		if !known && !p.configuredServer(data) {
-			p.cfg.Logger.Debug("rtps: participant that is not a configured discovery server ignored", "prefix", src)
+		if !p.fromServerHost(from) || (!known && !p.configuredServer(data)) {
+			p.cfg.Logger.Debug("rtps: participant that is not a configured discovery server ignored", "prefix", src, "from", from)
 			return nil
 		}
 		out := p.learnVia(data, wire.GUIDPrefix{})
@@ -160,9 +187,9 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 		return out
 	}
 	p.mu.Lock()
-	fresh := p.isServer(src) && p.dsReader.onData(src, d.WriterSN)
+	fresh := p.serverFrom(src, from) && p.dsReader.onData(src, d.WriterSN)
 	p.mu.Unlock()
-	if !fresh {
+	if !fresh || !usable {
 		return nil
 	}
 	return p.learnVia(data, src)
@@ -170,10 +197,10 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 
 // handleDSHeartbeat answers a server's SPDP writer, first resetting what
 // we know of the server when it restarted.
-func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) []outgoing {
+func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h *wire.Heartbeat) []outgoing {
 	p.mu.Lock()
 	r, ok := p.remotes[src]
-	if !ok || !r.server || p.dsReader == nil {
+	if !ok || p.dsReader == nil || !p.serverFrom(src, from) {
 		p.mu.Unlock()
 		return nil
 	}
@@ -184,6 +211,15 @@ func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) 
 		data := r.data
 		p.stats.ServerRestarts++
 		p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
+		// What the old incarnation relayed is no longer vouched for: it
+		// keeps the lease it has and leaves with it, unless the new one
+		// relays it again (a node that died while the server was down
+		// must not live on as a ghost server of an action).
+		for _, o := range p.remotes {
+			if o.via == src {
+				o.via = wire.GUIDPrefix{}
+			}
+		}
 		p.drop(src)
 		p.mu.Unlock()
 		out = p.learnVia(data, wire.GUIDPrefix{})
@@ -208,19 +244,19 @@ func restarted(w *writerProxy, h *wire.Heartbeat) bool {
 	return h.Last < w.next-1 || (h.Count < w.hbCount && h.Count <= w.hbCount/2)
 }
 
-func (p *Participant) handleDSGap(src wire.GUIDPrefix, g *wire.Gap) {
+func (p *Participant) handleDSGap(src wire.GUIDPrefix, from netip.Addr, g *wire.Gap) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.dsReader != nil && p.isServer(src) {
+	if p.dsReader != nil && p.serverFrom(src, from) {
 		p.dsReader.onGap(src, g)
 	}
 }
 
 // handleDSAckNack sends our DATA(p) again to a server that asks for it.
-func (p *Participant) handleDSAckNack(src wire.GUIDPrefix, a *wire.AckNack) {
+func (p *Participant) handleDSAckNack(src wire.GUIDPrefix, from netip.Addr, a *wire.AckNack) {
 	p.mu.Lock()
 	_, to, ok := p.known(src)
-	ok = ok && p.isServer(src)
+	ok = ok && p.serverFrom(src, from)
 	p.mu.Unlock()
 	if ok && a.State.Contains(dsSPDPSN) {
 		p.sendSPDP(false, to)

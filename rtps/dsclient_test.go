@@ -131,3 +131,40 @@ func TestDiscoveryServerConfigRefusesOtherDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestAServerIsWhereItsPacketsComeFrom: a participant that announces the
+// configured server's address from another host is no server, and no
+// relay under a real server's prefix counts unless it comes from the
+// server's host: what a DATA(p) says of itself proves nothing.
+func TestAServerIsWhereItsPacketsComeFrom(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 62, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other := newParticipant(t, Config{Domain: 62})
+	server := other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	data := func(d ParticipantData, sn wire.SequenceNumber) *wire.Data {
+		b, err := plPayload(d.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn, Payload: b}
+	}
+	elsewhere := netip.MustParseAddr("10.9.9.9") // never sent to: only named as a source
+	client.handleDSSPDP(server.Prefix, VendorID, elsewhere, data(server, 1))
+	if ps := client.Participants(); len(ps) != 0 {
+		t.Fatalf("a server's address announced from another host was believed: %+v", ps)
+	}
+	client.handleDSSPDP(server.Prefix, VendorID, loopback, data(server, 1))
+	if ps := client.Participants(); len(ps) != 1 {
+		t.Fatalf("the server itself was not learned: %+v", ps)
+	}
+	relayed := other.Data()
+	relayed.Prefix[11] ^= 0xff
+	client.handleDSSPDP(server.Prefix, VendorID, elsewhere, data(relayed, 2))
+	if ps := client.Participants(); len(ps) != 1 || client.Stats().ServerImpostors == 0 {
+		t.Fatalf("a relay under the server's prefix from another host was believed: %+v, %+v", ps, client.Stats())
+	}
+	client.handleDSSPDP(server.Prefix, VendorID, loopback, data(relayed, 2))
+	if ps := client.Participants(); len(ps) != 2 {
+		t.Fatalf("the server's own relay was not learned: %+v", ps)
+	}
+}

@@ -40,8 +40,8 @@ func (p *Participant) evictParticipant() bool {
 	var oldest uint64
 	found, victimBusy := false, false
 	for k, r := range p.remotes {
-		if kept[k] {
-			continue
+		if kept[k] || r.server {
+			continue // a discovery server is how we know the rest: never evicted
 		}
 		if !found || (victimBusy && !busy[k]) || (victimBusy == busy[k] && r.learned < oldest) {
 			victim, oldest, found, victimBusy = k, r.learned, true, busy[k]

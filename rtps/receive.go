@@ -99,7 +99,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 		}
 	case *wire.Heartbeat:
 		if s.WriterID == wire.EntityIDSPDPWriter {
-			return p.handleDSHeartbeat(src, s)
+			return p.handleDSHeartbeat(src, from, s)
 		}
 		if s.WriterID.IsBuiltin() {
 			return p.handleSEDPHeartbeat(src, s)
@@ -107,7 +107,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 		return p.handleUserHeartbeat(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 	case *wire.Gap:
 		if s.WriterID == wire.EntityIDSPDPWriter {
-			p.handleDSGap(src, s)
+			p.handleDSGap(src, from, s)
 		} else if s.WriterID.IsBuiltin() {
 			p.handleSEDPGap(src, s)
 		} else {
@@ -123,7 +123,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 		}
 	case *wire.AckNack:
 		if s.WriterID == wire.EntityIDSPDPWriter {
-			p.handleDSAckNack(src, s)
+			p.handleDSAckNack(src, from, s)
 			return nil
 		}
 		if s.WriterID.IsBuiltin() {

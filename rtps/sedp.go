@@ -111,6 +111,9 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wi
 		return nil
 	}
 	if p.isServer(src) {
+		if !p.serverFrom(src, from) {
+			return nil
+		}
 		return p.handleRelayedSEDP(src, rd, writer, d)
 	}
 	if disposed(d) && !sentBy(part, from, hostAddr) {

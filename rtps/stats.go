@@ -22,6 +22,9 @@ type Stats struct {
 	// ServerRestarts counts the discovery servers seen to start again
 	// (Config.DiscoveryServers), each followed by a resync with it.
 	ServerRestarts uint64
+	// ServerImpostors counts datagrams under a discovery server's GUID
+	// prefix that came from another host (ignored).
+	ServerImpostors uint64
 	// ReceiveBytes is what our readers hold now of samples that arrived
 	// ahead of a missing one and of partly received fragmented samples;
 	// ReceiveBytesPeak is its highest so far, never above
