@@ -44,7 +44,7 @@ type ToolInfo struct {
 func ToolsOf(r *bridge.Registry) []ToolInfo {
 	var out []ToolInfo
 	for _, t := range r.Tools() {
-		out = append(out, ToolInfo{Name: t.Name, Tier: t.Tier, Codes: t.Errors})
+		out = append(out, ToolInfo{Name: t.Name, Tier: t.Tier, Codes: t.ErrorCodes()})
 	}
 	return out
 }

@@ -83,6 +83,9 @@ func (r *Robot) Plan(ctx context.Context, req actuators.PlanRequest) (actuators.
 		return actuators.Plan{}, err
 	}
 	p, err := planFrom(rep, cat.moveitCodes)
+	if err == nil {
+		err = planFits(p.Trajectory, req)
+	}
 	if err != nil {
 		return actuators.Plan{}, fmt.Errorf("%s: %w", req.Service, err)
 	}
@@ -182,6 +185,36 @@ func planRequestJSON(req actuators.PlanRequest) ([]byte, error) {
 
 func xyz(p [3]float64) map[string]any { return map[string]any{"x": p[0], "y": p[1], "z": p[2]} }
 
+// startTolerance is how far (rad or m) a plan's first point may lie from
+// the start state the request gave.
+const startTolerance = 1e-3
+
+// planFits checks a plan against its request: it moves only joints of the
+// start state, every joint of a joint goal, and starts where the request
+// said the robot is. It is still only a candidate: the bridge's own
+// limits and preview decide whether it may be sent.
+func planFits(tr actuators.Trajectory, req actuators.PlanRequest) error {
+	start := map[string]float64{}
+	for _, j := range req.Start {
+		start[j.Name] = j.Position
+	}
+	for _, j := range req.Joints {
+		if !slices.Contains(tr.Joints, j) {
+			return fmt.Errorf("the plan does not move goal joint %s", j)
+		}
+	}
+	for i, j := range tr.Joints {
+		at, ok := start[j]
+		if !ok {
+			return fmt.Errorf("the plan moves %s, which is not in the start state (another group?)", j)
+		}
+		if d := math.Abs(tr.Points[0].Positions[i] - at); d > startTolerance {
+			return fmt.Errorf("the plan starts %s at %.4g, %.2g from where the robot is (%.4g)", j, tr.Points[0].Positions[i], d, at)
+		}
+	}
+	return nil
+}
+
 // planFrom reads a GetMotionPlan response: MoveIt's refusal as a
 // *PlanError, or the joint trajectory checked for shape.
 func planFrom(rep *cdr.Message, names map[int32]string) (actuators.Plan, error) {
@@ -232,7 +265,7 @@ func planFrom(rep *cdr.Message, names map[int32]string) (actuators.Plan, error) 
 		seen[j] = true
 	}
 	out := make([]spline.Point, len(pts))
-	prev := -1.0
+	prev := math.Inf(-1)
 	for i, p := range pts {
 		pos, _ := p.Get("positions").([]float64)
 		vel, _ := p.Get("velocities").([]float64)
@@ -248,7 +281,7 @@ func planFrom(rep *cdr.Message, names map[int32]string) (actuators.Plan, error) 
 			}
 		}
 		t := durationOf(p.Get("time_from_start"))
-		if !(t > prev) {
+		if !(t > prev) || t < 0 {
 			return actuators.Plan{}, fmt.Errorf("point %d: time %g s is not after the previous point's %g s", i, t, prev)
 		}
 		prev = t

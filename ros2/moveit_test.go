@@ -152,12 +152,21 @@ func TestPlannerRefusalsAndMalformedPlansAreErrors(t *testing.T) {
 		{"wrong width", `{"motion_plan_response": {"error_code": {"val": 1}, "trajectory": {"joint_trajectory": {"joint_names": ["a", "b"],
 			"points": [{"positions": [0], "time_from_start": {"sec": 1}}]}}}}`,
 			says("1 positions for 2 joints")},
+		{"starts elsewhere", `{"motion_plan_response": {"error_code": {"val": 1}, "trajectory": {"joint_trajectory": {"joint_names": ["shoulder", "elbow"],
+			"points": [{"positions": [0.5, 0], "time_from_start": {"sec": 0}}, {"positions": [0.4, -0.2], "time_from_start": {"sec": 1}}]}}}}`,
+			says("from where the robot is")},
+		{"another group's joint", `{"motion_plan_response": {"error_code": {"val": 1}, "trajectory": {"joint_trajectory": {"joint_names": ["shoulder", "elbow", "wrist"],
+			"points": [{"positions": [0, 0, 0], "time_from_start": {"sec": 0}}, {"positions": [0.4, -0.2, 1], "time_from_start": {"sec": 1}}]}}}}`,
+			says("not in the start state")},
+		{"negative time", `{"motion_plan_response": {"error_code": {"val": 1}, "trajectory": {"joint_trajectory": {"joint_names": ["shoulder", "elbow"],
+			"points": [{"positions": [0, 0], "time_from_start": {"sec": -1}}, {"positions": [0.4, -0.2], "time_from_start": {"sec": 1}}]}}}}`,
+			says("is not after")},
 		{"multi-DOF", `{"motion_plan_response": {"error_code": {"val": 1}, "trajectory": {"joint_trajectory": {"joint_names": ["a"],
 			"points": [{"positions": [0], "time_from_start": {"sec": 1}}]}, "multi_dof_joint_trajectory": {"points": [{}]}}}}`,
 			says("multi-DOF")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			domain := 203 + i
+			domain := 212 + i
 			serveMoveGroup(t, domain, msgs.Jazzy, "move_group", c.reply)
 			r := planRobot(t, domain, msgs.Jazzy)
 			req := actuators.PlanRequest{Service: "/plan_kinematic_path", Group: "arm", Start: armStart, Joints: []string{"shoulder", "elbow"}, Goal: []float64{0.4, -0.2}}

@@ -148,6 +148,9 @@ func nodeOn(g graph.Graph, topic string, p wire.GUIDPrefix, node string) bool {
 func stampedTransform(m *cdr.Message) tf.Stamped {
 	var st tf.Stamped
 	st.Parent, st.Stamp = header(m)
+	if st.Stamp.Equal(time.Unix(0, 0)) {
+		st.Stamp = time.Time{} // a zero stamp, as ROS 1's reader keeps it
+	}
 	st.Child, _ = m.Get("child_frame_id").(string)
 	if t, _ := m.Get("transform").(*cdr.Message); t != nil {
 		st.Transform.Translation = vec3(t.Get("translation"))

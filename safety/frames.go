@@ -10,7 +10,7 @@ import (
 // projected onto the ground. It carries base poses between frames, e.g.
 // from odom, where odometry reports them, into map, where the fence is.
 type FrameLink struct {
-	From      string
+	From, To  string // it maps poses in From to poses in To
 	X, Y, Yaw float64
 }
 
@@ -26,7 +26,7 @@ func (p FrameLink) Apply(q Pose2D) Pose2D {
 
 // InFence maps a pose given in frame into the fence's frame: as it is
 // when frame is the fence's, through link when link carries frame's poses
-// there. Any other frame is an InputError (ErrUnknownFrame) naming the
+// there (From is frame, To the fence's). Any other frame is an InputError (ErrUnknownFrame) naming the
 // frames it could take, so a goal is never checked against a fence in a
 // frame it is not in.
 func (b *Base) InFence(frame string, p Pose2D, link *FrameLink) (Pose2D, error) {
@@ -45,7 +45,7 @@ func (b *Base) InFence(frame string, p Pose2D, link *FrameLink) (Pose2D, error) 
 	switch f := normalizeFrame(frame); {
 	case f == fence:
 		return p, nil
-	case link != nil && normalizeFrame(link.From) == f:
+	case link != nil && normalizeFrame(link.From) == f && normalizeFrame(link.To) == fence:
 		for _, v := range []float64{link.X, link.Y, link.Yaw} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return Pose2D{}, &InputError{Field: "frame", Expected: "a finite transform from " + quoteName(f) + " to " + quoteName(fence), Actual: "not finite", Err: ErrUnknownFrame}

@@ -21,7 +21,7 @@ func fencedBase(t *testing.T, frame string) *Base {
 // the fence is: checked in map, it is refused.
 func TestAGoalIsCheckedInTheFencesFrameNotWhereItWasGiven(t *testing.T) {
 	b := fencedBase(t, "map")
-	drift := &FrameLink{From: "odom", X: 1.5, Y: 0, Yaw: math.Pi / 2}
+	drift := &FrameLink{From: "odom", To: "map", X: 1.5, Y: 0, Yaw: math.Pi / 2}
 	goal := Pose2D{X: 1.0, Y: -1.0} // inside ±2 in odom
 	if v, err := b.CheckBaseGoal("map", goal.X, goal.Y); err != nil || len(v) != 0 {
 		t.Fatalf("as if odom were map: %v %v; the test needs a goal inside the fence there", v, err)
@@ -45,7 +45,7 @@ func TestAGoalIsCheckedInTheFencesFrameNotWhereItWasGiven(t *testing.T) {
 // same drive checked in odom would not.
 func TestADriveIsCheckedFromItsStartInTheFencesFrame(t *testing.T) {
 	b := fencedBase(t, "map")
-	drift := &FrameLink{From: "odom", X: 0, Y: 1.5, Yaw: math.Pi / 2}
+	drift := &FrameLink{From: "odom", To: "map", X: 0, Y: 1.5, Yaw: math.Pi / 2}
 	start := Pose2D{} // odom origin, heading odom's +x = map's +y
 	if _, v, _ := b.CheckDrive("map", start, 0.5, 0, 2); len(v) != 0 {
 		t.Fatalf("in odom's own frame the drive stays in: %+v", v)
@@ -67,8 +67,10 @@ func TestAPoseInAFrameWithNoLinkToTheFenceIsRefused(t *testing.T) {
 		link  *FrameLink
 	}{
 		{"odom", nil},
-		{"base_link", &FrameLink{From: "odom"}},
-		{"odom", &FrameLink{From: "odom", Yaw: math.NaN()}},
+		{"base_link", &FrameLink{From: "odom", To: "map"}},
+		{"odom", &FrameLink{From: "odom", To: "map", Yaw: math.NaN()}},
+		{"odom", &FrameLink{From: "odom", To: "odom_combined"}},
+		{"odom", &FrameLink{From: "odom"}},
 	} {
 		_, err := b.InFence(c.frame, Pose2D{X: 1}, c.link)
 		var ie *InputError

@@ -12,10 +12,18 @@ import (
 // Defaults of [Options]; tf2's cache time is 10 s too.
 const (
 	DefaultCacheTime  = 10 * time.Second
-	DefaultMaxFrames  = 4096
-	DefaultMaxSamples = 2000
-	maxNameLen        = 256
-	maxDepth          = 256
+	DefaultMaxFrames  = 1024
+	DefaultMaxSamples = 1000
+	// DefaultMaxTotal bounds the samples of all frames together (about
+	// 80 bytes each): a publisher cannot make the buffer hold more than
+	// a few megabytes by spreading samples over frames.
+	DefaultMaxTotal = 100_000
+	// DefaultMaxAhead is how far in the future (by the receive clock) a
+	// stamp may lie; one further ahead would win the cache window and
+	// freeze the frame.
+	DefaultMaxAhead = time.Second
+	maxNameLen      = 256
+	maxDepth        = 256
 )
 
 // Options bound what a buffer keeps and name whom it believes.
@@ -23,10 +31,14 @@ type Options struct {
 	// CacheTime is how far back a frame's samples are kept, and how long a
 	// publisher must stay silent before another may take its frame over.
 	CacheTime time.Duration
-	// MaxFrames and MaxSamples (per frame) bound what peers can make the
-	// buffer hold; a frame past MaxFrames is refused, a sample past
-	// MaxSamples pushes out the oldest.
-	MaxFrames, MaxSamples int
+	// MaxFrames, MaxSamples (per frame) and MaxTotal (all frames) bound
+	// what peers can make the buffer hold; a frame past MaxFrames and a
+	// new sample past MaxTotal are refused (ErrFull), a sample past
+	// MaxSamples pushes out the frame's oldest.
+	MaxFrames, MaxSamples, MaxTotal int
+	// MaxAhead is how far past the receive time a stamp may lie (ErrInvalid
+	// beyond); Latest refuses a common time past now by more.
+	MaxAhead time.Duration
 	// Pins names, per child frame, the one publisher believed; the others
 	// are ignored and counted. Unpinned frames follow the first publisher
 	// and turn ambiguous when a second one publishes them.
@@ -47,6 +59,7 @@ type Buffer struct {
 
 	mu      sync.RWMutex
 	frames  map[string]*frame
+	total   int // samples of all frames
 	ignored uint64
 }
 
@@ -76,6 +89,12 @@ func NewBuffer(opt Options) *Buffer {
 	if opt.MaxSamples <= 0 {
 		opt.MaxSamples = DefaultMaxSamples
 	}
+	if opt.MaxTotal <= 0 {
+		opt.MaxTotal = DefaultMaxTotal
+	}
+	if opt.MaxAhead <= 0 {
+		opt.MaxAhead = DefaultMaxAhead
+	}
 	return &Buffer{opt: opt, frames: map[string]*frame{}}
 }
 
@@ -90,6 +109,9 @@ func (b *Buffer) Add(t Stamped, static bool, source string, now time.Time) error
 	}
 	tr := t.Transform
 	tr.Rotation = normalise(tr.Rotation)
+	if !static && t.Stamp.After(now.Add(b.opt.MaxAhead)) {
+		return refuse(ErrInvalid, child, "stamped %s, %v after it was received: a clock is wrong", stamp(t.Stamp), t.Stamp.Sub(now).Round(time.Millisecond))
+	}
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -98,52 +120,62 @@ func (b *Buffer) Add(t Stamped, static bool, source string, now time.Time) error
 		return nil
 	}
 	f := b.frames[child]
+	if (f == nil || f.parent != parent) && b.loops(parent, child) {
+		return refuse(ErrInvalid, child, "parent %q is below it", parent)
+	}
 	if f == nil {
 		if len(b.frames) >= b.opt.MaxFrames {
 			return refuse(ErrFull, child, "the buffer holds %d frames", len(b.frames))
-		}
-		if b.loops(parent, child) {
-			return refuse(ErrInvalid, child, "parent %q is below it", parent)
 		}
 		f = &frame{parent: parent, static: static, source: source}
 		b.frames[child] = f
 	}
 	if f.source != source {
-		if now.Sub(f.heard) <= b.opt.CacheTime {
+		// A static frame's publisher stays its source until it leaves
+		// the graph (Forget): it published once and owes nothing more.
+		if f.source != "" && (f.static || now.Sub(f.heard) <= b.opt.CacheTime) {
 			// Two live publishers of one frame: believe neither.
 			f.rival, f.rivalAt = source, now
 			return nil
 		}
-		// The old publisher went silent: the new one takes the frame.
-		f.source, f.samples, f.rival = source, nil, ""
+		// The old publisher went silent or left: the new one takes the frame.
+		f.source, f.rival = source, ""
+		b.setSamples(f, nil)
 	}
 	if f.rival != "" && now.Sub(f.rivalAt) > b.opt.CacheTime {
 		f.rival = ""
 	}
 	f.heard = now
 	if f.parent != parent || f.static != static {
-		if b.loops(parent, child) {
-			return refuse(ErrInvalid, child, "parent %q is below it", parent)
-		}
-		f.parent, f.static, f.samples = parent, static, nil
+		f.parent, f.static = parent, static
+		b.setSamples(f, nil)
 	}
 	if static {
-		f.samples = append(f.samples[:0], sample{at: t.Stamp, tr: tr})
+		b.setSamples(f, []sample{{at: t.Stamp, tr: tr}})
 		return nil
 	}
-	b.insert(f, sample{at: t.Stamp, tr: tr})
-	return nil
+	return b.insert(f, child, sample{at: t.Stamp, tr: tr})
+}
+
+// setSamples replaces f's samples, keeping the total count.
+func (b *Buffer) setSamples(f *frame, ss []sample) {
+	b.total += len(ss) - len(f.samples)
+	f.samples = ss
 }
 
 // insert adds s in stamp order, replacing an equal stamp, and drops what
-// fell out of the cache window or past MaxSamples.
-func (b *Buffer) insert(f *frame, s sample) {
+// fell out of the cache window or past MaxSamples; a new sample past
+// MaxTotal is refused.
+func (b *Buffer) insert(f *frame, child string, s sample) error {
 	i := sort.Search(len(f.samples), func(i int) bool { return !f.samples[i].at.Before(s.at) })
 	switch {
 	case i < len(f.samples) && f.samples[i].at.Equal(s.at):
 		f.samples[i] = s
+	case b.total >= b.opt.MaxTotal:
+		return refuse(ErrFull, child, "the buffer holds %d samples", b.total)
 	default:
 		f.samples = slices.Insert(f.samples, i, s)
+		b.total++
 	}
 	newest := f.samples[len(f.samples)-1].at
 	drop := sort.Search(len(f.samples), func(i int) bool { return newest.Sub(f.samples[i].at) <= b.opt.CacheTime })
@@ -152,7 +184,9 @@ func (b *Buffer) insert(f *frame, s sample) {
 	}
 	if drop > 0 {
 		f.samples = slices.Delete(f.samples, 0, drop)
+		b.total -= drop
 	}
+	return nil
 }
 
 // loops reports whether making parent the parent of child closes a cycle.
@@ -201,6 +235,9 @@ func (b *Buffer) Lookup(target, source string, at time.Time) (Transform, time.Ti
 // whose newest sample is the oldest.
 func (b *Buffer) Latest(target, source string, now time.Time, maxAge time.Duration) (Transform, time.Time, error) {
 	tr, at, err := b.Lookup(target, source, time.Time{})
+	if err == nil && at.After(now.Add(b.opt.MaxAhead)) {
+		return Transform{}, time.Time{}, refuse(ErrStale, source, "the transforms are stamped %v ahead of now: a clock is wrong", at.Sub(now).Round(time.Millisecond))
+	}
 	if err != nil || at.IsZero() || now.Sub(at) <= maxAge {
 		return tr, at, err
 	}

@@ -364,3 +364,60 @@ func TestGroundIsTheHeadingAndTheTiltOfTheZAxis(t *testing.T) {
 		}
 	}
 }
+
+// A /tf_static frame is published once: its publisher stays its source
+// however long ago that was, so a stray /tf publisher of the same frame
+// makes it ambiguous instead of taking it over.
+func TestAStaticFrameIsNotTakenOverBySilence(t *testing.T) {
+	b := NewBuffer(Options{CacheTime: time.Second})
+	z := kinematics.Vec3{0, 0, 1}
+	if err := b.Add(Stamped{Parent: "base_link", Child: "laser", Transform: tr(z, 0, kinematics.Vec3{0.2, 0, 0})}, true, "/rsp", t0); err != nil {
+		t.Fatal(err)
+	}
+	later := t0.Add(time.Minute)
+	if err := b.Add(Stamped{Parent: "base_link", Child: "laser", Stamp: later, Transform: tr(z, 0, kinematics.Vec3{5, 0, 0})}, false, "/stray", later); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Lookup("base_link", "laser", time.Time{}); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("%v, want ErrAmbiguous", err)
+	}
+	b.Forget("/stray")
+	if got, _, err := b.Lookup("base_link", "laser", time.Time{}); err != nil || got.Translation[0] != 0.2 {
+		t.Fatalf("%v %v; want the static 0.2", got, err)
+	}
+}
+
+// A stamp from the future would win the cache window and freeze the
+// frame: it is refused on arrival, and Latest refuses a common time
+// ahead of now.
+func TestAStampFromTheFutureIsRefused(t *testing.T) {
+	b := NewBuffer(Options{})
+	err := b.Add(Stamped{Parent: "odom", Child: "base", Stamp: t0.Add(time.Hour), Transform: Identity}, false, "/o", t0)
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("%v, want ErrInvalid", err)
+	}
+	if err := b.Add(Stamped{Parent: "odom", Child: "base", Stamp: t0.Add(500 * time.Millisecond), Transform: Identity}, false, "/o", t0); err != nil {
+		t.Fatalf("within MaxAhead: %v", err)
+	}
+	if _, _, err := b.Latest("odom", "base", t0.Add(-time.Minute), time.Second); !errors.Is(err, ErrStale) {
+		t.Fatalf("%v, want ErrStale for a time ahead of now", err)
+	}
+}
+
+func TestAllFramesTogetherHoldAtMostMaxTotalSamples(t *testing.T) {
+	b := NewBuffer(Options{MaxTotal: 50, MaxSamples: 20, CacheTime: time.Hour})
+	var err error
+	n := 0
+	for f := 0; f < 10 && err == nil; f++ {
+		for i := 0; i < 20 && err == nil; i++ {
+			at := t0.Add(time.Duration(i) * time.Millisecond)
+			err = b.Add(Stamped{Parent: "map", Child: fmt.Sprint("f", f), Stamp: at, Transform: Identity}, false, "/s", at)
+			if err == nil {
+				n++
+			}
+		}
+	}
+	if !errors.Is(err, ErrFull) || n != 50 {
+		t.Fatalf("%v after %d samples, want ErrFull at 50", err, n)
+	}
+}
