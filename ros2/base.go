@@ -25,6 +25,9 @@ type driver interface {
 	stop(ctx context.Context, why error) error
 	// status reports whether the cmd_vel topic has a subscriber, and why not.
 	status() (bool, string)
+	// flush waits, bounded by ctx, until the subscribers acknowledged
+	// what was published (Close's last zeros).
+	flush(ctx context.Context) error
 }
 
 // odometer is a base's odometry on its odom_topic (odom.go).

@@ -395,6 +395,10 @@ func (dv *cmdVel) stop(_ context.Context, why error) error {
 	return err
 }
 
+// flush waits until cmd_vel's reliable subscribers acknowledged every
+// twist published, bounded by ctx.
+func (dv *cmdVel) flush(ctx context.Context) error { return dv.pub.WaitAcknowledged(ctx) }
+
 // status is the drive side's connectivity: a subscriber on cmd_vel.
 func (dv *cmdVel) status() (bool, string) {
 	if len(dv.pub.Matched()) > 0 {

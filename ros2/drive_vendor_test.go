@@ -184,3 +184,48 @@ func TestDriveOnTheWireReachesEachVendorAtTheRateThenZero(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseZeroTwistsReachTheSubscriber: Close publishes zero twists to
+// the subscribers matched then (and waits, bounded, for their
+// acknowledgement, so a lost datagram is repaired before the participant
+// goes): a matched CycloneDDS subscriber of cmd_vel receives one on every
+// close.
+func TestCloseZeroTwistsReachTheSubscriber(t *testing.T) {
+	ns := netns.Require(t)
+	p, set := basePeers(t)
+	s, _ := set.Struct(twistStampedType)
+	for i := range 5 {
+		domain := 219
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		sub := ddspeers.StartPeer(t, ns, p.Cyclone, nil, "sub", "--type", twistStampedType, "--topic", "rt/diff_drive_controller/cmd_vel",
+			"--domain", fmt.Sprint(domain), "--timeout", "30")
+		r := openRobot(t, baseConfig(domain, "jazzy", config.ActuatorConfig{CmdVelTopic: "/diff_drive_controller/cmd_vel"}))
+		if err := sub.WaitStderr(ctx, "matched"); err != nil {
+			cancel()
+			t.Fatalf("%v: %s", err, sub.Stderr())
+		}
+		for len(r.Actuators()) == 0 || !r.Actuators()[0].Connected { // our writer has matched it too
+			if ctx.Err() != nil {
+				t.Fatal("the robot never matched the subscriber")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		close(done)
+		got := collect(t, sub, s, done)
+		cancel()
+		zeros := 0
+		for _, a := range got {
+			if lin, ang, _ := twistOf(a.msg); lin == [3]float64{} && ang == [3]float64{} {
+				zeros++
+			}
+		}
+		if zeros == 0 {
+			t.Fatalf("close %d: no zero twist reached the subscriber (%d samples)", i, len(got))
+		}
+		sub.Kill()
+	}
+}

@@ -279,6 +279,9 @@ func (r *Robot) Close() error {
 		}
 	}
 	r.wg.Wait()
+	if !r.observe {
+		r.flushDrives()
+	}
 	r.stopNotify() // after wg: the last updates of what wg ran are pushed
 	<-r.notified
 	errs = append(errs, r.access.close())
@@ -287,6 +290,26 @@ func (r *Robot) Close() error {
 	}
 	errs = append(errs, r.rctx.Close())
 	return errors.Join(errs...)
+}
+
+// closeFlushWait bounds how long Close waits for cmd_vel subscribers to
+// acknowledge the last zero twists before the participant goes.
+const closeFlushWait = 500 * time.Millisecond
+
+// flushDrives waits, bounded, until every reliable subscriber of each
+// base's cmd_vel has acknowledged the zero twists Close sent: a datagram
+// lost on the way is repaired only while our participant lives.
+func (r *Robot) flushDrives() {
+	ctx, cancel := context.WithTimeout(context.Background(), closeFlushWait)
+	defer cancel()
+	for _, a := range r.order {
+		if a.drive == nil {
+			continue
+		}
+		if err := a.drive.flush(ctx); err != nil {
+			r.log.Warn("ros2: cmd_vel subscribers did not acknowledge the zero twists before close", "actuator", a.cfg.Name, "err", err)
+		}
+	}
 }
 
 // Distro is the distro the robot speaks.
