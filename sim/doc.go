@@ -70,9 +70,21 @@
 //	         "cancel_log": [{"id": "", "stamp": "...", "received": "...", "sim_time": "..."}]},
 //	 "gripper": {...}, "move_base": {...}}
 //
+// # Frames
+//
+// The base's true pose is in the map frame. /tf carries map→odom,
+// odom→base_footprint and every moving joint's link (Config.TFHz, 50 Hz
+// as ROS 1's robot_state_publisher and diff_drive_controller default to);
+// StaticTransforms, the fixed joints, go once to /tf_static. With
+// Config.OdomDrift (simrobot --odom-drift x,y,yaw per second) odometry
+// drifts: map→odom grows by it and /odom and odom→base_footprint carry
+// the drifted pose, while map→base_footprint stays the truth, as under a
+// localisation. A navigation goal in the map frame is reached in the map
+// frame; one in the odom frame is put in the map frame when it arrives.
+//
 // # World
 //
-// Config.Table (simrobot --table) puts a table, a box in the odom frame,
+// Config.Table (simrobot --table) puts a table, a box in the map frame,
 // in the robot's world. At every step the sim places each link's URDF
 // collision shapes (boxes, cylinders, spheres; meshes are not modelled)
 // by its own forward kinematics from the base's pose and the joints'
