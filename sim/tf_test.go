@@ -27,16 +27,7 @@ func nextTF(t *testing.T, r *Robot) (*TFMessage, []Message) {
 
 func tfPose(tr Transform) transform {
 	q := tr.Rotation
-	return transform{r: quatMat(q), p: vec3{tr.Translation.X, tr.Translation.Y, tr.Translation.Z}}
-}
-
-func quatMat(q Quaternion) mat3 {
-	x, y, z, w := q.X, q.Y, q.Z, q.W
-	return mat3{
-		{1 - 2*(y*y+z*z), 2 * (x*y - z*w), 2 * (x*z + y*w)},
-		{2 * (x*y + z*w), 1 - 2*(x*x+z*z), 2 * (y*z - x*w)},
-		{2 * (x*z - y*w), 2 * (y*z + x*w), 1 - 2*(x*x+y*y)},
-	}
+	return transform{r: quatMatrix(q.X, q.Y, q.Z, q.W), p: vec3{tr.Translation.X, tr.Translation.Y, tr.Translation.Z}}
 }
 
 // chain composes the transforms from root down to frame.
