@@ -92,7 +92,8 @@ a master restart.
 With --ros 2 (--distro humble|jazzy|kilted|lyrical) the same robot is a ROS 2
 robot under ros2_control names (package sim/ros2face): /joint_states,
 /robot_description (latched), /diff_drive_controller/cmd_vel (TwistStamped)
-and /odom, the camera, the actions
+and /odom, /tf and /tf_static, the camera, /plan_kinematic_path (MoveIt's
+GetMotionPlan for the group "arm", by the sim's own planner), the actions
 /joint_trajectory_controller/follow_joint_trajectory,
 /gripper_controller/gripper_cmd (ParallelGripperCommand on kilted and
 lyrical) and /navigate_to_pose, the controllers' parameters, and the

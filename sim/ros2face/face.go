@@ -111,6 +111,9 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
 		return err
 	}
+	if err := f.servePlanner(); err != nil {
+		return err
+	}
 	// Once every node exists, and before the one service of a type outside
 	// the distro's set: a bridge that sees set_led finds its node's
 	// describer already announced (as rcl makes it with the node). The
