@@ -2,6 +2,7 @@ package ros2sim
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -56,5 +57,45 @@ func TestWatchTFFindsTheTruePoseInMapWhileOdometryDrifts(t *testing.T) {
 				t.Logf("sim:\n%s", p.Output())
 			}
 		})
+	}
+}
+
+// TestNavigateToPoseInMapIsReachedInMapWhileOdometryDrifts: once
+// odometry has drifted, a NavigateToPose goal in map ends with
+// base_footprint on the target in map, not on the target in odom.
+func TestNavigateToPoseInMapIsReachedInMapWhileOdometryDrifts(t *testing.T) {
+	const domain = 115
+	d := msgs.Jazzy
+	rig := newArmRig(t, d, domain, "--odom-drift", "0.1,0.05,0.02")
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	r := openRobot(t, d, domain)
+	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.WatchTF(wctx, buf, nil, func(err error) { t.Errorf("bad transform: %v", err) }) }()
+	defer func() { stop(); <-done }()
+	for {
+		odom, _, err := buf.Lookup(sim.MapFrame, sim.OdomFrame, time.Time{})
+		if err == nil && math.Hypot(odom.Translation[0], odom.Translation[1]) > 0.3 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("odometry never drifted 0.3 m: %v %v", odom, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	c, g := navGoal(t, rig, sim.MapFrame, 0.4)
+	id := newID(t)
+	if err := sendGoal(ctx, c, id, g); err != nil {
+		t.Fatalf("send: %v\nsim:\n%s", err, rig.sim.Output())
+	}
+	if res, err := c.Result(ctx, id); err != nil || res.Status.Name != "SUCCEEDED" {
+		t.Fatalf("result: %+v %v\nsim:\n%s", res, err, rig.sim.Output())
+	}
+	got, _, err := buf.Lookup(sim.MapFrame, sim.BaseFrame, time.Time{})
+	if err != nil || math.Hypot(got.Translation[0]-0.4, got.Translation[1]) > 0.05 {
+		t.Fatalf("map→base_footprint %v %v, want the goal (0.4, 0) in map", got, err)
 	}
 }
