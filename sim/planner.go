@@ -88,6 +88,13 @@ const (
 	aimFraction   = 0.5 // of a tolerance the IK aims within
 	minAngleTol   = 1e-3
 	minRadiusGoal = 1e-4
+	// maxPosition bounds a start position (rad or m) and maxChecks a
+	// path's collision checks; maxMotion a trajectory's duration and
+	// maxSamples its points per leg: what a request can make the planner do.
+	maxPosition = 1e4
+	maxChecks   = 100_000
+	maxMotion   = time.Hour
+	maxSamples  = 2000
 )
 
 // Plan answers a motion plan request from the robot's current state. It
@@ -107,6 +114,7 @@ type planner struct {
 	m      *worldModel
 	joints []Joint
 	state  map[string]float64 // every joint at the start; the group's are overwritten per query
+	start  []float64          // the group's joints at the start
 	base   Pose2D             // true pose, map frame
 	drift  Pose2D
 	table  *Box
@@ -142,7 +150,7 @@ func (r *Robot) newPlanner(req PlanRequest) (*planner, PlanResult) {
 		if _, ok := p.state[name]; !ok {
 			continue // not a joint of the robot: MoveIt ignores it too
 		}
-		if !finite(v) {
+		if !finite(v) || math.Abs(v) > maxPosition {
 			return nil, refuse(PlanInvalidState, "start state: %s is %v", name, v)
 		}
 		p.state[name] = v
@@ -158,6 +166,7 @@ func (p *planner) plan(req PlanRequest) PlanResult {
 			return refuse(PlanInvalidState, "start state: %s at %g is beyond its limits [%g, %g]", j.Name, start[i], j.Lower, j.Upper)
 		}
 	}
+	p.start = start
 	if p.collides(start) {
 		return refuse(PlanStartInCollision, "the start state touches the %s", TableObject)
 	}
@@ -181,7 +190,11 @@ func (p *planner) plan(req PlanRequest) PlanResult {
 	}
 	for _, g := range goals {
 		if path := p.path(start, g); path != nil {
-			return PlanResult{Code: PlanSuccess, Trajectory: p.timed(path)}
+			tr, ok := p.timed(path)
+			if !ok {
+				return refuse(PlanFailed, "at %g of the velocity limits the motion would take over %s", p.scale, maxMotion)
+			}
+			return PlanResult{Code: PlanSuccess, Trajectory: tr}
 		}
 	}
 	return refuse(PlanFailed, "no path clear of the %s within %d via points", TableObject, viaPoints)
@@ -200,6 +213,9 @@ func (p *planner) jointGoal(js []JointGoal, start []float64) ([]float64, PlanRes
 			return nil, refuse(PlanInvalidGoal, "joint %q: %g is beyond its limits [%g, %g]", g.Name, g.Position, p.joints[i].Lower, p.joints[i].Upper)
 		}
 		goal[i] = g.Position
+		if p.joints[i].Continuous() {
+			goal[i] = start[i] + wrapAngle(g.Position-start[i]) // the shortest way, as the controller turns
+		}
 	}
 	if p.collides(goal) {
 		return nil, refuse(PlanGoalInCollision, "the goal state touches the %s", TableObject)
@@ -231,13 +247,16 @@ func (p *planner) collides(q []float64) bool {
 // clear reports whether the straight joint-space line from a to b stays
 // off the table, checked every pathStep.
 func (p *planner) clear(a, b []float64) bool {
-	n := 1
+	n := 1.0
 	for i := range a {
-		n = max(n, int(math.Ceil(math.Abs(b[i]-a[i])/pathStep)))
+		n = math.Max(n, math.Ceil(math.Abs(b[i]-a[i])/pathStep))
+	}
+	if n > maxChecks {
+		return false
 	}
 	q := make([]float64, len(a))
-	for k := 0; k <= n; k++ {
-		s := float64(k) / float64(n)
+	for k := 0.0; k <= n; k++ {
+		s := k / n
 		for i := range a {
 			q[i] = a[i] + s*(b[i]-a[i])
 		}
@@ -285,7 +304,7 @@ func (p *planner) random() []float64 {
 	for i, j := range p.joints {
 		lo, hi := j.Lower, j.Upper
 		if j.Continuous() {
-			lo, hi = -math.Pi, math.Pi
+			lo, hi = p.start[i]-math.Pi, p.start[i]+math.Pi
 		}
 		q[i] = lo + p.rng.Float64()*(hi-lo)
 	}
@@ -293,8 +312,9 @@ func (p *planner) random() []float64 {
 }
 
 // timed samples the path's legs, each a cubic from rest to rest whose
-// peak joint speed (1.5 × the mean) stays within the scaled limits.
-func (p *planner) timed(path [][]float64) Trajectory {
+// peak joint speed (1.5 × the mean) stays within the scaled limits; false
+// when that would take longer than maxMotion.
+func (p *planner) timed(path [][]float64) (Trajectory, bool) {
 	tr := Trajectory{JointNames: make([]string, len(p.joints))}
 	for i, j := range p.joints {
 		tr.JointNames[i] = j.Name
@@ -311,7 +331,12 @@ func (p *planner) timed(path [][]float64) Trajectory {
 				T = math.Max(T, 1.5*math.Abs(b[i]-a[i])/v)
 			}
 		}
-		steps := int(math.Ceil(T / sampleEvery))
+		if t0+T > maxMotion.Seconds() {
+			return Trajectory{}, false
+		}
+		// Cubic splines through these samples are the cubic itself, so a
+		// long leg may take fewer than one per sampleEvery.
+		steps := int(min(math.Ceil(T/sampleEvery), maxSamples))
 		for k := 1; k <= steps; k++ {
 			tau := float64(k) / float64(steps)
 			s, ds, dds := 3*tau*tau-2*tau*tau*tau, 6*tau*(1-tau)/T, (6-12*tau)/(T*T)
@@ -329,5 +354,5 @@ func (p *planner) timed(path [][]float64) Trajectory {
 		}
 		t0 += T
 	}
-	return tr
+	return tr, true
 }

@@ -209,3 +209,29 @@ func TestPlanIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanBoundsWhatARequestCanAsk: a start state far out, a velocity
+// scaling that would make the motion last for ages, and a continuous
+// joint's (wrist_3_joint's) goal many turns away are refused or taken the short way, never
+// a runaway loop or allocation.
+func TestPlanBoundsWhatARequestCanAsk(t *testing.T) {
+	r := newTestRobot(t)
+	if res := r.Plan(PlanRequest{Group: ArmGroup, Start: map[string]float64{"wrist_3_joint": 1e300}, Joints: jointGoals(r, lowRight)}); res.Code != PlanInvalidState {
+		t.Errorf("start 1e300: %s %s", res.Code, res.Message)
+	}
+	if res := r.Plan(PlanRequest{Group: ArmGroup, Joints: jointGoals(r, lowRight), VelocityScaling: 1e-300}); res.Code != PlanFailed {
+		t.Errorf("scaling 1e-300: %s %s", res.Code, res.Message)
+	}
+	res := r.Plan(PlanRequest{Group: ArmGroup, Joints: jointGoals(r, lowRight), VelocityScaling: 1e-3})
+	if res.Code != PlanSuccess || len(res.Trajectory.Points) > 2*maxSamples+1 {
+		t.Errorf("scaling 1e-3: %s, %d points", res.Code, len(res.Trajectory.Points))
+	}
+	res = r.Plan(PlanRequest{Group: ArmGroup, Joints: []JointGoal{{Name: "wrist_3_joint", Position: 1e12 + 0.5}}})
+	if res.Code != PlanSuccess {
+		t.Fatalf("continuous goal 1e12+0.5: %s %s", res.Code, res.Message)
+	}
+	last := res.Trajectory.Points[len(res.Trajectory.Points)-1].Positions[5]
+	if res.Code != PlanSuccess || math.Abs(last) > math.Pi || math.Abs(math.Remainder(last-(1e12+0.5), 2*math.Pi)) > 1e-3 {
+		t.Errorf("continuous goal 1e12+0.5: %s, ends at %g", res.Code, last)
+	}
+}

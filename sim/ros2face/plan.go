@@ -17,6 +17,8 @@ const (
 	typeErrorCodes    = "moveit_msgs/msg/MoveItErrorCodes"
 	// sphere is shape_msgs/SolidPrimitive's SPHERE; dimensions[0] is its radius.
 	sphere = 2
+	// maxGoalSets bounds the goal constraint sets one request is planned for.
+	maxGoalSets = 16
 )
 
 // servePlanner starts /plan_kinematic_path on the move_group node.
@@ -64,6 +66,10 @@ func (p planService) answer(_ context.Context, req *cdr.Message) (*cdr.Message, 
 	} else {
 		pr = planRequest(mpr)
 		goals, _ := mpr.Get("goal_constraints").([]*cdr.Message)
+		if len(goals) > maxGoalSets {
+			res.Message = fmt.Sprintf("%d goal constraint sets, the sim plans for at most %d", len(goals), maxGoalSets)
+			goals = nil
+		}
 		for _, g := range goals {
 			req := pr
 			if res = goalOf(g, &req); res.Code != "" {
