@@ -99,4 +99,22 @@
 //
 // The sim does not stop a link at the table: it records, as a camera
 // over a real cell would, what the motion the bridge allowed touched.
+//
+// # Planning
+//
+// Robot.Plan answers a MoveIt GetMotionPlan for the group ArmGroup
+// ("arm"; Arm2 with a second arm), which sim/ros2face serves as
+// /plan_kinematic_path, with code of its own, so that it and the bridge's
+// kinematics check each other: a joint goal, or a pose goal (a link's
+// origin within a sphere, its rotation optionally within per-axis
+// tolerances, in a link's frame, map or odom) solved by damped least
+// squares on the sim's FK from the start state and then from seeded
+// random states; a joint-space path checked against the table every
+// 0.02 rad, straight or through one via point (the arm raised, then
+// seeded random ones); each leg a cubic from rest to rest whose peak speed
+// is the URDF's velocity limit times the request's scaling. Refusals
+// carry MoveItErrorCodes' names (GOAL_IN_COLLISION, NO_IK_SOLUTION,
+// INVALID_GROUP_NAME, ...). The same request from the same state gets
+// the same trajectory. Self-collision and acceleration limits are not
+// modelled.
 package sim
