@@ -235,3 +235,20 @@ func TestPlanBoundsWhatARequestCanAsk(t *testing.T) {
 		t.Errorf("continuous goal 1e12+0.5: %s, ends at %g", res.Code, last)
 	}
 }
+
+// TestPlanServesTheSecondArmAsItsOwnGroup: with a second arm, the group
+// "arm2" plans its joints and leaves the first arm's alone; without one,
+// "arm2" is no group.
+func TestPlanServesTheSecondArmAsItsOwnGroup(t *testing.T) {
+	if res := newTestRobot(t).Plan(PlanRequest{Group: Arm2, Joints: []JointGoal{{Name: "arm2_elbow_joint", Position: 1}}}); res.Code != PlanInvalidGroup {
+		t.Fatalf("arm2 on one arm: %s", res.Code)
+	}
+	r := newTestRobot(t, func(c *Config) { c.SecondArm, c.URDF = true, DualArmURDF })
+	res := r.Plan(PlanRequest{Group: Arm2, Joints: []JointGoal{{Name: "arm2_elbow_joint", Position: 1}}})
+	if res.Code != PlanSuccess || !reflect.DeepEqual(res.Trajectory.JointNames, r.Arm2Joints()) {
+		t.Fatalf("%s %q: joints %v", res.Code, res.Message, res.Trajectory.JointNames)
+	}
+	if res := r.Plan(PlanRequest{Group: ArmGroup, Joints: []JointGoal{{Name: "arm2_elbow_joint", Position: 1}}}); res.Code != PlanInvalidGoal {
+		t.Fatalf("the second arm's joint in the first arm's group: %s", res.Code)
+	}
+}

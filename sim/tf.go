@@ -78,9 +78,14 @@ func (r *Robot) tfLocked(now time.Time) *TFMessage {
 }
 
 // StaticTransforms is what /tf_static carries: every fixed joint's
-// parent→child transform, stamped with the start of simulated time.
+// parent→child transform, stamped with the start of simulated time, and
+// base_footprint→the URDF's root when the root is another link (the sim
+// puts the root where the base is).
 func (r *Robot) StaticTransforms() *TFMessage {
 	m := &TFMessage{Static: true, Transforms: []Transform{}}
+	if r.model.root != BaseFrame {
+		m.Transforms = append(m.Transforms, linkTransform(r.cfg.Epoch, treeJoint{parent: BaseFrame, child: r.model.root}, identityTransform()))
+	}
 	for _, j := range r.model.joints {
 		if j.typ == "fixed" {
 			m.Transforms = append(m.Transforms, linkTransform(r.cfg.Epoch, j, j.origin))

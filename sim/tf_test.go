@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -137,5 +138,20 @@ func TestTFLinksAreTheSimsForwardKinematics(t *testing.T) {
 		if tr.Child == "wrist_3_link" || tr.Child == BaseFrame {
 			t.Errorf("a moving frame on /tf_static: %+v", tr)
 		}
+	}
+}
+
+// TestTFJoinsAURDFRootedElsewhereToTheBase: a URDF whose root is not
+// base_footprint still hangs from it (the sim puts the root on the base).
+func TestTFJoinsAURDFRootedElsewhereToTheBase(t *testing.T) {
+	urdf := strings.Replace(DefaultURDF, `<link name="base_footprint"/>`, "", 1)
+	i, j := strings.Index(urdf, `<joint name="base_joint"`), strings.Index(urdf, `<link name="shoulder_link">`)
+	urdf = urdf[:i] + urdf[j:]
+	r := newTestRobot(t, func(c *Config) { c.URDF = urdf })
+	tf, _ := nextTF(t, r)
+	all := append(r.StaticTransforms().Transforms, tf.Transforms...)
+	p, rot, _ := r.LinkPose("wrist_3_link")
+	if got := chain(t, all, MapFrame, "wrist_3_link"); !nearTransform(got, transform{r: rot, p: p}, 1e-9) {
+		t.Errorf("wrist_3_link: tf %+v, FK %v %v", got, p, rot)
 	}
 }
