@@ -70,9 +70,21 @@
 //	         "cancel_log": [{"id": "", "stamp": "...", "received": "...", "sim_time": "..."}]},
 //	 "gripper": {...}, "move_base": {...}}
 //
+// # Frames
+//
+// The base's true pose is in the map frame. /tf carries map→odom,
+// odom→base_footprint and every moving joint's link (Config.TFHz, 50 Hz
+// as ROS 1's robot_state_publisher and diff_drive_controller default to);
+// StaticTransforms, the fixed joints, go once to /tf_static. With
+// Config.OdomDrift (simrobot --odom-drift x,y,yaw per second) odometry
+// drifts: map→odom grows by it and /odom and odom→base_footprint carry
+// the drifted pose, while map→base_footprint stays the truth, as under a
+// localisation. A navigation goal in the map frame is reached in the map
+// frame; one in the odom frame is put in the map frame when it arrives.
+//
 // # World
 //
-// Config.Table (simrobot --table) puts a table, a box in the odom frame,
+// Config.Table (simrobot --table) puts a table, a box in the map frame,
 // in the robot's world. At every step the sim places each link's URDF
 // collision shapes (boxes, cylinders, spheres; meshes are not modelled)
 // by its own forward kinematics from the base's pose and the joints'
@@ -87,4 +99,22 @@
 //
 // The sim does not stop a link at the table: it records, as a camera
 // over a real cell would, what the motion the bridge allowed touched.
+//
+// # Planning
+//
+// Robot.Plan answers a MoveIt GetMotionPlan for the group ArmGroup
+// ("arm"; Arm2 with a second arm), which sim/ros2face serves as
+// /plan_kinematic_path, with code of its own, so that it and the bridge's
+// kinematics check each other: a joint goal, or a pose goal (a link's
+// origin within a sphere, its rotation optionally within per-axis
+// tolerances, in a link's frame, map or odom) solved by damped least
+// squares on the sim's FK from the start state and then from seeded
+// random states; a joint-space path checked against the table every
+// 0.02 rad, straight or through one via point (the arm raised, then
+// seeded random ones); each leg a cubic from rest to rest whose peak speed
+// is the URDF's velocity limit times the request's scaling. Refusals
+// carry MoveItErrorCodes' names (GOAL_IN_COLLISION, NO_IK_SOLUTION,
+// INVALID_GROUP_NAME, ...). The same request from the same state gets
+// the same trajectory. Self-collision and acceleration limits are not
+// modelled.
 package sim

@@ -9,14 +9,17 @@ import (
 // A navigation goal is the target pose; its feedback the base's pose.
 type navHandle = goalHandle[PoseStamped, NavigateResult, NavigateFeedback]
 
-// OdomFrame is the frame of /odom and of move_base goals; "map" and an
-// empty frame are taken as the same frame, since the sim's odometry is perfect.
+// OdomFrame is the frame of /odom, the parent of BaseFrame.
 const OdomFrame = "odom"
 
 // KnownFrame reports whether the sim's navigation takes a goal in frame:
-// the odom frame, "map" or empty (the same frame here).
+// MapFrame, or the odom frame (also named "/odom" or left empty).
 func KnownFrame(frame string) bool {
-	return frame == "" || frame == OdomFrame || frame == "map" || frame == "/"+OdomFrame
+	return frame == MapFrame || frame == "/"+MapFrame || isOdomFrame(frame)
+}
+
+func isOdomFrame(frame string) bool {
+	return frame == "" || frame == OdomFrame || frame == "/"+OdomFrame
 }
 
 // MoveBaseConfig is when a move_base goal counts as reached.
@@ -32,19 +35,24 @@ type moveBase struct {
 	cfg    MoveBaseConfig
 	faults *MoveBaseFaults
 	base   *base
+	// drift is map→odom now: a goal in the odom frame is put in the map
+	// frame when it arrives, as move_base and Nav2 transform a goal to
+	// their global frame once.
+	drift func() Pose2D
 
 	active       *navHandle
-	target       Pose2D
+	target       Pose2D // in the map frame
+	odomGoal     bool   // the goal, and so its feedback, is in the odom frame
 	xyReached    bool
 	started      time.Time
 	nextFeedback time.Time
 }
 
-func newMoveBase(cfg MoveBaseConfig, faults *MoveBaseFaults, b *base) *moveBase {
+func newMoveBase(cfg MoveBaseConfig, faults *MoveBaseFaults, b *base, drift func() Pose2D) *moveBase {
 	if cfg.FeedbackPeriod <= 0 {
 		cfg.FeedbackPeriod = 50 * time.Millisecond
 	}
-	return &moveBase{cfg: cfg, faults: faults, base: b}
+	return &moveBase{cfg: cfg, faults: faults, base: b, drift: drift}
 }
 
 // goal accepts every goal (preempting the current one, as move_base's
@@ -62,7 +70,7 @@ func (m *moveBase) goal(now time.Time, h *navHandle) {
 	yaw, ok := yawFromQuaternion(o.X, o.Y, o.Z, o.W)
 	switch {
 	case !KnownFrame(g.Frame):
-		_ = h.abort(now, NavigateResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q", g.Frame, OdomFrame))
+		_ = h.abort(now, NavigateResult{}, fmt.Sprintf("unknown frame %q: goals must be in %q or %q", g.Frame, MapFrame, OdomFrame))
 		return
 	case !ok:
 		_ = h.abort(now, NavigateResult{}, "Aborting on goal because it was sent with an invalid quaternion")
@@ -72,6 +80,9 @@ func (m *moveBase) goal(now time.Time, h *navHandle) {
 		return
 	}
 	m.active, m.target, m.xyReached = h, Pose2D{X: p.X, Y: p.Y, Yaw: yaw}, false
+	if m.odomGoal = isOdomFrame(g.Frame); m.odomGoal {
+		m.target = compose2D(m.drift(), m.target)
+	}
 	m.started, m.nextFeedback = now, now
 }
 
@@ -120,13 +131,17 @@ func (m *moveBase) step(now time.Time) {
 	m.base.drive(cmd)
 	if !now.Before(m.nextFeedback) {
 		m.nextFeedback = now.Add(m.cfg.FeedbackPeriod)
-		m.active.feedback(now, poseStamped(now, pose))
+		frame := MapFrame
+		if m.odomGoal {
+			frame, pose = OdomFrame, compose2D(invert2D(m.drift()), pose)
+		}
+		m.active.feedback(now, poseStamped(now, frame, pose))
 	}
 }
 
-func poseStamped(now time.Time, p Pose2D) PoseStamped {
+func poseStamped(now time.Time, frame string, p Pose2D) PoseStamped {
 	x, y, z, w := quaternionFromYaw(p.Yaw)
-	return PoseStamped{Stamp: now, Frame: OdomFrame, Pose: Pose{
+	return PoseStamped{Stamp: now, Frame: frame, Pose: Pose{
 		Position:    Point3{X: p.X, Y: p.Y},
 		Orientation: Quaternion{X: x, Y: y, Z: z, W: w},
 	}}

@@ -47,8 +47,15 @@ type Config struct {
 	ArmInitial []float64 // arm start positions, in URDF joint order (both arms); zeros when nil
 	// GripperInitial is the finger's start position; fully open when nil.
 	GripperInitial *float64
-	// BaseInitial is the base's start pose in the odom frame.
+	// BaseInitial is the base's start pose in the map frame (and the odom
+	// frame, which starts on it).
 	BaseInitial Pose2D
+	// OdomDrift is how fast odometry drifts from the truth, per simulated
+	// second: map→odom grows by it (X, Y in m/s, Yaw in rad/s, in the map
+	// frame) and /odom and odom→base_footprint carry the drifted pose,
+	// as a localisation's map→odom compensates a real odometry's error.
+	// Zero: perfect odometry, odom on map.
+	OdomDrift Pose2D
 
 	Step      time.Duration // fixed physics step of simulated time
 	TimeScale float64       // simulated seconds per wall second when running
@@ -61,6 +68,9 @@ type Config struct {
 	OdomHz        float64
 	ArmStateHz    float64
 	StatusHz      float64
+	// TFHz is the /tf rate: map→odom, odom→base_footprint and the moving
+	// joints' links (the fixed ones are StaticTransforms, once).
+	TFHz float64
 	// StatusListTimeout keeps finished goals in the status list.
 	StatusListTimeout time.Duration
 
@@ -78,7 +88,7 @@ type Config struct {
 	Base     BaseConfig
 	MoveBase MoveBaseConfig
 
-	// Table is a box in the world (the odom frame) that the links'
+	// Table is a box in the world (the map frame) that the links'
 	// collision shapes are checked against at every step; contacts go to
 	// the collision log. Nil: an empty world.
 	Table *Box
@@ -98,6 +108,7 @@ func DefaultConfig() Config {
 		JointStatesHz:        100,
 		OdomHz:               50,
 		ArmStateHz:           50,
+		TFHz:                 50,
 		StatusHz:             10,
 		StatusListTimeout:    5 * time.Second,
 		PathTolerance:        0.2,
@@ -140,12 +151,13 @@ type Robot struct {
 	gripSrv    *actionServer[GripperGoal, GripperResult, GripperFeedback]
 	navSrv     *actionServer[PoseStamped, NavigateResult, NavigateFeedback]
 	logs       map[string]*actionLog
+	model      *worldModel        // the URDF's tree, for the frame tree and the collision check
 	collisions *collisionTracker  // nil without a table
 	q          map[string]float64 // joint positions for the collision check, reused
 
-	nextJS, nextOdom, nextArmState, nextArm2State time.Time
-	jsSeq, odomSeq                                uint32
-	queued                                        []Message
+	nextJS, nextOdom, nextArmState, nextArm2State, nextTF time.Time
+	jsSeq, odomSeq                                        uint32
+	queued                                                []Message
 }
 
 // New builds a robot at rest at its initial positions.
@@ -155,10 +167,12 @@ func New(cfg Config) (*Robot, error) {
 		return nil, fmt.Errorf("%w: Step must be > 0", ErrConfig)
 	case !(cfg.TimeScale > 0) || math.IsInf(cfg.TimeScale, 0):
 		return nil, fmt.Errorf("%w: TimeScale must be > 0, got %g", ErrConfig, cfg.TimeScale)
-	case !(cfg.JointStatesHz > 0) || !(cfg.OdomHz > 0) || !(cfg.ArmStateHz > 0) || !(cfg.StatusHz > 0):
+	case !(cfg.JointStatesHz > 0) || !(cfg.OdomHz > 0) || !(cfg.ArmStateHz > 0) || !(cfg.StatusHz > 0) || !(cfg.TFHz > 0):
 		return nil, fmt.Errorf("%w: publish rates must be > 0", ErrConfig)
 	case !finite(cfg.BaseInitial.X) || !finite(cfg.BaseInitial.Y) || !finite(cfg.BaseInitial.Yaw):
 		return nil, fmt.Errorf("%w: BaseInitial must be finite", ErrConfig)
+	case !finite(cfg.OdomDrift.X) || !finite(cfg.OdomDrift.Y) || !finite(cfg.OdomDrift.Yaw):
+		return nil, fmt.Errorf("%w: OdomDrift must be finite", ErrConfig)
 	case cfg.Table != nil && !cfg.Table.valid():
 		return nil, fmt.Errorf("%w: Table must be finite with Min <= Max, got %v", ErrConfig, *cfg.Table)
 	}
@@ -225,7 +239,7 @@ func New(cfg Config) (*Robot, error) {
 		GoalTolerance: cfg.GripperGoalTolerance, StallTimeout: cfg.GripperStallTimeout}, &r.faults.Gripper)
 	r.base = newBase(cfg.Base)
 	r.base.pose = Pose2D{X: cfg.BaseInitial.X, Y: cfg.BaseInitial.Y, Yaw: wrapAngle(cfg.BaseInitial.Yaw)}
-	r.nav = newMoveBase(cfg.MoveBase, &r.faults.MoveBase, r.base)
+	r.nav = newMoveBase(cfg.MoveBase, &r.faults.MoveBase, r.base, r.driftLocked)
 	r.joints = append(append(armJoints, arm2Joints...), *grip)
 
 	statusPeriod := hz(cfg.StatusHz)
@@ -243,12 +257,12 @@ func New(cfg Config) (*Robot, error) {
 	r.gripSrv = newActionServer(srvCfg(Gripper), gripExec{r.gripper}, r.logs[Gripper])
 	r.navSrv = newActionServer(srvCfg(MoveBase), navExec{r.nav}, r.logs[MoveBase])
 	r.applyServerFaults()
+	if r.model, err = newWorldModel(cfg.URDF); err != nil {
+		return nil, err
+	}
+	r.q = map[string]float64{}
 	if cfg.Table != nil {
-		m, err := newWorldModel(cfg.URDF)
-		if err != nil {
-			return nil, err
-		}
-		r.collisions, r.q = newCollisionTracker(m, *cfg.Table), map[string]float64{}
+		r.collisions = newCollisionTracker(r.model, *cfg.Table)
 		r.collisions.step(r.clock.Now(), r.base.pose, r.positionsLocked())
 	}
 	return r, nil
@@ -373,6 +387,9 @@ func (r *Robot) stepLocked() {
 	if due(now, &r.nextOdom, hz(r.cfg.OdomHz)) {
 		r.queue(r.odomLocked(now))
 	}
+	if due(now, &r.nextTF, hz(r.cfg.TFHz)) {
+		r.queue(r.tfLocked(now))
+	}
 }
 
 // due reports whether a periodic message is due and schedules the next one,
@@ -424,7 +441,7 @@ func (r *Robot) jointStateLocked(now time.Time) *JointState {
 func (r *Robot) odomLocked(now time.Time) *Odometry {
 	r.odomSeq++
 	return &Odometry{Seq: r.odomSeq, Stamp: now, Frame: OdomFrame, ChildFrame: BaseFrame,
-		Pose: poseStamped(now, r.base.pose).Pose, Linear: r.base.vel.Linear, Angular: r.base.vel.Angular}
+		Pose: poseStamped(now, OdomFrame, r.odomPoseLocked()).Pose, Linear: r.base.vel.Linear, Angular: r.base.vel.Angular}
 }
 
 // arms are the first arm and the second, when there is one.
@@ -479,11 +496,35 @@ func (r *Robot) GripperState() (position, effort float64) {
 	return r.gripper.pos, r.gripper.effort
 }
 
-// BasePose is the base's pose in the odom frame.
+// BasePose is the base's pose in the odom frame, as its odometry has
+// it (drifted from MapPose by Config.OdomDrift).
 func (r *Robot) BasePose() Pose2D {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.odomPoseLocked()
+}
+
+// MapPose is the base's true pose, in the map frame.
+func (r *Robot) MapPose() Pose2D {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.base.pose
+}
+
+// OdomInMap is map→odom now: the odometry's drift (Config.OdomDrift).
+func (r *Robot) OdomInMap() Pose2D {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.driftLocked()
+}
+
+// LinkPose is link's true pose in the map frame from the sim's own
+// forward kinematics: its position and rotation matrix (row-major).
+func (r *Robot) LinkPose(link string) (pos [3]float64, rot [3][3]float64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.model.linkPoses(r.base.pose, r.positionsLocked())[link]
+	return t.p, t.r, ok
 }
 
 // BaseVelocity is the base's current body velocity.
@@ -656,10 +697,10 @@ func (r *Robot) CmdVel(linear, angular float64) {
 	r.base.command(r.clock.Now(), Twist2D{Linear: linear, Angular: angular})
 }
 
-// ResetOdometry puts the base back at the odom origin, as a base driver's
-// reset service does.
+// ResetOdometry puts the base back at the odom origin (the drifted one
+// when odometry drifts), as a base driver's reset service does.
 func (r *Robot) ResetOdometry() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.base.pose = Pose2D{}
+	r.base.pose = r.driftLocked()
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// Box is an axis-aligned box in the world (the odom frame), metres.
+// Box is an axis-aligned box in the world (MapFrame, which is the odom
+// frame while odometry does not drift), metres.
 type Box struct {
 	Min [3]float64 `json:"min"`
 	Max [3]float64 `json:"max"`
@@ -251,16 +252,21 @@ func (m *worldModel) linkPoses(base Pose2D, q map[string]float64) map[string]tra
 	root := transform{r: axisAngle(vec3{0, 0, 1}, base.Yaw), p: vec3{base.X, base.Y, 0}}
 	poses := map[string]transform{m.root: root}
 	for _, j := range m.joints {
-		t := poses[j.parent].then(j.origin)
-		switch j.typ {
-		case "revolute", "continuous":
-			t = t.then(transform{r: axisAngle(j.axis, q[j.name])})
-		case "prismatic":
-			t = t.then(transform{r: identity(), p: j.axis.scale(q[j.name])})
-		}
-		poses[j.child] = t
+		poses[j.child] = poses[j.parent].then(j.motion(q[j.name]))
 	}
 	return poses
+}
+
+// motion is the child link's pose in the parent link's frame with the
+// joint at position q.
+func (j treeJoint) motion(q float64) transform {
+	switch j.typ {
+	case "revolute", "continuous":
+		return j.origin.then(transform{r: axisAngle(j.axis, q)})
+	case "prismatic":
+		return j.origin.then(transform{r: identity(), p: j.axis.scale(q)})
+	}
+	return j.origin
 }
 
 // worldShape places a link's collision shape at the link's pose.

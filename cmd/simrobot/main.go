@@ -41,6 +41,7 @@ type options struct {
 	initialPositions string
 	initialPose      string
 	table            string // --table, parsed into cfg.Table
+	odomDrift        string // --odom-drift, parsed into cfg.OdomDrift
 	cfg              sim.Config
 	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
 	ros    int
@@ -61,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&c.JointStatesHz, "joint-states-hz", c.JointStatesHz, "/joint_states rate in simulated Hz (1..1000)")
 	fs.Float64Var(&c.OdomHz, "odom-hz", c.OdomHz, "/odom rate in simulated Hz")
 	fs.Float64Var(&c.ArmStateHz, "arm-state-hz", c.ArmStateHz, "/arm_controller/state rate in simulated Hz")
+	fs.Float64Var(&c.TFHz, "tf-hz", c.TFHz, "/tf rate in simulated Hz (map→odom, odom→base_footprint, the moving joints' links; fixed joints go once to /tf_static)")
 	fs.Float64Var(&c.StatusHz, "status-hz", c.StatusHz, "action status rate in simulated Hz")
 	fs.Float64Var(&c.TimeScale, "time-scale", c.TimeScale, "simulated seconds per wall second")
 	fs.DurationVar(&c.Step, "step", c.Step, "fixed physics step (simulated time)")
@@ -74,8 +76,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&c.Base.MaxAngular, "max-angular", c.Base.MaxAngular, "base turn rate limit, rad/s")
 	fs.DurationVar(&c.Base.CmdTimeout, "cmd-vel-timeout", c.Base.CmdTimeout, "stop the base when /cmd_vel is silent this long")
 	fs.StringVar(&o.initialPositions, "initial-positions", "", "start joints at these positions instead of 0 (gripper: open): name=value,... in rad or m, within the URDF's hard limits (e.g. elbow_joint=2.55, past the bridge's soft limit of 2.5)")
-	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the odom frame (m, m, rad) instead of 0,0,0")
-	fs.StringVar(&o.table, "table", "", "put a table in the world: the box xmin,ymin,zmin,xmax,ymax,zmax in the odom frame (m); links touching it go to the collision log, service /<name>/collisions")
+	fs.StringVar(&o.initialPose, "initial-pose", "", "start the base at x,y,yaw in the map frame, where odom starts too (m, m, rad) instead of 0,0,0")
+	fs.StringVar(&o.table, "table", "", "put a table in the world: the box xmin,ymin,zmin,xmax,ymax,zmax in the map frame (m); links touching it go to the collision log, service /<name>/collisions")
+	fs.StringVar(&o.odomDrift, "odom-drift", "", "make odometry drift: x,y,yaw per simulated second (m/s, m/s, rad/s) added to map→odom, so /odom and odom→base_footprint leave the true pose, which stays in map (default: none)")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
 	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted, lyrical)")
@@ -89,7 +92,8 @@ a master restart.
 With --ros 2 (--distro humble|jazzy|kilted|lyrical) the same robot is a ROS 2
 robot under ros2_control names (package sim/ros2face): /joint_states,
 /robot_description (latched), /diff_drive_controller/cmd_vel (TwistStamped)
-and /odom, the camera, the actions
+and /odom, /tf and /tf_static, the camera, /plan_kinematic_path (MoveIt's
+GetMotionPlan for the group "arm", by the sim's own planner), the actions
 /joint_trajectory_controller/follow_joint_trajectory,
 /gripper_controller/gripper_cmd (ParallelGripperCommand on kilted and
 lyrical) and /navigate_to_pose, the controllers' parameters, and the
@@ -99,7 +103,8 @@ faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
 ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
 What follows describes the ROS 1 face.
 
-Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, the actions
+Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, /tf and
+/tf_static (latched), the actions
 %s, %s and %s,
 and the std_srvs/Trigger services /<name>/apply_faults, /<name>/clear_faults,
 /<name>/goals (goal log as JSON) and /<name>/collisions (what touched the
@@ -235,7 +240,7 @@ func numbers(flag, s, want string, n int) ([]float64, error) {
 	return v, nil
 }
 
-// applyInitial parses --initial-positions, --initial-pose and --table
+// applyInitial parses --initial-positions, --initial-pose, --odom-drift and --table
 // into the config. Joints are named; a name the URDF does not move, a malformed
 // value or a position beyond the joint's hard stops (where no real joint
 // can stand) is an error.
@@ -247,6 +252,13 @@ func (o *options) applyInitial() error {
 			return err
 		}
 		c.BaseInitial = sim.Pose2D{X: v[0], Y: v[1], Yaw: v[2]}
+	}
+	if o.odomDrift != "" {
+		v, err := numbers("--odom-drift", o.odomDrift, "x,y,yaw per second", 3)
+		if err != nil {
+			return err
+		}
+		c.OdomDrift = sim.Pose2D{X: v[0], Y: v[1], Yaw: v[2]}
 	}
 	if o.table != "" {
 		v, err := numbers("--table", o.table, "xmin,ymin,zmin,xmax,ymax,zmax", 6)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -305,6 +306,27 @@ func TestTableFlagPutsATableInTheWorld(t *testing.T) {
 	}
 	if l := r.Collisions(); l.Table == nil || *l.Table != want {
 		t.Fatalf("collision log table %v", l.Table)
+	}
+}
+
+func TestOdomDriftFlagMakesOdometryLeaveTheTruePose(t *testing.T) {
+	o, err := parseFlags([]string{"--odom-drift", "0.1,-0.05,0.02"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (sim.Pose2D{X: 0.1, Y: -0.05, Yaw: 0.02}); o.cfg.OdomDrift != want {
+		t.Fatalf("--odom-drift: %+v, want %+v", o.cfg.OdomDrift, want)
+	}
+	r, err := sim.New(o.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Advance(10 * time.Second)
+	if p, truth := r.BasePose(), r.MapPose(); math.Hypot(p.X-truth.X, p.Y-truth.Y) < 0.5 {
+		t.Fatalf("odometry %+v stayed on the true pose %+v", p, truth)
+	}
+	if _, err := parseFlags([]string{"--odom-drift", "0.1,NaN,0"}, &bytes.Buffer{}); err == nil {
+		t.Fatal("--odom-drift with NaN accepted")
 	}
 }
 

@@ -33,8 +33,8 @@ func actionNS(action string) string {
 	return sim.ArmAction
 }
 
-// wire is what a robot message is on ROS 1: odometry goes out on /odom
-// and, as the odom → base_footprint transform, on /tf.
+// wire is what a robot message is on ROS 1; the frame tree goes out on
+// /tf (the static part, StaticTransforms, once on /tf_static, latched).
 func wire(m sim.Message) []wireMsg {
 	switch m := m.(type) {
 	case *sim.JointState:
@@ -49,8 +49,13 @@ func wire(m sim.Message) []wireMsg {
 		}
 		return []wireMsg{{topic, controllerState(m.ControllerState)}}
 	case *sim.Odometry:
-		o := odometry(m)
-		return []wireMsg{{TopicOdom, o}, {TopicTF, odomTF(o)}}
+		return []wireMsg{{TopicOdom, odometry(m)}}
+	case *sim.TFMessage:
+		topic := TopicTF
+		if m.Static {
+			topic = TopicTFStatic
+		}
+		return []wireMsg{{topic, tfMessage(m)}}
 	case *sim.ActionStatus:
 		a := &actionlib_msgs.GoalStatusArray{Header: std_msgs.Header{Seq: m.Seq, Stamp: m.Stamp}, StatusList: []actionlib_msgs.GoalStatus{}}
 		for _, s := range m.List {
@@ -122,18 +127,20 @@ func odometry(o *sim.Odometry) *nav_msgs.Odometry {
 	}
 }
 
-// odomTF is the odom → base_footprint transform, as a base driver
-// broadcasts it next to /odom.
-func odomTF(o *nav_msgs.Odometry) *tf2_msgs.TFMessage {
-	p := o.Pose.Pose
-	return &tf2_msgs.TFMessage{Transforms: []geometry_msgs.TransformStamped{{
-		Header:       std_msgs.Header{Stamp: o.Header.Stamp, FrameId: o.Header.FrameId},
-		ChildFrameId: o.ChildFrameId,
-		Transform: geometry_msgs.Transform{
-			Translation: geometry_msgs.Vector3{X: p.Position.X, Y: p.Position.Y, Z: p.Position.Z},
-			Rotation:    p.Orientation,
-		},
-	}}}
+// tfMessage is the sim's transforms as tf2_msgs/TFMessage.
+func tfMessage(m *sim.TFMessage) *tf2_msgs.TFMessage {
+	out := &tf2_msgs.TFMessage{Transforms: make([]geometry_msgs.TransformStamped, len(m.Transforms))}
+	for i, t := range m.Transforms {
+		out.Transforms[i] = geometry_msgs.TransformStamped{
+			Header:       std_msgs.Header{Stamp: t.Stamp, FrameId: t.Frame},
+			ChildFrameId: t.Child,
+			Transform: geometry_msgs.Transform{
+				Translation: geometry_msgs.Vector3{X: t.Translation.X, Y: t.Translation.Y, Z: t.Translation.Z},
+				Rotation:    geometry_msgs.Quaternion{X: t.Rotation.X, Y: t.Rotation.Y, Z: t.Rotation.Z, W: t.Rotation.W},
+			},
+		}
+	}
+	return out
 }
 
 func rosPose(p sim.Pose) geometry_msgs.Pose {

@@ -9,12 +9,16 @@
 //	/arm_controller/follow_joint_trajectory  control_msgs/FollowJointTrajectory action
 //	/gripper_controller/gripper_cmd          control_msgs/GripperCommand action
 //	/cmd_vel                                 geometry_msgs/Twist in; stops after 0.5 s without one
-//	/odom, /tf                               nav_msgs/Odometry and odom→base_footprint, 50 Hz
-//	/move_base                               move_base_msgs/MoveBase action, goals in the odom frame
+//	/odom                                    nav_msgs/Odometry, 50 Hz
+//	/tf, /tf_static                          tf2_msgs/TFMessage: map→odom, odom→base_footprint and the moving links, 50 Hz; the fixed links once, latched
+//	/move_base                               move_base_msgs/MoveBase action, goals in the map or the odom frame
 //	/camera/image_raw(/compressed)           sensor_msgs/Image and CompressedImage, 5 Hz
 //	/robot_description                       the URDF (sim/assets/simrobot.urdf)
 //	/robot_description_planning/joint_limits joint_limits.yaml, one parameter per key
 //	/arm_controller/joints, /arm_controller/constraints/...  as joint_trajectory_controller reads them
+//
+// The sim's MoveIt planner (sim.Robot.Plan) is served on ROS 2 only:
+// goroslib has no moveit_msgs, and the bridge plans over ROS 2 only.
 //
 // With a second arm (sim.Config.SecondArm) /joint_states carries both
 // arms, and /arm2_controller/{state,follow_joint_trajectory,joints,

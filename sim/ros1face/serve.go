@@ -35,6 +35,7 @@ const (
 	TopicCmdVel      = "/cmd_vel"
 	TopicOdom        = "/odom"
 	TopicTF          = "/tf"
+	TopicTFStatic    = "/tf_static"
 )
 
 // Parameters the sim sets on every (re)connection.
@@ -239,6 +240,10 @@ func (s *server) setup(n *goroslib.Node) (teardown func(), err error) {
 			return nil, err
 		}
 	}
+	if err := pub(TopicTFStatic, &tf2_msgs.TFMessage{}, true); err != nil {
+		return nil, err
+	}
+	sk.pubs[TopicTFStatic].Write(tfMessage(s.r.StaticTransforms()))
 	s.mu.Lock()
 	s.sink = sk
 	s.mu.Unlock()

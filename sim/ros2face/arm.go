@@ -113,15 +113,19 @@ func pointIndex(goal *cdr.Message, stamp, accepted time.Time) int32 {
 	return max(n, 0)
 }
 
-// point sets a trajectory_msgs/JointTrajectoryPoint at path.
+// point sets a trajectory_msgs/JointTrajectoryPoint at path ("": the
+// message itself).
 func point(fl *fields, path string, p sim.TrajectoryPoint) {
-	fl.set(path+".positions", nonNil(p.Positions))
-	fl.set(path+".velocities", nonNil(p.Velocities))
-	fl.set(path+".accelerations", nonNil(p.Accelerations))
-	fl.set(path+".effort", nonNil(p.Effort))
+	if path != "" {
+		path += "."
+	}
+	fl.set(path+"positions", nonNil(p.Positions))
+	fl.set(path+"velocities", nonNil(p.Velocities))
+	fl.set(path+"accelerations", nonNil(p.Accelerations))
+	fl.set(path+"effort", nonNil(p.Effort))
 	sec, nsec := durationFields(p.TimeFromStart)
-	fl.set(path+".time_from_start.sec", sec)
-	fl.set(path+".time_from_start.nanosec", nsec)
+	fl.set(path+"time_from_start.sec", sec)
+	fl.set(path+"time_from_start.nanosec", nsec)
 }
 
 func nonNil(v []float64) []float64 {

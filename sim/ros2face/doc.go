@@ -6,6 +6,8 @@
 //	/robot_description               std_msgs/String, latched (transient_local, keep-last 1), as robot_state_publisher
 //	/diff_drive_controller/cmd_vel   geometry_msgs/TwistStamped in; the 0.5 s timeout runs from the stamp, a zero stamp is now
 //	/diff_drive_controller/odom      nav_msgs/Odometry
+//	/tf, /tf_static                  tf2_msgs/TFMessage with tf2_ros's QoS (volatile; transient-local), as robot_state_publisher
+//	/plan_kinematic_path             moveit_msgs/srv/GetMotionPlan, as move_group, answered by the sim's own planner
 //	/camera/image_raw(/compressed)   sensor_msgs/Image and CompressedImage, as the ROS 1 face
 //	/joint_trajectory_controller/follow_joint_trajectory  control_msgs/action/FollowJointTrajectory
 //	/arm2_controller/follow_joint_trajectory              the same, with a second arm
@@ -53,6 +55,13 @@
 // arrives, as Nav2 now rejects a goal pose it cannot transform; up to
 // Kilted it is accepted and aborted. Lyrical's feedback carries the
 // tracking errors.
+//
+// The planning service reads a request's group (sim.ArmGroup), start
+// state, velocity scaling and goal constraint sets (joint constraints, or
+// one SPHERE position constraint with at most one orientation constraint
+// on the same link and frame; each set in turn until one plans) and
+// answers sim.Robot.Plan's trajectory, or its refusal as the distro's
+// MoveItErrorCodes value with a message from Jazzy on.
 //
 // Goals run in the sim under their UUID's text form
 // (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), so the goal log names them; a

@@ -56,6 +56,7 @@ type face struct {
 	logf func(string, ...any)
 
 	joints, odom, image, compressed, description *node.Publisher
+	tf, tfStatic                                 *node.Publisher
 	cmdVel                                       *node.Subscription
 
 	set     *msgs.Set              // the distro's definitions and the sim's own, for the servers' setup
@@ -108,6 +109,9 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 		return err
 	}
 	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
+		return err
+	}
+	if err := f.servePlanner(); err != nil {
 		return err
 	}
 	// Once every node exists, and before the one service of a type outside
@@ -180,6 +184,8 @@ func (f *face) topics() error {
 	}{
 		{jsb, &f.joints, TopicJointStates, typeJointState, qos.Default},
 		{rsp, &f.description, TopicRobotDescription, typeString, qos.Latched},
+		{rsp, &f.tf, TopicTF, typeTFMessage, tfQoS},
+		{rsp, &f.tfStatic, TopicTFStatic, typeTFMessage, tfStaticQoS},
 		{ddc, &f.odom, TopicOdom, typeOdometry, qos.Default},
 		{self, &f.image, TopicCameraImage, typeImage, qos.Default},
 		{self, &f.compressed, TopicCameraCompressed, typeCompressedImage, qos.Default},
@@ -198,7 +204,15 @@ func (f *face) topics() error {
 	if fl.err != nil {
 		return fl.err
 	}
-	return f.description.Publish(m)
+	if err := f.description.Publish(m); err != nil {
+		return err
+	}
+	st := fields{m: f.tfStatic.New()}
+	tfMessage(&st, f.r.StaticTransforms())
+	if st.err != nil {
+		return st.err
+	}
+	return f.tfStatic.Publish(st.m)
 }
 
 // publish hands the robot's periodic messages to their ROS 2 topics.
@@ -209,6 +223,8 @@ func (f *face) publish(ms []sim.Message) {
 			f.send(TopicJointStates, f.joints, func(fl *fields) { jointState(fl, msg) })
 		case *sim.Odometry:
 			f.send(TopicOdom, f.odom, func(fl *fields) { odometry(fl, msg) })
+		case *sim.TFMessage:
+			f.send(TopicTF, f.tf, func(fl *fields) { tfMessage(fl, msg) })
 		case *sim.ActionResult:
 			if b := f.bridges[msg.Action]; b != nil {
 				b.result(msg.Status.ID.ID, simEnd{msg.Status.Status, msg.Status.Text, msg.Result})
@@ -256,14 +272,8 @@ func odometry(fl *fields, o *sim.Odometry) {
 	fl.stamp("header.stamp", o.Stamp)
 	fl.set("header.frame_id", o.Frame)
 	fl.set("child_frame_id", o.ChildFrame)
-	p := o.Pose
-	fl.set("pose.pose.position.x", p.Position.X)
-	fl.set("pose.pose.position.y", p.Position.Y)
-	fl.set("pose.pose.position.z", p.Position.Z)
-	fl.set("pose.pose.orientation.x", p.Orientation.X)
-	fl.set("pose.pose.orientation.y", p.Orientation.Y)
-	fl.set("pose.pose.orientation.z", p.Orientation.Z)
-	fl.set("pose.pose.orientation.w", p.Orientation.W)
+	fl.point("pose.pose.position", o.Pose.Position)
+	fl.quaternion("pose.pose.orientation", o.Pose.Orientation)
 	fl.set("twist.twist.linear.x", o.Linear)
 	fl.set("twist.twist.angular.z", o.Angular)
 }

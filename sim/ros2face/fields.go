@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/sim"
 )
 
 // fields fills a message by dotted paths ("header.stamp.sec") and keeps
@@ -35,6 +36,21 @@ func (f *fields) set(path string, v any) {
 	if err := m.Set(name, v); err != nil {
 		f.err = fmt.Errorf("%w: %v", ErrMessage, err)
 	}
+}
+
+// point sets a Point or Vector3 at path.
+func (f *fields) point(path string, p sim.Point3) {
+	f.set(path+".x", p.X)
+	f.set(path+".y", p.Y)
+	f.set(path+".z", p.Z)
+}
+
+// quaternion sets a Quaternion at path.
+func (f *fields) quaternion(path string, q sim.Quaternion) {
+	f.set(path+".x", q.X)
+	f.set(path+".y", q.Y)
+	f.set(path+".z", q.Z)
+	f.set(path+".w", q.W)
 }
 
 // stamp sets a builtin_interfaces/Time at path.

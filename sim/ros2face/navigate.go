@@ -39,7 +39,7 @@ func (n navigate) submit(id sim.GoalID, m *cdr.Message) error {
 	}
 	frame := str(get(ps, "header.frame_id"))
 	if n.checkFrame && !sim.KnownFrame(frame) {
-		return fmt.Errorf("failed to transform a goal pose provided with frame_id '%s' to the global frame '%s'", frame, sim.OdomFrame)
+		return fmt.Errorf("failed to transform a goal pose provided with frame_id '%s' to the global frame '%s'", frame, sim.MapFrame)
 	}
 	g := sim.PoseStamped{Frame: frame}
 	if s, ok := get(ps, "header.stamp").(*cdr.Message); ok {

@@ -36,9 +36,9 @@ type armRig struct {
 	domain int
 }
 
-func newArmRig(t *testing.T, d msgs.Distro, domain int) *armRig {
+func newArmRig(t *testing.T, d msgs.Distro, domain int, args ...string) *armRig {
 	t.Helper()
-	r := &armRig{sim: startSim(t, domain, "--distro", string(d)), domain: domain}
+	r := &armRig{sim: startSim(t, domain, append([]string{"--distro", string(d)}, args...)...), domain: domain}
 	var n *node.Node
 	r.ctx, n = clientContext(t, d, domain, "planner")
 	var err error
