@@ -150,8 +150,7 @@ func planRequestJSON(req actuators.PlanRequest) ([]byte, error) {
 	default:
 		return bad("a goal: %d joints with %d positions, or a pose", len(req.Joints), len(req.Goal))
 	}
-	var names []string
-	var pos []float64
+	names, pos := []string{}, []float64{} // empty lists, not JSON null
 	for _, j := range req.Start {
 		names, pos = append(names, j.Name), append(pos, j.Position)
 	}
