@@ -47,7 +47,8 @@ func ddsHealth(s rtps.Stats) metrics.DDSHealth {
 		"endpoints_evicted": s.EndpointsEvicted, "endpoints_refused": s.EndpointsRefused, "leases_capped": s.LeasesCapped,
 		"receive_dropped": s.ReceiveDropped,
 		// What it knew of a discovery server given up when the server restarted.
-		"discovery_server_restarts": s.ServerRestarts,
+		"discovery_server_restarts":  s.ServerRestarts,
+		"discovery_server_impostors": s.ServerImpostors,
 	}, ReceiveBytes: s.ReceiveBytes, ReceiveBytesPeak: s.ReceiveBytesPeak}
 }
 
