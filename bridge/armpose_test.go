@@ -337,3 +337,21 @@ func rotateVec(q kinematics.Quat, v kinematics.Vec3) kinematics.Vec3 {
 func quatMul(a, b kinematics.Quat) kinematics.Quat {
 	return tf.Transform{Rotation: a}.Mul(tf.Transform{Rotation: b}).Rotation
 }
+
+// Without duration_s a line is timed so the checks pass: under the tool's
+// speed cap (scaled by speed_fraction), within the joints' limits.
+func TestLineDefaultTimingKeepsTheToolUnderItsSpeedCap(t *testing.T) {
+	r, c := poseRig(t, safety.WorkspaceLimits{ToolSpeedMax: 0.1})
+	goal := toolPoseAt(t, c, qa)
+	goal.Position[0] -= 0.2
+	for _, f := range []float64{1, 0.5} {
+		pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, fmt.Sprintf(`,"path":"line","speed_fraction":%g`, f)))
+		if e != nil {
+			t.Fatalf("speed_fraction %g: %v", f, e)
+		}
+		peak := pv["tool_path"].(map[string]any)["peak_speed"].(map[string]any)["m_s"].(float64)
+		if peak > 0.1*f || peak < 0.1*f/2 {
+			t.Fatalf("speed_fraction %g: the tool's peak speed is %g m/s under a 0.1 m/s cap", f, peak)
+		}
+	}
+}
