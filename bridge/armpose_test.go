@@ -355,3 +355,20 @@ func TestLineDefaultTimingKeepsTheToolUnderItsSpeedCap(t *testing.T) {
 		}
 	}
 }
+
+// A line over the shoulder's axis needs the pan joint to swing half a turn
+// within one step: refused at that step, naming the joint, nothing sent.
+func TestLineThatWouldFlipTheArmIsRefusedAtTheStep(t *testing.T) {
+	r, c := poseRig(t, safety.WorkspaceLimits{})
+	for i, j := range c.Joints() {
+		r.robot.SetJoint(j, []float64{0, -0.8, 1.6, -0.8, 1.57, 0}[i]) // the tool right above the pan axis
+	}
+	_, e := r.call(t, RolePlanner, "arm_move_relative", `{"translation":[0,0.2,0],"path":"line"}`)
+	if e == nil || e.Rule != "line_continuous" {
+		t.Fatalf("line over the pan axis: %v", e)
+	}
+	d, _ := e.Details.(map[string]any)
+	if d["joint"] == nil || d["step"] == nil || d["step_pose"] == nil || r.robot.GoalsSent() != 0 {
+		t.Fatalf("details %v, %d sent", d, r.robot.GoalsSent())
+	}
+}
