@@ -165,8 +165,11 @@ type poseStart struct {
 	start    []spline.State
 	startMap map[string]float64
 	index    []int // chain joint → index in arm.Joints
-	seed     []float64
-	tool     tf.Transform
+	// goalField is the argument a refused goal names: position, or
+	// translation for a relative move.
+	goalField string
+	seed      []float64
+	tool      tf.Transform
 }
 
 // poseStart decodes a pose tool's arguments and reads where its arm is.
@@ -188,7 +191,10 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call) (*poseStart, poseInp
 	if jerr != nil {
 		return nil, in, jerr
 	}
-	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap}
+	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap, goalField: "position"}
+	if in.Position == nil {
+		s.goalField = "translation"
+	}
 	for _, j := range ch.Joints() {
 		i := slices.Index(arm.Joints, j)
 		if i < 0 { // the config refuses such a chain; never trust it here
@@ -314,7 +320,7 @@ func (p *Previewer) previewPose(ctx context.Context, c *Call, s *poseStart, goal
 	d := s.chain.NewData()
 	sol, err := s.chain.IK(d, kinematics.Goal{Pose: goal.Pose()}, s.seed)
 	if err != nil {
-		return nil, ikError(err, "position", -1, kinematics.Pose{})
+		return nil, ikError(err, s.goalField, -1, kinematics.Pose{})
 	}
 	to := make([]float64, len(s.start))
 	for i := range s.start {
@@ -355,7 +361,7 @@ func ikError(err error, field string, step int, at kinematics.Pose) *Error {
 	where := ""
 	if step >= 0 {
 		details["step"], details["step_pose"] = step, map[string]any{"position": round6v(at.Position), "orientation": round6q(at.Orientation)}
-		where = fmt.Sprintf(" at step %d of the line, (%.3f, %.3f, %.3f) m,", step, at.Position[0], at.Position[1], at.Position[2])
+		where = fmt.Sprintf(" at step %d of the line, (%.3f, %.3f, %.3f) m", step, at.Position[0], at.Position[1], at.Position[2])
 	}
 	e := RuleError(CodeInvalidArgument, "reachable", field, fmt.Sprintf("no joint positions within the limits put the tool at the pose%s; the closest reachable pose is (%.4f, %.4f, %.4f) m, %.4g m and %.4g rad away; no preview issued, nothing moves",
 		where, cl.Pose.Position[0], cl.Pose.Position[1], cl.Pose.Position[2], cl.PositionError, cl.OrientationError))
@@ -371,7 +377,7 @@ func (p *Previewer) previewLine(ctx context.Context, c *Call, s *poseStart, goal
 	angle := angleBetween(s.tool.Rotation, goal.Rotation)
 	n := max(1, int(math.Ceil(length/lineStepM-1e-9)), int(math.Ceil(angle/lineStepRad-1e-9)))
 	if n > lineMaxSteps {
-		return nil, FieldError("position", fmt.Sprintf("a line of at most %d steps (%.1f m, %.0f°)", lineMaxSteps, lineMaxSteps*lineStepM, lineMaxSteps*lineStepRad*180/math.Pi),
+		return nil, FieldError(s.goalField, fmt.Sprintf("a line of at most %d steps (%.1f m, %.0f°)", lineMaxSteps, lineMaxSteps*lineStepM, lineMaxSteps*lineStepRad*180/math.Pi),
 			fmt.Sprintf("%.3f m and %.1f°: %d steps", length, angle*180/math.Pi, n), "the line is too long to solve at fine steps")
 	}
 	d := s.chain.NewData()

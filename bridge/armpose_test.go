@@ -240,6 +240,11 @@ func TestUnreachablePoseIsRefusedWithTheClosestPose(t *testing.T) {
 			if !strings.Contains(e.Message, "closest reachable pose") || r.robot.GoalsSent() != 0 {
 				t.Fatalf("message %q, %d sent", e.Message, r.robot.GoalsSent())
 			}
+			_, e = r.call(t, RolePlanner, "arm_move_relative", `{"translation":[2,0,0],"path":"`+path+`"}`)
+			want := map[string]string{"joint": "translation", "line": "path"}[path] // a line fails at a step
+			if e == nil || e.Rule != "reachable" || e.Field != want || e.Details.(map[string]any)["closest"] == nil {
+				t.Fatalf("a relative move out of reach: %v", e)
+			}
 		})
 	}
 }
