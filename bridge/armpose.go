@@ -172,8 +172,10 @@ type poseStart struct {
 	tool      tf.Transform
 }
 
-// poseStart decodes a pose tool's arguments and reads where its arm is.
-func (p *Previewer) poseStart(ctx context.Context, c *Call) (*poseStart, poseInput, error) {
+// poseStart decodes a pose tool's arguments, checks their frame (the
+// base link; for a relative move the tool link too) and reads where the
+// arm is.
+func (p *Previewer) poseStart(ctx context.Context, c *Call, relative bool) (*poseStart, poseInput, error) {
 	var in poseInput
 	if err := c.Decode(&in); err != nil {
 		return nil, in, err
@@ -187,12 +189,22 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call) (*poseStart, poseInp
 		return nil, in, RuleError(CodeInvalidArgument, "kinematic_model", ActuatorArg,
 			"arm "+arm.Name+" has no kinematic model (its joints make no chain of the URDF): pose goals need one; use arm_move_joints")
 	}
+	switch {
+	case in.Frame == "" || in.Frame == ch.Base() || relative && in.Frame == ch.Tool():
+	case relative:
+		return nil, in, FieldError("frame", ch.Base()+" or "+ch.Tool(), quote(in.Frame),
+			"a relative move is expressed in the arm's base link or its tool link")
+	default:
+		return nil, in, FieldError("frame", ch.Base()+" (the arm's base link)", quote(in.Frame),
+			"only the arm's base link is a pose frame here: transforms from other frames do not reach this tool yet").
+			WithHint("express the pose in " + ch.Base() + ", or use arm_move_relative in the tool frame")
+	}
 	start, startMap, jerr := p.armStart(ctx, arm)
 	if jerr != nil {
 		return nil, in, jerr
 	}
 	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap, goalField: "position"}
-	if in.Position == nil {
+	if relative {
 		s.goalField = "translation"
 	}
 	for _, j := range ch.Joints() {
@@ -213,14 +225,9 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call) (*poseStart, poseInp
 }
 
 func (p *Previewer) armMovePose(ctx context.Context, c *Call) (any, error) {
-	s, in, err := p.poseStart(ctx, c)
+	s, in, err := p.poseStart(ctx, c, false)
 	if err != nil {
 		return nil, err
-	}
-	if in.Frame != "" && in.Frame != s.chain.Base() {
-		return nil, FieldError("frame", s.chain.Base()+" (the arm's base link)", quote(in.Frame),
-			"only the arm's base link is a pose frame here: transforms from other frames do not reach this tool yet").
-			WithHint("express the pose in " + s.chain.Base() + ", or use arm_move_relative in the tool frame")
 	}
 	if len(in.Position) != 3 {
 		return nil, FieldError("position", "3 numbers [x, y, z] in metres", fmt.Sprintf("%d numbers", len(in.Position)), "position needs x, y and z")
@@ -237,7 +244,7 @@ func (p *Previewer) armMovePose(ctx context.Context, c *Call) (any, error) {
 }
 
 func (p *Previewer) armMoveRelative(ctx context.Context, c *Call) (any, error) {
-	s, in, err := p.poseStart(ctx, c)
+	s, in, err := p.poseStart(ctx, c, true)
 	if err != nil {
 		return nil, err
 	}
@@ -263,11 +270,8 @@ func (p *Previewer) armMoveRelative(ctx context.Context, c *Call) (any, error) {
 		t := s.tool.Translation
 		goal = tf.Transform{Translation: kinematics.Vec3{t[0] + d[0], t[1] + d[1], t[2] + d[2]},
 			Rotation: tf.Transform{Rotation: move.Rotation}.Mul(tf.Transform{Rotation: s.tool.Rotation}).Rotation}
-	case s.chain.Tool():
+	default: // the tool link (poseStart refused any other)
 		goal = s.tool.Mul(move)
-	default:
-		return nil, FieldError("frame", s.chain.Base()+" or "+s.chain.Tool(), quote(in.Frame),
-			"a relative move is expressed in the arm's base link or its tool link")
 	}
 	return p.previewPose(ctx, c, s, goal, in)
 }

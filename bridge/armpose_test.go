@@ -320,6 +320,7 @@ func TestRelativeMovesInBaseAndToolFrames(t *testing.T) {
 
 func TestPoseInAnotherFrameIsRefusedNamingTheFrame(t *testing.T) {
 	r, _ := poseRig(t, safety.WorkspaceLimits{})
+	reads := r.robot.FreshReads()
 	for tool, args := range map[string]string{
 		"arm_move_pose":     `{"position":[0.3,0,0.4],"frame":"map"}`,
 		"arm_move_relative": `{"translation":[0,0,0.1],"frame":"map"}`,
@@ -328,6 +329,9 @@ func TestPoseInAnotherFrameIsRefusedNamingTheFrame(t *testing.T) {
 		if e == nil || e.Field != "frame" || e.Actual != `"map"` || !strings.Contains(e.Expected, "base_link") {
 			t.Fatalf("%s in map: %v", tool, e)
 		}
+	}
+	if r.robot.FreshReads() != reads {
+		t.Fatal("a pose in a refused frame read the robot")
 	}
 	_, e := r.call(t, RolePlanner, "arm_move_pose", `{"position":[0.3,0,0.4],"orientation":[0,0,0.5,0.5]}`)
 	if e == nil || e.Field != "orientation" {
