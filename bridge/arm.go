@@ -87,42 +87,65 @@ func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
 			return nil, notOwnJoint("positions."+j, j, arm.Name, arm.Joints)
 		}
 	}
-	cur, jerr := p.joints(ctx)
+	start, startMap, jerr := p.armStart(ctx, arm)
 	if jerr != nil {
 		return nil, jerr
 	}
-	from := make([]float64, len(arm.Joints))
 	to := make([]float64, len(arm.Joints))
+	for i, j := range arm.Joints {
+		to[i] = start[i].Pos
+		if t, ok := in.Positions[j]; ok {
+			to[i] = t
+		}
+	}
+	return p.previewPointToPoint(ctx, c, arm, start, startMap, to, in.DurationS, in.SpeedFraction, nil)
+}
+
+// armStart is the arm's state a preview starts from: per joint in the
+// arm's order, and the positions by name (the preview's start state).
+func (p *Previewer) armStart(ctx context.Context, arm *ArmModel) ([]spline.State, map[string]float64, *Error) {
+	cur, jerr := p.joints(ctx)
+	if jerr != nil {
+		return nil, nil, jerr
+	}
 	start := make([]spline.State, len(arm.Joints))
 	startMap := map[string]float64{}
 	for i, j := range arm.Joints {
 		r, ok := cur[j]
 		if !ok {
-			return nil, missingJoint(j)
+			return nil, nil, missingJoint(j)
 		}
-		from[i], to[i] = r.Position, r.Position
 		start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
 		startMap[j] = r.Position
-		if t, ok := in.Positions[j]; ok {
-			to[i] = t
+	}
+	return start, startMap, nil
+}
+
+// previewPointToPoint previews a move from start to the positions to (arm
+// order) that takes duration seconds, or when that is 0 the shortest
+// duration the limits allow at speedFraction (0: 1) of the speed scale.
+func (p *Previewer) previewPointToPoint(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, to []float64, duration, speedFraction float64, extra map[string]any) (any, error) {
+	if speedFraction == 0 {
+		speedFraction = 1
+	}
+	if duration == 0 {
+		from := make([]float64, len(start))
+		for i, s := range start {
+			from[i] = s.Pos
 		}
+		duration = arm.Guard.MinDuration(arm.Joints, from, to, speedFraction*p.SpeedScale())
 	}
-	if in.SpeedFraction == 0 {
-		in.SpeedFraction = 1
-	}
-	dur := in.DurationS
-	if dur == 0 {
-		dur = arm.Guard.MinDuration(arm.Joints, from, to, in.SpeedFraction*p.SpeedScale())
-	}
-	pt := spline.Point{Positions: to, Velocities: make([]float64, len(to)), Accelerations: make([]float64, len(to)), Time: dur}
-	return p.previewTrajectory(ctx, c, arm, start, startMap, []spline.Point{pt})
+	pt := spline.Point{Positions: to, Velocities: make([]float64, len(to)), Accelerations: make([]float64, len(to)), Time: duration}
+	return p.previewTrajectory(ctx, c, arm, start, startMap, []spline.Point{pt}, extra)
 }
 
 func missingJoint(j string) *Error {
 	return StateError(CodeUnavailable, "joint "+j+" missing from /joint_states", "when the robot reports every arm joint", "incomplete robot state")
 }
 
-func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, points []spline.Point) (any, error) {
+// previewTrajectory checks points from start and issues the preview;
+// extra adds to the preview's summary (the pose tools' IK result).
+func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, points []spline.Point, extra map[string]any) (any, error) {
 	chk, err := arm.Guard.Check(arm.Joints, start, points)
 	if err != nil {
 		return nil, AsError(err)
@@ -166,6 +189,9 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	}
 	if chk.ToolPlot != nil {
 		summary["tool_plot"] = chk.ToolPlot // for the console only, as the plot
+	}
+	for k, v := range extra {
+		summary[k] = v
 	}
 	return p.issue(ctx, c, arm.Name, g, summary)
 }
@@ -221,21 +247,11 @@ func (p *Previewer) armFollowTrajectory(ctx context.Context, c *Call) (any, erro
 		}
 		idx[j] = i
 	}
-	cur, jerr := p.joints(ctx)
+	start, startMap, jerr := p.armStart(ctx, arm)
 	if jerr != nil {
 		return nil, jerr
 	}
 	n := len(arm.Joints)
-	start := make([]spline.State, n)
-	startMap := map[string]float64{}
-	for i, j := range arm.Joints {
-		r, ok := cur[j]
-		if !ok {
-			return nil, missingJoint(j)
-		}
-		start[i] = spline.State{Pos: r.Position, Vel: r.Velocity}
-		startMap[j] = r.Position
-	}
 	points := make([]spline.Point, len(in.Points))
 	prevT := 0.0
 	for k, ip := range in.Points {
@@ -271,5 +287,5 @@ func (p *Previewer) armFollowTrajectory(ctx context.Context, c *Call) (any, erro
 		}
 		points[k] = pt
 	}
-	return p.previewTrajectory(ctx, c, arm, start, startMap, points)
+	return p.previewTrajectory(ctx, c, arm, start, startMap, points, nil)
 }

@@ -150,6 +150,9 @@ func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
 	}
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
+	if pv.poseArms() {
+		reg.MustAdd(pv.ArmMovePose(), pv.ArmMoveRelative())
+	}
 	reg.MustAdd(MotionTools(r.m, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
 	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir(), allowlist.Globs{"/odom"}), OutputReadTool(t.TempDir()))
 	r.p = NewPipeline(reg)

@@ -234,12 +234,15 @@ func (p *Previewer) motionReady(ctx context.Context, c *Call) error {
 }
 
 // Tools are the preview tools of the kinds the robot has: the arm tools
-// with at least one arm, gripper_move with a gripper, the base tools with
+// with at least one arm (the pose tools with a kinematic chain), gripper_move with a gripper, the base tools with
 // a base. A kind the robot lacks has no tool that could name it.
 func (p *Previewer) Tools() []*Tool {
 	var out []*Tool
 	if len(p.Arms) > 0 {
 		out = append(out, p.ArmMoveJoints(), p.ArmFollowTrajectory())
+		if p.poseArms() { // Cartesian goals need an arm with a kinematic chain
+			out = append(out, p.ArmMovePose(), p.ArmMoveRelative())
+		}
 	}
 	if len(p.Grippers) > 0 {
 		out = append(out, p.GripperMove())

@@ -25,11 +25,11 @@ var shippedConfigs = []struct {
 	config, urdf string
 	tools        []string
 }{
-	{"sim.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "base_drive", "base_navigate", "gripper_move"}},
-	{"sim-arm-only.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
+	{"sim.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "arm_move_pose", "arm_move_relative", "base_drive", "base_navigate", "gripper_move"}},
+	{"sim-arm-only.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "arm_move_pose", "arm_move_relative"}},
 	{"sim-base-only.yaml", "simrobot.urdf", []string{"base_drive", "base_navigate"}},
-	{"sim-dual-arm.yaml", "simrobot-dual-arm.urdf", []string{"arm_follow_trajectory", "arm_move_joints"}},
-	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "base_drive", "base_navigate", "gripper_move"}},
+	{"sim-dual-arm.yaml", "simrobot-dual-arm.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "arm_move_pose", "arm_move_relative"}},
+	{"sim-ros2.yaml", "simrobot.urdf", []string{"arm_follow_trajectory", "arm_move_joints", "arm_move_pose", "arm_move_relative", "base_drive", "base_navigate", "gripper_move"}},
 }
 
 // robotWideTools are registered whatever actuators a robot has.
@@ -143,7 +143,7 @@ func TestArmOnlyRobotListsOnlyArmToolsAndAConfirmedMoveReachesTheSimOnce(t *test
 		w := newWorld(t, worldOpts{tr: tr, config: actuatorSet(t, tr, "../launch/robots/sim-arm-only.yaml", "arm")})
 		cs := w.mcpClient("")
 		names := listToolNames(t, cs)
-		if got := actuatorTools(names); !slices.Equal(got, []string{"arm_follow_trajectory", "arm_move_joints"}) {
+		if got := actuatorTools(names); !slices.Equal(got, []string{"arm_follow_trajectory", "arm_move_joints", "arm_move_pose", "arm_move_relative"}) {
 			t.Fatalf("tools/list actuator tools %v, want the arm's only", got)
 		}
 		desc := bridgetest.MustCall(t, cs, "robot_describe", map[string]any{})

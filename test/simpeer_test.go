@@ -211,3 +211,32 @@ func (d *domainPool) take(t *testing.T) int {
 	t.Fatal("no free ROS 2 domain")
 	return 0
 }
+
+// jointPositions takes the next sensor_msgs/msg/JointState the sim
+// publishes on /joint_states (best effort, so any publisher's QoS
+// matches) and returns its positions by joint name.
+func (p *simPeer) jointPositions(t *testing.T) map[string]float64 {
+	t.Helper()
+	p.mu.Lock()
+	s, err := p.ownNode(t).NewSubscription("/joint_states", "sensor_msgs/msg/JointState", qos.SensorData, node.SubscriptionOptions{})
+	p.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), simPeerWait)
+	defer cancel()
+	m, _, err := s.Take(ctx)
+	if err != nil {
+		t.Fatalf("/joint_states: %v", err)
+	}
+	names, _ := m.Get("name").([]string)
+	pos, _ := m.Get("position").([]float64)
+	if len(names) != len(pos) {
+		t.Fatalf("/joint_states: %d names, %d positions", len(names), len(pos))
+	}
+	out := map[string]float64{}
+	for i, n := range names {
+		out[n] = pos[i]
+	}
+	return out
+}

@@ -150,7 +150,7 @@ func TestEveryRegisteredToolKeepsTheContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"arm_move_joints", "arm_follow_trajectory", "gripper_move", "base_navigate", "base_drive",
+	want := []string{"arm_move_joints", "arm_follow_trajectory", "arm_move_pose", "arm_move_relative", "gripper_move", "base_navigate", "base_drive",
 		"motion_confirm", "motion_status", "motion_cancel", "robot_stop", "estop_reset", "speed_scale_set",
 		"robot_describe", "joints_read", "topics_list", "topic_sample", "tools_search", "tools_invoke", "tools_batch"}
 	for _, n := range want {

@@ -158,7 +158,8 @@ func plan(desc map[string]any) []step {
 	return []step{
 		{"reach over the object", "arm_move_joints", arm(0.4, -0.6, -0.8)},
 		{"close the gripper on it", "gripper_move", map[string]any{"position": 0.0, "max_effort": 20.0}},
-		{"lift it", "arm_move_joints", arm(0.4, -0.9, -0.4)},
+		// A Cartesian goal: the bridge solves the joints (IK) along the line.
+		{"lift it 10 cm straight up", "arm_move_relative", map[string]any{"translation": []float64{0, 0, 0.1}, "path": "line"}},
 		{"drive to the drop-off", "base_navigate", map[string]any{"x": 0.5, "y": 0.2, "yaw": 0.0}},
 	}
 }
