@@ -248,6 +248,9 @@ type ActuatorConfig struct {
 	BaseLink  string     `yaml:"base_link"`
 	ToolLink  string     `yaml:"tool_link"`
 	Workspace *Workspace `yaml:"workspace"`
+	// Planning asks MoveIt's move_group for the arm's pose goals
+	// (planning.go); transport ros2 only.
+	Planning *Planning `yaml:"planning"`
 }
 
 // BaseCaps are the base's speed caps, carried for the safety layer.
@@ -501,8 +504,14 @@ func (c *Config) Validate() error {
 			if err := a.validateArmChain(f); err != nil {
 				return err
 			}
+			if err := a.validatePlanning(c.Transport, f); err != nil {
+				return err
+			}
 		case actuators.KindBase:
 			if err := a.validateArmChain(f); err != nil {
+				return err
+			}
+			if err := a.validatePlanning(c.Transport, f); err != nil {
 				return err
 			}
 			if len(a.Joints) != 0 {
