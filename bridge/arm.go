@@ -17,6 +17,9 @@ type ArmModel struct {
 	Name   string
 	Joints []string
 	Guard  ArmGuard
+	// Planning, when set, asks MoveIt's move_group for pose goals' joint
+	// paths (armplan.go).
+	Planning *ArmPlanning
 }
 
 // armJoints lists every arm's joints, arm by arm: joint names are unique

@@ -115,7 +115,7 @@ func (p *Previewer) poseTool(name, title, description string, goal map[string]*S
 // ArmMovePose previews moving the tool to a pose.
 func (p *Previewer) ArmMovePose() *Tool {
 	return p.poseTool("arm_move_pose", "Preview a tool pose move",
-		Describe("Previews moving the arm's tool link to a pose (position in metres, orientation a unit quaternion x, y, z, w) in the arm's base link frame. The bridge solves inverse kinematics from the current joints within the joint limits (deterministic), builds the joint trajectory and checks every limit and the workspace along it. Nothing moves: run it with motion_confirm(preview_id).",
+		Describe("Previews moving the arm's tool link to a pose (position in metres, orientation a unit quaternion x, y, z, w) in the arm's base link frame. The bridge solves inverse kinematics from the current joints within the joint limits (deterministic), builds the joint trajectory and checks every limit and the workspace along it; for an arm with a MoveIt planning group and move_group running, path joint is move_group's collision-aware plan, checked the same way (ik.planner in the preview says which planned it). Nothing moves: run it with motion_confirm(preview_id).",
 			"you know where the tool should be (a grasp or place pose from perception, a point above the table).",
 			"displacements from where the tool is (arm_move_relative); known joint targets (arm_move_joints); frames other than the base link (refused until TF lookups reach this tool); the gripper (gripper_move).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
@@ -320,6 +320,12 @@ func (p *Previewer) previewPose(ctx context.Context, c *Call, s *poseStart, goal
 		"target": map[string]any{"position": round6v(goal.Translation), "orientation": round6q(goal.Rotation)}}
 	if in.Path == pathLine {
 		return p.previewLine(ctx, c, s, goal, in, ik)
+	}
+	if out, handled, err := p.planPose(ctx, c, s, goal, in, ik); handled {
+		return out, err
+	}
+	if _, asked := ik["planner"]; !asked {
+		ik["planner"] = "the bridge's IK"
 	}
 	d := s.chain.NewData()
 	sol, err := s.chain.IK(d, kinematics.Goal{Pose: goal.Pose()}, s.seed)

@@ -21,7 +21,7 @@ var qa = []float64{0.2, 0.4, 1.2, 0.3, 1.0, 0.2}
 
 // poseRig is the rig with the sim arm's real limits, kinematic chain and
 // the workspace limits ws, standing at qa.
-func poseRig(t *testing.T, ws safety.WorkspaceLimits) (*rig, *kinematics.Chain) {
+func poseRig(t *testing.T, ws safety.WorkspaceLimits, more ...func(*Previewer)) (*rig, *kinematics.Chain) {
 	t.Helper()
 	urdf, err := os.ReadFile("../launch/simrobot.urdf")
 	if err != nil {
@@ -56,9 +56,9 @@ func poseRig(t *testing.T, ws safety.WorkspaceLimits) (*rig, *kinematics.Chain) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, func(p *Previewer) {
+	r := newRig(t, append([]func(*Previewer){func(p *Previewer) {
 		p.Arms[0] = &ArmModel{Name: "arm", Joints: c.Joints(), Guard: SafetyArm{Limits: lim, Opts: safety.CheckOptions{Workspace: w}}}
-	})
+	}}, more...)...)
 	for i, j := range c.Joints() {
 		r.robot.SetJoint(j, qa[i])
 	}

@@ -56,8 +56,13 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 			if err != nil {
 				return nil, err
 			}
-			m.arms = append(m.arms, &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
-				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction, Workspace: ws}}})
+			arm := &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction, Workspace: ws}}}
+			if pl := a.Planning; pl != nil {
+				arm.Planning = &bridge.ArmPlanning{Group: pl.Group, Service: pl.Service, Node: pl.Node,
+					Time: time.Duration(pl.TimeS * float64(time.Second))}
+			}
+			m.arms = append(m.arms, arm)
 		case actuators.KindGripper:
 			if len(a.Joints) != 1 {
 				return nil, fmt.Errorf("config: gripper %s needs exactly one finger joint", a.Name)

@@ -1,0 +1,147 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
+	"github.com/actbridge/actbridge/spline"
+)
+
+// plannedRobot is the fake robot with a move_group: plan answers each
+// request (kept in asked).
+type plannedRobot struct {
+	actuators.Robot
+	plan  func(actuators.PlanRequest) (actuators.Plan, error)
+	mu    sync.Mutex
+	asked []actuators.PlanRequest
+}
+
+func (r *plannedRobot) Plan(_ context.Context, req actuators.PlanRequest) (actuators.Plan, error) {
+	r.mu.Lock()
+	r.asked = append(r.asked, req)
+	r.mu.Unlock()
+	return r.plan(req)
+}
+
+// planRig is poseRig with the arm's planning group set and move_group
+// answering with plan.
+func planRig(t *testing.T, plan func(actuators.PlanRequest) (actuators.Plan, error)) (*rig, *plannedRobot, []string) {
+	pr := &plannedRobot{plan: plan}
+	var joints []string
+	r, _ := poseRig(t, safety.WorkspaceLimits{}, func(p *Previewer) {
+		pr.Robot, p.Robot = p.Robot, pr
+		p.Arms[0].Planning = &ArmPlanning{Group: "arm", Service: "/plan_kinematic_path", Time: time.Second}
+		joints = p.Arms[0].Joints
+	})
+	return r, pr, joints
+}
+
+// moveGroupPlan is a plan from qa to qb over two seconds, through a
+// midpoint, as move_group returns one (positions and velocities).
+func moveGroupPlan(joints []string, qb []float64) actuators.Plan {
+	mid := make([]float64, len(qa))
+	for i := range qa {
+		mid[i] = (qa[i] + qb[i]) / 2
+	}
+	zero := make([]float64, len(qa))
+	vmid := make([]float64, len(qa))
+	for i := range qa {
+		vmid[i] = (qb[i] - qa[i]) / 2 * 1.5
+	}
+	return actuators.Plan{Trajectory: actuators.Trajectory{Joints: joints, Points: []spline.Point{
+		{Positions: append([]float64(nil), qa...), Velocities: zero, Time: 0},
+		{Positions: mid, Velocities: vmid, Time: 1},
+		{Positions: append([]float64(nil), qb...), Velocities: zero, Time: 2},
+	}}, PlanningTime: 40 * time.Millisecond, Source: "/move_group on participant 01"}
+}
+
+var qb = []float64{0.0, 0.6, 0.9, 0.1, 1.3, 0.4}
+
+// With a move_group, arm_move_pose's joint path is its plan: the preview
+// says so and confirm sends exactly the plan's points after its start
+// state, once.
+func TestMoveGroupsPlanIsPreviewedAndSentAsPlanned(t *testing.T) {
+	var joints []string
+	r, pr, joints := planRig(t, func(req actuators.PlanRequest) (actuators.Plan, error) {
+		return moveGroupPlan(joints, qb), nil
+	})
+	_, chain := poseRig(t, safety.WorkspaceLimits{})
+	goal := toolPoseAt(t, chain, qb)
+	pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, ""))
+	if e != nil {
+		t.Fatal(e)
+	}
+	ik, _ := pv["ik"].(map[string]any)
+	if p, _ := ik["planner"].(string); !strings.HasPrefix(p, "move_group: /move_group") || ik["group"] != "arm" {
+		t.Fatalf("preview ik %v", ik)
+	}
+	pr.mu.Lock()
+	req := pr.asked[0]
+	pr.mu.Unlock()
+	if req.Group != "arm" || req.Pose == nil || req.Pose.Link != "gripper_base_link" || req.Pose.Frame != "base_link" || len(req.Start) != len(qa) || req.Start[2].Position != qa[2] {
+		t.Fatalf("asked %+v", req)
+	}
+	tr := confirmOnce(t, r, pv)
+	want := moveGroupPlan(joints, qb).Trajectory
+	want.Points = want.Points[1:] // the start state at time 0 is the robot's, not sent
+	if len(tr.Points) != len(want.Points) {
+		t.Fatalf("%d points sent, the plan had %d", len(tr.Points), len(want.Points))
+	}
+	for k := range want.Points {
+		for i := range joints {
+			if tr.Points[k].Positions[i] != want.Points[k].Positions[i] || tr.Points[k].Time != want.Points[k].Time {
+				t.Fatalf("point %d sent %+v, planned %+v", k, tr.Points[k], want.Points[k])
+			}
+		}
+	}
+}
+
+// Without a move_group the bridge plans itself and says so; a move_group
+// that refuses refuses the preview, with MoveIt's reason; a plan past the
+// arm's limits is refused by the bridge's own check. Nothing is sent.
+func TestPlannerAbsentRefusingOrPastTheLimits(t *testing.T) {
+	_, chain := poseRig(t, safety.WorkspaceLimits{})
+	goal := toolPoseAt(t, chain, qb)
+	t.Run("no move_group", func(t *testing.T) {
+		r, _, _ := planRig(t, func(actuators.PlanRequest) (actuators.Plan, error) {
+			return actuators.Plan{}, fmt.Errorf("%w: /plan_kinematic_path has no server on the graph", actuators.ErrNoPlanner)
+		})
+		pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, ""))
+		if e != nil {
+			t.Fatal(e)
+		}
+		if p, _ := pv["ik"].(map[string]any)["planner"].(string); !strings.HasPrefix(p, "the bridge's IK") {
+			t.Fatalf("planner %q", p)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		r, _, _ := planRig(t, func(actuators.PlanRequest) (actuators.Plan, error) {
+			return actuators.Plan{}, &actuators.PlanError{Code: -12, Name: "GOAL_IN_COLLISION", Message: "the gripper would hit the table"}
+		})
+		_, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, ""))
+		if e == nil || e.Code != CodeInvalidArgument || e.Rule != "planner_refused" || !strings.Contains(e.Message, "GOAL_IN_COLLISION") || r.robot.GoalsSent() != 0 {
+			t.Fatalf("%+v", e)
+		}
+	})
+	t.Run("too fast", func(t *testing.T) {
+		var joints []string
+		r, _, js := planRig(t, func(actuators.PlanRequest) (actuators.Plan, error) {
+			p := moveGroupPlan(joints, qb)
+			for k := range p.Trajectory.Points {
+				p.Trajectory.Points[k].Time /= 50 // 40 ms for the whole move
+			}
+			return p, nil
+		})
+		joints = js
+		_, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, ""))
+		if e == nil || e.Code != CodeLimitViolation || r.robot.GoalsSent() != 0 {
+			t.Fatalf("%+v", e)
+		}
+	})
+}
