@@ -231,6 +231,9 @@ func (s *actionServer[G, R, F]) emit(ev actionEvent[R, F]) { s.events = append(s
 // cancels, then hand the goal to the executor.
 func (s *actionServer[G, R, F]) handleGoal(now, wall time.Time, id GoalID, goal G) {
 	rec := s.log.goal(id, now, wall)
+	if tg, ok := any(goal).(TrajectoryGoal); ok {
+		rec.Trajectory = logTrajectory(tg.Trajectory)
+	}
 	if t, ok := s.byID[id.ID]; ok && id.ID != "" && t.placeholder {
 		// The cancel came first: the goal ends RECALLED without running.
 		t.placeholder, t.goal = false, goal

@@ -21,9 +21,31 @@ type GoalRecord struct {
 	// State is the goal's current actionlib state ("SUCCEEDED"); empty for
 	// duplicates and ignored goals.
 	State string `json:"state,omitempty"`
+	// Trajectory is an arm goal's trajectory as received, kept for the
+	// newest keepTrajectories goals of the action: what a test compares
+	// with what the bridge previewed.
+	Trajectory *LoggedTrajectory `json:"trajectory,omitempty"`
 
 	tr interface{ state() (uint8, bool) }
 }
+
+// LoggedTrajectory is a trajectory in the goal log: joint names and
+// points, times in seconds.
+type LoggedTrajectory struct {
+	Joints []string      `json:"joints"`
+	Points []LoggedPoint `json:"points"`
+}
+
+// LoggedPoint is one point of a LoggedTrajectory.
+type LoggedPoint struct {
+	Positions     []float64 `json:"positions"`
+	Velocities    []float64 `json:"velocities,omitempty"`
+	Accelerations []float64 `json:"accelerations,omitempty"`
+	Time          float64   `json:"time_s"`
+}
+
+// keepTrajectories bounds the trajectories the log holds per action.
+const keepTrajectories = 64
 
 // CancelRecord is one cancel message as it reached the robot.
 type CancelRecord struct {
@@ -75,6 +97,9 @@ func (l *actionLog) goal(id GoalID, sim, wall time.Time) *GoalRecord {
 	}
 	l.a.Goals = append(l.a.Goals, GoalRecord{ID: id.ID, Stamp: id.Stamp, Received: wall, SimTime: sim})
 	l.a.Received++
+	if n := len(l.a.Goals) - 1 - keepTrajectories; n >= 0 {
+		l.a.Goals[n].Trajectory = nil
+	}
 	return &l.a.Goals[len(l.a.Goals)-1]
 }
 
@@ -84,6 +109,16 @@ func (l *actionLog) cancel(id GoalID, sim, wall time.Time) {
 	}
 	l.a.CancelLog = append(l.a.CancelLog, CancelRecord{ID: id.ID, Stamp: id.Stamp, Received: wall, SimTime: sim})
 	l.a.Cancels++
+}
+
+// logTrajectory is tr as the goal log keeps it.
+func logTrajectory(tr Trajectory) *LoggedTrajectory {
+	out := &LoggedTrajectory{Joints: append([]string(nil), tr.JointNames...), Points: make([]LoggedPoint, len(tr.Points))}
+	for i, p := range tr.Points {
+		out.Points[i] = LoggedPoint{Positions: append([]float64(nil), p.Positions...), Velocities: append([]float64(nil), p.Velocities...),
+			Accelerations: append([]float64(nil), p.Accelerations...), Time: p.TimeFromStart.Seconds()}
+	}
+	return out
 }
 
 // snapshot copies the log with current states filled in.
