@@ -16,26 +16,8 @@ import (
 // arm_move_relative moves it 5 cm up from there: each checked by FK of the
 // joint states the sim publishes, within 1 mm.
 func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
-	data, err := os.ReadFile("../launch/simrobot.urdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := kinematics.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := m.Chain("base_link", "gripper_base_link")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, fk := simToolFK(t)
 	joints := c.Joints()
-	d := c.NewData()
-	fk := func(q []float64) kinematics.Pose {
-		if err := c.FK(d, q); err != nil {
-			t.Fatal(err)
-		}
-		return d.ToolPose()
-	}
 	eachTransport(t, func(t *testing.T, tr transport) {
 		w := newWorld(t, worldOpts{tr: tr, config: simConfig(t, tr, nil)})
 		cs := w.mcpClient("")
@@ -91,6 +73,31 @@ func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 			t.Fatalf("after 5 cm up the sim's tool is at %v, want %v", at.Position, up.Position)
 		}
 	}, ros2)
+}
+
+// simToolFK is the sim arm's chain from base_link to its gripper and its
+// forward kinematics, computed by the bridge's kinematics package.
+func simToolFK(t *testing.T) (*kinematics.Chain, func([]float64) kinematics.Pose) {
+	t.Helper()
+	data, err := os.ReadFile("../launch/simrobot.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := kinematics.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Chain("base_link", "gripper_base_link")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.NewData()
+	return c, func(q []float64) kinematics.Pose {
+		if err := c.FK(d, q); err != nil {
+			t.Fatal(err)
+		}
+		return d.ToolPose()
+	}
 }
 
 func dist(a, b kinematics.Vec3) float64 {

@@ -2,13 +2,10 @@ package test
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/test/bridgetest"
 )
@@ -19,25 +16,7 @@ import (
 // and the trajectory that reaches the controller is exactly that plan's
 // points; the sim's tool ends at the pose.
 func TestPoseGoalThroughMoveGroupSendsItsPlan(t *testing.T) {
-	data, err := os.ReadFile("../launch/simrobot.urdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := kinematics.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := m.Chain("base_link", "gripper_base_link")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c.NewData()
-	fk := func(q []float64) kinematics.Pose {
-		if err := c.FK(d, q); err != nil {
-			t.Fatal(err)
-		}
-		return d.ToolPose()
-	}
+	c, fk := simToolFK(t)
 	eachTransport(t, func(t *testing.T, tr transport) {
 		cfg := simConfig(t, tr, map[string]string{
 			"    joint_states_topic: /joint_states\n    policy: planner\n": "    joint_states_topic: /joint_states\n    policy: planner\n    planning: {group: arm, time_s: 5}\n",
@@ -96,11 +75,9 @@ func TestPoseGoalThroughMoveGroupSendsItsPlan(t *testing.T) {
 			q[i] = last.Positions[k]
 		}
 		end := fk(q)
-		if e := math.Sqrt(sq(end.Position[0]-goal.Position[0]) + sq(end.Position[1]-goal.Position[1]) + sq(end.Position[2]-goal.Position[2])); e > 0.002 {
+		if e := dist(end.Position, goal.Position); e > 0.002 {
 			t.Fatalf("the plan's last point puts the tool %g m from the goal", e)
 		}
 		t.Logf("move_group's plan: %d points over %.2f s reached the controller as planned", len(got.Points), last.Time)
 	}, ros2)
 }
-
-func sq(x float64) float64 { return x * x }
