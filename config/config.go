@@ -208,7 +208,8 @@ type ActuatorConfig struct {
 
 	// ActionType is a gripper's ROS 2 action type (transport ros2 only):
 	// GripperActionCommand (gripper_action_controller) or
-	// GripperActionParallel (parallel_gripper_controller). Empty means the
+	// GripperActionParallel (parallel_gripper_controller), or
+	// GripperActionFranka (franka_gripper's move and grasp). Empty means the
 	// distro's: GripperCommand up to Jazzy, ParallelGripperCommand from
 	// Kilted on (Lyrical too), where gripper_action_controller is gone.
 	ActionType string `yaml:"action_type"`
