@@ -577,8 +577,10 @@ var (
 	conditionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	fieldPathRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+){0,15}$`)
 	serviceTypeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$`)
-	// ros2ServiceTypeRE is a service type as ROS 2 names it, pkg/srv/Type.
-	ros2ServiceTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/srv/[A-Za-z][A-Za-z0-9_]*$`)
+	// ros2ServiceTypeRE is a service type as ROS 2 names it, pkg/srv/Type,
+	// or an action the ROS 2 transport calls as a service (one goal, its
+	// result), pkg/action/Type.
+	ros2ServiceTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/(srv|action)/[A-Za-z][A-Za-z0-9_]*$`)
 	toolNameRE        = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 )
 
@@ -646,7 +648,7 @@ func (c *Config) validateAccess(bad func(field, format string, args ...any) erro
 		}
 		if c.Transport == TransportROS2 {
 			if sv.Type != "" && !ros2ServiceTypeRE.MatchString(sv.Type) {
-				return bad(f("type"), "%q is not a ROS 2 service type like std_srvs/srv/Trigger", sv.Type)
+				return bad(f("type"), "%q is not a ROS 2 service type like std_srvs/srv/Trigger (or an action type like franka_msgs/action/ErrorRecovery)", sv.Type)
 			}
 		} else if sv.Type != "" && !serviceTypeRE.MatchString(sv.Type) {
 			return bad(f("type"), "%q is not a service type like std_srvs/Trigger", sv.Type)
