@@ -246,3 +246,26 @@ func TestFrankaGoalWithoutTheFingersStateIsNotSent(t *testing.T) {
 		}
 	}
 }
+
+// A Franka goal tracked after a restart is found on the action that holds
+// it (the grasp, here, not the move) and ends as it ended there.
+func TestFrankaGoalTrackedAfterARestartIsFoundOnItsAction(t *testing.T) {
+	netns.Require(t)
+	const domain = 225
+	newFrankaGripper(t, domain, msgs.Jazzy, 0.08, 0.03)
+	r, h := openFranka(t, domain, msgs.Jazzy)
+	id := newUUID()
+	if err := r.Send(t.Context(), "gripper", id, actuators.GripperCommand{Position: 0, MaxEffort: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if u := h.end(t, id, 10*time.Second); u.State != actuators.GoalSucceeded {
+		t.Fatalf("the grasp: %+v", u)
+	}
+	again, h2 := openFranka(t, domain, msgs.Jazzy)
+	again.Track("gripper", id)
+	u := h2.end(t, id, 10*time.Second)
+	res, _ := u.Result.(map[string]any)
+	if u.State != actuators.GoalSucceeded || res["width"] != 0.03 || res["success"] != true {
+		t.Fatalf("the tracked grasp: %+v, want succeeded at width 0.03", u)
+	}
+}
