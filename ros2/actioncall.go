@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -80,6 +81,7 @@ func (r *Robot) callAction(ctx context.Context, name, typ string, request map[st
 	if err != nil {
 		return nil, notSent(err)
 	}
+	request = maps.Clone(request) // the caller's map stays as it was
 	delete(request, msgdef.DummyField)
 	goal, err := messageFromJSON(goalT, request)
 	if err != nil {
