@@ -82,6 +82,9 @@ func (r *Robot) callAction(ctx context.Context, name, typ string, request map[st
 		return nil, notSent(err)
 	}
 	request = maps.Clone(request) // the caller's map stays as it was
+	if request == nil {
+		request = map[string]any{}
+	}
 	delete(request, msgdef.DummyField)
 	goal, err := messageFromJSON(goalT, request)
 	if err != nil {

@@ -57,8 +57,8 @@ func TestErrorRecoveryIsCallableAsAServiceAndMotionActionsAreNot(t *testing.T) {
 	if typ != frankaErrorRecovery {
 		t.Fatalf("ServiceType: %q, %v; want %s", typ, err, frankaErrorRecovery)
 	}
-	for i := range 2 {
-		resp, err := r.CallService(ctx, "/action_server/error_recovery", frankaErrorRecovery, map[string]any{}, 5*time.Second)
+	for i, req := range []map[string]any{{}, nil} {
+		resp, err := r.CallService(ctx, "/action_server/error_recovery", frankaErrorRecovery, req, 5*time.Second)
 		if err != nil || resp["status"] != "SUCCEEDED" {
 			t.Fatalf("call %d: %v, %v; want status SUCCEEDED", i, resp, err)
 		}
