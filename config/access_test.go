@@ -55,6 +55,8 @@ func TestServiceTypePinsTakeTheTransportsForm(t *testing.T) {
 		{"ros2 form under ros2", ros2, "std_srvs/srv/Trigger", true},
 		{"ros1 form under ros2", ros2, "std_srvs/Trigger", false},
 		{"a message type under ros2", ros2, "std_msgs/msg/String", false},
+		{"an action type under ros2 (called as a service)", ros2, "franka_msgs/action/ErrorRecovery", true},
+		{"an action type under ros1", ros1, "franka_msgs/action/ErrorRecovery", false},
 		{"ros1 form under ros1", ros1, "std_srvs/Trigger", true},
 		{"ros2 form under ros1", ros1, "std_srvs/srv/Trigger", false},
 	} {

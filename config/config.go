@@ -208,7 +208,8 @@ type ActuatorConfig struct {
 
 	// ActionType is a gripper's ROS 2 action type (transport ros2 only):
 	// GripperActionCommand (gripper_action_controller) or
-	// GripperActionParallel (parallel_gripper_controller). Empty means the
+	// GripperActionParallel (parallel_gripper_controller), or
+	// GripperActionFranka (franka_gripper's move and grasp). Empty means the
 	// distro's: GripperCommand up to Jazzy, ParallelGripperCommand from
 	// Kilted on (Lyrical too), where gripper_action_controller is gone.
 	ActionType string `yaml:"action_type"`
@@ -585,8 +586,10 @@ var (
 	conditionNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	fieldPathRE     = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+){0,15}$`)
 	serviceTypeRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/[A-Za-z][A-Za-z0-9_]*$`)
-	// ros2ServiceTypeRE is a service type as ROS 2 names it, pkg/srv/Type.
-	ros2ServiceTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/srv/[A-Za-z][A-Za-z0-9_]*$`)
+	// ros2ServiceTypeRE is a service type as ROS 2 names it, pkg/srv/Type,
+	// or an action the ROS 2 transport calls as a service (one goal, its
+	// result), pkg/action/Type.
+	ros2ServiceTypeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*/(srv|action)/[A-Za-z][A-Za-z0-9_]*$`)
 	toolNameRE        = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 )
 
@@ -654,7 +657,7 @@ func (c *Config) validateAccess(bad func(field, format string, args ...any) erro
 		}
 		if c.Transport == TransportROS2 {
 			if sv.Type != "" && !ros2ServiceTypeRE.MatchString(sv.Type) {
-				return bad(f("type"), "%q is not a ROS 2 service type like std_srvs/srv/Trigger", sv.Type)
+				return bad(f("type"), "%q is not a ROS 2 service type like std_srvs/srv/Trigger (or an action type like franka_msgs/action/ErrorRecovery)", sv.Type)
 			}
 		} else if sv.Type != "" && !serviceTypeRE.MatchString(sv.Type) {
 			return bad(f("type"), "%q is not a service type like std_srvs/Trigger", sv.Type)

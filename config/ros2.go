@@ -79,6 +79,11 @@ const (
 	GripperActionCommand = "control_msgs/action/GripperCommand"
 	// GripperActionParallel is parallel_gripper_controller's, Jazzy and later.
 	GripperActionParallel = "control_msgs/action/ParallelGripperCommand"
+	// GripperActionFranka is franka_ros2's franka_gripper node, every
+	// distro: the actuator's action is the node's namespace (e.g.
+	// /franka_gripper), an opening goal goes to its ~/move and a closing
+	// one to ~/grasp (franka_msgs/action/Move, Grasp), widths in full.
+	GripperActionFranka = "franka_msgs"
 )
 
 // defaultGripperAction is the gripper action type of a distro's
@@ -101,8 +106,8 @@ func checkGripperAction(typ, distro string) error {
 		return fmt.Errorf("gripper_action_controller, which serves %s, is gone from kilted on (ros2_controllers #1652); %s has %s (parallel_gripper_controller)", typ, distro, GripperActionParallel)
 	case typ == GripperActionParallel && distro == DistroHumble:
 		return fmt.Errorf("parallel_gripper_controller, which serves %s, comes with jazzy; humble's gripper_action_controller serves %s", typ, GripperActionCommand)
-	case typ != GripperActionCommand && typ != GripperActionParallel:
-		return fmt.Errorf("%q is not one of %s, %s", typ, GripperActionCommand, GripperActionParallel)
+	case typ != GripperActionCommand && typ != GripperActionParallel && typ != GripperActionFranka:
+		return fmt.Errorf("%q is not one of %s, %s, %s", typ, GripperActionCommand, GripperActionParallel, GripperActionFranka)
 	}
 	return nil
 }

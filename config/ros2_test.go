@@ -43,6 +43,8 @@ func TestGripperActionTypeDefaultsToTheDistrosController(t *testing.T) {
 		{DistroLyrical, "", GripperActionParallel},
 		{DistroJazzy, GripperActionParallel, GripperActionParallel},
 		{DistroHumble, GripperActionCommand, GripperActionCommand},
+		{DistroHumble, GripperActionFranka, GripperActionFranka},
+		{DistroLyrical, GripperActionFranka, GripperActionFranka},
 	}
 	for _, tt := range tests {
 		t.Run(tt.distro+"/"+tt.set, func(t *testing.T) {

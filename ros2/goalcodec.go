@@ -20,6 +20,25 @@ type goalCodec interface {
 	outcome(m *cdr.Message) outcome
 }
 
+// laneCodec is a codec whose goals go to one of several actions under
+// the actuator's action, by goal (Franka's gripper: opening to ~/move,
+// closing to ~/grasp). build gets a zero goal of the lane laneOf picked.
+type laneCodec interface {
+	goalCodec
+	// lanes are the actions: each a name after the actuator's action,
+	// and its type.
+	lanes() []laneSpec
+	// laneOf is the index in lanes of g's action; an error refuses g
+	// (nothing is sent).
+	laneOf(g actuators.Goal) (int, error)
+}
+
+// laneSpec is one action of a laneCodec.
+type laneSpec struct {
+	suffix string // after the actuator's action, e.g. "/move"
+	typ    string
+}
+
 // progressFunc is how far one feedback message says a goal got, in
 // [0, 1]; false when it says nothing usable.
 type progressFunc func(fb *cdr.Message) (float64, bool)

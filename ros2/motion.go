@@ -22,6 +22,7 @@ const statusPoll = 50 * time.Millisecond
 // are guarded by Robot.mu.
 type goal struct {
 	act      *actuator
+	lane     *lane // the action it went to; nil while a tracked goal is attached
 	id       string
 	uuid     action.GoalID
 	progress progressFunc // nil when unknown (tracked goals)
@@ -102,10 +103,14 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		defer r.wg.Done()
 		return a.drive.start(ctx, goalID, d)
 	}
-	if a.client == nil {
+	if len(a.lanes) == 0 {
 		return fmt.Errorf("%w: %s has no action configured for a %T goal", actuators.ErrUnknownActuator, actuator, g)
 	}
-	msg := cdr.Zero(a.goalT)
+	l, err := a.laneFor(g)
+	if err != nil {
+		return fmt.Errorf("%s: %w", actuator, err)
+	}
+	msg := cdr.Zero(l.goalT)
 	prog, err := a.codec.build(msg, g)
 	if err != nil {
 		return fmt.Errorf("%s: %w", actuator, err)
@@ -114,7 +119,7 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	defer cancel()
 	defer context.AfterFunc(r.life, cancel)()
 
-	gl := &goal{act: a, id: goalID, uuid: GoalUUID(goalID), progress: prog, sending: true, abort: cancel}
+	gl := &goal{act: a, lane: l, id: goalID, uuid: GoalUUID(goalID), progress: prog, sending: true, abort: cancel}
 	r.mu.Lock()
 	if r.life.Err() != nil {
 		r.mu.Unlock()
@@ -138,13 +143,13 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 	// nothing is sent while the graph lists more than one server of the
 	// action or publisher of the actuator's state, or none of the node
 	// server_node names.
-	server, err := r.waitServer(sctx, a)
+	server, err := r.waitServer(sctx, a, l)
 	switch {
 	case errors.Is(err, actuators.ErrAmbiguousServer):
 	case err != nil:
 		err = fmt.Errorf("%w: no server of node %s: %w", service.ErrNoServer, a.cfg.ServerNode, err)
 	default:
-		_, err = a.client.SendGoalTo(sctx, server, gl.uuid, msg)
+		_, err = l.client.SendGoalTo(sctx, server, gl.uuid, msg)
 	}
 
 	maybeSent := errors.Is(err, service.ErrUndelivered) || errors.Is(err, service.ErrNoReply) || errors.Is(err, service.ErrServerLost)
@@ -181,9 +186,9 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 			return fmt.Errorf("%s: %w", actuator, err)
 		}
 		if errors.Is(err, service.ErrAmbiguousServer) {
-			return fmt.Errorf("%w: %s (%s): %w", actuators.ErrAmbiguousServer, actuator, a.cfg.Action, err)
+			return fmt.Errorf("%w: %s (%s): %w", actuators.ErrAmbiguousServer, actuator, l.action, err)
 		}
-		return fmt.Errorf("%w: %s (%s): %w", actuators.ErrNotConnected, actuator, a.cfg.Action, err)
+		return fmt.Errorf("%w: %s (%s): %w", actuators.ErrNotConnected, actuator, l.action, err)
 	case errors.Is(err, action.ErrRejected):
 		r.end(gl, actuators.GoalRejected, "the action server rejected the goal", nil)
 		return nil
@@ -253,7 +258,7 @@ const cancelRetry = 500 * time.Millisecond
 // Cancel or StopAll came) is canceled whenever its server lists it live,
 // again every cancelRetry until the server acknowledges a cancel.
 func (r *Robot) follow(g *goal, last actuators.GoalState) {
-	c := g.act.client
+	c := g.lane.client
 	fb, err := c.Feedback(g.uuid)
 	if err != nil {
 		return
@@ -359,7 +364,7 @@ func (r *Robot) follow(g *goal, last actuators.GoalState) {
 func (r *Robot) cancelOnSight(g *goal, last actuators.GoalState) {
 	ctx, stop := context.WithTimeout(r.life, stopCancelWait)
 	defer stop()
-	res, err := g.act.client.Cancel(ctx, g.uuid)
+	res, err := g.lane.client.Cancel(ctx, g.uuid)
 	switch {
 	case err != nil:
 		r.log.Warn("ros2: cancel unanswered; retrying", "goal", g.id, "err", err)
@@ -408,8 +413,12 @@ func (r *Robot) Cancel(ctx context.Context, actuator, goalID string) error {
 		return nil
 	}
 	g.onSight = true // canceled again whenever its server lists it live
+	l := g.lane
 	r.mu.Unlock()
-	res, err := a.client.Cancel(ctx, g.uuid)
+	if l == nil { // tracked, its action not known yet: canceled once attached
+		return nil
+	}
+	res, err := l.client.Cancel(ctx, g.uuid)
 	if err == nil && cancelAcknowledged(res) {
 		r.mu.Lock()
 		g.cancelAcked = true
@@ -459,8 +468,8 @@ func (r *Robot) StopAll(ctx context.Context) error {
 			g.abort()
 		case !g.ended:
 			ours[g.act] = true
-			if g.act.client != nil {
-				g.onSight = true
+			g.onSight = true
+			if g.lane != nil { // nil: tracked, its action not known yet
 				live = append(live, g)
 			}
 		}
@@ -483,7 +492,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, stopCancelWait)
 			defer cancel()
-			res, err := g.act.client.Cancel(cctx, g.uuid)
+			res, err := g.lane.client.Cancel(cctx, g.uuid)
 			switch {
 			case err != nil:
 				mu.Lock()
@@ -501,18 +510,20 @@ func (r *Robot) StopAll(ctx context.Context) error {
 		})
 	}
 	for _, a := range r.order {
-		if a.client == nil || !served[a.sendGoal] && !ours[a] {
-			continue
-		}
-		wg.Go(func() {
-			cctx, cancel := context.WithTimeout(ctx, stopCancelWait)
-			defer cancel()
-			if _, err := a.client.CancelAll(cctx); err != nil {
-				mu.Lock()
-				errs = append(errs, contractError(a.cfg.Name, err))
-				mu.Unlock()
+		for _, l := range a.lanes {
+			if !served[l.sendGoal] && !ours[a] {
+				continue
 			}
-		})
+			wg.Go(func() {
+				cctx, cancel := context.WithTimeout(ctx, stopCancelWait)
+				defer cancel()
+				if _, err := l.client.CancelAll(cctx); err != nil {
+					mu.Lock()
+					errs = append(errs, contractError(a.cfg.Name, err))
+					mu.Unlock()
+				}
+			})
+		}
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -526,7 +537,7 @@ func (r *Robot) StopAll(ctx context.Context) error {
 // until it does. Tracking a goal already known does nothing.
 func (r *Robot) Track(actuator, goalID string) {
 	a := r.acts[actuator]
-	if a == nil || a.client == nil {
+	if a == nil || len(a.lanes) == 0 {
 		r.notify.Push(actuators.GoalUpdate{Actuator: actuator, GoalID: goalID, State: actuators.GoalLost,
 			Text: fmt.Sprintf("actuator %q has no action to track goals on", actuator)})
 		return
@@ -537,14 +548,20 @@ func (r *Robot) Track(actuator, goalID string) {
 		return
 	}
 	g := &goal{act: a, id: goalID, uuid: GoalUUID(goalID)}
+	if len(a.lanes) == 1 {
+		g.lane = a.lanes[0]
+	}
 	r.goals[goalID] = g
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(r.life, a.cfg.StatusGrace.D())
-		st, err := a.client.Attach(ctx, g.uuid)
+		l, st, err := attach(ctx, a.lanes, g.uuid)
 		cancel()
+		r.mu.Lock()
+		g.lane = l
+		r.mu.Unlock()
 		var last actuators.GoalState
 		switch {
 		case errors.Is(err, action.ErrNoStatus):
@@ -565,4 +582,33 @@ func (r *Robot) Track(actuator, goalID string) {
 		}
 		r.follow(g, last)
 	}()
+}
+
+// attach attaches to goal id on every lane at once and returns the lane
+// whose server lists it, else the first lane's answer (one action alone:
+// its own answer).
+func attach(ctx context.Context, lanes []*lane, id action.GoalID) (*lane, action.Status, error) {
+	if len(lanes) == 1 {
+		st, err := lanes[0].client.Attach(ctx, id)
+		return lanes[0], st, err
+	}
+	type answer struct {
+		st  action.Status
+		err error
+	}
+	answers := make([]answer, len(lanes))
+	var wg sync.WaitGroup
+	for i, l := range lanes {
+		wg.Go(func() {
+			st, err := l.client.Attach(ctx, id)
+			answers[i] = answer{st, err}
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.err == nil && a.st.Name != "PENDING" {
+			return lanes[i], a.st, nil
+		}
+	}
+	return lanes[0], answers[0].st, answers[0].err
 }

@@ -94,10 +94,11 @@ func pickNamed(what string, srcs []source, node, fix string) (p wire.GUIDPrefix,
 	return wire.GUIDPrefix{}, false, fmt.Errorf("%w: %s: %s (%s)", actuators.ErrAmbiguousServer, what, strings.Join(names, "; "), how)
 }
 
-// goalServer is the participant to send a's goals to, from the graph now:
-// zero when none is listed yet (the client waits for the one server).
-func (r *Robot) goalServer(g graph.Graph, a *actuator) (wire.GUIDPrefix, bool, error) {
-	return pick("servers of "+a.cfg.Action, serversOf(g, a.sendGoal), a.cfg.ServerNode)
+// goalServer is the participant to send a's goals on lane l to, from the
+// graph now: zero when none is listed yet (the client waits for the one
+// server).
+func (r *Robot) goalServer(g graph.Graph, a *actuator, l *lane) (wire.GUIDPrefix, bool, error) {
+	return pick("servers of "+l.action, serversOf(g, l.sendGoal), a.cfg.ServerNode)
 }
 
 // stateTopics are the topics a's state comes from: joint states for an
@@ -117,8 +118,8 @@ func stateTopics(a config.ActuatorConfig) []string {
 // its action, or more than one publisher of its state, where the config
 // names none (or names a node more than one participant carries).
 func (r *Robot) ambiguity(g graph.Graph, a *actuator) error {
-	if a.client != nil {
-		if _, _, err := r.goalServer(g, a); err != nil {
+	for _, l := range a.lanes {
+		if _, _, err := r.goalServer(g, a, l); err != nil {
 			return err
 		}
 	}
@@ -154,9 +155,9 @@ func (r *Robot) stateFrom(topic string, writer wire.GUIDPrefix) bool {
 }
 
 // waitServer waits, within ctx, until the graph lists a server of a's
-// action (the one its server_node names, when set) and returns its
+// lane l (the one its server_node names, when set) and returns its
 // participant; an ambiguity is returned at once.
-func (r *Robot) waitServer(ctx context.Context, a *actuator) (wire.GUIDPrefix, error) {
+func (r *Robot) waitServer(ctx context.Context, a *actuator, l *lane) (wire.GUIDPrefix, error) {
 	var p wire.GUIDPrefix
 	var perr error
 	_, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool {
@@ -164,7 +165,7 @@ func (r *Robot) waitServer(ctx context.Context, a *actuator) (wire.GUIDPrefix, e
 			return true
 		}
 		var found bool
-		p, found, _ = r.goalServer(g, a)
+		p, found, _ = r.goalServer(g, a, l)
 		return found || a.cfg.ServerNode == ""
 	})
 	if perr != nil {

@@ -139,7 +139,7 @@ func openArmOn(t *testing.T, domain int, extra func(*config.ActuatorConfig)) (*R
 // action, each with its node.
 func waitServers(t *testing.T, r *Robot, n int) {
 	t.Helper()
-	waitSources(t, r, n, func(g graph.Graph) []source { return serversOf(g, r.acts["arm"].sendGoal) })
+	waitSources(t, r, n, func(g graph.Graph) []source { return serversOf(g, r.acts["arm"].lanes[0].sendGoal) })
 }
 
 // A robot_stop while a goal's send_goal is unanswered (the server
@@ -350,7 +350,7 @@ func TestSendCutShortByCloseSaysTheGoalMayHaveLeft(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server never got the goal")
 	}
-	r.acts["arm"].client.Close() // as Close does, before the robot's context ends
+	r.acts["arm"].lanes[0].client.Close() // as Close does, before the robot's context ends
 	select {
 	case err := <-done:
 		if !errors.Is(err, actuators.ErrMaybeSent) {

@@ -66,7 +66,7 @@ func newServer(t *testing.T, r *Robot, seen map[wire.GUIDPrefix]bool) wire.GUIDP
 	var found wire.GUIDPrefix
 	g, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool {
 		for _, s := range g.Services {
-			if s.Name != r.acts["arm"].sendGoal {
+			if s.Name != r.acts["arm"].lanes[0].sendGoal {
 				continue
 			}
 			for _, e := range s.Servers {
@@ -91,7 +91,7 @@ func soleServer(t *testing.T, r *Robot) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), reconnectBound)
 	defer cancel()
-	if _, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool { return len(serversOf(g, r.acts["arm"].sendGoal)) == 1 }); err != nil {
+	if _, err := r.rctx.WaitGraph(ctx, func(g graph.Graph) bool { return len(serversOf(g, r.acts["arm"].lanes[0].sendGoal)) == 1 }); err != nil {
 		t.Fatalf("the dead sim's server never left the graph: %v", err)
 	}
 }

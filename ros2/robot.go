@@ -74,16 +74,35 @@ type Robot struct {
 // action, and a base's topic side (drive.go, odom.go).
 type actuator struct {
 	cfg config.ActuatorConfig
-	// client, sendGoal (the action's send_goal service, looked up in the
-	// graph), codec and goalT (its goal type from the definitions the
-	// client was made with: SendGoal takes no other) are nil without an
-	// action.
+	// lanes are its actions (none without one; more than one where a
+	// codec splits goals over several: laneCodec), codec their goals'.
+	lanes []*lane
+	codec goalCodec
+	drive driver   // a base with a cmd_vel_topic; nil otherwise
+	odom  odometer // a base with an odom_topic; nil otherwise
+}
+
+// lane is one action an actuator's goals go to: its client, its send_goal
+// service (looked up in the graph) and its goal type from the definitions
+// the client was made with (SendGoal takes no other).
+type lane struct {
+	action   string
 	client   *action.Client
 	sendGoal string
-	codec    goalCodec
 	goalT    *cdr.Struct
-	drive    driver   // a base with a cmd_vel_topic; nil otherwise
-	odom     odometer // a base with an odom_topic; nil otherwise
+}
+
+// laneFor is the lane g goes to: the only one, or the codec's choice.
+func (a *actuator) laneFor(g actuators.Goal) (*lane, error) {
+	lc, ok := a.codec.(laneCodec)
+	if !ok {
+		return a.lanes[0], nil
+	}
+	i, err := lc.laneOf(g)
+	if err != nil {
+		return nil, err
+	}
+	return a.lanes[i], nil
 }
 
 // Open joins the graph the config describes (distro, domain, discovery)
@@ -227,18 +246,26 @@ func (r *Robot) openAction(a *actuator, set *msgs.Set) error {
 	if err != nil {
 		return err
 	}
-	an, err := names.ActionNames(ac.Action)
-	if err != nil {
-		return fmt.Errorf("%w: %s: action: %w", config.ErrConfig, ac.Name, err)
+	specs := []laneSpec{{typ: codec.actionType()}}
+	if lc, ok := codec.(laneCodec); ok {
+		specs = lc.lanes()
 	}
-	if a.goalT, err = set.Struct(codec.actionType() + "_Goal"); err != nil {
-		return err
+	a.codec = codec
+	for _, sp := range specs {
+		name := ac.Action + sp.suffix
+		an, err := names.ActionNames(name)
+		if err != nil {
+			return fmt.Errorf("%w: %s: action: %w", config.ErrConfig, ac.Name, err)
+		}
+		l := &lane{action: name, sendGoal: an.SendGoal}
+		if l.goalT, err = set.Struct(sp.typ + "_Goal"); err != nil {
+			return err
+		}
+		if l.client, err = action.NewClient(r.rctx.Participant(), set, name, sp.typ, service.Options{Endpoints: r.node.Announce, Logger: r.log}); err != nil {
+			return fmt.Errorf("ros2: %s: %w", ac.Name, err)
+		}
+		a.lanes = append(a.lanes, l)
 	}
-	cl, err := action.NewClient(r.rctx.Participant(), set, ac.Action, codec.actionType(), service.Options{Endpoints: r.node.Announce, Logger: r.log})
-	if err != nil {
-		return fmt.Errorf("ros2: %s: %w", ac.Name, err)
-	}
-	a.client, a.sendGoal, a.codec = cl, an.SendGoal, codec
 	return nil
 }
 
@@ -249,6 +276,9 @@ func (r *Robot) codecOf(ac config.ActuatorConfig) (goalCodec, error) {
 	case actuators.KindArm:
 		return newTrajectoryCodec(ac.Joints), nil
 	case actuators.KindGripper:
+		if ac.ActionType == config.GripperActionFranka {
+			return newFrankaCodec(ac, r.jointPosition), nil
+		}
 		return newGripperCodec(ac, r.jointPosition)
 	case actuators.KindBase:
 		frame := ac.OdomFrame
@@ -274,8 +304,8 @@ func (r *Robot) Close() error {
 	r.mu.Unlock()
 	var errs []error
 	for _, a := range r.order {
-		if a.client != nil {
-			errs = append(errs, a.client.Close())
+		for _, l := range a.lanes {
+			errs = append(errs, l.client.Close())
 		}
 	}
 	r.wg.Wait()
@@ -344,18 +374,18 @@ func (r *Robot) Actuators() []actuators.ActuatorStatus {
 			st.Ambiguous = err.Error()
 		}
 		var why []string
-		if a.client != nil {
-			st.Foreign = a.client.Foreign()
+		for _, l := range a.lanes {
+			st.Foreign += l.client.Foreign()
 			if a.cfg.ServerNode != "" {
-				if _, found, _ := r.goalServer(g, a); !found && served[a.sendGoal] && st.Ambiguous == "" {
+				if _, found, _ := r.goalServer(g, a, l); !found && served[l.sendGoal] && st.Ambiguous == "" {
 					st.Connected = false
-					why = append(why, "node "+a.cfg.ServerNode+" (server_node) serves no "+a.cfg.Action)
+					why = append(why, "node "+a.cfg.ServerNode+" (server_node) serves no "+l.action)
 				}
 			}
-		}
-		if a.client != nil && !served[a.sendGoal] {
-			st.Connected = false
-			why = append(why, "no action server for "+a.cfg.Action+" discovered")
+			if !served[l.sendGoal] {
+				st.Connected = false
+				why = append(why, "no action server for "+l.action+" discovered")
+			}
 		}
 		if a.drive != nil {
 			if st.Action == "" {
@@ -378,8 +408,10 @@ func (r *Robot) Actuators() []actuators.ActuatorStatus {
 func (r *Robot) Connected() bool {
 	served := r.served()
 	for _, a := range r.order {
-		if a.client != nil && served[a.sendGoal] {
-			return true
+		for _, l := range a.lanes {
+			if served[l.sendGoal] {
+				return true
+			}
 		}
 		if a.drive != nil {
 			if ok, _ := a.drive.status(); ok {

@@ -78,6 +78,16 @@ func loadCatalogue(d msgs.Distro) (*catalogue, error) {
 			}
 		}
 	}
+	for _, typ := range callableActions() {
+		if set.Definition(typ+"_Goal") == nil {
+			continue // not in this distro's set
+		}
+		t, err := actionServiceType(set, typ)
+		if err != nil {
+			return nil, fmt.Errorf("ros2: %s action %s: %w", d, typ, err)
+		}
+		c.services = append(c.services, t)
+	}
 	// By service name: X_Request's order puts XAtomically before X.
 	slices.SortFunc(c.services, byName)
 	return c, nil
@@ -248,7 +258,15 @@ func (r *Robot) serverOf(ctx context.Context, name string) (graph.Service, strin
 // an error wrapping actuators.ErrUnsupportedType that says why. Nothing
 // is sent to the service itself.
 func (r *Robot) ServiceType(ctx context.Context, name string) (string, error) {
+	if typ, ok := r.actionOf(name); ok {
+		return typ, nil
+	}
 	s, typ, err := r.serverOf(ctx, name)
+	if errors.Is(err, actuators.ErrUnknownService) {
+		if typ, ok := r.actionOf(name); ok { // discovered meanwhile
+			return typ, nil
+		}
+	}
 	if err != nil {
 		return typ, err
 	}
@@ -294,6 +312,12 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if slices.Contains(callableActions(), typ) {
+		if got, ok := r.actionOf(name); !ok || got != typ {
+			return nil, fmt.Errorf("%w: %w: %s serves no action %s", actuators.ErrServiceNotSent, actuators.ErrUnknownService, name, typ)
+		}
+		return r.callAction(ctx, name, typ, request)
+	}
 	s, got, err := r.serverOf(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", actuators.ErrServiceNotSent, err)

@@ -34,6 +34,7 @@ var sources = map[string]Source{
 	"shape_msgs":                  {"github.com/ros2/common_interfaces", "Apache-2.0"},
 	"moveit_msgs":                 {"github.com/moveit/moveit_msgs", "BSD-3-Clause"},
 	"ur_dashboard_msgs":           {"github.com/UniversalRobots/Universal_Robots_ROS2_Driver", "BSD-3-Clause"},
+	"franka_msgs":                 {"github.com/frankarobotics/franka_ros2", "Apache-2.0"},
 	"object_recognition_msgs":     {"github.com/wg-perception/object_recognition_msgs", "BSD-3-Clause"},
 }
 

@@ -17,6 +17,8 @@ var bridgeTypes = []string{
 	"builtin_interfaces/msg/Duration", "builtin_interfaces/msg/Time",
 	"control_msgs/action/FollowJointTrajectory", "control_msgs/action/GripperCommand", "control_msgs/action/ParallelGripperCommand",
 	"control_msgs/msg/GripperCommand", "control_msgs/msg/JointComponentTolerance", "control_msgs/msg/JointTolerance",
+	"franka_msgs/action/ErrorRecovery", "franka_msgs/action/Grasp", "franka_msgs/action/Homing", "franka_msgs/action/Move",
+	"franka_msgs/msg/GraspEpsilon",
 	"geometry_msgs/msg/Accel", "geometry_msgs/msg/Point", "geometry_msgs/msg/Point32", "geometry_msgs/msg/Polygon", "geometry_msgs/msg/Pose", "geometry_msgs/msg/Pose2D", "geometry_msgs/msg/PoseStamped",
 	"geometry_msgs/msg/PoseWithCovariance", "geometry_msgs/msg/Quaternion", "geometry_msgs/msg/Transform", "geometry_msgs/msg/TransformStamped", "geometry_msgs/msg/Twist",
 	"geometry_msgs/msg/TwistStamped", "geometry_msgs/msg/TwistWithCovariance", "geometry_msgs/msg/Vector3", "geometry_msgs/msg/Wrench",
