@@ -138,7 +138,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 				"from": cur, "to": &to, "distance_m": round6(dist), "duration_s": round6(dur), "warnings": warn,
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
 			}
-			if both := fr.show(map[string]actuators.Pose2D{"from": roundPose(cur, fr.odom), "to": fr.inOdom(toF)},
+			if both := fr.show(map[string]actuators.Pose2D{"from": cur, "to": fr.inOdom(toF)},
 				map[string]actuators.Pose2D{"from": curF, "to": toF}); both != nil {
 				summary["frames"] = both
 			}
@@ -237,7 +237,7 @@ func (p *Previewer) BaseDrive() *Tool {
 			if out != nil {
 				summary["recovery"], summary["out_of_range"] = true, out
 			}
-			if both := fr.show(map[string]actuators.Pose2D{"from": roundPose(cur, fr.odom), "end_pose": end},
+			if both := fr.show(map[string]actuators.Pose2D{"from": cur, "end_pose": end},
 				map[string]actuators.Pose2D{"from": curF, "end_pose": endF}); both != nil {
 				summary["frames"] = both
 			}

@@ -76,8 +76,8 @@ func (b *BaseModel) frames(now func() time.Time) (baseFrames, *Error) {
 		e.Rule = ruleTFMaxTilt
 		return f, e
 	}
-	if !at.IsZero() {
-		f.age = now().Sub(at)
+	if age := now().Sub(at); !at.IsZero() && age > 0 { // a stamp a little ahead (tf.Options.MaxAhead) reads 0
+		f.age = age
 	}
 	f.link = &safety.FrameLink{From: f.odom, To: f.fence, X: x, Y: y, Yaw: yaw}
 	return f, nil
@@ -112,18 +112,30 @@ func (f baseFrames) names() string {
 
 // show is the preview's view of poses in both frames (nil when there is
 // one): what the planner asked for next to what the fence was checked on.
+// The frame names are the keys; transform is odom's origin in the fence's
+// frame and its age.
 func (f baseFrames) show(odom, fence map[string]actuators.Pose2D) map[string]any {
 	if f.link == nil {
 		return nil
 	}
-	for k, p := range fence {
-		fence[k] = roundPose(p, f.fence)
+	bare := func(ps map[string]actuators.Pose2D) map[string]framePose {
+		out := make(map[string]framePose, len(ps))
+		for k, p := range ps {
+			out[k] = framePose{round6(p.X), round6(p.Y), round6(math.Remainder(p.Yaw, 2*math.Pi))}
+		}
+		return out
 	}
 	return map[string]any{
-		f.odom: odom, f.fence: fence,
-		"transform": map[string]any{"from": f.odom, "to": f.fence, "x": round6(f.link.X), "y": round6(f.link.Y), "yaw": round6(f.link.Yaw),
-			"age_s": round6(f.age.Seconds())},
+		f.odom: bare(odom), f.fence: bare(fence),
+		"transform": map[string]float64{"x": round6(f.link.X), "y": round6(f.link.Y), "yaw": round6(f.link.Yaw), "age_s": round6(f.age.Seconds())},
 	}
+}
+
+// framePose is a pose under its frame's name in a preview's frames.
+type framePose struct {
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	Yaw float64 `json:"yaw"`
 }
 
 func roundPose(p actuators.Pose2D, frame string) actuators.Pose2D {

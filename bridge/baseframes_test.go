@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -164,5 +165,30 @@ func TestABaseFencedInOdomWorksWithoutTF(t *testing.T) {
 	}
 	if _, e := r.call(t, RolePlanner, "base_navigate", `{"x":1,"y":0,"frame":"map"}`); e == nil || e.Field != "frame" {
 		t.Fatalf("map goal on a base without it: %+v", e)
+	}
+}
+
+// A preview in both frames keeps the tool's promise of under 1 KB, even
+// for a recovery drive (out_of_range too) with every number at full length.
+func TestABasePreviewInBothFramesStaysUnderOneKilobyte(t *testing.T) {
+	r := mapFenced(t, &fakeFrames{x: 2.1234567, y: -0.1234567, yaw: 0.0000001})
+	for _, c := range []struct {
+		start      float64 // odom x; map x is 2.12 more
+		tool, args string
+	}{
+		{0.1234567, "base_drive", `{"linear":-0.0123456,"duration_s":1.2345678}`},
+		{-0.5234567, "base_navigate", `{"x":-1.8123456,"y":1.8123457,"yaw":-3.1234567,"frame":"map"}`},
+	} {
+		r.robot.SetPose(actuators.Pose2D{Frame: "odom", X: c.start, Y: -0.1234567, Yaw: 0.0000001})
+		out, e := r.call(t, RolePlanner, c.tool, c.args)
+		if e != nil {
+			t.Fatalf("%s: %+v", c.tool, e)
+		}
+		if c.tool == "base_drive" && out["recovery"] != true {
+			t.Fatalf("%s from outside the map fence: %v, want a recovery", c.tool, out)
+		}
+		if b, _ := json.Marshal(out); len(b) >= 1024 {
+			t.Fatalf("%s preview is %d bytes: %s", c.tool, len(b), b)
+		}
 	}
 }
