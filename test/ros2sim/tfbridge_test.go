@@ -19,7 +19,8 @@ import (
 // the fence as odom sees it (x 4.95 of ±5) but outside it in map is
 // refused with limit_violation and never reaches the sim, and a goal given
 // in map is previewed in both frames, sent in map, and ends with the base
-// on the map target (where odometry says otherwise).
+// on the map target (where odometry says otherwise). map→odom is pinned
+// to the node that publishes it (tf_sources).
 func TestBridgeChecksTheMapFenceThroughTFWhileOdometryDrifts(t *testing.T) {
 	const domain = 133
 	d := msgs.Jazzy
@@ -29,7 +30,9 @@ func TestBridgeChecksTheMapFenceThroughTFWhileOdometryDrifts(t *testing.T) {
 	// The base starts at x 2 so that the goals below stay within the
 	// config's 4 m step cap: only the fence can refuse them.
 	rig := newArmRig(t, d, domain, "--odom-drift", "0.02,0,0", "--initial-pose", "2,0,0")
-	cfg := editConfig(t, domain, "geofence:            # odom frame, metres", "geofence:\n      frame: map")
+	// The sim's robot_state_publisher publishes map→odom: pinned to it.
+	cfg := editConfig(t, domain, "geofence:            # odom frame, metres", "geofence:\n      frame: map",
+		"recovery_speed_fraction: 0.1", "recovery_speed_fraction: 0.1\ntf_sources: {odom: /robot_state_publisher}")
 	bridge := startBridge(t, cfg)
 	cs := bridge.Client(t, "")
 
