@@ -14,10 +14,27 @@ import (
 
 // BaseModel is the base as the tools know it.
 type BaseModel struct {
-	Name      string
+	Name string
+	// Frame is the odometry's frame; the geofence's is Guard.FenceFrame.
 	Frame     string
 	MaxDriveS float64
 	Guard     BaseGuard
+	// Frames links Frame to the fence's frame when they differ (nil:
+	// base motions are refused then). TFMaxAge (DefaultTFMaxAge) and
+	// MaxTilt (DefaultMaxTilt, rad) bound the link it gives.
+	Frames   actuators.Frames
+	TFMaxAge time.Duration
+	MaxTilt  float64
+}
+
+// goalFrames lists the frames a base's goals may be in: its odometry's
+// and its fence's.
+func (b *BaseModel) goalFrames() []string {
+	fs := []string{cleanFrame(b.Frame)}
+	if f := cleanFrame(b.Guard.FenceFrame()); f != fs[0] {
+		fs = append(fs, f)
+	}
+	return fs
 }
 
 // pose is the named base's odometry.
@@ -32,16 +49,18 @@ func (p *Previewer) pose(base string) (actuators.Pose2D, *Error) {
 // BaseNavigate previews a move_base goal.
 func (p *Previewer) BaseNavigate() *Tool {
 	names := namesOf(p.Bases)
-	frame := Enum("Frame of the goal. Default "+p.Bases[0].Frame+".", p.Bases[0].Frame)
+	frame := Enum("Frame of the goal: the odometry's or the geofence's (checked there through TF). Default "+p.Bases[0].Frame+".", p.Bases[0].goalFrames()...)
 	if len(p.Bases) > 1 {
 		var frames, defaults []string
 		for _, b := range p.Bases {
-			if !slices.Contains(frames, b.Frame) {
-				frames = append(frames, b.Frame)
+			for _, f := range b.goalFrames() {
+				if !slices.Contains(frames, f) {
+					frames = append(frames, f)
+				}
 			}
 			defaults = append(defaults, b.Name+" "+b.Frame)
 		}
-		frame = Enum("Frame of the goal, the named base's own. Default: "+strings.Join(defaults, ", ")+".", frames...)
+		frame = Enum("Frame of the goal, one of the named base's: its odometry's or its geofence's. Default: "+strings.Join(defaults, ", ")+".", frames...)
 	}
 	t := &Tool{
 		Name: "base_navigate", Group: "base", Tier: TierIrreversible, Title: "Preview a navigation goal", TouchesRobot: true,
@@ -49,7 +68,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			"you want the base at a pose in the map/odom frame.",
 			"short open-loop nudges (base_drive); arm motions.",
 			"none until confirmed; the confirmed motion drives the base (irreversible).",
-			"a preview: preview_id, from and to poses, distance_m, duration_s estimate, warnings, expires_at (under 1 KB); refused with limit_violation outside the geofence. While the base stands outside the geofence every goal is refused (rule recovery_only): move_base's path and speed cannot be held to the recovery rules, so base_drive leads back."),
+			"a preview: preview_id, from and to poses, distance_m, duration_s estimate, warnings, expires_at (under 1 KB); with the geofence in another frame than odometry (map), frames: both poses in both frames and the transform's age. Refused with limit_violation outside the geofence (checked in its frame), unavailable when that transform is missing or too old. While the base stands outside the geofence every goal is refused (rule recovery_only): move_base's path and speed cannot be held to the recovery rules, so base_drive leads back."),
 		Input: Object("", map[string]*Schema{
 			"x":     Num("Goal x in m.", -1000, 1000),
 			"y":     Num("Goal y in m.", -1000, 1000),
@@ -71,38 +90,59 @@ func (p *Previewer) BaseNavigate() *Tool {
 			if berr != nil {
 				return nil, berr
 			}
-			if in.Frame != "" && in.Frame != b.Frame {
-				return nil, FieldError("frame", b.Frame+" ("+b.Name+"'s frame)", quote(in.Frame), "not this base's frame")
+			goalFrame := b.Frame
+			if in.Frame != "" {
+				goalFrame = in.Frame
+			}
+			if !slices.Contains(b.goalFrames(), cleanFrame(goalFrame)) {
+				return nil, FieldError("frame", strings.Join(b.goalFrames(), " or ")+" ("+b.Name+"'s frames)", quote(in.Frame), "not one of this base's frames")
 			}
 			cur, perr := p.pose(b.Name)
 			if perr != nil {
 				return nil, perr
 			}
-			if out := b.Guard.OutsideFence(cur); out != nil {
+			fr, ferr := b.frames(p.Now)
+			if ferr != nil {
+				return nil, ferr
+			}
+			to := actuators.Pose2D{Frame: goalFrame, X: in.X, Y: in.Y, Yaw: in.Yaw}
+			curF, ferr := fr.inFence(b.Guard, b.Frame, cur)
+			if ferr != nil {
+				return nil, ferr
+			}
+			toF, ferr := fr.inFence(b.Guard, goalFrame, to)
+			if ferr != nil {
+				return nil, ferr
+			}
+			if out := b.Guard.OutsideFence(curF); out != nil {
 				// move_base picks its own path and speed: neither can be
 				// held to the recovery rules, so only base_drive leads back.
 				return nil, recoveryError(out, []safety.Violation{{Joint: "base", Kind: "recovery_drive_only"}}, baseRecoveryHint)
 			}
-			if vs := b.Guard.CheckGoal(b.Frame, in.X, in.Y); len(vs) > 0 {
+			if vs := b.Guard.CheckGoal(toF.Frame, toF.X, toF.Y); len(vs) > 0 {
 				return nil, violationError(c.Tool.Name, vs)
 			}
 			lin, ang := b.Guard.Caps()
-			dist := math.Hypot(in.X-cur.X, in.Y-cur.Y)
+			dist := math.Hypot(toF.X-curF.X, toF.Y-curF.Y)
 			if vs := p.StepCaps.baseStep(dist); len(vs) > 0 {
 				return nil, violationError(c.Tool.Name, vs)
 			}
-			turn := math.Abs(math.Remainder(in.Yaw-cur.Yaw, 2*math.Pi)) + math.Pi/2
+			turn := math.Abs(math.Remainder(toF.Yaw-curF.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
-			to := actuators.Pose2D{Frame: b.Frame, X: in.X, Y: in.Y, Yaw: in.Yaw}
 			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
 			}
-			return p.issue(ctx, c, b.Name, goal, map[string]any{
+			summary := map[string]any{
 				"from": cur, "to": &to, "distance_m": round6(dist), "duration_s": round6(dur), "warnings": warn,
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},
-			})
+			}
+			if both := fr.show(map[string]actuators.Pose2D{"from": cur, "to": fr.inOdom(toF)},
+				map[string]actuators.Pose2D{"from": curF, "to": toF}); both != nil {
+				summary["frames"] = both
+			}
+			return p.issue(ctx, c, b.Name, goal, summary)
 		},
 	}
 	return chooseActuator(t, "base", names)
@@ -137,7 +177,7 @@ func (p *Previewer) BaseDrive() *Tool {
 			"short open-loop moves: back off, turn in place, creep forward.",
 			"going to a pose (base_navigate plans around obstacles); long drives.",
 			"none until confirmed; the confirmed motion drives the base (irreversible).",
-			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the path leaves the geofence. While the base stands outside the geofence only a recovery is previewed: a turn in place or a straight drive that only brings it closer, at no more than the recovery speed fraction of the caps; the preview says recovery: true and out_of_range [{joint: x|y, position, limit, by}], and an operator confirms it whatever the policy. Anything else is refused with limit_violation, rule recovery_only."),
+			"a preview: preview_id, the predicted end pose, duration_s, warnings, expires_at (under 1 KB); refused with limit_violation over the speed caps or if the path leaves the geofence (checked in its frame: frames shows the start and end in both). While the base stands outside the geofence only a recovery is previewed: a turn in place or a straight drive that only brings it closer, at no more than the recovery speed fraction of the caps; the preview says recovery: true and out_of_range [{joint: x|y, position, limit, by}], and an operator confirms it whatever the policy. Anything else is refused with limit_violation, rule recovery_only."),
 		Input: Object("", map[string]*Schema{
 			"linear":     linear,
 			"angular":    angular,
@@ -165,9 +205,23 @@ func (p *Previewer) BaseDrive() *Tool {
 			if perr != nil {
 				return nil, perr
 			}
-			end, vs := b.Guard.CheckDrive(cur, in.Linear, in.Angular, in.DurationS)
+			// The arc is checked where the fence is: a rigid link moves the
+			// whole arc with its start.
+			fr, ferr := b.frames(p.Now)
+			if ferr != nil {
+				return nil, ferr
+			}
+			curF, ferr := fr.inFence(b.Guard, b.Frame, cur)
+			if ferr != nil {
+				return nil, ferr
+			}
+			endF, vs := b.Guard.CheckDrive(curF, in.Linear, in.Angular, in.DurationS)
+			end := endF
+			if fr.link != nil {
+				end = fr.inOdom(endF)
+			}
 			vs = append(vs, p.StepCaps.baseStep(math.Abs(in.Linear)*in.DurationS)...)
-			out := b.Guard.OutsideFence(cur)
+			out := b.Guard.OutsideFence(curF)
 			if len(vs) > 0 {
 				if out != nil {
 					return nil, recoveryError(out, vs, baseRecoveryHint)
@@ -182,6 +236,10 @@ func (p *Previewer) BaseDrive() *Tool {
 			}
 			if out != nil {
 				summary["recovery"], summary["out_of_range"] = true, out
+			}
+			if both := fr.show(map[string]actuators.Pose2D{"from": cur, "end_pose": end},
+				map[string]actuators.Pose2D{"from": curF, "end_pose": endF}); both != nil {
+				summary["frames"] = both
 			}
 			return p.issue(ctx, c, b.Name, goal, summary)
 		},

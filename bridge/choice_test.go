@@ -26,7 +26,7 @@ func dualRig(t *testing.T) *rig {
 		}
 		p.Bases = []*BaseModel{
 			{Name: "base", Frame: "odom", MaxDriveS: 10, Guard: fakeBase{}},
-			{Name: "rail", Frame: "rail_odom", MaxDriveS: 5, Guard: fakeBase{}},
+			{Name: "rail", Frame: "rail_odom", MaxDriveS: 5, Guard: fakeBase{fence: "rail_odom"}},
 		}
 	})
 	r.robot.SetJoint("j3", 0)

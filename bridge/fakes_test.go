@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"sync"
@@ -70,7 +71,8 @@ func (fakeArm) Check(joints []string, start []spline.State, pts []spline.Point) 
 	return out, nil
 }
 
-type fakeBase struct{}
+// fakeBase fences ±5 m in its odometry's frame, fence ("odom" when empty).
+type fakeBase struct{ fence string }
 
 func (fakeBase) Caps() (float64, float64) { return 0.5, 1 }
 func (fakeBase) CheckGoal(_ string, x, y float64) []safety.Violation {
@@ -84,6 +86,18 @@ func (fakeBase) OutsideFence(p actuators.Pose2D) []safety.OutOfRange {
 		return []safety.OutOfRange{{Joint: "x", Position: p.X, Limit: math.Copysign(5, p.X), By: math.Abs(p.X) - 5}}
 	}
 	return nil
+}
+func (f fakeBase) FenceFrame() string {
+	if f.fence == "" {
+		return "odom"
+	}
+	return f.fence
+}
+func (f fakeBase) InFence(frame string, p actuators.Pose2D, _ *safety.FrameLink) (actuators.Pose2D, error) {
+	if frame != f.FenceFrame() {
+		return p, errors.New("not the fence's frame")
+	}
+	return p, nil
 }
 func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.Pose2D, []safety.Violation) {
 	if math.Abs(lin) > 0.5 {

@@ -67,6 +67,12 @@ type BaseGuard interface {
 	// outside the fence; nil inside. From outside, CheckDrive applies the
 	// recovery rules.
 	OutsideFence(p actuators.Pose2D) []safety.OutOfRange
+	// FenceFrame is the frame the fence is declared and checked in.
+	FenceFrame() string
+	// InFence maps a pose in frame into the fence's frame, through link
+	// when frame is not the fence's (safety.Base.InFence); the poses
+	// CheckGoal, CheckDrive and OutsideFence take are in the fence's frame.
+	InFence(frame string, p actuators.Pose2D, link *safety.FrameLink) (actuators.Pose2D, error)
 }
 
 // JointLimits is one joint as robot_describe lists it. Zero limits with the

@@ -173,3 +173,15 @@ func (s SafetyBase) OutsideFence(p actuators.Pose2D) []safety.OutOfRange {
 	}
 	return out
 }
+
+// FenceFrame is the frame the geofence is declared in.
+func (s SafetyBase) FenceFrame() string { return s.Base.Config().Geofence.Frame }
+
+// InFence maps a pose into the fence's frame (safety.Base.InFence).
+func (s SafetyBase) InFence(frame string, p actuators.Pose2D, link *safety.FrameLink) (actuators.Pose2D, error) {
+	q, err := s.Base.InFence(frame, safety.Pose2D{X: p.X, Y: p.Y, Theta: p.Yaw}, link)
+	if err != nil {
+		return actuators.Pose2D{}, err
+	}
+	return actuators.Pose2D{Frame: s.FenceFrame(), X: q.X, Y: q.Y, Yaw: q.Theta}, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,6 +37,9 @@ const (
 	DefaultDriveRateHz        = 10.0
 	DefaultMaxDriveDuration   = 10 * time.Second
 	DefaultOdomFrame          = "odom"
+	// DefaultTFMaxAge is how old the transform from a base's odometry
+	// frame into its geofence's may be (bridge.DefaultTFMaxAge).
+	DefaultTFMaxAge = time.Second
 	// DefaultRecoverySpeedFraction is safety.DefaultRecoveryFraction: slow
 	// enough for a person to stop a recovery that goes wrong.
 	DefaultRecoverySpeedFraction = 0.1
@@ -100,6 +104,14 @@ type Config struct {
 	// default: the planner's own client may answer that question, so it
 	// is the operator only where that client is a person's.
 	OperatorViaElicitation bool `yaml:"operator_via_elicitation"`
+
+	// TFSources pins, per child frame, the one node whose /tf and
+	// /tf_static transforms of it count ({odom: /ekf_node}); others are
+	// ignored. TF is read only for a base fenced outside its odom_frame.
+	TFSources map[string]string `yaml:"tf_sources"`
+	// TFMaxAge is how old the transform from a base's odom_frame into its
+	// geofence's frame may be; absent or 0 means DefaultTFMaxAge.
+	TFMaxAge Duration `yaml:"tf_max_age"`
 }
 
 // AccessConfig is the allowlists of the guarded ROS tools. Patterns are
@@ -260,13 +272,16 @@ type BaseCaps struct {
 	MaxAngular float64 `yaml:"max_angular"` // rad/s
 }
 
-// Geofence is an axis-aligned rectangle in the odom frame the base must stay
-// in, carried for the safety layer.
+// Geofence is an axis-aligned rectangle in a named frame (default the
+// odom frame) the base must stay in, carried for the safety layer.
 type Geofence struct {
-	MinX float64 `yaml:"min_x"`
-	MaxX float64 `yaml:"max_x"`
-	MinY float64 `yaml:"min_y"`
-	MaxY float64 `yaml:"max_y"`
+	// Frame is where the fence is declared and checked: map on a robot
+	// with localisation (then TF links odom_frame to it), else odom_frame.
+	Frame string  `yaml:"frame"`
+	MinX  float64 `yaml:"min_x"`
+	MaxX  float64 `yaml:"max_x"`
+	MinY  float64 `yaml:"min_y"`
+	MaxY  float64 `yaml:"max_y"`
 }
 
 // Duration is a time.Duration written with a unit in YAML ("3s", "250ms").
@@ -369,6 +384,9 @@ func (c *Config) ApplyDefaults() {
 	if c.GoalConnectTimeout == 0 {
 		c.GoalConnectTimeout = Duration(DefaultGoalConnectTimeout)
 	}
+	if c.TFMaxAge == 0 {
+		c.TFMaxAge = Duration(DefaultTFMaxAge)
+	}
 	if c.RecoverySpeedFraction == 0 {
 		c.RecoverySpeedFraction = DefaultRecoverySpeedFraction
 	}
@@ -412,6 +430,9 @@ func (c *Config) ApplyDefaults() {
 			if a.OdomTopic != "" && a.OdomFrame == "" {
 				a.OdomFrame = DefaultOdomFrame
 			}
+			if a.Geofence != nil && a.Geofence.Frame == "" {
+				a.Geofence.Frame = a.OdomFrame
+			}
 		}
 	}
 }
@@ -445,6 +466,17 @@ func (c *Config) Validate() error {
 	}
 	if err := checkDuration(c.GoalConnectTimeout, 100*time.Millisecond, time.Minute); err != nil {
 		return bad("goal_connect_timeout", "%v", err)
+	}
+	if err := checkDuration(c.TFMaxAge, 10*time.Millisecond, time.Minute); err != nil {
+		return bad("tf_max_age", "%v", err)
+	}
+	for _, frame := range slices.Sorted(maps.Keys(c.TFSources)) {
+		if !frameRE.MatchString(frame) {
+			return bad("tf_sources", "%q is not a frame id", frame)
+		}
+		if n := c.TFSources[frame]; !rosNameRE.MatchString(n) {
+			return bad("tf_sources."+frame, "%q is not an absolute node name like /ekf_node", n)
+		}
 	}
 	if len(c.Actuators) == 0 {
 		return bad("actuators", "at least one actuator is needed")
@@ -553,6 +585,9 @@ func (c *Config) Validate() error {
 				}
 			}
 			if g := a.Geofence; g != nil {
+				if g.Frame != "" && !frameRE.MatchString(g.Frame) {
+					return bad(f("geofence.frame"), "%q is not a frame id", g.Frame)
+				}
 				for _, v := range []struct {
 					name string
 					x    float64

@@ -71,6 +71,10 @@ func (fakeBase) CheckDrive(s actuators.Pose2D, lin, ang, d float64) (actuators.P
 	return actuators.Pose2D{Frame: s.Frame, X: s.X + lin*d, Yaw: s.Yaw + ang*d}, nil
 }
 func (fakeBase) OutsideFence(actuators.Pose2D) []safety.OutOfRange { return nil }
+func (fakeBase) FenceFrame() string                                { return "odom" }
+func (fakeBase) InFence(_ string, p actuators.Pose2D, _ *safety.FrameLink) (actuators.Pose2D, error) {
+	return p, nil
+}
 
 // observed collects the pipeline's call records (the audit feed).
 type observed struct {

@@ -59,3 +59,9 @@ func (b *Base) InFence(frame string, p Pose2D, link *FrameLink) (Pose2D, error) 
 	}
 	return Pose2D{}, &InputError{Field: "frame", Expected: expected, Actual: quoteName(frame), Err: ErrUnknownFrame}
 }
+
+// Inverse returns the link that maps poses back from To into From.
+func (p FrameLink) Inverse() FrameLink {
+	s, c := math.Sincos(p.Yaw)
+	return FrameLink{From: p.To, To: p.From, X: -(c*p.X + s*p.Y), Y: s*p.X - c*p.Y, Yaw: -p.Yaw}
+}

@@ -82,3 +82,19 @@ func TestAPoseInAFrameWithNoLinkToTheFenceIsRefused(t *testing.T) {
 		t.Errorf("the fence's own frame: %v %v", p, err)
 	}
 }
+
+// A link's inverse carries every pose back where it came from, so a
+// preview can show a fence-frame pose in odom too.
+func TestAFrameLinksInverseUndoesIt(t *testing.T) {
+	l := FrameLink{From: "odom", To: "map", X: 1.5, Y: -0.7, Yaw: 2.3}
+	inv := l.Inverse()
+	if inv.From != "map" || inv.To != "odom" {
+		t.Fatalf("inverse maps %s→%s, want map→odom", inv.From, inv.To)
+	}
+	for _, p := range []Pose2D{{}, {X: 1, Y: -1, Theta: 0.4}, {X: -3, Y: 2, Theta: -3}} {
+		back := inv.Apply(l.Apply(p))
+		if math.Abs(back.X-p.X) > 1e-12 || math.Abs(back.Y-p.Y) > 1e-12 || math.Abs(math.Remainder(back.Theta-p.Theta, 2*math.Pi)) > 1e-12 {
+			t.Fatalf("%+v → %+v, want it back", p, back)
+		}
+	}
+}

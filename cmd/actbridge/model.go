@@ -86,7 +86,7 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 			}
 			b, err := safety.NewBase(safety.BaseConfig{MaxLinearSpeed: a.Caps.MaxLinear, MaxAngularSpeed: a.Caps.MaxAngular,
 				MaxDriveDuration: a.MaxDriveDuration.D().Seconds(), RecoveryFraction: cfg.RecoverySpeedFraction,
-				Geofence: safety.Fence{Frame: a.OdomFrame, MinX: a.Geofence.MinX, MaxX: a.Geofence.MaxX, MinY: a.Geofence.MinY, MaxY: a.Geofence.MaxY}})
+				Geofence: safety.Fence{Frame: a.Geofence.Frame, MinX: a.Geofence.MinX, MaxX: a.Geofence.MaxX, MinY: a.Geofence.MinY, MaxY: a.Geofence.MaxY}})
 			if err != nil {
 				return nil, fmt.Errorf("config: base %s: %w", a.Name, err)
 			}
@@ -94,7 +94,8 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 			if maxD <= 0 {
 				maxD = safety.DefaultMaxDriveDuration
 			}
-			m.bases = append(m.bases, &bridge.BaseModel{Name: a.Name, Frame: a.OdomFrame, MaxDriveS: maxD, Guard: bridge.SafetyBase{Base: b}})
+			m.bases = append(m.bases, &bridge.BaseModel{Name: a.Name, Frame: a.OdomFrame, MaxDriveS: maxD, Guard: bridge.SafetyBase{Base: b},
+				TFMaxAge: cfg.TFMaxAge.D()})
 		}
 	}
 	return m, nil

@@ -151,6 +151,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stopFrames, err := watchFrames(ctx, model, robot, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopFrames()
 	consoleURL := "http://" + f.listen + "/console"
 	var audit bridge.AuditLog = brokenStore{err: serr}
 	if st != nil {

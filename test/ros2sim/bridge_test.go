@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/test/bridgetest"
+	"github.com/actbridge/actbridge/test/netns"
 )
 
 // TestBridgeMovesTheSimArmOverROS2Once: `actbridge serve` with transport
@@ -23,25 +26,13 @@ func TestBridgeMovesTheSimArmOverROS2Once(t *testing.T) {
 	const domain = 96
 	r := newArmRig(t, msgs.Jazzy, domain)
 	cfg := ros2Config(t, domain)
-	bridge := bridgetest.Start(t, builds.Build(t, "github.com/actbridge/actbridge/cmd/actbridge"), "",
-		[]string{"ROS_DOMAIN_ID=", "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=",
-			"ACTBRIDGE_PLANNER_TOKEN=", "ACTBRIDGE_OPERATOR_TOKEN="},
-		"--config", cfg, "--data-dir", t.TempDir())
+	bridge := startBridge(t, cfg)
 	cs := bridge.Client(t, "")
 	pv := bridgetest.MustCall(t, cs, "arm_move_joints", map[string]any{"positions": map[string]any{"shoulder_pan_joint": 0.3}})
 	confirm := map[string]any{"preview_id": pv["preview_id"]}
 	mo := bridgetest.MustCall(t, cs, "motion_confirm", confirm)
 	id, _ := mo["motion_id"].(string)
-	deadline := time.Now().Add(40 * time.Second)
-	for {
-		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5})
-		if st["state"] == "succeeded" {
-			break
-		}
-		if st["terminal"] == true || time.Now().After(deadline) {
-			t.Fatalf("motion %s: %v\nbridge:\n%s\nsim:\n%s", id, st, bridge.Output(), r.sim.Output())
-		}
-	}
+	waitSucceeded(t, cs, id, bridge, r.sim)
 	if again := bridgetest.MustCall(t, cs, "motion_confirm", confirm); again["motion_id"] != id {
 		t.Fatalf("the retried confirm answered motion %v, want %s", again["motion_id"], id)
 	}
@@ -50,6 +41,32 @@ func TestBridgeMovesTheSimArmOverROS2Once(t *testing.T) {
 	a := r.goalLog(ctx, t)["arm"]
 	if a.Count(id) != 1 || a.Duplicates != 0 || len(a.Goals) != 1 {
 		t.Fatalf("the sim's goal log for motion %s: %+v", id, a)
+	}
+}
+
+// startBridge is `actbridge serve --config cfg` with none of the
+// environment's ROS 2 or token settings.
+func startBridge(t *testing.T, cfg string) *bridgetest.Bridge {
+	t.Helper()
+	return bridgetest.Start(t, builds.Build(t, "github.com/actbridge/actbridge/cmd/actbridge"), "",
+		[]string{"ROS_DOMAIN_ID=", "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=",
+			"ACTBRIDGE_PLANNER_TOKEN=", "ACTBRIDGE_OPERATOR_TOKEN="},
+		"--config", cfg, "--data-dir", t.TempDir())
+}
+
+// waitSucceeded follows motion id until it succeeds, failing t when it
+// ends otherwise or takes over 40 s.
+func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string, bridge *bridgetest.Bridge, sim *netns.Peer) {
+	t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		st := bridgetest.MustCall(t, cs, "motion_status", map[string]any{"motion_id": id, "wait_s": 5})
+		if st["state"] == "succeeded" {
+			return
+		}
+		if st["terminal"] == true || time.Now().After(deadline) {
+			t.Fatalf("motion %s: %v\nbridge:\n%s\nsim:\n%s", id, st, bridge.Output(), sim.Output())
+		}
 	}
 }
 

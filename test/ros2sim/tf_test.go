@@ -69,23 +69,8 @@ func TestNavigateToPoseInMapIsReachedInMapWhileOdometryDrifts(t *testing.T) {
 	rig := newArmRig(t, d, domain, "--odom-drift", "0.1,0.05,0.02")
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 	defer cancel()
-	r := openRobot(t, d, domain)
-	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- r.WatchTF(wctx, buf, nil, func(err error) { t.Errorf("bad transform: %v", err) }) }()
-	defer func() { stop(); <-done }()
-	for {
-		odom, _, err := buf.Lookup(sim.MapFrame, sim.OdomFrame, time.Time{})
-		if err == nil && math.Hypot(odom.Translation[0], odom.Translation[1]) > 0.3 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("odometry never drifted 0.3 m: %v %v", odom, err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	buf := watchTF(ctx, t, openRobot(t, d, domain))
+	waitDrift(ctx, t, buf, 0.3)
 	c, g := navGoal(t, rig, sim.MapFrame, 0.4)
 	id := newID(t)
 	if err := sendGoal(ctx, c, id, g); err != nil {
@@ -97,5 +82,32 @@ func TestNavigateToPoseInMapIsReachedInMapWhileOdometryDrifts(t *testing.T) {
 	got, _, err := buf.Lookup(sim.MapFrame, sim.BaseFrame, time.Time{})
 	if err != nil || math.Hypot(got.Translation[0]-0.4, got.Translation[1]) > 0.05 {
 		t.Fatalf("map→base_footprint %v %v, want the goal (0.4, 0) in map", got, err)
+	}
+}
+
+// watchTF is a frame tree that r's WatchTF feeds until the test ends.
+func watchTF(ctx context.Context, t *testing.T, r *ros2.Robot) *tf.Buffer {
+	t.Helper()
+	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.WatchTF(wctx, buf, nil, func(err error) { t.Errorf("bad transform: %v", err) }) }()
+	t.Cleanup(func() { stop(); <-done })
+	return buf
+}
+
+// waitDrift waits until odom lies at least dist m from map's origin.
+func waitDrift(ctx context.Context, t *testing.T, buf *tf.Buffer, dist float64) {
+	t.Helper()
+	for {
+		odom, _, err := buf.Lookup(sim.MapFrame, sim.OdomFrame, time.Time{})
+		if err == nil && math.Hypot(odom.Translation[0], odom.Translation[1]) >= dist {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("odometry never drifted %g m: %v %v", dist, odom, err)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
