@@ -20,6 +20,9 @@ type ArmModel struct {
 	// Planning, when set, asks MoveIt's move_group for pose goals' joint
 	// paths (armplan.go).
 	Planning *ArmPlanning
+	// Frames places a pose given in another frame than the arm's base
+	// link (arm_move_pose), from the robot's /tf; nil: the base link only.
+	Frames actuators.Frames
 }
 
 // armJoints lists every arm's joints, arm by arm: joint names are unique

@@ -3,14 +3,17 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
 	"github.com/actbridge/actbridge/spline"
+	"github.com/actbridge/actbridge/tf"
 )
 
 // plannedRobot is the fake robot with a move_group: plan answers each
@@ -144,4 +147,60 @@ func TestPlannerAbsentRefusingOrPastTheLimits(t *testing.T) {
 			t.Fatalf("%+v", e)
 		}
 	})
+}
+
+// armFrames places frame "map" at a fixed transform in the base link, as
+// of at.
+type armFrames struct {
+	tr  tf.Transform
+	at  time.Time
+	err error
+}
+
+func (f armFrames) Transform(target, source string, maxAge time.Duration) (tf.Transform, time.Time, error) {
+	if f.err != nil {
+		return tf.Transform{}, time.Time{}, f.err
+	}
+	if source != "map" || target != "base_link" {
+		return tf.Transform{}, time.Time{}, &tf.Error{Err: tf.ErrUnknownFrame, Frame: source}
+	}
+	return f.tr, f.at, nil
+}
+
+// A pose given in a frame /tf places (map) is moved into the base link
+// through the transform, position and orientation; the preview shows the
+// goal as given; a stale transform or an unknown frame refuses it.
+func TestAPoseInAFrameTFPlacesIsMovedIntoTheBaseLink(t *testing.T) {
+	_, chain := poseRig(t, safety.WorkspaceLimits{})
+	goal := toolPoseAt(t, chain, qb) // in base_link
+	inBase := tf.Transform{Translation: [3]float64{1, -0.5, 0.2}, Rotation: [4]float64{0, 0, math.Sin(0.4), math.Cos(0.4)}}
+	g := inBase.Inverse().Mul(tf.Transform{Translation: goal.Position, Rotation: goal.Orientation}) // the goal in map
+	var frames armFrames
+	r, c := poseRig(t, safety.WorkspaceLimits{}, func(p *Previewer) { p.Arms[0].Frames = &frames })
+	frames = armFrames{tr: inBase, at: r.clock()}
+	args := poseArgs(kinematics.Pose{Position: g.Translation, Orientation: g.Rotation}, `,"frame":"map"`)
+	pv, e := r.call(t, RolePlanner, "arm_move_pose", args)
+	if e != nil {
+		t.Fatal(e)
+	}
+	if given, _ := pv["ik"].(map[string]any)["given"].(map[string]any); given == nil || given["frame"] != "map" {
+		t.Fatalf("preview ik %v", pv["ik"])
+	}
+	tr := confirmOnce(t, r, pv)
+	if dp, da := poseDistance(endPose(t, c, tr), goal); dp > 1e-6 || da > 1e-6 {
+		t.Fatalf("the sent trajectory ends %g m and %g rad from the goal placed through TF", dp, da)
+	}
+
+	frames.err = &tf.Error{Err: tf.ErrStale, Frame: "map", Detail: "2s old"}
+	if _, e := r.call(t, RolePlanner, "arm_move_pose", args); e == nil || e.Code != CodeUnavailable || e.Rule != ruleTFMaxAge {
+		t.Fatalf("stale transform: %+v", e)
+	}
+	frames.err = nil
+	other := poseArgs(kinematics.Pose{Position: g.Translation, Orientation: g.Rotation}, `,"frame":"camera"`)
+	if _, e := r.call(t, RolePlanner, "arm_move_pose", other); e == nil || e.Code != CodeUnavailable || e.Rule != ruleTFLookup {
+		t.Fatalf("unknown frame: %+v", e)
+	}
+	if r.robot.GoalsSent() != 1 {
+		t.Fatalf("%d goals sent, want only the confirmed one", r.robot.GoalsSent())
+	}
 }

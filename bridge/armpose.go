@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
@@ -117,13 +118,13 @@ func (p *Previewer) ArmMovePose() *Tool {
 	return p.poseTool("arm_move_pose", "Preview a tool pose move",
 		Describe("Previews moving the arm's tool link to a pose (position in metres, orientation a unit quaternion x, y, z, w) in the arm's base link frame. The bridge solves inverse kinematics from the current joints within the joint limits (deterministic), builds the joint trajectory and checks every limit and the workspace along it; for an arm with a MoveIt planning group and move_group running, path joint is move_group's collision-aware plan, checked the same way (ik.planner in the preview says which planned it). Nothing moves: run it with motion_confirm(preview_id).",
 			"you know where the tool should be (a grasp or place pose from perception, a point above the table).",
-			"displacements from where the tool is (arm_move_relative); known joint targets (arm_move_joints); frames other than the base link (refused until TF lookups reach this tool); the gripper (gripper_move).",
+			"displacements from where the tool is (arm_move_relative); known joint targets (arm_move_joints); frames /tf does not place, or whose transform is over 1 s old (refused); the gripper (gripper_move).",
 			"none until confirmed; the confirmed motion moves the arm (irreversible).",
 			poseResult+recoveryNote),
 		map[string]*Schema{
 			"position":    {Type: "array", Description: "Target position of the tool link [x, y, z] in metres, in frame.", Items: Num("metres.", -10, 10), MinItems: Int(3), MaxItems: Int(3)},
 			"orientation": {Type: "array", Description: "Target orientation of the tool link [x, y, z, w], a unit quaternion in frame. Default: the tool's current orientation.", Items: Num("quaternion component.", -1, 1), MinItems: Int(4), MaxItems: Int(4)},
-			"frame":       Str("Frame of position and orientation: the arm's base link ("+p.chainLinks(false)+"). Default: the base link.", 256),
+			"frame":       Str("Frame of position and orientation: the arm's base link ("+p.chainLinks(false)+"), or, where the robot's /tf is read, any frame it places relative to that link (map, odom, a camera's); the preview shows the goal as given and in the base link. Default: the base link.", 256),
 		}, p.armMovePose, "position")
 }
 
@@ -170,6 +171,12 @@ type poseStart struct {
 	goalField string
 	seed      []float64
 	tool      tf.Transform
+	// inBase is the pose's frame in the base link when it was given in
+	// another frame TF places (nil: given in the base link), and tfAge
+	// how old that transform was.
+	inBase *tf.Transform
+	tfAge  time.Duration
+	given  map[string]any // the goal as given, for the preview
 }
 
 // poseStart decodes a pose tool's arguments, checks their frame (the
@@ -189,21 +196,40 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call, relative bool) (*pos
 		return nil, in, RuleError(CodeInvalidArgument, "kinematic_model", ActuatorArg,
 			"arm "+arm.Name+" has no kinematic model (its joints make no chain of the URDF): pose goals need one; use arm_move_joints")
 	}
+	var inBase *tf.Transform // the given frame's pose in the base link, for a frame TF places
+	var age time.Duration
 	switch {
 	case in.Frame == "" || in.Frame == ch.Base() || relative && in.Frame == ch.Tool():
 	case relative:
 		return nil, in, FieldError("frame", ch.Base()+" or "+ch.Tool(), quote(in.Frame),
 			"a relative move is expressed in the arm's base link or its tool link")
-	default:
+	case arm.Frames == nil:
 		return nil, in, FieldError("frame", ch.Base()+" (the arm's base link)", quote(in.Frame),
-			"only the arm's base link is a pose frame here: transforms from other frames do not reach this tool yet").
+			"only the arm's base link is a pose frame here: this robot's transforms are not read").
 			WithHint("express the pose in " + ch.Base() + ", or use arm_move_relative in the tool frame")
+	default:
+		tr, at, err := arm.Frames.Transform(ch.Base(), cleanFrame(in.Frame), DefaultTFMaxAge)
+		if err != nil {
+			rule := ruleTFLookup
+			if errors.Is(err, tf.ErrStale) {
+				rule = ruleTFMaxAge
+			}
+			e := StateError(CodeUnavailable, "transform "+cleanFrame(in.Frame)+"→"+ch.Base()+" unavailable",
+				fmt.Sprintf("when TF places %s in %s, at most %v old", cleanFrame(in.Frame), ch.Base(), DefaultTFMaxAge),
+				fmt.Sprintf("cannot place a pose given in %q in the arm's base link: %v; no preview issued, nothing moves", in.Frame, err))
+			e.Rule = rule
+			return nil, in, e.WithHint("give the pose in " + ch.Base() + ", or a frame the robot's /tf publishes")
+		}
+		inBase = &tr
+		if !at.IsZero() {
+			age = max(0, p.Now().Sub(at))
+		}
 	}
 	start, startMap, jerr := p.armStart(ctx, arm)
 	if jerr != nil {
 		return nil, in, jerr
 	}
-	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap, goalField: "position"}
+	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap, goalField: "position", inBase: inBase, tfAge: age}
 	if relative {
 		s.goalField = "translation"
 	}
@@ -233,13 +259,25 @@ func (p *Previewer) armMovePose(ctx context.Context, c *Call) (any, error) {
 		return nil, FieldError("position", "3 numbers [x, y, z] in metres", fmt.Sprintf("%d numbers", len(in.Position)), "position needs x, y and z")
 	}
 	goal := tf.Transform{Translation: kinematics.Vec3(in.Position), Rotation: s.tool.Rotation}
+	var given map[string]any
+	if s.inBase != nil {
+		// The position (and orientation) are the frame's: into the base
+		// link; left out, the orientation stays the tool's own.
+		given = map[string]any{"frame": cleanFrame(in.Frame), "position": round6v(goal.Translation), "transform_age_s": round6(s.tfAge.Seconds())}
+		goal.Translation = s.inBase.Apply(goal.Translation)
+	}
 	if in.Orientation != nil {
 		q, qerr := unitQuat("orientation", in.Orientation)
 		if qerr != nil {
 			return nil, qerr
 		}
 		goal.Rotation = q
+		if s.inBase != nil {
+			given["orientation"] = round6q(q)
+			goal.Rotation = s.inBase.Mul(tf.Transform{Rotation: q}).Rotation
+		}
 	}
+	s.given = given
 	return p.previewPose(ctx, c, s, goal, in)
 }
 
@@ -318,6 +356,9 @@ func sq(x float64) float64 { return x * x }
 func (p *Previewer) previewPose(ctx context.Context, c *Call, s *poseStart, goal tf.Transform, in poseInput) (any, error) {
 	ik := map[string]any{"frame": s.chain.Base(), "link": s.chain.Tool(), "path": pathJoint,
 		"target": map[string]any{"position": round6v(goal.Translation), "orientation": round6q(goal.Rotation)}}
+	if s.given != nil {
+		ik["given"] = s.given
+	}
 	if in.Path == pathLine {
 		return p.previewLine(ctx, c, s, goal, in, ik)
 	}

@@ -12,9 +12,10 @@ import (
 )
 
 // Issue 36, Cartesian goals over ROS 2: arm_move_pose's preview, once
-// confirmed, puts the sim's tool at the pose (a straight line to it), and
-// arm_move_relative moves it 5 cm up from there: each checked by FK of the
-// joint states the sim publishes, within 1 mm.
+// confirmed, puts the sim's tool at the pose (a straight line to it),
+// arm_move_relative moves it 5 cm up from there, and a pose given in map
+// is placed through the sim's /tf: each checked by FK of the joint states
+// the sim publishes, within 1 mm.
 func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 	c, fk := simToolFK(t)
 	joints := c.Joints()
@@ -71,6 +72,20 @@ func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 		run("arm_move_relative", map[string]any{"translation": []float64{0, 0, 0.05}})
 		if at := toolAt(); dist(at.Position, up.Position) > 0.001 {
 			t.Fatalf("after 5 cm up the sim's tool is at %v, want %v", at.Position, up.Position)
+		}
+
+		// A pose in map, which the sim's /tf places: the base stands at
+		// map's origin and base_link is 0.15 m above base_footprint
+		// (simrobot.urdf's base_joint), so map is base_link 0.15 m down.
+		inBase := fk([]float64{0.3, 0.5, 1.0, 0.2, 1.1, 0.3})
+		inMap := inBase.Position
+		inMap[2] += 0.15
+		pv = run("arm_move_pose", map[string]any{"position": inMap[:], "orientation": inBase.Orientation[:], "frame": "map"})
+		if ik, _ := pv["ik"].(map[string]any); ik == nil || ik["given"] == nil {
+			t.Fatalf("a map pose previewed without the goal as given: %v", pv["ik"])
+		}
+		if at := toolAt(); dist(at.Position, inBase.Position) > 0.001 {
+			t.Fatalf("a pose given in map put the sim's tool at %v (base link), want %v", at.Position, inBase.Position)
 		}
 	}, ros2)
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/tf"
 )
 
@@ -36,8 +38,9 @@ var _ actuators.Frames = tfFrames{}
 const maxTFLogged = 10
 
 // watchFrames reads TF while ctx lives when a base is fenced outside its
-// odometry's frame, and gives such bases the frames; a robot that needs
-// none reads no TF. stop ends the watch and waits for it.
+// odometry's frame or an arm takes pose goals (and the transport reads
+// /tf), and gives those bases and arms the frames; a robot that needs none
+// reads no TF. stop ends the watch and waits for it.
 func watchFrames(ctx context.Context, m *robotModel, robot actuators.Robot, logw io.Writer) (stop func(), err error) {
 	var need []string
 	for _, b := range m.bases {
@@ -45,12 +48,22 @@ func watchFrames(ctx context.Context, m *robotModel, robot actuators.Robot, logw
 			need = append(need, b.Name)
 		}
 	}
-	if len(need) == 0 {
-		return func() {}, nil
+	// Arms with a kinematic chain take pose goals in frames /tf places
+	// (arm_move_pose) where the transport reads it; they never require it.
+	var arms []*bridge.ArmModel
+	for _, a := range m.arms {
+		if k, ok := a.Guard.(bridge.KinematicArm); ok {
+			if c, _ := k.KinematicChain(); c != nil {
+				arms = append(arms, a)
+			}
+		}
 	}
 	w, ok := robot.(tfWatcher)
-	if !ok {
+	switch {
+	case len(need) > 0 && !ok:
 		return nil, fmt.Errorf("bases %s are fenced in another frame than their odometry, but this transport reads no /tf", strings.Join(need, ", "))
+	case len(need) == 0 && (len(arms) == 0 || !ok):
+		return func() {}, nil
 	}
 	pins := map[string]string{}
 	for child, node := range m.cfg.TFSources {
@@ -62,7 +75,12 @@ func watchFrames(ctx context.Context, m *robotModel, robot actuators.Robot, logw
 	buf := tf.NewBuffer(tf.Options{})
 	frames := tfFrames{buf: buf, now: time.Now}
 	for _, b := range m.bases {
-		b.Frames = frames
+		if slices.Contains(need, b.Name) {
+			b.Frames = frames
+		}
+	}
+	for _, a := range arms {
+		a.Frames = frames
 	}
 	var refused atomic.Uint64
 	bad := func(err error) {
@@ -78,7 +96,7 @@ func watchFrames(ctx context.Context, m *robotModel, robot actuators.Robot, logw
 	go func() {
 		defer close(done)
 		if err := w.WatchTF(wctx, buf, pins, bad); err != nil && wctx.Err() == nil {
-			fmt.Fprintf(logw, "actbridge: the /tf watch stopped: %v; base motions of %s are refused as the transforms age\n", err, strings.Join(need, ", "))
+			fmt.Fprintf(logw, "actbridge: the /tf watch stopped: %v; motions that need a transform are refused as the transforms age\n", err)
 		}
 	}()
 	return func() { cancel(); <-done }, nil
