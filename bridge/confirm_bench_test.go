@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/actbridge/actbridge/actuators"
 )
 
@@ -105,4 +108,46 @@ func BenchmarkConfirmOverHTTP(b *testing.B) {
 		r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: fmt.Sprint(out["motion_id"]), State: actuators.GoalSucceeded})
 		b.StartTimer()
 	}
+}
+
+// confirmBody is a motion_confirm request as the bench's clients send it.
+const confirmBody = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"motion_confirm","arguments":{"preview_id":"pv2.a6f8c871-580b-466c-bcfe-da7c40e62d8c.1796670138.YXJt.xwxm7SGItHTMnFMvn2Pa0Ha9"}}}`
+
+// BenchmarkConfirmBodyParses times each parse a confirm's body goes
+// through: admission's (tool name and arguments), the MCP SDK's own of
+// the JSON-RPC envelope and of the call's params (public API standing in
+// for its internal parse, which the SDK does whatever we hand it), and
+// the pipeline's DecodeArgs of the arguments.
+func BenchmarkConfirmBodyParses(b *testing.B) {
+	body := []byte(confirmBody)
+	b.Run("admission", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if parseToolCall(body) == nil {
+				b.Fatal("not a call")
+			}
+		}
+	})
+	b.Run("sdk_envelope_and_params", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			msg, err := jsonrpc.DecodeMessage(body)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var p mcp.CallToolParamsRaw
+			if err := json.Unmarshal(msg.(*jsonrpc.Request).Params, &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	args := parseToolCall(body).Params.Arguments
+	b.Run("decode_args", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := DecodeArgs(args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
