@@ -129,7 +129,7 @@ func (r *rig) advance(d time.Duration) {
 
 // newRig builds the rig; opts may change the previewer before its tools
 // are registered (a real safety guard, other models).
-func newRig(t *testing.T, opts ...func(*Previewer)) *rig {
+func newRig(t testing.TB, opts ...func(*Previewer)) *rig {
 	t.Helper()
 	r := &rig{robot: newFakeRobot(), now: time.Now()}
 	r.storePath = filepath.Join(t.TempDir(), "store.db")

@@ -430,6 +430,9 @@ func (m *Motions) confirm(ctx context.Context, c *Call, b boundPreviewID, res *R
 	m.mu.Lock()
 	m.committed[motionID] = true
 	m.mu.Unlock()
+	if sp, ok := m.Robot.(SendPreparer); ok {
+		sp.PrepareSend(pv.Actuator) // its round trip overlaps the commit's fsync
+	}
 	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
 		m.mu.Lock()
 		delete(m.committed, motionID)
@@ -818,6 +821,15 @@ func (m *Motions) sessionContext(session string) context.Context {
 	}
 	m.sessCtx[session], m.sessions[session] = ctx, cancel
 	return ctx
+}
+
+// SendPreparer is a transport whose Send first checks the wire (ROS 1
+// asks its own node whether the goal topic has a subscriber) and can begin
+// that check early: the confirm begins it before its commit, so the check
+// overlaps the fsync instead of following it. Send still refuses to write
+// unless the check, or one of its own, saw the wire ready.
+type SendPreparer interface {
+	PrepareSend(actuator string)
 }
 
 // commit is the write-ahead step every confirm goes through: it consumes the

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -951,5 +953,48 @@ func TestStopDuringASendThatMayHaveLeftCancelsItAndRecordsUnknown(t *testing.T) 
 	}
 	if _, busy := r.m.ActiveOn("arm"); !busy {
 		t.Fatal("the arm is free while the goal may run")
+	}
+}
+
+// preparingRobot is the fake robot with a SendPreparer that notes, when
+// asked, whether any motion was already committed or any goal sent.
+type preparingRobot struct {
+	*actuatorsfake.Robot
+	store *inflight.Store
+	notes []string
+}
+
+func (p *preparingRobot) PrepareSend(actuator string) {
+	active, _ := p.store.NonTerminal()
+	p.notes = append(p.notes, fmt.Sprintf("%s committed=%d sent=%d", actuator, len(active), p.GoalsSent()))
+}
+
+func TestConfirmBeginsTheSendsWireCheckOnlyOnceItsChecksPassAndBeforeItsCommit(t *testing.T) {
+	prep := func(r *rig) *preparingRobot {
+		pr := &preparingRobot{Robot: r.robot, store: r.store}
+		r.m.Robot = pr
+		return pr
+	}
+	r := newRig(t)
+	pr := prep(r)
+	id := preview(t, r, "arm_move_joints", `{"positions":{"j1":1}}`)
+	r.estop.Latch("test")
+	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e == nil || e.Code != CodeEstopLatched {
+		t.Fatalf("confirm under a latched e-stop: %v", e)
+	}
+	if len(pr.notes) != 0 {
+		t.Fatalf("a refused confirm began the send's check: %v", pr.notes)
+	}
+	r = newRig(t)
+	pr = prep(r)
+	id = preview(t, r, "arm_move_joints", `{"positions":{"j1":1}}`)
+	if _, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+id+`"}`); e != nil {
+		t.Fatal(e)
+	}
+	if want := []string{"arm committed=0 sent=0"}; !slices.Equal(pr.notes, want) {
+		t.Fatalf("PrepareSend calls: %v, want %v (once, before the commit)", pr.notes, want)
+	}
+	if r.robot.GoalsSent() != 1 {
+		t.Fatalf("%d goals sent, want 1", r.robot.GoalsSent())
 	}
 }

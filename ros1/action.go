@@ -34,6 +34,9 @@ const (
 	// most every 2 %.
 	progressStep = 0.02
 	pollInterval = 50 * time.Millisecond
+	// preparedFresh: how long before a send a count of the goal topic's
+	// subscribers that PrepareSend began may stand for the send's own.
+	preparedFresh = 50 * time.Millisecond
 )
 
 // actionWire is one node incarnation's publishers of an action, and a way
@@ -122,6 +125,18 @@ type actionClient struct {
 	goals      map[string]*goal
 	lastStatus time.Time
 	lastList   []actionlib_msgs.GoalStatus // the server's last status list
+	prepared   *preparedCount              // begun by prepare, taken by the next send
+}
+
+// preparedCount is a count of a wire's goal subscribers begun ahead of a
+// send (prepare), so its round trip to our own node overlaps the caller's
+// work (the bridge's commit) instead of following it.
+type preparedCount struct {
+	w     actionWire
+	begun time.Time
+	done  chan struct{} // closed when n and err are set
+	n     int
+	err   error
 }
 
 func newActionClient(a config.ActuatorConfig, notify func(actuators.GoalUpdate)) *actionClient {
@@ -249,9 +264,44 @@ func (c *actionClient) waitConnected(ctx context.Context, g *goal) (actionWire, 
 	}
 }
 
+// prepare begins the count the next send's connectedVia needs. The count
+// ends on its own (an XML-RPC call bounded by busTimeout); a send takes it
+// only if it is for the current wire, saw a subscriber and began at most
+// preparedFresh before the send went on, and asks the wire again otherwise.
+func (c *actionClient) prepare() {
+	w := c.currentWire()
+	if w == nil {
+		return
+	}
+	p := &preparedCount{w: w, begun: c.now(), done: make(chan struct{})}
+	c.mu.Lock()
+	c.prepared = p
+	c.mu.Unlock()
+	go func() {
+		defer close(p.done)
+		p.n, p.err = w.goalSubscribers()
+	}()
+}
+
+// goalSubscribers counts w's goal subscribers for a send: from the count
+// prepare began, if it may stand for the send's own, else from the wire.
+func (c *actionClient) goalSubscribers(w actionWire) (int, error) {
+	c.mu.Lock()
+	p := c.prepared
+	c.prepared = nil
+	c.mu.Unlock()
+	if p != nil && p.w == w {
+		<-p.done
+		if p.err == nil && p.n > 0 && c.now().Sub(p.begun) <= preparedFresh {
+			return p.n, nil
+		}
+	}
+	return w.goalSubscribers()
+}
+
 // connectedVia asks the wire itself, for a send that is about to write.
 func (c *actionClient) connectedVia(w actionWire) (bool, string) {
-	n, err := w.goalSubscribers()
+	n, err := c.goalSubscribers(w)
 	switch {
 	case err != nil:
 		return false, fmt.Sprintf("cannot list connections of %s/goal: %v", c.ns, err)

@@ -23,6 +23,7 @@ import (
 type fakeWire struct {
 	mu       sync.Mutex
 	subs     int
+	asked    int      // goalSubscribers calls
 	log      []string // "goal <id>" / "cancel <id>", in write order
 	onGoal   func(id string)
 	onCancel func() // a publisher slow to take the message
@@ -50,7 +51,14 @@ func (w *fakeWire) writeCancel(id actionlib_msgs.GoalID) {
 func (w *fakeWire) goalSubscribers() (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.asked++
 	return w.subs, nil
+}
+
+func (w *fakeWire) askedCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.asked
 }
 
 func (w *fakeWire) setSubs(n int) {
@@ -171,6 +179,73 @@ func TestGoalIsPublishedOnlyOnceItsTopicHasASubscriber(t *testing.T) {
 	}
 	w.setSubs(1)
 	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := w.written(); !equal(got, []string{"goal m1"}) {
+		t.Errorf("written = %v", got)
+	}
+}
+
+// prepared begins a count for the next send and waits until it is done.
+func prepared(c *actionClient) {
+	c.prepare()
+	c.mu.Lock()
+	p := c.prepared
+	c.mu.Unlock()
+	<-p.done
+}
+
+func TestASendTakesAFreshPreparedCountThatSawASubscriber(t *testing.T) {
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
+	prepared(c)
+	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.written(); !equal(got, []string{"goal m1"}) {
+		t.Errorf("written = %v", got)
+	}
+	if n := w.askedCount(); n != 1 {
+		t.Errorf("the wire was asked %d times, want once (the prepared count)", n)
+	}
+}
+
+func TestAPreparedCountOlderThanItsBoundNeverLetsAGoalOut(t *testing.T) {
+	c, w, clock, _ := newTestClient(t, actuators.KindArm)
+	c.connectTimeout = 200 * time.Millisecond
+	prepared(c) // sees the subscriber
+	clock.advance(preparedFresh + time.Millisecond)
+	c.onStatus(nil) // the server's status is fresh: only the count is stale
+	w.setSubs(0)    // the server left meanwhile
+	err := c.send(context.Background(), "m1", armBuild, nil)
+	if !errors.Is(err, actuators.ErrNotConnected) {
+		t.Fatalf("send = %v, want actuators.ErrNotConnected", err)
+	}
+	if got := w.written(); len(got) != 0 {
+		t.Errorf("written on a stale count: %v", got)
+	}
+}
+
+func TestAPreparedCountOfAReplacedWireNeverLetsAGoalOut(t *testing.T) {
+	c, _, _, _ := newTestClient(t, actuators.KindArm)
+	c.connectTimeout = 200 * time.Millisecond
+	prepared(c) // on the old wire, which had a subscriber
+	w2 := &fakeWire{}
+	c.setWire(w2) // a new node incarnation, nobody subscribed yet
+	err := c.send(context.Background(), "m1", armBuild, nil)
+	if !errors.Is(err, actuators.ErrNotConnected) {
+		t.Fatalf("send = %v, want actuators.ErrNotConnected", err)
+	}
+	if got := w2.written(); len(got) != 0 {
+		t.Errorf("written on the old wire's count: %v", got)
+	}
+}
+
+func TestAPreparedCountThatSawNoSubscriberIsAskedAgain(t *testing.T) {
+	c, w, _, _ := newTestClient(t, actuators.KindArm)
+	w.setSubs(0)
+	prepared(c)
+	w.setSubs(1)
+	if err := c.send(context.Background(), "m1", armBuild, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.written(); !equal(got, []string{"goal m1"}) {

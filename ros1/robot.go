@@ -386,6 +386,17 @@ func (r *Robot) Odom(base string) (actuators.Pose2D, bool) {
 	return p, ok
 }
 
+// PrepareSend begins the check the next Send to actuator's action makes on
+// the wire (that its goal topic has a subscriber, asked of our own node
+// over XML-RPC), so it overlaps what the caller does first: the bridge
+// commits the motion's record meanwhile. Send takes the answer only if it
+// saw a subscriber at most 50 ms before, and asks again otherwise.
+func (r *Robot) PrepareSend(actuator string) {
+	if a := r.byName[actuator]; a != nil && a.client != nil {
+		a.client.prepare()
+	}
+}
+
 // Send puts goal on the wire for the named actuator under goalID and
 // returns once it is written. Outcomes arrive as GoalUpdates. A trajectory
 // reports progress from the feedback's desired time_from_start, and an

@@ -370,11 +370,15 @@ func (p *Participant) endpoints() []EndpointData {
 	for _, e := range p.sedp.remote {
 		out = append(out, e)
 	}
-	slices.SortFunc(out, func(a, b EndpointData) int {
+	sortByGUID(out)
+	return out
+}
+
+func sortByGUID(eps []EndpointData) {
+	slices.SortFunc(eps, func(a, b EndpointData) int {
 		ga, gb := a.GUID.Bytes(), b.GUID.Bytes()
 		return bytes.Compare(ga[:], gb[:])
 	})
-	return out
 }
 
 // WaitEndpoints waits until cond holds for the remote endpoints known and
@@ -391,12 +395,15 @@ func (p *Participant) Matched(g wire.GUID) ([]EndpointData, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %v", ErrUnknownEndpoint, g)
 	}
+	// Only the matches are copied and sorted: a confirm asks this of every
+	// actuator (Robot.Actuators), and a ROS 2 graph has hundreds of endpoints.
 	var out []EndpointData
-	for _, r := range p.endpoints() {
+	for _, r := range p.sedp.remote {
 		if (l.Writer && Match(l, r)) || (!l.Writer && Match(r, l)) {
 			out = append(out, r)
 		}
 	}
+	sortByGUID(out)
 	return out, nil
 }
 
