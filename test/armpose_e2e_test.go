@@ -45,7 +45,7 @@ func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 
 		toolAt := func() kinematics.Pose {
 			t.Helper()
-			js := w.simPeer().jointPositions(t)
+			js := w.simJointPositions(t)
 			q := make([]float64, len(joints))
 			for i, j := range joints {
 				v, ok := js[j]
@@ -87,7 +87,7 @@ func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 		if at := toolAt(); dist(at.Position, inBase.Position) > 0.001 {
 			t.Fatalf("a pose given in map put the sim's tool at %v (base link), want %v", at.Position, inBase.Position)
 		}
-	}, ros2)
+	}, ros1, ros2)
 }
 
 // simToolFK is the sim arm's chain from base_link to its gripper and its

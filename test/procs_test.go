@@ -15,6 +15,7 @@ import (
 
 	"github.com/bluenviron/goroslib/v2"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/geometry_msgs"
+	"github.com/bluenviron/goroslib/v2/pkg/msgs/sensor_msgs"
 	"github.com/bluenviron/goroslib/v2/pkg/msgs/std_srvs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -362,6 +363,40 @@ func (w *world) countTwists(t *testing.T) func() int64 {
 	}
 	t.Cleanup(sub.Close)
 	return n.Load
+}
+
+// simJointPositions reads one /joint_states message the sim publishes, by
+// a node of the test's own (goroslib over ROS 1, ours over ROS 2).
+func (w *world) simJointPositions(t *testing.T) map[string]float64 {
+	t.Helper()
+	if w.tr == ros2 {
+		return w.simPeer().jointPositions(t)
+	}
+	got := make(chan map[string]float64, 1)
+	sub, err := goroslib.NewSubscriber(goroslib.SubscriberConf{Node: w.rosNode(), Topic: "/joint_states",
+		Callback: func(m *sensor_msgs.JointState) {
+			out := map[string]float64{}
+			for i, n := range m.Name {
+				if i < len(m.Position) {
+					out[n] = m.Position[i]
+				}
+			}
+			select {
+			case got <- out:
+			default:
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	select {
+	case m := <-got:
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatal("/joint_states: nothing in 20 s")
+		return nil
+	}
 }
 
 // artifactsDir is where a world's screenshots go: test/artifacts for
