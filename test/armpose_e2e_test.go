@@ -15,7 +15,7 @@ import (
 // confirmed, puts the sim's tool at the pose (a straight line to it),
 // arm_move_relative moves it 5 cm up from there, and a pose given in map
 // is placed through the sim's /tf: each checked by FK of the joint states
-// the sim publishes, within 1 mm.
+// the sim publishes, within 1 mm, and each confirm replayed sends nothing.
 func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 	c, fk := simToolFK(t)
 	joints := c.Joints()
@@ -33,6 +33,12 @@ func TestPoseGoalPutsTheSimsToolAtThePose(t *testing.T) {
 				}
 				return nil
 			})
+			// A replayed confirm answers the same motion and sends nothing.
+			before := w.goalsReceived()
+			again := bridgetest.MustCall(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+			if again["replay"] != true || again["motion_id"] != mc["motion_id"] || w.goalsReceived() != before {
+				t.Fatalf("replayed confirm of %s: %v, the sim received %d goals, had %d", tool, again, w.goalsReceived(), before)
+			}
 			return pv
 		}
 		// Away from the upright rest pose, where the wrist is singular.
