@@ -360,6 +360,10 @@ func (p *Previewer) previewPose(ctx context.Context, c *Call, s *poseStart, goal
 		ik["given"] = s.given
 	}
 	if in.Path == pathLine {
+		ik["planner"] = "the bridge's IK"
+		if s.arm.Planning != nil {
+			ik["planner"] = "the bridge's IK on a straight line: move_group plans joint paths only, so this path is checked by the arm's limits and workspace alone, not for collisions move_group knows of"
+		}
 		return p.previewLine(ctx, c, s, goal, in, ik)
 	}
 	if out, handled, err := p.planPose(ctx, c, s, goal, in, ik); handled {

@@ -108,6 +108,11 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		text, _ = resp["message"].(string)
 		text = "service answered success=false: " + clipRunes(CleanText(text), 200)
 	}
+	// An action called as a service (ErrorRecovery) answers its goal's
+	// end status: anything but SUCCEEDED did not do what was asked.
+	if st, has := resp["status"].(string); has && strings.Contains(sg.Type, "/action/") && st != "SUCCEEDED" {
+		to, text = inflight.StateAborted, "the action ended "+clipRunes(CleanText(st), 40)
+	}
 	mo, err := m.transitionWith(context.Background(), motionID, to, "answered", func(mo *inflight.Motion) {
 		mo.Progress = 1
 		if b, err := json.Marshal(map[string]any{"service": sg.Service, "type": sg.Type, "response": resp}); err == nil {

@@ -524,3 +524,26 @@ func TestAPreviewOfATypeRedefinedSinceIsStale(t *testing.T) {
 		t.Fatalf("confirm of the new preview: %v, calls %v", c, r.ros.calls)
 	}
 }
+
+// An action called as a service (franka's ErrorRecovery) answers its
+// goal's end status: anything but SUCCEEDED ends the motion aborted, so
+// the planner is never told a failed recovery worked; SUCCEEDED succeeds.
+func TestAnActionCalledAsAServiceSucceedsOnlyWhenItsGoalSucceeded(t *testing.T) {
+	for _, c := range []struct{ status, want string }{{"ABORTED", "aborted"}, {"CANCELED", "aborted"}, {"SUCCEEDED", "succeeded"}} {
+		t.Run(c.status, func(t *testing.T) {
+			r := newROSRig(t)
+			r.ros.knows("/action_server/error_recovery", actuators.ServiceType{Name: "franka_msgs/action/ErrorRecovery",
+				Response: []actuators.ServiceField{{Name: "status", Type: "string"}}})
+			r.tools.services()
+			r.tools.Policy.Services = append(r.tools.Policy.Services, ServiceRule{Pattern: "/action_server/error_recovery", Tier: TierIrreversible, Confirm: RolePlanner})
+			r.ros.mu.Lock()
+			r.ros.answer = map[string]any{"status": c.status}
+			r.ros.mu.Unlock()
+			pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/action_server/error_recovery","request":{}}`)
+			got := mustOK(t, r, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+			if got["state"] != c.want {
+				t.Fatalf("status %s: motion %v, want %s", c.status, got, c.want)
+			}
+		})
+	}
+}

@@ -254,6 +254,16 @@ func TestFrankaGoalTrackedAfterARestartIsFoundOnItsAction(t *testing.T) {
 	const domain = 225
 	newFrankaGripper(t, domain, msgs.Jazzy, 0.08, 0.03)
 	r, h := openFranka(t, domain, msgs.Jazzy)
+	// An opening first, so ~/move's status lists a goal (not this one):
+	// the grasp must still be found on ~/grasp, not taken as ~/move's
+	// UNKNOWN.
+	open := newUUID()
+	if err := r.Send(t.Context(), "gripper", open, actuators.GripperCommand{Position: 0.04, MaxEffort: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if u := h.end(t, open, 10*time.Second); u.State != actuators.GoalSucceeded {
+		t.Fatalf("the opening: %+v", u)
+	}
 	id := newUUID()
 	if err := r.Send(t.Context(), "gripper", id, actuators.GripperCommand{Position: 0, MaxEffort: 20}); err != nil {
 		t.Fatal(err)

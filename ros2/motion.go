@@ -130,14 +130,26 @@ func (r *Robot) Send(ctx context.Context, actuator, goalID string, g actuators.G
 		return fmt.Errorf("%w: %s", actuators.ErrDuplicateGoal, goalID)
 	}
 	r.goals[goalID] = gl
-	var older []*goal
+	var older, otherLane []*goal
 	for _, o := range r.goals {
 		if o.act == a && o != gl && !o.ended && !o.superseded {
 			o.superseded = true
 			older = append(older, o)
+			if o.lane != nil && o.lane != l {
+				otherLane = append(otherLane, o)
+			}
 		}
 	}
 	r.mu.Unlock()
+	// A server preempts its own older goal; one on another action of the
+	// same actuator (a franka gripper's move while it grasps) knows
+	// nothing of the new one: it is canceled first, so two commands never
+	// run on one actuator at once.
+	for _, o := range otherLane {
+		if _, err := o.lane.client.Cancel(sctx, o.uuid); err != nil {
+			r.log.Warn("ros2: canceling the goal on the actuator's other action failed", "actuator", actuator, "goal", o.id, "err", err)
+		}
+	}
 
 	// The one server to send to (its participant), or why none may be:
 	// nothing is sent while the graph lists more than one server of the
@@ -415,7 +427,18 @@ func (r *Robot) Cancel(ctx context.Context, actuator, goalID string) error {
 	g.onSight = true // canceled again whenever its server lists it live
 	l := g.lane
 	r.mu.Unlock()
-	if l == nil { // tracked, its action not known yet: canceled once attached
+	if l == nil {
+		// Tracked, its action not known yet: canceled by its UUID on
+		// every action it may be on now, and again once attached.
+		var errs []error
+		for _, o := range a.lanes {
+			if _, err := o.client.Cancel(ctx, g.uuid); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if len(errs) == len(a.lanes) {
+			return contractError(actuator, errors.Join(errs...))
+		}
 		return nil
 	}
 	res, err := l.client.Cancel(ctx, g.uuid)
@@ -585,8 +608,8 @@ func (r *Robot) Track(actuator, goalID string) {
 }
 
 // attach attaches to goal id on every lane at once and returns the lane
-// whose server lists it, else the first lane's answer (one action alone:
-// its own answer).
+// whose server lists it in a real state, else one that answers UNKNOWN or
+// PENDING, else the first lane's answer (one action alone: its own).
 func attach(ctx context.Context, lanes []*lane, id action.GoalID) (*lane, action.Status, error) {
 	if len(lanes) == 1 {
 		st, err := lanes[0].client.Attach(ctx, id)
@@ -605,8 +628,25 @@ func attach(ctx context.Context, lanes []*lane, id action.GoalID) (*lane, action
 		})
 	}
 	wg.Wait()
-	for i, a := range answers {
-		if a.err == nil && a.st.Name != "PENDING" {
+	// A server that lists the goal in a real state is its lane; UNKNOWN
+	// is a server whose status lists other goals only (a franka gripper's
+	// ~/move after an opening, when the goal was a grasp), PENDING one
+	// that published no status yet: either only when no lane lists it.
+	for _, weak := range []string{"", "UNKNOWN", "PENDING"} {
+		for i, a := range answers {
+			if a.err != nil {
+				continue
+			}
+			switch a.st.Name {
+			case "PENDING", "UNKNOWN":
+				if a.st.Name != weak {
+					continue
+				}
+			default:
+				if weak != "" {
+					continue
+				}
+			}
 			return lanes[i], a.st, nil
 		}
 	}
