@@ -129,7 +129,7 @@ func (p *Previewer) BaseNavigate() *Tool {
 			}
 			turn := math.Abs(math.Remainder(toF.Yaw-curF.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
-			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
+			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: fr.start(cur)}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
@@ -229,7 +229,7 @@ func (p *Previewer) BaseDrive() *Tool {
 				return nil, violationError(c.Tool.Name, vs)
 			}
 			goal := previewGoal{Goal: actuators.Drive{Linear: in.Linear, Angular: in.Angular, Duration: time.Duration(in.DurationS * float64(time.Second))},
-				Start: map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}}
+				Start: fr.start(cur)}
 			summary := map[string]any{
 				"from": cur, "end_pose": end, "linear": in.Linear, "angular": in.Angular, "duration_s": in.DurationS, "warnings": []string{},
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},

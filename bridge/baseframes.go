@@ -83,6 +83,18 @@ func (b *BaseModel) frames(now func() time.Time) (baseFrames, *Error) {
 	return f, nil
 }
 
+// start is what a base preview keeps of the state it was computed from:
+// the odometry pose and, fenced in another frame, the odom→fence link,
+// which confirm reads again (restate.go): a localisation that jumped
+// since moved the fence under the goal.
+func (f baseFrames) start(cur actuators.Pose2D) map[string]float64 {
+	s := map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}
+	if f.link != nil {
+		s["link_x"], s["link_y"], s["link_yaw"] = f.link.X, f.link.Y, f.link.Yaw
+	}
+	return s
+}
+
 // inFence maps a pose given in frame into the fence's frame.
 func (f baseFrames) inFence(g BaseGuard, frame string, p actuators.Pose2D) (actuators.Pose2D, *Error) {
 	q, err := g.InFence(cleanFrame(frame), p, f.link)

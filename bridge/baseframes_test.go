@@ -192,3 +192,38 @@ func TestABasePreviewInBothFramesStaysUnderOneKilobyte(t *testing.T) {
 		}
 	}
 }
+
+// A localisation that jumped between preview and confirm moved the fence
+// under the goal: confirm reads odom→map again and refuses the preview as
+// stale when the link moved past the pose tolerance; nothing is sent. An
+// unmoved link confirms.
+func TestALocalisationJumpBetweenPreviewAndConfirmStalesTheBasePreview(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		jump  func(*fakeFrames)
+		stale bool
+	}{
+		{"unmoved", func(*fakeFrames) {}, false},
+		{"moved 0.5 m", func(f *fakeFrames) { f.x += 0.5 }, true},
+		{"turned 0.2 rad", func(f *fakeFrames) { f.yaw += 0.2 }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			frames := &fakeFrames{x: 1.5}
+			r := mapFenced(t, frames)
+			pv, e := r.call(t, RolePlanner, "base_navigate", `{"x":0.2,"y":0,"frame":"odom"}`)
+			if e != nil {
+				t.Fatal(e)
+			}
+			c.jump(frames)
+			_, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+			switch {
+			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "localisation")):
+				t.Fatalf("%+v, want stale_preview naming the localisation", e)
+			case c.stale && r.robot.GoalsSent() != 0:
+				t.Fatal("a goal was sent on a moved fence")
+			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
+				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
+			}
+		})
+	}
+}

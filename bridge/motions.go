@@ -44,6 +44,10 @@ type Motions struct {
 	StaleAfter     time.Duration
 	StartTolerance float64
 	PoseTolerance  float64
+	// Bases are the base models the previews used (the Previewer's): a
+	// base fenced outside its odometry's frame has its odom→fence link
+	// read again at confirm (restate.go).
+	Bases []*BaseModel
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).

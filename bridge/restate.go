@@ -39,6 +39,39 @@ func freshJoints(ctx context.Context, robot actuators.Robot, now func() time.Tim
 	return m, nil
 }
 
+// restateLink reads a map-fenced base's odom→fence link again: the
+// preview placed the fence with the link it read then, and a localisation
+// that jumped since has moved the fence under the goal.
+func (m *Motions) restateLink(actuator string, g *previewGoal) (string, *Error) {
+	lx, fenced := g.Start["link_x"]
+	if !fenced {
+		return "", nil
+	}
+	var b *BaseModel
+	for _, x := range m.Bases {
+		if x.Name == actuator {
+			b = x
+		}
+	}
+	if b == nil {
+		return "the base's geofence frame is no longer read", nil
+	}
+	f, err := b.frames(m.Now)
+	switch {
+	case err != nil:
+		return "", err
+	case f.link == nil:
+		return "the base's fence is now in its odometry's frame", nil
+	}
+	if d := math.Hypot(f.link.X-lx, f.link.Y-g.Start["link_y"]); d > m.PoseTolerance {
+		return fmt.Sprintf("localisation moved %s→%s by %.3f m since the preview (tolerance %.3f)", f.odom, f.fence, d, m.PoseTolerance), nil
+	}
+	if d := math.Abs(math.Remainder(f.link.Yaw-g.Start["link_yaw"], 2*math.Pi)); d > m.PoseTolerance {
+		return fmt.Sprintf("localisation turned %s→%s by %.3f rad since the preview (tolerance %.3f)", f.odom, f.fence, d, m.PoseTolerance), nil
+	}
+	return "", nil
+}
+
 // restate compares the live robot with the state a preview of actuator
 // was computed on, right before confirm sends it; it returns why they
 // differ, or "" when the preview still holds, or an error when the state
@@ -55,7 +88,7 @@ func (m *Motions) restate(ctx context.Context, actuator string, g *previewGoal) 
 		if d := math.Abs(math.Remainder(pose.Yaw-g.Start["yaw"], 2*math.Pi)); d > m.PoseTolerance {
 			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, m.PoseTolerance), nil
 		}
-		return "", nil
+		return m.restateLink(actuator, g)
 	}
 	cur, err := freshJoints(ctx, m.Robot, m.Now, m.StaleAfter)
 	if err != nil {
