@@ -3,6 +3,8 @@ package ros2
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/config"
 	"github.com/actbridge/actbridge/msgs/ros2"
+	"github.com/actbridge/actbridge/test/ddspeers"
 	"github.com/actbridge/actbridge/test/netns"
 	"github.com/actbridge/actbridge/tf"
 )
@@ -143,5 +146,62 @@ func TestTFPinnedFrameReadsOnlyItsNode(t *testing.T) {
 		if tr, _, err := buf.Lookup("map", "odom", time.Time{}); err != nil || tr.Translation[0] != 1.5 {
 			t.Fatalf("%v %v; want only amcl's x=1.5", tr, err)
 		}
+	}
+}
+
+// TestTFFromVendorPublishers: /tf from a CycloneDDS or Fast DDS writer
+// and latched /tf_static from the other vendor reach the buffer as
+// written, through a static and a dynamic link; a second vendor writer of
+// the same frame on /tf makes it ambiguous, and leaving frees it.
+func TestTFFromVendorPublishers(t *testing.T) {
+	ns := netns.Require(t)
+	set, err := msgs.Load(msgs.Jazzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := set.Struct(tfMessageType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ddspeers.BuildTypes(t, []*cdr.Struct{s})
+	line := func(parent, child string, x float64) string {
+		m := cdr.Zero(s)
+		tr := cdr.Zero(s.Field(0).Type.Struct)
+		h := tr.Get("header").(*cdr.Message)
+		must(t, h.Set("frame_id", parent))
+		st := h.Get("stamp").(*cdr.Message)
+		now := time.Now()
+		must(t, st.Set("sec", int32(now.Unix())))
+		must(t, st.Set("nanosec", uint32(now.Nanosecond())))
+		must(t, tr.Set("child_frame_id", child))
+		tt := tr.Get("transform").(*cdr.Message)
+		must(t, tt.Get("translation").(*cdr.Message).Set("x", x))
+		must(t, tt.Get("rotation").(*cdr.Message).Set("w", 1.0))
+		must(t, m.Set("transforms", []*cdr.Message{tr}))
+		l, err := ddspeers.SampleLine(m)
+		must(t, err)
+		return l
+	}
+	for i, v := range []struct{ name, dyn, static string }{{"cyclonedds", p.Cyclone, p.Fast}, {"fastdds", p.Fast, p.Cyclone}} {
+		t.Run(v.name, func(t *testing.T) {
+			domain := 226 + i
+			d := fmt.Sprint(domain)
+			// The stamp goes stale for a 1 s lookup, not for Lookup at the latest time.
+			ddspeers.StartPeer(t, ns, v.static, strings.NewReader(line("base_link", "laser", 0.25)), "pub", "--type", tfMessageType, "--topic", "rt/tf_static",
+				"--transient-local", "--depth", "1", "--domain", d, "--timeout", "60", "--wait-match", "0", "--linger", "60")
+			ddspeers.StartPeer(t, ns, v.dyn, strings.NewReader(line("odom", "base_link", 2)), "pub", "--type", tfMessageType, "--topic", "rt/tf",
+				"--domain", d, "--timeout", "60", "--wait-match", "0", "--rate", "20", "--count", "1200")
+			buf := watchTF(t, domain, nil)
+			waitLookup(t, buf, "odom←laser from the vendors' writers", "odom", "laser", xIs(2.25))
+			rogue := ddspeers.StartPeer(t, ns, v.static, strings.NewReader(line("odom", "base_link", 40)), "pub", "--type", tfMessageType, "--topic", "rt/tf",
+				"--domain", d, "--timeout", "60", "--wait-match", "0", "--rate", "20", "--count", "1200")
+			waitLookup(t, buf, "the ambiguity", "odom", "laser", func(_ tf.Transform, err error) bool {
+				return errors.Is(err, tf.ErrAmbiguous)
+			})
+			if err := rogue.Stop(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			waitLookup(t, buf, "the rogue forgotten once it left", "odom", "laser", xIs(2.25))
+		})
 	}
 }

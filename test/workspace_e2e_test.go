@@ -3,12 +3,10 @@ package test
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/ros1/rostest"
 	"github.com/actbridge/actbridge/test/bridgetest"
 )
@@ -20,18 +18,7 @@ import (
 // joints_read reports is the URDF's FK of the joints it reads, and
 // robot_describe shows the workspace.
 func TestTrajectoryDippingIntoTheTableBetweenWaypointsReachesNothing(t *testing.T) {
-	data, err := os.ReadFile("../launch/simrobot.urdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := kinematics.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := m.Chain("base_link", "gripper_base_link")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := simToolFK(t)
 	joints := c.Joints()
 	qa := []float64{0.3, -0.6, 1.2, -0.4, 0.5, 0.1} // from rest (all 0) the tool only descends to here
 	d := c.NewData()
