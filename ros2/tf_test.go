@@ -31,24 +31,7 @@ func tfPublisher(t *testing.T, domain int, name, parent, child string, x float64
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := func() *cdr.Message {
-		m := pub.New()
-		ts := m.Get("transforms").([]*cdr.Message)
-		typ := m.Type.Field(0).Type.Struct // TransformStamped
-		tr := cdr.Zero(typ)
-		now := time.Now()
-		h := tr.Get("header").(*cdr.Message)
-		must(t, h.Set("frame_id", parent))
-		st := h.Get("stamp").(*cdr.Message)
-		must(t, st.Set("sec", int32(now.Unix())))
-		must(t, st.Set("nanosec", uint32(now.Nanosecond())))
-		must(t, tr.Set("child_frame_id", child))
-		tt := tr.Get("transform").(*cdr.Message)
-		must(t, tt.Get("translation").(*cdr.Message).Set("x", x))
-		must(t, tt.Get("rotation").(*cdr.Message).Set("w", 1.0))
-		must(t, m.Set("transforms", append(ts, tr)))
-		return m
-	}
+	msg := func() *cdr.Message { return tfMessage(t, pub.New().Type, parent, child, x) }
 	if static {
 		must(t, pub.Publish(msg()))
 		return func() { rctx.Close() }
@@ -71,6 +54,26 @@ func tfPublisher(t *testing.T, domain int, name, parent, child string, x float64
 	stop = func() { cancel(); <-done; rctx.Close() }
 	t.Cleanup(func() { cancel(); <-done })
 	return stop
+}
+
+// tfMessage is a TFMessage of s holding one transform parent→child, x
+// along parent's x, stamped now.
+func tfMessage(t *testing.T, s *cdr.Struct, parent, child string, x float64) *cdr.Message {
+	t.Helper()
+	m := cdr.Zero(s)
+	tr := cdr.Zero(s.Field(0).Type.Struct) // TransformStamped
+	now := time.Now()
+	h := tr.Get("header").(*cdr.Message)
+	must(t, h.Set("frame_id", parent))
+	st := h.Get("stamp").(*cdr.Message)
+	must(t, st.Set("sec", int32(now.Unix())))
+	must(t, st.Set("nanosec", uint32(now.Nanosecond())))
+	must(t, tr.Set("child_frame_id", child))
+	tt := tr.Get("transform").(*cdr.Message)
+	must(t, tt.Get("translation").(*cdr.Message).Set("x", x))
+	must(t, tt.Get("rotation").(*cdr.Message).Set("w", 1.0))
+	must(t, m.Set("transforms", []*cdr.Message{tr}))
+	return m
 }
 
 func must(t *testing.T, err error) {
@@ -165,20 +168,7 @@ func TestTFFromVendorPublishers(t *testing.T) {
 	}
 	p := ddspeers.BuildTypes(t, []*cdr.Struct{s})
 	line := func(parent, child string, x float64) string {
-		m := cdr.Zero(s)
-		tr := cdr.Zero(s.Field(0).Type.Struct)
-		h := tr.Get("header").(*cdr.Message)
-		must(t, h.Set("frame_id", parent))
-		st := h.Get("stamp").(*cdr.Message)
-		now := time.Now()
-		must(t, st.Set("sec", int32(now.Unix())))
-		must(t, st.Set("nanosec", uint32(now.Nanosecond())))
-		must(t, tr.Set("child_frame_id", child))
-		tt := tr.Get("transform").(*cdr.Message)
-		must(t, tt.Get("translation").(*cdr.Message).Set("x", x))
-		must(t, tt.Get("rotation").(*cdr.Message).Set("w", 1.0))
-		must(t, m.Set("transforms", []*cdr.Message{tr}))
-		l, err := ddspeers.SampleLine(m)
+		l, err := ddspeers.SampleLine(tfMessage(t, s, parent, child, x))
 		must(t, err)
 		return l
 	}
