@@ -64,9 +64,12 @@ func TestPeerNodesAppearInOurGraph(t *testing.T) {
 		}
 		peer := ddspeers.StartAnnouncer(t, ns, v.bin, "talker", gs.size, args...)
 		c := newContext(t, gs.distro, domain)
+		// The writer's and the reader's announcements arrive apart: wait
+		// for both, each with its node.
 		g, err := c.WaitGraph(ctx, func(g graph.Graph) bool {
 			t, ok := g.Topic("/chatter")
-			return ok && len(t.Publishers) == 1 && t.Publishers[0].Node != ""
+			l, lok := g.Topic("/listen")
+			return ok && len(t.Publishers) == 1 && t.Publishers[0].Node != "" && lok && len(l.Subscribers) == 1 && l.Subscribers[0].Node != ""
 		})
 		if err != nil {
 			t.Fatalf("%v: graph %+v: %s", err, g, peer.Stderr())
