@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/spline"
@@ -23,6 +24,9 @@ type ArmModel struct {
 	// Frames places a pose given in another frame than the arm's base
 	// link (arm_move_pose), from the robot's /tf; nil: the base link only.
 	Frames actuators.Frames
+	// TFMaxAge is how old that transform may be (0: DefaultTFMaxAge),
+	// the robot's one tf_max_age.
+	TFMaxAge time.Duration
 }
 
 // armJoints lists every arm's joints, arm by arm: joint names are unique

@@ -152,12 +152,14 @@ func TestPlannerAbsentRefusingOrPastTheLimits(t *testing.T) {
 // armFrames places frame "map" at a fixed transform in the base link, as
 // of at.
 type armFrames struct {
-	tr  tf.Transform
-	at  time.Time
-	err error
+	tr    tf.Transform
+	at    time.Time
+	err   error
+	asked time.Duration // the maxAge of the last lookup
 }
 
-func (f armFrames) Transform(target, source string, maxAge time.Duration) (tf.Transform, time.Time, error) {
+func (f *armFrames) Transform(target, source string, maxAge time.Duration) (tf.Transform, time.Time, error) {
+	f.asked = maxAge
 	if f.err != nil {
 		return tf.Transform{}, time.Time{}, f.err
 	}
@@ -202,5 +204,24 @@ func TestAPoseInAFrameTFPlacesIsMovedIntoTheBaseLink(t *testing.T) {
 	}
 	if r.robot.GoalsSent() != 1 {
 		t.Fatalf("%d goals sent, want only the confirmed one", r.robot.GoalsSent())
+	}
+}
+
+// The arm's TF lookups take the robot's tf_max_age (ArmModel.TFMaxAge),
+// DefaultTFMaxAge when it is unset.
+func TestAnArmPoseTakesTheConfiguredTFMaxAge(t *testing.T) {
+	for _, tc := range []struct {
+		set, want time.Duration
+	}{{0, DefaultTFMaxAge}, {250 * time.Millisecond, 250 * time.Millisecond}, {5 * time.Second, 5 * time.Second}} {
+		var frames armFrames
+		r, chain := poseRig(t, safety.WorkspaceLimits{}, func(p *Previewer) { p.Arms[0].Frames, p.Arms[0].TFMaxAge = &frames, tc.set })
+		frames = armFrames{tr: tf.Identity, at: r.clock()}
+		goal := toolPoseAt(t, chain, qb)
+		if _, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(goal, `,"frame":"map"`)); e != nil {
+			t.Fatal(e)
+		}
+		if frames.asked != tc.want {
+			t.Errorf("tf_max_age %v: the lookup asked for at most %v old, want %v", tc.set, frames.asked, tc.want)
+		}
 	}
 }

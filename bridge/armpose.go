@@ -208,14 +208,18 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call, relative bool) (*pos
 			"only the arm's base link is a pose frame here: this robot's transforms are not read").
 			WithHint("express the pose in " + ch.Base() + ", or use arm_move_relative in the tool frame")
 	default:
-		tr, at, err := arm.Frames.Transform(ch.Base(), cleanFrame(in.Frame), DefaultTFMaxAge)
+		maxAge := arm.TFMaxAge
+		if maxAge <= 0 {
+			maxAge = DefaultTFMaxAge
+		}
+		tr, at, err := arm.Frames.Transform(ch.Base(), cleanFrame(in.Frame), maxAge)
 		if err != nil {
 			rule := ruleTFLookup
 			if errors.Is(err, tf.ErrStale) {
 				rule = ruleTFMaxAge
 			}
 			e := StateError(CodeUnavailable, "transform "+cleanFrame(in.Frame)+"→"+ch.Base()+" unavailable",
-				fmt.Sprintf("when TF places %s in %s, at most %v old", cleanFrame(in.Frame), ch.Base(), DefaultTFMaxAge),
+				fmt.Sprintf("when TF places %s in %s, at most %v old", cleanFrame(in.Frame), ch.Base(), maxAge),
 				fmt.Sprintf("cannot place a pose given in %q in the arm's base link: %v; no preview issued, nothing moves", in.Frame, err))
 			e.Rule = rule
 			return nil, in, e.WithHint("give the pose in " + ch.Base() + ", or a frame the robot's /tf publishes")

@@ -109,8 +109,9 @@ type Config struct {
 	// /tf_static transforms of it count ({odom: /ekf_node}); others are
 	// ignored. TF is read only for a base fenced outside its odom_frame.
 	TFSources map[string]string `yaml:"tf_sources"`
-	// TFMaxAge is how old the transform from a base's odom_frame into its
-	// geofence's frame may be; absent or 0 means DefaultTFMaxAge.
+	// TFMaxAge is how old a transform the safety checks read from TF may
+	// be: a base's odom_frame into its geofence's frame, and a pose's
+	// frame into an arm's base link; absent or 0 means DefaultTFMaxAge.
 	TFMaxAge Duration `yaml:"tf_max_age"`
 }
 

@@ -57,7 +57,7 @@ func loadModel(cfg *config.Config, urdf []byte) (*robotModel, error) {
 				return nil, err
 			}
 			arm := &bridge.ArmModel{Name: a.Name, Joints: a.Joints, Guard: bridge.SafetyArm{Limits: lim, PlotSamples: 40,
-				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction, Workspace: ws}}}
+				Opts: safety.CheckOptions{RecoveryFraction: cfg.RecoverySpeedFraction, Workspace: ws}}, TFMaxAge: cfg.TFMaxAge.D()}
 			if pl := a.Planning; pl != nil {
 				arm.Planning = &bridge.ArmPlanning{Group: pl.Group, Service: pl.Service, Node: pl.Node,
 					Time: time.Duration(pl.TimeS * float64(time.Second))}
