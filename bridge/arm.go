@@ -108,7 +108,7 @@ func (p *Previewer) armMoveJoints(ctx context.Context, c *Call) (any, error) {
 			to[i] = t
 		}
 	}
-	return p.previewPointToPoint(ctx, c, arm, start, startMap, to, in.DurationS, in.SpeedFraction, nil)
+	return p.previewPointToPoint(ctx, c, arm, start, startMap, to, in.DurationS, in.SpeedFraction, nil, nil)
 }
 
 // armStart is the arm's state a preview starts from: per joint in the
@@ -134,7 +134,7 @@ func (p *Previewer) armStart(ctx context.Context, arm *ArmModel) ([]spline.State
 // previewPointToPoint previews a move from start to the positions to (arm
 // order) that takes duration seconds, or when that is 0 the shortest
 // duration the limits allow at speedFraction (0: 1) of the speed scale.
-func (p *Previewer) previewPointToPoint(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, to []float64, duration, speedFraction float64, extra map[string]any) (any, error) {
+func (p *Previewer) previewPointToPoint(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, to []float64, duration, speedFraction float64, extra map[string]any, link *frameLink) (any, error) {
 	if speedFraction == 0 {
 		speedFraction = 1
 	}
@@ -146,7 +146,7 @@ func (p *Previewer) previewPointToPoint(ctx context.Context, c *Call, arm *ArmMo
 		duration = arm.Guard.MinDuration(arm.Joints, from, to, speedFraction*p.SpeedScale())
 	}
 	pt := spline.Point{Positions: to, Velocities: make([]float64, len(to)), Accelerations: make([]float64, len(to)), Time: duration}
-	return p.previewTrajectory(ctx, c, arm, start, startMap, []spline.Point{pt}, extra)
+	return p.previewTrajectory(ctx, c, arm, start, startMap, []spline.Point{pt}, extra, link)
 }
 
 func missingJoint(j string) *Error {
@@ -154,8 +154,9 @@ func missingJoint(j string) *Error {
 }
 
 // previewTrajectory checks points from start and issues the preview;
-// extra adds to the preview's summary (the pose tools' IK result).
-func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, points []spline.Point, extra map[string]any) (any, error) {
+// extra adds to the preview's summary (the pose tools' IK result), and
+// link, for a pose given in a frame TF places, is kept for confirm.
+func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmModel, start []spline.State, startMap map[string]float64, points []spline.Point, extra map[string]any, link *frameLink) (any, error) {
 	chk, err := arm.Guard.Check(arm.Joints, start, points)
 	if err != nil {
 		return nil, AsError(err)
@@ -183,7 +184,7 @@ func (p *Previewer) previewTrajectory(ctx context.Context, c *Call, arm *ArmMode
 	if p.LongDuration > 0 && chk.Duration > p.LongDuration {
 		warnings = append(warnings, fmt.Sprintf("long motion: %.1f s", chk.Duration))
 	}
-	g := previewGoal{Goal: actuators.Trajectory{Joints: arm.Joints, Points: points}, Start: startMap}
+	g := previewGoal{Goal: actuators.Trajectory{Joints: arm.Joints, Points: points}, Start: startMap, FrameLink: link}
 	summary := map[string]any{
 		"joints": impacts, "targets": targets, "duration_s": round6(chk.Duration), "warnings": warnings,
 		"impact": map[string]any{"joints_moved": moved, "actuators_touched": []string{arm.Name}},
@@ -297,5 +298,5 @@ func (p *Previewer) armFollowTrajectory(ctx context.Context, c *Call) (any, erro
 		}
 		points[k] = pt
 	}
-	return p.previewTrajectory(ctx, c, arm, start, startMap, points, nil)
+	return p.previewTrajectory(ctx, c, arm, start, startMap, points, nil, nil)
 }

@@ -80,7 +80,7 @@ func (p *Previewer) planPose(ctx context.Context, c *Call, s *poseStart, goal tf
 	if in.DurationS > 0 {
 		ik["timing"] = "move_group's, at velocity scaling " + fmt.Sprint(scale) + ": duration_s does not apply to a planned path"
 	}
-	out, err := p.previewTrajectory(ctx, c, s.arm, s.start, s.startMap, points, map[string]any{"ik": ik})
+	out, err := p.previewTrajectory(ctx, c, s.arm, s.start, s.startMap, points, map[string]any{"ik": ik}, s.link())
 	return out, true, err
 }
 

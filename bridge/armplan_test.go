@@ -225,3 +225,61 @@ func TestAnArmPoseTakesTheConfiguredTFMaxAge(t *testing.T) {
 		}
 	}
 }
+
+// A pose given in map was solved for where map was in the base link: a
+// frame that moved or turned past FrameTolerance before confirm (the
+// mobile base under the arm drove, localisation jumped) stales the
+// preview and nothing is sent; a transform confirm cannot read refuses
+// with the preview standing; an unmoved frame confirms.
+func TestAFrameThatMovedBetweenPreviewAndConfirmStalesTheArmPosePreview(t *testing.T) {
+	turn := func(rad float64) [4]float64 { return [4]float64{0, 0, math.Sin(rad / 2), math.Cos(rad / 2)} }
+	for _, c := range []struct {
+		name  string
+		move  func(*armFrames)
+		stale bool
+	}{
+		{"unmoved", func(*armFrames) {}, false},
+		{"within tolerance", func(f *armFrames) { f.tr.Translation[0] += FrameTolerance / 2 }, false},
+		{"moved 3 cm", func(f *armFrames) { f.tr.Translation[1] += 0.03 }, true},
+		{"turned 0.05 rad", func(f *armFrames) { f.tr.Rotation = turn(0.05) }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, frames, confirm := mapPosePreview(t)
+			c.move(frames)
+			_, e := r.call(t, RolePlanner, "motion_confirm", confirm)
+			switch {
+			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "frame map")):
+				t.Fatalf("%+v, want stale_preview naming frame map", e)
+			case c.stale && r.robot.GoalsSent() != 0:
+				t.Fatal("a goal was sent for a pose whose frame moved")
+			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
+				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
+			}
+		})
+	}
+	t.Run("transform lost", func(t *testing.T) {
+		r, frames, confirm := mapPosePreview(t)
+		frames.err = &tf.Error{Err: tf.ErrStale, Frame: "map", Detail: "3s old"}
+		if _, e := r.call(t, RolePlanner, "motion_confirm", confirm); e == nil || e.Code != CodeUnavailable || e.Rule != ruleTFMaxAge || r.robot.GoalsSent() != 0 {
+			t.Fatalf("%+v, %d goals; want unavailable (tf_max_age), nothing sent", e, r.robot.GoalsSent())
+		}
+		frames.err = nil
+		if _, e := r.call(t, RolePlanner, "motion_confirm", confirm); e != nil || r.robot.GoalsSent() != 1 {
+			t.Fatalf("%+v, %d goals; the preview should have stood", e, r.robot.GoalsSent())
+		}
+	})
+}
+
+// mapPosePreview previews an arm pose given in map, map being the base
+// link as of now; it returns the confirm's arguments.
+func mapPosePreview(t *testing.T) (*rig, *armFrames, string) {
+	t.Helper()
+	frames := &armFrames{}
+	r, chain := poseRig(t, safety.WorkspaceLimits{}, func(p *Previewer) { p.Arms[0].Frames = frames })
+	*frames = armFrames{tr: tf.Identity, at: r.clock()}
+	pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(toolPoseAt(t, chain, qb), `,"frame":"map"`))
+	if e != nil {
+		t.Fatal(e)
+	}
+	return r, frames, `{"preview_id":"` + pv["preview_id"].(string) + `"}`
+}

@@ -174,9 +174,47 @@ type poseStart struct {
 	// inBase is the pose's frame in the base link when it was given in
 	// another frame TF places (nil: given in the base link), and tfAge
 	// how old that transform was.
-	inBase *tf.Transform
-	tfAge  time.Duration
-	given  map[string]any // the goal as given, for the preview
+	inBase  *tf.Transform
+	inFrame string // the frame inBase places
+	tfAge   time.Duration
+	given   map[string]any // the goal as given, for the preview
+}
+
+// link is the given frame's pose in the base link for confirm to read
+// again (nil: the pose was in the base or tool link, which TF does not
+// move).
+func (s *poseStart) link() *frameLink {
+	if s.inBase == nil {
+		return nil
+	}
+	return &frameLink{Frame: s.inFrame, Base: s.chain.Base(), Translation: s.inBase.Translation, Rotation: s.inBase.Rotation}
+}
+
+// armTransform reads frame's pose in arm's base link from TF, at most
+// the arm's TFMaxAge old, and how old it is; outcome says what a refusal
+// leaves undone.
+func armTransform(arm *ArmModel, base, frame string, now func() time.Time, outcome string) (tf.Transform, time.Duration, *Error) {
+	maxAge := arm.TFMaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultTFMaxAge
+	}
+	tr, at, err := arm.Frames.Transform(base, frame, maxAge)
+	if err != nil {
+		rule := ruleTFLookup
+		if errors.Is(err, tf.ErrStale) {
+			rule = ruleTFMaxAge
+		}
+		e := StateError(CodeUnavailable, "transform "+frame+"→"+base+" unavailable",
+			fmt.Sprintf("when TF places %s in %s, at most %v old", frame, base, maxAge),
+			fmt.Sprintf("cannot place a pose given in %q in the arm's base link: %v; %s, nothing moves", frame, err, outcome))
+		e.Rule = rule
+		return tf.Transform{}, 0, e.WithHint("give the pose in " + base + ", or a frame the robot's /tf publishes")
+	}
+	var age time.Duration
+	if !at.IsZero() {
+		age = max(0, now().Sub(at))
+	}
+	return tr, age, nil
 }
 
 // poseStart decodes a pose tool's arguments, checks their frame (the
@@ -208,32 +246,20 @@ func (p *Previewer) poseStart(ctx context.Context, c *Call, relative bool) (*pos
 			"only the arm's base link is a pose frame here: this robot's transforms are not read").
 			WithHint("express the pose in " + ch.Base() + ", or use arm_move_relative in the tool frame")
 	default:
-		maxAge := arm.TFMaxAge
-		if maxAge <= 0 {
-			maxAge = DefaultTFMaxAge
-		}
-		tr, at, err := arm.Frames.Transform(ch.Base(), cleanFrame(in.Frame), maxAge)
+		tr, a, err := armTransform(arm, ch.Base(), cleanFrame(in.Frame), p.Now, "no preview issued")
 		if err != nil {
-			rule := ruleTFLookup
-			if errors.Is(err, tf.ErrStale) {
-				rule = ruleTFMaxAge
-			}
-			e := StateError(CodeUnavailable, "transform "+cleanFrame(in.Frame)+"→"+ch.Base()+" unavailable",
-				fmt.Sprintf("when TF places %s in %s, at most %v old", cleanFrame(in.Frame), ch.Base(), maxAge),
-				fmt.Sprintf("cannot place a pose given in %q in the arm's base link: %v; no preview issued, nothing moves", in.Frame, err))
-			e.Rule = rule
-			return nil, in, e.WithHint("give the pose in " + ch.Base() + ", or a frame the robot's /tf publishes")
+			return nil, in, err
 		}
-		inBase = &tr
-		if !at.IsZero() {
-			age = max(0, p.Now().Sub(at))
-		}
+		inBase, age = &tr, a
 	}
 	start, startMap, jerr := p.armStart(ctx, arm)
 	if jerr != nil {
 		return nil, in, jerr
 	}
 	s := &poseStart{arm: arm, chain: ch, capMS: capMS, start: start, startMap: startMap, goalField: "position", inBase: inBase, tfAge: age}
+	if inBase != nil {
+		s.inFrame = cleanFrame(in.Frame)
+	}
 	if relative {
 		s.goalField = "translation"
 	}
@@ -390,7 +416,7 @@ func (p *Previewer) previewPose(ctx context.Context, c *Call, s *poseStart, goal
 	}
 	ik["solution"] = s.solution(sol.Joints)
 	ik["position_error_m"], ik["orientation_error_rad"] = sol.PositionError, sol.OrientationError
-	return p.previewPointToPoint(ctx, c, s.arm, s.start, s.startMap, to, in.DurationS, in.SpeedFraction, map[string]any{"ik": ik})
+	return p.previewPointToPoint(ctx, c, s.arm, s.start, s.startMap, to, in.DurationS, in.SpeedFraction, map[string]any{"ik": ik}, s.link())
 }
 
 func (s *poseStart) solution(q []float64) map[string]float64 {
@@ -469,7 +495,7 @@ func (p *Previewer) previewLine(ctx context.Context, c *Call, s *poseStart, goal
 	ik["path"], ik["steps"], ik["step_m"], ik["step_rad"], ik["max_joint_step"] = pathLine, n, round6(length/float64(n)), round6(angle/float64(n)), round6(maxStep)
 	ik["solution"] = s.solution(qs[n])
 	ik["position_error_m"], ik["orientation_error_rad"] = maxPos, maxOri
-	return p.previewTrajectory(ctx, c, s.arm, s.start, s.startMap, points, map[string]any{"ik": ik})
+	return p.previewTrajectory(ctx, c, s.arm, s.start, s.startMap, points, map[string]any{"ik": ik}, s.link())
 }
 
 // Minimum-jerk time scaling s(τ) = 10τ³ − 15τ⁴ + 6τ⁵: at rest at both

@@ -159,7 +159,7 @@ func newRig(t testing.TB, opts ...func(*Previewer)) *rig {
 	for _, o := range opts {
 		o(pv)
 	}
-	r.m.Bases = pv.Bases // as the wiring does: confirm reads what previews used
+	r.m.Bases, r.m.Arms = pv.Bases, pv.Arms // as the wiring does: confirm reads what previews used
 	if err := r.m.Start(); err != nil {
 		t.Fatal(err)
 	}

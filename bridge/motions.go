@@ -48,6 +48,9 @@ type Motions struct {
 	// base fenced outside its odometry's frame has its odom→fence link
 	// read again at confirm (restate.go).
 	Bases []*BaseModel
+	// Arms are the arm models the previews used: a pose given in a frame
+	// TF places has that frame read again at confirm (restate.go).
+	Arms []*ArmModel
 	// EStop reports whether the e-stop is latched, and which event.
 	EStop func() (latched bool, event uint64, reason string)
 	// Changed is called after every motion state change (events, metrics).

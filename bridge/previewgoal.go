@@ -19,6 +19,18 @@ type previewGoal struct {
 	// Start is the robot state the preview was computed from; confirm
 	// compares the live state with it.
 	Start map[string]float64
+	// FrameLink is, for an arm pose given in a frame TF places, that
+	// frame in the arm's base link as the preview read it; confirm reads
+	// it again (restate.go).
+	FrameLink *frameLink
+}
+
+// frameLink is a frame's pose in an arm's base link, as TF gave it.
+type frameLink struct {
+	Frame       string     `json:"frame"`
+	Base        string     `json:"base"`
+	Translation [3]float64 `json:"translation"`
+	Rotation    [4]float64 `json:"rotation"`
 }
 
 // goalRecord is previewGoal's layout in the store, as records of earlier
@@ -38,15 +50,16 @@ type goalRecord struct {
 		Angular   float64 `json:"angular"`
 		DurationS float64 `json:"duration_s"`
 	} `json:"drive,omitempty"`
-	Service *serviceGoal       `json:"service,omitempty"`
-	Start   map[string]float64 `json:"start"`
+	Service   *serviceGoal       `json:"service,omitempty"`
+	Start     map[string]float64 `json:"start"`
+	FrameLink *frameLink         `json:"frame_link,omitempty"`
 }
 
 var errGoalVariant = errors.New("stored goal: unknown goal variant")
 
 // MarshalJSON writes the goal in the store's layout (goalRecord).
 func (g previewGoal) MarshalJSON() ([]byte, error) {
-	r := goalRecord{Service: g.Service, Start: g.Start}
+	r := goalRecord{Service: g.Service, Start: g.Start, FrameLink: g.FrameLink}
 	switch x := g.Goal.(type) {
 	case nil:
 	case actuators.Trajectory:
@@ -80,7 +93,7 @@ func (g *previewGoal) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return err
 	}
-	*g = previewGoal{Service: r.Service, Start: r.Start}
+	*g = previewGoal{Service: r.Service, Start: r.Start, FrameLink: r.FrameLink}
 	switch {
 	case r.Trajectory != nil:
 		g.Goal = actuators.Trajectory{Joints: r.Trajectory.Joints, Points: r.Trajectory.Points}

@@ -72,6 +72,41 @@ func (m *Motions) restateLink(actuator string, g *previewGoal) (string, *Error) 
 	return "", nil
 }
 
+// FrameTolerance is how far (m, and rad) the frame an arm pose was given
+// in may have moved in the arm's base link between preview and confirm:
+// the joint path was solved for where the frame was, and the tool would
+// miss the pose by as much as the frame moved.
+const FrameTolerance = 0.02
+
+// restateArmFrame reads again the frame an arm pose was given in (a
+// mobile base's map, a camera on a moving link): a frame that moved past
+// FrameTolerance since the preview makes it stale.
+func (m *Motions) restateArmFrame(actuator string, l *frameLink) (string, *Error) {
+	if l == nil {
+		return "", nil
+	}
+	var arm *ArmModel
+	for _, a := range m.Arms {
+		if a.Name == actuator {
+			arm = a
+		}
+	}
+	if arm == nil || arm.Frames == nil {
+		return "the arm's transforms are no longer read: the pose's frame " + l.Frame + " cannot be placed again", nil
+	}
+	now, _, err := armTransform(arm, l.Base, l.Frame, m.Now, "the preview stands")
+	if err != nil {
+		return "", err
+	}
+	if d := distance(now.Translation, l.Translation); d > FrameTolerance {
+		return fmt.Sprintf("frame %s moved %.3f m in %s since the preview (tolerance %.3f): the pose given there is elsewhere now", l.Frame, d, l.Base, FrameTolerance), nil
+	}
+	if d := angleBetween(now.Rotation, l.Rotation); d > FrameTolerance {
+		return fmt.Sprintf("frame %s turned %.3f rad in %s since the preview (tolerance %.3f): the pose given there is elsewhere now", l.Frame, d, l.Base, FrameTolerance), nil
+	}
+	return "", nil
+}
+
 // restate compares the live robot with the state a preview of actuator
 // was computed on, right before confirm sends it; it returns why they
 // differ, or "" when the preview still holds, or an error when the state
@@ -89,6 +124,9 @@ func (m *Motions) restate(ctx context.Context, actuator string, g *previewGoal) 
 			return fmt.Sprintf("base turned %.3f rad since the preview (tolerance %.3f)", d, m.PoseTolerance), nil
 		}
 		return m.restateLink(actuator, g)
+	}
+	if why, err := m.restateArmFrame(actuator, g.FrameLink); why != "" || err != nil {
+		return why, err
 	}
 	cur, err := freshJoints(ctx, m.Robot, m.Now, m.StaleAfter)
 	if err != nil {

@@ -55,7 +55,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	}
 	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: confirmer,
 		ConsoleURL: opt.consoleURL, EStop: es.State, Description: ts.description, ROS: ros,
-		StaleAfter: opt.staleAfter, StartTolerance: 0.02, PoseTolerance: 0.05, Bases: m.bases}
+		StaleAfter: opt.staleAfter, StartTolerance: 0.02, PoseTolerance: 0.05, Bases: m.bases, Arms: m.arms}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
 		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		SpeedScale: ts.scale.Get, Now: now, LongDuration: 30, StepCaps: stepCaps(m.cfg)}
