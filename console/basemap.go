@@ -83,10 +83,29 @@ type baseMap struct {
 	At        [2]float64   // where the path comes closest to the fence
 }
 
+func cleanFrame(f string) string { return strings.TrimPrefix(f, "/") }
+
+// inFrame is p carried into frame by the rigid transform (x, y, yaw): its
+// source frame's origin there.
+func inFrame(p actuators.Pose2D, x, y, yaw float64, frame string) actuators.Pose2D {
+	s, c := math.Sincos(yaw)
+	return actuators.Pose2D{Frame: frame, X: x + c*p.X - s*p.Y, Y: y + s*p.X + c*p.Y, Yaw: math.Remainder(p.Yaw+yaw, 2*math.Pi)}
+}
+
+// inFramePath carries a path's points as inFrame does.
+func inFramePath(path [][2]float64, x, y, yaw float64) [][2]float64 {
+	out := make([][2]float64, len(path))
+	for i, p := range path {
+		q := inFrame(actuators.Pose2D{X: p[0], Y: p[1]}, x, y, yaw, "")
+		out[i] = [2]float64{q.X, q.Y}
+	}
+	return out
+}
+
 // newBaseMap computes the closest approach of path to f (nil: none).
 func newBaseMap(from, to actuators.Pose2D, path [][2]float64, straight bool, f *fence) baseMap {
 	m := baseMap{From: from, To: to, Path: path, Straight: straight}
-	if f == nil || strings.TrimPrefix(f.Frame, "/") != strings.TrimPrefix(from.Frame, "/") {
+	if f == nil || cleanFrame(f.Frame) != cleanFrame(from.Frame) {
 		return m
 	}
 	m.Fence, m.Clearance = f, math.Inf(1)

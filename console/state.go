@@ -287,6 +287,11 @@ type previewSummary struct {
 	Recovery    bool                       `json:"recovery"`
 	OutOfRange  []safety.OutOfRange        `json:"out_of_range"`
 	ToolPlot    *bridge.ToolPlot           `json:"tool_plot"`
+	// Frames is a base preview's poses in the fence's frame too, with the
+	// transform odometry→fence (bridge's baseFrames.show).
+	Frames struct {
+		Transform *struct{ X, Y, Yaw float64 } `json:"transform"`
+	} `json:"frames"`
 }
 
 // limits is what robot_describe says about joint ranges.
@@ -456,6 +461,11 @@ func baseOf(v *previewView, sum previewSummary, f *fence) {
 		v.Detail = fmt.Sprintf("drive at %.2f m/s, %.2f rad/s for %.1f s", sum.Linear, sum.Angular, sum.DurationS)
 	}
 	v.Moves = append(v.Moves, moveView{Name: v.Actuator, From: pose(from), To: pose(to)})
+	if tr := sum.Frames.Transform; tr != nil && f != nil && cleanFrame(f.Frame) != cleanFrame(from.Frame) {
+		// The fence was checked in its own frame: draw there, carried by
+		// the transform the preview used.
+		from, to, path = inFrame(from, tr.X, tr.Y, tr.Yaw, f.Frame), inFrame(to, tr.X, tr.Y, tr.Yaw, f.Frame), inFramePath(path, tr.X, tr.Y, tr.Yaw)
+	}
 	m := newBaseMap(from, to, path, straight, f)
 	bv := &baseView{MapSVG: m.svg()}
 	switch {

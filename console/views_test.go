@@ -234,3 +234,23 @@ func TestARecoveryPreviewIsMarkedAndNamesWhatIsOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// A base preview of a map-fenced robot carries its odom poses and path
+// into map by the transform the preview used, and the fence is drawn
+// and measured there: odom (0,0)→(1,0) with odom's origin at map (2,0)
+// turned π/2 runs map (2,0)→(2,1), 0.5 m from the fence's edge at y 1.5.
+func TestABasePreviewIsDrawnInTheFencesFrameThroughItsTransform(t *testing.T) {
+	v := previewView{Actuator: "base"}
+	from, _ := json.Marshal(actuators.Pose2D{Frame: "odom"})
+	to, _ := json.Marshal(actuators.Pose2D{Frame: "odom", X: 1})
+	sum := previewSummary{RawFrom: from, RawTo: to}
+	sum.Frames.Transform = &struct{ X, Y, Yaw float64 }{X: 2, Yaw: math.Pi / 2}
+	baseOf(&v, sum, &fence{Frame: "map", MinX: -3, MaxX: 3, MinY: -1.5, MaxY: 1.5})
+	if v.Base.ClearanceM == nil || *v.Base.ClearanceM != 0.5 {
+		t.Fatalf("clearance %v, note %q; want 0.5 m, measured in map", v.Base.ClearanceM, v.Base.Note)
+	}
+	if !strings.Contains(v.Base.MapSVG, `class="fence"`) {
+		t.Fatal("the fence was not drawn")
+	}
+	parseMap(t, v.Base.MapSVG)
+}
