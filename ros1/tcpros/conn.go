@@ -33,14 +33,16 @@ const (
 // ErrBadMessage means a publisher sent a message length no topic needs.
 var ErrBadMessage = errors.New("bad TCPROS message")
 
-// errUnwanted means the publisher speaks another type or topic, or refused
-// the connection.
+// errUnwanted means the publisher speaks another type or topic, names
+// itself another node than the master lists at its URI, or refused the
+// connection.
 var errUnwanted = errors.New("publisher does not match")
 
-// receive connects to the publisher at uri (its slave API) and delivers
+// receive connects to pub (at its slave API) and delivers
 // batches until ctx ends or the connection fails. connected runs once the
 // handshake succeeded.
-func (s *Subscription) receive(ctx context.Context, uri string, connected func()) error {
+func (s *Subscription) receive(ctx context.Context, pub publisher, connected func()) error {
+	uri := pub.uri
 	addr, err := s.requestTopic(ctx, uri)
 	if err != nil {
 		return err
@@ -66,7 +68,7 @@ func (s *Subscription) receive(ctx context.Context, uri string, connected func()
 			s.fresh.caughtUp(noted)
 		}
 	}), readBuffer)
-	publisher, err := s.handshake(conn, r)
+	publisher, err := s.handshake(conn, r, pub.node)
 	if err != nil {
 		return fmt.Errorf("%s at %s: %w", uri, addr, err)
 	}
@@ -125,7 +127,7 @@ func (s *Subscription) requestTopic(ctx context.Context, uri string) (string, er
 
 // handshake exchanges connection headers and checks the publisher's type;
 // it returns the caller ID the publisher gave (its URI's host when none).
-func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) (string, error) {
+func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader, node string) (string, error) {
 	if err := conn.SetDeadline(time.Now().Add(handshakeTimeout)); err != nil {
 		return "", err
 	}
@@ -151,8 +153,16 @@ func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader) (string, error)
 	if t, ok := got["topic"]; ok && t != s.cfg.Topic {
 		return "", fmt.Errorf("%w: it publishes %s, want %s", errUnwanted, t, s.cfg.Topic)
 	}
+	// A publisher is the node the master lists at its URI: one that
+	// names itself another node (whose frames it would speak for) is
+	// not read.
 	publisher := got["callerid"]
-	if publisher == "" {
+	switch {
+	case node != "" && publisher != "" && publisher != node:
+		return "", fmt.Errorf("%w: it calls itself %s, the master lists %s there", errUnwanted, publisher, node)
+	case node != "":
+		publisher = node
+	case publisher == "":
 		publisher = conn.RemoteAddr().String()
 	}
 	return publisher, conn.SetDeadline(time.Time{})

@@ -82,7 +82,8 @@ func Subscribe(ctx context.Context, cfg Config, fn func(msg []byte)) (*Subscript
 
 // SubscribeAll is Subscribe for a topic whose every message counts (the
 // frame tree, events), not only the newest: fn gets each message in order
-// with the caller ID its publisher gave in the connection header.
+// with its publisher: the node the master lists at the URI it came from,
+// whose connection header must give the same caller ID.
 // Config.Every and Count do not apply.
 func SubscribeAll(ctx context.Context, cfg Config, fn func(msg []byte, publisher string)) (*Subscription, error) {
 	if fn == nil {
@@ -188,17 +189,18 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 		}
 	}()
 	lost := make(chan struct{}, 1)
-	update := func(uris []string) {
+	update := func(pubs []publisher) {
 		want := map[string]bool{}
-		for _, u := range uris {
-			want[u] = true
-			if follows[u] == nil {
+		for _, pub := range pubs {
+			k := pub.uri + "\x00" + pub.node
+			want[k] = true
+			if follows[k] == nil {
 				fctx, cancel := context.WithCancel(ctx)
-				follows[u] = cancel
+				follows[k] = cancel
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					s.follow(fctx, u, lost)
+					s.follow(fctx, pub, lost)
 				}()
 			}
 		}
@@ -209,7 +211,18 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 			}
 		}
 	}
-	update(uris)
+	// The master's names for the publishers, so each is known by the name
+	// it registered under; until the master answers, by their URIs only.
+	if pubs, err := s.publishers(ctx); err == nil {
+		update(pubs)
+	} else {
+		s.cfg.Logf("tcpros: %s: cannot name the publishers: %v; following their URIs", s.cfg.Topic, err)
+		unnamed := make([]publisher, len(uris))
+		for i, u := range uris {
+			unnamed[i] = publisher{uri: u}
+		}
+		update(unnamed)
+	}
 	t := time.NewTimer(fastPoll)
 	defer t.Stop()
 	failing := false
@@ -220,7 +233,7 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 		case <-t.C:
 		case <-lost:
 		}
-		uris, err := s.publishers(ctx)
+		pubs, err := s.publishers(ctx)
 		if (err != nil) != failing && ctx.Err() == nil {
 			if err != nil {
 				s.cfg.Logf("tcpros: %s: cannot list publishers: %v; keeping the connections", s.cfg.Topic, err)
@@ -230,7 +243,7 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 		}
 		failing = err != nil
 		if err == nil {
-			update(uris)
+			update(pubs)
 		}
 		if s.live.Load() > 0 {
 			t.Reset(slowPoll)
@@ -242,14 +255,14 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 
 // follow keeps a connection to one publisher until ctx ends, trying again
 // after retryPause when it fails; an error is logged when it changes.
-func (s *Subscription) follow(ctx context.Context, uri string, lost chan<- struct{}) {
+func (s *Subscription) follow(ctx context.Context, pub publisher, lost chan<- struct{}) {
 	logged := ""
 	for {
 		up := false
-		err := s.receive(ctx, uri, func() {
+		err := s.receive(ctx, pub, func() {
 			up = true
 			s.live.Add(1)
-			s.cfg.Logf("tcpros: %s: receiving from %s", s.cfg.Topic, uri)
+			s.cfg.Logf("tcpros: %s: receiving from %s", s.cfg.Topic, pub.uri)
 		})
 		if up {
 			s.live.Add(-1)
@@ -276,11 +289,15 @@ func (s *Subscription) follow(ctx context.Context, uri string, lost chan<- struc
 	}
 }
 
-// publishers asks the master for the slave API URIs of the topic's
-// publishers. It only reads: registerSubscriber would list them too, but
-// would also register our node again behind roslink's back after a master
-// restart, hiding the restart from it.
-func (s *Subscription) publishers(ctx context.Context) ([]string, error) {
+// publisher is a node the master lists as publishing the topic: its name
+// there ("" when unknown) and its slave API URI.
+type publisher struct{ uri, node string }
+
+// publishers asks the master for the topic's publishers. It only reads:
+// registerSubscriber would list them too, but would also register our
+// node again behind roslink's back after a master restart, hiding the
+// restart from it.
+func (s *Subscription) publishers(ctx context.Context) ([]publisher, error) {
 	var res apimaster.ResponseGetSystemState
 	if err := s.call(ctx, s.cfg.Master, "getSystemState", apimaster.RequestGetSystemState{CallerID: s.cfg.CallerID}, &res); err != nil {
 		return nil, fmt.Errorf("getSystemState at %s: %w", s.cfg.Master, err)
@@ -288,18 +305,18 @@ func (s *Subscription) publishers(ctx context.Context) ([]string, error) {
 	if res.Code != 1 {
 		return nil, fmt.Errorf("getSystemState: code %d: %s", res.Code, res.StatusMessage)
 	}
-	var uris []string
+	var pubs []publisher
 	for _, e := range res.State.PublishedTopics {
 		if e.Name != s.cfg.Topic {
 			continue
 		}
 		for _, node := range e.Nodes {
 			if uri, err := s.lookupNode(ctx, node); err == nil { // a node gone meanwhile is skipped
-				uris = append(uris, uri)
+				pubs = append(pubs, publisher{uri: uri, node: node})
 			}
 		}
 	}
-	return uris, nil
+	return pubs, nil
 }
 
 // lookupNode returns the slave API URI the master has for a node.
