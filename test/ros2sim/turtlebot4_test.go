@@ -148,3 +148,23 @@ func withoutMulticast(t *testing.T) {
 		run("route", "add", "224.0.0.0/4", "dev", "lo")
 	})
 }
+
+// TestDoctorNamesTheNamespacedTFTopicToSet: against the namespaced sim,
+// `actbridge doctor` with the namespaced preset passes its TF check, and
+// with the preset's tf_topic lines dropped (so /tf, which nothing
+// publishes here) fails it, naming /robot1/tf and the tf_topic to set.
+func TestDoctorNamesTheNamespacedTFTopicToSet(t *testing.T) {
+	const domain = 143
+	startSim(t, domain, "--namespace", "/robot1")
+	cfg := turtlebot4Config(t, domain, "discovery_range: localhost")
+	checks, out, _ := doctorRun(t, domain, cfg, "--timeout", "20s", "--max-clock-skew", "1m")
+	expectCheck(t, checks, out, "/robot1/tf published (fence of base)", "pass", "", "")
+	expectCheck(t, checks, out, "base: /robot1/navigate_to_pose served", "pass", "", "")
+	plain := presetConfig(t, "turtlebot4-namespaced.yaml", domain, "discovery_range: subnet", "discovery_range: localhost",
+		"tf_topic: /robot1/tf\ntf_static_topic: /robot1/tf_static\n", "")
+	checks, out, code := doctorRun(t, domain, plain, "--timeout", "20s", "--max-clock-skew", "1m")
+	expectCheck(t, checks, out, "/tf published (fence of base)", "fail", "/robot1/tf published", "tf_topic: /robot1/tf and tf_static_topic: /robot1/tf_static")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
