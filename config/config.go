@@ -37,6 +37,10 @@ const (
 	DefaultDriveRateHz        = 10.0
 	DefaultMaxDriveDuration   = 10 * time.Second
 	DefaultOdomFrame          = "odom"
+	// DefaultTFTopic and DefaultTFStaticTopic are tf2's topics, where a
+	// robot without a namespace publishes its frame tree.
+	DefaultTFTopic       = "/tf"
+	DefaultTFStaticTopic = "/tf_static"
 	// DefaultTFMaxAge is how old the transform from a base's odometry
 	// frame into its geofence's may be (bridge.DefaultTFMaxAge).
 	DefaultTFMaxAge = time.Second
@@ -105,10 +109,15 @@ type Config struct {
 	// is the operator only where that client is a person's.
 	OperatorViaElicitation bool `yaml:"operator_via_elicitation"`
 
-	// TFSources pins, per child frame, the one node whose /tf and
-	// /tf_static transforms of it count ({odom: /ekf_node}); others are
-	// ignored. TF is read only for a base fenced outside its odom_frame.
+	// TFSources pins, per child frame, the one node whose TF transforms
+	// of it count ({odom: /ekf_node}); others are ignored. TF is read only
+	// for a base fenced outside its odom_frame (or an arm's pose goals).
 	TFSources map[string]string `yaml:"tf_sources"`
+	// TFTopic and TFStaticTopic are the topics the frame tree is read
+	// from: /tf and /tf_static unless the robot publishes them under its
+	// namespace (a TurtleBot 4's ROBOT_NAMESPACE: /robot1/tf).
+	TFTopic       string `yaml:"tf_topic"`
+	TFStaticTopic string `yaml:"tf_static_topic"`
 	// TFMaxAge is how old a transform the safety checks read from TF may
 	// be: a base's odom_frame into its geofence's frame, and a pose's
 	// frame into an arm's base link; absent or 0 means DefaultTFMaxAge.
@@ -388,6 +397,12 @@ func (c *Config) ApplyDefaults() {
 	if c.TFMaxAge == 0 {
 		c.TFMaxAge = Duration(DefaultTFMaxAge)
 	}
+	if c.TFTopic == "" {
+		c.TFTopic = DefaultTFTopic
+	}
+	if c.TFStaticTopic == "" {
+		c.TFStaticTopic = DefaultTFStaticTopic
+	}
 	if c.RecoverySpeedFraction == 0 {
 		c.RecoverySpeedFraction = DefaultRecoverySpeedFraction
 	}
@@ -470,6 +485,14 @@ func (c *Config) Validate() error {
 	}
 	if err := checkDuration(c.TFMaxAge, 10*time.Millisecond, time.Minute); err != nil {
 		return bad("tf_max_age", "%v", err)
+	}
+	for _, k := range []struct{ key, topic string }{{"tf_topic", c.TFTopic}, {"tf_static_topic", c.TFStaticTopic}} {
+		if !rosNameRE.MatchString(k.topic) {
+			return bad(k.key, "%q is not an absolute ROS topic name like /robot1/tf", k.topic)
+		}
+	}
+	if c.TFTopic == c.TFStaticTopic {
+		return bad("tf_static_topic", "%q is tf_topic too: the static transforms need a topic of their own", c.TFStaticTopic)
 	}
 	for _, frame := range slices.Sorted(maps.Keys(c.TFSources)) {
 		if !frameRE.MatchString(frame) {

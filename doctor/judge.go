@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,7 +27,8 @@ const ClockTopic = "/clock"
 
 // Judge turns facts into the report's checks, in a fixed order: the
 // graph, each actuator (served, one source), each state topic (present,
-// type, QoS, type hashes), the robot description, the clock.
+// type, QoS, type hashes), the TF topic a fence needs, the robot
+// description, the clock.
 func Judge(cfg *config.Config, f Facts) Report {
 	j := judge{cfg: cfg, f: f, r: Report{Where: f.Where}}
 	j.reachable()
@@ -39,6 +41,7 @@ func Judge(cfg *config.Config, f Facts) Report {
 	if f.ROS2 != nil {
 		j.cmdVel()
 	}
+	j.tfTopic()
 	j.description()
 	j.clock()
 	return j.r
@@ -272,6 +275,57 @@ func (j *judge) cmdVel() {
 		j.add(a.CmdVelTopic+" QoS compatible", len(why) == 0, strings.Join(why, "; "),
 			fmt.Sprintf("change qos.cmd_vel of %s in the config to what the base controller requests, or the controller's QoS", a.Name))
 	}
+}
+
+// tfTopic checks, when a base is fenced outside its odometry's frame, that
+// tf_topic is published; when it is not, the detail names the topics that
+// look like a frame tree (a namespaced robot's /robot1/tf), and the fix
+// says to set tf_topic to it.
+func (j *judge) tfTopic() {
+	var fenced []string
+	link := "" // the first fenced base's odom_frame→fence frame
+	for _, a := range j.cfg.Actuators {
+		if a.Geofence != nil && strings.TrimLeft(a.Geofence.Frame, "/") != strings.TrimLeft(a.OdomFrame, "/") {
+			fenced = append(fenced, a.Name)
+			link = cmp.Or(link, a.OdomFrame+"→"+a.Geofence.Frame)
+		}
+	}
+	if len(fenced) == 0 {
+		return
+	}
+	name := fmt.Sprintf("%s published (fence of %s)", j.cfg.TFTopic, strings.Join(fenced, ", "))
+	var published []string
+	if j.ros2() {
+		for _, t := range j.f.ROS2.Graph.Topics {
+			if len(t.Publishers) > 0 {
+				published = append(published, t.Name)
+			}
+		}
+	} else {
+		if j.f.TopicsErr != nil {
+			j.skip(name, j.f.TopicsErr.Error())
+			return
+		}
+		for _, t := range j.f.Topics {
+			published = append(published, t.Name)
+		}
+	}
+	if slices.Contains(published, j.cfg.TFTopic) {
+		j.add(name, true, "", "")
+		return
+	}
+	var others []string
+	for _, t := range published {
+		if strings.HasSuffix(t, "/tf") {
+			others = append(others, t)
+		}
+	}
+	detail, fix := "", "start the robot's localisation (it publishes "+link+" on "+j.cfg.TFTopic+"), or fence in the odometry's frame"
+	if len(others) > 0 {
+		detail = strings.Join(others, ", ") + " published"
+		fix = fmt.Sprintf("set tf_topic (and tf_static_topic) to the robot's frame tree, e.g. tf_topic: %s and tf_static_topic: %s_static (a namespaced robot publishes them in its namespace)", others[0], others[0])
+	}
+	j.add(name, false, detail, fix)
 }
 
 func nodeName(e graph.Endpoint) string {

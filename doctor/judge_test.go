@@ -194,3 +194,38 @@ func TestROS1ChecksWhatItsGraphTells(t *testing.T) {
 		t.Errorf("%+v, want a failure", c)
 	}
 }
+
+// A base fenced in map needs its frame tree: tf_topic unpublished fails,
+// naming the robot's namespaced /robot1/tf and the tf_topic to set; set
+// to it, the check passes; a base fenced in odom needs no TF check.
+func TestAFencedBaseNeedsItsTFTopicAndDoctorNamesANamespacedOne(t *testing.T) {
+	base := func(frame, extra string) *config.Config {
+		cfg, err := config.Parse([]byte("transport: ros2\ndistro: jazzy\n" + extra + `actuators:
+  - name: base
+    kind: base
+    action: /robot1/navigate_to_pose
+    odom_topic: /robot1/odom
+    geofence: {frame: ` + frame + `, min_x: -3, max_x: 3, min_y: -3, max_y: 3}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	facts := healthyROS2(t, time.Unix(1e9, 0))
+	tfPub := graph.Endpoint{Node: "/robot1/robot_state_publisher", Type: "tf2_msgs/msg/TFMessage", QoS: qos.Default.QoS}
+	facts.ROS2.Graph.Topics = append(facts.ROS2.Graph.Topics, graph.Topic{Name: "/robot1/tf", Types: []string{tfPub.Type}, Publishers: []graph.Endpoint{tfPub}})
+
+	c := check(t, Judge(base("map", ""), facts), "/tf published (fence of base)")
+	if c.Status != Fail || !strings.Contains(c.Detail, "/robot1/tf published") || !strings.Contains(c.Fix, "tf_topic: /robot1/tf and tf_static_topic: /robot1/tf_static") {
+		t.Fatalf("%+v, want a failure naming /robot1/tf and the tf_topic to set", c)
+	}
+	if c := check(t, Judge(base("map", "tf_topic: /robot1/tf\ntf_static_topic: /robot1/tf_static\n"), facts), "/robot1/tf published (fence of base)"); c.Status != Pass {
+		t.Fatalf("%+v, want a pass", c)
+	}
+	for _, c := range Judge(base("odom", ""), facts).Checks {
+		if strings.Contains(c.Name, "fence of") {
+			t.Fatalf("a base fenced in its odometry's frame got a TF check: %+v", c)
+		}
+	}
+}

@@ -15,7 +15,8 @@ import (
 	"github.com/actbridge/actbridge/tf"
 )
 
-// The frame tree's topics.
+// The frame tree's default topics (config's tf_topic and tf_static_topic
+// name others).
 const (
 	TopicTF       = "/tf"
 	TopicTFStatic = "/tf_static"
@@ -28,8 +29,8 @@ const (
 // errBadTF means a tf2_msgs/TFMessage did not decode.
 var errBadTF = errors.New("bad tf2_msgs/TFMessage")
 
-// WatchTF feeds buf with every transform of /tf and /tf_static until ctx
-// ends, each from the node that published it (its caller ID, which a
+// WatchTF feeds buf with every transform of the config's TF topics (/tf
+// and /tf_static by default) until ctx ends, each from the node that published it (its caller ID, which a
 // restart keeps). pins maps a child frame to the one node whose transforms
 // of it count. Nodes no longer connected are forgotten every tfCheck. Messages that do not decode, and transforms the
 // buffer refuses, go to bad.
@@ -47,8 +48,8 @@ func (r *Robot) WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]str
 			_ = s.Close()
 		}
 	}()
-	for _, topic := range []string{TopicTF, TopicTFStatic} {
-		static := topic == TopicTFStatic
+	for _, topic := range []string{r.cfg.TFTopic, r.cfg.TFStaticTopic} {
+		static := topic == r.cfg.TFStaticTopic
 		s, err := tcpros.SubscribeAll(ctx, tcpros.Config{
 			Master: r.bus.master, CallerID: r.bus.name, Topic: topic,
 			Type: typ, MD5: md5, Definition: def, Logf: r.logf,

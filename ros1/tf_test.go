@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,7 +81,7 @@ func tfPub(t *testing.T, m *rostest.Master, name, topic, parent, child string, x
 	t.Helper()
 	msg := fmt.Sprintf("{transforms: [{header: {stamp: now, frame_id: %s}, child_frame_id: %s, transform: {translation: {x: %g}, rotation: {w: 1}}}]}", parent, child, x)
 	args := []string{"pub", "-s", "-r", "20", topic, "tf2_msgs/TFMessage", msg, "__name:=" + name}
-	if topic == TopicTFStatic {
+	if strings.HasSuffix(topic, TopicTFStatic) {
 		args = []string{"pub", "-s", "--latch", topic, "tf2_msgs/TFMessage", msg, "__name:=" + name}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,4 +141,29 @@ func TestTFFromRostopicOneSourcePerFrame(t *testing.T) {
 	waitTF(t, buf, "the ambiguity", "map", "laser", func(_ tf.Transform, err error) bool { return errors.Is(err, tf.ErrAmbiguous) })
 	rogue()
 	waitTF(t, buf, "the rogue forgotten", "map", "laser", xIs(3.75))
+}
+
+// With tf_topic and tf_static_topic naming a namespaced robot's TF, the
+// frame tree is read from them alone: another robot's /tf and /tf_static
+// on the same master, publishing the same frames, never count.
+func TestTFIsReadFromTheConfiguredTopicsOnly(t *testing.T) {
+	g := newRig(t, true)
+	tfPub(t, g.m, "robot1_state_publisher", "/robot1/tf_static", "base_link", "laser", 0.25)
+	tfPub(t, g.m, "robot1_amcl", "/robot1/tf", "map", "odom", 1.5)
+	tfPub(t, g.m, "robot1_odometry", "/robot1/tf", "odom", "base_link", 2)
+	tfPub(t, g.m, "robot_state_publisher", TopicTFStatic, "base_link", "laser", 9)
+	tfPub(t, g.m, "amcl", TopicTF, "map", "odom", 40)
+	g.cfg.TFTopic, g.cfg.TFStaticTopic = "/robot1/tf", "/robot1/tf_static"
+	r, _ := g.open("robot1_watcher")
+	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.WatchTF(ctx, buf, nil, func(err error) { t.Logf("bad: %v", err) }) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitTF(t, buf, "robot1's map←laser", "map", "laser", xIs(3.75))
+	for end := time.Now().Add(2 * tfCheck); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if tr, _, err := buf.Lookup("map", "laser", time.Time{}); err != nil || tr.Translation[0] != 3.75 {
+			t.Fatalf("map←laser %v %v; want robot1's 3.75 only", tr, err)
+		}
+	}
 }

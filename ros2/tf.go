@@ -17,10 +17,11 @@ import (
 	"github.com/actbridge/actbridge/tf"
 )
 
-// The frame tree's topics and type, and the QoS tf2_ros's listener reads
-// them with: /tf reliable and volatile, /tf_static reliable and
-// transient-local (so a late reader gets every static broadcaster's
-// transforms), each keep-last 100.
+// The frame tree's default topics (config's tf_topic and tf_static_topic
+// name others) and type, and the QoS tf2_ros's listener reads them with:
+// /tf reliable and volatile, /tf_static reliable and transient-local (so a
+// late reader gets every static broadcaster's transforms), each keep-last
+// 100.
 const (
 	TopicTF       = "/tf"
 	TopicTFStatic = "/tf_static"
@@ -38,21 +39,21 @@ var (
 	tfStaticQoS = qos.Profile{Name: "tf_static", QoS: rtps.QoS{Reliability: rtps.Reliable, Durability: rtps.TransientLocal, History: rtps.KeepLast, Depth: tfDepth}}
 )
 
-// WatchTF feeds buf with every transform of /tf and /tf_static until ctx
-// ends. Each publisher is its participant ("participant <hex>"), stable
+// WatchTF feeds buf with every transform of the config's TF topics (/tf
+// and /tf_static by default) until ctx ends. Each publisher is its participant ("participant <hex>"), stable
 // while it lives; pins maps a child frame to the one node whose transforms
 // of it count (others are dropped). Publishers the graph stops listing are
 // forgotten every tfCheck, so a restarted node takes its frames back at
 // once. Malformed transforms are dropped and counted in bad.
 func (r *Robot) WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]string, bad func(err error)) error {
-	dyn, err := r.node.NewSubscription(TopicTF, tfMessageType, tfQoS, node.SubscriptionOptions{})
+	dyn, err := r.node.NewSubscription(r.cfg.TFTopic, tfMessageType, tfQoS, node.SubscriptionOptions{})
 	if err != nil {
-		return fmt.Errorf("ros2: %s: %w", TopicTF, err)
+		return fmt.Errorf("ros2: %s: %w", r.cfg.TFTopic, err)
 	}
 	defer dyn.Close()
-	static, err := r.node.NewSubscription(TopicTFStatic, tfMessageType, tfStaticQoS, node.SubscriptionOptions{})
+	static, err := r.node.NewSubscription(r.cfg.TFStaticTopic, tfMessageType, tfStaticQoS, node.SubscriptionOptions{})
 	if err != nil {
-		return fmt.Errorf("ros2: %s: %w", TopicTFStatic, err)
+		return fmt.Errorf("ros2: %s: %w", r.cfg.TFStaticTopic, err)
 	}
 	defer static.Close()
 
@@ -78,7 +79,7 @@ func (r *Robot) WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]str
 		case <-t.C:
 			g := r.rctx.Graph()
 			live := map[string]bool{}
-			for _, topic := range []string{TopicTF, TopicTFStatic} {
+			for _, topic := range []string{r.cfg.TFTopic, r.cfg.TFStaticTopic} {
 				for _, s := range publishersOf(g, topic) {
 					live[tfSource(s.participant)] = true
 				}

@@ -22,10 +22,18 @@ import (
 // does) or /tf_static (once, latched), until the test or stop ends it.
 func tfPublisher(t *testing.T, domain int, name, parent, child string, x float64, static bool) (stop func()) {
 	t.Helper()
-	rctx, n := newNode(t, domain, name, "/")
-	topic, q := TopicTF, tfQoS
+	return tfPublisherIn(t, domain, "/", name, parent, child, x, static)
+}
+
+// tfPublisherIn is tfPublisher for a node in namespace ns whose TF topics
+// are the namespace's, as a namespaced robot's nodes remap them (/tf:=tf):
+// /robot1/tf, /robot1/tf_static.
+func tfPublisherIn(t *testing.T, domain int, ns, name, parent, child string, x float64, static bool) (stop func()) {
+	t.Helper()
+	rctx, n := newNode(t, domain, name, ns)
+	topic, q := strings.TrimSuffix(ns, "/")+TopicTF, tfQoS
 	if static {
-		topic, q = TopicTFStatic, tfStaticQoS
+		topic, q = strings.TrimSuffix(ns, "/")+TopicTFStatic, tfStaticQoS
 	}
 	pub, err := n.NewPublisher(topic, tfMessageType, q)
 	if err != nil {
@@ -83,11 +91,17 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func watchTF(t *testing.T, domain int, pins map[string]string) *tf.Buffer {
+// watchTF is a buffer the bridge's WatchTF feeds with pins, its config
+// changed by edits.
+func watchTF(t *testing.T, domain int, pins map[string]string, edits ...func(*config.Config)) *tf.Buffer {
 	t.Helper()
-	r := openRobot(t, &config.Config{Transport: config.TransportROS2,
+	cfg := &config.Config{Transport: config.TransportROS2,
 		ROS2:      config.ROS2{Distro: string(msgs.Jazzy), DomainID: &domain, DiscoveryRange: config.DiscoveryLocalhost},
-		Actuators: []config.ActuatorConfig{{Name: "gripper", Kind: actuators.KindGripper, Action: "/g", Joints: []string{"f"}}}})
+		Actuators: []config.ActuatorConfig{{Name: "gripper", Kind: actuators.KindGripper, Action: "/g", Joints: []string{"f"}}}}
+	for _, e := range edits {
+		e(cfg)
+	}
+	r := openRobot(t, cfg)
 	// An hour of cache: a publisher that left is let go only because the
 	// graph says it left, not because it fell silent.
 	buf := tf.NewBuffer(tf.Options{CacheTime: time.Hour})
@@ -134,6 +148,31 @@ func TestTFFromTheGraphOneSourcePerFrame(t *testing.T) {
 	waitLookup(t, buf, "the ambiguity", "map", "laser", func(_ tf.Transform, err error) bool { return errors.Is(err, tf.ErrAmbiguous) })
 	rogue()
 	waitLookup(t, buf, "the rogue forgotten", "map", "laser", xIs(3.75))
+}
+
+// With tf_topic and tf_static_topic naming a namespaced robot's TF
+// (/robot1/tf, /robot1/tf_static), the frame tree is that robot's alone:
+// a second robot on the domain publishing the same frames on /tf and
+// /tf_static neither counts nor makes them ambiguous, and its
+// transforms never reach the buffer.
+func TestTFIsReadFromTheConfiguredTopicsOnly(t *testing.T) {
+	netns.Require(t)
+	const domain = 201
+	tfPublisherIn(t, domain, "/robot1", "robot_state_publisher", "base_link", "laser", 0.25, true)
+	tfPublisherIn(t, domain, "/robot1", "amcl", "map", "odom", 1.5, false)
+	tfPublisherIn(t, domain, "/robot1", "odometry", "odom", "base_link", 2, false)
+	tfPublisher(t, domain, "robot_state_publisher", "base_link", "laser", 9, true)
+	tfPublisher(t, domain, "amcl", "map", "odom", 40, false)
+	tfPublisher(t, domain, "odometry", "odom", "base_link", 7, false)
+	buf := watchTF(t, domain, nil, func(c *config.Config) { c.TFTopic, c.TFStaticTopic = "/robot1/tf", "/robot1/tf_static" })
+	waitLookup(t, buf, "robot1's map←laser", "map", "laser", xIs(3.75))
+	for end := time.Now().Add(2 * tfCheck); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if tr, _, err := buf.Lookup("map", "laser", time.Time{}); err != nil || tr.Translation[0] != 3.75 {
+			t.Fatalf("map←laser %v %v; want robot1's 3.75 only", tr, err)
+		}
+	}
+	// The other robot's frames are where the default topics put them.
+	waitLookup(t, watchTF(t, domain, nil), "the un-namespaced robot's map←laser on /tf", "map", "laser", xIs(56))
 }
 
 // With a frame pinned to a node, another node's transforms of it are

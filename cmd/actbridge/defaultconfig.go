@@ -18,6 +18,7 @@ const demoConfig = "launch/robots/sim-ros2.yaml"
 var shippedConfigs = []string{
 	"sim-ros2.yaml", "sim.yaml", "sim-arm-only.yaml", "sim-base-only.yaml", "sim-dual-arm.yaml",
 	"gazebo-ros2.yaml", "ur.yaml", "ur-lyrical.yaml", "franka-fr3.yaml", "turtlebot4.yaml",
+	"turtlebot4-namespaced.yaml",
 }
 
 // defaultConfigHere refuses, with the shipped configs named, a command run

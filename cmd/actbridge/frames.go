@@ -14,8 +14,8 @@ import (
 	"github.com/actbridge/actbridge/tf"
 )
 
-// tfWatcher is a transport that reads /tf and /tf_static into a buffer
-// (ros1.Robot, ros2.Robot).
+// tfWatcher is a transport that reads the config's TF topics (/tf and
+// /tf_static by default) into a buffer (ros1.Robot, ros2.Robot).
 type tfWatcher interface {
 	WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]string, bad func(error)) error
 }
@@ -96,7 +96,8 @@ func watchFrames(ctx context.Context, m *robotModel, robot actuators.Robot, logw
 	go func() {
 		defer close(done)
 		if err := w.WatchTF(wctx, buf, pins, bad); err != nil && wctx.Err() == nil {
-			fmt.Fprintf(logw, "actbridge: the /tf watch stopped: %v; motions that need a transform are refused as the transforms age\n", err)
+			fmt.Fprintf(logw, "actbridge: the TF watch (%s, %s) stopped: %v; motions that need a transform are refused as the transforms age\n",
+				m.cfg.TFTopic, m.cfg.TFStaticTopic, err)
 		}
 	}()
 	return func() { cancel(); <-done }, nil

@@ -30,16 +30,17 @@ const launchDir = "../../launch"
 // check-config reads in place of the robot's /robot_description. A config
 // missing here fails the test: every shipped config is checked.
 var shippedURDF = map[string]string{
-	"sim.yaml":           "simrobot.urdf",
-	"sim-arm-only.yaml":  "simrobot.urdf",
-	"sim-base-only.yaml": "simrobot.urdf",
-	"sim-dual-arm.yaml":  "simrobot-dual-arm.urdf",
-	"sim-ros2.yaml":      "simrobot.urdf",
-	"gazebo-ros2.yaml":   "simrobot.urdf",
-	"ur.yaml":            "urdf/ur5e.urdf",
-	"ur-lyrical.yaml":    "urdf/ur5e.urdf",
-	"franka-fr3.yaml":    "urdf/fr3.urdf",
-	"turtlebot4.yaml":    "urdf/turtlebot4.urdf",
+	"sim.yaml":                   "simrobot.urdf",
+	"sim-arm-only.yaml":          "simrobot.urdf",
+	"sim-base-only.yaml":         "simrobot.urdf",
+	"sim-dual-arm.yaml":          "simrobot-dual-arm.urdf",
+	"sim-ros2.yaml":              "simrobot.urdf",
+	"gazebo-ros2.yaml":           "simrobot.urdf",
+	"ur.yaml":                    "urdf/ur5e.urdf",
+	"ur-lyrical.yaml":            "urdf/ur5e.urdf",
+	"franka-fr3.yaml":            "urdf/fr3.urdf",
+	"turtlebot4.yaml":            "urdf/turtlebot4.urdf",
+	"turtlebot4-namespaced.yaml": "urdf/turtlebot4.urdf",
 }
 
 func TestEveryShippedConfigPassesCheckConfigKeepsTheToolContractAndItsLimitsFileOnlyTightens(t *testing.T) {

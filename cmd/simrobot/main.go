@@ -44,8 +44,9 @@ type options struct {
 	odomDrift        string // --odom-drift, parsed into cfg.OdomDrift
 	cfg              sim.Config
 	// ros is the face: 1 (ROS 1, goroslib) or 2 (ROS 2, ros2face).
-	ros    int
-	distro string // with --ros 2; checked by checkROS
+	ros       int
+	distro    string // with --ros 2; checked by checkROS
+	namespace string // with --ros 2; checked by checkROS
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -81,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.odomDrift, "odom-drift", "", "make odometry drift: x,y,yaw per simulated second (m/s, m/s, rad/s) added to map→odom, so /odom and odom→base_footprint leave the true pose, which stays in map (default: none)")
 	fs.BoolVar(&o.waitMaster, "wait-master", true, "wait for the ROS master instead of failing when it is not up")
 	fs.IntVar(&o.ros, "ros", 1, "ROS version to serve: 1 (rosmaster, ROS_MASTER_URI) or 2 (ros2_control names; ROS_DOMAIN_ID, ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS)")
+	fs.StringVar(&o.namespace, "namespace", "", "with --ros 2: put every node, topic, service and action under this namespace (/robot1), with /tf and /tf_static remapped into it (/robot1/tf), as a TurtleBot 4 under ROBOT_NAMESPACE (default: none)")
 	fs.StringVar(&o.distro, "distro", defaultDistro, "with --ros 2: the ROS 2 distro whose messages and controller semantics to serve (humble, jazzy, kilted, lyrical)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: simrobot [flags]
@@ -99,8 +101,11 @@ GetMotionPlan for the group "arm", by the sim's own planner), the actions
 lyrical) and /navigate_to_pose, the controllers' parameters, and the
 Trigger services
 /<name>/{apply_faults,clear_faults,goals,collisions}; faults are the parameters
-faults.<key with dots> of /<name>. It reads ROS_DOMAIN_ID,
-ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only) and ROS_STATIC_PEERS.
+faults.<key with dots> of /<name>. With --namespace /robot1 every one of
+those names is under /robot1 (/robot1/navigate_to_pose, /robot1/tf,
+/robot1/simrobot/goals). It reads ROS_DOMAIN_ID,
+ROS_AUTOMATIC_DISCOVERY_RANGE (unset: localhost only), ROS_STATIC_PEERS,
+and ROS_DISCOVERY_SERVER (a Fast DDS Discovery Server's client then).
 What follows describes the ROS 1 face.
 
 Serves: /joint_states, /arm_controller/state, /odom, /cmd_vel, /tf and

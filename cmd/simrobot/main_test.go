@@ -54,6 +54,9 @@ func TestBadFlagsExitTwoAndHelpExitsZero(t *testing.T) {
 		{[]string{"stray"}, 2},
 		{[]string{"--ros", "3"}, 2},
 		{[]string{"--ros", "2", "--distro", "rolling"}, 2},
+		{[]string{"--namespace", "/robot1"}, 2}, // ROS 2 only
+		{[]string{"--ros", "2", "--namespace", "/1robot"}, 2},
+		{[]string{"--ros", "2", "--namespace", "/robot1/"}, 2},
 		{[]string{"--urdf", "/no/such/file.urdf"}, 2},
 		{[]string{"--initial-positions", "no_such_joint=1"}, 2},
 		{[]string{"--initial-positions", "elbow_joint"}, 2},

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/actbridge/actbridge/msgs/ros2"
+	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/sim"
 	"github.com/actbridge/actbridge/sim/ros2face"
@@ -23,6 +26,17 @@ func (o *options) checkROS() error {
 	}
 	if _, err := msgs.ParseDistro(o.distro); err != nil {
 		return fmt.Errorf("--distro: %w", err)
+	}
+	if o.namespace != "" {
+		if o.ros != 2 {
+			return fmt.Errorf("--namespace %s: only with --ros 2", o.namespace)
+		}
+		if !strings.HasPrefix(o.namespace, "/") {
+			o.namespace = "/" + o.namespace // as launch_ros's PushRosNamespace takes it
+		}
+		if err := names.ValidateNamespace(o.namespace); err != nil {
+			return fmt.Errorf("--namespace: %w", err)
+		}
 	}
 	if o.ros == 2 {
 		o.cfg.HoldOnAbort = true
@@ -46,18 +60,26 @@ func run2(o options, getenv func(string) string, logger *log.Logger) int {
 		logger.Printf("simrobot: %v", err)
 		return 2
 	}
+	ns := func(name string) string { return o.namespace + name }
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	logger.Printf("simrobot: ROS 2 %s, domain %d, discovery %s, node /%s, arm joints %v",
-		o.distro, disc.Domain, disc.Range, o.name, robot.ArmJoints())
+	how := string(disc.Range)
+	if len(disc.Servers) > 0 {
+		how = fmt.Sprintf("through discovery servers %v (client)", disc.Servers)
+	}
+	full, _ := names.NodeFullName(o.name, cmp.Or(o.namespace, "/"))
+	logger.Printf("simrobot: ROS 2 %s, domain %d, discovery %s, node %s, arm joints %v",
+		o.distro, disc.Domain, how, full, robot.ArmJoints())
 	err = ros2face.Serve(ctx, robot, ros2face.Config{
 		Distro:    msgs.Distro(o.distro),
 		Discovery: disc,
 		Name:      o.name,
+		Namespace: o.namespace,
 		Logf:      logger.Printf,
 		Ready: func() {
-			logger.Printf("simrobot: serving %s %s %s %s %s",
-				ros2face.TopicJointStates, ros2face.TopicRobotDescription, ros2face.TopicOdom, ros2face.TopicCmdVel, ros2face.TopicCameraImage)
+			logger.Printf("simrobot: serving %s %s %s %s %s %s",
+				ns(ros2face.TopicJointStates), ns(ros2face.TopicRobotDescription), ns(ros2face.TopicOdom), ns(ros2face.TopicCmdVel),
+				ns(ros2face.TopicCameraImage), ns(ros2face.TopicTF))
 		},
 	})
 	if err != nil {

@@ -17,6 +17,12 @@
 //	/<name>/set_led                  actbridge_sim_msgs/srv/SetLed: a type of the sim's own (no distro set has it), nesting messages
 //	<every node>/get_type_description  type_description_interfaces/srv/GetTypeDescription (Jazzy and later)
 //
+// With Config.Namespace (/robot1) every node is in that namespace and
+// every name above is given relative, so it lands under it
+// (/robot1/joint_states, /robot1/simrobot/goals), and /tf and /tf_static
+// are remapped into it (/robot1/tf), as a namespaced TurtleBot 4's launch
+// files remap them; frame ids stay as they are.
+//
 // set_led sets the sim's status LED (the colours it cycles through) and
 // answers what it showed before. Its type is defined in the sim
 // (interfaces/actbridge_sim_msgs), as a robot vendor's package would be;

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"sync"
 
 	"github.com/actbridge/actbridge/cdr"
 	"github.com/actbridge/actbridge/msgs/ros2"
+	"github.com/actbridge/actbridge/ros2/names"
 	"github.com/actbridge/actbridge/ros2/node"
 	"github.com/actbridge/actbridge/ros2/param"
 	"github.com/actbridge/actbridge/ros2/qos"
@@ -43,6 +45,12 @@ type Config struct {
 	// Name is the sim's own node (faults and the goal log live under it);
 	// "simrobot" when empty.
 	Name string
+	// Namespace, when set ("/robot1"), holds every node and with them
+	// every topic, service and action, as a launch file's
+	// PushRosNamespace does; /tf and /tf_static are remapped into it
+	// (/robot1/tf), as a TurtleBot 4's and Nav2's launch files remap
+	// them ('/tf' → 'tf'). Only rcl's own global names stay outside.
+	Namespace string
 	// Ready, if set, is called once every endpoint is announced.
 	Ready func()
 	Logf  func(format string, args ...any)
@@ -62,7 +70,7 @@ type face struct {
 	set     *msgs.Set              // the distro's definitions and the sim's own, for the servers' setup
 	bridges map[string]*goalBridge // by the sim's action short name
 	servers []*service.Server
-	// nodes are the face's nodes by full name; paramServers their
+	// nodes are the face's nodes by name (all in cfg.Namespace); paramServers their
 	// parameters, faults the sim node's (fault parameters).
 	nodes        map[string]*node.Node
 	paramServers []*param.Server
@@ -85,7 +93,13 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
 	}
-	nc, err := node.NewContext(ctx, node.Options{Distro: cfg.Distro, Discovery: cfg.Discovery})
+	if cfg.Namespace == "" {
+		cfg.Namespace = "/"
+	}
+	if err := names.ValidateNamespace(cfg.Namespace); err != nil {
+		return err
+	}
+	nc, err := node.NewContext(ctx, node.Options{Distro: cfg.Distro, Discovery: cfg.Discovery, Remap: tfRemap(cfg.Namespace)})
 	if err != nil {
 		return err
 	}
@@ -108,7 +122,7 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if err := f.params(f.nodes); err != nil {
 		return err
 	}
-	if err := f.services(f.nodes["/"+cfg.Name]); err != nil {
+	if err := f.services(f.nodes[cfg.Name]); err != nil {
 		return err
 	}
 	if err := f.servePlanner(); err != nil {
@@ -122,7 +136,7 @@ func Serve(ctx context.Context, r *sim.Robot, cfg Config) error {
 	if err := f.typeDescriptions(); err != nil {
 		return err
 	}
-	if err := f.serveLED(f.nodes["/"+cfg.Name]); err != nil {
+	if err := f.serveLED(f.nodes[cfg.Name]); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -191,11 +205,11 @@ func (f *face) topics() error {
 		{self, &f.compressed, TopicCameraCompressed, typeCompressedImage, qos.Default},
 	}
 	for _, p := range pubs {
-		if *p.dst, err = p.n.NewPublisher(p.top, p.typ, p.q); err != nil {
+		if *p.dst, err = p.n.NewPublisher(relative(p.top), p.typ, p.q); err != nil {
 			return fmt.Errorf("%s: %w", p.top, err)
 		}
 	}
-	if f.cmdVel, err = ddc.NewSubscription(TopicCmdVel, typeTwistStamped, qos.Default, node.SubscriptionOptions{}); err != nil {
+	if f.cmdVel, err = ddc.NewSubscription(relative(TopicCmdVel), typeTwistStamped, qos.Default, node.SubscriptionOptions{}); err != nil {
 		return fmt.Errorf("%s: %w", TopicCmdVel, err)
 	}
 	m := f.description.New()
@@ -299,17 +313,48 @@ func (f *face) takeCmdVel(ctx context.Context) error {
 	}
 }
 
-// node returns the face's node name (in "/"), made on first use.
+// node returns the face's node name (in cfg.Namespace), made on first use.
 func (f *face) node(name string) (*node.Node, error) {
-	if n := f.nodes["/"+name]; n != nil {
+	if n := f.nodes[name]; n != nil {
 		return n, nil
 	}
-	n, err := f.ctx.NewNode(name, "/")
+	n, err := f.ctx.NewNode(name, f.cfg.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	f.nodes[n.FullName()] = n
+	f.nodes[name] = n
 	return n, nil
+}
+
+// relative is one of the face's default names (/joint_states) as its
+// node gives it, relative, so that the namespace applies; /tf and
+// /tf_static stay absolute, as tf2_ros gives them (tfRemap moves them).
+func relative(name string) string {
+	if name == TopicTF || name == TopicTFStatic {
+		return name
+	}
+	return strings.TrimPrefix(name, "/")
+}
+
+// resolve is the fully qualified name of a service or action name the
+// face gives n: a default name made relative, or a private ~/name.
+func resolve(n *node.Node, name string) (string, error) {
+	return n.Resolve(relative(name), true)
+}
+
+// tfRemap is what a namespaced robot's launch files add to each node,
+// ('/tf', 'tf') and ('/tf_static', 'tf_static'), so that its frame tree
+// lives in its namespace: turtlebot4_description's
+// robot_description.launch.py and nav2_bringup's launch files. None
+// without a namespace.
+func tfRemap(ns string) names.Remap {
+	if ns == "/" {
+		return nil
+	}
+	return names.Remap{
+		{Kind: names.RemapName, From: TopicTF, To: strings.TrimPrefix(TopicTF, "/")},
+		{Kind: names.RemapName, From: TopicTFStatic, To: strings.TrimPrefix(TopicTFStatic, "/")},
+	}
 }
 
 // actions starts the action servers, each on its controller's node.
@@ -335,7 +380,11 @@ func (f *face) actions() error {
 		if err != nil {
 			return err
 		}
-		b, err := f.newGoalBridge(n, s.name, s.typ, s.short, s.conv)
+		full, err := resolve(n, s.name)
+		if err != nil {
+			return err
+		}
+		b, err := f.newGoalBridge(n, full, s.typ, s.short, s.conv)
 		if err != nil {
 			return err
 		}

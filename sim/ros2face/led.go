@@ -53,7 +53,10 @@ func (f *face) serveLED(self *node.Node) error {
 	if err != nil {
 		return err
 	}
-	full := self.FullName() + "/" + ServiceSetLED
+	full, err := resolve(self, "~/"+ServiceSetLED)
+	if err != nil {
+		return err
+	}
 	srv, err := service.NewServer(f.ctx.Participant(), types, full, f.led.handler(types, f.logf), service.Options{Endpoints: self.Announce})
 	if err != nil {
 		return fmt.Errorf("%s: %w", full, err)

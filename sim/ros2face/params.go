@@ -14,8 +14,8 @@ import (
 // sim reads its configuration once, as a controller does on configure.
 const readOnly = "read at start (simrobot flags); the sim does not reconfigure"
 
-// controllerParams are the parameters each controller node serves, named
-// as ros2_controllers' controllers declare them.
+// controllerParams are the parameters each controller node (by name)
+// serves, named as ros2_controllers' controllers declare them.
 func (f *face) controllerParams() map[string][]param.Declaration {
 	cfg := f.r.Config()
 	ro := func(name string, v any) param.Declaration {
@@ -35,13 +35,13 @@ func (f *face) controllerParams() map[string][]param.Declaration {
 		return ds
 	}
 	out := map[string][]param.Declaration{
-		"/joint_trajectory_controller": jtc(f.r.ArmJoints()),
-		"/gripper_controller": {
+		"joint_trajectory_controller": jtc(f.r.ArmJoints()),
+		"gripper_controller": {
 			ro("joint", cfg.GripperJoint),
 			ro("goal_tolerance", cfg.GripperGoalTolerance),
 			ro("stall_timeout", cfg.GripperStallTimeout.Seconds()),
 		},
-		"/diff_drive_controller": {
+		"diff_drive_controller": {
 			ro("cmd_vel_timeout", cfg.Base.CmdTimeout.Seconds()),
 			ro("linear.x.max_velocity", cfg.Base.MaxLinear),
 			ro("angular.z.max_velocity", cfg.Base.MaxAngular),
@@ -50,7 +50,7 @@ func (f *face) controllerParams() map[string][]param.Declaration {
 		},
 	}
 	if j := f.r.Arm2Joints(); j != nil {
-		out["/arm2_controller"] = jtc(j)
+		out["arm2_controller"] = jtc(j)
 	}
 	return out
 }
@@ -81,18 +81,18 @@ func faultParams() []param.Declaration {
 // sim's own node (its fault parameters).
 func (f *face) params(nodes map[string]*node.Node) error {
 	decls := f.controllerParams()
-	decls["/"+f.cfg.Name] = faultParams()
+	decls[f.cfg.Name] = faultParams()
 	for name, ds := range decls {
 		n := nodes[name]
 		if n == nil {
 			continue
 		}
-		s, err := param.NewServer(f.ctx.Participant(), f.set, name, ds, param.ServerOptions{Service: service.Options{Endpoints: n.Announce}})
+		s, err := param.NewServer(f.ctx.Participant(), f.set, n.FullName(), ds, param.ServerOptions{Service: service.Options{Endpoints: n.Announce}})
 		if err != nil {
 			return err
 		}
 		f.paramServers = append(f.paramServers, s)
-		if name == "/"+f.cfg.Name {
+		if name == f.cfg.Name {
 			f.faults = s
 		}
 	}

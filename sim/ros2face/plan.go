@@ -40,7 +40,11 @@ func (f *face) servePlanner() error {
 		}
 	}
 	p := planService{r: f.r, types: types, codes: codes}
-	srv, err := service.NewServer(f.ctx.Participant(), types, ServicePlan, p.answer, service.Options{Endpoints: n.Announce})
+	full, err := resolve(n, ServicePlan)
+	if err != nil {
+		return err
+	}
+	srv, err := service.NewServer(f.ctx.Participant(), types, full, p.answer, service.Options{Endpoints: n.Announce})
 	if err != nil {
 		return fmt.Errorf("%s: %w", ServicePlan, err)
 	}

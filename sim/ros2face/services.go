@@ -35,7 +35,10 @@ func (f *face) services(self *node.Node) error {
 		"apply_faults": f.applyFaults,
 		"clear_faults": f.clearFaults,
 	} {
-		full := self.FullName() + "/" + name
+		full, err := resolve(self, "~/"+name)
+		if err != nil {
+			return err
+		}
 		srv, err := service.NewServer(f.ctx.Participant(), types, full, trigger(types, answer), service.Options{Endpoints: self.Announce})
 		if err != nil {
 			return fmt.Errorf("%s: %w", full, err)

@@ -68,9 +68,12 @@ func (f *face) typeDescriptions() error {
 	if d.desc == nil || d.desc.Name() != typeTypeDescription {
 		return fmt.Errorf("%s has no %s type_description", typeGetTypeDescription, typeTypeDescription)
 	}
-	for name, n := range f.nodes {
-		full := name + "/" + ServiceTypeDescription
-		srv, err := service.NewServer(f.ctx.Participant(), types, full, d.handler(types, func() graph.Graph { return f.ctx.Graph() }, name),
+	for _, n := range f.nodes {
+		full, err := resolve(n, "~/"+ServiceTypeDescription)
+		if err != nil {
+			return err
+		}
+		srv, err := service.NewServer(f.ctx.Participant(), types, full, d.handler(types, func() graph.Graph { return f.ctx.Graph() }, n.FullName()),
 			service.Options{Endpoints: n.Announce})
 		if err != nil {
 			return fmt.Errorf("%s: %w", full, err)

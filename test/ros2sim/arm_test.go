@@ -34,24 +34,41 @@ type armRig struct {
 	client *action.Client
 	joints []string
 	domain int
+	ns     string // the sim's --namespace ("" for none): a prefix of every name
 }
 
 func newArmRig(t *testing.T, d msgs.Distro, domain int, args ...string) *armRig {
 	t.Helper()
-	r := &armRig{sim: startSim(t, domain, append([]string{"--distro", string(d)}, args...)...), domain: domain}
+	return newArmRigIn(t, d, domain, "", args...)
+}
+
+// newArmRigIn is newArmRig for a sim under --namespace ns.
+func newArmRigIn(t *testing.T, d msgs.Distro, domain int, ns string, args ...string) *armRig {
+	t.Helper()
+	return newArmRigOn(t, d, node.Discovery{Domain: domain, Range: node.Localhost}, nil, ns, args...)
+}
+
+// newArmRigOn is newArmRigIn with the rig's discovery disc and env added
+// to the sim's (a discovery server's client: ROS_DISCOVERY_SERVER).
+func newArmRigOn(t *testing.T, d msgs.Distro, disc node.Discovery, env []string, ns string, args ...string) *armRig {
+	t.Helper()
+	if ns != "" {
+		args = append([]string{"--namespace", ns}, args...)
+	}
+	r := &armRig{sim: startSimEnv(t, disc.Domain, env, append([]string{"--distro", string(d)}, args...)...), domain: disc.Domain, ns: ns}
 	var n *node.Node
-	r.ctx, n = clientContext(t, d, domain, "planner")
+	r.ctx, n = clientContextOn(t, d, disc, "planner")
 	var err error
 	if r.set, err = msgs.Load(d); err != nil {
 		t.Fatal(err)
 	}
-	if r.client, err = action.NewClient(r.ctx.Participant(), r.set, armAction, fjt, service.Options{Endpoints: n.Announce}); err != nil {
+	if r.client, err = action.NewClient(r.ctx.Participant(), r.set, ns+armAction, fjt, service.Options{Endpoints: n.Announce}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.client.Close() })
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	js := subscribe(t, n, "/joint_states", "sensor_msgs/msg/JointState", qos.Default)
+	js := subscribe(t, n, ns+"/joint_states", "sensor_msgs/msg/JointState", qos.Default)
 	r.joints = take(ctx, t, js, r.sim).Get("name").([]string)[:6]
 	return r
 }
@@ -126,11 +143,11 @@ func sendGoal(ctx context.Context, c *action.Client, id action.GoalID, g *cdr.Me
 	}
 }
 
-// goalLog calls the sim's /simrobot/goals Trigger service.
+// goalLog calls the sim's /simrobot/goals Trigger service (in its namespace).
 func (r *armRig) goalLog(ctx context.Context, t *testing.T) sim.GoalLog {
 	t.Helper()
 	var log sim.GoalLog
-	if err := json.Unmarshal([]byte(r.trigger(ctx, t, "/simrobot/goals")), &log); err != nil {
+	if err := json.Unmarshal([]byte(r.trigger(ctx, t, r.ns+"/simrobot/goals")), &log); err != nil {
 		t.Fatalf("goals: %v", err)
 	}
 	return log

@@ -50,7 +50,7 @@ func startBridge(t *testing.T, cfg string) *bridgetest.Bridge {
 	t.Helper()
 	return bridgetest.Start(t, builds.Build(t, "github.com/actbridge/actbridge/cmd/actbridge"), "",
 		[]string{"ROS_DOMAIN_ID=", "ROS_AUTOMATIC_DISCOVERY_RANGE=", "ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=",
-			"ACTBRIDGE_PLANNER_TOKEN=", "ACTBRIDGE_OPERATOR_TOKEN="},
+			"ROS_DISCOVERY_SERVER=", "ROS_SUPER_CLIENT=", "ACTBRIDGE_PLANNER_TOKEN=", "ACTBRIDGE_OPERATOR_TOKEN="},
 		"--config", cfg, "--data-dir", t.TempDir())
 }
 
@@ -74,16 +74,30 @@ func waitSucceeded(t *testing.T, cs *mcp.ClientSession, id string, bridge *bridg
 // named by an absolute path.
 func ros2Config(t *testing.T, domain int) string {
 	t.Helper()
+	return presetConfig(t, "sim-ros2.yaml", domain)
+}
+
+// presetConfig is the shipped launch/robots/<file> (a jazzy one) on
+// domain, its limits file named by an absolute path, with each old string
+// of oldNew replaced by the new one after it (a missing one fails t).
+func presetConfig(t *testing.T, file string, domain int, oldNew ...string) string {
+	t.Helper()
 	robots, err := filepath.Abs(filepath.Join("..", "..", "launch", "robots"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(robots, "sim-ros2.yaml"))
+	b, err := os.ReadFile(filepath.Join(robots, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := strings.Replace(string(b), "limits_file: ../joint_limits.yaml", "limits_file: "+filepath.Join(robots, "..", "joint_limits.yaml"), 1)
 	s = strings.Replace(s, "distro: jazzy", fmt.Sprintf("distro: jazzy\ndomain_id: %d", domain), 1)
+	for i := 0; i+1 < len(oldNew); i += 2 {
+		if !strings.Contains(s, oldNew[i]) {
+			t.Fatalf("%s has no %q", file, oldNew[i])
+		}
+		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
+	}
 	path := filepath.Join(t.TempDir(), "robot.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)

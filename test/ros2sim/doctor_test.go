@@ -2,7 +2,6 @@ package ros2sim
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -31,22 +30,7 @@ type doctorCheck struct{ Name, Status, Detail, Fix string }
 // editConfig is ros2Config on domain with each old string replaced by new.
 func editConfig(t *testing.T, domain int, oldNew ...string) string {
 	t.Helper()
-	path := ros2Config(t, domain)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for i := 0; i < len(oldNew); i += 2 {
-		if !strings.Contains(s, oldNew[i]) {
-			t.Fatalf("config has no %q", oldNew[i])
-		}
-		s = strings.Replace(s, oldNew[i], oldNew[i+1], 1)
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return presetConfig(t, "sim-ros2.yaml", domain, oldNew...)
 }
 
 // expectCheck fails the test unless the check ran with status, its

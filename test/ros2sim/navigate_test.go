@@ -65,7 +65,7 @@ func TestNavigateToPoseSucceedsWithTheDistrosResult(t *testing.T) {
 // navGoal is a NavigateToPose client on the rig and a goal to x in frame.
 func navGoal(t *testing.T, r *armRig, frame string, x float64) (*action.Client, *cdr.Message) {
 	t.Helper()
-	c, g := r.actionClient(t, "/navigate_to_pose", "nav2_msgs/action/NavigateToPose")
+	c, g := r.actionClient(t, r.ns+"/navigate_to_pose", "nav2_msgs/action/NavigateToPose")
 	ps := g.Get("pose").(*cdr.Message)
 	field(ps, "header").(*cdr.Message).Set("frame_id", frame)
 	field(ps, "pose.position").(*cdr.Message).Set("x", x)

@@ -34,10 +34,18 @@ func binary(t *testing.T) string {
 // says it serves.
 func startSim(t *testing.T, domain int, args ...string) *netns.Peer {
 	t.Helper()
+	return startSimEnv(t, domain, nil, args...)
+}
+
+// startSimEnv is startSim with env added to the sim's ROS 2 variables
+// (ROS_DISCOVERY_SERVER=…).
+func startSimEnv(t *testing.T, domain int, env []string, args ...string) *netns.Peer {
+	t.Helper()
 	netns.Require(t)
 	cmd := exec.Command(binary(t), append([]string{"--ros", "2"}, args...)...)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=",
-		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=")
+		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS=", "ROS_DISCOVERY_SERVER=", "ROS_SUPER_CLIENT=")
+	cmd.Env = append(cmd.Env, env...)
 	p := netns.StartPeer(t, cmd)
 	deadline := time.After(20 * time.Second)
 	for !strings.Contains(p.Output(), "simrobot: serving") {
@@ -62,7 +70,13 @@ func client(t *testing.T, d msgs.Distro, domain int, name string) *node.Node {
 
 func clientContext(t *testing.T, d msgs.Distro, domain int, name string) (*node.Context, *node.Node) {
 	t.Helper()
-	c, err := node.NewContext(t.Context(), node.Options{Distro: d, Discovery: node.Discovery{Domain: domain, Range: node.Localhost}})
+	return clientContextOn(t, d, node.Discovery{Domain: domain, Range: node.Localhost}, name)
+}
+
+// clientContextOn is clientContext with discovery disc.
+func clientContextOn(t *testing.T, d msgs.Distro, disc node.Discovery, name string) (*node.Context, *node.Node) {
+	t.Helper()
+	c, err := node.NewContext(t.Context(), node.Options{Distro: d, Discovery: disc})
 	if err != nil {
 		t.Fatal(err)
 	}
