@@ -30,10 +30,13 @@ const (
 var errBadTF = errors.New("bad tf2_msgs/TFMessage")
 
 // WatchTF feeds buf with every transform of the config's TF topics (/tf
-// and /tf_static by default) until ctx ends, each from the node that published it (its caller ID, which a
-// restart keeps). pins maps a child frame to the one node whose transforms
-// of it count. Nodes no longer connected are forgotten every tfCheck. Messages that do not decode, and transforms the
-// buffer refuses, go to bad.
+// and /tf_static by default) until ctx ends, each from the node that
+// published it (the name the master lists it under, which a restart
+// keeps). pins maps a child frame to the one node whose transforms of it
+// count. Nodes no longer connected are forgotten every tfCheck. Messages
+// that do not decode, and transforms the buffer refuses, go to bad, which
+// is called from one goroutine per publisher at once and must be safe for
+// that.
 func (r *Robot) WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]string, bad func(error)) error {
 	var zero tf2_msgs.TFMessage
 	typ, err1 := msgproc.Type(zero)

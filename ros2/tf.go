@@ -40,11 +40,13 @@ var (
 )
 
 // WatchTF feeds buf with every transform of the config's TF topics (/tf
-// and /tf_static by default) until ctx ends. Each publisher is its participant ("participant <hex>"), stable
-// while it lives; pins maps a child frame to the one node whose transforms
-// of it count (others are dropped). Publishers the graph stops listing are
-// forgotten every tfCheck, so a restarted node takes its frames back at
-// once. Malformed transforms are dropped and counted in bad.
+// and /tf_static by default) until ctx ends. Each publisher is its
+// participant ("participant <hex>"), stable while it lives; pins maps a
+// child frame to the one node whose transforms of it count (others are
+// dropped). Publishers the graph stops listing are forgotten every
+// tfCheck, so a restarted node takes its frames back at once. Malformed
+// transforms are dropped and given to bad, which is called from one
+// goroutine per topic at once and must be safe for that.
 func (r *Robot) WatchTF(ctx context.Context, buf *tf.Buffer, pins map[string]string, bad func(err error)) error {
 	dyn, err := r.node.NewSubscription(r.cfg.TFTopic, tfMessageType, tfQoS, node.SubscriptionOptions{})
 	if err != nil {
