@@ -69,9 +69,10 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 	scores := map[string]int{}
 	for _, t := range tools {
 		name := words(t.Name)
-		desc := words(t.Description)
+		shape := t.Shape()
+		desc := words(shape.Description)
 		var params []string
-		for k := range t.Input.Properties {
+		for k := range shape.Input.Properties {
 			params = append(params, words(k)...)
 		}
 		for _, q := range terms {
@@ -118,9 +119,10 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 }
 
 func entryFor(t *Tool) ToolEntry {
-	in, _ := json.Marshal(t.Input)
+	shape := t.Shape()
+	in, _ := json.Marshal(shape.Input)
 	outS, _ := json.Marshal(OutputSchemaFor(t))
-	return ToolEntry{Name: t.Name, Tier: t.Tier, Description: t.Description, InputSchema: in, OutputSchema: outS}
+	return ToolEntry{Name: t.Name, Tier: t.Tier, Description: shape.Description, InputSchema: in, OutputSchema: outS}
 }
 
 // DiscoveryTools are the core tools every mode lists: search, invoke, batch.

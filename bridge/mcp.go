@@ -60,12 +60,12 @@ func (f *Front) Server() *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, opts)
 	listed := func(t *Tool) bool { return !f.Lazy || f.Pipeline.Registry.IsCore(t.Name) }
-	// A tool the registry replaces (service_call after the transport
-	// learned service types) replaces the listed one: AddTool swaps it and
-	// sends notifications/tools/list_changed to every session. In lazy
-	// mode an unlisted tool is found by tools_search, which reads the
-	// registry itself. mu keeps a replacement made while the first list is
-	// added from being overwritten by the tool it replaced.
+	// A tool whose Listing changed (service_call after the transport
+	// learned service types) is listed again with its new shape: AddTool
+	// swaps it and sends notifications/tools/list_changed to every
+	// session. In lazy mode an unlisted tool is found by tools_search,
+	// which reads the registry itself. mu keeps a change made while the
+	// first list is added from being overwritten by the older shape.
 	var mu sync.Mutex
 	mu.Lock()
 	tools := f.Pipeline.Registry.Watch(func(t *Tool) {
@@ -88,7 +88,8 @@ func (f *Front) Server() *mcp.Server {
 // MCPTool renders a tool's contract as an MCP tool with annotations from
 // its tier.
 func MCPTool(t *Tool) *mcp.Tool {
-	in, _ := json.Marshal(t.Input)
+	shape := t.Shape()
+	in, _ := json.Marshal(shape.Input)
 	out, _ := json.Marshal(OutputSchemaFor(t))
 	yes, no := true, false
 	ann := &mcp.ToolAnnotations{Title: t.Title, IdempotentHint: t.Idempotent, ReadOnlyHint: t.Tier == TierRead && !t.Delegates}
@@ -103,7 +104,7 @@ func MCPTool(t *Tool) *mcp.Tool {
 	} else {
 		ann.OpenWorldHint = &no
 	}
-	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: shape.Description,
 		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out), Annotations: ann}
 }
 

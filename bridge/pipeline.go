@@ -159,8 +159,9 @@ func (p *Pipeline) bind(t *Tool, raw json.RawMessage, c *Call) *Error {
 	if derr != nil {
 		return derr
 	}
-	t.Input.DropNullOptionals(values)
-	if verr := t.Input.Validate(values); verr != nil {
+	in := t.Shape().Input // one shape for the whole check (Listing.Set)
+	in.DropNullOptionals(values)
+	if verr := in.Validate(values); verr != nil {
 		return verr
 	}
 	c.Args, c.Values = canonicalArgs(values), values

@@ -37,8 +37,12 @@ type Tool struct {
 	Tier        Tier
 	Description string
 	Input       *Schema
-	Output      *Schema // shape of a successful result (an object)
-	Errors      []Code
+	// Listing, declared instead of Description and Input, is where a tool
+	// whose shape grows at run time reads them (service_call); Shape
+	// returns whichever the tool declares.
+	Listing *Listing
+	Output  *Schema // shape of a successful result (an object)
+	Errors  []Code
 	// Resource names the actuator a write holds while it runs ("arm",
 	// "gripper", "base"); empty for none. ResourceOf overrides it per call.
 	Resource   string

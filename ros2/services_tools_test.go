@@ -28,7 +28,6 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 		Services: []bridge.ServiceRule{{Pattern: "/simrobot/*", Tier: bridge.TierRead}},
 	}}
 	reg := bridge.NewRegistry()
-	rt.Registry = reg // service_call follows the types the transport learns
 	reg.MustAdd(rt.Tools()...)
 	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir(), rt.Policy.Topics))
 	p := bridge.NewPipeline(reg)
@@ -121,7 +120,6 @@ func TestServiceCallSetsAParameterWithANestedRequestOverROS2(t *testing.T) {
 		Services:  []bridge.ServiceRule{{Pattern: "/simrobot/set_parameters", Tier: bridge.TierWrite, Type: "rcl_interfaces/srv/SetParameters"}},
 	}}
 	reg := bridge.NewRegistry()
-	rt.Registry = reg
 	reg.MustAdd(rt.Tools()...)
 	p := bridge.NewPipeline(reg)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

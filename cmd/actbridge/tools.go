@@ -75,7 +75,7 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if hasROS {
-		ts.ros = &bridge.ROSTools{ROS: ros, Policy: access, DataDir: opt.dataDir, Previewer: pv, Images: ts.images, Registry: reg}
+		ts.ros = &bridge.ROSTools{ROS: ros, Policy: access, DataDir: opt.dataDir, Previewer: pv, Images: ts.images}
 		tools = append(tools, ts.ros.Tools()...)
 	}
 	ts.conditions = conditions(m.cfg)
