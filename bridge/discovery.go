@@ -126,7 +126,7 @@ func entryFor(t *Tool) ToolEntry {
 }
 
 // DiscoveryTools are the core tools every mode lists: search, invoke, batch.
-func DiscoveryTools(p *Pipeline) []*Tool {
+func DiscoveryTools() []*Tool {
 	search := &Tool{
 		Name: "tools_search", Group: "tools", Tier: TierRead, Quick: true, Title: "Find tool groups",
 		Description: Describe("Finds tool groups by words in their names, descriptions and parameters (with synonyms: \"open the hand\" finds the gripper) and returns each group's full schemas.",
@@ -154,7 +154,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 			if in.Limit == 0 {
 				in.Limit = 3
 			}
-			all := p.Registry.Search(in.Query, 0)
+			all := c.Pipeline.Registry.Search(in.Query, 0)
 			total := len(all)
 			if len(all) > in.Limit {
 				all = all[:in.Limit]
@@ -184,7 +184,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 				return nil, RuleError(CodeInvalidArgument, "no_nested_invoke", "name", name+" cannot be invoked through tools_invoke")
 			}
 			args, _ := json.Marshal(c.Values["arguments"])
-			out, err := p.Call(ctx, name, args, Invocation{Role: c.Role, Session: c.Session, Progress: c.Progress})
+			out, err := c.Pipeline.Call(ctx, name, args, Invocation{Role: c.Role, Session: c.Session, Progress: c.Progress})
 			if err != nil {
 				return nil, err
 			}
@@ -219,7 +219,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			return p.RunBatch(ctx, in.Calls, Invocation{Role: c.Role, Session: c.Session}), nil
+			return c.Pipeline.RunBatch(ctx, in.Calls, Invocation{Role: c.Role, Session: c.Session}), nil
 		},
 	}
 	return []*Tool{search, invoke, batch}

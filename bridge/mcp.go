@@ -26,7 +26,7 @@ type Front struct {
 	// OnSessionEnd is told when an MCP session closes (deadman for base_drive).
 	OnSessionEnd func(session string)
 	// ServerOptions, when set, adjusts the options the server is built with
-	// (resource subscriptions for events, rostools.go Attach).
+	// (the events' resource subscriptions: Events.ServerOptions).
 	ServerOptions func(*mcp.ServerOptions)
 	// Images, when set, adds camera snapshots to the results naming them.
 	Images *Images

@@ -69,9 +69,18 @@ type streak struct {
 // times in a row in one session.
 const StreakHint = 3
 
-// NewPipeline wires a registry with fresh locks.
-func NewPipeline(r *Registry) *Pipeline {
-	return &Pipeline{Registry: r, Locks: NewLocks(), LockWait: 2 * time.Second, streaks: map[string]streak{}}
+// PipelineDeps are what a pipeline uses beside its registry, given once
+// at construction; each may be nil.
+type PipelineDeps struct {
+	Idem     Idempotency  // nil: writes run without replay
+	Observer Observer     // nil: calls are not reported
+	Limiter  *RateLimiter // nil: nothing is rate limited
+}
+
+// NewPipeline wires a registry and its dependencies with fresh locks.
+func NewPipeline(r *Registry, d PipelineDeps) *Pipeline {
+	return &Pipeline{Registry: r, Locks: NewLocks(), Idem: d.Idem, Observer: d.Observer, Limiter: d.Limiter,
+		LockWait: 2 * time.Second, streaks: map[string]streak{}}
 }
 
 // Invocation carries who calls and how to report progress.
@@ -88,7 +97,7 @@ type Invocation struct {
 func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, inv Invocation) (result any, err *Error) {
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
-	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
+	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via, Pipeline: p}
 	var res Result // what the tool said about the call, beside its value
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}

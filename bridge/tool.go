@@ -112,6 +112,10 @@ type Call struct {
 	Via string
 	// Bound is what the tool's Bind read from the arguments; nil without.
 	Bound any
+	// Pipeline is the pipeline running the call: tools that delegate
+	// (tools_invoke, tools_batch) run their calls through it, so they are
+	// declared without one and the pipeline is built after them.
+	Pipeline *Pipeline
 }
 
 // Decode unmarshals the validated arguments into v.

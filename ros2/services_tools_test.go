@@ -30,7 +30,7 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 	reg := bridge.NewRegistry()
 	reg.MustAdd(rt.Tools()...)
 	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir(), rt.Policy.Topics))
-	p := bridge.NewPipeline(reg)
+	p := bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	call := plannerCalls(t, ctx, p)
@@ -121,7 +121,7 @@ func TestServiceCallSetsAParameterWithANestedRequestOverROS2(t *testing.T) {
 	}}
 	reg := bridge.NewRegistry()
 	reg.MustAdd(rt.Tools()...)
-	p := bridge.NewPipeline(reg)
+	p := bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	call := plannerCalls(t, ctx, p)

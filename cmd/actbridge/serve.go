@@ -165,7 +165,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if st != nil {
 		estopStore = st
 	}
-	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: estopStore})
+	auditor := inflight.NewAuditWriter(auditStore)
+	auditCtx, stopAudit := context.WithCancel(ctx)
+	auditDone := make(chan struct{})
+	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
+	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
+	approvals := &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation}
+	var idem bridge.Idempotency
+	if st != nil {
+		approvals.Denials, idem = st, idemStore{st}
+	}
+	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: estopStore,
+		lifetime: ctx, motionChanged: mx.MotionChanged, approvals: approvals, observer: observers{auditCalls{auditor}, mx}, idem: idem})
 	if err != nil {
 		return err
 	}
@@ -174,7 +185,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else if l, ev, reason := ts.estop.State(); l {
 		fmt.Fprintf(stderr, "actbridge: e-stop event %d is latched (%s): an operator calls estop_reset\n", ev, reason)
 	}
-	ts.motions.Lifetime = ctx
 	if w, ok := tr.describer.(descriptionWatcher); ok {
 		wctx, stopWatch := context.WithCancel(ctx)
 		watched := make(chan struct{})
@@ -189,7 +199,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,
 		Codes: []bridge.Code{bridge.CodeNotFound, bridge.CodeInvalidArgument, bridge.CodePreviewExpired, bridge.CodeUnavailable}}))
-	ts.motions.Changed = bridge.ChainMotionHooks(mx.MotionChanged, ts.events.MotionChanged)
 	if serr == nil {
 		if open, err := st.NonTerminal(); err == nil {
 			for _, mo := range open {
@@ -209,22 +218,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	auditor := inflight.NewAuditWriter(auditStore)
-	auditCtx, stopAudit := context.WithCancel(ctx)
-	auditDone := make(chan struct{})
-	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
-	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
-	ts.pipeline.Observer = observers{auditCalls{auditor}, mx}
 	if st != nil {
-		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
 		go releaseMapped(ctx, st, time.Second)
 	}
 
 	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version.Get().Version,
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
-		OnSessionEnd: ts.motions.SessionEnded}
-	ts.events.Attach(front, store, ts.images)
+		OnSessionEnd: ts.motions.SessionEnded, ServerOptions: ts.events.ServerOptions, Images: ts.images}
+	ts.events.Attach(front.Server(), store)
 	var graph actuators.Graph // a transport implements what it can
 	if g, ok := robot.(actuators.Graph); ok {
 		graph = g
@@ -235,9 +237,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
 	var previews console.Previews // stays nil (not a nil *Store) when the store is down
-	ts.motions.Approvals = &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation}
 	if st != nil {
-		previews, ts.motions.Approvals.Denials = st, st
+		previews = st
 	}
 	operator := console.New(ts.pipeline, previews, tokens)
 	var records console.Records // nil (not a nil *Store) when the store is down
