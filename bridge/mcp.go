@@ -32,8 +32,9 @@ type Front struct {
 	Images *Images
 
 	server *mcp.Server
-	tokens *Tokens   // set by HTTPHandler: each request's role comes from its own token
-	lane   *stopLane // set by HTTPHandler: robot_stop already ran at the front door
+	tokens *Tokens      // set by HTTPHandler: each request's role comes from its own token
+	lane   *stopLane    // set by HTTPHandler: robot_stop already ran at the front door
+	parsed *parsedCalls // set by HTTPHandler: the arguments admission decoded
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -128,6 +129,7 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 				inv.Role = Role(r)
 			}
 		}
+		inv.Decoded = f.parsed.take(req) // admission's parse of these very bytes, if it made one
 		if req.Session != nil {
 			inv.Session = req.Session.ID()
 		}
@@ -234,7 +236,8 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 		return ok && t.Quick
 	})
 	f.lane = newStopLane(f.Pipeline)
-	adm.lane = f.lane
+	f.parsed = newParsedCalls()
+	adm.lane, adm.parsed = f.lane, f.parsed
 	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

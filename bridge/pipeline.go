@@ -90,6 +90,11 @@ type Invocation struct {
 	Progress func(done, total float64, message string)
 	// Via is how the caller reaches the bridge: ViaConsole, or empty for MCP.
 	Via string
+	// Decoded, when set, is the arguments already decoded from the raw
+	// bytes Call is given (admission's one parse of an HTTP body,
+	// callbody.go), so Call does not decode them again; it is the call's
+	// to change.
+	Decoded map[string]any
 }
 
 // Call runs one tool call. It never panics on input: a panic inside a tool
@@ -115,7 +120,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	}
 	c.Tool = t
 	rec.Tier = t.Tier
-	if e := p.bind(t, raw, c); e != nil {
+	if e := p.bind(t, raw, inv.Decoded, c); e != nil {
 		return nil, e
 	}
 	rec.Args = c.Args
@@ -160,13 +165,16 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	return out, nil
 }
 
-// bind decodes the arguments, checks them against the tool's schema
-// (layer 1) and gives c its values, their canonical bytes and what the
-// tool's Bind reads from them.
-func (p *Pipeline) bind(t *Tool, raw json.RawMessage, c *Call) *Error {
-	values, derr := DecodeArgs(raw)
-	if derr != nil {
-		return derr
+// bind decodes the arguments (unless decoded holds them already), checks
+// them against the tool's schema (layer 1) and gives c its values, their
+// canonical bytes and what the tool's Bind reads from them.
+func (p *Pipeline) bind(t *Tool, raw json.RawMessage, decoded map[string]any, c *Call) *Error {
+	values := decoded
+	if values == nil {
+		var derr *Error
+		if values, derr = DecodeArgs(raw); derr != nil {
+			return derr
+		}
 	}
 	in := t.Shape().Input // one shape for the whole check (Listing.Set)
 	in.DropNullOptionals(values)
