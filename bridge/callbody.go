@@ -18,6 +18,9 @@ import (
 // message: its own parse of the body is its floor). The pipeline then
 // decodes nothing again.
 
+// envelopeMax is room for a call's JSON-RPC envelope beside its arguments.
+const envelopeMax = 4 << 10
+
 // errNotCall ends a body walk that is not a tools/call as admission reads
 // one (parseToolCall would return nil for it).
 var errNotCall = errors.New("not a tools/call")
@@ -27,8 +30,12 @@ var errNotCall = errors.New("not a tools/call")
 // an object, or are larger than a tool takes). A body the one pass cannot
 // read (a duplicate key or nesting past the bound anywhere, invalid JSON)
 // is read by parseToolCall alone, without values, so admission classifies
-// every body as it always has.
+// every body as it always has. So is a body larger than any tool's
+// arguments and their envelope: its values would only be refused.
 func parseCallBody(body []byte) (*rpcCall, map[string]any) {
+	if len(body) > maxArgBytes+envelopeMax {
+		return parseToolCall(body), nil
+	}
 	c, values, err := walkCallBody(body)
 	if err != nil && !errors.Is(err, errNotCall) {
 		return parseToolCall(body), nil

@@ -52,6 +52,11 @@ func TestOneParseOfACallBodyAgreesWithAdmissionAndDecodeArgs(t *testing.T) {
 	for _, b := range callBodySeeds {
 		oneParseAgrees(t, []byte(b))
 	}
+	big := `{"method":"tools/call","params":{"name":"x","arguments":{"a":"` + strings.Repeat("x", maxArgBytes+envelopeMax) + `"}}}`
+	oneParseAgrees(t, []byte(big))
+	if _, v := parseCallBody([]byte(big)); v != nil {
+		t.Fatal("a body larger than any tool takes was decoded into values")
+	}
 	if _, v := parseCallBody([]byte(confirmBody)); v == nil {
 		t.Fatal("a confirm's body gave no values: the tool would decode it again")
 	}
