@@ -149,13 +149,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	auditDone := make(chan struct{})
 	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
 	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
-	approvals := &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation}
-	var idem bridge.Idempotency
-	if st != nil {
-		approvals.Denials, idem = st, idemStore{st}
-	}
+	approvals := &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation, Denials: sto.denials}
 	ts, err := buildTools(model, robot, store, sto.audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: sto.estop,
-		lifetime: ctx, motionChanged: mx.MotionChanged, approvals: approvals, observer: observers{auditCalls{auditor}, mx}, idem: idem})
+		lifetime: ctx, motionChanged: mx.MotionChanged, approvals: approvals, observer: observers{auditCalls{auditor}, mx}, idem: sto.idem})
 	if err != nil {
 		return err
 	}
@@ -372,6 +368,9 @@ type stores struct {
 	audit   bridge.AuditLog
 	estop   bridge.EStopStore
 	health  interface{ Healthy() error }
+	// Without the file nothing records denials or idempotency keys (nil).
+	denials bridge.Denials
+	idem    bridge.Idempotency
 }
 
 func openStores(path string, mx *metrics.Metrics, stderr io.Writer) stores {
@@ -381,7 +380,7 @@ func openStores(path string, mx *metrics.Metrics, stderr io.Writer) stores {
 		b := brokenStore{err: err}
 		return stores{motions: mx.InstrumentStore(b), audit: b, estop: b, health: b}
 	}
-	return stores{file: st, motions: mx.InstrumentStore(st), audit: st, estop: st, health: st}
+	return stores{file: st, motions: mx.InstrumentStore(st), audit: st, estop: st, health: st, denials: st, idem: idemStore{st}}
 }
 
 // robotDescription reads the URDF the transport finds, naming what
