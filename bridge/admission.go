@@ -23,6 +23,9 @@ type admission struct {
 	slots chan struct{}
 	quick func(tool string) bool
 	lane  *stopLane // nil: robot_stop goes to the SDK like any call
+	// parsed hands the arguments decoded here to the tool (callbody.go);
+	// nil: the pipeline decodes them.
+	parsed *parsedCalls
 }
 
 // rpcCall is what admission reads of a JSON-RPC tools/call request: which
@@ -47,6 +50,7 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 	pass := next.ServeHTTP
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(stopTicketHeader) // only the lane sets it
+		r.Header.Del(parsedHeader)     // only admission sets it
 		if r.Method != http.MethodPost || r.Body == nil {
 			pass(w, r)
 			return
@@ -63,13 +67,16 @@ func (a *admission) wrap(next http.Handler, maxBody int64) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var call *rpcCall
+		var values map[string]any
 		if int64(len(body)) <= maxBody {
-			call = parseToolCall(body)
+			call, values = parseCallBody(body)
 		}
 		if call != nil && call.Params.Name == "robot_stop" && a.lane != nil {
 			// Before any queue, lock or SDK processing: the stop needs
 			// nothing a read holds.
 			defer a.lane.run(r, call.Params.Arguments)()
+		} else if values != nil && a.parsed != nil {
+			defer a.parsed.keep(r, parsedArgs{raw: call.Params.Arguments, values: values})()
 		}
 		if call != nil && a.isQuick(call) {
 			select {

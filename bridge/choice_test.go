@@ -227,7 +227,7 @@ func newArmLocks() *armLocks {
 			<-l.release
 			return map[string]any{"ok": true}, nil
 		}}, "arm", []string{"left_arm", "right_arm"}))
-	l.p = NewPipeline(reg)
+	l.p = NewPipeline(reg, PipelineDeps{})
 	return l
 }
 

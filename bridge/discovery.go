@@ -69,9 +69,10 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 	scores := map[string]int{}
 	for _, t := range tools {
 		name := words(t.Name)
-		desc := words(t.Description)
+		shape := t.Shape()
+		desc := words(shape.Description)
 		var params []string
-		for k := range t.Input.Properties {
+		for k := range shape.Input.Properties {
 			params = append(params, words(k)...)
 		}
 		for _, q := range terms {
@@ -118,13 +119,14 @@ func (r *Registry) Search(query string, limit int) []GroupMatch {
 }
 
 func entryFor(t *Tool) ToolEntry {
-	in, _ := json.Marshal(t.Input)
+	shape := t.Shape()
+	in, _ := json.Marshal(shape.Input)
 	outS, _ := json.Marshal(OutputSchemaFor(t))
-	return ToolEntry{Name: t.Name, Tier: t.Tier, Description: t.Description, InputSchema: in, OutputSchema: outS}
+	return ToolEntry{Name: t.Name, Tier: t.Tier, Description: shape.Description, InputSchema: in, OutputSchema: outS}
 }
 
 // DiscoveryTools are the core tools every mode lists: search, invoke, batch.
-func DiscoveryTools(p *Pipeline) []*Tool {
+func DiscoveryTools() []*Tool {
 	search := &Tool{
 		Name: "tools_search", Group: "tools", Tier: TierRead, Quick: true, Title: "Find tool groups",
 		Description: Describe("Finds tool groups by words in their names, descriptions and parameters (with synonyms: \"open the hand\" finds the gripper) and returns each group's full schemas.",
@@ -152,7 +154,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 			if in.Limit == 0 {
 				in.Limit = 3
 			}
-			all := p.Registry.Search(in.Query, 0)
+			all := c.Pipeline.Registry.Search(in.Query, 0)
 			total := len(all)
 			if len(all) > in.Limit {
 				all = all[:in.Limit]
@@ -182,7 +184,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 				return nil, RuleError(CodeInvalidArgument, "no_nested_invoke", "name", name+" cannot be invoked through tools_invoke")
 			}
 			args, _ := json.Marshal(c.Values["arguments"])
-			out, err := p.Call(ctx, name, args, Invocation{Role: c.Role, Session: c.Session, Progress: c.Progress})
+			out, err := c.Pipeline.Call(ctx, name, args, Invocation{Role: c.Role, Session: c.Session, Progress: c.Progress})
 			if err != nil {
 				return nil, err
 			}
@@ -217,7 +219,7 @@ func DiscoveryTools(p *Pipeline) []*Tool {
 			if err := c.Decode(&in); err != nil {
 				return nil, err
 			}
-			return p.RunBatch(ctx, in.Calls, Invocation{Role: c.Role, Session: c.Session}), nil
+			return c.Pipeline.RunBatch(ctx, in.Calls, Invocation{Role: c.Role, Session: c.Session}), nil
 		},
 	}
 	return []*Tool{search, invoke, batch}

@@ -152,7 +152,7 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	}
 	reg := NewRegistry()
 	reg.MustAdd(MotionTools(r.m, es, func() any { return nil }, NewSpeedScale(1))...)
-	p := NewPipeline(reg)
+	p := NewPipeline(reg, PipelineDeps{})
 	answered := make(chan map[string]any, 1)
 	go func() {
 		out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"hung disk"}`), Invocation{Role: RolePlanner, Session: "s"})

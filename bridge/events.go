@@ -464,19 +464,10 @@ func (e *Events) notify(ctx context.Context, ev Event) {
 	}
 }
 
-// Attach wires the events into an MCP front: resource subscriptions, the
-// event and motion resources (motions read from store), and the image
-// content of camera snapshots (images may be nil). Call it before the
-// front serves.
-func (e *Events) Attach(f *Front, store MotionStore, images *Images) {
-	prev := f.ServerOptions
-	f.ServerOptions = func(o *mcp.ServerOptions) {
-		if prev != nil {
-			prev(o)
-		}
-		e.ServerOptions(o)
-	}
-	srv := f.Server()
+// Attach installs the event and motion resources (motions read from
+// store) on a front's server, which was built with e.ServerOptions (its
+// resource subscriptions). Call it before the front serves.
+func (e *Events) Attach(srv *mcp.Server, store MotionStore) {
 	e.Install(srv, func(id string) (any, bool) {
 		if store == nil {
 			return nil, false
@@ -487,7 +478,6 @@ func (e *Events) Attach(f *Front, store MotionStore, images *Images) {
 		}
 		return motionResult(mo, false), true
 	})
-	f.Images = images
 }
 
 // EventsReadTool reads the event log.

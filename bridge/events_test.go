@@ -181,8 +181,8 @@ func TestSubscribeRefusesUnknownResources(t *testing.T) {
 // JSON-RPC code 0 (what a plain Go error becomes on the wire).
 func TestRefusedSubscriptionAnswersResourceNotFoundLikeARead(t *testing.T) {
 	ev := NewEvents(10, nil)
-	front := &Front{Pipeline: NewPipeline(NewRegistry()), Name: "actbridge", Version: "test"}
-	ev.Attach(front, nil, nil)
+	front := &Front{Pipeline: NewPipeline(NewRegistry(), PipelineDeps{}), Name: "actbridge", Version: "test", ServerOptions: ev.ServerOptions}
+	ev.Attach(front.Server(), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
@@ -232,8 +232,8 @@ func TestSubscribedClientIsNotifiedWhenAMotionFinishes(t *testing.T) {
 
 func motionFinishedNotification(t *testing.T, version string) {
 	r := newROSRig(t)
-	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	r.events.Attach(front, r.store, r.images)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test", ServerOptions: r.events.ServerOptions, Images: r.images}
+	r.events.Attach(front.Server(), r.store)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

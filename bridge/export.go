@@ -19,11 +19,12 @@ func Export(r *Registry, format string) ([]byte, error) {
 	case "openai":
 		var tools []any
 		for _, t := range r.Tools() {
-			params, strict := openAIStrict(t.Input)
+			shape := t.Shape()
+			params, strict := openAIStrict(shape.Input)
 			tools = append(tools, map[string]any{
 				"type": "function",
 				"function": map[string]any{
-					"name": t.Name, "description": t.Description,
+					"name": t.Name, "description": shape.Description,
 					"parameters": params, "strict": strict,
 				},
 			})
@@ -32,7 +33,8 @@ func Export(r *Registry, format string) ([]byte, error) {
 	case "anthropic":
 		var tools []any
 		for _, t := range r.Tools() {
-			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Input})
+			shape := t.Shape()
+			tools = append(tools, map[string]any{"name": t.Name, "description": shape.Description, "input_schema": shape.Input})
 		}
 		return json.MarshalIndent(tools, "", "  ")
 	}

@@ -170,8 +170,8 @@ func newRig(t testing.TB, opts ...func(*Previewer)) *rig {
 	}
 	reg.MustAdd(MotionTools(r.m, r.estop, func() any { return map[string]any{"joints": fakeArm{}.Describe(), "actuators": r.robot.Actuators()} }, NewSpeedScale(1))...)
 	reg.MustAdd(JointsReadTool(r.robot, time.Second, time.Now), TopicsListTool(r.robot, allowlist.Globs{"/odom"}), TopicSampleTool(r.robot, t.TempDir(), allowlist.Globs{"/odom"}), OutputReadTool(t.TempDir()))
-	r.p = NewPipeline(reg)
-	reg.MustAdd(DiscoveryTools(r.p)...)
+	r.p = NewPipeline(reg, PipelineDeps{})
+	reg.MustAdd(DiscoveryTools()...)
 	return r
 }
 

@@ -26,14 +26,15 @@ type Front struct {
 	// OnSessionEnd is told when an MCP session closes (deadman for base_drive).
 	OnSessionEnd func(session string)
 	// ServerOptions, when set, adjusts the options the server is built with
-	// (resource subscriptions for events, rostools.go Attach).
+	// (the events' resource subscriptions: Events.ServerOptions).
 	ServerOptions func(*mcp.ServerOptions)
 	// Images, when set, adds camera snapshots to the results naming them.
 	Images *Images
 
 	server *mcp.Server
-	tokens *Tokens   // set by HTTPHandler: each request's role comes from its own token
-	lane   *stopLane // set by HTTPHandler: robot_stop already ran at the front door
+	tokens *Tokens      // set by HTTPHandler: each request's role comes from its own token
+	lane   *stopLane    // set by HTTPHandler: robot_stop already ran at the front door
+	parsed *parsedCalls // set by HTTPHandler: the arguments admission decoded
 }
 
 // Server builds (once) the MCP server with every listed tool registered
@@ -60,12 +61,12 @@ func (f *Front) Server() *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: f.Name, Version: f.Version}, opts)
 	listed := func(t *Tool) bool { return !f.Lazy || f.Pipeline.Registry.IsCore(t.Name) }
-	// A tool the registry replaces (service_call after the transport
-	// learned service types) replaces the listed one: AddTool swaps it and
-	// sends notifications/tools/list_changed to every session. In lazy
-	// mode an unlisted tool is found by tools_search, which reads the
-	// registry itself. mu keeps a replacement made while the first list is
-	// added from being overwritten by the tool it replaced.
+	// A tool whose Listing changed (service_call after the transport
+	// learned service types) is listed again with its new shape: AddTool
+	// swaps it and sends notifications/tools/list_changed to every
+	// session. In lazy mode an unlisted tool is found by tools_search,
+	// which reads the registry itself. mu keeps a change made while the
+	// first list is added from being overwritten by the older shape.
 	var mu sync.Mutex
 	mu.Lock()
 	tools := f.Pipeline.Registry.Watch(func(t *Tool) {
@@ -88,7 +89,8 @@ func (f *Front) Server() *mcp.Server {
 // MCPTool renders a tool's contract as an MCP tool with annotations from
 // its tier.
 func MCPTool(t *Tool) *mcp.Tool {
-	in, _ := json.Marshal(t.Input)
+	shape := t.Shape()
+	in, _ := json.Marshal(shape.Input)
 	out, _ := json.Marshal(OutputSchemaFor(t))
 	yes, no := true, false
 	ann := &mcp.ToolAnnotations{Title: t.Title, IdempotentHint: t.Idempotent, ReadOnlyHint: t.Tier == TierRead && !t.Delegates}
@@ -103,7 +105,7 @@ func MCPTool(t *Tool) *mcp.Tool {
 	} else {
 		ann.OpenWorldHint = &no
 	}
-	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description,
+	return &mcp.Tool{Name: t.Name, Title: t.Title, Description: shape.Description,
 		InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out), Annotations: ann}
 }
 
@@ -127,6 +129,7 @@ func (f *Front) handler(name string) mcp.ToolHandler {
 				inv.Role = Role(r)
 			}
 		}
+		inv.Decoded = f.parsed.take(req) // admission's parse of these very bytes, if it made one
 		if req.Session != nil {
 			inv.Session = req.Session.ID()
 		}
@@ -233,7 +236,8 @@ func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 		return ok && t.Quick
 	})
 	f.lane = newStopLane(f.Pipeline)
-	adm.lane = f.lane
+	f.parsed = newParsedCalls()
+	adm.lane, adm.parsed = f.lane, f.parsed
 	h := adm.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{MaxRequestBodyBytes: maxBody, SessionTimeout: 10 * time.Minute}), maxBody)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -612,7 +612,7 @@ func TestStatusWithTheStoreDownIsNotFound(t *testing.T) {
 		Confirmer: func(string) Role { return RolePlanner }, EStop: es.State}
 	reg := NewRegistry()
 	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
-	p := NewPipeline(reg)
+	p := NewPipeline(reg, PipelineDeps{})
 	_, e := p.Call(context.Background(), "motion_status",
 		json.RawMessage(`{"motion_id":"0123abcd-0000-0000-0000-000000000000"}`), Invocation{Role: RolePlanner, Session: "s"})
 	if e == nil || e.Code != CodeNotFound {

@@ -69,9 +69,18 @@ type streak struct {
 // times in a row in one session.
 const StreakHint = 3
 
-// NewPipeline wires a registry with fresh locks.
-func NewPipeline(r *Registry) *Pipeline {
-	return &Pipeline{Registry: r, Locks: NewLocks(), LockWait: 2 * time.Second, streaks: map[string]streak{}}
+// PipelineDeps are what a pipeline uses beside its registry, given once
+// at construction; each may be nil.
+type PipelineDeps struct {
+	Idem     Idempotency  // nil: writes run without replay
+	Observer Observer     // nil: calls are not reported
+	Limiter  *RateLimiter // nil: nothing is rate limited
+}
+
+// NewPipeline wires a registry and its dependencies with fresh locks.
+func NewPipeline(r *Registry, d PipelineDeps) *Pipeline {
+	return &Pipeline{Registry: r, Locks: NewLocks(), Idem: d.Idem, Observer: d.Observer, Limiter: d.Limiter,
+		LockWait: 2 * time.Second, streaks: map[string]streak{}}
 }
 
 // Invocation carries who calls and how to report progress.
@@ -81,6 +90,11 @@ type Invocation struct {
 	Progress func(done, total float64, message string)
 	// Via is how the caller reaches the bridge: ViaConsole, or empty for MCP.
 	Via string
+	// Decoded, when set, is the arguments already decoded from the raw
+	// bytes Call is given (admission's one parse of an HTTP body,
+	// callbody.go), so Call does not decode them again; it is the call's
+	// to change.
+	Decoded map[string]any
 }
 
 // Call runs one tool call. It never panics on input: a panic inside a tool
@@ -88,7 +102,7 @@ type Invocation struct {
 func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, inv Invocation) (result any, err *Error) {
 	start := time.Now()
 	rec := CallRecord{Tool: name, Role: inv.Role, Session: inv.Session, Started: start}
-	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via}
+	c := &Call{Role: inv.Role, Session: inv.Session, Progress: inv.Progress, Via: inv.Via, Pipeline: p}
 	var res Result // what the tool said about the call, beside its value
 	if c.Progress == nil {
 		c.Progress = func(float64, float64, string) {}
@@ -106,7 +120,7 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	}
 	c.Tool = t
 	rec.Tier = t.Tier
-	if e := p.bind(t, raw, c); e != nil {
+	if e := p.bind(t, raw, inv.Decoded, c); e != nil {
 		return nil, e
 	}
 	rec.Args = c.Args
@@ -151,16 +165,20 @@ func (p *Pipeline) Call(ctx context.Context, name string, raw json.RawMessage, i
 	return out, nil
 }
 
-// bind decodes the arguments, checks them against the tool's schema
-// (layer 1) and gives c its values, their canonical bytes and what the
-// tool's Bind reads from them.
-func (p *Pipeline) bind(t *Tool, raw json.RawMessage, c *Call) *Error {
-	values, derr := DecodeArgs(raw)
-	if derr != nil {
-		return derr
+// bind decodes the arguments (unless decoded holds them already), checks
+// them against the tool's schema (layer 1) and gives c its values, their
+// canonical bytes and what the tool's Bind reads from them.
+func (p *Pipeline) bind(t *Tool, raw json.RawMessage, decoded map[string]any, c *Call) *Error {
+	values := decoded
+	if values == nil {
+		var derr *Error
+		if values, derr = DecodeArgs(raw); derr != nil {
+			return derr
+		}
 	}
-	t.Input.DropNullOptionals(values)
-	if verr := t.Input.Validate(values); verr != nil {
+	in := t.Shape().Input // one shape for the whole check (Listing.Set)
+	in.DropNullOptionals(values)
+	if verr := in.Validate(values); verr != nil {
 		return verr
 	}
 	c.Args, c.Values = canonicalArgs(values), values

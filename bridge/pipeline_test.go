@@ -104,11 +104,11 @@ func newFixture(t *testing.T) *fixture {
 			Input: Object("", nil), Output: okOut(), Errors: []Code{CodeInvalidArgument, CodePermissionDenied, CodeInternal},
 			Call: func(context.Context, *Call) (any, error) { return map[string]any{"ok": true}, nil }},
 	)
-	f.p = NewPipeline(f.reg)
+	f.p = NewPipeline(f.reg, PipelineDeps{})
 	f.p.Observer = f
 	f.p.Idem = &memIdem{m: map[string][2]string{}}
 	f.p.LockWait = 200 * time.Millisecond
-	f.reg.MustAdd(DiscoveryTools(f.p)...)
+	f.reg.MustAdd(DiscoveryTools()...)
 	return f
 }
 

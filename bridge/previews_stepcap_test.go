@@ -14,7 +14,7 @@ func TestStepCapsRefuseTooLargeMotionsAndSendNothing(t *testing.T) {
 		StepCaps: StepCaps{MaxJointChange: 1.0, MaxBaseTravel: 2.0}}
 	reg := NewRegistry()
 	reg.MustAdd(pv.ArmMoveJoints(), pv.ArmFollowTrajectory(), pv.BaseNavigate(), pv.BaseDrive())
-	r.p = NewPipeline(reg)
+	r.p = NewPipeline(reg, PipelineDeps{})
 	for _, c := range []struct{ tool, args string }{
 		{"arm_move_joints", `{"positions":{"j1":1.5},"duration_s":5}`},
 		{"arm_follow_trajectory", `{"joints":["j2"],"points":[{"positions":[1.2],"time_from_start":3},{"positions":[0.1],"time_from_start":6}]}`},

@@ -40,7 +40,7 @@ func TestJointsReadResultBytes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			reg := NewRegistry()
 			reg.MustAdd(JointsReadTool(robot, time.Second, func() time.Time { return at.Add(tc.age) }))
-			out, e := NewPipeline(reg).Call(context.Background(), "joints_read", json.RawMessage(tc.args), Invocation{Role: RolePlanner, Session: "s"})
+			out, e := NewPipeline(reg, PipelineDeps{}).Call(context.Background(), "joints_read", json.RawMessage(tc.args), Invocation{Role: RolePlanner, Session: "s"})
 			if e != nil {
 				t.Fatal(e)
 			}

@@ -6,22 +6,22 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Registry holds every tool by name, in a stable order (group, then name),
 // so tools/list is the same on every connection. It is safe for concurrent
-// use: Replace swaps a tool while calls run (a call keeps the tool it
-// looked up), and tells the fronts that list tools.
+// use. A registered tool never changes; a tool with a Listing shows the
+// shape it was last set to, and the fronts that list tools are told
+// (Watch).
 type Registry struct {
 	mu     sync.RWMutex
 	tools  map[string]*Tool
 	sorted []*Tool // never changed in place: a new slice on every change
 	core   map[string]bool
-
-	// replacing serialises Replace from swap to the last watcher, so the
-	// fronts learn the replacements in the order they were made.
-	replacing sync.Mutex
-	watchers  []func(*Tool)
+	// watchers are read without mu: Listing.Set tells them while it holds
+	// the listing's lock, which Add takes under mu.
+	watchers atomic.Pointer[[]func(*Tool)]
 }
 
 // NewRegistry returns an empty registry.
@@ -40,6 +40,11 @@ func (r *Registry) Add(t *Tool) error {
 	if _, dup := r.tools[t.Name]; dup {
 		return fmt.Errorf("tool %s registered twice", t.Name)
 	}
+	if t.Listing != nil {
+		if err := t.Listing.bind(t, func() { r.changed(t) }); err != nil {
+			return err
+		}
+	}
 	r.tools[t.Name] = t
 	sorted := append(append(make([]*Tool, 0, len(r.sorted)+1), r.sorted...), t)
 	sort.Slice(sorted, func(i, j int) bool {
@@ -53,51 +58,29 @@ func (r *Registry) Add(t *Tool) error {
 	return nil
 }
 
-// Replace swaps a registered tool for a copy that reshape changed (its
-// input schema, its description), keeping everything else, the wrappers
-// of Semantic and Call included (rate limits). The copy must keep the
-// name and the contract. Calls already running finish with the tool they
-// looked up; every watcher (Watch) is told before Replace returns.
-func (r *Registry) Replace(name string, reshape func(t *Tool)) error {
-	r.replacing.Lock()
-	defer r.replacing.Unlock()
-	old, ok := r.Lookup(name)
-	if !ok {
-		return fmt.Errorf("tool %s is not registered", name)
-	}
-	nt := *old
-	reshape(&nt)
-	if nt.Name != name || nt.Group != old.Group || nt.Tier != old.Tier {
-		return fmt.Errorf("tool %s: a replacement keeps its name, group and tier", name)
-	}
-	if err := CheckContract(&nt); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	sorted := make([]*Tool, len(r.sorted))
-	for i, t := range r.sorted {
-		if t.Name == name {
-			t = &nt
-		}
-		sorted[i] = t
-	}
-	r.tools[name], r.sorted = &nt, sorted
-	watchers := r.watchers
-	r.mu.Unlock()
-	for _, w := range watchers {
-		w(&nt)
-	}
-	return nil
-}
-
-// Watch registers w to be told of every tool Replace installs from now
-// on, and returns the tools as they are at that moment: a front lists
-// those and then follows w. w must not call Replace.
+// Watch registers w to be told of every tool whose Listing changes from
+// now on, and returns the tools as they are at that moment: a front lists
+// those and then follows w (reading Tool.Shape). w must not call
+// Listing.Set.
 func (r *Registry) Watch(w func(*Tool)) []*Tool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.watchers = append(append([]func(*Tool){}, r.watchers...), w)
+	var ws []func(*Tool)
+	if old := r.watchers.Load(); old != nil {
+		ws = append(ws, *old...)
+	}
+	ws = append(ws, w)
+	r.watchers.Store(&ws)
 	return r.sorted
+}
+
+// changed tells every watcher that t's listing changed.
+func (r *Registry) changed(t *Tool) {
+	if ws := r.watchers.Load(); ws != nil {
+		for _, w := range *ws {
+			w(t)
+		}
+	}
 }
 
 // MustAdd is Add for start-up code with fixed tools.
@@ -255,29 +238,11 @@ func CheckContract(t *Tool) error {
 	default:
 		return fmt.Errorf("tool %s: unknown tier %q", t.Name, t.Tier)
 	}
-	for _, m := range []string{markUse, markNot, markEffects, markResult} {
-		if !strings.Contains(t.Description, m) {
-			return fmt.Errorf("tool %s: description lacks %q", t.Name, m)
-		}
+	if t.Listing != nil && (t.Description != "" || t.Input != nil) {
+		return fmt.Errorf("tool %s: declares a Listing and a description or input schema beside it", t.Name)
 	}
-	if t.Input == nil || t.Input.Type != "object" || t.Input.Additional != nil || t.Input.Open {
-		return fmt.Errorf("tool %s: input schema must be a closed object", t.Name)
-	}
-	if len(t.Input.Properties) > 7 {
-		return fmt.Errorf("tool %s: %d input properties, at most 7", t.Name, len(t.Input.Properties))
-	}
-	for _, r := range t.Input.Required {
-		if _, ok := t.Input.Properties[r]; !ok {
-			return fmt.Errorf("tool %s: required %q is not a property", t.Name, r)
-		}
-	}
-	if err := checkInputSchema(t, "", t.Input, true); err != nil {
+	if err := checkShape(t, t.Shape()); err != nil {
 		return err
-	}
-	for name, p := range t.Input.Properties {
-		if !contains(t.Input.Required, name) && p.Default == nil && !strings.Contains(strings.ToLower(p.Description), "default") {
-			return fmt.Errorf("tool %s: optional %q must state its default", t.Name, name)
-		}
 	}
 	if t.Output == nil || t.Output.Type != "object" {
 		return fmt.Errorf("tool %s: output schema must be an object", t.Name)
@@ -297,6 +262,37 @@ func CheckContract(t *Tool) error {
 	}
 	if t.Call == nil {
 		return fmt.Errorf("tool %s: no Call", t.Name)
+	}
+	return nil
+}
+
+// checkShape reports the first rule a description and input schema of t
+// break: the four description parts, and a strict input schema.
+func checkShape(t *Tool, s Shape) error {
+	for _, m := range []string{markUse, markNot, markEffects, markResult} {
+		if !strings.Contains(s.Description, m) {
+			return fmt.Errorf("tool %s: description lacks %q", t.Name, m)
+		}
+	}
+	in := s.Input
+	if in == nil || in.Type != "object" || in.Additional != nil || in.Open {
+		return fmt.Errorf("tool %s: input schema must be a closed object", t.Name)
+	}
+	if len(in.Properties) > 7 {
+		return fmt.Errorf("tool %s: %d input properties, at most 7", t.Name, len(in.Properties))
+	}
+	for _, r := range in.Required {
+		if _, ok := in.Properties[r]; !ok {
+			return fmt.Errorf("tool %s: required %q is not a property", t.Name, r)
+		}
+	}
+	if err := checkInputSchema(t, "", in, true); err != nil {
+		return err
+	}
+	for name, p := range in.Properties {
+		if !contains(in.Required, name) && p.Default == nil && !strings.Contains(strings.ToLower(p.Description), "default") {
+			return fmt.Errorf("tool %s: optional %q must state its default", t.Name, name)
+		}
 	}
 	return nil
 }

@@ -278,7 +278,6 @@ func newROSRig(t *testing.T) *rosRig {
 	r.m.ROS = x.ros
 	next := r.m.Confirmer // the policy as tests change it
 	r.m.Confirmer = func(a string) Role { return x.tools.Policy.Confirmer(next)(a) }
-	x.tools.Registry = r.p.Registry
 	r.p.Registry.MustAdd(x.tools.Tools()...)
 	r.p.Registry.MustAdd(EventsReadTool(x.events))
 	r.m.Changed = x.events.MotionChanged

@@ -49,14 +49,14 @@ type ROSTools struct {
 	// Previewer issues service previews (confirmed by motion_confirm).
 	Previewer *Previewer
 	Images    *Images
-	// Registry, when set, holds service_call: when the transport learns
-	// service types at run time (ros2: from a node's type description),
-	// service_call is replaced there with the new types' request fields,
-	// and the MCP fronts listing it tell their clients.
-	Registry *Registry
 
-	mu  sync.Mutex      // orders the catalogue's rebuilds and their replacements
-	cat *serviceCatalog // what service_call was last built from
+	mu  sync.Mutex      // orders the catalogue's rebuilds and the listings they set
+	cat *serviceCatalog // what service_call checks requests against now
+	// listing is service_call's description and input schema: when the
+	// transport learns service types at run time (ros2: from a node's type
+	// description), the catalogue grows and service_call's listing is set
+	// to the new types' request fields; the MCP fronts tell their clients.
+	listing *Listing
 }
 
 // Budgets of the ROS tools.

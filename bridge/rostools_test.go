@@ -328,8 +328,8 @@ func TestCameraSnapshotFitsTheBudgetAndKeepsTheFullFrame(t *testing.T) {
 
 func TestImageContentIsAttachedByTheFront(t *testing.T) {
 	r := newROSRig(t)
-	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	r.events.Attach(front, r.store, r.images)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test", ServerOptions: r.events.ServerOptions, Images: r.images}
+	r.events.Attach(front.Server(), r.store)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := front.Server().Connect(ctx, st, nil)
@@ -376,8 +376,8 @@ func TestTopicGuardRefusesUnlistedTopicsBeforeSubscribing(t *testing.T) {
 
 func TestROSToolResultsAndErrorsFitTheAdvertisedOutputSchema(t *testing.T) {
 	r := newROSRig(t)
-	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	r.events.Attach(front, r.store, r.images)
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test", ServerOptions: r.events.ServerOptions, Images: r.images}
+	r.events.Attach(front.Server(), r.store)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := front.Server().Connect(ctx, st, nil)

@@ -119,7 +119,7 @@ func serviceOut() *Schema {
 
 // services is the catalogue service_call checks requests against, rebuilt
 // when the transport lists a type it did not before (a probe taught it);
-// with a Registry, service_call is replaced there by one built from it.
+// service_call's listing is then set to the shape built from it.
 func (rt *ROSTools) services() *serviceCatalog {
 	types := rt.ROS.ServiceTypes()
 	rt.mu.Lock()
@@ -127,17 +127,29 @@ func (rt *ROSTools) services() *serviceCatalog {
 	if rt.cat != nil && rt.cat.covers(types) {
 		return rt.cat
 	}
-	grown := rt.cat != nil
 	rt.cat = newServiceCatalog(types)
-	if grown && rt.Registry != nil {
-		cat := rt.cat
+	if rt.listing != nil {
 		// Under mu, so the last catalogue built is the one listed. An error
-		// leaves the old tool; every call still gets the exact check.
-		_ = rt.Registry.Replace(ServiceCallTool, func(t *Tool) {
-			t.Description, t.Input = serviceCallDescription(cat), serviceCallInput(cat)
-		})
+		// keeps the old shape; every call still gets the exact check.
+		_ = rt.listing.Set(serviceCallShape(rt.cat))
 	}
 	return rt.cat
+}
+
+// serviceCallListing is service_call's listing, made once from the
+// catalogue as it is when the tool is declared.
+func (rt *ROSTools) serviceCallListing() *Listing {
+	rt.services()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.listing == nil { // the catalogue of now: a type learned since services() is in it
+		rt.listing = NewListing(serviceCallShape(rt.cat))
+	}
+	return rt.listing
+}
+
+func serviceCallShape(cat *serviceCatalog) Shape {
+	return Shape{Description: serviceCallDescription(cat), Input: serviceCallInput(cat)}
 }
 
 func serviceCallDescription(cat *serviceCatalog) string {
@@ -156,14 +168,14 @@ func serviceCallInput(cat *serviceCatalog) *Schema {
 	}, "service")
 }
 
+// serviceCall is declared once; its description and input schema are its
+// listing's, which grows with the service types the transport learns.
 func (rt *ROSTools) serviceCall() *Tool {
-	cat := rt.services()
 	return &Tool{
 		Name: ServiceCallTool, Group: "services", Tier: TierIrreversible, Title: "Call a ROS service", TouchesRobot: true,
-		Description: serviceCallDescription(cat),
-		Input:       serviceCallInput(cat),
-		Output:      serviceOut(),
-		Errors:      []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeEstopLatched, CodeUnavailable, CodeInternal},
+		Listing: rt.serviceCallListing(),
+		Output:  serviceOut(),
+		Errors:  []Code{CodeInvalidArgument, CodeNotFound, CodePermissionDenied, CodeEstopLatched, CodeUnavailable, CodeInternal},
 		Semantic: func(_ context.Context, c *Call) error {
 			name, _ := c.Values["service"].(string)
 			if actionService(name) {

@@ -163,7 +163,7 @@ func TestUnionOfTypesSharingAFieldNameTakesEachAndTheTypeCheckStaysExact(t *test
 	for _, typ := range types {
 		r.ros.knows("/sim/"+strings.ToLower(strings.TrimPrefix(typ.Name, "a/srv/")), typ)
 	}
-	tool := r.tools.serviceCall()
+	tool := (&ROSTools{ROS: r.ros, Policy: r.tools.Policy}).serviceCall() // a tool set of its own: the rig's is registered
 	if err := CheckContract(tool); err != nil {
 		t.Fatal(err)
 	}
@@ -248,8 +248,8 @@ func TestATypeTooDeepTooWideOrUndefinedIsNotOfferedAndSaysWhy(t *testing.T) {
 		t.Fatal("a type not offered was called")
 	}
 	tl, _ := r.p.Registry.Lookup(ServiceCallTool)
-	if strings.Contains(tl.Description, "a/srv/") {
-		t.Fatalf("description offers a refused type: %s", tl.Description)
+	if d := tl.Shape().Description; strings.Contains(d, "a/srv/") {
+		t.Fatalf("description offers a refused type: %s", d)
 	}
 }
 
@@ -312,10 +312,11 @@ func callMCP(t *testing.T, cs *mcp.ClientSession, tool, args string) map[string]
 // A service type the transport learns from a probe (ros2: a node's type
 // description) makes service_call take its fields: before, its fields are
 // refused with a hint to call services_list; services_list's probe grows
-// the transport's types, service_call is replaced, the MCP client is sent
+// the transport's types, service_call's listing is set (the registered
+// tool stays the one declared), the MCP client is sent
 // tools/list_changed and lists the new schema, and the nested request then
 // goes through.
-func TestALearnedTypeReplacesServiceCallAndTheClientIsToldTheListChanged(t *testing.T) {
+func TestALearnedTypeGrowsServiceCallsListingAndTheClientIsToldTheListChanged(t *testing.T) {
 	r := newROSRig(t)
 	r.ros.learnOnProbe("/sim/set_parameters", setParameters())
 	r.tools.Policy.Services = append(r.tools.Policy.Services, ServiceRule{Pattern: "/sim/set_parameters", Tier: TierWrite})
@@ -374,16 +375,17 @@ func TestALearnedTypeReplacesServiceCallAndTheClientIsToldTheListChanged(t *test
 	if got, _ := json.Marshal(r.ros.lastRequest()); !strings.Contains(string(got), `"double_value":0.25`) {
 		t.Fatalf("sent %s", got)
 	}
-	// A second probe of known types changes nothing: no replacement.
-	before, _ := r.p.Registry.Lookup(ServiceCallTool)
+	// A second probe of known types changes nothing: the same shape.
+	tl := mustLookup(t, r.p.Registry, ServiceCallTool)
+	before := tl.Shape().Input
 	callMCP(t, cs, "services_list", `{}`)
-	if after, _ := r.p.Registry.Lookup(ServiceCallTool); after != before {
-		t.Fatal("service_call replaced though no type was learned")
+	if mustLookup(t, r.p.Registry, ServiceCallTool) != tl || tl.Shape().Input != before {
+		t.Fatal("service_call's shape was set again though no type was learned")
 	}
 }
 
 // In lazy mode service_call is found through tools_search, which shows the
-// learned fields at once, and tools_invoke reaches the replaced tool; the
+// learned fields at once, and tools_invoke checks against them; the
 // core list does not change.
 func TestLazyModeSearchAndInvokeFollowALearnedType(t *testing.T) {
 	r := newROSRig(t)
@@ -422,8 +424,8 @@ func TestLazyModeSearchAndInvokeFollowALearnedType(t *testing.T) {
 
 // service_call and services_list run concurrently while the transport
 // learns one type after another: every call is answered from one whole
-// tool (run with -race), and the last tool holds every learned field.
-func TestCallsDuringReplacementsSeeOneWholeTool(t *testing.T) {
+// shape (run with -race), and the last shape holds every learned field.
+func TestCallsWhileTheListingGrowsSeeOneWholeShape(t *testing.T) {
 	r := newROSRig(t)
 	r.tools.Policy.Services = append(r.tools.Policy.Services, ServiceRule{Pattern: "/sim/learn/*", Tier: TierRead})
 	const learned = 20
@@ -463,7 +465,7 @@ func TestCallsDuringReplacementsSeeOneWholeTool(t *testing.T) {
 		t.Error(e)
 	}
 	tl, _ := r.p.Registry.Lookup(ServiceCallTool)
-	props := tl.Input.Properties["request"].Properties
+	props := tl.Shape().Input.Properties["request"].Properties
 	for i := range learned {
 		if _, ok := props[fmt.Sprintf("f%02d", i)]; !ok {
 			t.Errorf("f%02d missing from the last tool", i)

@@ -37,8 +37,12 @@ type Tool struct {
 	Tier        Tier
 	Description string
 	Input       *Schema
-	Output      *Schema // shape of a successful result (an object)
-	Errors      []Code
+	// Listing, declared instead of Description and Input, is where a tool
+	// whose shape grows at run time reads them (service_call); Shape
+	// returns whichever the tool declares.
+	Listing *Listing
+	Output  *Schema // shape of a successful result (an object)
+	Errors  []Code
 	// Resource names the actuator a write holds while it runs ("arm",
 	// "gripper", "base"); empty for none. ResourceOf overrides it per call.
 	Resource   string
@@ -108,6 +112,10 @@ type Call struct {
 	Via string
 	// Bound is what the tool's Bind read from the arguments; nil without.
 	Bound any
+	// Pipeline is the pipeline running the call: tools that delegate
+	// (tools_invoke, tools_batch) run their calls through it, so they are
+	// declared without one and the pipeline is built after them.
+	Pipeline *Pipeline
 }
 
 // Decode unmarshals the validated arguments into v.

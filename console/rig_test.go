@@ -159,7 +159,7 @@ func newRig(t *testing.T, tokens bridge.Tokens) *rig {
 	reg.MustAdd(pv.ArmMoveJoints(), pv.GripperMove(), pv.BaseNavigate(), pv.BaseDrive())
 	reg.MustAdd(bridge.MotionTools(r.motions, r.estop, describe, bridge.NewSpeedScale(1))...)
 	reg.MustAdd(bridge.JointsReadTool(r.robot, time.Second, time.Now), bridge.EventsReadTool(events))
-	r.pipe = bridge.NewPipeline(reg)
+	r.pipe = bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	r.pipe.Observer = r.obs
 	r.console = New(r.pipe, st, tokens)
 	return r

@@ -309,7 +309,7 @@ func TestPipelineRecordsFeedTheCounters(t *testing.T) {
 		Call:   func(context.Context, *bridge.Call) (any, error) { return map[string]any{"ok": true}, nil },
 	})
 	m := New(Options{Tools: ToolsOf(reg), Actuators: testActuators})
-	p := bridge.NewPipeline(reg)
+	p := bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	p.Idem = &memIdem{m: map[string]json.RawMessage{}}
 	p.Observer = m
 	inv := bridge.Invocation{Role: bridge.RolePlanner, Session: "s1"}

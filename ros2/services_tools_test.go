@@ -28,10 +28,9 @@ func TestGuardedToolsOverROS2AgainstTheSim(t *testing.T) {
 		Services: []bridge.ServiceRule{{Pattern: "/simrobot/*", Tier: bridge.TierRead}},
 	}}
 	reg := bridge.NewRegistry()
-	rt.Registry = reg // service_call follows the types the transport learns
 	reg.MustAdd(rt.Tools()...)
 	reg.MustAdd(bridge.TopicSampleTool(r, t.TempDir(), rt.Policy.Topics))
-	p := bridge.NewPipeline(reg)
+	p := bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	call := plannerCalls(t, ctx, p)
@@ -121,9 +120,8 @@ func TestServiceCallSetsAParameterWithANestedRequestOverROS2(t *testing.T) {
 		Services:  []bridge.ServiceRule{{Pattern: "/simrobot/set_parameters", Tier: bridge.TierWrite, Type: "rcl_interfaces/srv/SetParameters"}},
 	}}
 	reg := bridge.NewRegistry()
-	rt.Registry = reg
 	reg.MustAdd(rt.Tools()...)
-	p := bridge.NewPipeline(reg)
+	p := bridge.NewPipeline(reg, bridge.PipelineDeps{})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	call := plannerCalls(t, ctx, p)

@@ -38,22 +38,29 @@ func conditions(c *config.Config) []bridge.Condition {
 	return out
 }
 
-// rateLimits converts the config's limits, refusing names of tools that do
-// not exist (a typo would silently leave a tool unlimited).
-func rateLimits(c *config.Config, reg *bridge.Registry) (bridge.RateLimits, error) {
+// rateLimits converts the config's limits.
+func rateLimits(c *config.Config) bridge.RateLimits {
 	rl := bridge.RateLimits{Global: c.RateLimits.Global, Default: c.RateLimits.Default, Tools: map[string]float64{}}
-	names := make([]string, 0, len(c.RateLimits.Tools))
-	for n := range c.RateLimits.Tools {
+	for n, v := range c.RateLimits.Tools {
+		rl.Tools[n] = v
+	}
+	return rl
+}
+
+// limitedToolsExist refuses limits naming tools that do not exist (a typo
+// would silently leave a tool unlimited), the first in name order.
+func limitedToolsExist(rl bridge.RateLimits, reg *bridge.Registry) error {
+	names := make([]string, 0, len(rl.Tools))
+	for n := range rl.Tools {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
 		if _, ok := reg.Lookup(n); !ok {
-			return rl, fmt.Errorf("%w: rate_limits.tools.%s: no such tool", config.ErrConfig, n)
+			return fmt.Errorf("%w: rate_limits.tools.%s: no such tool", config.ErrConfig, n)
 		}
-		rl.Tools[n] = c.RateLimits.Tools[n]
 	}
-	return rl, nil
+	return nil
 }
 
 func stepCaps(c *config.Config) bridge.StepCaps {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/actbridge/actbridge/actuators"
 	"github.com/actbridge/actbridge/bridge"
 	"github.com/actbridge/actbridge/config"
+	"github.com/actbridge/actbridge/inflight"
 	"github.com/actbridge/actbridge/kinematics"
 	"github.com/actbridge/actbridge/safety"
 	urdfpkg "github.com/actbridge/actbridge/urdf"
@@ -148,6 +150,16 @@ type toolOptions struct {
 	lazy       bool
 	// estop keeps the e-stop latch (the motion store); nil: not kept (offline).
 	estop bridge.EStopStore
+	// What serve gives the tool layer beside the store (each nil offline):
+	// the run's context, which bounds drives; who else hears of motion
+	// changes (metrics; the events log always does); the operator's
+	// approvals; who sees every call (audit, metrics); the idempotency
+	// store of writes.
+	lifetime      context.Context
+	motionChanged func(inflight.Motion)
+	approvals     *bridge.Approvals
+	observer      bridge.Observer
+	idem          bridge.Idempotency
 }
 
 // armWorkspace builds an arm's kinematic chain (base_link and tool_link,

@@ -108,11 +108,12 @@ func TestROS2CatalogueOfflineIsServes(t *testing.T) {
 	schemas := func(ts *toolSet) map[string]string {
 		out := map[string]string{}
 		for _, tl := range ts.pipeline.Registry.Tools() {
-			b, err := json.Marshal(tl.Input)
+			shape := tl.Shape()
+			b, err := json.Marshal(shape.Input)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[tl.Name] = tl.Description + string(b)
+			out[tl.Name] = shape.Description + string(b)
 		}
 		return out
 	}

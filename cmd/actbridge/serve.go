@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -45,9 +46,9 @@ type serveFlags struct {
 	pprof                               bool
 }
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// serveFlagSet declares serve's flags into f.
+func serveFlagSet(f *serveFlags, stderr io.Writer) *flag.FlagSet {
 	fs := newFlags("serve", stderr)
-	var f serveFlags
 	fs.StringVar(&f.config, "config", demoConfig, "robot config (actions, joints, policy, base caps); the default is the ROS 2 demo's, in a checkout")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8765", "HTTP address for /mcp, /metrics, /console, /healthz")
 	fs.StringVar(&f.dataDir, "data-dir", defaultDataDir(), "where the store, the preview key and large outputs live")
@@ -61,6 +62,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.operatorTokenFile, "operator-token-file", "", "file holding the operator's bearer token (or ACTBRIDGE_OPERATOR_TOKEN)")
 	fs.Int64Var(&f.maxBody, "max-body", 1<<20, "largest MCP request body in bytes")
 	fs.BoolVar(&f.pprof, "pprof", false, "serve net/http/pprof under /debug/pprof/ (loopback listen addresses only)")
+	return fs
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f serveFlags
+	fs := serveFlagSet(&f, stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -111,21 +118,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mx := metrics.New(metrics.Options{Actuators: actuatorNames})
 
-	// A store that cannot open does not stop the bridge: reads keep working
-	// and every irreversible call is refused with the reason.
-	var store bridge.MotionStore
-	var rawStore interface{ Healthy() error }
-	var auditStore *inflight.Store
-	st, serr := inflight.Open(f.store, inflight.Options{ObserveCommit: mx.ObserveCommit})
-	if serr != nil {
-		fmt.Fprintf(stderr, "actbridge: motion store %s unavailable: %v; irreversible tools will refuse\n", f.store, serr)
-		b := brokenStore{err: serr}
-		store, rawStore = b, b
-	} else {
+	sto := openStores(f.store, mx, stderr)
+	st, store := sto.file, sto.motions
+	if st != nil {
 		defer st.Close()
-		store, auditStore, rawStore = st, st, st
 	}
-	store = mx.InstrumentStore(store)
 
 	tr, err := openTransport(ctx, cfg, f.waitMaster, stderr)
 	if err != nil {
@@ -133,19 +130,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer tr.close()
 	robot := tr.robot
-	urdf, err := description(ctx, tr.describer, f.waitMaster)
-	advice := ""
-	if tr.advice != nil {
-		advice = tr.advice()
-	}
+	urdf, err := robotDescription(ctx, tr, f.waitMaster, stderr)
 	if err != nil {
-		if advice != "" {
-			return fmt.Errorf("robot description: %w (discovery: %s)", err, advice)
-		}
-		return fmt.Errorf("robot description: %w", err)
-	}
-	if advice != "" {
-		fmt.Fprintf(stderr, "actbridge: discovery: %s\n", advice)
+		return err
 	}
 	model, err := loadModel(cfg, []byte(urdf))
 	if err != nil {
@@ -157,15 +144,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer stopFrames()
 	consoleURL := "http://" + f.listen + "/console"
-	var audit bridge.AuditLog = brokenStore{err: serr}
-	if st != nil {
-		audit = st
-	}
-	var estopStore bridge.EStopStore = brokenStore{err: serr}
-	if st != nil {
-		estopStore = st
-	}
-	ts, err := buildTools(model, robot, store, audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: estopStore})
+	auditor := inflight.NewAuditWriter(st)
+	auditCtx, stopAudit := context.WithCancel(ctx)
+	auditDone := make(chan struct{})
+	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
+	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
+	approvals := &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation, Denials: sto.denials}
+	ts, err := buildTools(model, robot, store, sto.audit, key, toolOptions{dataDir: f.dataDir, ttl: f.ttl, staleAfter: f.staleAfter, consoleURL: consoleURL, lazy: f.lazy, estop: sto.estop,
+		lifetime: ctx, motionChanged: mx.MotionChanged, approvals: approvals, observer: observers{auditCalls{auditor}, mx}, idem: sto.idem})
 	if err != nil {
 		return err
 	}
@@ -174,7 +160,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else if l, ev, reason := ts.estop.State(); l {
 		fmt.Fprintf(stderr, "actbridge: e-stop event %d is latched (%s): an operator calls estop_reset\n", ev, reason)
 	}
-	ts.motions.Lifetime = ctx
 	if w, ok := tr.describer.(descriptionWatcher); ok {
 		wctx, stopWatch := context.WithCancel(ctx)
 		watched := make(chan struct{})
@@ -189,8 +174,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The console's denial is reported like a call; name it so it is not "unregistered".
 	mx.SetTools(append(metrics.ToolsOf(ts.pipeline.Registry), metrics.ToolInfo{Name: console.DenyTool, Tier: bridge.TierWrite,
 		Codes: []bridge.Code{bridge.CodeNotFound, bridge.CodeInvalidArgument, bridge.CodePreviewExpired, bridge.CodeUnavailable}}))
-	ts.motions.Changed = bridge.ChainMotionHooks(mx.MotionChanged, ts.events.MotionChanged)
-	if serr == nil {
+	if st != nil {
 		if open, err := st.NonTerminal(); err == nil {
 			for _, mo := range open {
 				mx.MotionChanged(mo)
@@ -202,29 +186,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		EStopLatched:    func() bool { l, _, _ := ts.estop.State(); return l },
 		Reregistrations: tr.reregistrations,
 		DDS:             tr.dds,
-		Store:           rawStore,
+		Store:           sto.health,
 	}))
-	if serr == nil {
+	if st != nil {
 		if err := ts.motions.Start(); err != nil {
 			return err
 		}
 	}
-	auditor := inflight.NewAuditWriter(auditStore)
-	auditCtx, stopAudit := context.WithCancel(ctx)
-	auditDone := make(chan struct{})
-	go func() { defer close(auditDone); auditor.Run(auditCtx) }()
-	defer func() { stopAudit(); <-auditDone }() // before the store closes: what is queued is written
-	ts.pipeline.Observer = observers{auditCalls{auditor}, mx}
 	if st != nil {
-		ts.pipeline.Idem = idemStore{st}
 		go st.RunRetention(ctx, time.Hour)
 		go releaseMapped(ctx, st, time.Second)
 	}
 
 	front := &bridge.Front{Pipeline: ts.pipeline, Lazy: f.lazy, Name: "actbridge", Version: version.Get().Version,
 		Instructions: "Read robot_describe first. Motions are previewed by arm_*/gripper_*/base_* tools and run only through motion_confirm(preview_id); follow them with motion_status. robot_stop always works.",
-		OnSessionEnd: ts.motions.SessionEnded}
-	ts.events.Attach(front, store, ts.images)
+		OnSessionEnd: ts.motions.SessionEnded, ServerOptions: ts.events.ServerOptions, Images: ts.images}
+	ts.events.Attach(front.Server(), store)
 	var graph actuators.Graph // a transport implements what it can
 	if g, ok := robot.(actuators.Graph); ok {
 		graph = g
@@ -232,37 +209,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() {
 		_ = ts.events.Run(ctx, bridge.EventSources{Robot: robot, EStop: ts.estop.State, ROS: graph, Conditions: ts.conditions})
 	}()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", front.HTTPHandler(tokens, f.maxBody))
-	var previews console.Previews // stays nil (not a nil *Store) when the store is down
-	ts.motions.Approvals = &bridge.Approvals{Key: key, Now: time.Now, Elicit: cfg.OperatorViaElicitation}
-	if st != nil {
-		previews, ts.motions.Approvals.Denials = st, st
+	mux, err := serveMux(f, front.HTTPHandler(tokens, f.maxBody), ts.pipeline, st, tokens, mx, func() any { return health(tr, store) })
+	if err != nil {
+		return err
 	}
-	operator := console.New(ts.pipeline, previews, tokens)
-	var records console.Records // nil (not a nil *Store) when the store is down
-	if st != nil {
-		records = st
-	}
-	operator.ServeRecords(records) // `actbridge motions` and `audit` ask here while the file is locked
-	mux.HandleFunc("POST /stop", operator.ServeStop)
-	mux.Handle("/console", operator)
-	mux.Handle("/console/", operator)
-	mux.Handle("/metrics", mx.Handler())
-	if f.pprof {
-		if !loopback(f.listen) {
-			return usageError{"--pprof is only allowed on a loopback listen address"}
-		}
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	}
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(health(tr, store))
-	})
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", f.listen, err)
@@ -407,4 +357,81 @@ func (o observers) ObserveCall(r bridge.CallRecord) {
 	for _, x := range o {
 		x.ObserveCall(r)
 	}
+}
+
+// stores are the motion store file and what the tool layer reads of it. A
+// store that cannot open does not stop the bridge: reads keep working and
+// every irreversible call is refused with the reason (brokenStore).
+type stores struct {
+	file    *inflight.Store // nil when it could not open
+	motions bridge.MotionStore
+	audit   bridge.AuditLog
+	estop   bridge.EStopStore
+	health  interface{ Healthy() error }
+	// Without the file nothing records denials or idempotency keys (nil).
+	denials bridge.Denials
+	idem    bridge.Idempotency
+}
+
+func openStores(path string, mx *metrics.Metrics, stderr io.Writer) stores {
+	st, err := inflight.Open(path, inflight.Options{ObserveCommit: mx.ObserveCommit})
+	if err != nil {
+		fmt.Fprintf(stderr, "actbridge: motion store %s unavailable: %v; irreversible tools will refuse\n", path, err)
+		b := brokenStore{err: err}
+		return stores{motions: mx.InstrumentStore(b), audit: b, estop: b, health: b}
+	}
+	return stores{file: st, motions: mx.InstrumentStore(st), audit: st, estop: st, health: st, denials: st, idem: idemStore{st}}
+}
+
+// robotDescription reads the URDF the transport finds, naming what
+// discovery advises when it fails (and printing it when it does not).
+func robotDescription(ctx context.Context, tr *link, wait time.Duration, stderr io.Writer) (string, error) {
+	urdf, err := description(ctx, tr.describer, wait)
+	advice := ""
+	if tr.advice != nil {
+		advice = tr.advice()
+	}
+	if err != nil {
+		if advice != "" {
+			return "", fmt.Errorf("robot description: %w (discovery: %s)", err, advice)
+		}
+		return "", fmt.Errorf("robot description: %w", err)
+	}
+	if advice != "" {
+		fmt.Fprintf(stderr, "actbridge: discovery: %s\n", advice)
+	}
+	return urdf, nil
+}
+
+// serveMux routes /mcp, the operator's console and stop, /metrics,
+// /healthz and, when asked on a loopback address, pprof.
+func serveMux(f serveFlags, mcpHandler http.Handler, p *bridge.Pipeline, st *inflight.Store, tokens bridge.Tokens, mx *metrics.Metrics, healthz func() any) (*http.ServeMux, error) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHandler)
+	var previews console.Previews // stays nil (not a nil *Store) when the store is down
+	var records console.Records
+	if st != nil {
+		previews, records = st, st
+	}
+	operator := console.New(p, previews, tokens)
+	operator.ServeRecords(records) // `actbridge motions` and `audit` ask here while the file is locked
+	mux.HandleFunc("POST /stop", operator.ServeStop)
+	mux.Handle("/console", operator)
+	mux.Handle("/console/", operator)
+	mux.Handle("/metrics", mx.Handler())
+	if f.pprof {
+		if !loopback(f.listen) {
+			return nil, usageError{"--pprof is only allowed on a loopback listen address"}
+		}
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(healthz())
+	})
+	return mux, nil
 }

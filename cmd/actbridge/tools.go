@@ -53,14 +53,26 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 	if hasROS {
 		confirmer = access.Confirmer(confirmer)
 	}
+	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
+	changed := ts.events.MotionChanged
+	if opt.motionChanged != nil {
+		changed = bridge.ChainMotionHooks(opt.motionChanged, ts.events.MotionChanged)
+	}
 	ts.motions = &bridge.Motions{Robot: robot, Store: store, Signer: signer, Now: now, Confirmer: confirmer,
 		ConsoleURL: opt.consoleURL, EStop: es.State, Description: ts.description, ROS: ros,
-		StaleAfter: opt.staleAfter, StartTolerance: 0.02, PoseTolerance: 0.05, Bases: m.bases, Arms: m.arms}
+		StaleAfter: opt.staleAfter, StartTolerance: 0.02, PoseTolerance: 0.05, Bases: m.bases, Arms: m.arms,
+		Changed: changed, Approvals: opt.approvals, Lifetime: opt.lifetime}
 	ts.previewer = &bridge.Previewer{Robot: robot, Store: store, Signer: signer, Motions: ts.motions,
 		Arms: m.arms, Grippers: m.grippers, Bases: m.bases, TTL: opt.ttl, StaleAfter: opt.staleAfter,
 		SpeedScale: ts.scale.Get, Now: now, LongDuration: 30, StepCaps: stepCaps(m.cfg)}
-	reg := bridge.NewRegistry()
 	pv := ts.previewer
+	if hasROS {
+		ts.ros = &bridge.ROSTools{ROS: ros, Policy: access, DataDir: opt.dataDir, Previewer: pv, Images: ts.images}
+	}
+	ts.limits = rateLimits(m.cfg)
+	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
+		Ignored: m.ignored, EStop: es.Since, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
+		StepCaps: pv.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}
 	tools := pv.Tools()
 	if len(m.arms)+len(m.grippers) > 0 { // a base alone reports no joint states
 		tools = append(tools, bridge.JointsReadTool(robot, opt.staleAfter, now, m.arms...))
@@ -70,36 +82,26 @@ func buildTools(m *robotModel, robot actuators.Robot, store bridge.MotionStore, 
 		tools = append(tools, bridge.TopicsListTool(g, topics), bridge.TopicSampleTool(g, opt.dataDir, topics))
 	}
 	tools = append(tools, bridge.OutputReadTool(opt.dataDir))
-	tools = append(tools, bridge.MotionTools(ts.motions, es, func() any { return ts.info.Describe() }, ts.scale)...)
+	tools = append(tools, bridge.MotionTools(ts.motions, es, ts.info.Describe, ts.scale)...)
 	tools = append(tools, bridge.DescriptionAcceptTool(ts.description))
-	ts.events, ts.images = bridge.NewEvents(1000, now), bridge.NewImages()
 	tools = append(tools, bridge.EventsReadTool(ts.events))
 	if hasROS {
-		ts.ros = &bridge.ROSTools{ROS: ros, Policy: access, DataDir: opt.dataDir, Previewer: pv, Images: ts.images, Registry: reg}
 		tools = append(tools, ts.ros.Tools()...)
 	}
 	ts.conditions = conditions(m.cfg)
-	var err error
 	tools = append(tools, bridge.AuditListTool(audit))
+	tools = append(tools, bridge.DiscoveryTools()...)
+	reg := bridge.NewRegistry()
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
 			return nil, err
 		}
 	}
-	ts.pipeline = bridge.NewPipeline(reg)
-	for _, t := range bridge.DiscoveryTools(ts.pipeline) {
-		if err := reg.Add(t); err != nil {
-			return nil, err
-		}
-	}
 	reg.SetCore(coreTools...)
-	if ts.limits, err = rateLimits(m.cfg, reg); err != nil {
+	if err := limitedToolsExist(ts.limits, reg); err != nil {
 		return nil, err
 	}
-	ts.pipeline.Limiter = bridge.NewRateLimiter(ts.limits, now)
-	ts.info = &bridge.RobotInfo{Robot: robot, Previewer: pv, Limits: m.limits, Policy: m.policy(),
-		Ignored: m.ignored, EStop: es.Since, SpeedScale: ts.scale.Get, RateLimits: ts.limits,
-		StepCaps: ts.previewer.StepCaps, RecoverySpeedFraction: m.cfg.RecoverySpeedFraction, Access: ts.ros, Description: ts.description}
+	ts.pipeline = bridge.NewPipeline(reg, bridge.PipelineDeps{Idem: opt.idem, Observer: opt.observer, Limiter: bridge.NewRateLimiter(ts.limits, now)})
 	return ts, nil
 }
 

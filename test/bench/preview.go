@@ -135,7 +135,7 @@ func NewPreviewHarness(n int, store bridge.MotionStore) (*PreviewHarness, error)
 	if err := reg.Add(p.ArmFollowTrajectory()); err != nil {
 		return nil, err
 	}
-	h.Pipeline = bridge.NewPipeline(reg)
+	h.Pipeline = bridge.NewPipeline(reg, bridge.PipelineDeps{})
 
 	type point struct {
 		Positions     []float64 `json:"positions"`
