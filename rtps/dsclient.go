@@ -199,31 +199,14 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 // we know of the server when it restarted.
 func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h *wire.Heartbeat) []outgoing {
 	p.mu.Lock()
-	r, ok := p.remotes[src]
+	_, ok := p.remotes[src]
 	if !ok || p.dsReader == nil || !p.serverFrom(src, from) {
 		p.mu.Unlock()
 		return nil
 	}
 	var out []outgoing
 	if w, ok := p.dsReader.writers[src]; ok && restarted(w, h) {
-		// Its new incarnation numbers its samples from 1 again: ours
-		// would take them for old ones, and it has none of our endpoints.
-		data := r.data
-		p.stats.ServerRestarts++
-		p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
-		// What the old incarnation relayed is no longer vouched for: it
-		// keeps the lease it has and leaves with it, unless the new one
-		// relays it again (a node that died while the server was down
-		// must not live on as a ghost server of an action).
-		for _, o := range p.remotes {
-			if o.via == src {
-				o.via = wire.GUIDPrefix{}
-			}
-		}
-		p.drop(src)
-		p.mu.Unlock()
-		out = p.learnVia(data, wire.GUIDPrefix{})
-		p.mu.Lock()
+		out = p.serverRestarted(src)
 	}
 	if a := p.dsReader.onHeartbeat(src, h); a != nil {
 		if _, to, ok := p.known(src); ok {
@@ -231,6 +214,32 @@ func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h 
 		}
 	}
 	p.mu.Unlock()
+	return out
+}
+
+// serverRestarted resets what we know of server src, seen to start
+// again (by a heartbeat of any of its discovery writers, whichever comes
+// first), and sends it our endpoints; p.mu must be held, and is let go
+// meanwhile.
+func (p *Participant) serverRestarted(src wire.GUIDPrefix) []outgoing {
+	// Its new incarnation numbers its samples from 1 again: ours would
+	// take them for old ones, and it has none of our endpoints.
+	data := p.remotes[src].data
+	p.stats.ServerRestarts++
+	p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
+	// What the old incarnation relayed is no longer vouched for: it
+	// keeps the lease it has and leaves with it, unless the new one
+	// relays it again (a node that died while the server was down
+	// must not live on as a ghost server of an action).
+	for _, o := range p.remotes {
+		if o.via == src {
+			o.via = wire.GUIDPrefix{}
+		}
+	}
+	p.drop(src)
+	p.mu.Unlock()
+	out := p.learnVia(data, wire.GUIDPrefix{})
+	p.mu.Lock()
 	return out
 }
 

@@ -168,3 +168,60 @@ func TestAServerIsWhereItsPacketsComeFrom(t *testing.T) {
 		t.Fatalf("the server's own relay was not learned: %+v", ps)
 	}
 }
+
+// TestRestartSeenFirstInAnEndpointHeartbeatResyncs: a restarted server's
+// SEDP heartbeat can reach us before its SPDP one (that one lost, or
+// sent later): it shows the restart as well, so the new incarnation's
+// relays, numbered from 1 again, are taken instead of dropped as ones we
+// had from the old.
+func TestRestartSeenFirstInAnEndpointHeartbeatResyncs(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 63, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other := newParticipant(t, Config{Domain: 63})
+	server := other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	arm := other.Data()
+	arm.Prefix[11] ^= 0xff
+	for sn, d := range []ParticipantData{server, arm} {
+		b, err := plPayload(d.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleDSSPDP(server.Prefix, VendorID, loopback, &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: wire.SequenceNumber(sn + 1), Payload: b})
+	}
+	if ps := client.Participants(); len(ps) != 2 {
+		t.Fatalf("server and relayed participant not learned: %+v", ps)
+	}
+	pubs := func(first, last wire.SequenceNumber, count int32) *wire.Heartbeat {
+		return &wire.Heartbeat{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, First: first, Last: last, Count: count}
+	}
+	// The old incarnation had sent us 10 endpoint samples (none ours to keep).
+	client.handleSEDPGap(server.Prefix, &wire.Gap{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, Start: 1, List: wire.NewSequenceNumberSet(11)})
+	client.handleSEDPHeartbeat(server.Prefix, loopback, pubs(1, 10, 8))
+
+	// The new one's first words to us: a heartbeat of its publications
+	// writer, then its relay of the arm's writer as its sample 1.
+	out := client.handleSEDPHeartbeat(server.Prefix, loopback, pubs(1, 1, 1))
+	if n := client.Stats().ServerRestarts; n != 1 {
+		t.Fatalf("%d restarts seen, want 1", n)
+	}
+	nacked := false
+	for _, o := range out {
+		for _, s := range o.subs {
+			if a, ok := s.(*wire.AckNack); ok && a.WriterID == wire.EntityIDSEDPPublicationsWriter {
+				nacked = a.State.Base == 1 && a.State.Contains(1)
+			}
+		}
+	}
+	if !nacked {
+		t.Errorf("the new incarnation's heartbeat was not answered asking for its sample 1: %+v", out)
+	}
+	e := EndpointData{GUID: wire.GUID{Prefix: arm.Prefix, Entity: 0x102}, Writer: true, Topic: "rq/arm/follow_joint_trajectory/_action/send_goalRequest", Type: "T", QoS: defaultQoS(true)}
+	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.handleSEDPData(server.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
+	if es := client.Endpoints(); len(es) != 1 || es[0].GUID != e.GUID {
+		t.Fatalf("the new incarnation's relay was not taken: %+v", es)
+	}
+}

@@ -201,18 +201,32 @@ func (p *Participant) storeEndpoint(e EndpointData) []outgoing {
 	return out
 }
 
-func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) []outgoing {
+func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, from netip.Addr, h *wire.Heartbeat) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rd, _ := p.sedp.readerFor(h.WriterID)
-	_, to, ok := p.known(src)
+	_, _, ok := p.known(src)
 	if rd == nil || !ok {
 		return nil
 	}
-	if a := rd.onHeartbeat(src, h); a != nil {
-		return []outgoing{{dst: src, to: to, subs: []wire.Submessage{a}}}
+	var out []outgoing
+	if p.isServer(src) {
+		if !p.serverFrom(src, from) {
+			return nil
+		}
+		// A restarted server's SEDP heartbeat may come before its SPDP
+		// one: answered from the old state, it would acknowledge what
+		// we never got of the new.
+		if w, ok := rd.writers[src]; ok && restarted(w, h) {
+			out = p.serverRestarted(src)
+		}
 	}
-	return nil
+	if a := rd.onHeartbeat(src, h); a != nil {
+		if _, to, ok := p.known(src); ok {
+			out = append(out, outgoing{dst: src, to: to, subs: []wire.Submessage{a}})
+		}
+	}
+	return out
 }
 
 func (p *Participant) handleSEDPGap(src wire.GUIDPrefix, g *wire.Gap) {
