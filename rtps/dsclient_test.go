@@ -225,3 +225,61 @@ func TestRestartSeenFirstInAnEndpointHeartbeatResyncs(t *testing.T) {
 		t.Fatalf("the new incarnation's relay was not taken: %+v", es)
 	}
 }
+
+// TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt: an endpoint a server
+// relays before its owner's DATA(p) takes its number and waits for the
+// owner, so the window's worth of relays behind it are all learned (an
+// owner that never comes held the reader's window and refused every relay
+// 256 behind it), and it is learned when the owner is.
+func TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 64, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other := newParticipant(t, Config{Domain: 64})
+	server := other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	known, late := other.Data(), other.Data()
+	known.Prefix[11] ^= 0xff
+	late.Prefix[11] ^= 0xfe
+	spdp := func(d ParticipantData, sn wire.SequenceNumber) {
+		b, err := plPayload(d.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleDSSPDP(server.Prefix, VendorID, loopback, &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn, Payload: b})
+	}
+	spdp(server, 1)
+	spdp(known, 2)
+	relay := func(owner wire.GUIDPrefix, key uint32, sn wire.SequenceNumber) {
+		e := EndpointData{GUID: wire.GUID{Prefix: owner, Entity: wire.EntityID(key<<8 | wire.KindUserWriterNoKey)}, Writer: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+		payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleSEDPData(server.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+	}
+	relay(late.Prefix, 1, 1)
+	const behind = wire.MaxSetBits + 44
+	for i := range behind {
+		relay(known.Prefix, uint32(i+1), wire.SequenceNumber(i+2))
+	}
+	if n := len(client.Endpoints()); n != behind {
+		t.Fatalf("%d of the %d relays behind the unknown owner's learned", n, behind)
+	}
+	spdp(late, 3)
+	if n := len(client.Endpoints()); n != behind+1 {
+		t.Fatalf("the late owner's endpoint was not learned with it: %d endpoints", n)
+	}
+	// A flood of relays whose owners never come keeps the newest 256.
+	sn := wire.SequenceNumber(behind + 2)
+	for i := range maxParked + 10 {
+		stranger := late.Prefix
+		stranger[0], stranger[1] = byte(i>>8), byte(i)
+		relay(stranger, 1, sn)
+		sn++
+	}
+	client.mu.Lock()
+	n := len(client.sedp.parked)
+	client.mu.Unlock()
+	if dropped := client.Stats().RelaysDropped; n != maxParked || dropped != 10 {
+		t.Errorf("%d relays kept for owners unknown, %d dropped: want %d and 10", n, dropped, maxParked)
+	}
+}

@@ -113,8 +113,9 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 		return nil
 	}
 	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor, "via", via)
+	out := p.unpark(d)
 	if r.via != (wire.GUIDPrefix{}) {
-		return nil
+		return out
 	}
 	select {
 	case p.newcomer <- struct{}{}:
@@ -124,7 +125,7 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 	if b, err := p.spdpMessage(false); err == nil {
 		p.writeAll(b, to)
 	}
-	return p.matchBuiltins(d, to)
+	return append(out, p.matchBuiltins(d, to)...)
 }
 
 func sameData(a, b ParticipantData) bool {
