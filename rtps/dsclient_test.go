@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -281,5 +282,65 @@ func TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt(t *testing.T) {
 	client.mu.Unlock()
 	if dropped := client.Stats().RelaysDropped; n != maxParked || dropped != 10 {
 		t.Errorf("%d relays kept for owners unknown, %d dropped: want %d and 10", n, dropped, maxParked)
+	}
+}
+
+// TestRelayedParticipantStaysWhileAnotherServerVouches: with two servers
+// (Fast DDS redundancy), a participant both relayed is kept past its own
+// lease while either lives, is not dropped when one relays its goodbye
+// (it left that server) nor when one restarts, and goes when the other
+// relays its goodbye too: no server speaks for another's relays.
+func TestRelayedParticipantStaysWhileAnotherServerVouches(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 65, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9), netip.AddrPortFrom(loopback, 10)}})
+	other := newParticipant(t, Config{Domain: 65})
+	a, b, arm := other.Data(), other.Data(), other.Data()
+	a.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	b.Prefix[10] ^= 0xff
+	b.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 10)}
+	arm.Prefix[11] ^= 0xff
+	a.LeaseDuration, b.LeaseDuration, arm.LeaseDuration = 3*time.Minute, 3*time.Minute, 10*time.Second
+	sn := map[wire.GUIDPrefix]wire.SequenceNumber{}
+	spdp := func(server wire.GUIDPrefix, d ParticipantData, dispose bool) {
+		sn[server]++
+		m := &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn[server]}
+		if dispose {
+			g := wire.GUID{Prefix: d.Prefix, Entity: wire.EntityIDParticipant}.Bytes()
+			m.Key, m.InlineQoS = true, wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}
+		} else {
+			b, err := plPayload(d.ParameterList(binary.LittleEndian))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Payload = b
+		}
+		client.handleDSSPDP(server, VendorID, loopback, m)
+	}
+	spdp(a.Prefix, a, false)
+	spdp(b.Prefix, b, false)
+	spdp(a.Prefix, arm, false)
+	spdp(b.Prefix, arm, false)
+	known := func() bool {
+		return slices.ContainsFunc(client.Participants(), func(d ParticipantData) bool { return d.Prefix == arm.Prefix })
+	}
+	if !known() {
+		t.Fatalf("the relayed participant was not learned: %+v", client.Participants())
+	}
+	spdp(a.Prefix, arm, true)
+	if !known() {
+		t.Fatalf("one server's goodbye dropped a participant the other still relays")
+	}
+	client.expire(time.Now().Add(time.Minute)) // its own lease long over; the servers' not
+	if !known() {
+		t.Fatalf("a participant b relays expired with its own lease")
+	}
+	client.mu.Lock()
+	client.serverRestarted(a.Prefix)
+	client.mu.Unlock()
+	if !known() {
+		t.Fatalf("a's restart took away what b vouches for")
+	}
+	spdp(b.Prefix, arm, true)
+	if known() {
+		t.Fatalf("the participant stayed after both servers relayed its goodbye")
 	}
 }

@@ -472,18 +472,26 @@ func (p *Participant) Matched(g wire.GUID) ([]EndpointData, error) {
 
 // Acknowledged reports whether participant prefix has acknowledged every
 // endpoint announcement we made (both announcers it is matched with):
-// from then on it knows our endpoints. For a participant a discovery
-// server relayed, its server's acknowledgment stands for it: the server
-// passes our endpoints on (we cannot see when). WaitParticipants wakes
-// when it becomes true.
+// from then on it knows our endpoints. For a participant discovery
+// servers relayed, the acknowledgment of one of those servers stands for
+// it: the server passes our endpoints on (we cannot see when).
+// WaitParticipants wakes when it becomes true.
 func (p *Participant) Acknowledged(prefix wire.GUIDPrefix) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.remotes[prefix]
-	if ok && r.via != (wire.GUIDPrefix{}) {
-		prefix = r.via
-		r, ok = p.remotes[prefix]
+	if !ok {
+		return false
 	}
+	if len(r.via) > 0 {
+		return slices.ContainsFunc(r.via, p.acknowledged)
+	}
+	return p.acknowledged(prefix)
+}
+
+// acknowledged is Acknowledged of a participant itself; p.mu must be held.
+func (p *Participant) acknowledged(prefix wire.GUIDPrefix) bool {
+	r, ok := p.remotes[prefix]
 	if !ok {
 		return false
 	}

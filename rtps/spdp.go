@@ -99,9 +99,9 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 	}
 	if p.dsClient() {
 		if via == (wire.GUIDPrefix{}) {
-			r.server = true // handleDSSPDP lets only servers announce themselves
+			r.server, r.via = true, nil // handleDSSPDP lets only servers announce themselves
 		} else if !r.server {
-			r.via = via
+			r.vouch(via)
 		}
 	}
 	changed := !known || !sameData(r.data, d)
@@ -114,7 +114,7 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 	}
 	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor, "via", via)
 	out := p.unpark(d)
-	if r.via != (wire.GUIDPrefix{}) {
+	if via != (wire.GUIDPrefix{}) {
 		return out
 	}
 	select {

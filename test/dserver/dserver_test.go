@@ -382,18 +382,37 @@ func TestParticipantIsForgottenWhenTheServerRelaysItsGoodbye(t *testing.T) {
 // from the index: the peer reaches `fast-discovery-server -i 1` only so,
 // and the bridge, reading the same variable, drives its action server.
 func TestIndexSyntaxNamesTheServerAsFastDDSReadsIt(t *testing.T) {
+	r := serverlessRig(t, 11818)
+	r.server = startServerID(t, r.ns, 1, r.port)
+	c, d := r.armAndBridge(t, ";127.0.0.1:"+strconv.Itoa(r.port), 47)
+	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
+	server := slices.IndexFunc(c.Participant().Participants(), func(p rtps.ParticipantData) bool { return p.Prefix == d.Servers[0].DefaultPrefix() })
+	if server < 0 {
+		t.Errorf("no participant with server 1's prefix %x", d.Servers[0].DefaultPrefix())
+	}
+}
+
+// serverlessRig is a rig whose test starts its servers itself.
+func serverlessRig(t *testing.T, port int) *rig {
+	t.Helper()
 	ns := netns.Require(t)
 	noMulticast(t)
-	r := &rig{ns: ns, port: 11818, peers: ddspeers.BuildNodes(t, msgs.Jazzy)}
+	trace(t, ns)
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.set = set
-	r.server = startServerID(t, ns, 1, r.port)
-	list := ";127.0.0.1:" + strconv.Itoa(r.port)
-	p := r.peers.StartActionServerEnv(t, ns, r.peers.Fast, []string{node.EnvDiscoveryServer + "=" + list}, "/arm/follow_joint_trajectory",
-		"--outcome", "succeed", "--feedback", "1", "--domain", "47")
+	return &rig{ns: ns, port: port, peers: ddspeers.BuildNodes(t, msgs.Jazzy), set: set}
+}
+
+// armAndBridge starts a Fast DDS FollowJointTrajectory server on
+// /arm/follow_joint_trajectory and the bridge's Context, both reading
+// ROS_DISCOVERY_SERVER=list, and returns the Context and the discovery
+// it read.
+func (r *rig) armAndBridge(t *testing.T, list string, domain int) (*node.Context, node.Discovery) {
+	t.Helper()
+	p := r.peers.StartActionServerEnv(t, r.ns, r.peers.Fast, []string{node.EnvDiscoveryServer + "=" + list}, "/arm/follow_joint_trajectory",
+		"--outcome", "succeed", "--feedback", "1", "--domain", strconv.Itoa(domain))
 	if err := p.WaitStderr(timeout(t, 30*time.Second), "ready"); err != nil {
 		t.Fatalf("%v: %s", err, p.Stderr())
 	}
@@ -406,15 +425,29 @@ func TestIndexSyntaxNamesTheServerAsFastDDSReadsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Domain = 47
-	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d})
+	d.Domain = domain
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d, Logger: debugLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
-	server := slices.IndexFunc(c.Participant().Participants(), func(p rtps.ParticipantData) bool { return p.Prefix == d.Servers[0].DefaultPrefix() })
-	if server < 0 {
-		t.Errorf("no participant with server 1's prefix %x", d.Servers[0].DefaultPrefix())
+	return c, d
+}
+
+// TestTwoServersOneKilledTheOtherKeepsTheGraph: Fast DDS redundancy,
+// ROS_DISCOVERY_SERVER naming two servers (ids 0 and 1) for the robot
+// and the bridge alike: with either killed, the action server is still
+// known through the other, and a client made afterwards, its endpoints
+// passed on by the other alone, drives it.
+func TestTwoServersOneKilledTheOtherKeepsTheGraph(t *testing.T) {
+	for killed, port := range []int{11820, 11822} {
+		t.Run("kill server "+strconv.Itoa(killed), func(t *testing.T) {
+			r := serverlessRig(t, port)
+			servers := []*ddspeers.Proc{startServerID(t, r.ns, 0, port), startServerID(t, r.ns, 1, port+1)}
+			c, _ := r.armAndBridge(t, "127.0.0.1:"+strconv.Itoa(port)+";127.0.0.1:"+strconv.Itoa(port+1), 49+killed)
+			r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
+			servers[killed].Kill()
+			r.drive(t, c, "/arm/follow_joint_trajectory", goalID(2))
+		})
 	}
 }
