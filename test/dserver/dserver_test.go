@@ -181,15 +181,18 @@ func discoveryState(p *rtps.Participant, name string, cl *action.Client) string 
 	fmt.Fprintf(&b, "participants %d, endpoints %d:\n", len(ps), len(p.Endpoints()))
 	for _, d := range ps {
 		typ, _ := d.Property(rtps.PropertyParticipantType)
-		fmt.Fprintf(&b, "  %x vendor %v type %q acknowledged %v\n", d.Prefix[:], d.Vendor, typ, p.Acknowledged(d.Prefix))
+		fmt.Fprintf(&b, "  %v vendor %v type %q acknowledged %v\n", d.Prefix, d.Vendor, typ, p.Acknowledged(d.Prefix))
 	}
-	topic := "rq" + name + "/_action/send_goalRequest"
 	for _, e := range p.Endpoints() {
-		if e.Topic == topic && !e.Writer {
-			fmt.Fprintf(&b, "  goal request reader %x\n", e.GUID.Bytes())
+		switch {
+		case e.Topic == "rq"+name+"/_action/send_goalRequest" && !e.Writer:
+			fmt.Fprintf(&b, "  goal request reader %v\n", e.GUID)
+		case e.Topic == "rr"+name+"/_action/send_goalReply" && e.Writer:
+			fmt.Fprintf(&b, "  goal reply writer %v\n", e.GUID)
 		}
 	}
-	fmt.Fprintf(&b, "  client matched servers %x\n  stats %+v", cl.Servers(), p.Stats())
+	fmt.Fprintf(&b, "  client matched servers %v\n  stats %+v\n", cl.Servers(), p.Stats())
+	b.WriteString("  (matched, acknowledged, both endpoints known and not ready: its request reader never acknowledged our request writer, it does not know it)")
 	return b.String()
 }
 
