@@ -27,14 +27,17 @@ import (
 //     topics the client has endpoints on, a super client all of them, and
 //     the endpoints only after the client acknowledged the participants'
 //     DATA(p): so we answer its heartbeats.
-//   - A client keeps no lease of a relayed participant: the server says
+//   - A client keeps no lease of a relayed participant: the servers say
 //     when one leaves (a relayed dispose).
 //
 // Trust: a server is a participant whose DATA(p) comes from itself (its
-// header prefix is the one it announces) and announces a metatraffic
-// unicast locator at a configured server address. Only servers are
-// believed about others; participants that announce themselves to us
-// directly are ignored (clients talk discovery with servers only).
+// header prefix is the one it announces), from the host of the configured
+// server address it announces as a metatraffic unicast locator; its later
+// datagrams count from that host only. With several servers each vouches
+// for what it relayed, and none takes away what another relayed. Only
+// servers are believed about others; participants that announce
+// themselves to us directly are ignored (clients talk discovery with
+// servers only).
 // Endpoints learned through a server are the endpoints of their owner,
 // as if it had announced them: the layers above apply their one-source
 // rules to them unchanged.
