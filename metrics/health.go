@@ -27,7 +27,8 @@ type Health struct {
 type DDSHealth struct {
 	// Refused counts by what: "disposes_ignored", "participants_evicted",
 	// "participants_refused", "endpoints_evicted", "endpoints_refused",
-	// "leases_capped", "receive_dropped", "discovery_server_restarts", "discovery_server_impostors".
+	// "leases_capped", "receive_dropped", "discovery_server_restarts", "discovery_server_impostors",
+	// "discovery_server_relays_dropped".
 	Refused map[string]uint64
 	// ReceiveBytes is what its readers hold out of order and in partial
 	// fragmented samples; ReceiveBytesPeak the most they held.

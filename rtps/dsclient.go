@@ -3,6 +3,7 @@ package rtps
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/actbridge/actbridge/rtps/wire"
@@ -26,14 +27,17 @@ import (
 //     topics the client has endpoints on, a super client all of them, and
 //     the endpoints only after the client acknowledged the participants'
 //     DATA(p): so we answer its heartbeats.
-//   - A client keeps no lease of a relayed participant: the server says
+//   - A client keeps no lease of a relayed participant: the servers say
 //     when one leaves (a relayed dispose).
 //
 // Trust: a server is a participant whose DATA(p) comes from itself (its
-// header prefix is the one it announces) and announces a metatraffic
-// unicast locator at a configured server address. Only servers are
-// believed about others; participants that announce themselves to us
-// directly are ignored (clients talk discovery with servers only).
+// header prefix is the one it announces), from the host of the configured
+// server address it announces as a metatraffic unicast locator; its later
+// datagrams count from that host only. With several servers each vouches
+// for what it relayed, and none takes away what another relayed. Only
+// servers are believed about others; participants that announce
+// themselves to us directly are ignored (clients talk discovery with
+// servers only).
 // Endpoints learned through a server are the endpoints of their owner,
 // as if it had announced them: the layers above apply their one-source
 // rules to them unchanged.
@@ -83,10 +87,10 @@ func sampleIdentityQoS(w wire.GUID, sn wire.SequenceNumber) wire.ParameterList {
 	return wire.ParameterList{{ID: wire.PIDRelatedSampleIdentity, Value: v}, {ID: pidRelatedSampleIdentityFastDDS, Value: v}}
 }
 
-// configuredServer reports whether d announces a metatraffic unicast
-// locator at one of the configured server addresses (a loopback address
-// and an address of this host count as the same host).
-func (p *Participant) configuredServer(d ParticipantData) bool {
+// configuredServer returns the configured server address d announces as
+// a metatraffic unicast locator, if any (a loopback address and an
+// address of this host count as the same host).
+func (p *Participant) configuredServer(d ParticipantData) (netip.AddrPort, bool) {
 	for _, l := range d.MetatrafficUnicast {
 		ap, ok := l.AddrPort()
 		if !ok {
@@ -94,11 +98,11 @@ func (p *Participant) configuredServer(d ParticipantData) bool {
 		}
 		for _, s := range p.cfg.DiscoveryServers {
 			if ap.Port() == s.Port() && sameHost(ap.Addr(), s.Addr()) {
-				return true
+				return s, true
 			}
 		}
 	}
-	return false
+	return netip.AddrPort{}, false
 }
 
 func sameHost(a, b netip.Addr) bool {
@@ -116,28 +120,21 @@ func (p *Participant) isServer(prefix wire.GUIDPrefix) bool {
 	return ok && r.server
 }
 
-// fromServerHost reports whether a datagram's source address is the host
-// of a configured discovery server: what a participant says of itself
-// proves nothing, where its packets come from does (as sentBy).
-func (p *Participant) fromServerHost(from netip.Addr) bool {
-	for _, s := range p.cfg.DiscoveryServers {
-		if sameHost(from, s.Addr()) {
-			return true
-		}
-	}
-	return false
-}
-
 // serverFrom reports whether src is a server we learned and this datagram
-// came from a server's host; p.mu must be held.
+// came from the host of the configured address it answers at: what a
+// participant says of itself proves nothing, where its packets come from
+// does (as sentBy), and one server's host speaks for no other server;
+// p.mu must be held.
 func (p *Participant) serverFrom(src wire.GUIDPrefix, from netip.Addr) bool {
-	if p.isServer(src) && p.fromServerHost(from) {
+	r, ok := p.remotes[src]
+	if !ok || !r.server {
+		return false
+	}
+	if sameHost(from, r.at.Addr()) {
 		return true
 	}
-	if p.isServer(src) {
-		p.stats.ServerImpostors++
-		p.cfg.Logger.Debug("rtps: datagram under a discovery server's prefix from another host ignored", "prefix", src, "from", from)
-	}
+	p.stats.ServerImpostors++
+	p.cfg.Logger.Debug("rtps: datagram under a discovery server's prefix from another host ignored", "prefix", src, "from", from)
 	return false
 }
 
@@ -156,7 +153,9 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.serverFrom(src, from) && p.dsReader.onData(src, d.WriterSN) {
-			if r, ok := p.remotes[g.Prefix]; ok && !r.server {
+			// It left this server; another that relayed it still vouches
+			// for it until it says so too.
+			if r, ok := p.remotes[g.Prefix]; ok && !r.server && r.unvouch(src) && len(r.via) == 0 {
 				p.cfg.Logger.Debug("rtps: participant left, says its discovery server", "prefix", g.Prefix, "server", src)
 				p.drop(g.Prefix)
 			}
@@ -174,14 +173,23 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 	}
 	if usable && data.Prefix == src {
 		p.mu.Lock()
-		known := p.isServer(src)
+		at, known := netip.AddrPort{}, p.isServer(src)
+		if known {
+			at = p.remotes[src].at
+		}
 		p.mu.Unlock()
-		if !p.fromServerHost(from) || (!known && !p.configuredServer(data)) {
+		if !known {
+			at, known = p.configuredServer(data)
+		}
+		if !known || !sameHost(from, at.Addr()) {
 			p.cfg.Logger.Debug("rtps: participant that is not a configured discovery server ignored", "prefix", src, "from", from)
 			return nil
 		}
 		out := p.learnVia(data, wire.GUIDPrefix{})
 		p.mu.Lock()
+		if r, ok := p.remotes[src]; ok {
+			r.at = at
+		}
 		p.dsReader.onData(src, d.WriterSN) // its own DATA(p) is a sample of its writer too
 		p.mu.Unlock()
 		return out
@@ -199,31 +207,14 @@ func (p *Participant) handleDSSPDP(src wire.GUIDPrefix, vendor wire.VendorID, fr
 // we know of the server when it restarted.
 func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h *wire.Heartbeat) []outgoing {
 	p.mu.Lock()
-	r, ok := p.remotes[src]
+	_, ok := p.remotes[src]
 	if !ok || p.dsReader == nil || !p.serverFrom(src, from) {
 		p.mu.Unlock()
 		return nil
 	}
 	var out []outgoing
 	if w, ok := p.dsReader.writers[src]; ok && restarted(w, h) {
-		// Its new incarnation numbers its samples from 1 again: ours
-		// would take them for old ones, and it has none of our endpoints.
-		data := r.data
-		p.stats.ServerRestarts++
-		p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
-		// What the old incarnation relayed is no longer vouched for: it
-		// keeps the lease it has and leaves with it, unless the new one
-		// relays it again (a node that died while the server was down
-		// must not live on as a ghost server of an action).
-		for _, o := range p.remotes {
-			if o.via == src {
-				o.via = wire.GUIDPrefix{}
-			}
-		}
-		p.drop(src)
-		p.mu.Unlock()
-		out = p.learnVia(data, wire.GUIDPrefix{})
-		p.mu.Lock()
+		out = p.serverRestarted(src)
 	}
 	if a := p.dsReader.onHeartbeat(src, h); a != nil {
 		if _, to, ok := p.known(src); ok {
@@ -231,6 +222,31 @@ func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h 
 		}
 	}
 	p.mu.Unlock()
+	return out
+}
+
+// serverRestarted resets what we know of server src, seen to start
+// again (by a heartbeat of any of its discovery writers, whichever comes
+// first), and sends it our endpoints; p.mu must be held, and is let go
+// meanwhile.
+func (p *Participant) serverRestarted(src wire.GUIDPrefix) []outgoing {
+	// Its new incarnation numbers its samples from 1 again: ours would
+	// take them for old ones, and it has none of our endpoints.
+	data, at := p.remotes[src].data, p.remotes[src].at
+	p.stats.ServerRestarts++
+	p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
+	// What the old incarnation relayed is no longer vouched for by it
+	// (drop): without another server that relayed it, it keeps the lease
+	// it has and leaves with it, unless the new one relays it again (a
+	// node that died while the server was down must not live on as a
+	// ghost server of an action).
+	p.drop(src)
+	p.mu.Unlock()
+	out := p.learnVia(data, wire.GUIDPrefix{})
+	p.mu.Lock()
+	if r, ok := p.remotes[src]; ok {
+		r.at = at
+	}
 	return out
 }
 
@@ -264,15 +280,30 @@ func (p *Participant) handleDSAckNack(src wire.GUIDPrefix, from netip.Addr, a *w
 }
 
 // keepRelayed extends the lease of the participants a live server
-// relayed: the server, not they, tells us when they leave. Without their
-// server they keep the lease they had; p.mu must be held.
+// relayed: the servers, not they, tell us when they leave. Without a
+// server that relayed them they keep the lease they had; p.mu must be
+// held.
 func (p *Participant) keepRelayed(now time.Time) {
 	for _, r := range p.remotes {
-		if r.via == (wire.GUIDPrefix{}) {
-			continue
-		}
-		if s, ok := p.remotes[r.via]; ok && s.server {
-			r.deadline = now.Add(min(r.data.LeaseDuration, p.cfg.MaxLease))
+		for _, v := range r.via {
+			if s, ok := p.remotes[v]; ok && s.server {
+				r.deadline = now.Add(min(r.data.LeaseDuration, p.cfg.MaxLease))
+				break
+			}
 		}
 	}
+}
+
+// vouch records that server s relayed r.
+func (r *remote) vouch(s wire.GUIDPrefix) {
+	if !slices.Contains(r.via, s) {
+		r.via = append(r.via, s)
+	}
+}
+
+// unvouch forgets that server s relayed r and reports whether it had.
+func (r *remote) unvouch(s wire.GUIDPrefix) bool {
+	n := len(r.via)
+	r.via = slices.DeleteFunc(r.via, func(v wire.GUIDPrefix) bool { return v == s })
+	return len(r.via) < n
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -166,5 +167,180 @@ func TestAServerIsWhereItsPacketsComeFrom(t *testing.T) {
 	client.handleDSSPDP(server.Prefix, VendorID, loopback, data(relayed, 2))
 	if ps := client.Participants(); len(ps) != 2 {
 		t.Fatalf("the server's own relay was not learned: %+v", ps)
+	}
+}
+
+// TestRestartSeenFirstInAnEndpointHeartbeatResyncs: a restarted server's
+// SEDP heartbeat can reach us before its SPDP one (that one lost, or
+// sent later): it shows the restart as well, so the new incarnation's
+// relays, numbered from 1 again, are taken instead of dropped as ones we
+// had from the old.
+func TestRestartSeenFirstInAnEndpointHeartbeatResyncs(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 63, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other := newParticipant(t, Config{Domain: 63})
+	server := other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	arm := other.Data()
+	arm.Prefix[11] ^= 0xff
+	for sn, d := range []ParticipantData{server, arm} {
+		b, err := plPayload(d.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleDSSPDP(server.Prefix, VendorID, loopback, &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: wire.SequenceNumber(sn + 1), Payload: b})
+	}
+	if ps := client.Participants(); len(ps) != 2 {
+		t.Fatalf("server and relayed participant not learned: %+v", ps)
+	}
+	pubs := func(first, last wire.SequenceNumber, count int32) *wire.Heartbeat {
+		return &wire.Heartbeat{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, First: first, Last: last, Count: count}
+	}
+	// The old incarnation had sent us 10 endpoint samples (none ours to keep).
+	client.handleSEDPGap(server.Prefix, &wire.Gap{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, Start: 1, List: wire.NewSequenceNumberSet(11)})
+	client.handleSEDPHeartbeat(server.Prefix, loopback, pubs(1, 10, 8))
+
+	// The new one's first words to us: a heartbeat of its publications
+	// writer, then its relay of the arm's writer as its sample 1.
+	out := client.handleSEDPHeartbeat(server.Prefix, loopback, pubs(1, 1, 1))
+	if n := client.Stats().ServerRestarts; n != 1 {
+		t.Fatalf("%d restarts seen, want 1", n)
+	}
+	nacked := false
+	for _, o := range out {
+		for _, s := range o.subs {
+			if a, ok := s.(*wire.AckNack); ok && a.WriterID == wire.EntityIDSEDPPublicationsWriter {
+				nacked = a.State.Base == 1 && a.State.Contains(1)
+			}
+		}
+	}
+	if !nacked {
+		t.Errorf("the new incarnation's heartbeat was not answered asking for its sample 1: %+v", out)
+	}
+	e := EndpointData{GUID: wire.GUID{Prefix: arm.Prefix, Entity: 0x102}, Writer: true, Topic: "rq/arm/follow_joint_trajectory/_action/send_goalRequest", Type: "T", QoS: defaultQoS(true)}
+	payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client.handleSEDPData(server.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: 1, Payload: payload})
+	if es := client.Endpoints(); len(es) != 1 || es[0].GUID != e.GUID {
+		t.Fatalf("the new incarnation's relay was not taken: %+v", es)
+	}
+}
+
+// TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt: an endpoint a server
+// relays before its owner's DATA(p) takes its number and waits for the
+// owner, so the window's worth of relays behind it are all learned (an
+// owner that never comes held the reader's window and refused every relay
+// 256 behind it), and it is learned when the owner is.
+func TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 64, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other := newParticipant(t, Config{Domain: 64})
+	server := other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	known, late := other.Data(), other.Data()
+	known.Prefix[11] ^= 0xff
+	late.Prefix[11] ^= 0xfe
+	spdp := func(d ParticipantData, sn wire.SequenceNumber) {
+		b, err := plPayload(d.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleDSSPDP(server.Prefix, VendorID, loopback, &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn, Payload: b})
+	}
+	spdp(server, 1)
+	spdp(known, 2)
+	relay := func(owner wire.GUIDPrefix, key uint32, sn wire.SequenceNumber) {
+		e := EndpointData{GUID: wire.GUID{Prefix: owner, Entity: wire.EntityID(key<<8 | wire.KindUserWriterNoKey)}, Writer: true, Topic: "t", Type: "T", QoS: defaultQoS(true)}
+		payload, err := plPayload(e.ParameterList(binary.LittleEndian))
+		if err != nil {
+			t.Fatal(err)
+		}
+		client.handleSEDPData(server.Prefix, loopback, &wire.Data{ReaderID: wire.EntityIDSEDPPublicationsReader, WriterID: wire.EntityIDSEDPPublicationsWriter, WriterSN: sn, Payload: payload})
+	}
+	relay(late.Prefix, 1, 1)
+	const behind = wire.MaxSetBits + 44
+	for i := range behind {
+		relay(known.Prefix, uint32(i+1), wire.SequenceNumber(i+2))
+	}
+	if n := len(client.Endpoints()); n != behind {
+		t.Fatalf("%d of the %d relays behind the unknown owner's learned", n, behind)
+	}
+	spdp(late, 3)
+	if n := len(client.Endpoints()); n != behind+1 {
+		t.Fatalf("the late owner's endpoint was not learned with it: %d endpoints", n)
+	}
+	// A flood of relays whose owners never come keeps the newest 256.
+	sn := wire.SequenceNumber(behind + 2)
+	for i := range maxParked + 10 {
+		stranger := late.Prefix
+		stranger[0], stranger[1] = byte(i>>8), byte(i)
+		relay(stranger, 1, sn)
+		sn++
+	}
+	client.mu.Lock()
+	n := len(client.sedp.parked)
+	client.mu.Unlock()
+	if dropped := client.Stats().RelaysDropped; n != maxParked || dropped != 10 {
+		t.Errorf("%d relays kept for owners unknown, %d dropped: want %d and 10", n, dropped, maxParked)
+	}
+}
+
+// TestRelayedParticipantStaysWhileAnotherServerVouches: with two servers
+// (Fast DDS redundancy), a participant both relayed is kept past its own
+// lease while either lives, is not dropped when one relays its goodbye
+// (it left that server) nor when one restarts, and goes when the other
+// relays its goodbye too: no server speaks for another's relays.
+func TestRelayedParticipantStaysWhileAnotherServerVouches(t *testing.T) {
+	client := newParticipant(t, Config{Domain: 65, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9), netip.AddrPortFrom(loopback, 10)}})
+	other := newParticipant(t, Config{Domain: 65})
+	a, b, arm := other.Data(), other.Data(), other.Data()
+	a.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	b.Prefix[10] ^= 0xff
+	b.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 10)}
+	arm.Prefix[11] ^= 0xff
+	a.LeaseDuration, b.LeaseDuration, arm.LeaseDuration = 3*time.Minute, 3*time.Minute, 10*time.Second
+	sn := map[wire.GUIDPrefix]wire.SequenceNumber{}
+	spdp := func(server wire.GUIDPrefix, d ParticipantData, dispose bool) {
+		sn[server]++
+		m := &wire.Data{ReaderID: wire.EntityIDSPDPReader, WriterID: wire.EntityIDSPDPWriter, WriterSN: sn[server]}
+		if dispose {
+			g := wire.GUID{Prefix: d.Prefix, Entity: wire.EntityIDParticipant}.Bytes()
+			m.Key, m.InlineQoS = true, wire.ParameterList{{ID: wire.PIDKeyHash, Value: g[:]}, {ID: wire.PIDStatusInfo, Value: []byte{0, 0, 0, 3}}}
+		} else {
+			b, err := plPayload(d.ParameterList(binary.LittleEndian))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Payload = b
+		}
+		client.handleDSSPDP(server, VendorID, loopback, m)
+	}
+	spdp(a.Prefix, a, false)
+	spdp(b.Prefix, b, false)
+	spdp(a.Prefix, arm, false)
+	spdp(b.Prefix, arm, false)
+	known := func() bool {
+		return slices.ContainsFunc(client.Participants(), func(d ParticipantData) bool { return d.Prefix == arm.Prefix })
+	}
+	if !known() {
+		t.Fatalf("the relayed participant was not learned: %+v", client.Participants())
+	}
+	spdp(a.Prefix, arm, true)
+	if !known() {
+		t.Fatalf("one server's goodbye dropped a participant the other still relays")
+	}
+	client.expire(time.Now().Add(time.Minute)) // its own lease long over; the servers' not
+	if !known() {
+		t.Fatalf("a participant b relays expired with its own lease")
+	}
+	client.mu.Lock()
+	client.serverRestarted(a.Prefix)
+	client.mu.Unlock()
+	if !known() {
+		t.Fatalf("a's restart took away what b vouches for")
+	}
+	spdp(b.Prefix, arm, true)
+	if known() {
+		t.Fatalf("the participant stayed after both servers relayed its goodbye")
 	}
 }

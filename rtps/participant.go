@@ -99,10 +99,13 @@ type remote struct {
 	data     ParticipantData
 	deadline time.Time
 	learned  uint64 // order learned in, for eviction (Participant.learned)
-	// server marks a discovery server we are a client of; via is the
-	// server that relayed this participant (zero: it announced itself).
+	// server marks a discovery server we are a client of, at the
+	// configured address at (its datagrams come from that host); via are
+	// the servers that relayed this participant and vouch for it while
+	// they live (none: it announced itself, or they left).
 	server bool
-	via    wire.GUIDPrefix
+	at     netip.AddrPort
+	via    []wire.GUIDPrefix
 }
 
 // NewParticipant binds the discovery sockets of the first free participant
@@ -414,6 +417,9 @@ func (p *Participant) expire(now time.Time) {
 // our builtin endpoints; p.mu must be held.
 func (p *Participant) drop(prefix wire.GUIDPrefix) {
 	delete(p.remotes, prefix)
+	for _, r := range p.remotes {
+		r.unvouch(prefix) // a server gone vouches for nothing, back or not
+	}
 	p.sedp.drop(prefix)
 	if p.dsReader != nil {
 		p.dsReader.forget(prefix)

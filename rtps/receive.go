@@ -102,7 +102,7 @@ func (p *Participant) dispatch(src wire.GUIDPrefix, vendor wire.VendorID, from n
 			return p.handleDSHeartbeat(src, from, s)
 		}
 		if s.WriterID.IsBuiltin() {
-			return p.handleSEDPHeartbeat(src, s)
+			return p.handleSEDPHeartbeat(src, from, s)
 		}
 		return p.handleUserHeartbeat(wire.GUID{Prefix: src, Entity: s.WriterID}, s)
 	case *wire.Gap:

@@ -21,7 +21,10 @@ type sedp struct {
 	local                map[wire.GUID]EndpointData
 	remote               map[wire.GUID]EndpointData
 	remoteOrder          map[wire.GUID]uint64 // when each remote one was learned (Participant.learned)
-	nextKey              uint32
+	// parked are endpoints a discovery server relayed whose owner we do
+	// not know yet (see parkRelayed), oldest first.
+	parked  []EndpointData
+	nextKey uint32
 }
 
 // maxLocalKey bounds entity keys (3 octets).
@@ -149,19 +152,22 @@ func (p *Participant) handleSEDPData(src wire.GUIDPrefix, from netip.Addr, d *wi
 
 // handleRelayedSEDP learns or forgets an endpoint a discovery server
 // relayed: its owner's, which must be a participant we know (the server
-// sends the owner's DATA(p) first; one that came later is left
-// unacknowledged, so that the server sends it again); p.mu must be held.
+// sends the owner's DATA(p) first; one that came later waits for it, see
+// parkRelayed). Each relayed sample's number is taken whatever its
+// content, so one sample we cannot use never stalls the relays behind
+// it; p.mu must be held.
 func (p *Participant) handleRelayedSEDP(src wire.GUIDPrefix, rd *builtinReader, writer bool, d *wire.Data) []outgoing {
+	if !rd.onData(src, d.WriterSN) {
+		return nil
+	}
 	if disposed(d) {
-		if rd.onData(src, d.WriterSN) {
-			if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix != p.self.Prefix {
-				p.forgetEndpoint(g)
-			}
+		if g, ok := disposedKey(d, wire.PIDEndpointGUID); ok && g.Prefix != p.self.Prefix {
+			p.unparkOne(g)
+			p.forgetEndpoint(g)
 		}
 		return nil
 	}
 	if d.Payload == nil || d.Key {
-		rd.onData(src, d.WriterSN)
 		return nil
 	}
 	pl, o, err := payloadParameterList(d.Payload)
@@ -170,16 +176,59 @@ func (p *Participant) handleRelayedSEDP(src wire.GUIDPrefix, rd *builtinReader, 
 		e, err = ParseEndpointData(pl, o, writer, 0)
 	}
 	if err != nil || e.GUID.Prefix == p.self.Prefix {
-		rd.onData(src, d.WriterSN)
 		p.cfg.Logger.Debug("rtps: bad relayed SEDP data", "server", src, "err", err)
 		return nil
 	}
 	owner, ok := p.remotes[e.GUID.Prefix]
-	if !ok || !rd.onData(src, d.WriterSN) {
+	if !ok {
+		p.parkRelayed(e)
 		return nil
 	}
 	e.Vendor = owner.data.Vendor
 	return p.storeEndpoint(e)
+}
+
+// maxParked bounds the relayed endpoints kept while their owner is
+// unknown.
+const maxParked = 256
+
+// parkRelayed keeps an endpoint a server relayed before its owner's
+// DATA(p) until the owner is learned (unpark). Leaving its number
+// untaken, so that the server sends it again, let an owner that never
+// comes (refused at MaxParticipants, gone meanwhile) hold the reader's
+// 256-number window and refuse every relay 256 behind it. Beyond
+// maxParked the oldest is given up (Stats.RelaysDropped); p.mu must be
+// held.
+func (p *Participant) parkRelayed(e EndpointData) {
+	p.unparkOne(e.GUID) // an update replaces it
+	if len(p.sedp.parked) >= maxParked {
+		p.sedp.parked = slices.Delete(p.sedp.parked, 0, 1)
+		p.stats.RelaysDropped++
+	}
+	p.sedp.parked = append(p.sedp.parked, e)
+}
+
+// unparkOne forgets parked endpoint g; p.mu must be held.
+func (p *Participant) unparkOne(g wire.GUID) {
+	p.sedp.parked = slices.DeleteFunc(p.sedp.parked, func(e EndpointData) bool { return e.GUID == g })
+}
+
+// unpark learns the parked endpoints of a participant just learned;
+// p.mu must be held.
+func (p *Participant) unpark(d ParticipantData) []outgoing {
+	var out []outgoing
+	kept := p.sedp.parked[:0]
+	for _, e := range p.sedp.parked {
+		if e.GUID.Prefix != d.Prefix {
+			kept = append(kept, e)
+			continue
+		}
+		e.Vendor = d.Vendor
+		out = append(out, p.storeEndpoint(e)...)
+	}
+	clear(p.sedp.parked[len(kept):])
+	p.sedp.parked = kept
+	return out
 }
 
 // storeEndpoint keeps a remote endpoint and matches it; p.mu must be held.
@@ -201,18 +250,32 @@ func (p *Participant) storeEndpoint(e EndpointData) []outgoing {
 	return out
 }
 
-func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, h *wire.Heartbeat) []outgoing {
+func (p *Participant) handleSEDPHeartbeat(src wire.GUIDPrefix, from netip.Addr, h *wire.Heartbeat) []outgoing {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rd, _ := p.sedp.readerFor(h.WriterID)
-	_, to, ok := p.known(src)
+	_, _, ok := p.known(src)
 	if rd == nil || !ok {
 		return nil
 	}
-	if a := rd.onHeartbeat(src, h); a != nil {
-		return []outgoing{{dst: src, to: to, subs: []wire.Submessage{a}}}
+	var out []outgoing
+	if p.isServer(src) {
+		if !p.serverFrom(src, from) {
+			return nil
+		}
+		// A restarted server's SEDP heartbeat may come before its SPDP
+		// one: answered from the old state, it would acknowledge what
+		// we never got of the new.
+		if w, ok := rd.writers[src]; ok && restarted(w, h) {
+			out = p.serverRestarted(src)
+		}
 	}
-	return nil
+	if a := rd.onHeartbeat(src, h); a != nil {
+		if _, to, ok := p.known(src); ok {
+			out = append(out, outgoing{dst: src, to: to, subs: []wire.Submessage{a}})
+		}
+	}
+	return out
 }
 
 func (p *Participant) handleSEDPGap(src wire.GUIDPrefix, g *wire.Gap) {
@@ -409,18 +472,26 @@ func (p *Participant) Matched(g wire.GUID) ([]EndpointData, error) {
 
 // Acknowledged reports whether participant prefix has acknowledged every
 // endpoint announcement we made (both announcers it is matched with):
-// from then on it knows our endpoints. For a participant a discovery
-// server relayed, its server's acknowledgment stands for it: the server
-// passes our endpoints on (we cannot see when). WaitParticipants wakes
-// when it becomes true.
+// from then on it knows our endpoints. For a participant discovery
+// servers relayed, the acknowledgment of one of those servers stands for
+// it: the server passes our endpoints on (we cannot see when).
+// WaitParticipants wakes when it becomes true.
 func (p *Participant) Acknowledged(prefix wire.GUIDPrefix) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.remotes[prefix]
-	if ok && r.via != (wire.GUIDPrefix{}) {
-		prefix = r.via
-		r, ok = p.remotes[prefix]
+	if !ok {
+		return false
 	}
+	if len(r.via) > 0 {
+		return slices.ContainsFunc(r.via, p.acknowledged)
+	}
+	return p.acknowledged(prefix)
+}
+
+// acknowledged is Acknowledged of a participant itself; p.mu must be held.
+func (p *Participant) acknowledged(prefix wire.GUIDPrefix) bool {
+	r, ok := p.remotes[prefix]
 	if !ok {
 		return false
 	}

@@ -99,9 +99,9 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 	}
 	if p.dsClient() {
 		if via == (wire.GUIDPrefix{}) {
-			r.server = true // handleDSSPDP lets only servers announce themselves
+			r.server, r.via = true, nil // handleDSSPDP lets only servers announce themselves
 		} else if !r.server {
-			r.via = via
+			r.vouch(via)
 		}
 	}
 	changed := !known || !sameData(r.data, d)
@@ -113,8 +113,9 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 		return nil
 	}
 	p.cfg.Logger.Debug("rtps: new participant", "prefix", d.Prefix, "vendor", d.Vendor, "via", via)
-	if r.via != (wire.GUIDPrefix{}) {
-		return nil
+	out := p.unpark(d)
+	if via != (wire.GUIDPrefix{}) {
+		return out
 	}
 	select {
 	case p.newcomer <- struct{}{}:
@@ -124,7 +125,7 @@ func (p *Participant) learnVia(d ParticipantData, via wire.GUIDPrefix) []outgoin
 	if b, err := p.spdpMessage(false); err == nil {
 		p.writeAll(b, to)
 	}
-	return p.matchBuiltins(d, to)
+	return append(out, p.matchBuiltins(d, to)...)
 }
 
 func sameData(a, b ParticipantData) bool {

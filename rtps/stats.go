@@ -25,6 +25,10 @@ type Stats struct {
 	// ServerImpostors counts datagrams under a discovery server's GUID
 	// prefix that came from another host (ignored).
 	ServerImpostors uint64
+	// RelaysDropped counts endpoints a discovery server relayed before
+	// their owner's DATA(p) and given up, the oldest beyond the 256 kept
+	// until it comes.
+	RelaysDropped uint64
 	// ReceiveBytes is what our readers hold now of samples that arrived
 	// ahead of a missing one and of partly received fragmented samples;
 	// ReceiveBytesPeak is its highest so far, never above

@@ -47,8 +47,9 @@ func ddsHealth(s rtps.Stats) metrics.DDSHealth {
 		"endpoints_evicted": s.EndpointsEvicted, "endpoints_refused": s.EndpointsRefused, "leases_capped": s.LeasesCapped,
 		"receive_dropped": s.ReceiveDropped,
 		// What it knew of a discovery server given up when the server restarted.
-		"discovery_server_restarts":  s.ServerRestarts,
-		"discovery_server_impostors": s.ServerImpostors,
+		"discovery_server_restarts":       s.ServerRestarts,
+		"discovery_server_impostors":      s.ServerImpostors,
+		"discovery_server_relays_dropped": s.RelaysDropped,
 	}, ReceiveBytes: s.ReceiveBytes, ReceiveBytesPeak: s.ReceiveBytesPeak}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -92,6 +93,7 @@ func newRig(t *testing.T, port int) *rig {
 	t.Helper()
 	ns := netns.Require(t)
 	noMulticast(t)
+	trace(t, ns)
 	r := &rig{ns: ns, port: port, peers: ddspeers.BuildNodes(t, msgs.Jazzy)}
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
@@ -128,7 +130,7 @@ func (r *rig) actionServer(t *testing.T, action string, domain int) *ddspeers.Pr
 func (r *rig) context(t *testing.T, domain int, super bool) *node.Context {
 	t.Helper()
 	d := node.Discovery{Domain: domain, Servers: []node.DiscoveryServer{{Host: "127.0.0.1", Port: uint16(r.port)}}, SuperClient: super}
-	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d})
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d, Logger: debugLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,22 +138,62 @@ func (r *rig) context(t *testing.T, domain int, super bool) *node.Context {
 	return c
 }
 
-// drive sends one goal to action through c and waits for its success.
+// drive sends one goal to action through a client of its own and waits
+// for its success.
 func (r *rig) drive(t *testing.T, c *node.Context, name string, id action.GoalID) {
+	t.Helper()
+	cl := r.client(t, c, name)
+	defer cl.Close()
+	r.driveWith(t, c, cl, name, id)
+}
+
+// client is an action client of name through c.
+func (r *rig) client(t *testing.T, c *node.Context, name string) *action.Client {
 	t.Helper()
 	cl, err := action.NewClient(c.Participant(), r.set, name, fjt, service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
+	return cl
+}
+
+// driveWith sends one goal through cl and waits for its success; a
+// failure says what discovery knew (debugLog prints how it got there).
+func (r *rig) driveWith(t *testing.T, c *node.Context, cl *action.Client, name string, id action.GoalID) {
+	t.Helper()
 	ctx := timeout(t, 40*time.Second)
 	if _, err := cl.SendGoal(ctx, id, r.goal(t)); err != nil {
-		t.Fatalf("send goal to %s: %v (participants %d, endpoints %d)", name, err, len(c.Participant().Participants()), len(c.Participant().Endpoints()))
+		t.Fatalf("send goal to %s: %v\n%s", name, err, discoveryState(c.Participant(), name, cl))
 	}
 	res, err := cl.Result(ctx, id)
 	if err != nil || res.Status.Name != "SUCCEEDED" {
-		t.Fatalf("result of %s: %+v, %v", name, res, err)
+		t.Fatalf("result of %s: %+v, %v\n%s", name, res, err, discoveryState(c.Participant(), name, cl))
 	}
+}
+
+// discoveryState is what a failed drive needs to be diagnosed: each
+// participant known (its type, whether our endpoint announcements count
+// as acknowledged by it), the action's goal request readers known and
+// whose, the participants our client matched, and the counters.
+func discoveryState(p *rtps.Participant, name string, cl *action.Client) string {
+	var b strings.Builder
+	ps := p.Participants()
+	fmt.Fprintf(&b, "participants %d, endpoints %d:\n", len(ps), len(p.Endpoints()))
+	for _, d := range ps {
+		typ, _ := d.Property(rtps.PropertyParticipantType)
+		fmt.Fprintf(&b, "  %v vendor %v type %q acknowledged %v\n", d.Prefix, d.Vendor, typ, p.Acknowledged(d.Prefix))
+	}
+	for _, e := range p.Endpoints() {
+		switch {
+		case e.Topic == "rq"+name+"/_action/send_goalRequest" && !e.Writer:
+			fmt.Fprintf(&b, "  goal request reader %v\n", e.GUID)
+		case e.Topic == "rr"+name+"/_action/send_goalReply" && e.Writer:
+			fmt.Fprintf(&b, "  goal reply writer %v\n", e.GUID)
+		}
+	}
+	fmt.Fprintf(&b, "  client matched servers %v\n  stats %+v\n", cl.Servers(), p.Stats())
+	b.WriteString("  (matched, acknowledged, both endpoints known and not ready: its request reader never acknowledged our request writer, it does not know it)")
+	return b.String()
 }
 
 // goal is ddspeers.RestGoal.
@@ -181,23 +223,45 @@ func TestBridgeDrivesAnActionServerFoundOnlyThroughTheDiscoveryServer(t *testing
 	}
 }
 
-// TestDiscoveryRecoversAfterTheServerRestarts: the server is killed and
-// started again on its address; an action server that joins afterwards
-// is found and driven, and so is the one found before.
-func TestDiscoveryRecoversAfterTheServerRestarts(t *testing.T) {
-	r := newRig(t, 11812)
-	r.actionServer(t, "/arm/follow_joint_trajectory", 41)
-	c := r.context(t, 41, false)
-	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
-
+// armThroughARestart is a rig whose arm was driven through client arm
+// of c (goal 1) before its server was killed and started again.
+func armThroughARestart(t *testing.T, port, domain int) (r *rig, c *node.Context, arm *action.Client) {
+	t.Helper()
+	r = newRig(t, port)
+	r.actionServer(t, "/arm/follow_joint_trajectory", domain)
+	c = r.context(t, domain, false)
+	arm = r.client(t, c, "/arm/follow_joint_trajectory")
+	t.Cleanup(func() { arm.Close() })
+	r.driveWith(t, c, arm, "/arm/follow_joint_trajectory", goalID(1))
 	r.server.Kill()
 	r.server = startServer(t, r.ns, r.port)
+	return r, c, arm
+}
+
+// TestDiscoveryRecoversAfterTheServerRestarts: the server is killed and
+// started again on its address; an action server that joins afterwards
+// is found and driven through a new client, and the one found before is
+// driven again through the client that found it (the bridge keeps one
+// client per actuator). A new client of the server found before is not
+// asked for: a Fast DDS 2.9 client keeps its discovery readers' state
+// across its server's restart and drops every relay the new server
+// numbers at or below what the old one had sent it (docs/discovery-server.md).
+func TestDiscoveryRecoversAfterTheServerRestarts(t *testing.T) {
+	r, c, arm := armThroughARestart(t, 11812, 41)
 	r.actionServer(t, "/gripper/follow_joint_trajectory", 41)
 	r.drive(t, c, "/gripper/follow_joint_trajectory", goalID(2))
-	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(3))
+	r.driveWith(t, c, arm, "/arm/follow_joint_trajectory", goalID(3))
 	if n := c.Participant().Stats().ServerRestarts; n == 0 {
 		t.Errorf("the restart was not noticed (Stats.ServerRestarts 0)")
 	}
+}
+
+// TestArmFoundBeforeTheRestartIsDrivenFirst: right after the server
+// restarts, before anything else joins, the client that found the arm
+// drives it again (its endpoints were known to the arm before).
+func TestArmFoundBeforeTheRestartIsDrivenFirst(t *testing.T) {
+	r, c, arm := armThroughARestart(t, 11819, 48)
+	r.driveWith(t, c, arm, "/arm/follow_joint_trajectory", goalID(3))
 }
 
 // TestSuperClientSeesEndpointsOnTopicsItDoesNotUse: the server relays to a
@@ -321,18 +385,37 @@ func TestParticipantIsForgottenWhenTheServerRelaysItsGoodbye(t *testing.T) {
 // from the index: the peer reaches `fast-discovery-server -i 1` only so,
 // and the bridge, reading the same variable, drives its action server.
 func TestIndexSyntaxNamesTheServerAsFastDDSReadsIt(t *testing.T) {
+	r := serverlessRig(t, 11818)
+	r.server = startServerID(t, r.ns, 1, r.port)
+	c, d := r.armAndBridge(t, ";127.0.0.1:"+strconv.Itoa(r.port), 47)
+	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
+	server := slices.IndexFunc(c.Participant().Participants(), func(p rtps.ParticipantData) bool { return p.Prefix == d.Servers[0].DefaultPrefix() })
+	if server < 0 {
+		t.Errorf("no participant with server 1's prefix %x", d.Servers[0].DefaultPrefix())
+	}
+}
+
+// serverlessRig is a rig whose test starts its servers itself.
+func serverlessRig(t *testing.T, port int) *rig {
+	t.Helper()
 	ns := netns.Require(t)
 	noMulticast(t)
-	r := &rig{ns: ns, port: 11818, peers: ddspeers.BuildNodes(t, msgs.Jazzy)}
+	trace(t, ns)
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.set = set
-	r.server = startServerID(t, ns, 1, r.port)
-	list := ";127.0.0.1:" + strconv.Itoa(r.port)
-	p := r.peers.StartActionServerEnv(t, ns, r.peers.Fast, []string{node.EnvDiscoveryServer + "=" + list}, "/arm/follow_joint_trajectory",
-		"--outcome", "succeed", "--feedback", "1", "--domain", "47")
+	return &rig{ns: ns, port: port, peers: ddspeers.BuildNodes(t, msgs.Jazzy), set: set}
+}
+
+// armAndBridge starts a Fast DDS FollowJointTrajectory server on
+// /arm/follow_joint_trajectory and the bridge's Context, both reading
+// ROS_DISCOVERY_SERVER=list, and returns the Context and the discovery
+// it read.
+func (r *rig) armAndBridge(t *testing.T, list string, domain int) (*node.Context, node.Discovery) {
+	t.Helper()
+	p := r.peers.StartActionServerEnv(t, r.ns, r.peers.Fast, []string{node.EnvDiscoveryServer + "=" + list}, "/arm/follow_joint_trajectory",
+		"--outcome", "succeed", "--feedback", "1", "--domain", strconv.Itoa(domain))
 	if err := p.WaitStderr(timeout(t, 30*time.Second), "ready"); err != nil {
 		t.Fatalf("%v: %s", err, p.Stderr())
 	}
@@ -345,15 +428,29 @@ func TestIndexSyntaxNamesTheServerAsFastDDSReadsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Domain = 47
-	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d})
+	d.Domain = domain
+	c, err := node.NewContext(t.Context(), node.Options{Distro: msgs.Jazzy, Discovery: d, Logger: debugLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
-	server := slices.IndexFunc(c.Participant().Participants(), func(p rtps.ParticipantData) bool { return p.Prefix == d.Servers[0].DefaultPrefix() })
-	if server < 0 {
-		t.Errorf("no participant with server 1's prefix %x", d.Servers[0].DefaultPrefix())
+	return c, d
+}
+
+// TestTwoServersOneKilledTheOtherKeepsTheGraph: Fast DDS redundancy,
+// ROS_DISCOVERY_SERVER naming two servers (ids 0 and 1) for the robot
+// and the bridge alike: with either killed, the action server is still
+// known through the other, and a client made afterwards, its endpoints
+// passed on by the other alone, drives it.
+func TestTwoServersOneKilledTheOtherKeepsTheGraph(t *testing.T) {
+	for killed, port := range []int{11820, 11822} {
+		t.Run("kill server "+strconv.Itoa(killed), func(t *testing.T) {
+			r := serverlessRig(t, port)
+			servers := []*ddspeers.Proc{startServerID(t, r.ns, 0, port), startServerID(t, r.ns, 1, port+1)}
+			c, _ := r.armAndBridge(t, "127.0.0.1:"+strconv.Itoa(port)+";127.0.0.1:"+strconv.Itoa(port+1), 49+killed)
+			r.drive(t, c, "/arm/follow_joint_trajectory", goalID(1))
+			servers[killed].Kill()
+			r.drive(t, c, "/arm/follow_joint_trajectory", goalID(2))
+		})
 	}
 }
