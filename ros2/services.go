@@ -25,8 +25,9 @@ import (
 const MaxServiceTimeout = time.Minute
 
 // access is what the topic, parameter and service calls keep between
-// calls, made on first use: the distro's catalogue, and a parameter
-// client per node (at most maxParamClients). Robot.Close closes it.
+// calls, made on first use: the distro's catalogue, a parameter client
+// per node (at most maxParamClients) and a service client per service and
+// type (at most maxServiceClients). Robot.Close closes it.
 type access struct {
 	once sync.Once
 	cat  *catalogue
@@ -35,7 +36,13 @@ type access struct {
 	mu     sync.Mutex
 	set    *msgs.Set // a Set is not safe for concurrent use: under mu
 	params map[string]*param.Client
-	closed bool
+	// services are the service clients kept between calls, by name and
+	// request type: a kept client's endpoints are known to the servers
+	// already (a call waits for no matching), and a Discovery Server's
+	// restart does not hide them from nodes that were up before it
+	// (docs/discovery-server.md).
+	services map[serviceKey]*service.Client
+	closed   bool
 
 	learned learnedTypes // service types learned from nodes (typedesc.go)
 }
@@ -193,7 +200,7 @@ func (a *access) types(d msgs.Distro) (*catalogue, error) {
 	return a.cat, a.err
 }
 
-// close closes the parameter clients; later calls fail with ErrClosed.
+// close closes the kept clients; later calls fail with ErrClosed.
 func (a *access) close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -202,8 +209,47 @@ func (a *access) close() error {
 	for _, c := range a.params {
 		errs = append(errs, c.Close())
 	}
-	a.params = nil
+	for _, c := range a.services {
+		errs = append(errs, c.Close())
+	}
+	a.params, a.services = nil, nil
 	return errors.Join(errs...)
+}
+
+// maxServiceClients bounds the service clients kept between calls; past
+// it a client is made for one call and closed. service_call reaches only
+// the allowlisted services, so a robot's calls stay well under it.
+const maxServiceClients = 64
+
+// serviceKey names a kept service client: the service and its request's
+// DDS type (a server retyped under the same name gets another client).
+type serviceKey struct{ name, request string }
+
+// serviceClient returns the kept client of name with types, or makes one
+// and keeps it while fewer than maxServiceClients are kept; kept false
+// means the caller closes it after its call.
+func (a *access) serviceClient(name string, types service.Types, newClient func() (*service.Client, error)) (*service.Client, bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, false, actuators.ErrClosed
+	}
+	k := serviceKey{name, types.RequestDDS}
+	if c := a.services[k]; c != nil {
+		return c, true, nil
+	}
+	c, err := newClient()
+	if err != nil {
+		return nil, false, err
+	}
+	if len(a.services) >= maxServiceClients {
+		return c, false, nil
+	}
+	if a.services == nil {
+		a.services = map[serviceKey]*service.Client{}
+	}
+	a.services[k] = c
+	return c, true, nil
 }
 
 // Services lists the graph's services that have a server, with the nodes
@@ -363,11 +409,15 @@ func (r *Robot) CallService(ctx context.Context, name, typ string, request map[s
 // exchange sends req to server's name and waits for the reply. Errors
 // from before the request left wrap actuators.ErrServiceNotSent.
 func (r *Robot) exchange(ctx context.Context, name string, server wire.GUIDPrefix, types service.Types, req *cdr.Message, timeout time.Duration) (*cdr.Message, error) {
-	cl, err := service.NewClient(r.rctx.Participant(), types, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
+	cl, kept, err := r.access.serviceClient(name, types, func() (*service.Client, error) {
+		return service.NewClient(r.rctx.Participant(), types, name, service.Options{Endpoints: r.node.Announce, Logger: r.log})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", actuators.ErrServiceNotSent, name, err)
 	}
-	defer cl.Close()
+	if !kept {
+		defer cl.Close()
+	}
 	rep, _, err := cl.ExchangeWith(ctx, req, server)
 	switch {
 	case errors.Is(err, service.ErrAmbiguousServer):

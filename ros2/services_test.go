@@ -46,6 +46,18 @@ func TestServicesOfTheSimAreListedTypedAndCalled(t *testing.T) {
 	if _, ok := res["message"].(string); !ok {
 		t.Fatalf("response %v", res)
 	}
+	// The service's client is kept: a second call goes through the same
+	// one, whose endpoints the server matched already.
+	kept := r.access.services[serviceKey{"/simrobot/goals", "std_srvs::srv::dds_::Trigger_Request_"}]
+	if kept == nil {
+		t.Fatalf("no client kept for /simrobot/goals: %v", r.access.services)
+	}
+	if res, err := r.CallService(ctx, "/simrobot/goals", "std_srvs/srv/Trigger", nil, 10*time.Second); err != nil || res["success"] != true {
+		t.Fatalf("goals again: %v %v", res, err)
+	}
+	if again := r.access.services[serviceKey{"/simrobot/goals", "std_srvs::srv::dds_::Trigger_Request_"}]; again != kept || len(r.access.services) != 1 {
+		t.Fatalf("the second call made another client (%d kept)", len(r.access.services))
+	}
 	// The distro's set is the catalogue: rcl_interfaces' services too,
 	// with nested fields in ROS form.
 	types := r.ServiceTypes()
