@@ -226,39 +226,53 @@ func TestAnArmPoseTakesTheConfiguredTFMaxAge(t *testing.T) {
 	}
 }
 
-// A pose given in map was solved for where map was in the base link: a
-// frame that moved or turned past FrameTolerance before confirm (the
-// mobile base under the arm drove, localisation jumped) stales the
-// preview and nothing is sent; a transform confirm cannot read refuses
-// with the preview standing; an unmoved frame confirms.
+// A pose given in map was solved for where the pose was in the base link:
+// when map moved or turned before confirm (the mobile base under the arm
+// drove, localisation jumped) so that the pose itself moved past
+// FrameTolerance, the preview is stale and nothing is sent; the pose, not
+// map's origin, is what counts (a turn about a far origin moves it by the
+// turn times that distance; a base turning a hair in place barely moves
+// it). A transform confirm cannot read refuses with the preview standing.
 func TestAFrameThatMovedBetweenPreviewAndConfirmStalesTheArmPosePreview(t *testing.T) {
-	turn := func(rad float64) [4]float64 { return [4]float64{0, 0, math.Sin(rad / 2), math.Cos(rad / 2)} }
+	turn := func(rad float64) tf.Transform {
+		return tf.Transform{Rotation: [4]float64{0, 0, math.Sin(rad / 2), math.Cos(rad / 2)}}
+	}
+	shift := func(x, y, z float64) tf.Transform {
+		return tf.Transform{Translation: [3]float64{x, y, z}, Rotation: tf.Identity.Rotation}
+	}
+	far := shift(-6, -6, 0) // map's origin in the base link, 8.5 m away
 	for _, c := range []struct {
 		name  string
-		move  func(*armFrames)
+		then  tf.Transform
+		now   func(then, goal tf.Transform) tf.Transform // goal: the pose in map
 		stale bool
 	}{
-		{"unmoved", func(*armFrames) {}, false},
-		{"within tolerance", func(f *armFrames) { f.tr.Translation[0] += FrameTolerance / 2 }, false},
-		{"moved 3 cm", func(f *armFrames) { f.tr.Translation[1] += 0.03 }, true},
-		{"turned 0.05 rad", func(f *armFrames) { f.tr.Rotation = turn(0.05) }, true},
+		{"unmoved", far, func(then, _ tf.Transform) tf.Transform { return then }, false},
+		{"moved 1 cm", far, func(then, _ tf.Transform) tf.Transform { return shift(0.01, 0, 0).Mul(then) }, false},
+		{"moved 3 cm", far, func(then, _ tf.Transform) tf.Transform { return shift(0, 0.03, 0).Mul(then) }, true},
+		{"map turned 0.019 rad about its far origin", far, func(then, _ tf.Transform) tf.Transform { return then.Mul(turn(0.019)) }, true},
+		{"the base turned 0.003 rad in place", far, func(then, _ tf.Transform) tf.Transform { return turn(0.003).Mul(then) }, false},
+		{"turned 0.05 rad about the pose", far, func(then, g tf.Transform) tf.Transform {
+			p := g.Translation
+			return then.Mul(shift(p[0], p[1], p[2])).Mul(turn(0.05)).Mul(shift(-p[0], -p[1], -p[2]))
+		}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, frames, confirm := mapPosePreview(t)
-			c.move(frames)
+			r, frames, goal, confirm := mapPosePreview(t, c.then)
+			frames.tr = c.now(c.then, goal)
 			_, e := r.call(t, RolePlanner, "motion_confirm", confirm)
 			switch {
-			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "frame map")):
-				t.Fatalf("%+v, want stale_preview naming frame map", e)
+			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "given in map")):
+				t.Fatalf("%+v, want stale_preview naming the pose given in map", e)
 			case c.stale && r.robot.GoalsSent() != 0:
-				t.Fatal("a goal was sent for a pose whose frame moved")
+				t.Fatal("a goal was sent for a pose that moved")
 			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
 				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
 			}
 		})
 	}
 	t.Run("transform lost", func(t *testing.T) {
-		r, frames, confirm := mapPosePreview(t)
+		r, frames, _, confirm := mapPosePreview(t, tf.Identity)
 		frames.err = &tf.Error{Err: tf.ErrStale, Frame: "map", Detail: "3s old"}
 		if _, e := r.call(t, RolePlanner, "motion_confirm", confirm); e == nil || e.Code != CodeUnavailable || e.Rule != ruleTFMaxAge || r.robot.GoalsSent() != 0 {
 			t.Fatalf("%+v, %d goals; want unavailable (tf_max_age), nothing sent", e, r.robot.GoalsSent())
@@ -270,16 +284,19 @@ func TestAFrameThatMovedBetweenPreviewAndConfirmStalesTheArmPosePreview(t *testi
 	})
 }
 
-// mapPosePreview previews an arm pose given in map, map being the base
-// link as of now; it returns the confirm's arguments.
-func mapPosePreview(t *testing.T) (*rig, *armFrames, string) {
+// mapPosePreview previews an arm pose given in map, map's pose in the base
+// link being inBase; it returns the pose as given in map and the
+// confirm's arguments.
+func mapPosePreview(t *testing.T, inBase tf.Transform) (*rig, *armFrames, tf.Transform, string) {
 	t.Helper()
 	frames := &armFrames{}
 	r, chain := poseRig(t, safety.WorkspaceLimits{}, func(p *Previewer) { p.Arms[0].Frames = frames })
-	*frames = armFrames{tr: tf.Identity, at: r.clock()}
-	pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(toolPoseAt(t, chain, qb), `,"frame":"map"`))
+	*frames = armFrames{tr: inBase, at: r.clock()}
+	g := toolPoseAt(t, chain, qb)
+	inMap := inBase.Inverse().Mul(tf.Transform{Translation: g.Position, Rotation: g.Orientation})
+	pv, e := r.call(t, RolePlanner, "arm_move_pose", poseArgs(kinematics.Pose{Position: inMap.Translation, Orientation: inMap.Rotation}, `,"frame":"map"`))
 	if e != nil {
 		t.Fatal(e)
 	}
-	return r, frames, `{"preview_id":"` + pv["preview_id"].(string) + `"}`
+	return r, frames, inMap, `{"preview_id":"` + pv["preview_id"].(string) + `"}`
 }

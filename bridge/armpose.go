@@ -176,8 +176,12 @@ type poseStart struct {
 	// how old that transform was.
 	inBase  *tf.Transform
 	inFrame string // the frame inBase places
-	tfAge   time.Duration
-	given   map[string]any // the goal as given, for the preview
+	// inFramePos is the goal's position as given in inFrame, and
+	// inFrameOriented whether its orientation was given there too.
+	inFramePos      kinematics.Vec3
+	inFrameOriented bool
+	tfAge           time.Duration
+	given           map[string]any // the goal as given, for the preview
 }
 
 // link is the given frame's pose in the base link for confirm to read
@@ -187,7 +191,8 @@ func (s *poseStart) link() *frameLink {
 	if s.inBase == nil {
 		return nil
 	}
-	return &frameLink{Frame: s.inFrame, Base: s.chain.Base(), Translation: s.inBase.Translation, Rotation: s.inBase.Rotation}
+	return &frameLink{Frame: s.inFrame, Base: s.chain.Base(), Translation: s.inBase.Translation, Rotation: s.inBase.Rotation,
+		Position: s.inFramePos, Oriented: s.inFrameOriented}
 }
 
 // armTransform reads frame's pose in arm's base link from TF, at most
@@ -294,6 +299,7 @@ func (p *Previewer) armMovePose(ctx context.Context, c *Call) (any, error) {
 		// The position (and orientation) are the frame's: into the base
 		// link; left out, the orientation stays the tool's own.
 		given = map[string]any{"frame": cleanFrame(in.Frame), "position": round6v(goal.Translation), "transform_age_s": round6(s.tfAge.Seconds())}
+		s.inFramePos = goal.Translation
 		goal.Translation = s.inBase.Apply(goal.Translation)
 	}
 	if in.Orientation != nil {
@@ -304,6 +310,7 @@ func (p *Previewer) armMovePose(ctx context.Context, c *Call) (any, error) {
 		goal.Rotation = q
 		if s.inBase != nil {
 			given["orientation"] = round6q(q)
+			s.inFrameOriented = true
 			goal.Rotation = s.inBase.Mul(tf.Transform{Rotation: q}).Rotation
 		}
 	}

@@ -129,7 +129,11 @@ func (p *Previewer) BaseNavigate() *Tool {
 			}
 			turn := math.Abs(math.Remainder(toF.Yaw-curF.Yaw, 2*math.Pi)) + math.Pi/2
 			dur := dist/lin + turn/ang
-			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: fr.start(cur)}
+			var inOdom *actuators.Pose2D // the goal moves with the odometry only when given there
+			if cleanFrame(goalFrame) == cleanFrame(b.Frame) {
+				inOdom = &to
+			}
+			goal := previewGoal{Goal: actuators.Navigate{Target: to}, Start: fr.start(cur, inOdom)}
 			var warn []string
 			if p.LargeMotion > 0 && dist > 10*p.LargeMotion {
 				warn = append(warn, fmt.Sprintf("long trip: %.1f m", dist))
@@ -229,7 +233,7 @@ func (p *Previewer) BaseDrive() *Tool {
 				return nil, violationError(c.Tool.Name, vs)
 			}
 			goal := previewGoal{Goal: actuators.Drive{Linear: in.Linear, Angular: in.Angular, Duration: time.Duration(in.DurationS * float64(time.Second))},
-				Start: fr.start(cur)}
+				Start: fr.start(cur, &end)}
 			summary := map[string]any{
 				"from": cur, "end_pose": end, "linear": in.Linear, "angular": in.Angular, "duration_s": in.DurationS, "warnings": []string{},
 				"impact": map[string]any{"joints_moved": 0, "actuators_touched": []string{b.Name}},

@@ -84,13 +84,17 @@ func (b *BaseModel) frames(now func() time.Time) (baseFrames, *Error) {
 }
 
 // start is what a base preview keeps of the state it was computed from:
-// the odometry pose and, fenced in another frame, the odom→fence link,
-// which confirm reads again (restate.go): a localisation that jumped
-// since moved the fence under the goal.
-func (f baseFrames) start(cur actuators.Pose2D) map[string]float64 {
+// the odometry pose and, fenced in another frame, the odom→fence link and
+// the motion's end in odometry (a goal given there, a drive's end; nil:
+// the goal is in the fence's frame), which confirm reads again
+// (restate.go): a localisation that jumped since moved them in the fence.
+func (f baseFrames) start(cur actuators.Pose2D, end *actuators.Pose2D) map[string]float64 {
 	s := map[string]float64{"x": cur.X, "y": cur.Y, "yaw": cur.Yaw}
 	if f.link != nil {
 		s["link_x"], s["link_y"], s["link_yaw"] = f.link.X, f.link.Y, f.link.Yaw
+		if end != nil {
+			s["end_x"], s["end_y"] = end.X, end.Y
+		}
 	}
 	return s
 }

@@ -227,3 +227,42 @@ func TestALocalisationJumpBetweenPreviewAndConfirmStalesTheBasePreview(t *testin
 		})
 	}
 }
+
+// What confirm compares is where the motion is in the fence, not where
+// odom's origin is: with the robot 20 m along odom from its origin (odom's
+// origin 20 m behind it in map), a localisation turn of 0.03 rad, under
+// the 0.05 rad tolerance, moves the robot 0.6 m in map and stales a goal
+// given in odom; a goal given in map is fixed there, and the start alone
+// is compared.
+func TestALocalisationTurnAboutAFarOriginStalesTheBasePreview(t *testing.T) {
+	for _, c := range []struct {
+		name, args string
+		turn       float64
+		stale      bool
+	}{
+		{"unturned", `{"x":20.2,"y":0,"frame":"odom"}`, 0, false},
+		{"odom goal, turned 0.03 rad", `{"x":20.2,"y":0,"frame":"odom"}`, 0.03, true},
+		{"map goal, turned 0.03 rad", `{"x":0.2,"y":0,"frame":"map"}`, 0.03, true},
+		{"odom goal, turned 0.001 rad", `{"x":20.2,"y":0,"frame":"odom"}`, 0.001, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			frames := &fakeFrames{x: -20}
+			r := mapFenced(t, frames)
+			r.robot.SetPose(actuators.Pose2D{Frame: "odom", X: 20})
+			pv, e := r.call(t, RolePlanner, "base_navigate", c.args)
+			if e != nil {
+				t.Fatal(e)
+			}
+			frames.yaw = c.turn
+			_, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+			switch {
+			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "localisation moved the motion")):
+				t.Fatalf("%+v, want stale_preview: the motion moved in map", e)
+			case c.stale && r.robot.GoalsSent() != 0:
+				t.Fatal("a goal was sent after the localisation moved it")
+			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
+				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
+			}
+		})
+	}
+}

@@ -25,12 +25,17 @@ type previewGoal struct {
 	FrameLink *frameLink
 }
 
-// frameLink is a frame's pose in an arm's base link, as TF gave it.
+// frameLink is a frame's pose in an arm's base link, as TF gave it, and
+// the goal as given in that frame: its position, and whether its
+// orientation was the frame's too (else it is the tool's own, in the base
+// link, which the frame does not turn).
 type frameLink struct {
 	Frame       string     `json:"frame"`
 	Base        string     `json:"base"`
 	Translation [3]float64 `json:"translation"`
 	Rotation    [4]float64 `json:"rotation"`
+	Position    [3]float64 `json:"position"`
+	Oriented    bool       `json:"oriented,omitempty"`
 }
 
 // goalRecord is previewGoal's layout in the store, as records of earlier

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/actbridge/actbridge/actuators"
+	"github.com/actbridge/actbridge/safety"
+	"github.com/actbridge/actbridge/tf"
 )
 
 // RuleStaleState names the refusal of a preview or confirm whose joint
@@ -63,8 +65,19 @@ func (m *Motions) restateLink(actuator string, g *previewGoal) (string, *Error) 
 	case f.link == nil:
 		return "the base's fence is now in its odometry's frame", nil
 	}
-	if d := math.Hypot(f.link.X-lx, f.link.Y-g.Start["link_y"]); d > m.PoseTolerance {
-		return fmt.Sprintf("localisation moved %s→%s by %.3f m since the preview (tolerance %.3f)", f.odom, f.fence, d, m.PoseTolerance), nil
+	// Where the motion's ends are in the fence now, not where odom's
+	// origin is: a turn about an origin metres away moves them by the
+	// turn times that distance.
+	then := safety.FrameLink{X: lx, Y: g.Start["link_y"], Yaw: g.Start["link_yaw"]}
+	ends := []safety.Pose2D{{X: g.Start["x"], Y: g.Start["y"]}}
+	if ex, ok := g.Start["end_x"]; ok {
+		ends = append(ends, safety.Pose2D{X: ex, Y: g.Start["end_y"]})
+	}
+	for _, p := range ends {
+		a, b := f.link.Apply(p), then.Apply(p)
+		if d := math.Hypot(a.X-b.X, a.Y-b.Y); d > m.PoseTolerance {
+			return fmt.Sprintf("localisation moved the motion %.3f m in %s since the preview (%s→%s; tolerance %.3f)", d, f.fence, f.odom, f.fence, m.PoseTolerance), nil
+		}
 	}
 	if d := math.Abs(math.Remainder(f.link.Yaw-g.Start["link_yaw"], 2*math.Pi)); d > m.PoseTolerance {
 		return fmt.Sprintf("localisation turned %s→%s by %.3f rad since the preview (tolerance %.3f)", f.odom, f.fence, d, m.PoseTolerance), nil
@@ -72,10 +85,10 @@ func (m *Motions) restateLink(actuator string, g *previewGoal) (string, *Error) 
 	return "", nil
 }
 
-// FrameTolerance is how far (m, and rad) the frame an arm pose was given
-// in may have moved in the arm's base link between preview and confirm:
-// the joint path was solved for where the frame was, and the tool would
-// miss the pose by as much as the frame moved.
+// FrameTolerance is how far (m, and rad) an arm pose given in another
+// frame may have moved in the arm's base link between preview and
+// confirm, as that frame moved: the joint path was solved for where the
+// pose was, and the tool would miss it by as much.
 const FrameTolerance = 0.02
 
 // restateArmFrame reads again the frame an arm pose was given in (a
@@ -98,11 +111,15 @@ func (m *Motions) restateArmFrame(actuator string, l *frameLink) (string, *Error
 	if err != nil {
 		return "", err
 	}
-	if d := distance(now.Translation, l.Translation); d > FrameTolerance {
-		return fmt.Sprintf("frame %s moved %.3f m in %s since the preview (tolerance %.3f): the pose given there is elsewhere now", l.Frame, d, l.Base, FrameTolerance), nil
+	// Where the goal is now, not where the frame's origin is: a frame
+	// turned about an origin metres away moves the goal by the turn times
+	// that distance.
+	then := tf.Transform{Translation: l.Translation, Rotation: l.Rotation}
+	if d := distance(now.Apply(l.Position), then.Apply(l.Position)); d > FrameTolerance {
+		return fmt.Sprintf("the pose given in %s moved %.3f m in %s since the preview, as %s moved (tolerance %.3f)", l.Frame, d, l.Base, l.Frame, FrameTolerance), nil
 	}
-	if d := angleBetween(now.Rotation, l.Rotation); d > FrameTolerance {
-		return fmt.Sprintf("frame %s turned %.3f rad in %s since the preview (tolerance %.3f): the pose given there is elsewhere now", l.Frame, d, l.Base, FrameTolerance), nil
+	if d := angleBetween(now.Rotation, l.Rotation); l.Oriented && d > FrameTolerance {
+		return fmt.Sprintf("the pose given in %s turned %.3f rad in %s since the preview, as %s turned (tolerance %.3f)", l.Frame, d, l.Base, l.Frame, FrameTolerance), nil
 	}
 	return "", nil
 }
