@@ -83,21 +83,17 @@ type baseMap struct {
 	At        [2]float64   // where the path comes closest to the fence
 }
 
-func cleanFrame(f string) string { return strings.TrimPrefix(f, "/") }
+// cleanFrame is a frame name as the bridge compares them: no spaces, no
+// leading slashes.
+func cleanFrame(f string) string { return strings.TrimLeft(strings.TrimSpace(f), "/") }
 
-// inFrame is p carried into frame by the rigid transform (x, y, yaw): its
-// source frame's origin there.
-func inFrame(p actuators.Pose2D, x, y, yaw float64, frame string) actuators.Pose2D {
-	s, c := math.Sincos(yaw)
-	return actuators.Pose2D{Frame: frame, X: x + c*p.X - s*p.Y, Y: y + s*p.X + c*p.Y, Yaw: math.Remainder(p.Yaw+yaw, 2*math.Pi)}
-}
-
-// inFramePath carries a path's points as inFrame does.
+// inFramePath carries a path's points by the rigid transform (x, y, yaw):
+// their frame's origin in the other.
 func inFramePath(path [][2]float64, x, y, yaw float64) [][2]float64 {
+	s, c := math.Sincos(yaw)
 	out := make([][2]float64, len(path))
 	for i, p := range path {
-		q := inFrame(actuators.Pose2D{X: p[0], Y: p[1]}, x, y, yaw, "")
-		out[i] = [2]float64{q.X, q.Y}
+		out[i] = [2]float64{x + c*p[0] - s*p[1], y + s*p[0] + c*p[1]}
 	}
 	return out
 }

@@ -287,11 +287,37 @@ type previewSummary struct {
 	Recovery    bool                       `json:"recovery"`
 	OutOfRange  []safety.OutOfRange        `json:"out_of_range"`
 	ToolPlot    *bridge.ToolPlot           `json:"tool_plot"`
-	// Frames is a base preview's poses in the fence's frame too, with the
-	// transform odometry→fence (bridge's baseFrames.show).
-	Frames struct {
-		Transform *struct{ X, Y, Yaw float64 } `json:"transform"`
-	} `json:"frames"`
+	// Frames is a base preview's poses in both frames by the frames'
+	// names, and "transform", odometry→fence (bridge's baseFrames.show).
+	Frames map[string]json.RawMessage `json:"frames"`
+}
+
+// framePoses are a base preview's poses in one frame.
+type framePoses struct {
+	From    *actuators.Pose2D `json:"from"`
+	To      *actuators.Pose2D `json:"to"`
+	EndPose *actuators.Pose2D `json:"end_pose"`
+}
+
+// inFence is the preview's start and end in frame, as the bridge carried
+// them there, and the odometry→frame transform; false when the preview
+// has not both.
+func (s previewSummary) inFence(frame string) (from, to actuators.Pose2D, tr [3]float64, ok bool) {
+	var ps framePoses
+	var t *struct{ X, Y, Yaw float64 }
+	if json.Unmarshal(s.Frames[frame], &ps) != nil || json.Unmarshal(s.Frames["transform"], &t) != nil || t == nil || ps.From == nil {
+		return from, to, tr, false
+	}
+	end := ps.To
+	if end == nil {
+		end = ps.EndPose
+	}
+	if end == nil {
+		return from, to, tr, false
+	}
+	from, to = *ps.From, *end
+	from.Frame, to.Frame = frame, frame
+	return from, to, [3]float64{t.X, t.Y, t.Yaw}, true
 }
 
 // limits is what robot_describe says about joint ranges.
@@ -461,10 +487,18 @@ func baseOf(v *previewView, sum previewSummary, f *fence) {
 		v.Detail = fmt.Sprintf("drive at %.2f m/s, %.2f rad/s for %.1f s", sum.Linear, sum.Angular, sum.DurationS)
 	}
 	v.Moves = append(v.Moves, moveView{Name: v.Actuator, From: pose(from), To: pose(to)})
-	if tr := sum.Frames.Transform; tr != nil && f != nil && cleanFrame(f.Frame) != cleanFrame(from.Frame) {
-		// The fence was checked in its own frame: draw there, carried by
-		// the transform the preview used.
-		from, to, path = inFrame(from, tr.X, tr.Y, tr.Yaw, f.Frame), inFrame(to, tr.X, tr.Y, tr.Yaw, f.Frame), inFramePath(path, tr.X, tr.Y, tr.Yaw)
+	if f != nil && cleanFrame(f.Frame) != cleanFrame(from.Frame) {
+		// The fence was checked in its own frame: draw the poses the
+		// bridge carried there (a goal given in the fence's frame is
+		// already there), and a drive's arc by the same transform.
+		if fromF, toF, tr, ok := sum.inFence(cleanFrame(f.Frame)); ok {
+			if straight {
+				path = [][2]float64{{fromF.X, fromF.Y}, {toF.X, toF.Y}}
+			} else {
+				path = inFramePath(path, tr[0], tr[1], tr[2])
+			}
+			from, to = fromF, toF
+		}
 	}
 	m := newBaseMap(from, to, path, straight, f)
 	bv := &baseView{MapSVG: m.svg()}

@@ -235,22 +235,43 @@ func TestARecoveryPreviewIsMarkedAndNamesWhatIsOutOfRange(t *testing.T) {
 	}
 }
 
-// A base preview of a map-fenced robot carries its odom poses and path
-// into map by the transform the preview used, and the fence is drawn
-// and measured there: odom (0,0)→(1,0) with odom's origin at map (2,0)
-// turned π/2 runs map (2,0)→(2,1), 0.5 m from the fence's edge at y 1.5.
+// A base preview of a map-fenced robot is drawn in map with the poses
+// the bridge carried there, and the fence is measured there: odom's
+// origin at map (2,0) turned π/2, a goal given in odom (1,0) is map
+// (2,1) and one given in map (2,1.4) stays there (not carried twice); a
+// drive's arc is carried by the same transform.
 func TestABasePreviewIsDrawnInTheFencesFrameThroughItsTransform(t *testing.T) {
-	v := previewView{Actuator: "base"}
-	from, _ := json.Marshal(actuators.Pose2D{Frame: "odom"})
-	to, _ := json.Marshal(actuators.Pose2D{Frame: "odom", X: 1})
-	sum := previewSummary{RawFrom: from, RawTo: to}
-	sum.Frames.Transform = &struct{ X, Y, Yaw float64 }{X: 2, Yaw: math.Pi / 2}
-	baseOf(&v, sum, &fence{Frame: "map", MinX: -3, MaxX: 3, MinY: -1.5, MaxY: 1.5})
-	if v.Base.ClearanceM == nil || *v.Base.ClearanceM != 0.5 {
-		t.Fatalf("clearance %v, note %q; want 0.5 m, measured in map", v.Base.ClearanceM, v.Base.Note)
+	f := &fence{Frame: "map", MinX: -3, MaxX: 3, MinY: -1.5, MaxY: 1.5}
+	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
+	frames := func(odomTo, mapTo map[string]float64, key string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{
+			"odom":      raw(map[string]any{"from": map[string]float64{}, key: odomTo}),
+			"map":       raw(map[string]any{"from": map[string]float64{"x": 2}, key: mapTo}),
+			"transform": raw(map[string]float64{"x": 2, "y": 0, "yaw": math.Pi / 2, "age_s": 0.1}),
+		}
 	}
-	if !strings.Contains(v.Base.MapSVG, `class="fence"`) {
-		t.Fatal("the fence was not drawn")
+	for _, c := range []struct {
+		name string
+		sum  previewSummary
+		want float64 // clearance, m
+	}{
+		{"goal given in odom", previewSummary{RawFrom: raw(actuators.Pose2D{Frame: "odom"}), RawTo: raw(actuators.Pose2D{Frame: "odom", X: 1}),
+			Frames: frames(map[string]float64{"x": 1}, map[string]float64{"x": 2, "y": 1}, "to")}, 0.5},
+		{"goal given in map", previewSummary{RawFrom: raw(actuators.Pose2D{Frame: "odom"}), RawTo: raw(actuators.Pose2D{Frame: "map", X: 2, Y: 1.4}),
+			Frames: frames(map[string]float64{"x": 1.4}, map[string]float64{"x": 2, "y": 1.4}, "to")}, 0.1},
+		{"drive", previewSummary{RawFrom: raw(actuators.Pose2D{Frame: "odom"}), EndPose: &actuators.Pose2D{Frame: "odom", X: 1}, Linear: 0.5, DurationS: 2,
+			Frames: frames(map[string]float64{"x": 1}, map[string]float64{"x": 2, "y": 1}, "end_pose")}, 0.5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := previewView{Actuator: "base"}
+			baseOf(&v, c.sum, f)
+			if v.Base.ClearanceM == nil || math.Abs(*v.Base.ClearanceM-c.want) > 1e-9 {
+				t.Fatalf("clearance %v, note %q; want %g m, measured in map", v.Base.ClearanceM, v.Base.Note, c.want)
+			}
+			if !strings.Contains(v.Base.MapSVG, `class="fence"`) {
+				t.Fatal("the fence was not drawn")
+			}
+			parseMap(t, v.Base.MapSVG)
+		})
 	}
-	parseMap(t, v.Base.MapSVG)
 }
