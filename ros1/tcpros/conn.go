@@ -155,17 +155,15 @@ func (s *Subscription) handshake(conn net.Conn, r *bufio.Reader, node string) (s
 	}
 	// A publisher is the node the master lists at its URI: one that
 	// names itself another node (whose frames it would speak for) is
-	// not read.
-	publisher := got["callerid"]
-	switch {
-	case node != "" && publisher != "" && publisher != node:
-		return "", fmt.Errorf("%w: it calls itself %s, the master lists %s there", errUnwanted, publisher, node)
-	case node != "":
-		publisher = node
-	case publisher == "":
-		publisher = conn.RemoteAddr().String()
+	// not read, and one the master has not named yet is known by its
+	// address, never by the name it gives itself.
+	switch claimed := got["callerid"]; {
+	case node == "":
+		return "unnamed publisher at " + conn.RemoteAddr().String(), conn.SetDeadline(time.Time{})
+	case claimed != "" && claimed != node:
+		return "", fmt.Errorf("%w: it calls itself %s, the master lists %s there", errUnwanted, claimed, node)
 	}
-	return publisher, conn.SetDeadline(time.Time{})
+	return node, conn.SetDeadline(time.Time{})
 }
 
 // readBatches reads length-prefixed messages from r. Of the messages one

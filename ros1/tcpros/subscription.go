@@ -212,7 +212,8 @@ func (s *Subscription) run(ctx context.Context, uris []string) {
 		}
 	}
 	// The master's names for the publishers, so each is known by the name
-	// it registered under; until the master answers, by their URIs only.
+	// it registered under; until the master answers, by their addresses
+	// (handshake), which no pin names.
 	if pubs, err := s.publishers(ctx); err == nil {
 		update(pubs)
 	} else {
