@@ -150,8 +150,9 @@ func (n naming) Track(actuator, id string) {
 // is the server's own log of goal UUIDs, and it exits on a UUID twice.
 func TestROS2TransportPassesTheContractAgainstEachVendor(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {
 				// 15 feedback messages 0.1 s apart: a goal runs 1.5 s, long enough to cancel.
 				g := startPeerRig(t, p, v.bin, 60+i, "--outcome", "succeed", "--feedback", "15", "--feedback-period", "0.1")
@@ -173,9 +174,10 @@ func armGoal(seconds float64) actuators.Trajectory {
 func TestPreemptedGoalEndsCanceledOnHumbleAndJazzy(t *testing.T) {
 	for j, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble} {
 		p := ddspeers.BuildNodes(t, d)
-		for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+		for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 			t.Run(fmt.Sprintf("%s/%s", d, v.name), func(t *testing.T) {
-				g := startPeerRig(t, p, v.bin, 70+2*j+i, "--outcome", "hold")
+				v.need(t)
+				g := startPeerRig(t, p, v.bin, 70+3*j+i, "--outcome", "hold")
 				var u updates
 				g.robot.SetObserver(u.push)
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -227,8 +229,9 @@ func (g *peerRig) openAgain(t *testing.T) *Robot {
 // UUID twice, saw each once.
 func TestRestartedBridgeReattachesWithoutResending(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			g := startPeerRig(t, p, v.bin, 80+i, "--outcome", "succeed", "--feedback", "10", "--feedback-period", "0.1", "--result-timeout", "1")
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
@@ -321,8 +324,9 @@ func TestGoalOfAKilledServerIsLost(t *testing.T) {
 // vendor's server logs only the one valid goal sent after them.
 func TestRefusedGoalsNeverReachTheServer(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			g := startPeerRig(t, p, v.bin, 90+i, "--outcome", "succeed")
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
