@@ -172,13 +172,15 @@ func TestTFFromVendorPublishers(t *testing.T) {
 		must(t, err)
 		return l
 	}
-	// Each vendor writes /tf, the next /tf_static and the rogue.
+	// Each vendor writes /tf, the next one present /tf_static and the rogue.
 	vs := vendorPeers(p.Cyclone, p.Fast, p.Fast3(t))
+	if vs[2].bin == "" {
+		t.Log(ddspeers.MissingFast3)
+		vs = vs[:2]
+	}
 	for i, dyn := range vs {
 		v := struct{ name, dyn, static string }{dyn.name, dyn.bin, vs[(i+1)%len(vs)].bin}
 		t.Run(v.name, func(t *testing.T) {
-			ddspeers.SkipMissing(t, v.dyn)
-			ddspeers.SkipMissing(t, v.static)
 			domain := 226 + i
 			d := fmt.Sprint(domain)
 			// The stamp goes stale for a 1 s lookup, not for Lookup at the latest time.
