@@ -281,40 +281,50 @@ func TestRestartedBridgeReattachesWithoutResending(t *testing.T) {
 }
 
 // A server that dies mid-goal (no goodbye: only its lease tells) leaves
-// the goal lost, not failed and never resent. Cyclone only: its lease can
-// be shortened from the environment; fastnode's is 20 s, set in code.
+// the goal lost, not failed and never resent. Each vendor's lease is cut
+// to 2 s (Cyclone's from the environment, fastnode's by --lease) to keep
+// the wait short.
 func TestGoalOfAKilledServerIsLost(t *testing.T) {
 	ns := netns.Require(t)
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	const domain = 95
-	server := ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery></Domain>"}, nil,
-		"action-server", "--action", armAction, "--preempt", "aborted", "--outcome", "hold", "--domain", strconv.Itoa(domain))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := server.WaitStderr(ctx, "ready"); err != nil {
-		t.Fatalf("%v: %s", err, server.Stderr())
-	}
-	d := domain
-	r, err := Open(ctx, &config.Config{Transport: config.TransportROS2,
-		ROS2:      config.ROS2{Distro: "jazzy", DomainID: &d, DiscoveryRange: config.DiscoverySubnet},
-		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: []string{"j1", "j2"}}}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var u updates
-	r.SetObserver(u.push)
-	id := uuid.NewString()
-	if err := r.Send(ctx, "arm", id, armGoal(1)); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // executing
-	server.Kill()
-	if end := u.end(t, id, 10*time.Second); end.State != actuators.GoalLost {
-		t.Errorf("goal of a killed server: %s (%s), want lost", end.State, end.Text)
-	}
-	if err := r.Send(ctx, "arm", id, armGoal(1)); !errors.Is(err, actuators.ErrDuplicateGoal) {
-		t.Errorf("resend of a lost goal: %v, want ErrDuplicateGoal", err)
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
+		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
+			domain := 95 + i
+			env := []string{"CYCLONEDDS_URI=<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery></Domain>"}
+			args := []string{"action-server", "--action", armAction, "--preempt", "aborted", "--outcome", "hold", "--domain", strconv.Itoa(domain)}
+			if v.fastDDS {
+				env, args = nil, append(args, "--lease", "2")
+			}
+			server := ddspeers.StartPeerEnv(t, ns, v.bin, env, nil, args...)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if err := server.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("%v: %s", err, server.Stderr())
+			}
+			d := domain
+			r, err := Open(ctx, &config.Config{Transport: config.TransportROS2,
+				ROS2:      config.ROS2{Distro: "jazzy", DomainID: &d, DiscoveryRange: config.DiscoverySubnet},
+				Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: []string{"j1", "j2"}}}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var u updates
+			r.SetObserver(u.push)
+			id := uuid.NewString()
+			if err := r.Send(ctx, "arm", id, armGoal(1)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond) // executing
+			server.Kill()
+			if end := u.end(t, id, 10*time.Second); end.State != actuators.GoalLost {
+				t.Errorf("goal of a killed server: %s (%s), want lost", end.State, end.Text)
+			}
+			if err := r.Send(ctx, "arm", id, armGoal(1)); !errors.Is(err, actuators.ErrDuplicateGoal) {
+				t.Errorf("resend of a lost goal: %v, want ErrDuplicateGoal", err)
+			}
+		})
 	}
 }
 
