@@ -150,8 +150,9 @@ func (n naming) Track(actuator, id string) {
 // is the server's own log of goal UUIDs, and it exits on a UUID twice.
 func TestROS2TransportPassesTheContractAgainstEachVendor(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			actuatorstest.TestRobot(t, func(t *testing.T) actuatorstest.Rig {
 				// 15 feedback messages 0.1 s apart: a goal runs 1.5 s, long enough to cancel.
 				g := startPeerRig(t, p, v.bin, 60+i, "--outcome", "succeed", "--feedback", "15", "--feedback-period", "0.1")
@@ -173,9 +174,10 @@ func armGoal(seconds float64) actuators.Trajectory {
 func TestPreemptedGoalEndsCanceledOnHumbleAndJazzy(t *testing.T) {
 	for j, d := range []msgs.Distro{msgs.Jazzy, msgs.Humble} {
 		p := ddspeers.BuildNodes(t, d)
-		for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+		for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 			t.Run(fmt.Sprintf("%s/%s", d, v.name), func(t *testing.T) {
-				g := startPeerRig(t, p, v.bin, 70+2*j+i, "--outcome", "hold")
+				v.need(t)
+				g := startPeerRig(t, p, v.bin, 70+3*j+i, "--outcome", "hold")
 				var u updates
 				g.robot.SetObserver(u.push)
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -227,8 +229,9 @@ func (g *peerRig) openAgain(t *testing.T) *Robot {
 // UUID twice, saw each once.
 func TestRestartedBridgeReattachesWithoutResending(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			g := startPeerRig(t, p, v.bin, 80+i, "--outcome", "succeed", "--feedback", "10", "--feedback-period", "0.1", "--result-timeout", "1")
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
@@ -278,40 +281,50 @@ func TestRestartedBridgeReattachesWithoutResending(t *testing.T) {
 }
 
 // A server that dies mid-goal (no goodbye: only its lease tells) leaves
-// the goal lost, not failed and never resent. Cyclone only: its lease can
-// be shortened from the environment; fastnode's is 20 s, set in code.
+// the goal lost, not failed and never resent. Each vendor's lease is cut
+// to 2 s (Cyclone's from the environment, fastnode's by --lease) to keep
+// the wait short.
 func TestGoalOfAKilledServerIsLost(t *testing.T) {
 	ns := netns.Require(t)
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	const domain = 95
-	server := ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery></Domain>"}, nil,
-		"action-server", "--action", armAction, "--preempt", "aborted", "--outcome", "hold", "--domain", strconv.Itoa(domain))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := server.WaitStderr(ctx, "ready"); err != nil {
-		t.Fatalf("%v: %s", err, server.Stderr())
-	}
-	d := domain
-	r, err := Open(ctx, &config.Config{Transport: config.TransportROS2,
-		ROS2:      config.ROS2{Distro: "jazzy", DomainID: &d, DiscoveryRange: config.DiscoverySubnet},
-		Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: []string{"j1", "j2"}}}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var u updates
-	r.SetObserver(u.push)
-	id := uuid.NewString()
-	if err := r.Send(ctx, "arm", id, armGoal(1)); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // executing
-	server.Kill()
-	if end := u.end(t, id, 10*time.Second); end.State != actuators.GoalLost {
-		t.Errorf("goal of a killed server: %s (%s), want lost", end.State, end.Text)
-	}
-	if err := r.Send(ctx, "arm", id, armGoal(1)); !errors.Is(err, actuators.ErrDuplicateGoal) {
-		t.Errorf("resend of a lost goal: %v, want ErrDuplicateGoal", err)
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
+		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
+			domain := 95 + i
+			env := []string{"CYCLONEDDS_URI=<Domain><Discovery><LeaseDuration>2 s</LeaseDuration></Discovery></Domain>"}
+			args := []string{"action-server", "--action", armAction, "--preempt", "aborted", "--outcome", "hold", "--domain", strconv.Itoa(domain)}
+			if v.fastDDS {
+				env, args = nil, append(args, "--lease", "2")
+			}
+			server := ddspeers.StartPeerEnv(t, ns, v.bin, env, nil, args...)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if err := server.WaitStderr(ctx, "ready"); err != nil {
+				t.Fatalf("%v: %s", err, server.Stderr())
+			}
+			d := domain
+			r, err := Open(ctx, &config.Config{Transport: config.TransportROS2,
+				ROS2:      config.ROS2{Distro: "jazzy", DomainID: &d, DiscoveryRange: config.DiscoverySubnet},
+				Actuators: []config.ActuatorConfig{{Name: "arm", Kind: actuators.KindArm, Action: armAction, Joints: []string{"j1", "j2"}}}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var u updates
+			r.SetObserver(u.push)
+			id := uuid.NewString()
+			if err := r.Send(ctx, "arm", id, armGoal(1)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond) // executing
+			server.Kill()
+			if end := u.end(t, id, 10*time.Second); end.State != actuators.GoalLost {
+				t.Errorf("goal of a killed server: %s (%s), want lost", end.State, end.Text)
+			}
+			if err := r.Send(ctx, "arm", id, armGoal(1)); !errors.Is(err, actuators.ErrDuplicateGoal) {
+				t.Errorf("resend of a lost goal: %v, want ErrDuplicateGoal", err)
+			}
+		})
 	}
 }
 
@@ -321,8 +334,9 @@ func TestGoalOfAKilledServerIsLost(t *testing.T) {
 // vendor's server logs only the one valid goal sent after them.
 func TestRefusedGoalsNeverReachTheServer(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			g := startPeerRig(t, p, v.bin, 90+i, "--outcome", "succeed")
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()

@@ -74,23 +74,15 @@ func twistOf(m *cdr.Message) (lin, ang [3]float64, header *cdr.Message) {
 	return vec("linear"), vec("angular"), header
 }
 
-// basePeers are CycloneDDS and Fast DDS peers that know a base's types
-// (Jazzy's, the same on Humble), built once into the cache.
+// basePeers are the vendors' peers that know a base's types (Jazzy's,
+// the same on Humble): the build of every distro's types, made once.
 func basePeers(t *testing.T) (*ddspeers.Peers, *msgs.Set) {
 	t.Helper()
 	set, err := msgs.Load(msgs.Jazzy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var types []*cdr.Struct
-	for _, name := range []string{twistStampedType, twistType, odometryType} {
-		s, err := set.Struct(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, s)
-	}
-	return ddspeers.BuildTypes(t, types), set
+	return ddspeers.BuildDistroTypes(t, msgs.Jazzy, twistStampedType, twistType, odometryType), set
 }
 
 // TestDriveOnTheWireReachesEachVendorAtTheRateThenZero: a CycloneDDS and
@@ -110,9 +102,11 @@ func TestDriveOnTheWireReachesEachVendorAtTheRateThenZero(t *testing.T) {
 	}{
 		{"cyclonedds", p.Cyclone, "jazzy", twistStampedType, "/diff_drive_controller/cmd_vel", nil},
 		{"fastdds", p.Fast, "jazzy", twistStampedType, "/diff_drive_controller/cmd_vel", nil},
+		{"fastdds3", p.Fast3(t), "jazzy", twistStampedType, "/diff_drive_controller/cmd_vel", nil},
 		{"cyclonedds humble unstamped", p.Cyclone, "humble", twistType, "/diff_drive_controller/cmd_vel_unstamped", &unstamped},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			ddspeers.SkipMissing(t, tc.bin)
 			domain := 111 + i
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()

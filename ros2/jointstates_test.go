@@ -25,8 +25,9 @@ func TestJointStatesFromEachVendorReachFreshJoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			domain := 90 + i
 			cfg := &config.Config{Transport: config.TransportROS2,
 				ROS2:      config.ROS2{Distro: "jazzy", DomainID: &domain, DiscoveryRange: config.DiscoverySubnet},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ import (
 
 // The late-goal case of
 // TestGoalCutOffFromItsServerPastTheSendTimeoutNeverRunsAndItsStopIsAcknowledged
-// against a CycloneDDS and a Fast DDS joint_trajectory_controller
+// against a CycloneDDS, a Fast DDS 2.9 and a 3.1 joint_trajectory_controller
 // stand-in: the robot's user traffic to it cut past goal_connect_timeout,
 // robot_stop, heal. The peer, which logs every send_goal it takes, never
 // logs the goal (its reader got the withdrawn request's GAP), the goal is
@@ -28,8 +27,9 @@ func TestGoalCutOffFromAVendorServerPastTheSendTimeoutNeverReachesIt(t *testing.
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
 	ns := netns.Require(t)
 	const peerIndex = 40 // past the 32 indices ours sends SPDP to: the peer is reached through the relay alone
-	for i, bin := range []string{p.Cyclone, p.Fast} {
-		t.Run(filepath.Base(bin), func(t *testing.T) {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
+		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			domain := 160 + i
 			ports := udp.DefaultPorts()
 			ourPort, err := ports.MetatrafficUnicast(domain, 0)
@@ -52,10 +52,10 @@ func TestGoalCutOffFromAVendorServerPastTheSendTimeoutNeverReachesIt(t *testing.
 				fmt.Sprintf("<ParticipantIndex>%d</ParticipantIndex><Peers><Peer address=\"%v\"/></Peers>", peerIndex, toRobot) +
 				"</Discovery></Domain>"}
 			args := []string{"--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller"}
-			if bin == p.Fast {
+			if v.fastDDS {
 				env, args = nil, append(args, "--peer", toRobot.String(), "--participant-id", strconv.Itoa(peerIndex))
 			}
-			srv := p.StartActionServerEnv(t, ns, bin, env, armAction, args...)
+			srv := p.StartActionServerEnv(t, ns, v.bin, env, armAction, args...)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			if err := srv.WaitStderr(ctx, "ready"); err != nil {

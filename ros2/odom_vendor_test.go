@@ -27,8 +27,9 @@ func TestOdomFromEachVendorReachesOdomAndQoSRolesReachTheEndpoints(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			domain := 115 + i
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()

@@ -3,6 +3,8 @@ package ros2
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,12 +33,12 @@ func goalsSeen(t *testing.T, p *ddspeers.Proc) int {
 	return n
 }
 
-// A CycloneDDS and a Fast DDS joint_trajectory_controller stand-in serve
-// one action name (two robots on one domain, without namespaces on the
-// action): a goal naming neither is refused, naming both nodes and
-// participants, and neither peer logs a goal; a robot whose config names
-// one node sends to that peer alone, each vendor in turn, and the other
-// never sees it (its reader got a GAP).
+// A CycloneDDS, a Fast DDS 2.9 and a 3.1 joint_trajectory_controller
+// stand-in serve one action name (three robots on one domain, without
+// namespaces on the action): a goal naming none is refused, naming every
+// node and participant, and no peer logs a goal; a robot whose config
+// names one node sends to that peer alone, each vendor in turn, and the
+// others never see it (their readers got a GAP).
 func TestTwoVendorServersOnOneActionRefuseUnpinnedGoalsAndServeThePinnedOne(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
 	ns := netns.Require(t)
@@ -44,12 +46,19 @@ func TestTwoVendorServersOnOneActionRefuseUnpinnedGoalsAndServeThePinnedOne(t *t
 	servers := map[string]*ddspeers.Proc{}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	for _, v := range []struct{ ns, bin string }{{"/r1", p.Cyclone}, {"/r2", p.Fast}} {
-		s := p.StartActionServer(t, ns, v.bin, armAction, "--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller", "--namespace", v.ns)
+	var nodes []string // each server's node, one robot namespace per vendor
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
+		if v.bin == "" {
+			t.Log(ddspeers.MissingFast3)
+			continue
+		}
+		robotNS := fmt.Sprintf("/r%d", i+1)
+		s := p.StartActionServer(t, ns, v.bin, armAction, "--domain", strconv.Itoa(domain), "--node", "joint_trajectory_controller", "--namespace", robotNS)
 		if err := s.WaitStderr(ctx, "ready"); err != nil {
 			t.Fatalf("%v: %s", err, s.Stderr())
 		}
-		servers[v.ns] = s
+		servers[robotNS] = s
+		nodes = append(nodes, robotNS+"/joint_trajectory_controller")
 	}
 	open := func(node string) (*Robot, *updates) {
 		r := openRobot(t, &config.Config{Transport: config.TransportROS2,
@@ -58,21 +67,21 @@ func TestTwoVendorServersOnOneActionRefuseUnpinnedGoalsAndServeThePinnedOne(t *t
 				ServerNode: node, GoalConnectTimeout: config.Duration(10 * time.Second)}}})
 		h := &updates{}
 		r.SetObserver(h.push)
-		waitServers(t, r, 2)
+		waitServers(t, r, len(nodes))
 		return r, h
 	}
 	r, _ := open("")
 	st := r.Actuators()[0]
-	for _, want := range []string{"/r1/joint_trajectory_controller", "/r2/joint_trajectory_controller"} {
+	for _, want := range nodes {
 		if !strings.Contains(st.Ambiguous, want) {
 			t.Fatalf("the arm's status %q does not name %s", st.Ambiguous, want)
 		}
 	}
 	if err := r.Send(t.Context(), "arm", newUUID(), armGoal(0.5)); !errors.Is(err, actuators.ErrAmbiguousServer) {
-		t.Fatalf("send with two servers: %v, want ErrAmbiguousServer", err)
+		t.Fatalf("send with %d servers: %v, want ErrAmbiguousServer", len(nodes), err)
 	}
-	for _, pin := range []string{"/r2", "/r1"} {
-		pr, h := open(pin + "/joint_trajectory_controller")
+	for _, pin := range slices.Backward(nodes) {
+		pr, h := open(pin)
 		id := newUUID()
 		if err := pr.Send(t.Context(), "arm", id, armGoal(0.5)); err != nil {
 			t.Fatalf("send pinned to %s: %v", pin, err)

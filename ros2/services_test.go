@@ -87,14 +87,15 @@ func TestServicesOfTheSimAreListedTypedAndCalled(t *testing.T) {
 	}
 }
 
-// Against each vendor's nodes (CycloneDDS and Fast DDS, each in its rmw's
+// Against each vendor's nodes (CycloneDDS, Fast DDS 2.9 and 3.1, each in its rmw's
 // service dialect): a parameter is listed, read, set and refused by its
 // node as rclcpp refuses; a Trigger is called exactly once, and a call
 // of another type reaches nothing (the server's own log counts).
 func TestParametersAndServicesOfEachVendorsNode(t *testing.T) {
 	p := ddspeers.BuildNodes(t, msgs.Jazzy)
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			ns := netns.Require(t)
 			domain := 145 + i
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

@@ -191,8 +191,8 @@ func TestTFPinnedFrameReadsOnlyItsNode(t *testing.T) {
 	}
 }
 
-// TestTFFromVendorPublishers: /tf from a CycloneDDS or Fast DDS writer
-// and latched /tf_static from the other vendor reach the buffer as
+// TestTFFromVendorPublishers: /tf from a CycloneDDS, Fast DDS 2.9 or 3.1
+// writer and latched /tf_static from another vendor reach the buffer as
 // written, through a static and a dynamic link; a second vendor writer of
 // the same frame on /tf makes it ambiguous, and leaving frees it.
 func TestTFFromVendorPublishers(t *testing.T) {
@@ -205,13 +205,20 @@ func TestTFFromVendorPublishers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := ddspeers.BuildTypes(t, []*cdr.Struct{s})
+	p := ddspeers.BuildDistroTypes(t, msgs.Jazzy, tfMessageType)
 	line := func(parent, child string, x float64) string {
 		l, err := ddspeers.SampleLine(tfMessage(t, s, parent, child, x))
 		must(t, err)
 		return l
 	}
-	for i, v := range []struct{ name, dyn, static string }{{"cyclonedds", p.Cyclone, p.Fast}, {"fastdds", p.Fast, p.Cyclone}} {
+	// Each vendor writes /tf, the next one present /tf_static and the rogue.
+	vs := vendorPeers(p.Cyclone, p.Fast, p.Fast3(t))
+	if vs[2].bin == "" {
+		t.Log(ddspeers.MissingFast3)
+		vs = vs[:2]
+	}
+	for i, dyn := range vs {
+		v := struct{ name, dyn, static string }{dyn.name, dyn.bin, vs[(i+1)%len(vs)].bin}
 		t.Run(v.name, func(t *testing.T) {
 			domain := 226 + i
 			d := fmt.Sprint(domain)

@@ -34,7 +34,7 @@ func TestURModeTopicsReadFromEachVendor(t *testing.T) {
 		}
 		types = append(types, s)
 	}
-	p := ddspeers.BuildTypes(t, types)
+	p := ddspeers.BuildDistroTypes(t, msgs.Lyrical, types[0].Name(), types[1].Name())
 	line := func(s *cdr.Struct, field string, v any) string {
 		m := cdr.Zero(s)
 		if err := m.Set(field, v); err != nil {
@@ -46,8 +46,9 @@ func TestURModeTopicsReadFromEachVendor(t *testing.T) {
 		}
 		return l
 	}
-	for i, v := range []struct{ name, bin string }{{"cyclonedds", p.Cyclone}, {"fastdds", p.Fast}} {
+	for i, v := range vendorPeers(p.Cyclone, p.Fast, p.Fast3(t)) {
 		t.Run(v.name, func(t *testing.T) {
+			v.need(t)
 			domain := 209 + i
 			for _, c := range []struct {
 				topic string

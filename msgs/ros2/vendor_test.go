@@ -6,26 +6,17 @@ import (
 	"testing"
 
 	"github.com/actbridge/actbridge/cdr"
-	"github.com/actbridge/actbridge/msgs/ros2"
-	"github.com/actbridge/actbridge/ros2/msgdef"
 	"github.com/actbridge/actbridge/test/ddspeers"
 )
 
 // TestEncodingEqualsVendorsInEveryDistro checks every type of every distro
 // byte for byte against CycloneDDS's and Fast DDS's generated code. The
 // distros share most definitions, so all four fit in two peer builds
-// (ddspeers.TypeSets): the second carries what Jazzy, Kilted and Lyrical
-// define differently from Humble.
+// (ddspeers.DistroTypeSets): the second carries what Jazzy, Kilted and
+// Lyrical define differently from Humble; the ros2 package's vendor tests
+// use the same builds (ddspeers.BuildDistroTypes).
 func TestEncodingEqualsVendorsInEveryDistro(t *testing.T) {
-	var regs []*msgdef.Registry
-	for _, d := range msgs.Distros() {
-		set, err := msgs.Load(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		regs = append(regs, set.Registry)
-	}
-	sets, where, err := ddspeers.TypeSets(regs...)
+	sets, regs, where, err := ddspeers.DistroTypeSets()
 	if err != nil {
 		t.Fatal(err)
 	}

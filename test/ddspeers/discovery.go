@@ -18,6 +18,7 @@ import (
 type DiscoveryPeers struct {
 	Cyclone string // path of cycdisc: DOMAIN SECONDS
 	Fast    string // path of fastdisc: DOMAIN RANGE SECONDS
+	fast    recipe
 }
 
 // BuildDiscovery returns the discovery peers, built once.
@@ -25,8 +26,11 @@ func BuildDiscovery(t testing.TB) *DiscoveryPeers {
 	t.Helper()
 	skipWithout(t, requiredTools())
 	cyc := recipe{name: "cycdisc", source: "cycdisc.c", steps: [][]string{{"gcc", "-O1", "-Wall", "-o", "cycdisc", "cycdisc.c", "-lddsc"}}}
-	fast := recipe{name: "fastdisc", source: "fastdisc.cpp", steps: [][]string{{"g++", "-O1", "-std=c++17", "-Wall", "-o", "fastdisc", "fastdisc.cpp", "-lfastrtps", "-lfastcdr"}}}
-	var p DiscoveryPeers
+	fast := recipe{name: "fastdisc", source: "fastdisc.cpp", includes: []string{"fastcompat.hpp"},
+		steps:  [][]string{{"g++", "-O1", "-std=c++17", "-Wall", "-o", "fastdisc", "fastdisc.cpp", "-lfastrtps", "-lfastcdr"}},
+		steps3: [][]string{{"g++", "-O1", "-std=c++17", "-Wall", "-o", "fastdisc", "fastdisc.cpp", "-lfastdds", "-lfastcdr"}},
+	}
+	p := DiscoveryPeers{fast: fast}
 	var err error
 	if p.Cyclone, err = cyc.build(t.Context(), peerCache(t)); err == nil {
 		p.Fast, err = fast.build(t.Context(), peerCache(t))
@@ -35,6 +39,14 @@ func BuildDiscovery(t testing.TB) *DiscoveryPeers {
 		t.Fatal(err)
 	}
 	return &p
+}
+
+// Fast3 returns the launcher of fastdisc built against Fast DDS 3.1 in the
+// Debian 13 root, building it once; "" when the root is missing
+// (SkipMissing), a failure then under RequireEnv.
+func (p *DiscoveryPeers) Fast3(t testing.TB) string {
+	t.Helper()
+	return p.fast.in3(t)
 }
 
 // Discovered is what a discovery peer printed so far: its own prefix and

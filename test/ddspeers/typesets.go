@@ -1,9 +1,61 @@
 package ddspeers
 
 import (
+	"testing"
+
 	"github.com/actbridge/actbridge/cdr"
+	"github.com/actbridge/actbridge/msgs/ros2"
 	"github.com/actbridge/actbridge/ros2/msgdef"
 )
+
+// DistroTypeSets are the peer builds of every type of every distro
+// (TypeSets over msgs.Distros' registries, in that order): the builds
+// msgs/ros2's vendor test checks every encoding with, and the ones
+// BuildDistroTypes hands out, so the two compile once between them. regs
+// are the registries, where which build carries each of a distro's names.
+func DistroTypeSets() (sets [][]*cdr.Struct, regs []*msgdef.Registry, where []map[string]int, err error) {
+	for _, d := range msgs.Distros() {
+		set, err := msgs.Load(d)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		regs = append(regs, set.Registry)
+	}
+	sets, where, err = TypeSets(regs...)
+	return sets, regs, where, err
+}
+
+// BuildDistroTypes returns the peers of the one DistroTypeSets build that
+// carries names as distro d defines them: a test of a few types uses a
+// build that is made anyway instead of compiling its own (twice, with Fast
+// DDS 3). It fails t when no one build carries them all.
+func BuildDistroTypes(t testing.TB, d msgs.Distro, names ...string) *Peers {
+	t.Helper()
+	sets, _, where, err := DistroTypeSets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := -1
+	for i, dd := range msgs.Distros() {
+		if dd != d {
+			continue
+		}
+		for _, n := range names {
+			at, ok := where[i][n]
+			switch {
+			case !ok:
+				t.Fatalf("ddspeers: %s has no type %s", d, n)
+			case b >= 0 && at != b:
+				t.Fatalf("ddspeers: %s's %v are in different builds", d, names)
+			}
+			b = at
+		}
+	}
+	if b < 0 {
+		t.Fatalf("ddspeers: no distro %s or no names", d)
+	}
+	return BuildTypes(t, sets[b])
+}
 
 // TypeSets spreads the types of several registries (one per ROS 2 distro,
 // say) over as few peer builds as it can: a build holds one definition

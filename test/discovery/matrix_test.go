@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/netip"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,11 +30,18 @@ const settle = 8 * time.Second
 // robot is one row: a vendor's participant as its rmw configures it for a
 // ROS 2 range.
 type robot struct {
-	vendor, rng string
-	// loMulticast turns multicast on for lo while the row runs, as some
-	// Humble setups do for ROS_LOCALHOST_ONLY.
+	v   vendor
+	rng string
+	// loMulticast: the row runs with multicast on for lo, as some Humble
+	// setups have it for ROS_LOCALHOST_ONLY.
 	loMulticast bool
-	start       starter
+}
+
+func (r robot) name() string {
+	if r.loMulticast {
+		return r.v.name + " " + r.rng + ", lo multicast on"
+	}
+	return r.v.name + " " + r.rng
 }
 
 // Cyclone's configuration per range, as rmw_cyclonedds's
@@ -55,36 +64,59 @@ var cycloneXML = map[string]func(k int) string{
 	},
 }
 
-// starter starts the k-th participant of a row in domain.
-type starter func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc
-
-// starters give a vendor's participant in the configuration its rmw
-// builds for a range.
-var starters = map[string]func(rng string) starter{
-	"cyclone": func(rng string) starter {
-		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
-			return ddspeers.StartPeerEnv(t, ns, p.Cyclone, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
-		}
-	},
-	"fast": func(rng string) starter {
-		return func(t *testing.T, ns string, p *ddspeers.DiscoveryPeers, domain, k int) *ddspeers.Proc {
-			return ddspeers.StartPeerEnv(t, ns, p.Fast, []string{"FASTRTPS_DEFAULT_PROFILES_FILE="}, nil, fmt.Sprint(domain), rng, "120")
-		}
-	},
+// vendor is one DDS stack of the matrix: its discovery peer and how that
+// starts a participant in the configuration its rmw builds for a range.
+type vendor struct {
+	name string
+	bin  string // "" when the peer is missing (Fast DDS 3 without its root)
+	// fastDDS: eProsima's stack (2.9 or 3.1), whose rmw_fastrtps
+	// configures every range alike (fastdisc).
+	fastDDS bool
+	// humble: the stack stands for Humble's, which has ROS_LOCALHOST_ONLY
+	// (rmw_fastrtps dropped it before Kilted, docs/discovery.md).
+	humble bool
 }
 
-func rows() []robot {
-	cyclone, fast := starters["cyclone"], starters["fast"]
+// start starts the k-th participant of a row in domain.
+func (v vendor) start(t *testing.T, ns, rng string, domain, k int) *ddspeers.Proc {
+	t.Helper()
+	if v.fastDDS {
+		// No XML profile: rmw_fastrtps's defaults, whichever version reads
+		// which variable.
+		env := []string{"FASTRTPS_DEFAULT_PROFILES_FILE=", "FASTDDS_DEFAULT_PROFILES_FILE="}
+		return ddspeers.StartPeerEnv(t, ns, v.bin, env, nil, fmt.Sprint(domain), rng, "120")
+	}
+	return ddspeers.StartPeerEnv(t, ns, v.bin, []string{"CYCLONEDDS_URI=" + cycloneXML[rng](k)}, nil, fmt.Sprint(domain), "120")
+}
+
+// vendors are CycloneDDS 0.10, Fast DDS 2.9 and Fast DDS 3.1 (Kilted's
+// and Lyrical's stack; rmw_fastrtps's Fast DDS 3 port configures the
+// ranges as before, docs/discovery.md).
+func vendors(t *testing.T, p *ddspeers.DiscoveryPeers) []vendor {
+	return []vendor{
+		{name: "cyclone", bin: p.Cyclone, humble: true},
+		{name: "fast", bin: p.Fast, fastDDS: true, humble: true},
+		{name: "fast3", bin: p.Fast3(t), fastDDS: true},
+	}
+}
+
+// rows are every vendor in every range its distros have, then Humble's
+// localhost with lo multicast on.
+func rows(vs []vendor) []robot {
 	var out []robot
-	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{vendor: "cyclone", rng: rng, start: cyclone(rng)})
+	for _, v := range vs {
+		for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
+			if rng != "HUMBLE_LOCALHOST" || v.humble {
+				out = append(out, robot{v: v, rng: rng})
+			}
+		}
 	}
-	for _, rng := range []string{"SUBNET", "LOCALHOST", "OFF", "HUMBLE_LOCALHOST"} {
-		out = append(out, robot{vendor: "fast", rng: rng, start: fast(rng)})
+	for _, v := range vs {
+		if v.humble {
+			out = append(out, robot{v: v, rng: "HUMBLE_LOCALHOST", loMulticast: true})
+		}
 	}
-	return append(out,
-		robot{vendor: "cyclone", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: cyclone("HUMBLE_LOCALHOST")},
-		robot{vendor: "fast", rng: "HUMBLE_LOCALHOST", loMulticast: true, start: fast("HUMBLE_LOCALHOST")})
+	return out
 }
 
 // bridgeRange is one column: the bridge's participant in one of its ranges.
@@ -112,7 +144,7 @@ func columns() []bridgeRange {
 		{"OFF, peer 127.0.0.1", func(domain int, _ netip.Addr) node.Discovery {
 			return node.Discovery{Domain: domain, Range: node.Off, StaticPeers: []string{"127.0.0.1"}}
 		}, func(r robot) bool {
-			return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" && (r.vendor == "fast" || !r.loMulticast)
+			return r.rng == "LOCALHOST" || r.rng == "HUMBLE_LOCALHOST" && (r.v.fastDDS || !r.loMulticast)
 		}},
 	}
 }
@@ -166,112 +198,38 @@ func loMulticast(t *testing.T, state string) {
 // row says how many of the others each of the ten found (what rmw itself
 // achieves). Every cell the bridge promises must be whole, and every
 // other one that is not must have the bridge say so (Advice).
+//
+// Rows run side by side, each in a domain of its own (its own ports, so
+// no row hears another), the rows with lo multicast on after the others;
+// inside a row the cells run one after another, the bridge alone with the
+// row, as in a sequential run. Most of the time is cells that never
+// converge waiting out settle, which side by side costs it once.
 func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	ns := netns.Require(t)
 	peers := ddspeers.BuildDiscovery(t)
 	iface := host(t)
 	cols := columns()
-	var table []string
-	for i, r := range rows() {
-		name := r.vendor + " " + r.rng
-		if r.loMulticast {
-			name += ", lo multicast on"
-		}
-		t.Run(name, func(t *testing.T) {
-			domain := 40 + i
-			if r.loMulticast {
+	all := rows(vendors(t, peers))
+	table := make([]string, len(all))
+	for _, lo := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lo multicast off", true: "lo multicast on"}[lo], func(t *testing.T) {
+			if lo {
 				loMulticast(t, "on")
 				defer loMulticast(t, "off")
 			}
-			var procs []*ddspeers.Proc
-			selfs := map[string]bool{}
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			var refused string
-			for k := range peersPerRow {
-				p := r.start(t, ns, peers, domain, k)
-				s, err := p.WaitSelf(ctx)
-				if err != nil {
-					// rmw's own limit (a participant index past the
-					// last one): the row goes on with those that started.
-					refused = lastLine(p.Stderr())
+			var wg sync.WaitGroup
+			for i, r := range all {
+				if r.loMulticast != lo {
 					continue
 				}
-				procs = append(procs, p)
-				selfs[s] = true
+				wg.Go(func() {
+					t.Run(r.name(), func(t *testing.T) {
+						ddspeers.SkipMissing(t, r.v.bin)
+						table[i] = runRow(t, ns, iface, cols, r, 40+i)
+					})
+				})
 			}
-			defer func() {
-				stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				for _, p := range procs {
-					_ = p.Stop(stop)
-				}
-			}()
-			started := len(procs)
-			if refused != "" {
-				t.Logf("%d of %d started; the others said %q", started, peersPerRow, refused)
-			}
-			rmwMin := waitCount(t, settle, func() int {
-				least := started - 1
-				for _, p := range procs {
-					_, known := p.Discovered()
-					n := 0
-					for s := range selfs {
-						n += b2i(known[s])
-					}
-					least = min(least, n)
-				}
-				return least
-			}, started-1)
-			// A participant none of the others found, or that found none
-			// of them, is the peer's failure (Fast DDS 2.9 left one
-			// unannounced now and then), not the bridge's: a promise
-			// covers what rmw itself achieves.
-			foundByRMW, finders := 0, 0
-			for s := range selfs {
-				for _, p := range procs {
-					if _, known := p.Discovered(); known[s] {
-						foundByRMW++
-						break
-					}
-				}
-			}
-			for _, p := range procs {
-				_, known := p.Discovered()
-				for s := range selfs {
-					if known[s] {
-						finders++
-						break
-					}
-				}
-			}
-			row := []string{name, fmt.Sprintf("%d of %d", started, peersPerRow), fmt.Sprintf("%d/%d", rmwMin, started-1)}
-			for _, c := range cols {
-				got := runCell(t, c.d(domain, iface), procs, selfs)
-				whole := got.found == started && got.foundBy == started && got.reader == started
-				mark := ""
-				switch {
-				case c.promised(r):
-					mark = " (promised)"
-					if !whole && (foundByRMW < started || finders < started) &&
-						got.found >= foundByRMW && got.foundBy >= finders && got.reader >= finders {
-						mark = fmt.Sprintf(" (promised; %d found by no peer, %d found none)", started-foundByRMW, started-finders)
-					} else if !whole {
-						t.Errorf("bridge %s: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
-					}
-				case got.advice != "":
-					mark = " (says so)"
-					t.Logf("bridge %s says: %s", c.name, got.advice)
-				case !whole:
-					t.Errorf("bridge %s half-works silently: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
-				}
-				row = append(row, got.String()+mark)
-			}
-			// What a node of the row's vendor in another range achieves.
-			for k, rng := range probeRanges {
-				row = append(row, runProbe(t, ns, peers, starters[r.vendor](rng), domain, 100+k, procs, selfs))
-			}
-			table = append(table, "| "+strings.Join(row, " | ")+" |")
+			wg.Wait()
 		})
 	}
 	head := []string{"robot's participants", "started", "rmw: each finds"}
@@ -281,7 +239,103 @@ func TestEveryParticipantOfTheHostInEveryRange(t *testing.T) {
 	for _, rng := range probeRanges {
 		head = append(head, "rmw node "+rng)
 	}
-	t.Logf("\n| %s |\n%s", strings.Join(head, " | "), strings.Join(table, "\n"))
+	t.Logf("\n| %s |\n%s", strings.Join(head, " | "), strings.Join(slices.DeleteFunc(table, func(s string) bool { return s == "" }), "\n"))
+}
+
+// runRow starts a row's ten participants in domain, then the bridge in
+// each range and the probes against them, one at a time, and returns the
+// row of the table.
+func runRow(t *testing.T, ns string, iface netip.Addr, cols []bridgeRange, r robot, domain int) string {
+	t.Helper()
+	var procs []*ddspeers.Proc
+	selfs := map[string]bool{}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var refused string
+	for k := range peersPerRow {
+		p := r.v.start(t, ns, r.rng, domain, k)
+		s, err := p.WaitSelf(ctx)
+		if err != nil {
+			// rmw's own limit (a participant index past the
+			// last one): the row goes on with those that started.
+			refused = lastLine(p.Stderr())
+			continue
+		}
+		procs = append(procs, p)
+		selfs[s] = true
+	}
+	defer func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, p := range procs {
+			_ = p.Stop(stop)
+		}
+	}()
+	started := len(procs)
+	if refused != "" {
+		t.Logf("%d of %d started; the others said %q", started, peersPerRow, refused)
+	}
+	rmwMin := waitCount(t, settle, func() int {
+		least := started - 1
+		for _, p := range procs {
+			_, known := p.Discovered()
+			n := 0
+			for s := range selfs {
+				n += b2i(known[s])
+			}
+			least = min(least, n)
+		}
+		return least
+	}, started-1)
+	// A participant none of the others found, or that found none
+	// of them, is the peer's failure (Fast DDS 2.9 left one
+	// unannounced now and then), not the bridge's: a promise
+	// covers what rmw itself achieves.
+	foundByRMW, finders := 0, 0
+	for s := range selfs {
+		for _, p := range procs {
+			if _, known := p.Discovered(); known[s] {
+				foundByRMW++
+				break
+			}
+		}
+	}
+	for _, p := range procs {
+		_, known := p.Discovered()
+		for s := range selfs {
+			if known[s] {
+				finders++
+				break
+			}
+		}
+	}
+	row := []string{r.name(), fmt.Sprintf("%d of %d", started, peersPerRow), fmt.Sprintf("%d/%d", rmwMin, started-1)}
+	for _, c := range cols {
+		got := runCell(t, c.d(domain, iface), procs, selfs)
+		whole := got.found == started && got.foundBy == started && got.reader == started
+		mark := ""
+		switch {
+		case c.promised(r):
+			mark = " (promised)"
+			if !whole && (foundByRMW < started || finders < started) &&
+				got.found >= foundByRMW && got.foundBy >= finders && got.reader >= finders {
+				mark = fmt.Sprintf(" (promised; %d found by no peer, %d found none)", started-foundByRMW, started-finders)
+			} else if !whole {
+				t.Errorf("bridge %s: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
+			}
+		case got.advice != "":
+			mark = " (says so)"
+			t.Logf("bridge %s says: %s", c.name, got.advice)
+		case !whole:
+			t.Errorf("bridge %s half-works silently: found %d of %d, found by %d, its reader known to %d", c.name, got.found, started, got.foundBy, got.reader)
+		}
+		row = append(row, got.String()+mark)
+	}
+	// What a node of the row's vendor in another range achieves.
+	for k, rng := range probeRanges {
+		row = append(row, runProbe(t, ns, r.v, rng, domain, 100+k, procs, selfs))
+	}
+	return "| " + strings.Join(row, " | ") + " |"
 }
 
 // probeRanges are the ranges of the rmw node each row is also tried with.
@@ -290,11 +344,11 @@ var probeRanges = []string{"LOCALHOST", "SUBNET"}
 // runProbe starts one more participant of the row's vendor, as its rmw
 // configures another range, and says how many of the row it found and
 // how many found it ("found/found by").
-func runProbe(t *testing.T, ns string, peers *ddspeers.DiscoveryPeers, start starter, domain, k int, procs []*ddspeers.Proc, selfs map[string]bool) string {
+func runProbe(t *testing.T, ns string, v vendor, rng string, domain, k int, procs []*ddspeers.Proc, selfs map[string]bool) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	p := start(t, ns, peers, domain, k)
+	p := v.start(t, ns, rng, domain, k)
 	self, err := p.WaitSelf(ctx)
 	if err != nil {
 		return "did not start: " + lastLine(p.Stderr())

@@ -1,7 +1,10 @@
 // fastdisc: one Fast DDS participant that says whom it discovers, for the
 // discovery matrix (docs/discovery.md). Its configuration is what
 // rmw_fastrtps_shared_cpp's create_participant builds for a ROS 2
-// discovery range (participant.cpp on humble and jazzy, rolling alike):
+// discovery range (participant.cpp on humble and jazzy, rolling alike,
+// and the Fast DDS 3 port of Kilted and Lyrical, which renamed only
+// namespaces and headers). It builds against Fast DDS 2.9 and 3.1
+// (fastcompat.hpp).
 //
 //   fastdisc DOMAIN RANGE SECONDS
 //
@@ -27,16 +30,20 @@
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
 #include <fastdds/dds/domain/DomainParticipantListener.hpp>
-#include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
-#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+
+#include "fastcompat.hpp"
+
+#if FASTDDS3
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.hpp>
+#else
 #include <fastdds/rtps/reader/ReaderDiscoveryInfo.h>
-#include <fastrtps/utils/IPLocator.h>
+#include <fastdds/rtps/transport/shared_mem/SharedMemTransportDescriptor.h>
+#endif
 
 using namespace eprosima::fastdds::dds;
-using eprosima::fastrtps::rtps::GuidPrefix_t;
-using eprosima::fastrtps::rtps::IPLocator;
-using eprosima::fastrtps::rtps::Locator_t;
-using eprosima::fastrtps::rtps::ParticipantDiscoveryInfo;
+using fdrtps::GuidPrefix_t;
+using fdrtps::IPLocator;
+using fdrtps::Locator_t;
 
 static volatile std::sig_atomic_t stop_flag;
 
@@ -51,17 +58,37 @@ static void print_prefix(const char *what, const GuidPrefix_t &p)
     std::fflush(stdout);
 }
 
+// The listener's callbacks changed in Fast DDS 3: a status and the
+// builtin topic data instead of one info struct.
 class Listener : public DomainParticipantListener
 {
 public:
-    void on_participant_discovery(DomainParticipant *, ParticipantDiscoveryInfo &&info) override
+#if FASTDDS3
+    void on_participant_discovery(DomainParticipant *, fdrtps::ParticipantDiscoveryStatus reason,
+                                  const ParticipantBuiltinTopicData &info, bool &) override
+    {
+        using S = fdrtps::ParticipantDiscoveryStatus;
+        if (reason == S::DISCOVERED_PARTICIPANT)
+            print_prefix("found", info.guid.guidPrefix);
+        else if (reason == S::REMOVED_PARTICIPANT || reason == S::DROPPED_PARTICIPANT)
+            print_prefix("lost", info.guid.guidPrefix);
+    }
+
+    void on_data_reader_discovery(DomainParticipant *, fdrtps::ReaderDiscoveryStatus reason,
+                                  const SubscriptionBuiltinTopicData &info, bool &) override
+    {
+        if (reason == fdrtps::ReaderDiscoveryStatus::DISCOVERED_READER)
+            print_prefix("reader", info.guid.guidPrefix);
+    }
+#else
+    void on_participant_discovery(DomainParticipant *, fdrtps::ParticipantDiscoveryInfo &&info) override
     {
         switch (info.status) {
-        case ParticipantDiscoveryInfo::DISCOVERED_PARTICIPANT:
+        case fdrtps::ParticipantDiscoveryInfo::DISCOVERED_PARTICIPANT:
             print_prefix("found", info.info.m_guid.guidPrefix);
             break;
-        case ParticipantDiscoveryInfo::REMOVED_PARTICIPANT:
-        case ParticipantDiscoveryInfo::DROPPED_PARTICIPANT:
+        case fdrtps::ParticipantDiscoveryInfo::REMOVED_PARTICIPANT:
+        case fdrtps::ParticipantDiscoveryInfo::DROPPED_PARTICIPANT:
             print_prefix("lost", info.info.m_guid.guidPrefix);
             break;
         default:
@@ -69,11 +96,12 @@ public:
         }
     }
 
-    void on_subscriber_discovery(DomainParticipant *, eprosima::fastrtps::rtps::ReaderDiscoveryInfo &&info) override
+    void on_subscriber_discovery(DomainParticipant *, fdrtps::ReaderDiscoveryInfo &&info) override
     {
-        if (info.status == eprosima::fastrtps::rtps::ReaderDiscoveryInfo::DISCOVERED_READER)
+        if (info.status == fdrtps::ReaderDiscoveryInfo::DISCOVERED_READER)
             print_prefix("reader", info.info.guid().guidPrefix);
     }
+#endif
 };
 
 int main(int argc, char **argv)
