@@ -277,16 +277,39 @@ func (j *judge) cmdVel() {
 	}
 }
 
+// namespacedTF is the frame tree the fenced bases' own namespace
+// publishes: the nearest <ns>/tf published above an odometry topic ("" if
+// none), as a namespaced robot remaps /tf into its namespace.
+func namespacedTF(bases []config.ActuatorConfig, published []string) string {
+	for _, a := range bases {
+		ns := a.OdomTopic
+		for {
+			i := strings.LastIndex(ns, "/")
+			if i <= 0 {
+				break
+			}
+			ns = ns[:i]
+			if slices.Contains(published, ns+"/tf") {
+				return ns + "/tf"
+			}
+		}
+	}
+	return ""
+}
+
 // tfTopic checks, when a base is fenced outside its odometry's frame, that
 // tf_topic is published; when it is not, the detail names the topics that
 // look like a frame tree (a namespaced robot's /robot1/tf), and the fix
-// says to set tf_topic to it.
+// says to set tf_topic to it. A base whose odometry is in a namespace that
+// publishes its own <ns>/tf fails while tf_topic is another (another
+// robot's /tf on a shared domain).
 func (j *judge) tfTopic() {
 	var fenced []string
+	var bases []config.ActuatorConfig
 	link := "" // the first fenced base's odom_frame→fence frame
 	for _, a := range j.cfg.Actuators {
 		if a.Geofence != nil && strings.TrimLeft(a.Geofence.Frame, "/") != strings.TrimLeft(a.OdomFrame, "/") {
-			fenced = append(fenced, a.Name)
+			fenced, bases = append(fenced, a.Name), append(bases, a)
 			link = cmp.Or(link, a.OdomFrame+"→"+a.Geofence.Frame)
 		}
 	}
@@ -309,6 +332,12 @@ func (j *judge) tfTopic() {
 		for _, t := range j.f.Topics {
 			published = append(published, t.Name)
 		}
+	}
+	if own := namespacedTF(bases, published); own != "" && own != j.cfg.TFTopic {
+		// The default /tf may be another robot's on a shared domain.
+		j.add(name, false, fmt.Sprintf("the base's topics are in %s's namespace, which has its own frame tree: %s published; tf_topic is %s", strings.TrimSuffix(own, "/tf"), own, j.cfg.TFTopic),
+			fmt.Sprintf("set tf_topic: %s and tf_static_topic: %s_static: the fence would be checked against another frame tree", own, own))
+		return
 	}
 	if slices.Contains(published, j.cfg.TFTopic) {
 		j.add(name, true, "", "")

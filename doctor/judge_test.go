@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +220,14 @@ func TestAFencedBaseNeedsItsTFTopicAndDoctorNamesANamespacedOne(t *testing.T) {
 	c := check(t, Judge(base("map", ""), facts), "/tf published (fence of base)")
 	if c.Status != Fail || !strings.Contains(c.Detail, "/robot1/tf published") || !strings.Contains(c.Fix, "tf_topic: /robot1/tf and tf_static_topic: /robot1/tf_static") {
 		t.Fatalf("%+v, want a failure naming /robot1/tf and the tf_topic to set", c)
+	}
+	// Another robot's /tf on the same domain does not make the default
+	// right: the base's namespace publishes its own frame tree.
+	other := graph.Endpoint{Node: "/robot_state_publisher", Type: "tf2_msgs/msg/TFMessage", QoS: qos.Default.QoS}
+	shared := facts
+	shared.ROS2.Graph.Topics = append(slices.Clone(facts.ROS2.Graph.Topics), graph.Topic{Name: "/tf", Types: []string{other.Type}, Publishers: []graph.Endpoint{other}})
+	if c := check(t, Judge(base("map", ""), shared), "/tf published (fence of base)"); c.Status != Fail || !strings.Contains(c.Detail, "/robot1's namespace") || !strings.Contains(c.Fix, "tf_topic: /robot1/tf") {
+		t.Fatalf("%+v, want a failure: the namespaced base would read another robot's /tf", c)
 	}
 	if c := check(t, Judge(base("map", "tf_topic: /robot1/tf\ntf_static_topic: /robot1/tf_static\n"), facts), "/robot1/tf published (fence of base)"); c.Status != Pass {
 		t.Fatalf("%+v, want a pass", c)
