@@ -38,11 +38,13 @@ type rpcCall struct {
 	}
 }
 
-// newAdmission admits up to two quick calls per CPU: enough to keep every
-// core busy while each waits on its socket writes.
+// newAdmission admits quick calls one fewer at a time than there are
+// CPUs (one at least), so a core is left for what is never held.
 func newAdmission(quick func(tool string) bool) *admission {
-	return &admission{slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), quick: quick}
+	return &admission{slots: make(chan struct{}, readSlots()), quick: quick}
 }
+
+func readSlots() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 // wrap gates next. The body of a POST is read here (at most maxBody+1
 // bytes; the MCP handler refuses what is larger) and handed on unchanged.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,6 +113,21 @@ func TestStopIsNotQueuedBehindQuickCalls(t *testing.T) {
 	}
 	if count(read(slots)) != 1 {
 		t.Errorf("the queued read's body did not arrive intact: %q", reached)
+	}
+}
+
+// Quick calls run one fewer at a time than there are CPUs (one at least):
+// with every read slot taken, a core is still free for what admission
+// never holds (the stop lane, cancels, confirms), so the stop's goroutine
+// does not wait in the scheduler behind read handlers.
+func TestQuickCallsLeaveACPUForWhatIsNeverHeld(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4, 16} {
+		runtime.GOMAXPROCS(procs)
+		n := cap(newAdmission(func(string) bool { return true }).slots)
+		if n < 1 || (procs > 1 && n >= procs) {
+			t.Errorf("GOMAXPROCS %d: %d quick calls at a time, want 1..%d", procs, n, max(1, procs-1))
+		}
 	}
 }
 

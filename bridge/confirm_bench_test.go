@@ -151,3 +151,25 @@ func BenchmarkConfirmBodyParses(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGetPreviewOfAConfirm is the confirm's read of its preview from
+// the store (a bbolt read transaction; the record decoded unless the
+// store's decoded copy still matches its stored bytes), for an
+// arm_move_joints preview as the bench's confirm row makes them.
+func BenchmarkGetPreviewOfAConfirm(b *testing.B) {
+	r := newRig(b)
+	s, e := r.call(b, RolePlanner, "arm_move_joints", `{"positions":{"j1":1}}`)
+	if e != nil {
+		b.Fatal(e)
+	}
+	pid, perr := parsePreviewID(fmt.Sprint(s["preview_id"]))
+	if perr != nil {
+		b.Fatal(perr)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.store.GetPreview(pid.UUID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -122,10 +122,6 @@ func record(s safety.EStopSnapshot) inflight.EStopRecord {
 	return inflight.EStopRecord{Latched: s.Latched, Event: s.Event, Reason: s.Reason, Since: s.Since}
 }
 
-// stopPersistWait is how long robot_stop's cancels wait for the latch's
-// write (an fsync takes well under a millisecond on a healthy disk).
-const stopPersistWait = 50 * time.Millisecond
-
 // EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
 // closes it in memory, Persist writes it; Reset applies only what it wrote.
 type EStopLatch interface {

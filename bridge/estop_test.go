@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/actbridge/actbridge/actuators/actuatorsfake"
 	"github.com/actbridge/actbridge/inflight"
 )
 
@@ -180,5 +182,75 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	}
 	if rec, _, _ := r.store.EStop(); !rec.Latched || rec.Event != 1 {
 		t.Fatalf("stored %+v", rec)
+	}
+}
+
+// afterStopStore is a store that can take the latch only once the robot
+// has been told to stop (or its ctx ends): a stop whose cancels waited
+// for the latch's write would find it never written.
+type afterStopStore struct {
+	*inflight.Store
+	stopped <-chan struct{}
+}
+
+func (a afterStopStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
+	select {
+	case <-a.stopped:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return a.Store.PutEStop(ctx, r)
+}
+
+// stopSignal is the robot telling when StopAll is first called.
+type stopSignal struct {
+	*actuatorsfake.Robot
+	once    sync.Once
+	stopped chan struct{}
+	latched func() bool
+	// latchedAtStop: the latch already refused new motions when the
+	// cancels left.
+	latchedAtStop atomic.Bool
+}
+
+func (s *stopSignal) StopAll(ctx context.Context) error {
+	s.latchedAtStop.Store(s.latched())
+	err := s.Robot.StopAll(ctx)
+	s.once.Do(func() { close(s.stopped) })
+	return err
+}
+
+// The cancels never wait for the latch's write (fsync): they leave with
+// the latch closed in memory, the write runs beside them, and robot_stop
+// answers durable only once both are done.
+func TestAStopsCancelsNeverWaitForTheLatchsWrite(t *testing.T) {
+	r := newRig(t)
+	robot := &stopSignal{Robot: r.robot, stopped: make(chan struct{})}
+	es, err := RestoreEStop(afterStopStore{Store: r.store, stopped: robot.stopped}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	robot.latched = func() bool { latched, _, _ := es.State(); return latched }
+	m := &Motions{Robot: robot, Store: r.store, Signer: r.m.Signer, Now: time.Now, EStop: es.State}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry()
+	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
+	out, e := NewPipeline(reg).Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"write after cancels"}`), Invocation{Role: RolePlanner, Session: "s"})
+	if e != nil {
+		t.Fatalf("robot_stop: %+v", e)
+	}
+	b, _ := json.Marshal(out)
+	var got map[string]any
+	_ = json.Unmarshal(b, &got)
+	if got["durable"] != true || got["stopped"] != true {
+		t.Fatalf("robot_stop = %v, want stopped and durable: the cancels waited for the latch's write", got)
+	}
+	if !robot.latchedAtStop.Load() {
+		t.Error("the cancels left before the latch refused new motions")
+	}
+	if rec, _, _ := r.store.EStop(); !rec.Latched || rec.Event != 1 {
+		t.Fatalf("stored %+v after the answer, want the latch", rec)
 	}
 }

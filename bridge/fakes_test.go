@@ -175,7 +175,7 @@ func newRig(t testing.TB, opts ...func(*Previewer)) *rig {
 	return r
 }
 
-func (r *rig) call(t *testing.T, role Role, tool string, args string) (map[string]any, *Error) {
+func (r *rig) call(t testing.TB, role Role, tool string, args string) (map[string]any, *Error) {
 	t.Helper()
 	out, e := r.p.Call(context.Background(), tool, json.RawMessage(args), Invocation{Role: role, Session: "s"})
 	if e != nil {

@@ -463,10 +463,6 @@ func (m *Motions) authorize(ctx context.Context, c *Call, pv inflight.Preview, p
 		// policy), whatever the policy says now.
 		who, what = RoleOperator, "this preview was issued for an operator and is"
 	}
-	if isRecovery(pv) {
-		// Never by elicitation (approve refuses it): only the console or the operator token.
-		what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
-	}
 	if who == RoleOperator && c.Role != RoleOperator {
 		approved, denial, aerr := m.Approvals.approve(ctx, c, pv, previewID)
 		res.Denial = denial
@@ -476,6 +472,12 @@ func (m *Motions) authorize(ctx context.Context, c *Call, pv inflight.Preview, p
 		if aerr != nil {
 			return aerr
 		} else if !approved {
+			// Read only here: it decodes the preview's summary, which a
+			// confirm that passes never needs.
+			if isRecovery(pv) {
+				// Never by elicitation (approve refuses it): only the console or the operator token.
+				what, where = "a recovery from outside a limit is", " at "+m.ConsoleURL+" or confirm it with the operator token (MCP elicitation cannot approve a recovery)"
+			}
 			e := RuleError(CodePermissionDenied, "operator_confirms", "preview_id",
 				"policy: "+what+" confirmed by an operator, not the planner; nothing was sent")
 			return e.WithHint("ask the operator to approve preview " + previewID + where + "; then poll motion_status")

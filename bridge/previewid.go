@@ -37,10 +37,11 @@ type previewBinding struct {
 
 func (s PreviewSigner) mac(b previewBinding) string {
 	h := hmac.New(sha256.New, s.Key)
-	for _, part := range []string{previewIDPrefix, b.ID, strconv.FormatInt(b.Expires.Unix(), 10), b.Actuator, b.Tool, b.ArgsDigest, b.StateDigest} {
-		h.Write([]byte(strconv.Itoa(len(part))))
-		h.Write([]byte{':'})
-		h.Write([]byte(part))
+	var scratch [256]byte // each part as "<len>:<part>", one write each
+	for _, part := range [...]string{previewIDPrefix, b.ID, strconv.FormatInt(b.Expires.Unix(), 10), b.Actuator, b.Tool, b.ArgsDigest, b.StateDigest} {
+		buf := strconv.AppendInt(scratch[:0], int64(len(part)), 10)
+		buf = append(append(buf, ':'), part...)
+		h.Write(buf)
 	}
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
 }

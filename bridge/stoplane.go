@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"net/http"
+	"runtime/trace"
 	"strconv"
 	"sync"
 
@@ -43,6 +44,7 @@ func newStopLane(p *Pipeline) *stopLane {
 // see them), keeps the answer and marks r with its ticket; forget drops
 // the answer once the request is over, claimed or not.
 func (l *stopLane) run(r *http.Request, args json.RawMessage) (forget func()) {
+	defer trace.StartRegion(r.Context(), "robot_stop lane").End() // for go tool trace of a loaded bridge
 	inv := Invocation{Role: RolePlanner, Session: r.Header.Get("Mcp-Session-Id")}
 	if role, ok := roleFromContext(r.Context()); ok {
 		inv.Role = role

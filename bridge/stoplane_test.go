@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,7 +63,7 @@ func TestStopLatchesAndReachesTheTransportBeforeTheSDKWhileReadsHoldEverything(t
 	}
 	t.Cleanup(func() { cs.Close() })
 
-	slots := 2 * runtime.GOMAXPROCS(0)
+	slots := readSlots()
 	var reads sync.WaitGroup
 	for range slots + 4 { // every slot held, four more queued behind them
 		reads.Go(func() {

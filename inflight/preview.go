@@ -71,7 +71,7 @@ func (s *Store) PutPreview(ctx context.Context, p Preview) error {
 	if err != nil {
 		return fmt.Errorf("%w: preview %s: %v", ErrInvalidRecord, p.ID, err)
 	}
-	return s.batch(ctx, func(tx *bolt.Tx) error {
+	err = s.batch(ctx, func(tx *bolt.Tx) error {
 		previews, err := bucket(tx, bucketPreviews)
 		if err != nil {
 			return err
@@ -81,9 +81,20 @@ func (s *Store) PutPreview(ctx context.Context, p Preview) error {
 		}
 		return previews.Put([]byte(p.ID), b)
 	})
+	if err == nil {
+		// Decoded here, off the confirm's path, from the bytes stored.
+		if kept, derr := decodePreview(b); derr == nil {
+			kept.raw = b
+			s.previews.put(kept)
+		}
+	}
+	return err
 }
 
-// GetPreview returns preview id, used or expired alike, or ErrNotFound.
+// GetPreview returns preview id, used or expired alike, or ErrNotFound. It
+// reads the stored record every time; a preview PutPreview kept decoded
+// is returned only while the record is byte for byte the one it was
+// decoded from.
 func (s *Store) GetPreview(id string) (Preview, error) {
 	var p Preview
 	err := s.view(func(tx *bolt.Tx) error {
@@ -91,10 +102,21 @@ func (s *Store) GetPreview(id string) (Preview, error) {
 		if err != nil {
 			return err
 		}
+		v := previews.Get([]byte(id))
+		if kept, ok := s.previews.get(id, v); ok && v != nil {
+			p = kept.clone()
+			return nil
+		}
 		p, err = loadPreview(previews, id)
 		return err
 	})
 	return p, err
+}
+
+// clone copies p's byte slices, so a caller never shares a kept preview's.
+func (p Preview) clone() Preview {
+	p.Args, p.Goal, p.Summary = bytes.Clone(p.Args), bytes.Clone(p.Goal), bytes.Clone(p.Summary)
+	return p
 }
 
 // ConfirmPreview consumes preview p (as GetPreview returned it) and records
@@ -158,6 +180,7 @@ func (s *Store) ConfirmPreview(ctx context.Context, p Preview, m Motion) (Motion
 		out, created = claimed(m, now), true
 		return true, putMotion(motions, order, out)
 	})
+	s.previews.drop(p.ID) // its record is used now, or was already
 	if err != nil {
 		return out, false, err
 	}

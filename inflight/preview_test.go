@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 func testPreview(id string, expires time.Time) Preview {
@@ -191,5 +194,84 @@ func TestConfirmPreviewRefusesAMotionThatIsNotThePreview(t *testing.T) {
 	}
 	if got, _ := s.GetPreview("p1"); got.UsedBy != "" {
 		t.Errorf("a refused confirm consumed the preview (used by %q)", got.UsedBy)
+	}
+}
+
+// The previews the store keeps decoded never stand in for the record: a
+// record changed or deleted by any other write (another writer, a
+// compaction) is what GetPreview returns, and a preview read before its
+// consumption cannot be consumed again.
+func TestAKeptPreviewNeverOutlivesItsRecord(t *testing.T) {
+	c := newClock()
+	s := openStore(t, testPath(t), Options{Now: c.Now})
+	ctx := context.Background()
+	for _, id := range []string{"p1", "p2", "p3"} {
+		if err := s.PutPreview(ctx, testPreview(id, c.Now().Add(time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		previews := tx.Bucket([]byte(bucketPreviews))
+		p, err := loadPreview(previews, "p1")
+		if err != nil {
+			return err
+		}
+		if err := putPreview(previews, markUsed(p, "another-motion", c.Now())); err != nil {
+			return err
+		}
+		return previews.Delete([]byte("p2"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.GetPreview("p1"); err != nil || p.UsedBy != "another-motion" {
+		t.Errorf("GetPreview(p1) = used by %q, %v; want the stored record, used by another-motion", p.UsedBy, err)
+	}
+	if _, err := s.GetPreview("p2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("GetPreview(p2) after its deletion: %v, want ErrNotFound", err)
+	}
+
+	before, err := s.GetPreview("p3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, created, err := s.ConfirmPreview(ctx, before, Motion{ID: "m1", Tool: before.Tool, ArgsDigest: before.ArgsDigest}); err != nil || !created {
+		t.Fatalf("first confirm: created %v, %v", created, err)
+	}
+	if _, created, err := s.ConfirmPreview(ctx, before, Motion{ID: "m2", Tool: before.Tool, ArgsDigest: before.ArgsDigest}); !errors.Is(err, ErrPreviewUsed) || created {
+		t.Errorf("second confirm from the copy read before the first: created %v, %v; want ErrPreviewUsed", created, err)
+	}
+	if p, err := s.GetPreview("p3"); err != nil || p.UsedBy != "m1" {
+		t.Errorf("GetPreview(p3) = used by %q, %v; want m1", p.UsedBy, err)
+	}
+}
+
+// What GetPreview returns from a kept preview equals what decoding the
+// stored record gives, and changing it changes nothing kept.
+func TestAKeptPreviewIsTheDecodedRecord(t *testing.T) {
+	c := newClock()
+	s := openStore(t, testPath(t), Options{Now: c.Now})
+	pv := testPreview("p1", c.Now().Add(time.Minute))
+	pv.Args = json.RawMessage("{ \"positions\" : {\"j1\": 1} }") // stored compact
+	if err := s.PutPreview(context.Background(), pv); err != nil {
+		t.Fatal(err)
+	}
+	var decoded Preview
+	if err := s.view(func(tx *bolt.Tx) error {
+		var err error
+		decoded, err = loadPreview(tx.Bucket([]byte(bucketPreviews)), "p1")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetPreview("p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, decoded) {
+		t.Fatalf("GetPreview = %+v\nwant the decoded record %+v", got, decoded)
+	}
+	got.Args[0] = 'X'
+	if again, _ := s.GetPreview("p1"); !reflect.DeepEqual(again, decoded) {
+		t.Errorf("a caller's change to what GetPreview returned reached the kept preview: %s", again.Args)
 	}
 }

@@ -101,6 +101,10 @@ type Store struct {
 	// sets it when the file holds one, and always for a read-only store
 	// (another process writes); DenyPreview sets it before it writes one.
 	denials atomic.Bool
+
+	// previews keeps new previews decoded, for the confirm's read; the
+	// stored record decides (previewCache).
+	previews *previewCache
 }
 
 // Open opens (creating if needed) the store at path. Failures are distinct:
@@ -119,7 +123,7 @@ func Open(path string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, path: path, opts: opts}
+	s := &Store{db: db, path: path, opts: opts, previews: newPreviewCache()}
 	if err := s.init(); err != nil {
 		_ = db.Close()
 		return nil, err

@@ -15,7 +15,7 @@ import (
 
 // TestEStopLatchSurvivesASIGKILLAndEventsNeverRepeat stops the robot, kills
 // the bridge with SIGKILL (after robot_stop answered, and at the crash
-// point between the durable latch and the cancels), restarts it on the
+// point after the latch is durable, before the answer), restarts it on the
 // same store and checks: a confirm is refused estop_latched, the operator's
 // reset of the same event releases it, and the next stop gets a new event.
 func TestEStopLatchSurvivesASIGKILLAndEventsNeverRepeat(t *testing.T) {

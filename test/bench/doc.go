@@ -24,4 +24,16 @@
 //	ACTBRIDGE_BENCH_BUILDFLAGS=-overlay=/tmp/prof/overlay.json ACTBRIDGE_PPROF_ADDR=127.0.0.1:6061 scripts/bench.sh
 //
 // then fetch http://127.0.0.1:6061/debug/pprof/profile while it runs.
+//
+// The stop rows (robot_stop under 50 readers; the same with 8 planners
+// previewing, confirming and cancelling; POST /stop under the readers;
+// ACTBRIDGE_BENCH_STOP_ROWS=readers,planners,http picks some, on both
+// transports) report the bridge's CPU share over their loop and how long
+// its threads waited for a CPU (schedstat). With
+// ACTBRIDGE_BENCH_PROFILE=<dir> the ROS 1 world's bridge runs with
+// --pprof and each stop row writes there an execution trace of 5 s of its
+// loop (<row>.trace; the stop lane is the region "robot_stop lane"), a CPU
+// profile of 30 s (<row>.pprof) and each stop's call and cancel times,
+// Unix ns (<row>.times), to place each stop in the trace;
+// ACTBRIDGE_BENCH_ROS2_PROFILE does the same for the ros2 rows.
 package bench

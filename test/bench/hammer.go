@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strconv"
@@ -21,9 +22,10 @@ import (
 // the bridge (a bare goroslib publish took 46 ms at p99 under that load),
 // so the row measured the bench, not the bridge.
 const (
-	floorHammer      = "hammer" // a floor-process mode: MCP clients calling ReadTool
-	hammerAddrEnv    = "ACTBRIDGE_BENCH_HAMMER_ADDR"
-	hammerClientsEnv = "ACTBRIDGE_BENCH_HAMMER_CLIENTS"
+	floorHammer       = "hammer" // a floor-process mode: MCP clients calling ReadTool
+	hammerAddrEnv     = "ACTBRIDGE_BENCH_HAMMER_ADDR"
+	hammerClientsEnv  = "ACTBRIDGE_BENCH_HAMMER_CLIENTS"
+	hammerPlannersEnv = "ACTBRIDGE_BENCH_HAMMER_PLANNERS"
 )
 
 // hammer is a running load process.
@@ -32,40 +34,70 @@ type hammer struct {
 	started time.Time
 }
 
-// startHammer starts n planner sessions calling ReadTool in closed loops
-// in a process at nice 19, and returns once every session is connected.
-func startHammer(w *World, n int) *hammer {
+// hammerCounts is what a load process did.
+type hammerCounts struct {
+	Calls, Errors   int64 // reads, and reads that failed
+	PlannerCalls    int64 // the planners' calls, refusals included
+	PlannerFailures int64 // the planners' calls that failed other than by a tool's refusal
+	Elapsed         time.Duration
+}
+
+// startHammer starts n planner sessions calling ReadTool in closed loops,
+// and planners more previewing, confirming and cancelling arm motions in
+// closed loops (plannerStep), in a process at nice 19, and returns once
+// every session is connected.
+func startHammer(w *World, n, planners int) *hammer {
 	e := w.env
 	e.TB.Helper()
 	p := startProc(e.TB, "/usr/bin/nice", "hammer", []string{floorEnv + "=" + floorHammer,
-		hammerAddrEnv + "=" + w.Addr, hammerClientsEnv + "=" + strconv.Itoa(n)},
+		hammerAddrEnv + "=" + w.Addr, hammerClientsEnv + "=" + strconv.Itoa(n), hammerPlannersEnv + "=" + strconv.Itoa(planners)},
 		"-n", "19", e.Self, "-test.run=^$")
 	p.WaitOutput(e.TB, "hammering", 60*time.Second)
 	return &hammer{p: p, started: time.Now()}
 }
 
-// stop ends the load and returns its calls and errors.
-func (h *hammer) stop() (calls, errs int64, elapsed time.Duration) {
-	elapsed = time.Since(h.started)
+// stop ends the load and returns what it did.
+func (h *hammer) stop() hammerCounts {
+	c := hammerCounts{Elapsed: time.Since(h.started)}
 	h.p.Stop(syscall.SIGTERM)
 	out := h.p.Output()
-	if i := strings.LastIndex(out, "calls "); i >= 0 {
-		_, _ = fmt.Sscanf(out[i:], "calls %d errors %d", &calls, &errs)
+	if i := strings.LastIndex(out, "\ncalls "); i >= 0 {
+		_, _ = fmt.Sscanf(out[i+1:], "calls %d errors %d planner_calls %d planner_failures %d", &c.Calls, &c.Errors, &c.PlannerCalls, &c.PlannerFailures)
 	}
-	return calls, errs, elapsed
+	return c
+}
+
+// plannerStep is one planner's round: preview a small arm motion, confirm
+// it, cancel it. Refusals (estop_latched while the row's stop holds,
+// busy, stale) are part of the load; it returns the calls it made and
+// the first error that is not a tool's refusal.
+func plannerStep(c toolCaller, rng *rand.Rand) (int64, error) {
+	pv, err := c.callTool("arm_move_joints", map[string]any{"positions": map[string]any{"wrist_2_joint": 0.4*rng.Float64() - 0.2}, "duration_s": 0.5})
+	if err != nil || pv["preview_id"] == nil {
+		return 1, transportOnly(err)
+	}
+	out, err := c.callTool("motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
+	id, _ := out["motion_id"].(string)
+	if err != nil || id == "" {
+		return 2, transportOnly(err)
+	}
+	_, err = c.callTool("motion_cancel", map[string]any{"motion_id": id})
+	return 3, transportOnly(err)
 }
 
 // runHammer is the load process: it prints "hammering" once every session
-// is connected and "calls N errors M" when ctx ends.
+// is connected and "calls N errors M planner_calls P planner_failures F"
+// when ctx ends.
 func runHammer(ctx context.Context) error {
 	addr := os.Getenv(hammerAddrEnv)
 	n, err := strconv.Atoi(os.Getenv(hammerClientsEnv))
 	if addr == "" || err != nil || n < 1 {
 		return fmt.Errorf("hammer: %s and %s (a count) are required", hammerAddrEnv, hammerClientsEnv)
 	}
+	planners, _ := strconv.Atoi(os.Getenv(hammerPlannersEnv))
 	hc := &http.Client{Transport: clientTransport()}
 	c := mcp.NewClient(&mcp.Implementation{Name: "actbridge-bench-hammer", Version: "1"}, nil)
-	ss := make([]*mcp.ClientSession, n)
+	ss := make([]*mcp.ClientSession, n+max(planners, 0))
 	for i := range ss {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		ss[i], err = c.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc}, nil)
@@ -74,9 +106,22 @@ func runHammer(ctx context.Context) error {
 			return fmt.Errorf("hammer: session %d: %w", i, err)
 		}
 	}
-	var calls, errs atomic.Int64
+	var calls, errs, pcalls, pfails atomic.Int64
 	var wg sync.WaitGroup
-	for _, s := range ss {
+	for i, s := range ss[n:] {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(i), 34))
+			for ctx.Err() == nil {
+				k, err := plannerStep(sdkCaller{s}, rng)
+				pcalls.Add(k)
+				if err != nil && ctx.Err() == nil {
+					pfails.Add(1)
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
+	}
+	for _, s := range ss[:n] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -98,6 +143,6 @@ func runHammer(ctx context.Context) error {
 	fmt.Println("hammering")
 	wg.Wait()
 	closeSessions(ss)
-	fmt.Printf("calls %d errors %d\n", calls.Load(), errs.Load())
+	fmt.Printf("calls %d errors %d planner_calls %d planner_failures %d\n", calls.Load(), errs.Load(), pcalls.Load(), pfails.Load())
 	return nil
 }

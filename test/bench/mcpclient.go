@@ -43,13 +43,18 @@ func (w *World) Client(token string) *mcp.ClientSession {
 	return cs
 }
 
-func (w *World) connect(token string) (*mcp.ClientSession, error) {
+// httpTransport is every bench client's transport, stamped by w.wire.
+func (w *World) httpTransport() *http.Transport {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.transport == nil {
 		w.transport = stampedTransport(&w.wire)
 	}
-	var rt http.RoundTripper = w.transport
-	w.mu.Unlock()
+	return w.transport
+}
+
+func (w *World) connect(token string) (*mcp.ClientSession, error) {
+	var rt http.RoundTripper = w.httpTransport()
 	if token != "" {
 		rt = bearer{token, rt}
 	}

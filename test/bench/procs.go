@@ -71,6 +71,9 @@ type World struct {
 	Bridge  *proc
 	Addr    string // the bridge's HTTP address
 	DataDir string
+	// ProfDir, when set, is where the stop rows write an execution trace
+	// and a CPU profile of the bridge (run with --pprof) under their load.
+	ProfDir string
 
 	mu        sync.Mutex
 	nodes     int
@@ -79,6 +82,12 @@ type World struct {
 	closers   []func() // run last first by Close
 	closed    bool
 }
+
+// profileEnv names a directory: the ROS 1 world's bridge then runs with
+// --pprof, and the stop rows write stop.trace (an execution trace of 5 s
+// of the stop loop, for go tool trace) and stop.pprof (a CPU profile of
+// 30 s) there.
+const profileEnv = "ACTBRIDGE_BENCH_PROFILE"
 
 // WorldOpts tunes a world.
 type WorldOpts struct {
@@ -91,13 +100,16 @@ type WorldOpts struct {
 func NewWorld(e *Env, o WorldOpts) *World {
 	tb := e.TB
 	tb.Helper()
-	w := &World{env: e, Master: rostest.StartMaster(tb), DataDir: tb.TempDir()}
+	w := &World{env: e, Master: rostest.StartMaster(tb), DataDir: tb.TempDir(), ProfDir: os.Getenv(profileEnv)}
 	tb.Cleanup(w.Close)
 	w.Sim = startProc(tb, filepath.Join(e.BinDir, "simrobot"), "simrobot", w.Master.Env(), o.SimArgs...)
 	w.Sim.WaitOutput(tb, "serving", 60*time.Second)
 	w.Addr = freeAddr(tb)
 	args := append([]string{"serve", "--config", filepath.Join(e.Module, "launch/robots/sim.yaml"),
 		"--listen", w.Addr, "--data-dir", w.DataDir, "--wait-master", "30s"}, o.BridgeArgs...)
+	if w.ProfDir != "" {
+		args = append(args, "--pprof")
+	}
 	w.Bridge = startProc(tb, filepath.Join(e.BinDir, "actbridge"), "actbridge",
 		append(w.Master.Env(), "ACTBRIDGE_OPERATOR_TOKEN=", "ACTBRIDGE_PLANNER_TOKEN="), args...)
 	w.waitReady()

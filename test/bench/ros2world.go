@@ -38,7 +38,8 @@ const (
 
 // ros2ProfileEnv names a directory: the ros2 rows' bridge then runs with
 // --pprof, and a CPU profile of it over the first 30 s of each row group
-// is written there (ros2_confirm.pprof, ros2_stop.pprof).
+// is written there (ros2_confirm.pprof, ros2_stop*.pprof), with an
+// execution trace of 5 s of each stop loop (ros2_stop*.trace).
 const ros2ProfileEnv = "ACTBRIDGE_BENCH_ROS2_PROFILE"
 
 // ros2SimArgsEnv adds arguments to the ros2 rows' `simrobot --ros 2`
@@ -49,8 +50,9 @@ const ros2SimArgsEnv = "ACTBRIDGE_BENCH_ROS2_SIM_ARGS"
 
 // ros2Job is what the re-executed binary measures, and where its rows go.
 type ros2Job struct {
-	Confirm, Stop, StopHammer int
-	Out                       string
+	Confirm, Stop int
+	StopRows      []StopOpts
+	Out           string
 }
 
 // The action the sim serves and the bridge's config names, and the DDS
@@ -85,7 +87,7 @@ func MeasureROS2(e *Env, s Sizes) []Row {
 		}
 	})
 	out := filepath.Join(tb.TempDir(), "ros2-rows.json")
-	job, _ := json.Marshal(ros2Job{Confirm: s.Confirm, Stop: s.Stop, StopHammer: s.StopHammer, Out: out})
+	job, _ := json.Marshal(ros2Job{Confirm: s.Confirm, Stop: s.Stop, StopRows: s.stopRows(e), Out: out})
 	const limit = 25 * time.Minute
 	cmd := netns.Command(context.Background(), ns, e.Self, "-test.run=^TestBenchROS2Inside$", "-test.count=1", "-test.v",
 		"-test.timeout="+limit.String())
@@ -116,11 +118,11 @@ func MeasureROS2Inside(e *Env, job ros2Job) {
 	for _, r := range rows {
 		e.logf("%s: %s / %s", r.Key, r.Result, r.Floor)
 	}
-	done = w.cpuProfile(prof, "ros2_stop", 30*time.Second)
-	stop, _ := MeasureStopROS2(w, probe, job.Stop, job.StopHammer)
-	done()
-	e.logf("%s: %s / %s", stop.Key, stop.Result, stop.Floor)
-	rows = append(rows, stop)
+	for _, o := range job.StopRows {
+		stop, _ := MeasureStopROS2(w, probe, job.Stop, o)
+		e.logf("%s: %s / %s", stop.Key, stop.Result, stop.Floor)
+		rows = append(rows, stop)
+	}
 	for _, r := range rows { // JSON has no NaN; Check reports a negative value
 		for k, v := range r.Values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -145,6 +147,9 @@ func newROS2World(e *Env, domain int, pprof bool) *World {
 	tb := e.TB
 	tb.Helper()
 	w := &World{env: e, DataDir: tb.TempDir()}
+	if pprof {
+		w.ProfDir = os.Getenv(ros2ProfileEnv)
+	}
 	tb.Cleanup(w.Close)
 	ros := []string{fmt.Sprintf("ROS_DOMAIN_ID=%d", domain), "ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST",
 		"ROS_LOCALHOST_ONLY=", "ROS_STATIC_PEERS="}
@@ -166,6 +171,16 @@ func newROS2World(e *Env, domain int, pprof bool) *World {
 // over the next d into dir/name.pprof, when dir is set; the function it
 // returns waits for it. A failed fetch is logged: profiling is an aid.
 func (w *World) cpuProfile(dir, name string, d time.Duration) func() {
+	return w.fetchProfile(dir, name+".pprof", "profile", d)
+}
+
+// execTrace fetches an execution trace of the bridge over the next d into
+// dir/name.trace (for go tool trace), as cpuProfile does.
+func (w *World) execTrace(dir, name string, d time.Duration) func() {
+	return w.fetchProfile(dir, name+".trace", "trace", d)
+}
+
+func (w *World) fetchProfile(dir, file, kind string, d time.Duration) func() {
 	if dir == "" {
 		return func() {}
 	}
@@ -173,9 +188,9 @@ func (w *World) cpuProfile(dir, name string, d time.Duration) func() {
 	go func() {
 		defer close(done)
 		hc := http.Client{Timeout: d + 30*time.Second}
-		resp, err := hc.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", w.Addr, int(d.Seconds())))
+		resp, err := hc.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", w.Addr, kind, int(d.Seconds())))
 		if err != nil {
-			w.env.logf("profile %s: %v", name, err)
+			w.env.logf("profile %s: %v", file, err)
 			return
 		}
 		defer resp.Body.Close()
@@ -184,10 +199,10 @@ func (w *World) cpuProfile(dir, name string, d time.Duration) func() {
 			err = fmt.Errorf("%s", resp.Status)
 		}
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name+".pprof"), b, 0o644)
+			err = os.WriteFile(filepath.Join(dir, file), b, 0o644)
 		}
 		if err != nil {
-			w.env.logf("profile %s: %v", name, err)
+			w.env.logf("profile %s: %v", file, err)
 		}
 	}()
 	return func() { <-done }

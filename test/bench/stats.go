@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,4 +144,48 @@ func rss(pid int) (rssUse, error) {
 		return rssUse{}, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
 	}
 	return u, nil
+}
+
+// procUse is a process's CPU time and its threads' total wait on a run
+// queue (the second field of /proc/<pid>/task/*/schedstat: runnable, no
+// CPU given), at one moment, with the host's load average.
+type procUse struct {
+	cpu     float64 // seconds
+	runWait time.Duration
+	at      time.Time
+	load    string // /proc/loadavg's first three fields
+}
+
+func sampleUse(pid int) procUse {
+	u := procUse{at: time.Now()}
+	u.cpu, _ = cpuSeconds(pid)
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if f := strings.Fields(string(b)); err == nil && len(f) >= 2 {
+			if ns, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				u.runWait += time.Duration(ns)
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			u.load = strings.Join(f[:3], " ")
+		}
+	}
+	return u
+}
+
+// useSince describes what the process used from u0 to u1: its CPU share
+// (of one core) and how long its threads waited for a CPU, per second.
+func useSince(u0, u1 procUse) (share float64, waitPerS time.Duration, note string) {
+	d := u1.at.Sub(u0.at).Seconds()
+	if d <= 0 {
+		return 0, 0, ""
+	}
+	share = (u1.cpu - u0.cpu) / d
+	waitPerS = time.Duration(float64(u1.runWait-u0.runWait) / d)
+	note = fmt.Sprintf("bridge CPU %.0f %% of a core, its threads waiting for a CPU %s per second; load average %s → %s",
+		100*share, ms(waitPerS), u0.load, u1.load)
+	return share, waitPerS, note
 }

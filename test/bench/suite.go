@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"os"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -11,6 +14,7 @@ type Sizes struct {
 	ReadFor       time.Duration // each read load
 	Stop          int           // robot_stop calls
 	StopHammer    int           // clients hammering reads meanwhile
+	StopPlanners  int           // planners previewing, confirming, cancelling in the planners' stop rows
 	Navigate      int           // base_navigate goals (and rospy goals)
 	IngestWarm    time.Duration
 	IngestWindow  time.Duration
@@ -31,7 +35,7 @@ type Sizes struct {
 
 // FullSizes is the size of make bench: about 15 minutes on 2 cores.
 func FullSizes() Sizes {
-	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50,
+	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50, StopPlanners: 8,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
 		StoreCalls: 1_000_000, IKSolves: 2000, WorkspaceChecks: 500, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
 		RTPS: RTPSSizes{Latency: 10 * time.Second, Throughput: 8 * time.Second, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second}}
@@ -39,7 +43,7 @@ func FullSizes() Sizes {
 
 // TinySizes is the size of make test: every measurement once or twice.
 func TinySizes() Sizes {
-	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4,
+	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4, StopPlanners: 1,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
 		StoreCalls: 2000, IKSolves: 20, WorkspaceChecks: 5, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
 		RTPS: RTPSSizes{Latency: time.Second, Throughput: 3 * time.Second, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second}}
@@ -59,7 +63,8 @@ var Groups = []string{"confirm", "navigate", "reads", "paced", "stop", "audit", 
 func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	pick := func(g string) bool { return len(only) == 0 || only[g] }
 	var confirm, nav, reads []Row
-	var preview, kin, ws, ingest, stop, store, audit, paced, mixed Row
+	var preview, kin, ws, ingest, store, audit, paced, mixed Row
+	var stop []Row
 	if pick("confirm") || pick("navigate") || pick("reads") || pick("paced") || pick("stop") || pick("audit") {
 		w := NewWorld(e, WorldOpts{})
 		idle := MeasureIdleRSS(w)
@@ -84,8 +89,11 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 			e.logf("paced reads: %s", paced.Result)
 		}
 		if pick("stop") {
-			stop, _ = MeasureStop(w, s.Stop, s.StopHammer)
-			e.logf("stop: %s", stop.Result)
+			for _, o := range s.stopRows(e) {
+				r, _ := MeasureStop(w, s.Stop, o)
+				e.logf("%s: %s", r.Key, r.Result)
+				stop = append(stop, r)
+			}
 		}
 		if pick("audit") {
 			audit, _ = MeasureAudit(w) // closes w
@@ -143,7 +151,7 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	if mixed.Key != "" {
 		rss = append(rss, mixed)
 	}
-	for _, r := range []Row{preview, kin, ws, ingest, stop} {
+	for _, r := range append([]Row{preview, kin, ws, ingest}, stop...) {
 		if r.Key != "" {
 			rows = append(rows, r)
 		}
@@ -157,4 +165,32 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 		}
 	}
 	return rows
+}
+
+// stopRowsEnv picks stop rows (comma-separated: readers, planners, http;
+// all when unset), on both transports.
+const stopRowsEnv = "ACTBRIDGE_BENCH_STOP_ROWS"
+
+// stopRows are the stop rows' set-ups: robot_stop under the readers, under
+// the readers and planners, and POST /stop under the readers.
+func (s Sizes) stopRows(e *Env) []StopOpts {
+	all := []struct {
+		name string
+		o    StopOpts
+	}{
+		{"readers", StopOpts{Hammer: s.StopHammer}},
+		{"planners", StopOpts{Hammer: s.StopHammer, Planners: s.StopPlanners}},
+		{"http", StopOpts{Hammer: s.StopHammer, HTTP: true}},
+	}
+	want := strings.FieldsFunc(os.Getenv(stopRowsEnv), func(r rune) bool { return r == ',' || r == ' ' })
+	var out []StopOpts
+	for _, r := range all {
+		if len(want) == 0 || slices.Contains(want, r.name) {
+			out = append(out, r.o)
+		}
+	}
+	if len(out) == 0 {
+		e.TB.Fatalf("%s: no stop row in %q (have readers, planners, http)", stopRowsEnv, want)
+	}
+	return out
 }
