@@ -237,7 +237,7 @@ func TestAStopsCancelsNeverWaitForTheLatchsWrite(t *testing.T) {
 	}
 	reg := NewRegistry()
 	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
-	out, e := NewPipeline(reg).Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"write after cancels"}`), Invocation{Role: RolePlanner, Session: "s"})
+	out, e := NewPipeline(reg, PipelineDeps{}).Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"write after cancels"}`), Invocation{Role: RolePlanner, Session: "s"})
 	if e != nil {
 		t.Fatalf("robot_stop: %+v", e)
 	}
