@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime/trace"
-	"strconv"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,10 +23,7 @@ const stopTicketHeader = "X-Actbridge-Stop-Ticket"
 // robot: the safe side.
 type stopLane struct {
 	pipeline *Pipeline
-
-	mu      sync.Mutex
-	next    uint64
-	answers map[string]stopAnswer
+	answers  *tickets[stopAnswer]
 }
 
 type stopAnswer struct {
@@ -37,7 +32,7 @@ type stopAnswer struct {
 }
 
 func newStopLane(p *Pipeline) *stopLane {
-	return &stopLane{pipeline: p, answers: map[string]stopAnswer{}}
+	return &stopLane{pipeline: p, answers: newTickets[stopAnswer](stopTicketHeader)}
 }
 
 // run stops the robot for r (its role and session as the handler would
@@ -50,17 +45,7 @@ func (l *stopLane) run(r *http.Request, args json.RawMessage) (forget func()) {
 		inv.Role = role
 	}
 	out, err := l.pipeline.Call(r.Context(), "robot_stop", args, inv)
-	l.mu.Lock()
-	l.next++
-	ticket := strconv.FormatUint(l.next, 10)
-	l.answers[ticket] = stopAnswer{out: out, err: err}
-	l.mu.Unlock()
-	r.Header.Set(stopTicketHeader, ticket)
-	return func() {
-		l.mu.Lock()
-		delete(l.answers, ticket)
-		l.mu.Unlock()
-	}
+	return l.answers.keep(r, stopAnswer{out: out, err: err})
 }
 
 // answer returns the result of the stop the lane ran for req, if it did.
@@ -68,14 +53,10 @@ func (l *stopLane) answer(req *mcp.CallToolRequest) (*mcp.CallToolResult, bool) 
 	if l == nil || req.Extra == nil || req.Extra.Header == nil {
 		return nil, false
 	}
-	ticket := req.Extra.Header.Get(stopTicketHeader)
-	if ticket == "" {
+	a, marked, ok := l.answers.claim(req.Extra.Header)
+	if !marked {
 		return nil, false
 	}
-	l.mu.Lock()
-	a, ok := l.answers[ticket]
-	delete(l.answers, ticket)
-	l.mu.Unlock()
 	if !ok { // the request ended before the SDK reached it: nobody reads this
 		return ToolResult(nil, Errf(CodeInternal, "robot_stop ran at the front door; its answer was dropped when the request ended")), true
 	}
