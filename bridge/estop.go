@@ -122,6 +122,12 @@ func record(s safety.EStopSnapshot) inflight.EStopRecord {
 	return inflight.EStopRecord{Latched: s.Latched, Event: s.Event, Reason: s.Reason, Since: s.Since}
 }
 
+// stopPersistWait is how long robot_stop's cancels wait for the latch's
+// write: long enough for a healthy disk's fsync behind an audit batch (a
+// crash after the cancels must not restart unlatched), short enough that
+// a slow or hung disk never holds a stop back by more.
+const stopPersistWait = 50 * time.Millisecond
+
 // EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
 // closes it in memory, Persist writes it; Reset applies only what it wrote.
 type EStopLatch interface {

@@ -185,48 +185,50 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	}
 }
 
-// afterStopStore is a store that can take the latch only once the robot
-// has been told to stop (or its ctx ends): a stop whose cancels waited
-// for the latch's write would find it never written.
-type afterStopStore struct {
+// slowStore takes the latch after delay: a disk slower than
+// stopPersistWait.
+type slowStore struct {
 	*inflight.Store
-	stopped <-chan struct{}
+	delay time.Duration
 }
 
-func (a afterStopStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
+func (s slowStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
 	select {
-	case <-a.stopped:
+	case <-time.After(s.delay):
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return a.Store.PutEStop(ctx, r)
+	return s.Store.PutEStop(ctx, r)
 }
 
-// stopSignal is the robot telling when StopAll is first called.
+// stopSignal records, when StopAll is called, whether the latch already
+// refused new motions and whether the store already held it; with hang
+// it then blocks until its ctx ends (a transport that never answers).
 type stopSignal struct {
 	*actuatorsfake.Robot
-	once    sync.Once
-	stopped chan struct{}
+	store   *inflight.Store
 	latched func() bool
-	// latchedAtStop: the latch already refused new motions when the
-	// cancels left.
-	latchedAtStop atomic.Bool
+	hang    bool
+
+	latchedAtStop, storedAtStop atomic.Bool
 }
 
 func (s *stopSignal) StopAll(ctx context.Context) error {
 	s.latchedAtStop.Store(s.latched())
+	rec, _, _ := s.store.EStop()
+	s.storedAtStop.Store(rec.Latched)
 	err := s.Robot.StopAll(ctx)
-	s.once.Do(func() { close(s.stopped) })
+	if s.hang {
+		<-ctx.Done()
+	}
 	return err
 }
 
-// The cancels never wait for the latch's write (fsync): they leave with
-// the latch closed in memory, the write runs beside them, and robot_stop
-// answers durable only once both are done.
-func TestAStopsCancelsNeverWaitForTheLatchsWrite(t *testing.T) {
-	r := newRig(t)
-	robot := &stopSignal{Robot: r.robot, stopped: make(chan struct{})}
-	es, err := RestoreEStop(afterStopStore{Store: r.store, stopped: robot.stopped}, time.Now)
+// stopRig is a pipeline serving robot_stop over robot and the store st
+// (r's store underneath).
+func stopRig(t *testing.T, r *rig, robot *stopSignal, st EStopStore) *Pipeline {
+	t.Helper()
+	es, err := RestoreEStop(st, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,20 +239,47 @@ func TestAStopsCancelsNeverWaitForTheLatchsWrite(t *testing.T) {
 	}
 	reg := NewRegistry()
 	reg.MustAdd(MotionTools(m, es, func() any { return nil }, NewSpeedScale(1))...)
-	out, e := NewPipeline(reg, PipelineDeps{}).Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"write after cancels"}`), Invocation{Role: RolePlanner, Session: "s"})
+	return NewPipeline(reg, PipelineDeps{})
+}
+
+func stopOnce(t *testing.T, p *Pipeline) map[string]any {
+	t.Helper()
+	out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"test"}`), Invocation{Role: RolePlanner, Session: "s"})
 	if e != nil {
 		t.Fatalf("robot_stop: %+v", e)
 	}
 	b, _ := json.Marshal(out)
 	var got map[string]any
 	_ = json.Unmarshal(b, &got)
+	return got
+}
+
+// With a disk that answers, the latch is in memory and in the store
+// before the cancels leave: a crash right after them (a button or a
+// watchdog, which never stops again) restarts latched.
+func TestTheLatchIsDurableBeforeTheCancelsLeave(t *testing.T) {
+	r := newRig(t)
+	robot := &stopSignal{Robot: r.robot, store: r.store}
+	got := stopOnce(t, stopRig(t, r, robot, r.store))
 	if got["durable"] != true || got["stopped"] != true {
-		t.Fatalf("robot_stop = %v, want stopped and durable: the cancels waited for the latch's write", got)
+		t.Fatalf("robot_stop = %v, want stopped and durable", got)
 	}
-	if !robot.latchedAtStop.Load() {
-		t.Error("the cancels left before the latch refused new motions")
+	if !robot.latchedAtStop.Load() || !robot.storedAtStop.Load() {
+		t.Fatalf("at the cancels: latched in memory %v, in the store %v; want both", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
 	}
-	if rec, _, _ := r.store.EStop(); !rec.Latched || rec.Event != 1 {
-		t.Fatalf("stored %+v after the answer, want the latch", rec)
+}
+
+// A disk slower than stopPersistWait does not hold the cancels back, and
+// its write, done while a transport that never answers holds StopAll to
+// the stop's deadline, still makes the answer durable.
+func TestASlowDisksLatchStillAnswersDurable(t *testing.T) {
+	r := newRig(t)
+	robot := &stopSignal{Robot: r.robot, store: r.store, hang: true}
+	got := stopOnce(t, stopRig(t, r, robot, slowStore{Store: r.store, delay: 3 * stopPersistWait}))
+	if got["durable"] != true {
+		t.Fatalf("robot_stop = %v, want durable: the write finished before the answer", got)
+	}
+	if !robot.latchedAtStop.Load() || robot.storedAtStop.Load() {
+		t.Fatalf("at the cancels: latched in memory %v, in the store %v; want in memory only (the disk was slow)", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
 	}
 }
