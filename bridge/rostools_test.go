@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -452,4 +453,73 @@ func TestRequestSchemaTakesROS2Arrays(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// stopDuring runs robot_stop during the confirm of a service call: while
+// the service's type is probed (before the request leaves) or while its
+// answer is awaited.
+type stopDuring struct {
+	*fakeROS
+	probe, call func()
+	// ended reports whether the call's wait was ended by its context.
+	ended bool
+}
+
+func (s *stopDuring) ServiceType(ctx context.Context, name string) (string, error) {
+	if f := s.probe; f != nil {
+		s.probe = nil
+		f()
+	}
+	return s.fakeROS.ServiceType(ctx, name)
+}
+
+func (s *stopDuring) CallService(ctx context.Context, name, typ string, req map[string]any, timeout time.Duration) (map[string]any, error) {
+	resp, err := s.fakeROS.CallService(ctx, name, typ, req, timeout)
+	if f := s.call; f != nil {
+		s.call = nil
+		f()
+		select {
+		case <-ctx.Done():
+			s.ended = true
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Second):
+		}
+	}
+	return resp, err
+}
+
+// An irreversible service call is held to the e-stop as a goal is: a
+// robot_stop that latches after confirm checked the e-stop but before the
+// request leaves refuses it (never sent, rejected), and one that latches
+// while its answer is awaited ends the wait (the motion unknown: it may
+// have run).
+func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
+	t.Run("before the request leaves", func(t *testing.T) {
+		r := newROSRig(t)
+		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+		w := &stopDuring{fakeROS: r.ros}
+		r.m.ROS = w
+		w.probe = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
+		_, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		if e == nil || e.Code != CodeEstopLatched {
+			t.Fatalf("%+v, want estop_latched", e)
+		}
+		if n := r.ros.calls["/sim/reset"]; n != 0 {
+			t.Fatalf("the irreversible service was called %d times after robot_stop latched", n)
+		}
+	})
+	t.Run("while its answer is awaited", func(t *testing.T) {
+		r := newROSRig(t)
+		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+		w := &stopDuring{fakeROS: r.ros}
+		r.m.ROS = w
+		w.call = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
+		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		if e != nil || !w.ended {
+			t.Fatalf("%v %+v (wait ended by the stop: %v), want the motion answered unknown at once", out, e, w.ended)
+		}
+		if got := fmt.Sprint(out["state"]); got != "unknown" || r.ros.calls["/sim/reset"] != 1 {
+			t.Fatalf("state %s, %d calls; want unknown after one call", got, r.ros.calls["/sim/reset"])
+		}
+	})
 }

@@ -77,11 +77,26 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
 		return out, err
 	}
-	// The record is durable: only now may the request go out.
+	// The record is durable: only now may the request go out, through
+	// the check every goal makes just before it leaves, atomically with
+	// robot_stop's latch (LatchStop): a stop that latched since confirm
+	// checked the e-stop refuses it, and one that latches during the call
+	// ends its wait.
 	crashpoint("after_commit")
-	m.hold(pv.Actuator, motionID, false)
+	cctx, stopCall := context.WithCancel(ctx)
+	defer stopCall()
+	if canceled, e := m.beginDispatch(motionID, pv.Actuator, stopCall); e != nil || canceled {
+		if canceled {
+			return m.endedBeforeSend(motionID, "not sent: motion_cancel arrived before the request left")
+		}
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: the e-stop latched before the request left")
+		return nil, e.WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	}
 	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
-	resp, cerr := m.ROS.CallService(ctx, sg.Service, sg.Type, sg.Request, timeout)
+	resp, cerr := m.ROS.CallService(cctx, sg.Service, sg.Type, sg.Request, timeout)
+	if d := m.endDispatch(motionID); d.stopped && cerr != nil && !errors.Is(cerr, actuators.ErrServiceNotSent) {
+		cerr = fmt.Errorf("robot_stop latched while waiting for the answer: %w", cerr)
+	}
 	switch {
 	case cerr != nil && errors.Is(cerr, actuators.ErrServiceNotSent):
 		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: "+clipRunes(cerr.Error(), 200))
