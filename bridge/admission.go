@@ -39,7 +39,9 @@ type rpcCall struct {
 }
 
 // newAdmission admits quick calls one fewer at a time than there are
-// CPUs (one at least), so a core is left for what is never held.
+// CPUs as the bridge starts (one at least), so on two cores or more a core
+// is left for what is never held (a stop, a confirm, a cancel); on one
+// core, reads go one at a time.
 func newAdmission(quick func(tool string) bool) *admission {
 	return &admission{slots: make(chan struct{}, readSlots()), quick: quick}
 }
