@@ -228,6 +228,8 @@ func (t Tokens) Open(h http.Header) bool { return t.OpenPlanner && h.Get("Author
 
 // HTTPHandler serves streamable HTTP MCP with a body limit and bearer
 // authentication; a missing or wrong token gets HTTP 401 before MCP sees it.
+// It sets up the front's HTTP side (tokens, stop lane, parsed calls): call
+// it once per Front, before serving.
 func (f *Front) HTTPHandler(tokens Tokens, maxBody int64) http.Handler {
 	f.tokens = &tokens
 	srv := f.Server()
