@@ -529,7 +529,10 @@ func TestReaderKeepsTheLastDepthOfAVendorWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 			in, feed := io.Pipe()
-			pub := ddspeers.StartPeer(t, ns, v.bin, in, append([]string{"pub", "--linger", "5"}, peerArgs(domain, "rt/depth", rtps.Reliable)...)...)
+			// The peer writes once its writer matched both our readers (it
+			// waits for one by default): a volatile reader it had not
+			// matched yet gets nothing written before.
+			pub := ddspeers.StartPeer(t, ns, v.bin, in, append([]string{"pub", "--linger", "5", "--wait-match", "2"}, peerArgs(domain, "rt/depth", rtps.Reliable)...)...)
 			t.Cleanup(func() { feed.Close() })
 			if _, err := p.WaitEndpoints(ctx, func([]rtps.EndpointData) bool {
 				a, _ := p.Matched(all.GUID())
