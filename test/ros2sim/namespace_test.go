@@ -34,8 +34,20 @@ func TestNamespacedSimPutsEveryNameUnderItsNamespace(t *testing.T) {
 	wantSrv := []string{"/robot1/simrobot/goals", "/robot1/simrobot/set_led", "/robot1/plan_kinematic_path",
 		"/robot1/bt_navigator/get_type_description", "/robot1/joint_trajectory_controller/get_parameters", "/simrobot/goals"}
 	var g graph.Graph
+	var robot1 wire.GUIDPrefix // the participant of /robot1/simrobot
 	rostest.Eventually(t, 30*time.Second, "both sims in the graph", func() error {
 		g = c.Graph()
+		// Node announcements (ros_discovery_info) come apart from the
+		// endpoints: wait for the namespaced sim's node too.
+		robot1 = wire.GUIDPrefix{}
+		for _, n := range g.Nodes {
+			if n.Namespace == "/robot1" && n.Name == "simrobot" {
+				robot1 = n.Participant
+			}
+		}
+		if robot1 == (wire.GUIDPrefix{}) {
+			return fmt.Errorf("no node /robot1/simrobot: %+v", g.Nodes)
+		}
 		for _, n := range want {
 			if !slices.ContainsFunc(g.Topics, func(tp graph.Topic) bool { return tp.Name == n && len(tp.Publishers)+len(tp.Subscribers) > 0 }) {
 				return fmt.Errorf("no topic %s", n)
@@ -48,16 +60,6 @@ func TestNamespacedSimPutsEveryNameUnderItsNamespace(t *testing.T) {
 		}
 		return nil
 	})
-	// The namespaced sim is the participant of /robot1/simrobot.
-	var robot1 wire.GUIDPrefix
-	for _, n := range g.Nodes {
-		if n.Namespace == "/robot1" && n.Name == "simrobot" {
-			robot1 = n.Participant
-		}
-	}
-	if robot1 == (wire.GUIDPrefix{}) {
-		t.Fatalf("no node /robot1/simrobot: %+v", g.Nodes)
-	}
 	for _, n := range g.Nodes {
 		if n.Participant == robot1 && n.Namespace != "/robot1" {
 			t.Errorf("node %s/%s of the namespaced sim is outside /robot1", n.Namespace, n.Name)
