@@ -103,6 +103,10 @@ type dispatch struct {
 	stopped  bool               // a robot_stop latched during the send
 	canceled bool               // motion_cancel asked for the motion during the send
 	cancel   context.CancelFunc // ends the send's context
+	// service: a service call, whose request may be out as soon as it is
+	// dispatching and which no cancel reaches; motion_cancel leaves it be
+	// (only robot_stop ends its wait).
+	service bool
 }
 
 // Start re-attaches to every motion a previous run left non-terminal and
@@ -614,6 +618,11 @@ func (m *Motions) cancelAfterSend(ctx context.Context, actuator, id string, stop
 // It reports canceled (and registers nothing) when motion_cancel asked
 // for the motion after its commit.
 func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) (canceled bool, e *Error) {
+	return m.beginDispatchOf(id, actuator, cancel, false)
+}
+
+// beginDispatchOf is beginDispatch, for a service call when service.
+func (m *Motions) beginDispatchOf(id, actuator string, cancel context.CancelFunc, service bool) (canceled bool, e *Error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.committed, id)
@@ -625,7 +634,7 @@ func (m *Motions) beginDispatch(id, actuator string, cancel context.CancelFunc) 
 		return false, StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
 			"an operator calls estop_reset for that event", "e-stop latched while confirming; nothing was sent")
 	}
-	m.dispatching[id] = &dispatch{cancel: cancel}
+	m.dispatching[id] = &dispatch{cancel: cancel, service: service}
 	m.active[actuator] = id
 	return false, nil
 }
@@ -650,6 +659,9 @@ func (m *Motions) cancelUnsent(id string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d := m.dispatching[id]; d != nil {
+		if d.service {
+			return false // its request may be out: not withdrawn, not cut short
+		}
 		d.canceled = true
 		d.cancel()
 		return true

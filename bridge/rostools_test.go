@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -461,6 +462,11 @@ func TestRequestSchemaTakesROS2Arrays(t *testing.T) {
 type stopDuring struct {
 	*fakeROS
 	probe, call func()
+	// unsent: the call waits for a server that never comes (the request
+	// never leaves) until its context ends.
+	unsent bool
+	// wait bounds the wait for the context after call (default 10 s).
+	wait time.Duration
 	// ended reports whether the call's wait was ended by its context.
 	ended bool
 }
@@ -474,15 +480,22 @@ func (s *stopDuring) ServiceType(ctx context.Context, name string) (string, erro
 }
 
 func (s *stopDuring) CallService(ctx context.Context, name, typ string, req map[string]any, timeout time.Duration) (map[string]any, error) {
-	resp, err := s.fakeROS.CallService(ctx, name, typ, req, timeout)
+	var resp map[string]any
+	var err error
+	if !s.unsent {
+		resp, err = s.fakeROS.CallService(ctx, name, typ, req, timeout)
+	}
 	if f := s.call; f != nil {
 		s.call = nil
 		f()
 		select {
 		case <-ctx.Done():
 			s.ended = true
+			if s.unsent {
+				return nil, fmt.Errorf("%w: no server ready: %w", actuators.ErrServiceNotSent, ctx.Err())
+			}
 			return nil, ctx.Err()
-		case <-time.After(10 * time.Second):
+		case <-time.After(cmp.Or(s.wait, 10*time.Second)):
 		}
 	}
 	return resp, err
@@ -508,6 +521,17 @@ func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
 			t.Fatalf("the irreversible service was called %d times after robot_stop latched", n)
 		}
 	})
+	t.Run("while it waits for a server", func(t *testing.T) {
+		r := newROSRig(t)
+		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+		w := &stopDuring{fakeROS: r.ros, unsent: true}
+		r.m.ROS = w
+		w.call = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
+		_, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		if e == nil || e.Code != CodeEstopLatched || r.ros.calls["/sim/reset"] != 0 {
+			t.Fatalf("%+v, %d calls; want estop_latched, nothing sent", e, r.ros.calls["/sim/reset"])
+		}
+	})
 	t.Run("while its answer is awaited", func(t *testing.T) {
 		r := newROSRig(t)
 		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
@@ -522,4 +546,33 @@ func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
 			t.Fatalf("state %s, %d calls; want unknown after one call", got, r.ros.calls["/sim/reset"])
 		}
 	})
+}
+
+// A service call cannot be taken back once its request may be out: a
+// motion_cancel while its answer is awaited neither cuts the wait short
+// nor says it was withdrawn, and the service stays busy until the answer,
+// so a second confirm cannot run it beside the first.
+func TestAMotionCancelNeverWithdrawsAServiceCallInFlight(t *testing.T) {
+	r := newROSRig(t)
+	pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+	w := &stopDuring{fakeROS: r.ros, wait: 300 * time.Millisecond}
+	r.m.ROS = w
+	var cancelOut map[string]any
+	var second *Error
+	w.call = func() {
+		id, _ := r.m.ActiveOn(ServiceActuator("/sim/reset"))
+		cancelOut, _ = r.call(t, RolePlanner, "motion_cancel", `{"motion_id":"`+id+`"}`)
+		pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+		_, second = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv2["preview_id"].(string)+`"}`)
+	}
+	out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+	if e != nil || w.ended || fmt.Sprint(out["state"]) != "succeeded" {
+		t.Fatalf("%v %+v (wait cut short: %v), want the call answered and succeeded", out, e, w.ended)
+	}
+	if note, _ := cancelOut["note"].(string); strings.Contains(note, "withdrawn") {
+		t.Fatalf("motion_cancel said %q of a request that was out", note)
+	}
+	if second == nil || second.Code != CodeBusy || r.ros.calls["/sim/reset"] != 1 {
+		t.Fatalf("second confirm: %+v, %d calls; want busy and one call", second, r.ros.calls["/sim/reset"])
+	}
 }

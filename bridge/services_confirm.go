@@ -74,7 +74,16 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 		return nil, StateError(CodeStalePreview, fmt.Sprintf("service %s's type %s is now defined otherwise than when previewed (its node announced another type hash)", sg.Service, typ),
 			"preview again", "the preview no longer matches the robot; nothing was sent")
 	}
+	// From before the commit until the dispatch, a motion_cancel that
+	// reads the committed record withdraws the call (cancelUnsent).
+	m.mu.Lock()
+	m.committed[motionID] = true
+	m.mu.Unlock()
 	if out, publish, err := m.commit(ctx, c, pv, motionID, res); !publish {
+		m.mu.Lock()
+		delete(m.committed, motionID)
+		delete(m.cancelEarly, motionID)
+		m.mu.Unlock()
 		return out, err
 	}
 	// The record is durable: only now may the request go out, through
@@ -85,7 +94,7 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	crashpoint("after_commit")
 	cctx, stopCall := context.WithCancel(ctx)
 	defer stopCall()
-	if canceled, e := m.beginDispatch(motionID, pv.Actuator, stopCall); e != nil || canceled {
+	if canceled, e := m.beginDispatchOf(motionID, pv.Actuator, stopCall, true); e != nil || canceled {
 		if canceled {
 			return m.endedBeforeSend(motionID, "not sent: motion_cancel arrived before the request left")
 		}
@@ -94,7 +103,19 @@ func (m *Motions) confirmServiceCall(ctx context.Context, c *Call, pv inflight.P
 	}
 	timeout := time.Duration(sg.TimeoutS * float64(time.Second))
 	resp, cerr := m.ROS.CallService(cctx, sg.Service, sg.Type, sg.Request, timeout)
-	if d := m.endDispatch(motionID); d.stopped && cerr != nil && !errors.Is(cerr, actuators.ErrServiceNotSent) {
+	d := m.endDispatch(motionID)
+	switch {
+	case d.stopped && cerr != nil && errors.Is(cerr, actuators.ErrServiceNotSent):
+		// The stop ended the wait for a server: nothing left.
+		m.transition(context.Background(), motionID, inflight.StateRejected, "not sent: robot_stop latched before the request left: "+clipRunes(cerr.Error(), 200))
+		latched, ev, reason := m.EStop()
+		if !latched {
+			reason = "reset since"
+		}
+		return nil, StateError(CodeEstopLatched, fmt.Sprintf("e-stop latched (event %d: %s)", ev, reason),
+			"an operator calls estop_reset for that event", "e-stop latched while confirming; nothing was sent").
+			WithDetails(map[string]any{"motion_id": motionID, "state": "rejected"})
+	case d.stopped && cerr != nil:
 		cerr = fmt.Errorf("robot_stop latched while waiting for the answer: %w", cerr)
 	}
 	switch {
