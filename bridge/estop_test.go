@@ -157,13 +157,10 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	p := NewPipeline(reg, PipelineDeps{})
 	answered := make(chan map[string]any, 1)
 	go func() {
-		out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"hung disk"}`), Invocation{Role: RolePlanner, Session: "s"})
+		m, e := callStop(p)
 		if e != nil {
 			t.Errorf("robot_stop: %+v", e)
 		}
-		b, _ := json.Marshal(out)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
 		answered <- m
 	}()
 	for deadline := time.Now().Add(10 * time.Second); r.robot.Stops() == 0; time.Sleep(time.Millisecond) {
@@ -242,15 +239,21 @@ func stopRig(t *testing.T, r *rig, robot *stopSignal, st EStopStore) *Pipeline {
 	return NewPipeline(reg, PipelineDeps{})
 }
 
-func stopOnce(t *testing.T, p *Pipeline) map[string]any {
-	t.Helper()
+// callStop runs robot_stop through p and gives its answer as JSON reads it.
+func callStop(p *Pipeline) (map[string]any, *Error) {
 	out, e := p.Call(context.Background(), "robot_stop", json.RawMessage(`{"reason":"test"}`), Invocation{Role: RolePlanner, Session: "s"})
-	if e != nil {
-		t.Fatalf("robot_stop: %+v", e)
-	}
 	b, _ := json.Marshal(out)
 	var got map[string]any
 	_ = json.Unmarshal(b, &got)
+	return got, e
+}
+
+func stopOnce(t *testing.T, p *Pipeline) map[string]any {
+	t.Helper()
+	got, e := callStop(p)
+	if e != nil {
+		t.Fatalf("robot_stop: %+v", e)
+	}
 	return got
 }
 
