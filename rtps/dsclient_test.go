@@ -138,10 +138,7 @@ func TestDiscoveryServerConfigRefusesOtherDiscovery(t *testing.T) {
 // relay under a real server's prefix counts unless it comes from the
 // server's host: what a DATA(p) says of itself proves nothing.
 func TestAServerIsWhereItsPacketsComeFrom(t *testing.T) {
-	client := newParticipant(t, Config{Domain: 62, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
-	other := newParticipant(t, Config{Domain: 62})
-	server := other.Data()
-	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	client, other, server := dsRig(t, 62)
 	data := func(d ParticipantData, sn wire.SequenceNumber) *wire.Data {
 		b, err := plPayload(d.ParameterList(binary.LittleEndian))
 		if err != nil {
@@ -176,10 +173,7 @@ func TestAServerIsWhereItsPacketsComeFrom(t *testing.T) {
 // relays, numbered from 1 again, are taken instead of dropped as ones we
 // had from the old.
 func TestRestartSeenFirstInAnEndpointHeartbeatResyncs(t *testing.T) {
-	client := newParticipant(t, Config{Domain: 63, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
-	other := newParticipant(t, Config{Domain: 63})
-	server := other.Data()
-	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	client, other, server := dsRig(t, 63)
 	arm := other.Data()
 	arm.Prefix[11] ^= 0xff
 	for sn, d := range []ParticipantData{server, arm} {
@@ -233,10 +227,7 @@ func TestRestartSeenFirstInAnEndpointHeartbeatResyncs(t *testing.T) {
 // owner that never comes held the reader's window and refused every relay
 // 256 behind it), and it is learned when the owner is.
 func TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt(t *testing.T) {
-	client := newParticipant(t, Config{Domain: 64, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
-	other := newParticipant(t, Config{Domain: 64})
-	server := other.Data()
-	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	client, other, server := dsRig(t, 64)
 	known, late := other.Data(), other.Data()
 	known.Prefix[11] ^= 0xff
 	late.Prefix[11] ^= 0xfe
@@ -343,4 +334,16 @@ func TestRelayedParticipantStaysWhileAnotherServerVouches(t *testing.T) {
 	if known() {
 		t.Fatalf("the participant stayed after both servers relayed its goodbye")
 	}
+}
+
+// dsRig is a discovery client on domain and another participant whose
+// data, announcing the configured server's address (loopback:9), the
+// tests hand the client as the server's.
+func dsRig(t *testing.T, domain int) (client, other *Participant, server ParticipantData) {
+	t.Helper()
+	client = newParticipant(t, Config{Domain: domain, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9)}})
+	other = newParticipant(t, Config{Domain: domain})
+	server = other.Data()
+	server.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
+	return client, other, server
 }
