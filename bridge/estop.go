@@ -11,10 +11,13 @@ import (
 	"github.com/actbridge/actbridge/safety"
 )
 
-// EStopStore keeps the e-stop latch across restarts (inflight.Store).
+// EStopStore keeps the e-stop latch across restarts, and the run record
+// that tells a clean exit from a crash (inflight.Store).
 type EStopStore interface {
 	PutEStop(ctx context.Context, r inflight.EStopRecord) error
 	EStop() (inflight.EStopRecord, bool, error)
+	StartRun(ctx context.Context, pid int) (prev inflight.RunRecord, found bool, err error)
+	EndRun(ctx context.Context, latch inflight.EStopRecord) error
 }
 
 // ErrEStopNotDurable: the store did not take the latch's new state.
@@ -25,11 +28,19 @@ var ErrEStopNotDurable = errors.New("e-stop: not written to the store")
 // stopped until an operator resets it (which needs a working store).
 const EStopUnknownReason = "e-stop state unknown: the store could not be read at start"
 
+// UncleanExitReason starts the latch's reason when the last run from the
+// store never ended in order: a stop's cancels leave before its latch is
+// written, so a bridge that died may have stopped the robot without
+// keeping the latch; it comes back stopped, as an industrial controller
+// does after a fault, until an operator looks and resets.
+const UncleanExitReason = "the bridge did not shut down cleanly"
+
 // DurableEStop is the e-stop latch kept in the store, above the transport.
 // A latch closes in memory first and is then written (fsync): a stop never
-// fails because of the disk, it only says it is not durable. A reset is
-// written first and released in memory only after: a release the disk did
-// not take is refused, since a restart would latch again anyway.
+// fails or waits because of the disk, it only says it is not durable, and
+// a crash before the write restarts latched (StartRun). A reset is written
+// first and released in memory only after: a release the disk did not take
+// is refused, since a restart would latch again anyway.
 type DurableEStop struct {
 	latch *safety.EStop
 	store EStopStore
@@ -85,6 +96,52 @@ func (d *DurableEStop) Persist(ctx context.Context) error {
 	return nil
 }
 
+// StartRun records this run (process pid) in the store as serving starts.
+// When the run before it never ended in order, the latch closes with
+// UncleanExitReason (and is written) unless it already is; latched is
+// then true. A store that cannot record the run is err: the next start
+// could not tell a crash of this one, so the latch closes too.
+func (d *DurableEStop) StartRun(ctx context.Context, pid int) (latched bool, err error) {
+	if d.store == nil {
+		return false, nil
+	}
+	prev, found, err := d.store.StartRun(ctx, pid)
+	var why string
+	switch {
+	case err != nil:
+		why = "the store could not record this run (" + err.Error() + "), so a crash would go unnoticed"
+	case found && prev.Running:
+		why = fmt.Sprintf("%s (process %d, started %s): a stop may have been cut short before its latch was written; check the robot, then reset",
+			UncleanExitReason, prev.PID, prev.Started.UTC().Format(time.RFC3339))
+	default:
+		return false, nil
+	}
+	if l, _, _ := d.State(); l {
+		return true, err // already latched, and stored so (RestoreEStop)
+	}
+	d.latch.Latch(why)
+	if perr := d.Persist(ctx); perr != nil && err == nil {
+		err = perr
+	}
+	return true, err
+}
+
+// EndRun records the run ended in order, with the latch as it stands in
+// the same commit (so a latch whose own write failed is kept now). Called
+// once no call can latch any more; an error leaves the run unended and
+// the next start latched.
+func (d *DurableEStop) EndRun(ctx context.Context) error {
+	if d.store == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.store.EndRun(ctx, record(d.latch.Snapshot())); err != nil {
+		return fmt.Errorf("%w: %w", ErrEStopNotDurable, err)
+	}
+	return nil
+}
+
 // Reset releases event when the store has taken the release; otherwise the
 // latch stays closed and err wraps ErrEStopNotDurable. Refusals of the
 // event itself are safety's (ErrEStopNewerEvent, ErrEStopUnknownEvent).
@@ -121,12 +178,6 @@ func (d *DurableEStop) Since() (latched bool, event uint64, reason string, since
 func record(s safety.EStopSnapshot) inflight.EStopRecord {
 	return inflight.EStopRecord{Latched: s.Latched, Event: s.Event, Reason: s.Reason, Since: s.Since}
 }
-
-// stopPersistWait is how long robot_stop's cancels wait for the latch's
-// write: long enough for a healthy disk's fsync behind an audit batch (a
-// crash after the cancels must not restart unlatched), short enough that
-// a slow or hung disk never holds a stop back by more.
-const stopPersistWait = 50 * time.Millisecond
 
 // EStopLatch is the e-stop as the tools use it (DurableEStop): Latch
 // closes it in memory, Persist writes it; Reset applies only what it wrote.

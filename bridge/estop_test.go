@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -182,8 +183,7 @@ func TestAHungStoreNeverHoldsTheStopBack(t *testing.T) {
 	}
 }
 
-// slowStore takes the latch after delay: a disk slower than
-// stopPersistWait.
+// slowStore takes the latch after delay: a slow disk.
 type slowStore struct {
 	*inflight.Store
 	delay time.Duration
@@ -229,6 +229,12 @@ func stopRig(t *testing.T, r *rig, robot *stopSignal, st EStopStore) *Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return stopRigWith(t, r, robot, es)
+}
+
+// stopRigWith is stopRig over the latch es.
+func stopRigWith(t *testing.T, r *rig, robot *stopSignal, es *DurableEStop) *Pipeline {
+	t.Helper()
 	robot.latched = func() bool { latched, _, _ := es.State(); return latched }
 	m := &Motions{Robot: robot, Store: r.store, Signer: r.m.Signer, Now: time.Now, EStop: es.State}
 	if err := m.Start(); err != nil {
@@ -257,28 +263,84 @@ func stopOnce(t *testing.T, p *Pipeline) map[string]any {
 	return got
 }
 
-// With a disk that answers, the latch is in memory and in the store
-// before the cancels leave: a crash right after them (a button or a
-// watchdog, which never stops again) restarts latched.
-func TestTheLatchIsDurableBeforeTheCancelsLeave(t *testing.T) {
+// A stop whose cancels left before its latch was written, in a run that
+// then died, restarts latched (UncleanExitReason, written); a run ended in
+// order does not, and a released latch stays released across one.
+func TestAStopCutShortBeforeItsWriteRestartsLatched(t *testing.T) {
 	r := newRig(t)
-	robot := &stopSignal{Robot: r.robot, store: r.store}
-	got := stopOnce(t, stopRig(t, r, robot, r.store))
-	if got["durable"] != true || got["stopped"] != true {
-		t.Fatalf("robot_stop = %v, want stopped and durable", got)
+	ctx := context.Background()
+	if latched, err := r.estop.StartRun(ctx, 100); err != nil || latched {
+		t.Fatalf("first run: latched %v err %v, want neither", latched, err)
 	}
-	if !robot.latchedAtStop.Load() || !robot.storedAtStop.Load() {
-		t.Fatalf("at the cancels: latched in memory %v, in the store %v; want both", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
+	r.estop.Latch("robot_stop by planner: cut short") // the cancels left; the process dies before Persist
+	st, es := reopen(t, r.store, r.storePath)
+	if latched, _, _ := es.State(); latched {
+		t.Fatal("the unwritten latch was read back: this test no longer cuts the write short")
+	}
+	if latched, err := es.StartRun(ctx, 101); err != nil || !latched {
+		t.Fatalf("start after a run that never ended: latched %v err %v, want latched", latched, err)
+	}
+	latched, ev, reason := es.State()
+	if !latched || !strings.HasPrefix(reason, UncleanExitReason+" (process 100") {
+		t.Fatalf("after an unclean exit: latched %v event %d reason %q", latched, ev, reason)
+	}
+	if rec, _, _ := st.EStop(); !rec.Latched || rec.Event != ev {
+		t.Fatalf("stored %+v, want event %d latched", rec, ev)
+	}
+	if err := es.Reset(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := es.EndRun(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, es = reopen(t, st, r.storePath)
+	if latched, err := es.StartRun(ctx, 102); err != nil || latched {
+		t.Fatalf("start after a run ended in order: latched %v err %v, want neither", latched, err)
 	}
 }
 
-// A disk slower than stopPersistWait does not hold the cancels back, and
-// its write, done while a transport that never answers holds StopAll to
-// the stop's deadline, still makes the answer durable.
+// failingPut is a store whose latch writes fail while the rest works (a
+// transient disk error).
+type failingPut struct{ *inflight.Store }
+
+func (failingPut) PutEStop(context.Context, inflight.EStopRecord) error {
+	return errors.New("EIO")
+}
+
+// A stop whose write failed answers durable false, and the run's clean
+// end writes that latch with it: the next start is latched on its event.
+func TestACleanEndKeepsALatchWhoseWriteFailed(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	robot := &stopSignal{Robot: r.robot, store: r.store}
+	es, err := RestoreEStop(failingPut{r.store}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.StartRun(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := stopOnce(t, stopRigWith(t, r, robot, es))
+	if got["durable"] != false || got["stopped"] != true {
+		t.Fatalf("robot_stop = %v, want stopped, not durable", got)
+	}
+	if err := es.EndRun(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, es = reopen(t, r.store, r.storePath)
+	latched, ev, reason := es.State()
+	if !latched || ev != 1 || reason != "robot_stop by planner: test" {
+		t.Fatalf("after a clean end: latched %v event %d %q, want event 1 latched", latched, ev, reason)
+	}
+}
+
+// A slow disk does not hold the cancels back, and its write, done while a
+// transport that never answers holds StopAll to the stop's deadline, still
+// makes the answer durable.
 func TestASlowDisksLatchStillAnswersDurable(t *testing.T) {
 	r := newRig(t)
 	robot := &stopSignal{Robot: r.robot, store: r.store, hang: true}
-	got := stopOnce(t, stopRig(t, r, robot, slowStore{Store: r.store, delay: 3 * stopPersistWait}))
+	got := stopOnce(t, stopRig(t, r, robot, slowStore{Store: r.store, delay: 150 * time.Millisecond}))
 	if got["durable"] != true {
 		t.Fatalf("robot_stop = %v, want durable: the write finished before the answer", got)
 	}

@@ -150,9 +150,9 @@ func motionCancelTool(m *Motions) *Tool {
 	}
 }
 
-// robot_stop stops everything and latches the e-stop, durably before the
-// cancels leave when the disk answers within stopPersistWait; it answers
-// once the latch is durable.
+// robot_stop stops everything and latches the e-stop: in memory at once,
+// the cancels out without waiting for the disk, the answer once the latch
+// is written (a crash before that restarts latched: StartRun).
 func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 	return &Tool{
 		Name: "robot_stop", Group: "robot", Tier: TierStop, Title: "Stop the robot", TouchesRobot: true, Idempotent: true,
@@ -168,7 +168,7 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 			"stopped":           {Type: "boolean", Description: "True when the stop commands were sent."},
 			"estop_event":       {Type: "integer", Description: "The e-stop event number an operator names to reset it."},
 			"cancelled_motions": {Type: "array", Items: &Schema{Type: "string"}, Description: "The motions in flight when the stop latched, sorted: each is cancelled (follow it with motion_status)."},
-			"durable":           {Type: "boolean", Description: "True when the latch was written to the store before the stop commands left, so it survives a bridge restart; false: see durable_error."},
+			"durable":           {Type: "boolean", Description: "True when the latch was written to the store before this answer, so it survives a bridge restart; false: see durable_error."},
 		}, Required: []string{"stopped", "estop_event", "cancelled_motions", "durable"}},
 		Errors: []Code{CodeInvalidArgument, CodeUnavailable, CodeInternal},
 		Call: func(ctx context.Context, c *Call) (any, error) {
@@ -177,41 +177,28 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 			// A stop must finish even if the caller hangs up mid-call.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			// The latch already refuses new motions in memory. Its write
-			// (fsync) comes before the cancels leave, so a crash right
-			// after them restarts latched (a button or a watchdog does not
-			// stop again); a disk slower than stopPersistWait does not
-			// hold them back, and the answer then still waits for the
+			// The latch already refuses new motions in memory; its write
+			// (fsync) runs beside the cancels, never before them: a crash
+			// between the two leaves the run unended, and the next start
+			// latches (DurableEStop.StartRun). The answer waits for the
 			// write (or sctx). A disk that refuses it fails nothing: the
 			// latch holds in memory and the answer says durable false.
 			persisted := make(chan error, 1) // the writer never blocks on it
-			go func() {
-				err := estop.Persist(sctx)
-				if err == nil {
-					crashpoint("after_estop_commit")
-				}
-				persisted <- err
-			}()
+			go func() { persisted <- estop.Persist(sctx) }()
+			err := m.Robot.StopAll(sctx)
+			crashpoint("after_stop_sent")
 			var derr error
-			waited := false
-			t := time.NewTimer(stopPersistWait)
 			select {
 			case derr = <-persisted:
-				waited = true
-			case <-t.C:
-			}
-			t.Stop()
-			err := m.Robot.StopAll(sctx)
-			if !waited {
+			case <-sctx.Done():
 				select {
 				case derr = <-persisted: // a write done as StopAll ran out sctx counts
 				default:
-					select {
-					case derr = <-persisted:
-					case <-sctx.Done():
-						derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
-					}
+					derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
 				}
+			}
+			if derr == nil {
+				crashpoint("after_estop_commit")
 			}
 			out := map[string]any{"stopped": err == nil, "estop_event": ev, "cancelled_motions": inFlight, "durable": derr == nil}
 			if err != nil {

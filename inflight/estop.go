@@ -38,46 +38,130 @@ func (s *Store) PutEStop(ctx context.Context, r EStopRecord) error {
 		if err != nil {
 			return false, err
 		}
-		old, found, err := loadEStop(b)
-		if err != nil {
-			return false, err
-		}
-		if found && r.Event < old.Event {
-			return false, fmt.Errorf("%w: e-stop event %d is older than the stored event %d", ErrInvalidRecord, r.Event, old.Event)
-		}
-		r.Version, r.Reason, r.At = recordVersion, clipText(r.Reason), s.now()
-		v, err := json.Marshal(r)
-		if err != nil {
-			return false, fmt.Errorf("%w: e-stop: %v", ErrInvalidRecord, err)
-		}
-		return true, b.Put([]byte(keyEStop), v)
+		return true, s.putEStop(b, r)
 	})
 }
 
+// putEStop writes r into b unless it names an event older than the stored one.
+func (s *Store) putEStop(b *bolt.Bucket, r EStopRecord) error {
+	old, found, err := loadEStop(b)
+	if err != nil {
+		return err
+	}
+	if found && r.Event < old.Event {
+		return fmt.Errorf("%w: e-stop event %d is older than the stored event %d", ErrInvalidRecord, r.Event, old.Event)
+	}
+	r.Version, r.Reason, r.At = recordVersion, clipText(r.Reason), s.now()
+	v, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%w: e-stop: %v", ErrInvalidRecord, err)
+	}
+	return b.Put([]byte(keyEStop), v)
+}
+
 // EStop returns the stored latch; found is false when none was ever written.
-func (s *Store) EStop() (r EStopRecord, found bool, err error) {
+func (s *Store) EStop() (EStopRecord, bool, error) { return readEStopBucket(s, loadEStop) }
+
+func loadEStop(b *bolt.Bucket) (EStopRecord, bool, error) {
+	return loadRecord(b, keyEStop, "e-stop", func(r *EStopRecord) int { return r.Version })
+}
+
+// readEStopBucket reads one record of the e-stop bucket with load.
+func readEStopBucket[T any](s *Store, load func(*bolt.Bucket) (T, bool, error)) (r T, found bool, err error) {
 	err = s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(bucketEStop))
 		if b == nil {
 			return nil
 		}
-		r, found, err = loadEStop(b)
+		r, found, err = load(b)
 		return err
 	})
 	return r, found, err
 }
 
-func loadEStop(b *bolt.Bucket) (EStopRecord, bool, error) {
-	v := b.Get([]byte(keyEStop))
+// loadRecord decodes the JSON record under key (what names it in errors);
+// version reads its format version, which must not be newer than ours.
+func loadRecord[T any](b *bolt.Bucket, key, what string, version func(*T) int) (T, bool, error) {
+	var r, zero T
+	v := b.Get([]byte(key))
 	if v == nil {
-		return EStopRecord{}, false, nil
+		return zero, false, nil
 	}
-	var r EStopRecord
 	if err := json.Unmarshal(v, &r); err != nil {
-		return EStopRecord{}, false, fmt.Errorf("%w: e-stop record: %v", ErrCorrupt, err)
+		return zero, false, fmt.Errorf("%w: %s record: %v", ErrCorrupt, what, err)
 	}
-	if r.Version > recordVersion {
-		return EStopRecord{}, false, fmt.Errorf("%w: e-stop record version %d", ErrNewerFormat, r.Version)
+	if n := version(&r); n > recordVersion {
+		return zero, false, fmt.Errorf("%w: %s record version %d", ErrNewerFormat, what, n)
 	}
 	return r, true, nil
+}
+
+// keyRun holds the RunRecord beside the latch.
+const keyRun = "run"
+
+// RunRecord marks a bridge serving from this store: written as it starts
+// serving, marked ended when it stops in order. A record still running at
+// the next start means the last run died (killed, crashed, power lost)
+// with whatever it was doing unfinished, a stop's write included.
+type RunRecord struct {
+	Version int       `json:"v"`
+	Running bool      `json:"running"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// StartRun records a run of pid starting now (fsync) and returns the run
+// before it; found is false for a store no run was ever recorded in
+// (fresh, or written by a bridge older than the record).
+func (s *Store) StartRun(ctx context.Context, pid int) (prev RunRecord, found bool, err error) {
+	err = s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		b, err := tx.CreateBucketIfNotExists([]byte(bucketEStop))
+		if err != nil {
+			return false, err
+		}
+		if prev, found, err = loadRun(b); err != nil {
+			return false, err
+		}
+		v, err := json.Marshal(RunRecord{Version: recordVersion, Running: true, PID: pid, Started: s.now()})
+		if err != nil {
+			return false, err
+		}
+		return true, b.Put([]byte(keyRun), v)
+	})
+	return prev, found, err
+}
+
+// EndRun records the run ended in order, with latch (the e-stop as it
+// stands) in the same commit: a latch whose own write failed is durable
+// once the run ends clean, and a run whose latch cannot be written is not
+// clean. A latch older than the stored one is ErrInvalidRecord, as for
+// PutEStop, and the run stays unended.
+func (s *Store) EndRun(ctx context.Context, latch EStopRecord) error {
+	return s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+		b, err := tx.CreateBucketIfNotExists([]byte(bucketEStop))
+		if err != nil {
+			return false, err
+		}
+		if err := s.putEStop(b, latch); err != nil {
+			return false, err
+		}
+		run, _, err := loadRun(b)
+		if err != nil {
+			return false, err
+		}
+		run.Version, run.Running, run.Ended = recordVersion, false, s.now()
+		v, err := json.Marshal(run)
+		if err != nil {
+			return false, err
+		}
+		return true, b.Put([]byte(keyRun), v)
+	})
+}
+
+// LastRun returns the run record.
+func (s *Store) LastRun() (RunRecord, bool, error) { return readEStopBucket(s, loadRun) }
+
+func loadRun(b *bolt.Bucket) (RunRecord, bool, error) {
+	return loadRecord(b, keyRun, "run", func(r *RunRecord) int { return r.Version })
 }

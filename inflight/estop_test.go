@@ -54,3 +54,57 @@ func TestEStopEventNumbersNeverGoBack(t *testing.T) {
 		t.Fatalf("stored %+v, want released event 3", r)
 	}
 }
+
+// A run that was started and never ended reads as unclean at the next
+// start, across a reopen; one ended in order reads clean and leaves the
+// latch it ended with in the store.
+func TestARunNeverEndedReadsAsUncleanAtTheNextStart(t *testing.T) {
+	path := testPath(t)
+	ctx := context.Background()
+	s := openStore(t, path, Options{})
+	if _, found, err := s.StartRun(ctx, 41); err != nil || found {
+		t.Fatalf("first run: found %v err %v, want none before it", found, err)
+	}
+	if err := s.Close(); err != nil { // killed: never ended
+		t.Fatal(err)
+	}
+	s = openStore(t, path, Options{})
+	prev, found, err := s.StartRun(ctx, 42)
+	if err != nil || !found || !prev.Running || prev.PID != 41 {
+		t.Fatalf("after a run never ended: %+v found %v err %v, want pid 41 still running", prev, found, err)
+	}
+	latch := EStopRecord{Latched: true, Event: 5, Reason: "robot_stop by operator: test"}
+	if err := s.EndRun(ctx, latch); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path, Options{})
+	if r, _, _ := s.EStop(); !r.Latched || r.Event != 5 {
+		t.Fatalf("latch after a clean end: %+v, want event 5 latched", r)
+	}
+	prev, found, err = s.StartRun(ctx, 43)
+	if err != nil || !found || prev.Running || prev.PID != 42 || prev.Ended.IsZero() {
+		t.Fatalf("after a clean end: %+v found %v err %v, want pid 42 ended", prev, found, err)
+	}
+}
+
+// A run cannot end clean with a latch older than the stored one: the end
+// is refused and the run stays running, so the next start latches.
+func TestARunWhoseLatchIsRefusedDoesNotEndClean(t *testing.T) {
+	s := openStore(t, testPath(t), Options{})
+	ctx := context.Background()
+	if _, _, err := s.StartRun(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutEStop(ctx, EStopRecord{Latched: true, Event: 9}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EndRun(ctx, EStopRecord{Event: 8}); !errors.Is(err, ErrInvalidRecord) {
+		t.Fatalf("EndRun with an older latch = %v, want ErrInvalidRecord", err)
+	}
+	if r, _, _ := s.LastRun(); !r.Running {
+		t.Fatalf("run after a refused end: %+v, want still running", r)
+	}
+}

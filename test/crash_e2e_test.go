@@ -35,6 +35,15 @@ func (w *world) restartBridge(stage string) {
 	w.t.Helper()
 	w.bridge.Stop(syscall.SIGKILL)
 	w.startBridge(worldOpts{crashpoints: true, bridgeEnv: []string{crashAtEnv + "=" + stage}})
+	w.resetUncleanExit()
+}
+
+// resetUncleanExit checks that the bridge, restarted after its last run
+// died, came back latched, and resets it as the operator (loopback demo:
+// the token its data dir holds).
+func (w *world) resetUncleanExit() {
+	w.t.Helper()
+	bridgetest.ResetUncleanExit(w.t, w.mcpClient(w.operatorToken()))
 }
 
 // crashAtEnv is bridge.CrashAtEnv, which only the crashpoints build has.
@@ -114,6 +123,7 @@ func TestCrashAtEachDispatchStageNeverResendsAndEveryMotionEnds(t *testing.T) {
 				// It died at the hook, at this stage, not of something else.
 				w.waitOutput(w.bridge.Process, "crashing at "+stage, 5*time.Second)
 				w.startBridge(worldOpts{})
+				w.resetUncleanExit()
 				cs = w.mcpClient("")
 				// The planner retries its confirm after the crash, as long as the
 				// bridge says a retry can help (actuators reconnecting).
@@ -200,6 +210,7 @@ func TestRandomKillsNeverSendAGoalTwice(t *testing.T) {
 			time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 			w.bridge.Stop(syscall.SIGKILL)
 			w.startBridge(worldOpts{})
+			w.resetUncleanExit()
 			cs = w.mcpClient("")
 			out, isErr := bridgetest.Call(t, cs, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]})
 			if isErr {

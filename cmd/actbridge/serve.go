@@ -155,6 +155,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if st != nil { // a store that could not open latched already (RestoreEStop)
+		if _, err := ts.estop.StartRun(ctx, os.Getpid()); err != nil {
+			fmt.Fprintf(stderr, "actbridge: recording this run in the store: %v\n", err)
+		}
+		// Registered before the server's shutdown, so it runs after it,
+		// when no call can latch any more; before the store closes.
+		defer func() {
+			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := ts.estop.EndRun(ectx); err != nil {
+				fmt.Fprintf(stderr, "actbridge: this run's end was not recorded (%v): the next start latches the e-stop\n", err)
+			}
+		}()
+	}
 	if ts.estopErr != nil {
 		fmt.Fprintf(stderr, "actbridge: %v; starting with the e-stop latched\n", ts.estopErr)
 	} else if l, ev, reason := ts.estop.State(); l {

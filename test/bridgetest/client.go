@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/actbridge/actbridge/bridge"
 )
 
 // CallTimeout bounds one tool call of Call and MustCall.
@@ -85,4 +88,22 @@ func MustCall(t testing.TB, cs *mcp.ClientSession, tool string, args any) map[st
 		t.Fatalf("%s(%v) failed: %v", tool, args, out)
 	}
 	return out
+}
+
+// ResetUncleanExit checks that the bridge behind operator (an operator's
+// session) started latched because the run before it died, and releases
+// that latch as an operator who checked the robot does; it returns the
+// event it reset.
+func ResetUncleanExit(t testing.TB, operator *mcp.ClientSession) float64 {
+	t.Helper()
+	es, _ := MustCall(t, operator, "robot_describe", map[string]any{})["estop"].(map[string]any)
+	reason, _ := es["reason"].(string)
+	event, _ := es["event"].(float64)
+	if es["latched"] != true || !strings.HasPrefix(reason, bridge.UncleanExitReason) {
+		t.Fatalf("a bridge restarted after its last run died: e-stop %v, want latched with %q", es, bridge.UncleanExitReason)
+	}
+	if out := MustCall(t, operator, "estop_reset", map[string]any{"event": event}); out["latched"] != false {
+		t.Fatalf("estop_reset of the unclean exit's event %v: %v", event, out)
+	}
+	return event
 }

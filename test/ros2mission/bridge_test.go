@@ -3,6 +3,8 @@ package ros2mission
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,6 +43,9 @@ func bridgeEnv() []string {
 type bridgeRun struct {
 	cfg, data, addr string
 	b               *bridgetest.Bridge
+	// died: the last run was killed or crashed, so the next start comes
+	// back latched (bridge.UncleanExitReason) and start resets it.
+	died bool
 }
 
 func newBridgeRun(t *testing.T, cfg string) *bridgeRun {
@@ -59,11 +64,21 @@ func (r *bridgeRun) start(t *testing.T, crashAt string) *mcp.ClientSession {
 		bin, env = builds.BuildTags(t, bridgePkg, "crashpoints"), append(env, crashAtEnv+"="+crashAt)
 	}
 	r.b = bridgetest.Start(t, bin, r.addr, env, "--config", r.cfg, "--data-dir", r.data)
+	if r.died {
+		// The operator checks the robot and resets; the loopback demo's
+		// operator token is in the data dir.
+		tok, err := os.ReadFile(filepath.Join(r.data, "operator.token"))
+		if err != nil {
+			t.Fatalf("the operator token: %v", err)
+		}
+		bridgetest.ResetUncleanExit(t, r.b.Client(t, strings.TrimSpace(string(tok))))
+		r.died = false
+	}
 	return r.b.Client(t, "")
 }
 
 // kill SIGKILLs the bridge: no deferred call, no flush.
-func (r *bridgeRun) kill() { r.b.Stop(syscall.SIGKILL) }
+func (r *bridgeRun) kill() { r.b.Stop(syscall.SIGKILL); r.died = true }
 
 // confirmAfterRestart retries the confirm of preview as a planner does
 // while the restarted bridge says a retry can help (its actuators
@@ -110,6 +125,7 @@ func (r *bridgeRun) confirmUntilCrash(t *testing.T, cs *mcp.ClientSession, previ
 			if !strings.Contains(r.b.Output(), "crashing at "+stage) {
 				t.Fatalf("the bridge died, not at %s:\n%s", stage, rostest.Tail(r.b.Output(), 3000))
 			}
+			r.died = true
 			return
 		case <-time.After(2 * time.Second):
 		}
