@@ -23,3 +23,13 @@ func crashpoint(stage string) {
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal is on its way
 }
+
+// crashHold blocks for good if CrashAtEnv names stage: the goroutine that
+// reaches it never gets past it before the crash at stage kills the
+// process (robot_stop's latch write, held so the crash after its cancels
+// always beats it).
+func crashHold(stage string) {
+	if os.Getenv(CrashAtEnv) == stage {
+		select {}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/actbridge/actbridge/inflight"
@@ -16,7 +17,7 @@ import (
 type EStopStore interface {
 	PutEStop(ctx context.Context, r inflight.EStopRecord) error
 	EStop() (inflight.EStopRecord, bool, error)
-	StartRun(ctx context.Context, pid int) (prev inflight.RunRecord, found bool, err error)
+	StartRun(ctx context.Context, pid int) (inflight.RunStart, error)
 	EndRun(ctx context.Context, latch inflight.EStopRecord) error
 }
 
@@ -37,15 +38,20 @@ const UncleanExitReason = "the bridge did not shut down cleanly"
 
 // DurableEStop is the e-stop latch kept in the store, above the transport.
 // A latch closes in memory first and is then written (fsync): a stop never
-// fails or waits because of the disk, it only says it is not durable, and
-// a crash before the write restarts latched (StartRun). A reset is written
-// first and released in memory only after: a release the disk did not take
-// is refused, since a restart would latch again anyway.
+// fails because of the disk, it only says it is not durable. Within a run
+// the store recorded (StartRun) and has not ended, the stop does not wait
+// for the write either: a crash before it restarts latched. A reset is
+// written first and released in memory only after: a release the disk did
+// not take is refused, since a restart would latch again anyway.
 type DurableEStop struct {
 	latch *safety.EStop
 	store EStopStore
 	// mu orders the writes, so the store ends with the newest state.
 	mu sync.Mutex
+	// recorded: StartRun wrote this run, with events reserved up to
+	// reserved; ended: EndRun wrote its end (no crash rule after it).
+	recorded, ended atomic.Bool
+	reserved        atomic.Uint64
 }
 
 // RestoreEStop rebuilds the latch from store before any tool is served. A
@@ -98,49 +104,71 @@ func (d *DurableEStop) Persist(ctx context.Context) error {
 
 // StartRun records this run (process pid) in the store as serving starts.
 // When the run before it never ended in order, the latch closes with
-// UncleanExitReason (and is written) unless it already is; latched is
-// then true. A store that cannot record the run is err: the next start
-// could not tell a crash of this one, so the latch closes too.
+// UncleanExitReason on a new event above every number that run may have
+// shown (and is written); latched is then true. A store that cannot
+// record the run is err, and the latch closes too: a stop in this run
+// then waits (briefly) for its write, as PersistFirst says.
 func (d *DurableEStop) StartRun(ctx context.Context, pid int) (latched bool, err error) {
 	if d.store == nil {
 		return false, nil
 	}
-	prev, found, err := d.store.StartRun(ctx, pid)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rs, err := d.store.StartRun(ctx, pid)
 	var why string
 	switch {
 	case err != nil:
 		why = "the store could not record this run (" + err.Error() + "), so a crash would go unnoticed"
-	case found && prev.Running:
-		why = fmt.Sprintf("%s (process %d, started %s): a stop may have been cut short before its latch was written; check the robot, then reset",
-			UncleanExitReason, prev.PID, prev.Started.UTC().Format(time.RFC3339))
-	default:
+	case rs.Unclean:
+		why = fmt.Sprintf("%s (process %d, started %s)", UncleanExitReason, rs.Prev.PID, rs.Prev.Started.UTC().Format(time.RFC3339))
+	}
+	if err == nil {
+		d.reserved.Store(rs.EventsUpTo)
+		d.recorded.Store(true)
+	}
+	if why == "" {
 		return false, nil
 	}
-	if l, _, _ := d.State(); l {
-		return true, err // already latched, and stored so (RestoreEStop)
+	if l, _, before := d.State(); l {
+		why += "; latched before it: " + before
 	}
-	d.latch.Latch(why)
-	if perr := d.Persist(ctx); perr != nil && err == nil {
-		err = perr
+	d.latch.LatchAbove(rs.EventFloor, why)
+	if perr := d.store.PutEStop(ctx, record(d.latch.Snapshot())); perr != nil && err == nil {
+		err = fmt.Errorf("%w: %w", ErrEStopNotDurable, perr)
 	}
 	return true, err
 }
 
 // EndRun records the run ended in order, with the latch as it stands in
-// the same commit (so a latch whose own write failed is kept now). Called
-// once no call can latch any more; an error leaves the run unended and
-// the next start latched.
+// the same commit (so a latch whose own write failed is kept now); a stop
+// after it writes its latch before its cancels (PersistFirst). An error
+// leaves the run unended and the next start latched.
 func (d *DurableEStop) EndRun(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ended.Store(true) // before the snapshot: a latch it misses sees this
 	if d.store == nil {
 		return nil
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if err := d.store.EndRun(ctx, record(d.latch.Snapshot())); err != nil {
 		return fmt.Errorf("%w: %w", ErrEStopNotDurable, err)
 	}
 	return nil
 }
+
+// PersistFirst says whether a stop latched now must write its latch before
+// its cancels leave (bounded by stopPersistWait) because a crash after
+// them would not restart latched: outside a recorded run (no StartRun, or
+// it failed), after EndRun, or past the run's reserved event numbers.
+func (d *DurableEStop) PersistFirst() bool {
+	_, ev, _ := d.State()
+	return !d.recorded.Load() || d.ended.Load() || ev > d.reserved.Load()
+}
+
+// stopPersistWait bounds how long a stop's cancels wait for its latch's
+// write when PersistFirst: a slow or hung disk never holds a stop back by
+// more.
+const stopPersistWait = 50 * time.Millisecond
 
 // Reset releases event when the store has taken the release; otherwise the
 // latch stays closed and err wraps ErrEStopNotDurable. Refusals of the
@@ -184,6 +212,7 @@ func record(s safety.EStopSnapshot) inflight.EStopRecord {
 type EStopLatch interface {
 	Latch(reason string) uint64
 	Persist(ctx context.Context) error
+	PersistFirst() bool
 	Reset(ctx context.Context, event uint64) error
 	State() (latched bool, event uint64, reason string)
 }

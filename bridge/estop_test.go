@@ -264,15 +264,19 @@ func stopOnce(t *testing.T, p *Pipeline) map[string]any {
 }
 
 // A stop whose cancels left before its latch was written, in a run that
-// then died, restarts latched (UncleanExitReason, written); a run ended in
-// order does not, and a released latch stays released across one.
+// then died, restarts latched (UncleanExitReason, written) on an event
+// above every number the dead run could have shown; a run ended in order
+// does not, and a released latch stays released across one.
 func TestAStopCutShortBeforeItsWriteRestartsLatched(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
 	if latched, err := r.estop.StartRun(ctx, 100); err != nil || latched {
 		t.Fatalf("first run: latched %v err %v, want neither", latched, err)
 	}
-	r.estop.Latch("robot_stop by planner: cut short") // the cancels left; the process dies before Persist
+	if r.estop.PersistFirst() {
+		t.Fatal("a recorded run's stop still writes before its cancels")
+	}
+	shown := r.estop.Latch("robot_stop by planner: cut short") // the cancels left; the process dies before Persist
 	st, es := reopen(t, r.store, r.storePath)
 	if latched, _, _ := es.State(); latched {
 		t.Fatal("the unwritten latch was read back: this test no longer cuts the write short")
@@ -281,8 +285,11 @@ func TestAStopCutShortBeforeItsWriteRestartsLatched(t *testing.T) {
 		t.Fatalf("start after a run that never ended: latched %v err %v, want latched", latched, err)
 	}
 	latched, ev, reason := es.State()
-	if !latched || !strings.HasPrefix(reason, UncleanExitReason+" (process 100") {
-		t.Fatalf("after an unclean exit: latched %v event %d reason %q", latched, ev, reason)
+	if !latched || !strings.HasPrefix(reason, UncleanExitReason+" (process 100") || ev <= shown {
+		t.Fatalf("after an unclean exit: latched %v event %d (the dead run showed %d) reason %q", latched, ev, shown, reason)
+	}
+	if err := es.Reset(ctx, shown); err == nil {
+		t.Fatalf("a reset naming the dead run's event %d released the unclean exit's %d", shown, ev)
 	}
 	if rec, _, _ := st.EStop(); !rec.Latched || rec.Event != ev {
 		t.Fatalf("stored %+v, want event %d latched", rec, ev)
@@ -296,6 +303,99 @@ func TestAStopCutShortBeforeItsWriteRestartsLatched(t *testing.T) {
 	_, es = reopen(t, st, r.storePath)
 	if latched, err := es.StartRun(ctx, 102); err != nil || latched {
 		t.Fatalf("start after a run ended in order: latched %v err %v, want neither", latched, err)
+	}
+}
+
+// An unclean exit after a stop that was written keeps that stop's reason
+// beside the crash's, on a new event.
+func TestAnUncleanExitOverALatchedStopSaysBoth(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	if _, err := r.estop.StartRun(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	stop := r.estop.Latch("robot_stop by operator: cell open")
+	if err := r.estop.Persist(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, es := reopen(t, r.store, r.storePath)
+	if _, err := es.StartRun(ctx, 8); err != nil {
+		t.Fatal(err)
+	}
+	_, ev, reason := es.State()
+	if ev <= stop || !strings.HasPrefix(reason, UncleanExitReason) || !strings.Contains(reason, "latched before it: robot_stop by operator: cell open") {
+		t.Fatalf("event %d (stop was %d), reason %q", ev, stop, reason)
+	}
+}
+
+// PersistFirst holds outside a recorded run: before StartRun, when it
+// failed, after EndRun, and past the run's reserved events.
+func TestAStopWritesFirstWhereACrashWouldNotLatch(t *testing.T) {
+	ctx := context.Background()
+	r := newRig(t)
+	if !r.estop.PersistFirst() {
+		t.Error("before StartRun: want persist first")
+	}
+	broken := newRig(t)
+	es, err := RestoreEStop(failingStart{broken.store}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latched, err := es.StartRun(ctx, 1); err == nil || !latched || !es.PersistFirst() {
+		t.Errorf("StartRun failing: latched %v err %v persist first %v, want latched, an error, persist first", latched, err, es.PersistFirst())
+	}
+	if _, err := r.estop.StartRun(ctx, 1); err != nil || r.estop.PersistFirst() {
+		t.Fatalf("recorded run: err %v persist first %v", err, r.estop.PersistFirst())
+	}
+	for range inflight.EventReserve { // each a new cause: a new event
+		r.estop.Latch(fmt.Sprint(r.estop.latch.Snapshot().Event))
+	}
+	if r.estop.PersistFirst() {
+		t.Fatal("within the reservation: want no persist first")
+	}
+	r.estop.Latch("one past the reservation")
+	if !r.estop.PersistFirst() {
+		t.Error("past the reserved events: want persist first")
+	}
+	fresh := newRig(t)
+	if _, err := fresh.estop.StartRun(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.estop.EndRun(ctx); err != nil || !fresh.estop.PersistFirst() {
+		t.Errorf("after EndRun: err %v persist first %v, want persist first", err, fresh.estop.PersistFirst())
+	}
+}
+
+// failingStart is a store that cannot record a run.
+type failingStart struct{ *inflight.Store }
+
+func (failingStart) StartRun(context.Context, int) (inflight.RunStart, error) {
+	return inflight.RunStart{}, errors.New("ENOSPC")
+}
+
+// A stop that comes after the run's end (a call still running as the
+// server shut down) writes its latch before its cancels: the run is
+// already marked clean, so a crash after them would restart unlatched.
+func TestAStopAfterTheRunEndedWritesBeforeItsCancels(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	robot := &stopSignal{Robot: r.robot, store: r.store}
+	es, err := RestoreEStop(r.store, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := es.StartRun(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	p := stopRigWith(t, r, robot, es)
+	if err := es.EndRun(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := stopOnce(t, p); got["durable"] != true {
+		t.Fatalf("robot_stop = %v", got)
+	}
+	if !robot.storedAtStop.Load() {
+		t.Fatal("a stop after EndRun sent its cancels before its latch was in the store")
 	}
 }
 

@@ -178,23 +178,41 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			// The latch already refuses new motions in memory; its write
-			// (fsync) runs beside the cancels, never before them: a crash
+			// (fsync) runs beside the cancels, not before them: a crash
 			// between the two leaves the run unended, and the next start
-			// latches (DurableEStop.StartRun). The answer waits for the
-			// write (or sctx). A disk that refuses it fails nothing: the
-			// latch holds in memory and the answer says durable false.
+			// latches (DurableEStop.StartRun). Where that rule does not
+			// hold (PersistFirst), the cancels wait for the write, at most
+			// stopPersistWait. The answer waits for the write (or sctx). A
+			// disk that refuses it fails nothing: the latch holds in
+			// memory and the answer says durable false.
+			first := estop.PersistFirst()
 			persisted := make(chan error, 1) // the writer never blocks on it
-			go func() { persisted <- estop.Persist(sctx) }()
+			go func() {
+				crashHold("after_stop_sent") // a crash test's write loses the race
+				persisted <- estop.Persist(sctx)
+			}()
+			var derr error
+			done := false
+			if first {
+				t := time.NewTimer(stopPersistWait)
+				select {
+				case derr = <-persisted:
+					done = true
+				case <-t.C:
+				}
+				t.Stop()
+			}
 			err := m.Robot.StopAll(sctx)
 			crashpoint("after_stop_sent")
-			var derr error
-			select {
-			case derr = <-persisted:
-			case <-sctx.Done():
+			if !done {
 				select {
-				case derr = <-persisted: // a write done as StopAll ran out sctx counts
-				default:
-					derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
+				case derr = <-persisted:
+				case <-sctx.Done():
+					select {
+					case derr = <-persisted: // a write done as StopAll ran out sctx counts
+					default:
+						derr = fmt.Errorf("%w: the store did not answer in time", ErrEStopNotDurable)
+					}
 				}
 			}
 			if derr == nil {
@@ -205,7 +223,7 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 				out["error"] = err.Error()
 			}
 			if derr != nil {
-				out["durable_error"] = derr.Error() + "; the e-stop holds until this bridge stops, but a restart would forget it: call robot_stop again once the store is writable"
+				out["durable_error"] = derr.Error() + "; the e-stop holds in memory (a shutdown in order writes it too): call robot_stop again once the store is writable"
 			}
 			return out, nil
 		},

@@ -109,27 +109,50 @@ type RunRecord struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended,omitzero"`
+	// EventsUpTo: the run may hand out e-stop events up to this number
+	// before writing them; a start after it died latches above it, so an
+	// event number seen before the crash never names another cause.
+	EventsUpTo uint64 `json:"events_up_to,omitempty"`
 }
 
-// StartRun records a run of pid starting now (fsync) and returns the run
-// before it; found is false for a store no run was ever recorded in
-// (fresh, or written by a bridge older than the record).
-func (s *Store) StartRun(ctx context.Context, pid int) (prev RunRecord, found bool, err error) {
-	err = s.update(ctx, func(tx *bolt.Tx) (bool, error) {
+// EventReserve is how many e-stop events a run reserves as it starts.
+const EventReserve = 1024
+
+// RunStart is what StartRun found of the run before, and reserved.
+type RunStart struct {
+	Prev RunRecord // the run before this one (zero when none)
+	// Unclean: the run before never ended in order, or its record is
+	// unreadable; a store without any run record (fresh, or written by an
+	// older bridge) is not.
+	Unclean bool
+	// EventFloor is the highest e-stop event the run before may have
+	// handed out (stored or reserved); EventsUpTo, this run's reservation.
+	EventFloor, EventsUpTo uint64
+}
+
+// StartRun records a run of pid starting now, with its reservation of
+// e-stop events (fsync), and says how the run before it ended.
+func (s *Store) StartRun(ctx context.Context, pid int) (RunStart, error) {
+	var rs RunStart
+	err := s.update(ctx, func(tx *bolt.Tx) (bool, error) {
 		b, err := tx.CreateBucketIfNotExists([]byte(bucketEStop))
 		if err != nil {
 			return false, err
 		}
-		if prev, found, err = loadRun(b); err != nil {
+		latch, _, err := loadEStop(b)
+		if err != nil {
 			return false, err
 		}
-		v, err := json.Marshal(RunRecord{Version: recordVersion, Running: true, PID: pid, Started: s.now()})
+		prev, found, err := loadRun(b)
+		rs = RunStart{Prev: prev, Unclean: err != nil || found && prev.Running, EventFloor: max(latch.Event, prev.EventsUpTo)}
+		rs.EventsUpTo = rs.EventFloor + EventReserve
+		v, err := json.Marshal(RunRecord{Version: recordVersion, Running: true, PID: pid, Started: s.now(), EventsUpTo: rs.EventsUpTo})
 		if err != nil {
 			return false, err
 		}
 		return true, b.Put([]byte(keyRun), v)
 	})
-	return prev, found, err
+	return rs, err
 }
 
 // EndRun records the run ended in order, with latch (the e-stop as it

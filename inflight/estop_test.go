@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The latch written before a restart is the latch read after it, and a
@@ -57,23 +59,28 @@ func TestEStopEventNumbersNeverGoBack(t *testing.T) {
 
 // A run that was started and never ended reads as unclean at the next
 // start, across a reopen; one ended in order reads clean and leaves the
-// latch it ended with in the store.
+// latch it ended with in the store. Each start reserves events above
+// everything stored or reserved before.
 func TestARunNeverEndedReadsAsUncleanAtTheNextStart(t *testing.T) {
 	path := testPath(t)
 	ctx := context.Background()
 	s := openStore(t, path, Options{})
-	if _, found, err := s.StartRun(ctx, 41); err != nil || found {
-		t.Fatalf("first run: found %v err %v, want none before it", found, err)
+	if err := s.PutEStop(ctx, EStopRecord{Event: 3}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.StartRun(ctx, 41)
+	if err != nil || rs.Unclean || rs.EventFloor != 3 || rs.EventsUpTo != 3+EventReserve {
+		t.Fatalf("first run: %+v %v, want clean, floor 3, reserved to %d", rs, err, 3+EventReserve)
 	}
 	if err := s.Close(); err != nil { // killed: never ended
 		t.Fatal(err)
 	}
 	s = openStore(t, path, Options{})
-	prev, found, err := s.StartRun(ctx, 42)
-	if err != nil || !found || !prev.Running || prev.PID != 41 {
-		t.Fatalf("after a run never ended: %+v found %v err %v, want pid 41 still running", prev, found, err)
+	rs, err = s.StartRun(ctx, 42)
+	if err != nil || !rs.Unclean || rs.Prev.PID != 41 || rs.EventFloor != 3+EventReserve {
+		t.Fatalf("after a run never ended: %+v %v, want pid 41 unclean, floor at its reservation", rs, err)
 	}
-	latch := EStopRecord{Latched: true, Event: 5, Reason: "robot_stop by operator: test"}
+	latch := EStopRecord{Latched: true, Event: 3 + EventReserve + 1, Reason: "unclean"}
 	if err := s.EndRun(ctx, latch); err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +88,37 @@ func TestARunNeverEndedReadsAsUncleanAtTheNextStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openStore(t, path, Options{})
-	if r, _, _ := s.EStop(); !r.Latched || r.Event != 5 {
-		t.Fatalf("latch after a clean end: %+v, want event 5 latched", r)
+	if r, _, _ := s.EStop(); !r.Latched || r.Event != latch.Event {
+		t.Fatalf("latch after a clean end: %+v, want event %d latched", r, latch.Event)
 	}
-	prev, found, err = s.StartRun(ctx, 43)
-	if err != nil || !found || prev.Running || prev.PID != 42 || prev.Ended.IsZero() {
-		t.Fatalf("after a clean end: %+v found %v err %v, want pid 42 ended", prev, found, err)
+	rs, err = s.StartRun(ctx, 43)
+	if err != nil || rs.Unclean || rs.Prev.PID != 42 || rs.Prev.Ended.IsZero() {
+		t.Fatalf("after a clean end: %+v %v, want pid 42 ended", rs, err)
+	}
+}
+
+// A run record that cannot be read counts as unclean, and is replaced:
+// the next start is not latched by it forever.
+func TestAnUnreadableRunRecordIsUncleanOnce(t *testing.T) {
+	s := openStore(t, testPath(t), Options{})
+	ctx := context.Background()
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte(bucketEStop))
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(keyRun), []byte("{torn"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := s.StartRun(ctx, 1); err != nil || !rs.Unclean {
+		t.Fatalf("start over a torn record: %+v %v, want unclean", rs, err)
+	}
+	if err := s.EndRun(ctx, EStopRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := s.StartRun(ctx, 2); err != nil || rs.Unclean {
+		t.Fatalf("the start after: %+v %v, want clean", rs, err)
 	}
 }
 
@@ -95,7 +127,7 @@ func TestARunNeverEndedReadsAsUncleanAtTheNextStart(t *testing.T) {
 func TestARunWhoseLatchIsRefusedDoesNotEndClean(t *testing.T) {
 	s := openStore(t, testPath(t), Options{})
 	ctx := context.Background()
-	if _, _, err := s.StartRun(ctx, 7); err != nil {
+	if _, err := s.StartRun(ctx, 7); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutEStop(ctx, EStopRecord{Latched: true, Event: 9}); err != nil {

@@ -66,6 +66,21 @@ func (e *EStop) Latch(reason string) uint64 {
 	return e.event
 }
 
+// LatchAbove latches with a new event numbered above floor (and above
+// every event raised so far), even when reason is the one latched: for a
+// cause whose predecessors' numbers may have been handed out unrecorded.
+func (e *EStop) LatchAbove(floor uint64, reason string) uint64 {
+	reason = cleanReason(reason)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.latched {
+		e.latched, e.since = true, e.clock()
+	}
+	e.event = max(e.event, floor) + 1
+	e.reason = reason
+	return e.event
+}
+
 // Reset releases the latch if event is the newest one. Resetting an event
 // that is already released is a no-op (idempotent); naming an older event
 // while a newer one is latched is ErrEStopNewerEvent; naming one never

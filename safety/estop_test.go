@@ -119,6 +119,35 @@ func TestRestoredEStopStaysLatchedAndKeepsCounting(t *testing.T) {
 	}
 }
 
+// LatchAbove always raises a new event above the floor and above every
+// event raised so far, latched or not, the same reason included.
+func TestLatchAboveRaisesAnEventPastTheFloor(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		from  EStopSnapshot
+		floor uint64
+		want  uint64
+	}{
+		{"open, floor above", EStopSnapshot{Event: 3}, 1027, 1028},
+		{"open, floor below", EStopSnapshot{Event: 3}, 1, 4},
+		{"latched, same reason", EStopSnapshot{Latched: true, Event: 5, Reason: "crash"}, 0, 6},
+		{"latched, floor above", EStopSnapshot{Latched: true, Event: 5, Reason: "stop"}, 9, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := RestoreEStop(c.from, nil)
+			if ev := e.LatchAbove(c.floor, "crash"); ev != c.want {
+				t.Fatalf("event %d, want %d", ev, c.want)
+			}
+			if l, ev, r, _ := e.State(); !l || ev != c.want || r != "crash" {
+				t.Fatalf("state %v %d %q", l, ev, r)
+			}
+			if err := e.Reset(c.want - 1); c.want > 1 && !errors.Is(err, ErrEStopNewerEvent) {
+				t.Fatalf("an older event reset the new one: %v", err)
+			}
+		})
+	}
+}
+
 func TestEStopIsSafeForConcurrentUse(t *testing.T) {
 	var e EStop // the zero value works
 	var wg sync.WaitGroup

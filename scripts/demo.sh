@@ -20,7 +20,9 @@ stop() {
       # Only a process that is still ours: after a reboot the pid may be another's.
       if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$name"; then
         kill "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        # The bridge closes its streams for up to 3 s, then records a clean end;
+        # a SIGKILL before that would bring the next demo up latched.
+        for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
         echo "stopped $name (pid $pid)"
       fi

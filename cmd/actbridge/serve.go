@@ -156,12 +156,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if st != nil { // a store that could not open latched already (RestoreEStop)
-		if _, err := ts.estop.StartRun(ctx, os.Getpid()); err != nil {
+		// Not cut short by a Ctrl-C during start-up: a run half recorded
+		// would only latch the next start for a confusing reason.
+		if _, err := ts.estop.StartRun(context.WithoutCancel(ctx), os.Getpid()); err != nil {
 			fmt.Fprintf(stderr, "actbridge: recording this run in the store: %v\n", err)
 		}
-		// Registered before the server's shutdown, so it runs after it,
-		// when no call can latch any more; before the store closes.
+		// Registered before the server's shutdown, so it runs after it
+		// (calls still running then write their latch first); before the
+		// store closes. A panic is no clean end: the next start latches.
 		defer func() {
+			if p := recover(); p != nil {
+				panic(p)
+			}
 			ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			if err := ts.estop.EndRun(ectx); err != nil {
@@ -236,7 +242,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		_ = srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close() // streams still open: cut them, so no new call starts
+		}
 	}()
 
 	auth := "bearer tokens required"

@@ -33,8 +33,8 @@ func (b brokenStore) PutEStop(context.Context, inflight.EStopRecord) error { ret
 func (b brokenStore) EStop() (inflight.EStopRecord, bool, error) {
 	return inflight.EStopRecord{}, false, b.err
 }
-func (b brokenStore) StartRun(context.Context, int) (inflight.RunRecord, bool, error) {
-	return inflight.RunRecord{}, false, b.err
+func (b brokenStore) StartRun(context.Context, int) (inflight.RunStart, error) {
+	return inflight.RunStart{}, b.err
 }
 func (b brokenStore) EndRun(context.Context, inflight.EStopRecord) error { return b.err }
 func (b brokenStore) AuditList(string, int) ([]inflight.AuditRecord, string, error) {
