@@ -100,12 +100,7 @@ func oneParseAgrees(t *testing.T, body []byte) {
 // by the pipeline as before.
 func TestAnHTTPCallsArgumentsAreDecodedOnceBeforeTheTool(t *testing.T) {
 	r := newRig(t)
-	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	srv := httptest.NewServer(front.HTTPHandler(Tokens{OpenPlanner: true}, 1<<20))
-	t.Cleanup(srv.Close)
-	c := &mcpPoster{url: srv.URL, hc: srv.Client()}
-	c.post(t, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "test", "version": "1"}})
-	c.post(t, "notifications/initialized", map[string]any{})
+	c, front := servedSession(t, r)
 	pv := c.tool(t, "arm_move_joints", map[string]any{"positions": map[string]any{"j1": 1}})
 	if out := c.tool(t, "motion_confirm", map[string]any{"preview_id": pv["preview_id"]}); out["motion_id"] == nil {
 		t.Fatalf("confirm: %v", out)
@@ -114,7 +109,7 @@ func TestAnHTTPCallsArgumentsAreDecodedOnceBeforeTheTool(t *testing.T) {
 		t.Fatalf("%d of 2 calls ran on admission's parse", n)
 	}
 	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"motions_list","arguments":{"limit":1,"limit":2}}}`
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
@@ -124,7 +119,7 @@ func TestAnHTTPCallsArgumentsAreDecodedOnceBeforeTheTool(t *testing.T) {
 	forged := httptest.NewRequest(http.MethodPost, "/", nil)
 	forget := front.parsed.keep(forged, parsedArgs{raw: []byte(`{"limit":1,"limit":2}`), values: map[string]any{"limit": json.Number("1")}})
 	req.Header.Set(parsedHeader, forged.Header.Get(parsedHeader))
-	resp, err := srv.Client().Do(req)
+	resp, err := c.hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

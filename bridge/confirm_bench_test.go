@@ -91,12 +91,7 @@ func (c *mcpPoster) tool(tb testing.TB, name string, args map[string]any) map[st
 // no floor of the bench's confirm row pays.
 func BenchmarkConfirmOverHTTP(b *testing.B) {
 	r := newRig(b)
-	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
-	srv := httptest.NewServer(front.HTTPHandler(Tokens{OpenPlanner: true}, 1<<20))
-	defer srv.Close()
-	c := &mcpPoster{url: srv.URL, hc: srv.Client()}
-	c.post(b, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}})
-	c.post(b, "notifications/initialized", map[string]any{})
+	c, _ := servedSession(b, r)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -108,6 +103,18 @@ func BenchmarkConfirmOverHTTP(b *testing.B) {
 		r.robot.Emit(actuators.GoalUpdate{Actuator: "arm", GoalID: fmt.Sprint(out["motion_id"]), State: actuators.GoalSucceeded})
 		b.StartTimer()
 	}
+}
+
+// servedSession serves r's pipeline over HTTP as the bridge does and
+// returns an initialized MCP session to it, and the front serving it.
+func servedSession(b testing.TB, r *rig) (*mcpPoster, *Front) {
+	front := &Front{Pipeline: r.p, Name: "actbridge", Version: "test"}
+	srv := httptest.NewServer(front.HTTPHandler(Tokens{OpenPlanner: true}, 1<<20))
+	b.Cleanup(srv.Close)
+	c := &mcpPoster{url: srv.URL, hc: srv.Client()}
+	c.post(b, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	c.post(b, "notifications/initialized", map[string]any{})
+	return c, front
 }
 
 // confirmBody is a motion_confirm request as the bench's clients send it.

@@ -448,3 +448,30 @@ func TestASlowDisksLatchStillAnswersDurable(t *testing.T) {
 		t.Fatalf("at the cancels: latched in memory %v, in the store %v; want in memory only (the disk was slow)", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
 	}
 }
+
+// In a recorded run the cancels leave before the latch's write starts
+// (the store has none of it at StopAll, even on a fast disk), and a
+// transport that never answers does not hold the write back: the answer is
+// durable well before the stop's deadline.
+func TestInARecordedRunTheCancelsLeaveFirstAndAHungTransportDoesNotHoldTheWrite(t *testing.T) {
+	for _, hang := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hung transport %v", hang), func(t *testing.T) {
+			r := newRig(t)
+			robot := &stopSignal{Robot: r.robot, store: r.store, hang: hang}
+			es, err := RestoreEStop(r.store, time.Now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := es.StartRun(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			got := stopOnce(t, stopRigWith(t, r, robot, es))
+			if got["durable"] != true {
+				t.Fatalf("robot_stop = %v, want durable", got)
+			}
+			if !robot.latchedAtStop.Load() || robot.storedAtStop.Load() {
+				t.Fatalf("at the cancels: latched in memory %v, in the store %v; want in memory only", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
+			}
+		})
+	}
+}

@@ -198,15 +198,21 @@ func MeasureStop(w *World, n int, o StopOpts) (Row, StopResult) {
 	}
 	defer sub.Close()
 	link := newPubSubLink(w, "/bench_floor_stop/follow_joint_trajectory/goal")
+	var wire Sample // from the request's first byte written: the bench's client library left out
 	res, note := stopLoop{w: w, o: o, n: n, name: o.key("stop"),
 		stopOnce: func(i int, stop func() (any, error)) (time.Duration, error) {
 			drainTimes(cancels)
+			w.wire.arm()
 			t0 := time.Now()
 			if _, err := stop(); err != nil {
 				return 0, err
 			}
+			onWire := w.wire.written()
 			select {
 			case at := <-cancels:
+				if i >= 2 && !onWire.IsZero() {
+					wire = append(wire, at.Sub(onWire))
+				}
 				return at.Sub(t0), nil
 			case <-time.After(5 * time.Second):
 				return 0, fmt.Errorf("no cancel on %s within 5 s", ArmCancelTopic)
@@ -225,12 +231,13 @@ func MeasureStop(w *World, n int, o StopOpts) (Row, StopResult) {
 		Key: o.key("stop"),
 		What: fmt.Sprintf("%s → arm cancel on the wire, %s (n=%d, %s)",
 			o.what(), o.loadText(), len(res.ToCancel), loadNote(res.Load)),
-		Result: fmt.Sprintf("p50 %s · p99 %s%s; %s", ms(res.ToCancel.P50()), ms(res.ToCancel.P99()), errNote(loadErrors(res.Load)), note),
+		Result: fmt.Sprintf("p50 %s · p99 %s (from the request's first byte written p50 %s · p99 %s)%s; %s", ms(res.ToCancel.P50()), ms(res.ToCancel.P99()),
+			ms(wire.P50()), ms(wire.P99()), errNote(loadErrors(res.Load)), note),
 		Floor:  fmt.Sprintf("goroslib publish→subscriber under the same load: p50 %s · p99 %s", ms(res.Floor.P50()), ms(res.Floor.P99())),
 		Ratio:  fmt.Sprintf("p50 %s · p99 %s", fx(r50), fx(r99)),
 		Target: target,
 		Met:    met,
-		Values: map[string]float64{"p50_ms": msf(res.ToCancel.P50()), "p99_ms": msf(res.ToCancel.P99()),
+		Values: map[string]float64{"p50_ms": msf(res.ToCancel.P50()), "p99_ms": msf(res.ToCancel.P99()), "wire_p50_ms": msf(wire.P50()), "wire_p99_ms": msf(wire.P99()),
 			"floor_p50_ms": msf(res.Floor.P50()), "floor_p99_ms": msf(res.Floor.P99()), "hammer_calls": float64(res.Load.Calls),
 			"planner_calls": float64(res.Load.PlannerCalls), "bridge_cpu_share": res.CPUShare, "bridge_run_wait_ms_per_s": msf(res.RunWait)},
 	}, res
