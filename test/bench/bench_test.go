@@ -65,9 +65,10 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 		"confirm_lean":  {"p50_ms", "p99_ms", "floor_http_p50_ms", "floor_p50_ms", "fsync_p50_ms", "wire_p50_ms", "http_in_p50_ms", "http_rtt_p50_ms"},
 		"preview":       {"compute_p50_ms", "compute_allocs", "p50_ms", "allocs", "check_p50_ms", "decode_p50_ms", "stored_p50_ms"},
 		"ingest":        {"bridge_pct", "floor_pct", "rate"},
-		"stop":          {"p50_ms", "p99_ms", "floor_p99_ms", "bridge_cpu_share"},
+		"stop":          {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "bridge_cpu_share"},
 		"stop_planners": {"p50_ms", "p99_ms", "floor_p99_ms", "planner_calls", "bridge_cpu_share"},
-		"stop_http":     {"p50_ms", "p99_ms", "floor_p99_ms", "bridge_cpu_share"},
+		"stop_http":     {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "bridge_cpu_share"},
+		"stop_mixed":    {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "planner_calls", "bridge_cpu_share"},
 		"navigate":      {"p50_ms"},
 		"navigate_lean": {"p50_ms"},
 		"store":         {"confirm_ms", "file_mb", "append_us"},
@@ -102,7 +103,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 			required[key] = []string{"p50_ms", "p99_ms", "reply_p50_ms", "floor_p50_ms", "floor_taken_p50_ms", "fsync_p50_ms",
 				"write_wire_p50_ms", "wire_p50_ms", "http_rtt_p50_ms", "floor_http_p50_ms", "payload_octets"}
 		}
-		for _, key := range []string{"ros2_stop", "ros2_stop_planners", "ros2_stop_http"} {
+		for _, key := range []string{"ros2_stop", "ros2_stop_planners", "ros2_stop_http", "ros2_stop_mixed"} {
 			required[key] = []string{"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "floor_taken_p99_ms", "payload_octets", "bridge_cpu_share"}
 		}
 	}

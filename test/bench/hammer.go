@@ -26,6 +26,7 @@ const (
 	hammerAddrEnv     = "ACTBRIDGE_BENCH_HAMMER_ADDR"
 	hammerClientsEnv  = "ACTBRIDGE_BENCH_HAMMER_CLIENTS"
 	hammerPlannersEnv = "ACTBRIDGE_BENCH_HAMMER_PLANNERS"
+	hammerMixedEnv    = "ACTBRIDGE_BENCH_HAMMER_MIXED"
 )
 
 // hammer is a running load process.
@@ -42,15 +43,17 @@ type hammerCounts struct {
 	Elapsed         time.Duration
 }
 
-// startHammer starts n planner sessions calling ReadTool in closed loops,
-// and planners more previewing, confirming and cancelling arm motions in
-// closed loops (plannerStep), in a process at nice 19, and returns once
-// every session is connected.
-func startHammer(w *World, n, planners int) *hammer {
+// startHammer starts o.Hammer planner sessions calling ReadTool in closed
+// loops, o.Planners more previewing, confirming and cancelling arm motions
+// in closed loops (plannerStep) and o.Mixed more running test/load.sh's
+// mix (mixedStep), in a process at nice 19, and returns once every
+// session is connected.
+func startHammer(w *World, o StopOpts) *hammer {
 	e := w.env
 	e.TB.Helper()
 	p := startProc(e.TB, "/usr/bin/nice", "hammer", []string{floorEnv + "=" + floorHammer,
-		hammerAddrEnv + "=" + w.Addr, hammerClientsEnv + "=" + strconv.Itoa(n), hammerPlannersEnv + "=" + strconv.Itoa(planners)},
+		hammerAddrEnv + "=" + w.Addr, hammerClientsEnv + "=" + strconv.Itoa(o.Hammer), hammerPlannersEnv + "=" + strconv.Itoa(o.Planners),
+		hammerMixedEnv + "=" + strconv.Itoa(o.Mixed)},
 		"-n", "19", e.Self, "-test.run=^$")
 	p.WaitOutput(e.TB, "hammering", 60*time.Second)
 	return &hammer{p: p, started: time.Now()}
@@ -91,13 +94,15 @@ func plannerStep(c toolCaller, rng *rand.Rand) (int64, error) {
 func runHammer(ctx context.Context) error {
 	addr := os.Getenv(hammerAddrEnv)
 	n, err := strconv.Atoi(os.Getenv(hammerClientsEnv))
-	if addr == "" || err != nil || n < 1 {
-		return fmt.Errorf("hammer: %s and %s (a count) are required", hammerAddrEnv, hammerClientsEnv)
-	}
 	planners, _ := strconv.Atoi(os.Getenv(hammerPlannersEnv))
+	mixed, _ := strconv.Atoi(os.Getenv(hammerMixedEnv))
+	if addr == "" || err != nil || n < 0 || n+max(planners, 0)+max(mixed, 0) < 1 {
+		return fmt.Errorf("hammer: %s and %s (a count; with the planners and the mix, one session at least) are required", hammerAddrEnv, hammerClientsEnv)
+	}
+	planners, mixed = max(planners, 0), max(mixed, 0)
 	hc := &http.Client{Transport: clientTransport()}
 	c := mcp.NewClient(&mcp.Implementation{Name: "actbridge-bench-hammer", Version: "1"}, nil)
-	ss := make([]*mcp.ClientSession, n+max(planners, 0))
+	ss := make([]*mcp.ClientSession, n+planners+mixed)
 	for i := range ss {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		ss[i], err = c.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc}, nil)
@@ -112,7 +117,12 @@ func runHammer(ctx context.Context) error {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 34))
 			for ctx.Err() == nil {
-				k, err := plannerStep(sdkCaller{s}, rng)
+				k, err := int64(1), error(nil)
+				if i < planners {
+					k, err = plannerStep(sdkCaller{s}, rng)
+				} else {
+					err = mixedStep(sdkCaller{s}, rng)
+				}
 				pcalls.Add(k)
 				if err != nil && ctx.Err() == nil {
 					pfails.Add(1)

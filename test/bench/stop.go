@@ -23,15 +23,21 @@ type StopOpts struct {
 	Hammer   int  // MCP sessions calling ReadTool in closed loops
 	Planners int  // MCP sessions more, previewing, confirming and cancelling arm motions (plannerStep)
 	HTTP     bool // stop with POST /stop (a button, a watchdog) instead of the robot_stop tool
+	// Mixed: MCP sessions more running test/load.sh's mix (mixedStep): a
+	// loaded host, reported rather than judged.
+	Mixed int
 }
 
-// key names the row after prefix: stop, stop_planners, stop_http.
+// key names the row after prefix: stop, stop_planners, stop_http,
+// stop_mixed.
 func (o StopOpts) key(prefix string) string {
 	switch {
 	case o.HTTP:
 		return prefix + "_http"
 	case o.Planners > 0:
 		return prefix + "_planners"
+	case o.Mixed > 0:
+		return prefix + "_mixed"
 	}
 	return prefix
 }
@@ -45,6 +51,9 @@ func (o StopOpts) what() string {
 }
 
 func (o StopOpts) loadText() string {
+	if o.Mixed > 0 {
+		return fmt.Sprintf("%d clients running test/load.sh's mix (reads, previews, confirms, cancels) from a nice-19 process", o.Mixed)
+	}
 	s := fmt.Sprintf("%d clients hammering %s", o.Hammer, ReadTool)
 	if o.Planners > 0 {
 		s += fmt.Sprintf(" and %d planners previewing, confirming and cancelling arm motions", o.Planners)
@@ -55,6 +64,9 @@ func (o StopOpts) loadText() string {
 // target is the issue's: p99 ≤ 5 ms and ≤ 3× the floor's p99 for
 // robot_stop, p99 ≤ 2 ms for POST /stop.
 func (o StopOpts) target(p99, floorP99 time.Duration) (string, string) {
+	if o.Mixed > 0 {
+		return "report (a loaded host), with the bridge's CPU share", "–"
+	}
 	if o.HTTP {
 		return "p99 ≤ 2 ms", yes(p99 <= 2*time.Millisecond)
 	}
@@ -88,7 +100,7 @@ func (l stopLoop) run() (StopResult, string) {
 	w, tb := l.w, l.w.env.TB
 	var res StopResult
 	stopper, operator := w.stopper(l.o.HTTP), w.Client(w.OperatorToken())
-	load := startHammer(w, l.o.Hammer, l.o.Planners)
+	load := startHammer(w, l.o)
 	time.Sleep(time.Second) // the load is up
 	u0 := sampleUse(w.Bridge.Pid())
 	var times []string // called and cancel seen, Unix ns, with ProfDir
@@ -164,11 +176,14 @@ func (w *World) stopper(post bool) func() (any, error) {
 }
 
 func loadNote(c hammerCounts) string {
-	s := fmt.Sprintf("%.0f reads/s", float64(c.Calls)/c.Elapsed.Seconds())
-	if c.PlannerCalls > 0 {
-		s += fmt.Sprintf(", %.0f planner calls/s", float64(c.PlannerCalls)/c.Elapsed.Seconds())
+	var s []string
+	if c.Calls > 0 || c.PlannerCalls == 0 {
+		s = append(s, fmt.Sprintf("%.0f reads/s", float64(c.Calls)/c.Elapsed.Seconds()))
 	}
-	return s + " meanwhile"
+	if c.PlannerCalls > 0 {
+		s = append(s, fmt.Sprintf("%.0f planner calls/s", float64(c.PlannerCalls)/c.Elapsed.Seconds()))
+	}
+	return strings.Join(s, ", ") + " meanwhile"
 }
 
 func loadErrors(c hammerCounts) int { return int(c.Errors + c.PlannerFailures) }

@@ -15,6 +15,7 @@ type Sizes struct {
 	Stop          int           // robot_stop calls
 	StopHammer    int           // clients hammering reads meanwhile
 	StopPlanners  int           // planners previewing, confirming, cancelling in the planners' stop rows
+	StopMixed     int           // clients running test/load.sh's mix in the mixed stop rows
 	Navigate      int           // base_navigate goals (and rospy goals)
 	IngestWarm    time.Duration
 	IngestWindow  time.Duration
@@ -35,7 +36,7 @@ type Sizes struct {
 
 // FullSizes is the size of make bench: about 15 minutes on 2 cores.
 func FullSizes() Sizes {
-	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50, StopPlanners: 8,
+	return Sizes{Confirm: 200, ReadClients: []int{1, 8, 64}, ReadFor: 10 * time.Second, Stop: 400, StopHammer: 50, StopPlanners: 8, StopMixed: MixedClients,
 		Navigate: 80, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second, PreviewPoints: 1000, Preview: 300,
 		StoreCalls: 1_000_000, IKSolves: 2000, WorkspaceChecks: 500, PacedClients: 8, PacedRate: 50, PacedFor: 30 * time.Second, MixedFor: 120 * time.Second,
 		RTPS: RTPSSizes{Latency: 10 * time.Second, Throughput: 8 * time.Second, IngestWarm: 3 * time.Second, IngestWindow: 20 * time.Second}}
@@ -43,7 +44,7 @@ func FullSizes() Sizes {
 
 // TinySizes is the size of make test: every measurement once or twice.
 func TinySizes() Sizes {
-	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4, StopPlanners: 1,
+	return Sizes{Confirm: 2, ReadClients: []int{1, 4}, ReadFor: 400 * time.Millisecond, Stop: 2, StopHammer: 4, StopPlanners: 1, StopMixed: 2,
 		Navigate: 2, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second, PreviewPoints: 1000, Preview: 3,
 		StoreCalls: 2000, IKSolves: 20, WorkspaceChecks: 5, PacedClients: 2, PacedRate: 20, PacedFor: time.Second, MixedFor: 2 * time.Second,
 		RTPS: RTPSSizes{Latency: time.Second, Throughput: 3 * time.Second, IngestWarm: 500 * time.Millisecond, IngestWindow: time.Second}}
@@ -167,12 +168,13 @@ func RunOnly(e *Env, s Sizes, only map[string]bool) []Row {
 	return rows
 }
 
-// stopRowsEnv picks stop rows (comma-separated: readers, planners, http;
+// stopRowsEnv picks stop rows (comma-separated: readers, planners, http, mixed;
 // all when unset), on both transports.
 const stopRowsEnv = "ACTBRIDGE_BENCH_STOP_ROWS"
 
 // stopRows are the stop rows' set-ups: robot_stop under the readers, under
-// the readers and planners, and POST /stop under the readers.
+// the readers and planners, POST /stop under the readers, and robot_stop
+// under test/load.sh's 64-client mix (a loaded host, reported).
 func (s Sizes) stopRows(e *Env) []StopOpts {
 	all := []struct {
 		name string
@@ -181,6 +183,7 @@ func (s Sizes) stopRows(e *Env) []StopOpts {
 		{"readers", StopOpts{Hammer: s.StopHammer}},
 		{"planners", StopOpts{Hammer: s.StopHammer, Planners: s.StopPlanners}},
 		{"http", StopOpts{Hammer: s.StopHammer, HTTP: true}},
+		{"mixed", StopOpts{Mixed: s.StopMixed}},
 	}
 	want := strings.FieldsFunc(os.Getenv(stopRowsEnv), func(r rune) bool { return r == ',' || r == ' ' })
 	var out []StopOpts
@@ -190,7 +193,7 @@ func (s Sizes) stopRows(e *Env) []StopOpts {
 		}
 	}
 	if len(out) == 0 {
-		e.TB.Fatalf("%s: no stop row in %q (have readers, planners, http)", stopRowsEnv, want)
+		e.TB.Fatalf("%s: no stop row in %q (have readers, planners, http, mixed)", stopRowsEnv, want)
 	}
 	return out
 }
