@@ -14,7 +14,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -71,12 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	// A soft memory limit keeps the heap near its live size (about 10 MB)
-	// under a flood of calls, whose garbage would otherwise let it grow to
-	// twice the peak and stay there. GOMEMLIMIT in the environment wins.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
-	}
+	gcSettings(os.Getenv)
 	tokens, err := loadTokens(f)
 	if err != nil {
 		return usageError{err.Error()}
