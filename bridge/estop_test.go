@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -206,6 +207,7 @@ type stopSignal struct {
 	store   *inflight.Store
 	latched func() bool
 	hang    bool
+	steps   *stepLog // when set, notes "StopAll returned"
 
 	latchedAtStop, storedAtStop atomic.Bool
 }
@@ -215,10 +217,59 @@ func (s *stopSignal) StopAll(ctx context.Context) error {
 	rec, _, _ := s.store.EStop()
 	s.storedAtStop.Store(rec.Latched)
 	err := s.Robot.StopAll(ctx)
-	if s.hang {
+	switch {
+	case s.hang:
 		<-ctx.Done()
+	case s.steps != nil:
+		// A transport's own hand-offs take a moment: a write started
+		// beside StopAll would begin within it (under stopPersistWait).
+		select {
+		case <-s.steps.began:
+		case <-time.After(stopPersistWait / 2):
+		}
 	}
+	s.steps.note("StopAll returned")
 	return err
+}
+
+// stepLog is the order things happened in, across goroutines; began is
+// closed at the first "write began".
+type stepLog struct {
+	mu    sync.Mutex
+	steps []string
+	began chan struct{}
+}
+
+func newStepLog() *stepLog { return &stepLog{began: make(chan struct{})} }
+
+func (l *stepLog) note(step string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if step == "write began" && !slices.Contains(l.steps, step) {
+		close(l.began)
+	}
+	l.steps = append(l.steps, step)
+}
+
+func (l *stepLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.steps, ", ")
+}
+
+// loggedStore notes when each latch write begins and ends.
+type loggedStore struct {
+	*inflight.Store
+	steps *stepLog
+}
+
+func (s loggedStore) PutEStop(ctx context.Context, r inflight.EStopRecord) error {
+	s.steps.note("write began")
+	defer s.steps.note("write ended")
+	return s.Store.PutEStop(ctx, r)
 }
 
 // stopRig is a pipeline serving robot_stop over robot and the store st
@@ -449,16 +500,22 @@ func TestASlowDisksLatchStillAnswersDurable(t *testing.T) {
 	}
 }
 
-// In a recorded run the cancels leave before the latch's write starts
-// (the store has none of it at StopAll, even on a fast disk), and a
-// transport that never answers does not hold the write back: the answer is
-// durable well before the stop's deadline.
+// In a recorded run the latch's write starts once StopAll returned, and a
+// transport that never returns does not hold it back: it is written while
+// StopAll still hangs, and the answer is durable.
 func TestInARecordedRunTheCancelsLeaveFirstAndAHungTransportDoesNotHoldTheWrite(t *testing.T) {
-	for _, hang := range []bool{false, true} {
-		t.Run(fmt.Sprintf("hung transport %v", hang), func(t *testing.T) {
+	for _, c := range []struct {
+		hang bool
+		want string
+	}{
+		{false, "StopAll returned, write began, write ended"},
+		{true, "write began, write ended, StopAll returned"},
+	} {
+		t.Run(fmt.Sprintf("hung transport %v", c.hang), func(t *testing.T) {
 			r := newRig(t)
-			robot := &stopSignal{Robot: r.robot, store: r.store, hang: hang}
-			es, err := RestoreEStop(r.store, time.Now)
+			steps := newStepLog()
+			robot := &stopSignal{Robot: r.robot, store: r.store, hang: c.hang, steps: steps}
+			es, err := RestoreEStop(loggedStore{r.store, steps}, time.Now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -469,8 +526,8 @@ func TestInARecordedRunTheCancelsLeaveFirstAndAHungTransportDoesNotHoldTheWrite(
 			if got["durable"] != true {
 				t.Fatalf("robot_stop = %v, want durable", got)
 			}
-			if !robot.latchedAtStop.Load() || robot.storedAtStop.Load() {
-				t.Fatalf("at the cancels: latched in memory %v, in the store %v; want in memory only", robot.latchedAtStop.Load(), robot.storedAtStop.Load())
+			if s := steps.String(); s != c.want {
+				t.Fatalf("steps: %s; want %s", s, c.want)
 			}
 		})
 	}

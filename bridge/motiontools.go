@@ -180,21 +180,33 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
 			// The latch already refuses new motions in memory; its write
-			// (fsync) follows the cancels, not the other way round: a crash
-			// between the two leaves the run unended, and the next start
-			// latches (DurableEStop.StartRun). Where that rule does not
-			// hold (PersistFirst), the cancels wait for the write, at most
-			// stopPersistWait. The answer waits for the write (or sctx). A
-			// disk that refuses it fails nothing: the latch holds in
-			// memory and the answer says durable false.
+			// (fsync) follows the cancels, not the other way round (or
+			// starts stopPersistWait after them when the transport has not
+			// returned): a crash between the two leaves the run unended,
+			// and the next start latches (DurableEStop.StartRun). Where
+			// that rule does not hold (PersistFirst), the cancels wait for
+			// the write, at most stopPersistWait. The answer waits for the
+			// write (or sctx). A disk that refuses it fails nothing: the
+			// latch holds in memory and the answer says durable false.
 			persisted := make(chan error, 1) // the writer never blocks on it
 			var once sync.Once
-			persist := func() { once.Do(func() { go func() { persisted <- estop.Persist(sctx) }() }) }
+			persist := func() {
+				once.Do(func() {
+					go func() {
+						crashHold("after_stop_sent") // a crash test's write waits for the crash
+						// Its own deadline: a write started as a panic left
+						// the handler still lands.
+						wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+						defer wcancel()
+						persisted <- estop.Persist(wctx)
+					}()
+				})
+			}
 			var derr error
 			done, first := false, estop.PersistFirst()
 			if !first { // a transport that hangs does not hold the write back either
 				t := time.AfterFunc(stopPersistWait, persist)
-				defer t.Stop()
+				defer func() { t.Stop(); persist() }() // started even if StopAll panics
 			} else {
 				persist()
 				t := time.NewTimer(stopPersistWait)
@@ -211,7 +223,7 @@ func robotStopTool(m *Motions, estop EStopLatch) *Tool {
 				// The fsync keeps the P of the goroutine making it while it
 				// lasts; the transport's goroutines that StopAll readied
 				// wait in that P's run queue (traced: 3 ms under load). So
-				// they get their turn first, and the write starts after.
+				// they usually get their turn first, and the write after.
 				runtime.Gosched()
 				persist()
 			}

@@ -271,9 +271,10 @@ func ourCommands(t *testing.T) []launchCommand {
 }
 
 func TestLaunchFilesPassActbridgeServeOnlyItsFlagsAndAConfigThatLoads(t *testing.T) {
-	// serve sets the runtime's soft memory limit unless GOMEMLIMIT is set;
-	// it must not set it for the whole test binary.
+	// serve sets the collector's GOGC and soft memory limit unless the
+	// environment sets them; it must not set them for the whole test binary.
 	t.Setenv("GOMEMLIMIT", "off")
+	t.Setenv("GOGC", "100")
 	n := 0
 	for _, c := range ourCommands(t) {
 		if c.binary != "actbridge" {

@@ -70,7 +70,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	gcSettings(os.Getenv)
 	tokens, err := loadTokens(f)
 	if err != nil {
 		return usageError{err.Error()}
@@ -86,6 +85,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	gcSettings(os.Getenv) // a bridge about to serve, not a refused start
 	if err := os.MkdirAll(f.dataDir, 0o750); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}

@@ -68,7 +68,7 @@ func TestBenchHarnessRunsTiny(t *testing.T) {
 		"stop":          {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "bridge_cpu_share"},
 		"stop_planners": {"p50_ms", "p99_ms", "floor_p99_ms", "planner_calls", "bridge_cpu_share"},
 		"stop_http":     {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "bridge_cpu_share"},
-		"stop_mixed":    {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "planner_calls", "bridge_cpu_share"},
+		"stop_mixed":    {"p50_ms", "p99_ms", "wire_p50_ms", "floor_p99_ms", "mix_steps", "bridge_cpu_share"},
 		"navigate":      {"p50_ms"},
 		"navigate_lean": {"p50_ms"},
 		"store":         {"confirm_ms", "file_mb", "append_us"},

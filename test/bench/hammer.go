@@ -39,7 +39,8 @@ type hammer struct {
 type hammerCounts struct {
 	Calls, Errors   int64 // reads, and reads that failed
 	PlannerCalls    int64 // the planners' calls, refusals included
-	PlannerFailures int64 // the planners' calls that failed other than by a tool's refusal
+	PlannerFailures int64 // the planners' calls (and mix steps) that failed other than by a tool's refusal
+	MixSteps        int64 // test/load.sh's mix: steps (one to three calls each) of the mixed sessions
 	Elapsed         time.Duration
 }
 
@@ -65,7 +66,7 @@ func (h *hammer) stop() hammerCounts {
 	h.p.Stop(syscall.SIGTERM)
 	out := h.p.Output()
 	if i := strings.LastIndex(out, "\ncalls "); i >= 0 {
-		_, _ = fmt.Sscanf(out[i+1:], "calls %d errors %d planner_calls %d planner_failures %d", &c.Calls, &c.Errors, &c.PlannerCalls, &c.PlannerFailures)
+		_, _ = fmt.Sscanf(out[i+1:], "calls %d errors %d planner_calls %d planner_failures %d mix_steps %d", &c.Calls, &c.Errors, &c.PlannerCalls, &c.PlannerFailures, &c.MixSteps)
 	}
 	return c
 }
@@ -111,19 +112,21 @@ func runHammer(ctx context.Context) error {
 			return fmt.Errorf("hammer: session %d: %w", i, err)
 		}
 	}
-	var calls, errs, pcalls, pfails atomic.Int64
+	var calls, errs, pcalls, pfails, msteps atomic.Int64
 	var wg sync.WaitGroup
 	for i, s := range ss[n:] {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 34))
 			for ctx.Err() == nil {
-				k, err := int64(1), error(nil)
+				var err error
 				if i < planners {
+					var k int64
 					k, err = plannerStep(sdkCaller{s}, rng)
+					pcalls.Add(k)
 				} else {
 					err = mixedStep(sdkCaller{s}, rng)
+					msteps.Add(1)
 				}
-				pcalls.Add(k)
 				if err != nil && ctx.Err() == nil {
 					pfails.Add(1)
 					time.Sleep(time.Millisecond)
@@ -153,6 +156,6 @@ func runHammer(ctx context.Context) error {
 	fmt.Println("hammering")
 	wg.Wait()
 	closeSessions(ss)
-	fmt.Printf("calls %d errors %d planner_calls %d planner_failures %d\n", calls.Load(), errs.Load(), pcalls.Load(), pfails.Load())
+	fmt.Printf("calls %d errors %d planner_calls %d planner_failures %d mix_steps %d\n", calls.Load(), errs.Load(), pcalls.Load(), pfails.Load(), msteps.Load())
 	return nil
 }

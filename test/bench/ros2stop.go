@@ -79,7 +79,7 @@ func MeasureStopROS2(w *World, pr *ros2Probe, n int, o StopOpts) (Row, ROS2StopR
 		Met:    met,
 		Values: map[string]float64{"p50_ms": msf(res.ToCancel.P50()), "p99_ms": msf(res.ToCancel.P99()), "wire_p50_ms": msf(res.Wire.P50()),
 			"floor_p50_ms": msf(res.Floor.P50()), "floor_p99_ms": msf(res.Floor.P99()), "floor_taken_p99_ms": msf(res.FloorTaken.P99()),
-			"hammer_calls": float64(res.Load.Calls), "planner_calls": float64(res.Load.PlannerCalls), "payload_octets": float64(res.PayloadSize),
+			"hammer_calls": float64(res.Load.Calls), "planner_calls": float64(res.Load.PlannerCalls), "mix_steps": float64(res.Load.MixSteps), "payload_octets": float64(res.PayloadSize),
 			"bridge_cpu_share": res.CPUShare, "bridge_run_wait_ms_per_s": msf(res.RunWait)},
 	}, res
 }

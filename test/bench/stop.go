@@ -177,11 +177,14 @@ func (w *World) stopper(post bool) func() (any, error) {
 
 func loadNote(c hammerCounts) string {
 	var s []string
-	if c.Calls > 0 || c.PlannerCalls == 0 {
+	if c.Calls > 0 || c.PlannerCalls+c.MixSteps == 0 {
 		s = append(s, fmt.Sprintf("%.0f reads/s", float64(c.Calls)/c.Elapsed.Seconds()))
 	}
 	if c.PlannerCalls > 0 {
 		s = append(s, fmt.Sprintf("%.0f planner calls/s", float64(c.PlannerCalls)/c.Elapsed.Seconds()))
+	}
+	if c.MixSteps > 0 {
+		s = append(s, fmt.Sprintf("%.0f mix steps/s (1–3 calls each)", float64(c.MixSteps)/c.Elapsed.Seconds()))
 	}
 	return strings.Join(s, ", ") + " meanwhile"
 }
@@ -254,7 +257,7 @@ func MeasureStop(w *World, n int, o StopOpts) (Row, StopResult) {
 		Met:    met,
 		Values: map[string]float64{"p50_ms": msf(res.ToCancel.P50()), "p99_ms": msf(res.ToCancel.P99()), "wire_p50_ms": msf(wire.P50()), "wire_p99_ms": msf(wire.P99()),
 			"floor_p50_ms": msf(res.Floor.P50()), "floor_p99_ms": msf(res.Floor.P99()), "hammer_calls": float64(res.Load.Calls),
-			"planner_calls": float64(res.Load.PlannerCalls), "bridge_cpu_share": res.CPUShare, "bridge_run_wait_ms_per_s": msf(res.RunWait)},
+			"planner_calls": float64(res.Load.PlannerCalls), "mix_steps": float64(res.Load.MixSteps), "bridge_cpu_share": res.CPUShare, "bridge_run_wait_ms_per_s": msf(res.RunWait)},
 	}, res
 }
 
