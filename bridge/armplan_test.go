@@ -261,14 +261,7 @@ func TestAFrameThatMovedBetweenPreviewAndConfirmStalesTheArmPosePreview(t *testi
 			r, frames, goal, confirm := mapPosePreview(t, c.then)
 			frames.tr = c.now(c.then, goal)
 			_, e := r.call(t, RolePlanner, "motion_confirm", confirm)
-			switch {
-			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "given in map")):
-				t.Fatalf("%+v, want stale_preview naming the pose given in map", e)
-			case c.stale && r.robot.GoalsSent() != 0:
-				t.Fatal("a goal was sent for a pose that moved")
-			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
-				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
-			}
+			wantStaleOrSent(t, r, e, c.stale, "given in map")
 		})
 	}
 	t.Run("transform lost", func(t *testing.T) {

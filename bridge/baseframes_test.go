@@ -216,14 +216,7 @@ func TestALocalisationJumpBetweenPreviewAndConfirmStalesTheBasePreview(t *testin
 			}
 			c.jump(frames)
 			_, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
-			switch {
-			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "localisation")):
-				t.Fatalf("%+v, want stale_preview naming the localisation", e)
-			case c.stale && r.robot.GoalsSent() != 0:
-				t.Fatal("a goal was sent on a moved fence")
-			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
-				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
-			}
+			wantStaleOrSent(t, r, e, c.stale, "localisation")
 		})
 	}
 }
@@ -255,14 +248,22 @@ func TestALocalisationTurnAboutAFarOriginStalesTheBasePreview(t *testing.T) {
 			}
 			frames.yaw = c.turn
 			_, e = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
-			switch {
-			case c.stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, "localisation moved the motion")):
-				t.Fatalf("%+v, want stale_preview: the motion moved in map", e)
-			case c.stale && r.robot.GoalsSent() != 0:
-				t.Fatal("a goal was sent after the localisation moved it")
-			case !c.stale && (e != nil || r.robot.GoalsSent() != 1):
-				t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
-			}
+			wantStaleOrSent(t, r, e, c.stale, "localisation moved the motion")
 		})
+	}
+}
+
+// wantStaleOrSent checks a confirm's refusal e after its frame moved:
+// stale_preview whose text names named, with no goal sent, when stale; else
+// confirmed, with the one goal sent.
+func wantStaleOrSent(t *testing.T, r *rig, e *Error, stale bool, named string) {
+	t.Helper()
+	switch {
+	case stale && (e == nil || e.Code != CodeStalePreview || !strings.Contains(e.Message+e.State, named)):
+		t.Fatalf("%+v, want stale_preview naming %q", e, named)
+	case stale && r.robot.GoalsSent() != 0:
+		t.Fatalf("%d goals sent for a preview whose frame moved", r.robot.GoalsSent())
+	case !stale && (e != nil || r.robot.GoalsSent() != 1):
+		t.Fatalf("%+v, %d goals; want it confirmed", e, r.robot.GoalsSent())
 	}
 }

@@ -507,13 +507,9 @@ func (s *stopDuring) CallService(ctx context.Context, name, typ string, req map[
 // while its answer is awaited ends the wait (the motion unknown: it may
 // have run).
 func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
+	stop := func(r *rosRig) func() { return func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) } }
 	t.Run("before the request leaves", func(t *testing.T) {
-		r := newROSRig(t)
-		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
-		w := &stopDuring{fakeROS: r.ros}
-		r.m.ROS = w
-		w.probe = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
-		_, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		r, _, _, e := confirmServiceCall(t, stopDuring{}, func(r *rosRig, w *stopDuring) { w.probe = stop(r) })
 		if e == nil || e.Code != CodeEstopLatched {
 			t.Fatalf("%+v, want estop_latched", e)
 		}
@@ -522,23 +518,13 @@ func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
 		}
 	})
 	t.Run("while it waits for a server", func(t *testing.T) {
-		r := newROSRig(t)
-		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
-		w := &stopDuring{fakeROS: r.ros, unsent: true}
-		r.m.ROS = w
-		w.call = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
-		_, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		r, _, _, e := confirmServiceCall(t, stopDuring{unsent: true}, func(r *rosRig, w *stopDuring) { w.call = stop(r) })
 		if e == nil || e.Code != CodeEstopLatched || r.ros.calls["/sim/reset"] != 0 {
 			t.Fatalf("%+v, %d calls; want estop_latched, nothing sent", e, r.ros.calls["/sim/reset"])
 		}
 	})
 	t.Run("while its answer is awaited", func(t *testing.T) {
-		r := newROSRig(t)
-		pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
-		w := &stopDuring{fakeROS: r.ros}
-		r.m.ROS = w
-		w.call = func() { mustOK(t, r, RolePlanner, "robot_stop", `{}`) }
-		out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+		r, w, out, e := confirmServiceCall(t, stopDuring{}, func(r *rosRig, w *stopDuring) { w.call = stop(r) })
 		if e != nil || !w.ended {
 			t.Fatalf("%v %+v (wait ended by the stop: %v), want the motion answered unknown at once", out, e, w.ended)
 		}
@@ -548,24 +534,36 @@ func TestARobotStopDuringAServiceConfirmIsHonoured(t *testing.T) {
 	})
 }
 
+// confirmServiceCall previews an irreversible /sim/reset call and confirms
+// it through w (a copy of with, over the rig's ROS), which set arms with
+// what happens during the call.
+func confirmServiceCall(t *testing.T, with stopDuring, set func(*rosRig, *stopDuring)) (*rosRig, *stopDuring, map[string]any, *Error) {
+	t.Helper()
+	r := newROSRig(t)
+	pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+	w := &with
+	w.fakeROS = r.ros
+	r.m.ROS = w
+	set(r, w)
+	out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+	return r, w, out, e
+}
+
 // A service call cannot be taken back once its request may be out: a
 // motion_cancel while its answer is awaited neither cuts the wait short
 // nor says it was withdrawn, and the service stays busy until the answer,
 // so a second confirm cannot run it beside the first.
 func TestAMotionCancelNeverWithdrawsAServiceCallInFlight(t *testing.T) {
-	r := newROSRig(t)
-	pv := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
-	w := &stopDuring{fakeROS: r.ros, wait: 300 * time.Millisecond}
-	r.m.ROS = w
 	var cancelOut map[string]any
 	var second *Error
-	w.call = func() {
-		id, _ := r.m.ActiveOn(ServiceActuator("/sim/reset"))
-		cancelOut, _ = r.call(t, RolePlanner, "motion_cancel", `{"motion_id":"`+id+`"}`)
-		pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
-		_, second = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv2["preview_id"].(string)+`"}`)
-	}
-	out, e := r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv["preview_id"].(string)+`"}`)
+	r, w, out, e := confirmServiceCall(t, stopDuring{wait: 300 * time.Millisecond}, func(r *rosRig, w *stopDuring) {
+		w.call = func() {
+			id, _ := r.m.ActiveOn(ServiceActuator("/sim/reset"))
+			cancelOut, _ = r.call(t, RolePlanner, "motion_cancel", `{"motion_id":"`+id+`"}`)
+			pv2 := mustOK(t, r, RolePlanner, "service_call", `{"service":"/sim/reset"}`)
+			_, second = r.call(t, RolePlanner, "motion_confirm", `{"preview_id":"`+pv2["preview_id"].(string)+`"}`)
+		}
+	})
 	if e != nil || w.ended || fmt.Sprint(out["state"]) != "succeeded" {
 		t.Fatalf("%v %+v (wait cut short: %v), want the call answered and succeeded", out, e, w.ended)
 	}
