@@ -230,9 +230,13 @@ func (p *Participant) handleDSHeartbeat(src wire.GUIDPrefix, from netip.Addr, h 
 // first), and sends it our endpoints; p.mu must be held, and is let go
 // meanwhile.
 func (p *Participant) serverRestarted(src wire.GUIDPrefix) []outgoing {
+	r := p.remotes[src]
+	if r == nil { // forgotten meanwhile: nothing of it to reset
+		return nil
+	}
 	// Its new incarnation numbers its samples from 1 again: ours would
 	// take them for old ones, and it has none of our endpoints.
-	data, at := p.remotes[src].data, p.remotes[src].at
+	data, at := r.data, r.at
 	p.stats.ServerRestarts++
 	p.cfg.Logger.Debug("rtps: discovery server restarted", "prefix", src)
 	// What the old incarnation relayed is no longer vouched for by it

@@ -283,8 +283,11 @@ func TestRelayOfAnUnknownOwnerStallsNoRelayBehindIt(t *testing.T) {
 // relays its goodbye too: no server speaks for another's relays.
 func TestRelayedParticipantStaysWhileAnotherServerVouches(t *testing.T) {
 	client := newParticipant(t, Config{Domain: 65, DiscoveryServers: []netip.AddrPort{netip.AddrPortFrom(loopback, 9), netip.AddrPortFrom(loopback, 10)}})
-	other := newParticipant(t, Config{Domain: 65})
+	// other's own announcements go to another domain: none of its real
+	// packets can reach the client and forget a server the test placed.
+	other := newParticipant(t, Config{Domain: 66})
 	a, b, arm := other.Data(), other.Data(), other.Data()
+	a.Domain, b.Domain, arm.Domain = 65, 65, 65
 	a.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 9)}
 	b.Prefix[10] ^= 0xff
 	b.MetatrafficUnicast = []wire.Locator{wire.UDPv4Locator(loopback, 10)}
@@ -325,8 +328,12 @@ func TestRelayedParticipantStaysWhileAnotherServerVouches(t *testing.T) {
 		t.Fatalf("a participant b relays expired with its own lease")
 	}
 	client.mu.Lock()
+	_, placed := client.remotes[a.Prefix]
 	client.serverRestarted(a.Prefix)
 	client.mu.Unlock()
+	if !placed {
+		t.Fatal("server a was forgotten before its restart: the restart tested nothing")
+	}
 	if !known() {
 		t.Fatalf("a's restart took away what b vouches for")
 	}
